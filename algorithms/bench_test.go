@@ -1,0 +1,54 @@
+package algorithms_test
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"ratebench/algorithms"
+)
+
+// benchTrace is 1M requests over 100,000 keys in global time order, spanning
+// about a minute: each key sends about 10 a minute, so under the benchmark
+// rule 10/1m keys run at their limit and decisions go both ways.
+var benchTrace = func() []req {
+	const keys, n = 100_000, 1 << 20
+	rng := rand.New(rand.NewPCG(11, 12))
+	out := make([]req, n)
+	t := int64(1_700_000_000_000_000_000)
+	for i := range out {
+		t += int64(rng.ExpFloat64() * 60_000) // 16,667 requests/s: ~10 per key per minute
+		out[i] = req{key: rng.IntN(keys), t: t, cost: 1}
+	}
+	return out
+}()
+
+// BenchmarkDecide measures one decision plus the record of an admitted
+// request, per algorithm, over 100,000 interned keys.
+func BenchmarkDecide(b *testing.B) {
+	r := algorithms.Rule{L: 10, W: int64(time.Minute)}
+	span := benchTrace[len(benchTrace)-1].t - benchTrace[0].t + 1
+	for _, spec := range []string{"log", "counter", "counter-lt", "counter-floor", "fixed", "token", "gcra", "buckets:4", "buckets:16"} {
+		b.Run(spec, func(b *testing.B) {
+			lim, _ := algorithms.New(spec, r)
+			lim.Grow(100_000)
+			var shift int64
+			i, admitted := 0, 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				q := &benchTrace[i]
+				t := q.t + shift
+				id := int32(q.key)
+				if lim.Decide(id, t, q.cost) {
+					lim.Record(id, t, q.cost)
+					admitted++
+				}
+				if i++; i == len(benchTrace) {
+					i, shift = 0, shift+span
+				}
+			}
+			b.ReportMetric(float64(admitted)/float64(b.N), "admit/op")
+		})
+	}
+}

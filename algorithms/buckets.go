@@ -1,0 +1,106 @@
+package algorithms
+
+import "fmt"
+
+// Buckets is the sliding window over N sub-windows of width W/N (SPEC 3.8).
+// With s = floor(t*N/W) the sub-window of t and x = (t*N - s*W)/W the
+// fraction of it elapsed (exact rationals: W/N is never rounded to whole
+// nanoseconds), the estimate is the cost recorded in sub-windows s-N+1..s
+// plus the cost of sub-window s-N weighted by (1-x). A request is admitted
+// iff estimate + cost <= L, compared exactly:
+//
+//	(sum + cost)*W + c[s-N]*(W - (t*N - s*W)) <= L*W
+//
+// Buckets with N = 1 decides exactly as Counter. As N grows it approaches
+// the log: it is the precision/memory trade-off between the two.
+//
+// Memory: N+1 counters and the current sub-window index, 8*(N+2) bytes per
+// key.
+type Buckets struct {
+	rule Rule
+	n    int64
+	hdr  []bucketsHeader
+	c    []int64 // key id's counters are c[id*(n+1) : (id+1)*(n+1)]
+}
+
+// bucketsHeader is the part of a key's state besides its counters. The zero
+// value, with every counter zero, is the initial state.
+type bucketsHeader struct {
+	s   int64 // sub-window of the last request seen
+	sum int64 // cost in sub-windows s-N+1..s
+}
+
+// MaxBuckets bounds N, so that a key's state stays small.
+const MaxBuckets = 1 << 16
+
+// NewBuckets returns the N-sub-window limiter for rule r. N must be in
+// [1, MaxBuckets] and at most W in nanoseconds (so that t*N/W fits int64).
+func NewBuckets(r Rule, n int64) (*Buckets, error) {
+	if n < 1 || n > MaxBuckets || n > r.W {
+		return nil, fmt.Errorf("buckets:%d: N must be between 1 and %d (and at most W in ns)", n, MaxBuckets)
+	}
+	return &Buckets{rule: r, n: n}, nil
+}
+
+func (b *Buckets) Name() string { return "buckets:" + itoa(b.n) }
+
+func (b *Buckets) Grow(n int) {
+	b.hdr = grow(b.hdr, n)
+	b.c = grow(b.c, n*int(b.n+1))
+}
+
+func (b *Buckets) Bytes(int32) int64  { return 8 * (b.n + 2) }
+func (*Buckets) FixedSize() bool      { return true }
+func (*Buckets) CountsRejected() bool { return true }
+
+// locate returns t's sub-window s and the remainder t*N - s*W in [0, W).
+func (b *Buckets) locate(t int64) (s, rem int64) {
+	s, rem, _ = divmod(t, b.n, b.rule.W) // t < 2^63 and N <= W: fits
+	return s, rem
+}
+
+// advance rolls key id's counters forward to sub-window s, returning them.
+func (b *Buckets) advance(id int32, s int64) (h *bucketsHeader, c []int64) {
+	m := b.n + 1
+	h = &b.hdr[id]
+	c = b.c[int64(id)*m : int64(id+1)*m]
+	steps := s - h.s
+	if steps <= 0 {
+		return h, c
+	}
+	if steps > b.n {
+		clear(c)
+		h.s, h.sum = s, 0
+		return h, c
+	}
+	for j := h.s + 1; j <= s; j++ {
+		c[j%m] = 0          // the slot of sub-window j-N-1 now holds j
+		h.sum -= c[(j+1)%m] // sub-window j-N (≡ j+1 mod N+1) leaves the sum: it is now the weighted one
+	}
+	h.s = s
+	return h, c
+}
+
+func (b *Buckets) Decide(id int32, t, cost int64) bool {
+	W, L := b.rule.W, b.rule.L
+	s, rem := b.locate(t)
+	h, c := b.advance(id, s)
+	old := c[(s+1)%(b.n+1)] // sub-window s-N, in the slot after s's
+	return mul(h.sum, W).add(mul(cost, W)).add(mul(old, W-rem)).le(mul(L, W))
+}
+
+func (b *Buckets) Record(id int32, t, cost int64) {
+	s, _ := b.locate(t)
+	h, c := b.advance(id, s)
+	c[s%(b.n+1)] = satAdd(c[s%(b.n+1)], cost)
+	h.sum = satAdd(h.sum, cost)
+}
+
+// Estimate returns sum + c[s-N]*(1-x).
+func (b *Buckets) Estimate(id int32, t int64) float64 {
+	W := b.rule.W
+	s, rem := b.locate(t)
+	h, c := b.advance(id, s)
+	old := c[(s+1)%(b.n+1)]
+	return float64(h.sum) + mul(old, W-rem).float()/float64(W)
+}

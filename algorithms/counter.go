@@ -1,0 +1,144 @@
+package algorithms
+
+// counterState is one key's pair of fixed-window counts. The zero value is
+// the initial state: both windows empty.
+type counterState struct {
+	win  int64 // w(t) of the last request seen: the window curr counts
+	prev int64 // cost recorded in window win-1
+	curr int64 // cost recorded in window win
+}
+
+// advance rolls the state forward to window w.
+func (s *counterState) advance(w int64) {
+	if w == s.win {
+		return
+	}
+	if w == s.win+1 {
+		s.prev = s.curr
+	} else {
+		s.prev = 0
+	}
+	s.curr, s.win = 0, w
+}
+
+// admitRule is how a sliding-window counter variant compares its estimate
+// with the limit. e is the time elapsed in the current window.
+type admitRule int
+
+const (
+	// admitLE is SPEC 3.2: prev*(W-e)/W + curr + cost <= L.
+	admitLE admitRule = iota
+	// admitLT is SPEC 3.3 (seed 001's Redis snippet): prev*(W-e)/W + curr < L,
+	// whatever the cost.
+	admitLT
+	// admitFloor is SPEC 3.4 (Upstash): floor(prev*(W-e)/W) + curr + cost <= L.
+	admitFloor
+)
+
+// Counter is the sliding window counter and its variants found in real
+// libraries (SPEC 3.2-3.4): two fixed-window counts, the previous one
+// weighted by the part of it still inside the sliding window,
+// E = prev*(W-e)/W + curr. The variants differ only in how E is compared
+// with L.
+//
+// Memory: the two counts and the window index, 24 bytes per key.
+type Counter struct {
+	rule  Rule
+	admit admitRule
+	st    []counterState
+}
+
+// NewCounter returns the sliding window counter, admitting iff E+cost <= L.
+func NewCounter(r Rule) *Counter { return &Counter{rule: r, admit: admitLE} }
+
+// NewCounterLT returns the variant admitting iff E < L.
+func NewCounterLT(r Rule) *Counter { return &Counter{rule: r, admit: admitLT} }
+
+// NewCounterFloor returns the variant admitting iff floor(prev*(W-e)/W) +
+// curr + cost <= L.
+func NewCounterFloor(r Rule) *Counter { return &Counter{rule: r, admit: admitFloor} }
+
+func (c *Counter) Name() string {
+	switch c.admit {
+	case admitLT:
+		return "counter-lt"
+	case admitFloor:
+		return "counter-floor"
+	}
+	return "counter"
+}
+
+func (c *Counter) Grow(n int)         { c.st = grow(c.st, n) }
+func (*Counter) Bytes(int32) int64    { return 24 }
+func (*Counter) FixedSize() bool      { return true }
+func (*Counter) CountsRejected() bool { return true }
+
+func (c *Counter) Decide(id int32, t, cost int64) bool {
+	W, L := c.rule.W, c.rule.L
+	s := &c.st[id]
+	w := t / W
+	s.advance(w)
+	e := t - w*W
+	switch c.admit {
+	case admitLT:
+		// prev*(W-e) + curr*W < L*W
+		return mul(s.prev, W-e).add(mul(s.curr, W)).lt(mul(L, W))
+	case admitFloor:
+		q, _, _ := divmod(s.prev, W-e, W) // <= prev: always fits
+		return cost <= L && q <= L-cost && s.curr <= L-cost-q
+	}
+	// prev*(W-e) + (curr+cost)*W <= L*W
+	return mul(s.prev, W-e).add(mul(s.curr, W)).add(mul(cost, W)).le(mul(L, W))
+}
+
+func (c *Counter) Record(id int32, t, cost int64) {
+	s := &c.st[id]
+	s.advance(t / c.rule.W)
+	s.curr = satAdd(s.curr, cost)
+}
+
+// Estimate returns E = prev*(W-e)/W + curr (for counter-floor, with the
+// weighted part rounded down, as it decides).
+func (c *Counter) Estimate(id int32, t int64) float64 {
+	W := c.rule.W
+	s := &c.st[id]
+	e := t - s.win*W
+	if c.admit == admitFloor {
+		q, _, _ := divmod(s.prev, W-e, W)
+		return float64(q) + float64(s.curr)
+	}
+	return mul(s.prev, W-e).float()/float64(W) + float64(s.curr)
+}
+
+// Fixed is the fixed window (SPEC 3.5): admit iff curr+cost <= L, where curr
+// is the cost recorded in w(t).
+//
+// Memory: the count and the window index, 16 bytes per key.
+type Fixed struct {
+	rule Rule
+	st   []counterState // prev unused
+}
+
+// NewFixed returns the fixed window limiter for rule r.
+func NewFixed(r Rule) *Fixed { return &Fixed{rule: r} }
+
+func (*Fixed) Name() string         { return "fixed" }
+func (f *Fixed) Grow(n int)         { f.st = grow(f.st, n) }
+func (*Fixed) Bytes(int32) int64    { return 16 }
+func (*Fixed) FixedSize() bool      { return true }
+func (*Fixed) CountsRejected() bool { return true }
+
+func (f *Fixed) Decide(id int32, t, cost int64) bool {
+	s := &f.st[id]
+	s.advance(t / f.rule.W)
+	return cost <= f.rule.L-s.curr
+}
+
+func (f *Fixed) Record(id int32, t, cost int64) {
+	s := &f.st[id]
+	s.advance(t / f.rule.W)
+	s.curr = satAdd(s.curr, cost)
+}
+
+// Estimate returns curr, the fixed window's view of the window's cost.
+func (f *Fixed) Estimate(id int32, _ int64) float64 { return float64(f.st[id].curr) }

@@ -1,0 +1,66 @@
+package algorithms
+
+import "strconv"
+
+// Limiter is one rate-limiting algorithm applied to every key of a trace
+// under one rule. Keys are dense ids in [0, n) after Grow(n). A Limiter is
+// not safe for concurrent use; run one per goroutine (keys never interact,
+// so a trace can be split by key).
+type Limiter interface {
+	// Name is the canonical spec of the limiter, as New reads it:
+	// "counter", "token:B=20", "buckets:4".
+	Name() string
+	// Decide advances key id's state to time t and reports whether a request
+	// of the given cost at t would be admitted. It does not count the request.
+	Decide(id int32, t, cost int64) bool
+	// Record counts a request in key id's state; call it after Decide with
+	// the same t. Whether it is called for admitted, reference-admitted or
+	// all requests is the caller's counting policy.
+	Record(id int32, t, cost int64)
+	// Grow makes every id below n valid; new keys start in the initial state.
+	Grow(n int)
+	// Bytes returns the analytic state size of key id now: the bytes a
+	// compact implementation of this algorithm must keep for the key (see
+	// each algorithm's doc), not what this harness happens to use.
+	Bytes(id int32) int64
+	// FixedSize reports whether Bytes is the same for every key at every
+	// instant (all but the log).
+	FixedSize() bool
+	// CountsRejected reports whether the --count all policy applies: true
+	// for the window algorithms, false for those that by construction count
+	// only what they admit (token, gcra).
+	CountsRejected() bool
+}
+
+// Estimator is implemented by the window algorithms, whose decision compares
+// an estimate of the cost in the sliding window (t-W, t] with the limit.
+type Estimator interface {
+	// Estimate returns the algorithm's estimate of the cost in (t-W, t] for
+	// key id, after Decide(id, t, ...) and before Record. Reported only,
+	// never decided on, hence float64.
+	Estimate(id int32, t int64) float64
+}
+
+// grow extends s to n elements of zero value, keeping its contents.
+func grow[T any](s []T, n int) []T {
+	if n <= len(s) {
+		return s
+	}
+	if n <= cap(s) {
+		return s[:n]
+	}
+	c := 2 * cap(s)
+	if c < n {
+		c = n
+	}
+	ns := make([]T, n, c)
+	copy(ns, s)
+	return ns
+}
+
+// MaxCost is the largest cost of one request the limiters accept (the range
+// of Parquet's INT32 cost column). It keeps every running sum of a window far
+// from int64 overflow: a window would need 2^32 requests of MaxCost.
+const MaxCost = 1<<31 - 1
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }

@@ -1,0 +1,90 @@
+package algorithms
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// DefaultSpecs is the algorithm set compared when none is named.
+var DefaultSpecs = []string{"log", "counter", "counter-lt", "counter-floor", "fixed", "token", "gcra", "buckets:4"}
+
+// Catalogue describes each algorithm spec New accepts, for help texts.
+var Catalogue = []struct{ Spec, About string }{
+	{"log", "sliding window log: the exact reference (SPEC 3.1)"},
+	{"counter", "sliding window counter: prev*(W-e)/W + curr + cost <= L (3.2)"},
+	{"counter-lt", "counter admitting iff prev*(W-e)/W + curr < L, as seed 001's Redis snippet (3.3)"},
+	{"counter-floor", "counter with the weighted previous count rounded down, as Upstash (3.4)"},
+	{"fixed", "fixed window: curr + cost <= L (3.5)"},
+	{"token[:B=N]", "token bucket, L/W tokens per unit time, capacity B (default L) (3.6)"},
+	{"gcra[:B=N]", "generic cell rate algorithm, emission interval W/L, burst B; decides as token (3.7)"},
+	{"buckets:N", "sliding window over N sub-windows of width W/N; buckets:1 = counter (3.8)"},
+}
+
+// New builds the limiter named by spec for rule r.
+func New(spec string, r Rule) (Limiter, error) {
+	name, arg, hasArg := strings.Cut(strings.TrimSpace(spec), ":")
+	noArg := func(l Limiter) (Limiter, error) {
+		if hasArg {
+			return nil, fmt.Errorf("algorithm %q takes no parameter", spec)
+		}
+		return l, nil
+	}
+	switch name {
+	case "log":
+		return noArg(NewLog(r))
+	case "counter":
+		return noArg(NewCounter(r))
+	case "counter-lt":
+		return noArg(NewCounterLT(r))
+	case "counter-floor":
+		return noArg(NewCounterFloor(r))
+	case "fixed":
+		return noArg(NewFixed(r))
+	case "token", "gcra":
+		var b int64
+		if hasArg {
+			v, ok := strings.CutPrefix(arg, "B=")
+			n, err := strconv.ParseInt(v, 10, 64)
+			if !ok || err != nil || n < 1 {
+				return nil, fmt.Errorf("algorithm %q: want %s:B=N with N a positive integer", spec, name)
+			}
+			b = n
+		}
+		if name == "token" {
+			return NewToken(r, b), nil
+		}
+		return NewGCRA(r, b), nil
+	case "buckets":
+		n, err := strconv.ParseInt(arg, 10, 64)
+		if !hasArg || err != nil {
+			return nil, fmt.Errorf("algorithm %q: want buckets:N with N a positive integer", spec)
+		}
+		return NewBuckets(r, n)
+	}
+	return nil, fmt.Errorf("unknown algorithm %q (known: log, counter, counter-lt, counter-floor, fixed, token[:B=N], gcra[:B=N], buckets:N)", spec)
+}
+
+// ParseSpecs splits a comma-separated list of specs and checks each against
+// rule r, returning their canonical names without duplicates.
+func ParseSpecs(list string, r Rule) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range strings.Split(list, ",") {
+		if strings.TrimSpace(s) == "" {
+			continue
+		}
+		l, err := New(s, r)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[l.Name()] {
+			seen[l.Name()] = true
+			out = append(out, l.Name())
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no algorithm named in %q", list)
+	}
+	return out, nil
+}

@@ -1,0 +1,165 @@
+package algorithms
+
+// tokenState is one key's token deficit D = B - tokens, kept exactly as
+// dq + dr/W with 0 <= dr < W. The zero value is a full bucket. In shadow
+// mode a bucket may record requests it had no token for; D then exceeds B
+// (the tokens are negative: a debt) until refills repay it.
+type tokenState struct {
+	dq   int64 // whole part of the deficit
+	dr   int64 // fraction of a token, in units of 1/W
+	last int64 // time of the last refill
+}
+
+// refill advances the bucket to time t: the deficit shrinks by
+// (t-last)*L/W, never below zero (the bucket never holds more than B).
+func (s *tokenState) refill(t int64, r Rule) {
+	dt := t - s.last
+	s.last = t
+	if dt <= 0 || (s.dq == 0 && s.dr == 0) {
+		return
+	}
+	q, rem, ok := divmod(dt, r.L, r.W)
+	if !ok || q > s.dq || (q == s.dq && rem >= s.dr) {
+		s.dq, s.dr = 0, 0
+		return
+	}
+	s.dq -= q
+	s.dr -= rem
+	if s.dr < 0 {
+		s.dr += r.W
+		s.dq--
+	}
+}
+
+// fits reports whether cost tokens are available with capacity b:
+// B - D >= cost, that is D <= B - cost.
+func (s *tokenState) fits(b, cost int64) bool {
+	room := b - cost
+	return s.dq < room || (s.dq == room && s.dr == 0)
+}
+
+// Token is the token bucket with lazy refill (SPEC 3.6): it starts full with
+// B tokens (default L) and refills L/W tokens per nanosecond up to B. A
+// request is admitted iff the bucket holds at least cost tokens; recording it
+// takes cost tokens. It counts only what it records, whatever the policy.
+//
+// Memory: the token count and the time of the last refill, 16 bytes per key.
+type Token struct {
+	rule  Rule
+	b     int64
+	named bool // B was given explicitly
+	st    []tokenState
+}
+
+// NewToken returns the token bucket for rule r with capacity b (b <= 0
+// means L).
+func NewToken(r Rule, b int64) *Token {
+	tk := &Token{rule: r, b: b, named: b > 0}
+	if b <= 0 {
+		tk.b = r.L
+	}
+	return tk
+}
+
+func (tk *Token) Name() string {
+	if !tk.named {
+		return "token"
+	}
+	return "token:B=" + itoa(tk.b)
+}
+
+func (tk *Token) Grow(n int)        { tk.st = grow(tk.st, n) }
+func (*Token) Bytes(int32) int64    { return 16 }
+func (*Token) FixedSize() bool      { return true }
+func (*Token) CountsRejected() bool { return false }
+
+// Capacity returns B.
+func (tk *Token) Capacity() int64 { return tk.b }
+
+func (tk *Token) Decide(id int32, t, cost int64) bool {
+	s := &tk.st[id]
+	s.refill(t, tk.rule)
+	return s.fits(tk.b, cost)
+}
+
+func (tk *Token) Record(id int32, t, cost int64) {
+	s := &tk.st[id]
+	s.refill(t, tk.rule)
+	s.dq = satAdd(s.dq, cost)
+}
+
+// GCRA is the generic cell rate algorithm (SPEC 3.7): emission interval
+// T = W/L, burst B (default L). It keeps one theoretical arrival time TAT per
+// key and admits iff max(TAT, t) + cost*T - t <= B*T; recording sets
+// TAT = max(TAT, t) + cost*T. It decides exactly as Token with the same B.
+//
+// TAT is kept exactly as tq + tr/L nanoseconds (0 <= tr < L), so T = W/L is
+// never rounded to whole nanoseconds.
+//
+// Memory: the TAT, 8 bytes per key.
+type GCRA struct {
+	rule  Rule
+	b     int64
+	named bool // B was given explicitly
+	st    []gcraState
+}
+
+// gcraState is one key's TAT = tq + tr/L. The zero value (TAT = 0, in the
+// past of every request) is a full bucket.
+type gcraState struct{ tq, tr int64 }
+
+// NewGCRA returns GCRA for rule r with burst b (b <= 0 means L).
+func NewGCRA(r Rule, b int64) *GCRA {
+	g := &GCRA{rule: r, b: b, named: b > 0}
+	if b <= 0 {
+		g.b = r.L
+	}
+	return g
+}
+
+func (g *GCRA) Name() string {
+	if !g.named {
+		return "gcra"
+	}
+	return "gcra:B=" + itoa(g.b)
+}
+
+func (g *GCRA) Grow(n int)         { g.st = grow(g.st, n) }
+func (*GCRA) Bytes(int32) int64    { return 8 }
+func (*GCRA) FixedSize() bool      { return true }
+func (*GCRA) CountsRejected() bool { return false }
+
+// Decide admits iff X + cost*W/L <= B*W/L, where X = max(TAT-t, 0), that is
+// X*L <= (B-cost)*W with X*L = (tq-t)*L + tr.
+func (g *GCRA) Decide(id int32, t, cost int64) bool {
+	s := &g.st[id]
+	if cost > g.b {
+		return false
+	}
+	if s.tq < t || (s.tq == t && s.tr == 0) {
+		return true // X = 0 and cost <= B
+	}
+	return mul(s.tq-t, g.rule.L).addInt(s.tr).le(mul(g.b-cost, g.rule.W))
+}
+
+func (g *GCRA) Record(id int32, t, cost int64) {
+	s := &g.st[id]
+	if s.tq < t || (s.tq == t && s.tr == 0) {
+		s.tq, s.tr = t, 0
+	}
+	// TAT += cost*W/L
+	q, r, ok := divmod(cost, g.rule.W, g.rule.L)
+	if !ok {
+		s.tq, s.tr = 1<<63-1, 0
+		return
+	}
+	s.tr += r
+	if s.tr >= g.rule.L {
+		s.tr -= g.rule.L
+		q++
+	}
+	s.tq = satAdd(s.tq, q)
+}
+
+// Capacity returns B.
+func (g *GCRA) Capacity() int64 { return g.b }

@@ -1,0 +1,56 @@
+package algorithms
+
+import "math/bits"
+
+// u128 is an unsigned 128-bit integer, used for exact products of two
+// non-negative int64 values and sums of a few such products.
+type u128 struct{ hi, lo uint64 }
+
+// mul returns a*b for a, b >= 0.
+func mul(a, b int64) u128 {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	return u128{hi, lo}
+}
+
+// add returns x+y; the callers' operands are products of int64 values below
+// 2^63, so the sum of up to four of them cannot wrap.
+func (x u128) add(y u128) u128 {
+	lo, c := bits.Add64(x.lo, y.lo, 0)
+	hi, _ := bits.Add64(x.hi, y.hi, c)
+	return u128{hi, lo}
+}
+
+// addInt returns x+v for v >= 0.
+func (x u128) addInt(v int64) u128 { return x.add(u128{0, uint64(v)}) }
+
+// le reports whether x <= y.
+func (x u128) le(y u128) bool { return x.hi < y.hi || (x.hi == y.hi && x.lo <= y.lo) }
+
+// lt reports whether x < y.
+func (x u128) lt(y u128) bool { return x.hi < y.hi || (x.hi == y.hi && x.lo < y.lo) }
+
+// float returns x as a float64, for reported (never decided-on) estimates.
+func (x u128) float() float64 { return float64(x.hi)*0x1p64 + float64(x.lo) }
+
+// divmod returns (a*b)/d and (a*b)%d for a, b >= 0 and d > 0. ok is false
+// when the quotient does not fit in int64.
+func divmod(a, b, d int64) (q, r int64, ok bool) {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi >= uint64(d) {
+		return 0, 0, false
+	}
+	uq, ur := bits.Div64(hi, lo, uint64(d))
+	if uq > 1<<63-1 {
+		return 0, 0, false
+	}
+	return int64(uq), int64(ur), true
+}
+
+// satAdd returns a+b for a, b >= 0, saturating at the largest int64 rather
+// than wrapping: a count that large already exceeds every limit.
+func satAdd(a, b int64) int64 {
+	if s := a + b; s >= a {
+		return s
+	}
+	return 1<<63 - 1
+}

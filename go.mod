@@ -1,0 +1,3 @@
+module ratebench
+
+go 1.26
