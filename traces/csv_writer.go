@@ -1,0 +1,93 @@
+package traces
+
+import (
+	"errors"
+	"io"
+	"strconv"
+)
+
+// CSVWriter writes a CSV trace that CSVReader reads back exactly: a header
+// "ts,key,cost", then one line "ts,key,cost\n" a request with ts in integer
+// nanoseconds and cost always written. A key is quoted (RFC 4180, quotes
+// doubled) only when it must be: when it holds a comma, a quote, CR or LF,
+// or starts or ends with a space or tab. Keys with a NUL byte cannot be
+// written (CSV traces reject NUL); nor can negative ts, cost below 1 or empty
+// keys. Output is buffered; the header is written even for an empty trace.
+type CSVWriter struct {
+	t             textWriter
+	headerWritten bool
+}
+
+// NewCSVWriter returns a writer of a CSV trace to w. Close flushes but does
+// not close w.
+func NewCSVWriter(w io.Writer) *CSVWriter {
+	return &CSVWriter{t: newTextWriter(w, nil)}
+}
+
+const csvHeader = "ts,key,cost\n"
+
+var errCSVNUL = errors.New("traces: cannot write a key with a NUL byte to CSV")
+
+// Write appends one request.
+func (c *CSVWriter) Write(r Request) error {
+	if err := checkRequest(r); err != nil {
+		return err
+	}
+	if containsNUL(r.Key) {
+		return errCSVNUL
+	}
+	b := c.t.scratch[:0]
+	if !c.headerWritten {
+		c.headerWritten = true
+		b = append(b, csvHeader...)
+	}
+	b = strconv.AppendInt(b, r.T, 10)
+	b = append(b, ',')
+	b = appendCSVField(b, r.Key)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, r.Cost, 10)
+	b = append(b, '\n')
+	c.t.scratch = b
+	return c.t.write(b)
+}
+
+// Close writes the header if no request was written, flushes the output
+// and closes the file if the writer was made by Create.
+func (c *CSVWriter) Close() error {
+	if !c.headerWritten && !c.t.closed {
+		c.headerWritten = true
+		c.t.write([]byte(csvHeader))
+	}
+	return c.t.close()
+}
+
+// csvNeedsQuotes reports whether a field must be quoted to read back as is.
+func csvNeedsQuotes(f []byte) bool {
+	if len(f) == 0 {
+		return false
+	}
+	if f[0] == ' ' || f[0] == '\t' || f[len(f)-1] == ' ' || f[len(f)-1] == '\t' {
+		return true
+	}
+	for _, ch := range f {
+		switch ch {
+		case ',', '"', '\r', '\n':
+			return true
+		}
+	}
+	return false
+}
+
+func appendCSVField(b, f []byte) []byte {
+	if !csvNeedsQuotes(f) {
+		return append(b, f...)
+	}
+	b = append(b, '"')
+	for _, ch := range f {
+		if ch == '"' {
+			b = append(b, '"')
+		}
+		b = append(b, ch)
+	}
+	return append(b, '"')
+}

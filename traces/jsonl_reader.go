@@ -1,0 +1,631 @@
+package traces
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+)
+
+// JSONLReader reads a JSON lines trace.
+//
+// The model: each line holds one JSON object with the fields
+//
+//   - "ts": a number, either an integer count of Options.TSUnit or decimal
+//     seconds read exactly (1700000000.123456789; no exponent), or a string
+//     holding an integer, decimal seconds or an RFC 3339 time (see
+//     CSVReader). It must not be negative and must fit int64 nanoseconds.
+//   - "key": a non-empty JSON string. Escapes are decoded (\uXXXX and
+//     surrogate pairs included; a lone surrogate becomes U+FFFD, as in
+//     encoding/json). Bytes that are not valid UTF-8 are passed through.
+//   - "cost": optional; a positive integer, or null for the default 1.
+//
+// Other fields are ignored whatever their value (nested objects and arrays
+// included); when a field repeats, the last one counts. Lines end in "\n" or
+// "\r\n". A blank line (empty or only JSON white space) is an error unless
+// only blank lines follow it.
+//
+// The reader is a small hand-written scanner for flat objects, not
+// encoding/json: it allocates nothing per line once its buffers have grown.
+// Keys are slices of the line buffer, or of a reused buffer when they hold
+// escapes, valid until the next Scan. Errors are *ParseError naming the
+// line; syntax errors read "invalid JSON: ... at column N" (columns count
+// bytes from 1).
+type JSONLReader struct {
+	name   string
+	lr     lineReader
+	closer io.Closer
+	unit   int64
+
+	p       jsonScanner
+	blank   int64
+	recLine int64
+	req     Request
+	err     error
+	done    bool
+}
+
+// NewJSONLReader returns a reader of the JSON lines trace in r. name is the
+// file name used in errors. Close does not close r.
+func NewJSONLReader(r io.Reader, name string, opt Options) (*JSONLReader, error) {
+	return newJSONLReader(r, name, opt, nil)
+}
+
+func newJSONLReader(r io.Reader, name string, opt Options, closer io.Closer) (*JSONLReader, error) {
+	unit, err := opt.tsUnit()
+	if err != nil {
+		return nil, err
+	}
+	return &JSONLReader{name: name, lr: newLineReader(r), closer: closer, unit: unit}, nil
+}
+
+// Scan advances to the next request; see Reader.
+func (j *JSONLReader) Scan() bool {
+	if j.done {
+		return false
+	}
+	for {
+		line, err := j.lr.next()
+		if err != nil {
+			if err != io.EOF {
+				if errors.Is(err, errLineTooLong) {
+					j.err = &ParseError{Pos: Position{File: j.name, Line: j.lr.line + 1}, Msg: err.Error()}
+				} else {
+					j.err = fmt.Errorf("%s:%d: %w", j.name, j.lr.line+1, err)
+				}
+			}
+			j.done = true
+			return false
+		}
+		j.recLine = j.lr.line
+		if j.recLine == 1 {
+			line = trimBOM(line)
+		}
+		line = trimEOL(line)
+		if isJSONBlank(line) {
+			if j.blank == 0 {
+				j.blank = j.recLine
+			}
+			continue
+		}
+		if j.blank != 0 {
+			return j.fail(j.blank, "empty line")
+		}
+		if msg := j.parse(line); msg != "" {
+			return j.fail(j.recLine, msg)
+		}
+		return true
+	}
+}
+
+func trimBOM(b []byte) []byte {
+	if len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
+		return b[3:]
+	}
+	return b
+}
+
+func isJSONBlank(b []byte) bool {
+	for _, c := range b {
+		if !isJSONSpace(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func (j *JSONLReader) fail(line int64, msg string) bool {
+	j.err = &ParseError{Pos: Position{File: j.name, Line: line}, Msg: msg}
+	j.done = true
+	return false
+}
+
+// parse reads one object into j.req, returning an error message or "".
+func (j *JSONLReader) parse(line []byte) string {
+	p := &j.p
+	if !p.object(line) {
+		return p.message()
+	}
+	if !p.hasTS {
+		return `missing "ts"`
+	}
+	if !p.hasKey {
+		return `missing "key"`
+	}
+	var ts int64
+	var msg string
+	switch p.tsKind {
+	case jsonNumber:
+		if p.tsExp {
+			return fmt.Sprintf("ts %s has an exponent; write an integer or decimal seconds", p.ts)
+		}
+		if ts, msg = parseTS(p.ts, j.unit); msg != "" {
+			return fmt.Sprintf("ts %s %s", p.ts, msg)
+		}
+	case jsonString:
+		if ts, msg = parseTS(p.ts, j.unit); msg != "" {
+			return tsMessage(p.ts, msg)
+		}
+	case jsonNull:
+		return "ts is null"
+	default:
+		return "ts is not a number or a string"
+	}
+	switch p.keyKind {
+	case jsonString:
+	case jsonNull:
+		return "key is null"
+	default:
+		return "key is not a string"
+	}
+	if len(p.key) == 0 {
+		return "empty key"
+	}
+	cost := int64(1)
+	switch p.costKind {
+	case jsonAbsent, jsonNull:
+	case jsonNumber:
+		if cost, msg = parseCost(p.cost); msg != "" {
+			return fmt.Sprintf("cost %s %s", p.cost, msg)
+		}
+	default:
+		return "cost is not a number"
+	}
+	j.req = Request{T: ts, Key: p.key, Cost: cost}
+	return ""
+}
+
+// Request returns the current request; its Key is valid until the next Scan.
+func (j *JSONLReader) Request() Request { return j.req }
+
+// Pos returns the file and line of the current request.
+func (j *JSONLReader) Pos() Position { return Position{File: j.name, Line: j.recLine} }
+
+// Err returns the first error, nil at a clean end of the trace.
+func (j *JSONLReader) Err() error { return j.err }
+
+// Close closes the file if the reader was made by Open; a reader made by
+// NewJSONLReader leaves its io.Reader alone.
+func (j *JSONLReader) Close() error {
+	j.done = true
+	if j.closer == nil {
+		return nil
+	}
+	err := j.closer.Close()
+	j.closer = nil
+	return err
+}
+
+// jsonKind is the kind of a JSON value.
+type jsonKind uint8
+
+const (
+	jsonAbsent jsonKind = iota
+	jsonString
+	jsonNumber
+	jsonNull
+	jsonOther // true, false, object, array
+)
+
+// maxJSONDepth bounds the nesting of skipped values.
+const maxJSONDepth = 1000
+
+// jsonScanner parses one flat object a line and keeps the raw ts, key and
+// cost. It holds reusable buffers for strings with escapes.
+type jsonScanner struct {
+	b   []byte
+	pos int
+
+	ts, key, cost             []byte
+	tsKind, keyKind, costKind jsonKind
+	hasTS, hasKey             bool
+	tsExp                     bool
+
+	keyBuf, tsBuf, nameBuf, skipBuf []byte
+
+	errMsg   string // syntax error, formatted by message
+	errPos   int
+	errFound bool // name the byte found at errPos
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+func (p *jsonScanner) skipWS() {
+	for p.pos < len(p.b) && isJSONSpace(p.b[p.pos]) {
+		p.pos++
+	}
+}
+
+// fail records a syntax error at the current position.
+func (p *jsonScanner) fail(msg string) bool {
+	p.errMsg, p.errPos, p.errFound = msg, p.pos, false
+	return false
+}
+
+// failChar reports the byte at the current position as unexpected (or the
+// end of the line).
+func (p *jsonScanner) failChar(want string) bool {
+	if p.pos >= len(p.b) {
+		return p.fail("unexpected end of line, expected " + want)
+	}
+	p.fail("expected " + want)
+	p.errFound = true
+	return false
+}
+
+func (p *jsonScanner) message() string {
+	if p.errFound && p.errPos < len(p.b) {
+		return fmt.Sprintf("invalid JSON: %s, found %s at column %d", p.errMsg, quoteByte(p.b[p.errPos]), p.errPos+1)
+	}
+	return fmt.Sprintf("invalid JSON: %s at column %d", p.errMsg, p.errPos+1)
+}
+
+func quoteByte(c byte) string {
+	if c >= 0x20 && c < 0x7f {
+		return fmt.Sprintf("%q", rune(c))
+	}
+	return fmt.Sprintf("byte 0x%02x", c)
+}
+
+// object parses the line as one object, setting the ts, key and cost
+// fields; on a syntax error it returns false with errMsg set.
+func (p *jsonScanner) object(b []byte) bool {
+	p.b, p.pos = b, 0
+	p.ts, p.key, p.cost = nil, nil, nil
+	p.tsKind, p.keyKind, p.costKind = jsonAbsent, jsonAbsent, jsonAbsent
+	p.hasTS, p.hasKey, p.tsExp = false, false, false
+	p.skipWS()
+	if p.pos >= len(p.b) || p.b[p.pos] != '{' {
+		return p.failChar("'{'")
+	}
+	p.pos++
+	p.skipWS()
+	if p.pos < len(p.b) && p.b[p.pos] == '}' {
+		p.pos++
+		return p.end()
+	}
+	for {
+		p.skipWS()
+		if p.pos >= len(p.b) || p.b[p.pos] != '"' {
+			return p.failChar("a field name")
+		}
+		name, ok := p.str(&p.nameBuf)
+		if !ok {
+			return false
+		}
+		p.skipWS()
+		if p.pos >= len(p.b) || p.b[p.pos] != ':' {
+			return p.failChar("':'")
+		}
+		p.pos++
+		p.skipWS()
+		switch string(name) {
+		case "ts":
+			p.hasTS = true
+			p.tsKind, p.tsExp = p.peekKind(), false
+			switch p.tsKind {
+			case jsonString:
+				p.ts, ok = p.str(&p.tsBuf)
+			case jsonNumber:
+				p.ts, p.tsExp, ok = p.number()
+			default:
+				ok = p.skip(0)
+			}
+		case "key":
+			p.hasKey = true
+			p.keyKind = p.peekKind()
+			if p.keyKind == jsonString {
+				p.key, ok = p.str(&p.keyBuf)
+			} else {
+				ok = p.skip(0)
+			}
+		case "cost":
+			p.costKind = p.peekKind()
+			if p.costKind == jsonNumber {
+				p.cost, _, ok = p.number()
+			} else {
+				ok = p.skip(0)
+			}
+		default:
+			ok = p.skip(0)
+		}
+		if !ok {
+			return false
+		}
+		p.skipWS()
+		if p.pos >= len(p.b) {
+			return p.failChar("',' or '}'")
+		}
+		switch p.b[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return p.end()
+		default:
+			return p.failChar("',' or '}'")
+		}
+	}
+}
+
+// end checks that only white space follows the object.
+func (p *jsonScanner) end() bool {
+	p.skipWS()
+	if p.pos < len(p.b) {
+		return p.fail("text after the object")
+	}
+	return true
+}
+
+// peekKind tells the kind of the value at the cursor without consuming it.
+func (p *jsonScanner) peekKind() jsonKind {
+	if p.pos >= len(p.b) {
+		return jsonOther
+	}
+	switch c := p.b[p.pos]; {
+	case c == '"':
+		return jsonString
+	case c == '-' || (c >= '0' && c <= '9'):
+		return jsonNumber
+	case c == 'n' && len(p.b)-p.pos >= 4 && string(p.b[p.pos:p.pos+4]) == "null":
+		return jsonNull
+	}
+	return jsonOther
+}
+
+// skip consumes any value, checking its syntax.
+func (p *jsonScanner) skip(depth int) bool {
+	if depth > maxJSONDepth {
+		return p.fail("nesting deeper than 1000")
+	}
+	if p.pos >= len(p.b) {
+		return p.failChar("a value")
+	}
+	switch c := p.b[p.pos]; {
+	case c == '"':
+		_, ok := p.str(&p.skipBuf)
+		return ok
+	case c == '-' || (c >= '0' && c <= '9'):
+		_, _, ok := p.number()
+		return ok
+	case c == 't':
+		return p.literal("true")
+	case c == 'f':
+		return p.literal("false")
+	case c == 'n':
+		return p.literal("null")
+	case c == '{':
+		p.pos++
+		p.skipWS()
+		if p.pos < len(p.b) && p.b[p.pos] == '}' {
+			p.pos++
+			return true
+		}
+		for {
+			p.skipWS()
+			if p.pos >= len(p.b) || p.b[p.pos] != '"' {
+				return p.failChar("a field name")
+			}
+			if _, ok := p.str(&p.skipBuf); !ok {
+				return false
+			}
+			p.skipWS()
+			if p.pos >= len(p.b) || p.b[p.pos] != ':' {
+				return p.failChar("':'")
+			}
+			p.pos++
+			p.skipWS()
+			if !p.skip(depth + 1) {
+				return false
+			}
+			p.skipWS()
+			if p.pos >= len(p.b) {
+				return p.failChar("',' or '}'")
+			}
+			switch p.b[p.pos] {
+			case ',':
+				p.pos++
+			case '}':
+				p.pos++
+				return true
+			default:
+				return p.failChar("',' or '}'")
+			}
+		}
+	case c == '[':
+		p.pos++
+		p.skipWS()
+		if p.pos < len(p.b) && p.b[p.pos] == ']' {
+			p.pos++
+			return true
+		}
+		for {
+			p.skipWS()
+			if !p.skip(depth + 1) {
+				return false
+			}
+			p.skipWS()
+			if p.pos >= len(p.b) {
+				return p.failChar("',' or ']'")
+			}
+			switch p.b[p.pos] {
+			case ',':
+				p.pos++
+			case ']':
+				p.pos++
+				return true
+			default:
+				return p.failChar("',' or ']'")
+			}
+		}
+	}
+	return p.failChar("a value")
+}
+
+func (p *jsonScanner) literal(lit string) bool {
+	if len(p.b)-p.pos < len(lit) || string(p.b[p.pos:p.pos+len(lit)]) != lit {
+		return p.fail("invalid literal, expected " + lit)
+	}
+	p.pos += len(lit)
+	return true
+}
+
+// number consumes a JSON number and returns its text and whether it has an
+// exponent.
+func (p *jsonScanner) number() (num []byte, exp, ok bool) {
+	b, start := p.b, p.pos
+	i := p.pos
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		p.pos = i
+		return nil, false, p.failChar("a digit")
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			p.pos = i
+			return nil, false, p.failChar("a digit after '.'")
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		exp = true
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			p.pos = i
+			return nil, false, p.failChar("a digit in the exponent")
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	p.pos = i
+	return b[start:i], exp, true
+}
+
+// str consumes a string at the cursor and returns its decoded bytes: a
+// slice of the line when it has no escapes, else of *buf.
+func (p *jsonScanner) str(buf *[]byte) ([]byte, bool) {
+	b := p.b
+	p.pos++ // opening quote
+	start := p.pos
+	i := start
+	for i < len(b) {
+		c := b[i]
+		if c == '"' {
+			p.pos = i + 1
+			return b[start:i], true
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			p.pos = i
+			return nil, p.fail("control character in string")
+		}
+		i++
+	}
+	if i >= len(b) {
+		p.pos = i
+		return nil, p.fail("string not closed before the end of the line")
+	}
+	out := append((*buf)[:0], b[start:i]...)
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c == '"':
+			p.pos = i + 1
+			*buf = out
+			return out, true
+		case c < 0x20:
+			p.pos = i
+			return nil, p.fail("control character in string")
+		case c != '\\':
+			out = append(out, c)
+			i++
+			continue
+		}
+		// escape
+		if i+1 >= len(b) {
+			break
+		}
+		switch e := b[i+1]; e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(b[i+2:])
+			if !ok {
+				p.pos = i
+				return nil, p.fail(`invalid \u escape`)
+			}
+			i += 6
+			if r >= 0xD800 && r < 0xDC00 { // high surrogate: look for its pair
+				if len(b)-i >= 6 && b[i] == '\\' && b[i+1] == 'u' {
+					if r2, ok := hex4(b[i+2:]); ok && r2 >= 0xDC00 && r2 < 0xE000 {
+						r = 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00)
+						i += 6
+					} else {
+						r = utf8.RuneError
+					}
+				} else {
+					r = utf8.RuneError
+				}
+			} else if r >= 0xDC00 && r < 0xE000 {
+				r = utf8.RuneError
+			}
+			out = utf8.AppendRune(out, r)
+			continue
+		default:
+			p.pos = i
+			return nil, p.fail("invalid escape")
+		}
+		i += 2
+	}
+	p.pos = len(b)
+	return nil, p.fail("string not closed before the end of the line")
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}

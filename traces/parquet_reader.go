@@ -1,0 +1,501 @@
+package traces
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// ParquetReader reads a Parquet trace.
+//
+// The model: top-level, non-repeated columns
+//
+//   - "ts" INT64: a TIMESTAMP logical type in NANOS, MICROS or MILLIS (or
+//     the legacy TIMESTAMP_MILLIS / TIMESTAMP_MICROS converted types),
+//     converted to nanoseconds exactly; or a plain INT64, a count of
+//     Options.TSUnit. It must not be negative or null and must fit int64
+//     nanoseconds.
+//   - "key" BYTE_ARRAY, with or without the STRING (UTF8) annotation; it must
+//     not be null or empty.
+//   - "cost", optional, INT32 or INT64 (signed or unsigned); a missing column
+//     or a null value means 1, otherwise it must be positive.
+//
+// Other columns are ignored and never read. Row groups are read column by
+// column a page at a time; values are decoded into reused buffers of 1024
+// and the key is copied into a reused buffer, so reading allocates per page,
+// not per row. Errors are *ParseError naming the 1-based row ("t.parquet:
+// row 12: cost 0 is not positive"), or the file alone for problems with the
+// schema or a file that is truncated or not Parquet. Panics inside
+// parquet-go on corrupt input are recovered and reported as errors.
+type ParquetReader struct {
+	name   string
+	file   *parquet.File
+	closer io.Closer
+
+	tsUnit      int64 // nanoseconds per ts unit
+	tsUnitName  string
+	costKind    parquet.Kind
+	costUnsign  bool
+	hasCost     bool
+	cols        [3]int // leaf indexes of ts, key, cost
+	rowGroups   []parquet.RowGroup
+	rg          int   // next row group
+	left        int64 // rows left in the current row group
+	ts, key, co pqCursor
+	row         int64 // 1-based number of the current row
+	keyBuf      []byte
+	checker     pageChecker
+	req         Request
+	err         error
+	done        bool
+}
+
+// pqCursor walks the values of one column chunk page by page.
+type pqCursor struct {
+	pages parquet.Pages
+	page  parquet.Page
+	vr    parquet.ValueReader
+	buf   []parquet.Value
+	i, n  int
+}
+
+// pqBatch is the number of values decoded at a time per column.
+const pqBatch = 1024
+
+var errShortColumn = errors.New("column has fewer values than the row group has rows")
+
+// next returns the next value of the column.
+func (c *pqCursor) next() (*parquet.Value, error) {
+	for stalls := 0; c.i >= c.n; {
+		if c.vr == nil {
+			if c.page != nil {
+				parquet.Release(c.page)
+				c.page = nil
+			}
+			p, err := c.pages.ReadPage()
+			if err == io.EOF {
+				return nil, errShortColumn
+			}
+			if err != nil {
+				return nil, err
+			}
+			c.page, c.vr = p, p.Values()
+		}
+		n, err := c.vr.ReadValues(c.buf)
+		c.i, c.n = 0, n
+		switch {
+		case err == io.EOF:
+			c.vr = nil
+		case err != nil:
+			return nil, err
+		case n == 0:
+			if stalls++; stalls > 100 {
+				return nil, errors.New("page reader makes no progress")
+			}
+		}
+	}
+	v := &c.buf[c.i]
+	c.i++
+	return v, nil
+}
+
+func (c *pqCursor) open(chunk parquet.ColumnChunk, rows int64) {
+	c.pages = chunk.Pages()
+	if n := int(min(rows, pqBatch)); len(c.buf) < n {
+		c.buf = make([]parquet.Value, n)
+	}
+	c.page, c.vr, c.i, c.n = nil, nil, 0, 0
+}
+
+func (c *pqCursor) close() {
+	if c.page != nil {
+		parquet.Release(c.page)
+		c.page = nil
+	}
+	c.vr = nil
+	if c.pages != nil {
+		c.pages.Close()
+		c.pages = nil
+	}
+}
+
+// NewParquetReader returns a reader of the Parquet trace in r, which holds
+// size bytes. It reads the footer and checks the schema now. name is the
+// file name used in errors. Close does not close r.
+func NewParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*ParquetReader, error) {
+	return newParquetReader(r, size, name, opt, nil)
+}
+
+func newParquetReader(r io.ReaderAt, size int64, name string, opt Options, closer io.Closer) (p *ParquetReader, err error) {
+	unit, err := opt.tsUnit()
+	if err != nil {
+		return nil, err
+	}
+	p = &ParquetReader{name: name, closer: closer}
+	defer func() {
+		if v := recover(); v != nil {
+			p, err = nil, p.fileErr(fmt.Sprintf("corrupt Parquet file: %v", v))
+		}
+	}()
+	if err := checkFooter(r, size); err != nil {
+		return nil, p.fileErr("not a valid Parquet file (truncated?): " + err.Error())
+	}
+	f, err := parquet.OpenFile(r, size, parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true),
+		parquet.ReadBufferSize(64<<10))
+	if err != nil {
+		return nil, p.fileErr("not a valid Parquet file (truncated?): " + err.Error())
+	}
+	p.file = f
+	p.checker.r = r
+	if err := p.checkSchema(unit); err != nil {
+		return nil, err
+	}
+	if err := p.checkChunks(size); err != nil {
+		return nil, err
+	}
+	p.rowGroups = f.RowGroups()
+	return p, nil
+}
+
+func (p *ParquetReader) fileErr(msg string) error {
+	return &ParseError{Pos: Position{File: p.name}, Msg: msg}
+}
+
+func (p *ParquetReader) rowErr(msg string) error {
+	return &ParseError{Pos: Position{File: p.name, Row: p.row}, Msg: msg}
+}
+
+// topLevel returns the schema elements of the root's children by name,
+// in order.
+func topLevel(schema []format.SchemaElement) (names []string, elems map[string]*format.SchemaElement, ok bool) {
+	if len(schema) == 0 {
+		return nil, nil, false
+	}
+	elems = make(map[string]*format.SchemaElement)
+	i := 1
+	// skip advances i past the subtree at i.
+	var skip func(depth int) bool
+	skip = func(depth int) bool {
+		if i >= len(schema) || depth > 100 {
+			return false
+		}
+		n := int(schema[i].NumChildren.V)
+		i++
+		for ; n > 0; n-- {
+			if !skip(depth + 1) {
+				return false
+			}
+		}
+		return true
+	}
+	for n := int(schema[0].NumChildren.V); n > 0; n-- {
+		if i >= len(schema) {
+			return nil, nil, false
+		}
+		e := &schema[i]
+		names = append(names, e.Name)
+		if _, dup := elems[e.Name]; !dup {
+			elems[e.Name] = e
+		}
+		if !skip(0) {
+			return nil, nil, false
+		}
+	}
+	return names, elems, true
+}
+
+// checkSchema finds the ts, key and cost columns and checks their types.
+func (p *ParquetReader) checkSchema(unit int64) error {
+	names, elems, ok := topLevel(p.file.Metadata().Schema)
+	if !ok {
+		return p.fileErr("corrupt Parquet schema")
+	}
+	root := p.file.Root()
+	find := func(name string, want format.Type, wantName string, optional bool) (*format.SchemaElement, int, error) {
+		e := elems[name]
+		if e == nil {
+			if optional {
+				return nil, -1, nil
+			}
+			return nil, 0, p.fileErr(fmt.Sprintf("no %q column (columns: %s)", name, strings.Join(names, ", ")))
+		}
+		col := root.Column(name)
+		switch {
+		case col == nil:
+			return nil, 0, p.fileErr(fmt.Sprintf("corrupt Parquet schema for column %q", name))
+		case !e.Type.Valid || !col.Leaf():
+			return nil, 0, p.fileErr(fmt.Sprintf("column %q is a group, want %s", name, wantName))
+		case e.RepetitionType.Valid && e.RepetitionType.V == format.Repeated:
+			return nil, 0, p.fileErr(fmt.Sprintf("column %q is repeated, want one value a row", name))
+		}
+		if want != -1 && e.Type.V != want {
+			return nil, 0, p.fileErr(fmt.Sprintf("column %q is %s, want %s", name, e.Type.V, wantName))
+		}
+		return e, col.Index(), nil
+	}
+
+	ts, tsCol, err := find("ts", format.Int64, "INT64", false)
+	if err != nil {
+		return err
+	}
+	p.tsUnit, p.tsUnitName = unit, ""
+	if lt, ok := ts.LogicalType.Value.(*format.TimestampType); ok {
+		switch lt.Unit.Value.(type) {
+		case *format.NanoSeconds:
+			p.tsUnit, p.tsUnitName = 1, "nanoseconds"
+		case *format.MicroSeconds:
+			p.tsUnit, p.tsUnitName = 1e3, "microseconds"
+		case *format.MilliSeconds:
+			p.tsUnit, p.tsUnitName = 1e6, "milliseconds"
+		default:
+			return p.fileErr(fmt.Sprintf("column \"ts\" has an unknown TIMESTAMP unit %s", &lt.Unit))
+		}
+	} else if ts.LogicalType.Value == nil && ts.ConvertedType.Valid {
+		switch ts.ConvertedType.V {
+		case deprecated.TimestampMillis:
+			p.tsUnit, p.tsUnitName = 1e6, "milliseconds"
+		case deprecated.TimestampMicros:
+			p.tsUnit, p.tsUnitName = 1e3, "microseconds"
+		}
+	}
+	_, keyCol, err := find("key", format.ByteArray, "BYTE_ARRAY", false)
+	if err != nil {
+		return err
+	}
+	cost, costCol, err := find("cost", -1, "INT32 or INT64", true)
+	if err != nil {
+		return err
+	}
+	p.cols = [3]int{tsCol, keyCol, costCol}
+	if cost != nil {
+		switch cost.Type.V {
+		case format.Int32:
+			p.costKind = parquet.Int32
+		case format.Int64:
+			p.costKind = parquet.Int64
+		default:
+			return p.fileErr(fmt.Sprintf("column \"cost\" is %s, want INT32 or INT64", cost.Type.V))
+		}
+		if it, ok := cost.LogicalType.Value.(*format.IntType); ok && !it.IsSigned {
+			p.costUnsign = true
+		}
+		if cost.LogicalType.Value == nil && cost.ConvertedType.Valid {
+			switch cost.ConvertedType.V {
+			case deprecated.Uint32, deprecated.Uint64:
+				p.costUnsign = true
+			}
+		}
+		p.hasCost = true
+	}
+	// parquet-go derives the type it decodes with from the logical type;
+	// make sure it agrees with the physical type we checked.
+	for _, c := range []struct {
+		name string
+		col  int
+		kind parquet.Kind
+	}{{"ts", tsCol, parquet.Int64}, {"key", keyCol, parquet.ByteArray}, {"cost", costCol, p.costKind}} {
+		if c.col < 0 {
+			continue
+		}
+		if got := leafKind(root, c.col); got != c.kind {
+			return p.fileErr(fmt.Sprintf("column %q has a logical type that does not fit its physical type %s", c.name, c.kind))
+		}
+	}
+	return nil
+}
+
+// leafKind returns the kind parquet-go decodes a leaf column with.
+func leafKind(root *parquet.Column, index int) parquet.Kind {
+	for _, c := range root.Columns() {
+		if c.Leaf() && c.Index() == index {
+			return c.Type().Kind()
+		}
+	}
+	return -1
+}
+
+// checkChunks rejects column chunks that point outside the file, before
+// parquet-go sizes buffers from them.
+func (p *ParquetReader) checkChunks(size int64) error {
+	md := p.file.Metadata()
+	var total int64
+	for g := range md.RowGroups {
+		rg := &md.RowGroups[g]
+		if rg.NumRows < 0 {
+			return p.fileErr(fmt.Sprintf("row group %d has %d rows", g, rg.NumRows))
+		}
+		total += rg.NumRows
+		for _, col := range p.cols {
+			if col < 0 {
+				continue
+			}
+			if col >= len(rg.Columns) {
+				return p.fileErr(fmt.Sprintf("row group %d lacks column chunk %d", g, col))
+			}
+			m := &rg.Columns[col].MetaData
+			if start := chunkStart(m); start < 4 || m.TotalCompressedSize < 0 || m.TotalCompressedSize > size-start {
+				return p.fileErr(fmt.Sprintf("row group %d: column chunk %d lies outside the file (truncated?)", g, col))
+			}
+		}
+	}
+	if total != md.NumRows {
+		return p.fileErr(fmt.Sprintf("row groups hold %d rows, footer says %d", total, md.NumRows))
+	}
+	return nil
+}
+
+// NumRows returns the number of requests in the trace, from the footer.
+func (p *ParquetReader) NumRows() int64 { return p.file.NumRows() }
+
+// Scan advances to the next request; see Reader.
+func (p *ParquetReader) Scan() (ok bool) {
+	if p.done {
+		return false
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			p.err = p.rowErr(fmt.Sprintf("corrupt Parquet file: %v", v))
+			p.finish()
+			ok = false
+		}
+	}()
+	for p.left == 0 {
+		p.closeGroup()
+		if p.rg >= len(p.rowGroups) {
+			p.finish()
+			return false
+		}
+		g := p.rowGroups[p.rg]
+		md := &p.file.Metadata().RowGroups[p.rg]
+		p.rg++
+		p.left = g.NumRows()
+		for i, col := range p.cols {
+			if col < 0 {
+				continue
+			}
+			if err := p.checker.check(&md.Columns[col].MetaData, p.left); err != nil {
+				p.row++
+				return p.failMsg(fmt.Sprintf("column %q: %v", [...]string{"ts", "key", "cost"}[i], err))
+			}
+		}
+		chunks := g.ColumnChunks()
+		p.ts.open(chunks[p.cols[0]], p.left)
+		p.key.open(chunks[p.cols[1]], p.left)
+		if p.hasCost {
+			p.co.open(chunks[p.cols[2]], p.left)
+		}
+	}
+	p.left--
+	p.row++
+
+	v, err := p.ts.next()
+	if err != nil {
+		return p.fail(`column "ts"`, err)
+	}
+	if v.IsNull() {
+		return p.failMsg("ts is null")
+	}
+	raw := v.Int64()
+	if raw < 0 {
+		return p.failMsg(fmt.Sprintf("ts %d%s is negative", raw, p.unitSuffix()))
+	}
+	ts, ok := mulUnit(raw, p.tsUnit)
+	if !ok {
+		return p.failMsg(fmt.Sprintf("ts %d%s overflows int64 nanoseconds", raw, p.unitSuffix()))
+	}
+
+	if v, err = p.key.next(); err != nil {
+		return p.fail(`column "key"`, err)
+	}
+	if v.IsNull() {
+		return p.failMsg("key is null")
+	}
+	k := v.ByteArray()
+	if len(k) == 0 {
+		return p.failMsg("empty key")
+	}
+	p.keyBuf = append(p.keyBuf[:0], k...)
+
+	cost := int64(1)
+	if p.hasCost {
+		if v, err = p.co.next(); err != nil {
+			return p.fail(`column "cost"`, err)
+		}
+		if !v.IsNull() {
+			switch {
+			case p.costKind == parquet.Int32 && p.costUnsign:
+				cost = int64(uint32(v.Int32()))
+			case p.costKind == parquet.Int32:
+				cost = int64(v.Int32())
+			case p.costUnsign && v.Int64() < 0:
+				return p.failMsg(fmt.Sprintf("cost %d overflows int64", uint64(v.Int64())))
+			default:
+				cost = v.Int64()
+			}
+			if cost < 1 {
+				return p.failMsg(fmt.Sprintf("cost %d is not positive", cost))
+			}
+		}
+	}
+	p.req = Request{T: ts, Key: p.keyBuf, Cost: cost}
+	return true
+}
+
+func (p *ParquetReader) unitSuffix() string {
+	if p.tsUnitName == "" {
+		return ""
+	}
+	return " " + p.tsUnitName
+}
+
+func (p *ParquetReader) failMsg(msg string) bool {
+	p.err = p.rowErr(msg)
+	p.finish()
+	return false
+}
+
+func (p *ParquetReader) fail(what string, err error) bool {
+	return p.failMsg(fmt.Sprintf("reading %s: %v", what, err))
+}
+
+func (p *ParquetReader) closeGroup() {
+	p.ts.close()
+	p.key.close()
+	p.co.close()
+}
+
+func (p *ParquetReader) finish() {
+	p.done = true
+	func() {
+		defer func() { _ = recover() }()
+		p.closeGroup()
+	}()
+}
+
+// Request returns the current request; its Key is valid until the next Scan.
+func (p *ParquetReader) Request() Request { return p.req }
+
+// Pos returns the file and the 1-based row of the current request.
+func (p *ParquetReader) Pos() Position { return Position{File: p.name, Row: p.row} }
+
+// Err returns the first error, nil at a clean end of the trace.
+func (p *ParquetReader) Err() error { return p.err }
+
+// Close releases the pages being read and closes the file if the reader
+// was made by Open; a reader made by NewParquetReader leaves r alone.
+func (p *ParquetReader) Close() error {
+	if !p.done {
+		p.finish()
+	}
+	if p.closer == nil {
+		return nil
+	}
+	err := p.closer.Close()
+	p.closer = nil
+	return err
+}

@@ -1,0 +1,40 @@
+// Package traces is ratebench's request model and its streaming trace
+// readers and writers.
+//
+// A trace is a sequence of requests (t, key, cost): t is an int64 count of
+// nanoseconds (Unix epoch unless the trace says otherwise), key is the client
+// identity and cost a positive integer (1 when the trace has no cost). Readers
+// stream: they never hold more than one record, and the Key they return is
+// only valid until the next call to Scan, so that reading a trace allocates
+// nothing per request.
+//
+// Three formats are read and written: CSV (CSVReader, CSVWriter), JSON lines
+// (JSONLReader, JSONLWriter) and Parquet (ParquetReader, ParquetWriter); the
+// doc of each reader states its model exactly. Open and Create pick the
+// format from the file extension unless told (ParseFormat reads a -format
+// flag). What a writer writes, its reader reads back unchanged (for JSON
+// lines, keys that are valid UTF-8), and the writers refuse requests that no
+// reader would accept: negative T, Cost below 1, an empty Key.
+//
+// Readers are modelled on bufio.Scanner:
+//
+//	r, err := traces.Open(path, traces.FormatAuto, traces.Options{})
+//	if err != nil { ... }
+//	defer r.Close()
+//	for r.Scan() {
+//		req := r.Request()
+//		...
+//	}
+//	if err := r.Err(); err != nil { ... } // a *ParseError names file and line
+package traces
+
+// Request is one request of a trace.
+type Request struct {
+	// T is the request time in nanoseconds.
+	T int64
+	// Key is the client identity. Readers reuse its bytes: copy it to keep it
+	// past the next Scan.
+	Key []byte
+	// Cost is the request's weight, at least 1.
+	Cost int64
+}

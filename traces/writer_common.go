@@ -1,0 +1,83 @@
+package traces
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// writeBufferSize is the bufio buffer of the text writers.
+const writeBufferSize = 64 << 10
+
+// checkRequest rejects requests that no reader would accept back, so that
+// every written trace reads again.
+func checkRequest(r Request) error {
+	switch {
+	case r.T < 0:
+		return fmt.Errorf("traces: cannot write request with negative ts %d", r.T)
+	case r.Cost < 1:
+		return fmt.Errorf("traces: cannot write request with cost %d: must be positive", r.Cost)
+	case len(r.Key) == 0:
+		return errors.New("traces: cannot write request with an empty key")
+	}
+	return nil
+}
+
+// textWriter is the buffered output shared by the CSV and JSON lines
+// writers. It keeps the first error: after it every call fails.
+type textWriter struct {
+	bw      *bufio.Writer
+	closer  io.Closer // the file, for writers made by Create
+	scratch []byte    // one encoded record
+	err     error
+	closed  bool
+}
+
+func newTextWriter(w io.Writer, closer io.Closer) textWriter {
+	return textWriter{bw: bufio.NewWriterSize(w, writeBufferSize), closer: closer}
+}
+
+var errWriterClosed = errors.New("traces: write to a closed writer")
+
+func (t *textWriter) write(b []byte) error {
+	if t.err != nil {
+		return t.err
+	}
+	if _, err := t.bw.Write(b); err != nil {
+		t.err = err
+	}
+	return t.err
+}
+
+// close flushes the buffer and closes the file, if any. Closing again
+// returns nil after a successful Close, else the first error.
+func (t *textWriter) close() error {
+	if t.closed {
+		if t.err == errWriterClosed {
+			return nil
+		}
+		return t.err
+	}
+	t.closed = true
+	err := t.err
+	if err == nil {
+		err = t.bw.Flush()
+	}
+	if t.closer != nil {
+		if cerr := t.closer.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if t.err == nil {
+		t.err = err
+		if err == nil {
+			t.err = errWriterClosed
+		}
+	}
+	return err
+}
+
+// containsNUL reports whether b holds a NUL byte.
+func containsNUL(b []byte) bool { return bytes.IndexByte(b, 0) >= 0 }
