@@ -1,0 +1,70 @@
+package compare
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"ratebench/algorithms"
+)
+
+// benchKeys are 100,000 distinct keys; benchReqs a request stream over them
+// in time order, about 10 requests per key per minute.
+var benchKeys, benchReqs = func() ([][]byte, []struct {
+	key int32
+	t   int64
+}) {
+	const keys, n = 100_000, 1 << 20
+	rng := rand.New(rand.NewPCG(21, 22))
+	ks := make([][]byte, keys)
+	for i := range ks {
+		ks[i] = fmt.Appendf(nil, "10.%d.%d.%d", i>>16, (i>>8)&255, i&255)
+	}
+	reqs := make([]struct {
+		key int32
+		t   int64
+	}, n)
+	t := int64(1_700_000_000_000_000_000)
+	for i := range reqs {
+		t += int64(rng.ExpFloat64() * 60_000)
+		reqs[i].key, reqs[i].t = int32(rng.IntN(keys)), t
+	}
+	return ks, reqs
+}()
+
+// BenchmarkEngine measures end-to-end replay (interning, every decision,
+// every metric) per request, without parsing.
+func BenchmarkEngine(b *testing.B) {
+	rule, _ := algorithms.ParseRule("10/1m")
+	for _, bc := range []struct {
+		name  string
+		algs  []string
+		modes []Mode
+	}{
+		{"log+counter/independent", []string{"counter"}, []Mode{Independent}},
+		{"default/both-modes", algorithms.DefaultSpecs, []Mode{Independent, Shadow}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			e, err := New(Config{Rules: []algorithms.Rule{rule}, Algorithms: bc.algs, Modes: bc.modes})
+			if err != nil {
+				b.Fatal(err)
+			}
+			span := benchReqs[len(benchReqs)-1].t - benchReqs[0].t + 1
+			var shift int64
+			i := 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				q := benchReqs[i]
+				if err := e.Add(benchKeys[q.key], q.t+shift, 1); err != nil {
+					b.Fatal(err)
+				}
+				if i++; i == len(benchReqs) {
+					i, shift = 0, shift+span
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+		})
+	}
+}

@@ -1,0 +1,140 @@
+package compare
+
+import (
+	"fmt"
+	"strings"
+
+	"ratebench/algorithms"
+)
+
+// Mode is when a candidate records a request (SPEC 4).
+type Mode string
+
+const (
+	Independent Mode = "independent" // the candidate admitted it
+	Shadow      Mode = "shadow"      // the reference admitted it
+)
+
+// Count is the counting policy (SPEC 4).
+type Count string
+
+const (
+	CountAccepted Count = "accepted" // only admitted requests are counted
+	CountAll      Count = "all"      // every request is counted
+)
+
+// Config says which experiments to run. The zero value of a field means its
+// default (DefaultConfig), so fields can be added later.
+type Config struct {
+	Rules      []algorithms.Rule
+	Algorithms []string // candidate specs; the reference log is always run
+	Modes      []Mode
+	Counts     []Count
+	// TopKeys is how many keys each run lists by disagreement (default 10).
+	TopKeys int
+}
+
+// DefaultConfig returns the defaults: rule 5/30s, every algorithm of
+// algorithms.DefaultSpecs, both modes, count accepted, 10 top keys.
+func DefaultConfig() Config {
+	r, _ := algorithms.ParseRule("5/30s")
+	return Config{
+		Rules:      []algorithms.Rule{r},
+		Algorithms: append([]string(nil), algorithms.DefaultSpecs...),
+		Modes:      []Mode{Independent, Shadow},
+		Counts:     []Count{CountAccepted},
+		TopKeys:    10,
+	}
+}
+
+// normalize fills defaults, puts the log first, drops duplicates and
+// checks every spec against every rule.
+func (c Config) normalize() (Config, error) {
+	d := DefaultConfig()
+	if len(c.Rules) == 0 {
+		c.Rules = d.Rules
+	}
+	if len(c.Algorithms) == 0 {
+		c.Algorithms = d.Algorithms
+	}
+	if len(c.Modes) == 0 {
+		c.Modes = d.Modes
+	}
+	if len(c.Counts) == 0 {
+		c.Counts = d.Counts
+	}
+	if c.TopKeys <= 0 {
+		c.TopKeys = d.TopKeys
+	}
+	specs := []string{"log"}
+	for _, r := range c.Rules {
+		got, err := algorithms.ParseSpecs(strings.Join(c.Algorithms, ","), r)
+		if err != nil {
+			return c, err
+		}
+		for _, s := range got {
+			if s != "log" && !contains(specs, s) {
+				specs = append(specs, s)
+			}
+		}
+	}
+	c.Algorithms = specs
+	var modes []Mode
+	for _, m := range c.Modes {
+		if m != Independent && m != Shadow {
+			return c, fmt.Errorf("unknown mode %q (want independent or shadow)", m)
+		}
+		if !contains(modes, m) {
+			modes = append(modes, m)
+		}
+	}
+	c.Modes = modes
+	var counts []Count
+	for _, k := range c.Counts {
+		if k != CountAccepted && k != CountAll {
+			return c, fmt.Errorf("unknown count policy %q (want accepted or all)", k)
+		}
+		if !contains(counts, k) {
+			counts = append(counts, k)
+		}
+	}
+	c.Counts = counts
+	return c, nil
+}
+
+// ParseModes reads a comma-separated list of modes.
+func ParseModes(s string) ([]Mode, error) {
+	var out []Mode
+	for _, f := range strings.Split(s, ",") {
+		switch m := Mode(strings.TrimSpace(f)); m {
+		case Independent, Shadow:
+			out = append(out, m)
+		default:
+			return nil, fmt.Errorf("unknown mode %q (want independent, shadow or both comma-separated)", f)
+		}
+	}
+	return out, nil
+}
+
+// ParseCounts reads a comma-separated list of count policies.
+func ParseCounts(s string) ([]Count, error) {
+	var out []Count
+	for _, f := range strings.Split(s, ",") {
+		switch k := Count(strings.TrimSpace(f)); k {
+		case CountAccepted, CountAll:
+			out = append(out, k)
+		default:
+			return nil, fmt.Errorf("unknown count policy %q (want accepted, all or both comma-separated)", f)
+		}
+	}
+	return out, nil
+}
+
+func contains[T comparable](s []T, v T) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,29 @@
+// Package compare replays a trace through the exact sliding log (the
+// reference) and the candidate algorithms side by side, and measures how
+// their decisions diverge (SPEC 4 and 5).
+//
+// # Experiments
+//
+// For every rule and counting policy requested, one reference log decides
+// each request; for every comparison mode, each candidate decides it too:
+//
+//   - independent: a candidate records what it admitted itself, as a
+//     deployment would;
+//   - shadow: a candidate records what the reference admitted, so that both
+//     share one history and the candidate's error does not compound;
+//   - under --count all every request is recorded (token and gcra still
+//     count only what they admit), and the two modes coincide: the engine
+//     runs one, labelled independent, and says so in the summary's notes.
+//
+// A run is one rule × count × mode × algorithm. Its metrics are streaming
+// accumulators: Add per request, Close at the end; per-key state lives in
+// slices indexed by the interned key id, so memory follows the number of
+// keys and never the length of the trace.
+//
+// # Direction
+//
+// over = the candidate admits a request the reference rejects (let through:
+// a false negative in Cloudflare's words); under = the candidate rejects a
+// request the reference admits (a legitimate client refused: a false
+// positive). Rates are over all requests of the run.
+package compare

@@ -1,0 +1,196 @@
+package compare
+
+import (
+	"fmt"
+	"strings"
+
+	"ratebench/algorithms"
+)
+
+// Engine replays requests through every experiment of a Config in one pass.
+// Feed it with Add in trace order, then call Summary. Not safe for
+// concurrent use.
+type Engine struct {
+	cfg    Config
+	keys   *keyTable
+	groups []*group
+	capN   int // ids below capN are valid in every limiter and accumulator
+
+	requests, cost int64
+	start, end     int64
+	notes          []string
+}
+
+// group is one rule × count policy: a reference log and the candidates of
+// every mode, all fed the same requests.
+type group struct {
+	rule   algorithms.Rule
+	count  Count
+	ref    *algorithms.Log
+	refAcc *runAcc
+	modes  []Mode // the modes this group reports (one under count all)
+	cands  []*candidate
+}
+
+// candidate is one algorithm in one mode.
+type candidate struct {
+	lim       algorithms.Limiter
+	est       algorithms.Estimator // non-nil where rate error is measured
+	mode      Mode
+	recordAll bool // count all applies to this algorithm
+	acc       *runAcc
+}
+
+// New returns an engine for cfg (defaults filled in).
+func New(cfg Config) (*Engine, error) {
+	cfg, err := cfg.normalize()
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{cfg: cfg, keys: newKeyTable()}
+	for _, r := range cfg.Rules {
+		for _, c := range cfg.Counts {
+			g := &group{rule: r, count: c, ref: algorithms.NewLog(r), modes: cfg.Modes}
+			g.refAcc = newRunAcc(r, g.ref, false)
+			if c == CountAll {
+				g.modes = cfg.Modes[:1]
+			}
+			for _, m := range g.modes {
+				for _, spec := range cfg.Algorithms[1:] { // [0] is the log
+					lim, err := algorithms.New(spec, r)
+					if err != nil {
+						return nil, err
+					}
+					cd := &candidate{lim: lim, mode: m, recordAll: c == CountAll && lim.CountsRejected()}
+					est, isEst := lim.(algorithms.Estimator)
+					if isEst && (m == Shadow || cd.recordAll) {
+						cd.est = est
+					}
+					cd.acc = newRunAcc(r, lim, cd.est != nil)
+					g.cands = append(g.cands, cd)
+				}
+			}
+			e.groups = append(e.groups, g)
+		}
+	}
+	if contains(cfg.Counts, CountAll) && len(cfg.Modes) > 1 {
+		e.notes = append(e.notes, fmt.Sprintf("count all: every request is recorded by the window algorithms, so the independent and shadow modes coincide; they are run once, as %s (token and gcra, which count only what they admit, run as %s too)", cfg.Modes[0], cfg.Modes[0]))
+	}
+	return e, nil
+}
+
+// Add replays one request. key may be reused by the caller after Add
+// returns. It fails if the key's time goes backwards (*OrderError), the
+// time is negative or the cost is out of range.
+func (e *Engine) Add(key []byte, t, cost int64) error {
+	if t < 0 {
+		return fmt.Errorf("negative time %d", t)
+	}
+	if cost < 1 || cost > algorithms.MaxCost {
+		return fmt.Errorf("cost %d out of range [1, %d]", cost, algorithms.MaxCost)
+	}
+	id, isNew, err := e.keys.intern(key, t)
+	if err != nil {
+		return err
+	}
+	if isNew && int(id) >= e.capN {
+		e.growKeys(max(2*e.capN, 1024))
+	}
+	if e.requests == 0 || t < e.start {
+		e.start = t
+	}
+	e.end = max(e.end, t)
+	e.requests++
+	e.cost += cost
+	for _, g := range e.groups {
+		g.add(id, t, cost)
+	}
+	return nil
+}
+
+func (e *Engine) growKeys(n int) {
+	e.capN = n
+	for _, g := range e.groups {
+		g.ref.Grow(n)
+		g.refAcc.grow(n)
+		for _, c := range g.cands {
+			c.lim.Grow(n)
+			c.acc.grow(n)
+		}
+	}
+}
+
+func (g *group) add(id int32, t, cost int64) {
+	ref := g.ref.Decide(id, t, cost)
+	exact := g.ref.Sum(id) // cost in (t-W, t] before this request
+	if ref || g.count == CountAll {
+		g.ref.Record(id, t, cost)
+	}
+	g.refAcc.add(id, t, cost, ref, ref)
+	for _, c := range g.cands {
+		admit := c.lim.Decide(id, t, cost)
+		if c.est != nil {
+			c.acc.rateErr.add(c.est.Estimate(id, t), exact)
+		}
+		record := admit
+		switch {
+		case c.recordAll:
+			record = true
+		case c.mode == Shadow:
+			record = ref
+		}
+		if record {
+			c.lim.Record(id, t, cost)
+		}
+		c.acc.add(id, t, cost, admit, ref)
+	}
+}
+
+// TraceInfo returns what the engine saw of the trace (path and format are
+// the caller's to fill).
+func (e *Engine) TraceInfo() TraceInfo {
+	return TraceInfo{Requests: e.requests, Cost: e.cost, Keys: int64(e.keys.len()), StartNS: e.start, EndNS: e.end}
+}
+
+// Summary closes the accumulators and returns the summary, runs ordered by
+// rule, count, mode, then algorithm as configured (the log first).
+func (e *Engine) Summary(trace TraceInfo) *Summary {
+	info := e.TraceInfo()
+	info.Path, info.Format = trace.Path, trace.Format
+	s := &Summary{Schema: SchemaV1, Trace: info, Notes: e.notes}
+	s.Config = RunConfig{Algorithms: e.cfg.Algorithms, TopKeys: e.cfg.TopKeys}
+	for _, r := range e.cfg.Rules {
+		s.Config.Rules = append(s.Config.Rules, r.String())
+	}
+	for _, c := range e.cfg.Counts {
+		s.Config.Counts = append(s.Config.Counts, string(c))
+	}
+	for _, m := range e.cfg.Modes {
+		s.Config.Modes = append(s.Config.Modes, string(m))
+	}
+	for _, g := range e.groups {
+		ref := g.refAcc.summary(e.keys, e.cfg.TopKeys)
+		for _, m := range g.modes {
+			runs := []Run{ref}
+			for _, c := range g.cands {
+				if c.mode == m {
+					runs = append(runs, c.acc.summary(e.keys, e.cfg.TopKeys))
+				}
+			}
+			for _, r := range runs {
+				r.Rule, r.Count, r.Mode = g.rule.String(), string(g.count), string(m)
+				s.Runs = append(s.Runs, r)
+			}
+		}
+	}
+	return s
+}
+
+// String names the experiment grid, for logs.
+func (e *Engine) String() string {
+	var parts []string
+	for _, g := range e.groups {
+		parts = append(parts, fmt.Sprintf("%v count=%s modes=%v", g.rule, g.count, g.modes))
+	}
+	return strings.Join(parts, "; ")
+}

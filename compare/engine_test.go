@@ -1,0 +1,266 @@
+package compare
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+
+	"ratebench/algorithms"
+)
+
+const sec = int64(time.Second)
+
+type rq struct {
+	key     string
+	t, cost int64
+}
+
+func mustRule(t *testing.T, s string) algorithms.Rule {
+	t.Helper()
+	r, err := algorithms.ParseRule(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func replay(t *testing.T, cfg Config, reqs []rq) *Summary {
+	t.Helper()
+	e, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range reqs {
+		if err := e.Add([]byte(q.key), q.t, q.cost); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e.Summary(TraceInfo{Path: "test", Format: "memory"})
+}
+
+func findRun(t *testing.T, s *Summary, mode, alg string) Run {
+	t.Helper()
+	for _, r := range s.Runs {
+		if r.Mode == mode && r.Algorithm == alg {
+			return r
+		}
+	}
+	t.Fatalf("no run %s/%s", mode, alg)
+	return Run{}
+}
+
+// Seed 000, question 3: five requests in the first second of a window;
+// at 33 s the log admits (its window (3s, 33s] is empty) and the counter
+// refuses (it still charges 4.5): one under-admission, 3 s into the window.
+func TestQuestion3IsOneUnderAdmission(t *testing.T) {
+	var reqs []rq
+	for i := range 5 {
+		reqs = append(reqs, rq{"k", int64(i) * 200_000_000, 1})
+	}
+	reqs = append(reqs, rq{"k", 33 * sec, 1})
+	cfg := Config{Rules: []algorithms.Rule{mustRule(t, "5/30s")}, Algorithms: []string{"counter"}, Modes: []Mode{Independent}}
+	s := replay(t, cfg, reqs)
+	if len(s.Runs) != 2 || s.Runs[0].Algorithm != "log" || s.Runs[1].Algorithm != "counter" {
+		t.Fatalf("runs: %+v", s.Runs)
+	}
+	c := s.Runs[1]
+	if c.Requests != 6 || c.Admitted != 5 || c.Rejected != 1 || c.Disagree != 1 || c.Under != 1 || c.Over != 0 {
+		t.Errorf("counter run: %+v", c)
+	}
+	if c.KeysUnder != 1 || c.KeysOver != 0 || c.KeysDisagree != 1 || c.Keys != 1 {
+		t.Errorf("keys: %+v", c)
+	}
+	if c.Phase.Under[2] != 1 { // e/W = 3/30 = 0.1: bin 2 of 20
+		t.Errorf("phase under: %v", c.Phase.Under)
+	}
+	if len(c.TopKeys) != 1 || c.TopKeys[0] != (KeyStat{Key: "k", Requests: 6, Disagree: 1, Under: 1, Burst: 5}) {
+		t.Errorf("top keys: %+v", c.TopKeys)
+	}
+	if l := s.Runs[0]; l.Admitted != 6 || l.Disagree != 0 || l.Burst.Max != 5 {
+		t.Errorf("log run: %+v", l)
+	}
+}
+
+// Seed 002's boundary: five requests on each side of a window edge. The
+// fixed window admits all ten (burst 2L), the log five.
+func TestBoundaryBurst(t *testing.T) {
+	var reqs []rq
+	for range 5 {
+		reqs = append(reqs, rq{"a", 59*sec + sec/2, 1})
+	}
+	for range 5 {
+		reqs = append(reqs, rq{"a", 60*sec + sec/2, 1})
+	}
+	cfg := Config{Rules: []algorithms.Rule{mustRule(t, "5/1m")}, Algorithms: []string{"fixed", "counter"}, Modes: []Mode{Independent}}
+	s := replay(t, cfg, reqs)
+	log, fixed := findRun(t, s, "independent", "log"), findRun(t, s, "independent", "fixed")
+	if log.Burst.Max != 5 || log.Burst.Ratio != 1 || log.Burst.KeysOverL != 0 {
+		t.Errorf("log burst %+v", log.Burst)
+	}
+	if fixed.Burst.Max != 10 || fixed.Burst.Ratio != 2 || fixed.Burst.Key != "a" || fixed.Burst.KeysOverL != 1 {
+		t.Errorf("fixed burst %+v", fixed.Burst)
+	}
+	if fixed.Over != 5 || fixed.Phase.Over[0] != 5 { // 0.5 s into a 60 s window: bin 0
+		t.Errorf("fixed over %d, phase %v", fixed.Over, fixed.Phase.Over)
+	}
+	if mem := fixed.Memory; mem.PeakPerKey != 16 || mem.PeakTotal != 16 {
+		t.Errorf("fixed memory %+v", mem)
+	}
+	if mem := log.Memory; mem.PeakPerKey != 8*5+8 || mem.PeakTotal != 48 {
+		t.Errorf("log memory %+v", mem)
+	}
+}
+
+// In shadow mode the counter's rate error is its estimate minus the log's
+// exact count: at 35 s after a full previous window (requests at 1..25 s),
+// the counter estimates 5*(25/30) = 4.1667 while the log holds the four
+// requests at 7..25 s, those in (5s, 35s].
+func TestRateErrorShadow(t *testing.T) {
+	reqs := []rq{{"k", 1 * sec, 1}, {"k", 7 * sec, 1}, {"k", 13 * sec, 1}, {"k", 19 * sec, 1}, {"k", 25 * sec, 1}, {"k", 35 * sec, 1}}
+	cfg := Config{Rules: []algorithms.Rule{mustRule(t, "5/30s")}, Algorithms: []string{"counter", "token"}, Modes: []Mode{Shadow}}
+	s := replay(t, cfg, reqs)
+	c := findRun(t, s, "shadow", "counter")
+	re := c.RateError
+	if re == nil || re.Samples != 6 {
+		t.Fatalf("rate error %+v", re)
+	}
+	// Errors: 0,0,0,0,0 in the first window (estimate = exact = count so far);
+	// at 35s: estimate 25/6 = 4.1667, exact = 4 (7,13,19,25 s in (5s,35s]).
+	want := 25.0/6 - 4
+	if d := re.MaxAbs - want; d > 1e-9 || d < -1e-9 {
+		t.Errorf("max error %v, want %v", re.MaxAbs, want)
+	}
+	if re.SamplesRel != 5 {
+		t.Errorf("samples with exact > 0: %d, want 5", re.SamplesRel)
+	}
+	if tok := findRun(t, s, "shadow", "token"); tok.RateError != nil {
+		t.Error("token has no window estimate, but reports a rate error")
+	}
+	if ind := findRun(t, s, "shadow", "log"); ind.RateError != nil {
+		t.Error("the reference reports a rate error")
+	}
+}
+
+func TestTimeGoingBackwardsIsAnError(t *testing.T) {
+	e, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Add([]byte("a"), 100, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Add([]byte("b"), 50, 1); err != nil { // another key may be earlier
+		t.Fatal(err)
+	}
+	err = e.Add([]byte("a"), 99, 1)
+	var oe *OrderError
+	if !errors.As(err, &oe) || oe.T != 99 || oe.Prev != 100 || oe.Key != "a" {
+		t.Fatalf("err = %v", err)
+	}
+	if got := err.Error(); got != `key "a": time goes backwards: 99 ns after 100 ns (1 ns earlier)` {
+		t.Errorf("message %q", got)
+	}
+	for _, bad := range []struct{ t, c int64 }{{-1, 1}, {200, 0}, {200, algorithms.MaxCost + 1}} {
+		if err := e.Add([]byte("c"), bad.t, bad.c); err == nil {
+			t.Errorf("Add(t=%d, cost=%d) accepted", bad.t, bad.c)
+		}
+	}
+}
+
+func randomTrace(seed uint64, n, keys int, w int64) []rq {
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	names := make([]string, keys)
+	last := make([]int64, keys)
+	for i := range names {
+		names[i] = string(rune('a'+i%26)) + string(rune('a'+i/26%26))
+		last[i] = rng.Int64N(w)
+	}
+	out := make([]rq, n)
+	for i := range out {
+		k := rng.IntN(keys)
+		last[k] += int64(rng.ExpFloat64() * float64(w) / 6)
+		c := int64(1)
+		if rng.IntN(8) == 0 {
+			c = 2
+		}
+		out[i] = rq{names[k], last[k], c}
+	}
+	return out
+}
+
+// Under --count all a window algorithm records every request whatever it or
+// the reference decides, so shadow and independent must give the same runs.
+func TestCountAllModesCoincide(t *testing.T) {
+	reqs := randomTrace(1, 5000, 30, 30*sec)
+	base := Config{Rules: []algorithms.Rule{mustRule(t, "5/30s")}, Counts: []Count{CountAll},
+		Algorithms: []string{"counter", "counter-lt", "counter-floor", "fixed", "buckets:3", "token"}}
+	ind, sh := base, base
+	ind.Modes, sh.Modes = []Mode{Independent}, []Mode{Shadow}
+	a, b := replay(t, ind, reqs), replay(t, sh, reqs)
+	if len(a.Runs) != 7 || len(b.Runs) != 7 {
+		t.Fatalf("%d and %d runs", len(a.Runs), len(b.Runs))
+	}
+	for i := range a.Runs {
+		ra, rb := a.Runs[i], b.Runs[i]
+		if ra.Mode != "independent" || rb.Mode != "shadow" {
+			t.Fatalf("modes %s %s", ra.Mode, rb.Mode)
+		}
+		if ra.Algorithm == "token" {
+			continue // counts only what it admits: the modes differ by design
+		}
+		rb.Mode = ra.Mode
+		if !reflect.DeepEqual(ra, rb) {
+			t.Errorf("%s: independent and shadow differ under count all", ra.Algorithm)
+		}
+		if ra.Algorithm != "log" && ra.RateError == nil {
+			t.Errorf("%s: no rate error under count all", ra.Algorithm)
+		}
+	}
+	both := base
+	both.Modes = []Mode{Independent, Shadow}
+	s := replay(t, both, reqs)
+	if len(s.Runs) != 7 || len(s.Notes) != 1 {
+		t.Errorf("both modes under count all: %d runs, notes %q", len(s.Runs), s.Notes)
+	}
+}
+
+func TestRunOrderAndDeterminism(t *testing.T) {
+	reqs := randomTrace(2, 4000, 50, sec)
+	cfg := Config{
+		Rules:      []algorithms.Rule{mustRule(t, "5/1s"), mustRule(t, "20/2s")},
+		Counts:     []Count{CountAccepted, CountAll},
+		Algorithms: []string{"token", "counter", "log", "buckets:2"},
+	}
+	s := replay(t, cfg, reqs)
+	var got []string
+	for _, r := range s.Runs {
+		got = append(got, r.Rule+" "+r.Count+" "+r.Mode+" "+r.Algorithm)
+	}
+	want := []string{}
+	for _, rule := range []string{"5/1s", "20/2s"} {
+		for _, cm := range [][2]string{{"accepted", "independent"}, {"accepted", "shadow"}, {"all", "independent"}} {
+			for _, alg := range []string{"log", "token", "counter", "buckets:2"} {
+				want = append(want, rule+" "+cm[0]+" "+cm[1]+" "+alg)
+			}
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("run order:\n%q\nwant\n%q", got, want)
+	}
+	a, _ := s.Marshal()
+	b, _ := replay(t, cfg, reqs).Marshal()
+	if !bytes.Equal(a, b) {
+		t.Fatal("two replays of the same trace give different summaries")
+	}
+	for _, r := range s.Runs {
+		if r.Disagree != r.Over+r.Under || r.Admitted+r.Rejected != r.Requests || r.Requests != 4000 {
+			t.Errorf("%s %s %s: inconsistent counts %+v", r.Rule, r.Mode, r.Algorithm, r)
+		}
+		if r.Algorithm == "log" && r.Count == "accepted" && r.Burst.Ratio > 1 {
+			t.Errorf("log burst ratio %v above 1", r.Burst.Ratio)
+		}
+	}
+}

@@ -1,0 +1,52 @@
+package compare
+
+import "fmt"
+
+// keyTable interns keys to dense ids in order of first appearance and keeps
+// what every run shares per key: the time of its last request (to check
+// that time never goes backwards within a key) and its request count.
+type keyTable struct {
+	ids      map[string]int32
+	names    []string
+	last     []int64
+	requests []int64
+}
+
+func newKeyTable() *keyTable { return &keyTable{ids: map[string]int32{}} }
+
+// OrderError is a request whose time is before the previous request of the
+// same key.
+type OrderError struct {
+	Key     string
+	T, Prev int64
+}
+
+func (e *OrderError) Error() string {
+	return fmt.Sprintf("key %q: time goes backwards: %d ns after %d ns (%d ns earlier)", e.Key, e.T, e.Prev, e.Prev-e.T)
+}
+
+// intern returns key's id (a new one for a key never seen, with isNew) and
+// checks that t is not before the key's previous request. The lookup does
+// not allocate; only a new key copies its bytes.
+func (k *keyTable) intern(key []byte, t int64) (id int32, isNew bool, err error) {
+	id, ok := k.ids[string(key)]
+	if !ok {
+		if len(k.names) >= 1<<31-1 {
+			return 0, false, fmt.Errorf("more than %d distinct keys", 1<<31-1)
+		}
+		id = int32(len(k.names))
+		name := string(key)
+		k.ids[name] = id
+		k.names = append(k.names, name)
+		k.last = append(k.last, t)
+		k.requests = append(k.requests, 0)
+		isNew = true
+	} else if t < k.last[id] {
+		return id, false, &OrderError{Key: k.names[id], T: t, Prev: k.last[id]}
+	}
+	k.last[id] = t
+	k.requests[id]++
+	return id, isNew, nil
+}
+
+func (k *keyTable) len() int { return len(k.names) }

@@ -1,0 +1,249 @@
+package compare
+
+import (
+	"slices"
+	"sort"
+
+	"ratebench/algorithms"
+)
+
+// runAcc accumulates the metrics of one run, one request at a time.
+type runAcc struct {
+	rule algorithms.Rule
+	lim  algorithms.Limiter // whose memory is measured
+
+	requests, admitted, admittedCost, cost int64
+	over, under                            int64
+	overByKey, underByKey                  []int64
+	phaseOver, phaseUnder                  [PhaseBins]int64
+
+	burst   burstAcc
+	bound   boundAcc
+	memory  memoryAcc
+	rateErr *rateErrorAcc // nil where not measured
+}
+
+func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr bool) *runAcc {
+	a := &runAcc{rule: rule, lim: lim, memory: memoryAcc{lim: lim}, bound: newBoundAcc(rule, lim)}
+	if rateErr {
+		a.rateErr = newRateErrorAcc(rule.L)
+	}
+	return a
+}
+
+func (a *runAcc) grow(n int) {
+	a.overByKey = grow(a.overByKey, n)
+	a.underByKey = grow(a.underByKey, n)
+	a.burst.grow(n)
+	a.bound.check.Grow(n)
+	a.memory.grow(n)
+}
+
+// add counts one request that the run decided admit and the reference ref.
+func (a *runAcc) add(id int32, t, cost int64, admit, ref bool) {
+	a.requests++
+	a.cost += cost
+	if admit {
+		a.admitted++
+		a.admittedCost += cost
+		a.burst.add(id, t, cost, a.rule.W)
+		a.bound.add(id, t, cost)
+	}
+	if admit != ref {
+		if admit {
+			a.over++
+			a.overByKey[id]++
+			a.phaseOver[phaseBin(t, a.rule.W)]++
+		} else {
+			a.under++
+			a.underByKey[id]++
+			a.phaseUnder[phaseBin(t, a.rule.W)]++
+		}
+	}
+	a.memory.observe(id)
+}
+
+// summary closes the accumulator into a Run.
+func (a *runAcc) summary(keys *keyTable, topN int) Run {
+	r := Run{
+		Algorithm:    a.lim.Name(),
+		Requests:     a.requests,
+		Admitted:     a.admitted,
+		Rejected:     a.requests - a.admitted,
+		AdmittedCost: a.admittedCost,
+		RejectedCost: a.cost - a.admittedCost,
+		Over:         a.over,
+		Under:        a.under,
+		Disagree:     a.over + a.under,
+		Keys:         int64(keys.len()),
+		Phase:        Phase{Bins: PhaseBins, Over: a.phaseOver[:], Under: a.phaseUnder[:]},
+		RateError:    a.rateErr.summary(),
+		Memory:       a.memory.summary(keys.len()),
+	}
+	if a.requests > 0 {
+		r.DisagreeRate = float64(r.Disagree) / float64(a.requests)
+		r.OverRate = float64(r.Over) / float64(a.requests)
+		r.UnderRate = float64(r.Under) / float64(a.requests)
+	}
+	var top []int32
+	for id := range a.overByKey {
+		o, u := a.overByKey[id], a.underByKey[id]
+		if o > 0 {
+			r.KeysOver++
+		}
+		if u > 0 {
+			r.KeysUnder++
+		}
+		if o+u > 0 {
+			r.KeysDisagree++
+			top = append(top, int32(id))
+		}
+	}
+	r.Burst = a.burst.summary(keys, a.rule.L)
+	r.Bound = Bound{B: a.bound.b, Violations: a.bound.violations}
+	sort.Slice(top, func(i, j int) bool {
+		di := a.overByKey[top[i]] + a.underByKey[top[i]]
+		dj := a.overByKey[top[j]] + a.underByKey[top[j]]
+		if di != dj {
+			return di > dj
+		}
+		return keys.names[top[i]] < keys.names[top[j]]
+	})
+	if len(top) > topN {
+		top = top[:topN]
+	}
+	r.TopKeys = []KeyStat{}
+	for _, id := range top {
+		r.TopKeys = append(r.TopKeys, KeyStat{
+			Key:      keys.names[id],
+			Requests: keys.requests[id],
+			Disagree: a.overByKey[id] + a.underByKey[id],
+			Over:     a.overByKey[id],
+			Under:    a.underByKey[id],
+			Burst:    a.burst.peak[id],
+		})
+	}
+	return r
+}
+
+// burstAcc measures the largest admitted cost in any span (t-W, t], per
+// key: a sliding sum of each key's admitted requests, evaluated at each
+// admission (the maximum over spans is reached at an admission time).
+type burstAcc struct {
+	win  []algorithms.WindowSum
+	peak []int64
+}
+
+func (b *burstAcc) grow(n int) {
+	b.win = grow(b.win, n)
+	b.peak = grow(b.peak, n)
+}
+
+func (b *burstAcc) add(id int32, t, cost, w int64) {
+	ws := &b.win[id]
+	ws.Expire(t - w)
+	ws.Add(t, cost)
+	b.peak[id] = max(b.peak[id], ws.Sum())
+}
+
+func (b *burstAcc) summary(keys *keyTable, l int64) Burst {
+	var out Burst
+	best := int32(-1)
+	for id, p := range b.peak {
+		if p > l {
+			out.KeysOverL++
+		}
+		if p > out.Max || (p == out.Max && best >= 0 && p > 0 && keys.names[id] < keys.names[best]) {
+			out.Max, best = p, int32(id)
+		}
+	}
+	if best >= 0 && out.Max > 0 {
+		out.Key = keys.names[best]
+	}
+	out.Ratio = float64(out.Max) / float64(l)
+	return out
+}
+
+// boundAcc checks seed 002's bound on the admitted requests: in any span of
+// length T a key admits at most B + (L/W)*T. A sequence keeps that bound
+// over every span exactly when an exact token bucket of capacity B and rate
+// L/W, fed the sequence, never lacks a token; so the check is such a bucket
+// that records every admitted request (going into debt where one does not
+// fit) and counts the admissions that did not fit. B is the algorithm's
+// capacity for token and gcra, L for the others.
+type boundAcc struct {
+	b          int64
+	check      *algorithms.Token
+	violations int64
+}
+
+func newBoundAcc(rule algorithms.Rule, lim algorithms.Limiter) boundAcc {
+	b := rule.L
+	if c, ok := lim.(interface{ Capacity() int64 }); ok {
+		b = c.Capacity()
+	}
+	return boundAcc{b: b, check: algorithms.NewToken(rule, b)}
+}
+
+func (a *boundAcc) add(id int32, t, cost int64) {
+	if !a.check.Decide(id, t, cost) {
+		a.violations++
+	}
+	a.check.Record(id, t, cost)
+}
+
+// memoryAcc follows the analytic state size of a run's limiter. Fixed-size
+// states are counted from the key's first request on; variable ones (the
+// log) are followed per key after each request.
+type memoryAcc struct {
+	lim              algorithms.Limiter
+	peak, cur        []int64
+	total, peakTotal int64
+}
+
+func (m *memoryAcc) grow(n int) {
+	if m.lim.FixedSize() {
+		return
+	}
+	m.peak = grow(m.peak, n)
+	m.cur = grow(m.cur, n)
+}
+
+func (m *memoryAcc) observe(id int32) {
+	if m.lim.FixedSize() {
+		return
+	}
+	b := m.lim.Bytes(id)
+	m.total += b - m.cur[id]
+	m.cur[id] = b
+	m.peak[id] = max(m.peak[id], b)
+	m.peakTotal = max(m.peakTotal, m.total)
+}
+
+func (m *memoryAcc) summary(keys int) Memory {
+	if m.lim.FixedSize() {
+		b := m.lim.Bytes(0)
+		return Memory{Model: "fixed", PeakPerKey: b, MeanPerKey: float64(b), PeakTotal: b * int64(keys)}
+	}
+	out := Memory{Model: "per entry in the window, pruned when the key is next seen", PeakTotal: m.peakTotal}
+	var sum int64
+	for _, p := range m.peak {
+		out.PeakPerKey = max(out.PeakPerKey, p)
+		sum += p
+	}
+	if keys > 0 {
+		out.MeanPerKey = float64(sum) / float64(keys)
+	}
+	return out
+}
+
+// grow extends s to n zero elements, keeping its contents.
+func grow[T any](s []T, n int) []T {
+	if n <= len(s) {
+		return s
+	}
+	old := len(s)
+	s = slices.Grow(s, n-old)[:n]
+	clear(s[old:])
+	return s
+}

@@ -1,0 +1,241 @@
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// SchemaV1 names the version of the summary.json format that Summary is.
+const SchemaV1 = "ratebench.summary/v1"
+
+// Summary is the content of summary.json: what was replayed and, for every
+// run (rule × count × mode × algorithm), its metrics. It holds only values
+// that the same inputs reproduce exactly, so that the file is byte-identical
+// when regenerated; timings live elsewhere (Perf).
+type Summary struct {
+	Schema string    `json:"schema"`
+	Trace  TraceInfo `json:"trace"`
+	Config RunConfig `json:"config"`
+	// Notes say what a reader of the runs should know, e.g. that the modes
+	// coincide under --count all.
+	Notes []string `json:"notes,omitempty"`
+	Runs  []Run    `json:"runs"`
+}
+
+// TraceInfo describes the replayed trace.
+type TraceInfo struct {
+	Path     string `json:"path"`
+	Format   string `json:"format"`
+	Requests int64  `json:"requests"`
+	Cost     int64  `json:"cost"` // total cost of all requests
+	Keys     int64  `json:"keys"`
+	StartNS  int64  `json:"start_ns"`
+	EndNS    int64  `json:"end_ns"`
+}
+
+// RunConfig records the experiment grid, in run order.
+type RunConfig struct {
+	Rules      []string `json:"rules"`
+	Counts     []string `json:"counts"`
+	Modes      []string `json:"modes"`
+	Algorithms []string `json:"algorithms"`
+	TopKeys    int      `json:"top_keys"`
+}
+
+// Run is the metrics of one algorithm under one rule, count policy and mode
+// (SPEC 5). The reference appears as a run of algorithm "log".
+type Run struct {
+	Rule      string `json:"rule"`
+	Count     string `json:"count"`
+	Mode      string `json:"mode"`
+	Algorithm string `json:"algorithm"`
+
+	Requests     int64 `json:"requests"`
+	Admitted     int64 `json:"admitted"`
+	Rejected     int64 `json:"rejected"`
+	AdmittedCost int64 `json:"admitted_cost"`
+	RejectedCost int64 `json:"rejected_cost"`
+
+	// Disagree counts the requests the run decided differently from the
+	// reference: Over (it admitted, the log rejected) plus Under (it
+	// rejected, the log admitted). Rates are over Requests.
+	Disagree     int64   `json:"disagree"`
+	Over         int64   `json:"over"`
+	Under        int64   `json:"under"`
+	DisagreeRate float64 `json:"disagree_rate"`
+	OverRate     float64 `json:"over_rate"`
+	UnderRate    float64 `json:"under_rate"`
+
+	Keys         int64 `json:"keys"`
+	KeysDisagree int64 `json:"keys_disagree"`
+	KeysOver     int64 `json:"keys_over"`
+	KeysUnder    int64 `json:"keys_under"`
+
+	Burst     Burst      `json:"burst"`
+	Bound     Bound      `json:"seed002_bound"`
+	Phase     Phase      `json:"phase"`
+	RateError *RateError `json:"rate_error,omitempty"`
+	Memory    Memory     `json:"memory"`
+	TopKeys   []KeyStat  `json:"top_keys"`
+}
+
+// Burst is the largest admitted cost that any span (t-W, t] contains, over
+// all keys, its ratio to L, and the key where it happened. The log never
+// exceeds 1; fixed reaches up to 2; token up to (B+L)/L.
+type Burst struct {
+	Max   int64   `json:"max"`
+	Ratio float64 `json:"ratio"`
+	Key   string  `json:"key,omitempty"`
+	// KeysOverL counts the keys whose burst exceeded L.
+	KeysOverL int64 `json:"keys_over_l"`
+}
+
+// Bound is seed 002's bound checked on the admitted requests of each key:
+// in any span of length T at most B + (L/W)*T cost is admitted. Violations
+// counts the admissions at which some span ending there exceeded it. Token
+// and gcra (B = their capacity) never violate it; for the other algorithms
+// B = L, and violations show how their admitted traffic exceeds a token
+// bucket's envelope.
+type Bound struct {
+	B          int64 `json:"b"`
+	Violations int64 `json:"violations"`
+}
+
+// Phase holds where in the fixed window (e/W, in Bins equal bins) the
+// over- and under-admissions fall.
+type Phase struct {
+	Bins  int     `json:"bins"`
+	Over  []int64 `json:"over"`
+	Under []int64 `json:"under"`
+}
+
+// RateError is the distribution of estimate - exact, in requests (cost
+// units) and as a fraction of L, over the requests of a shadow-mode (or
+// --count all) run of a window algorithm. Quantiles are of |error|, read
+// from the fixed-bin histogram (upper bin edge, bins of L/1000).
+type RateError struct {
+	Samples     int64          `json:"samples"`
+	Mean        float64        `json:"mean"`
+	MeanAbs     float64        `json:"mean_abs"`
+	MeanAbsFrac float64        `json:"mean_abs_frac_l"`
+	MeanRel     float64        `json:"mean_rel"`
+	SamplesRel  int64          `json:"samples_rel"`
+	P50         float64        `json:"p50"`
+	P50Frac     float64        `json:"p50_frac_l"`
+	P99         float64        `json:"p99"`
+	P99Frac     float64        `json:"p99_frac_l"`
+	MaxAbs      float64        `json:"max"`
+	MaxAbsFrac  float64        `json:"max_frac_l"`
+	Histogram   ErrorHistogram `json:"histogram"`
+}
+
+// ErrorHistogram is the signed error as a fraction of L in fixed bins:
+// bin i covers [Lo + i*Width, Lo + (i+1)*Width). Counts lists the non-empty
+// bins as [i, count]; Below and Above count what fell outside.
+type ErrorHistogram struct {
+	Lo     float64    `json:"lo"`
+	Width  float64    `json:"width"`
+	Counts [][2]int64 `json:"counts"`
+	Below  int64      `json:"below"`
+	Above  int64      `json:"above"`
+}
+
+// Memory is the analytic state size of the algorithm (see each algorithm's
+// doc in package algorithms): the bytes a compact implementation keeps per
+// key, not counting the key itself. The log's entries are pruned when their
+// key is next seen, as an in-process log or a Redis sorted set trimmed on
+// each request would.
+type Memory struct {
+	Model string `json:"model"`
+	// PeakPerKey is the largest state one key held at any instant.
+	PeakPerKey int64 `json:"peak_per_key"`
+	// MeanPerKey is the mean over keys of each key's peak.
+	MeanPerKey float64 `json:"mean_per_key"`
+	// PeakTotal is the largest state all keys held together at one instant.
+	PeakTotal int64 `json:"peak_total"`
+}
+
+// KeyStat is one key's disagreement in a run.
+type KeyStat struct {
+	Key      string `json:"key"`
+	Requests int64  `json:"requests"`
+	Disagree int64  `json:"disagree"`
+	Over     int64  `json:"over"`
+	Under    int64  `json:"under"`
+	Burst    int64  `json:"burst"`
+}
+
+// Marshal returns the summary as indented JSON with a final newline,
+// arrays of numbers kept on one line.
+func (s *Summary) Marshal() ([]byte, error) {
+	compact, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	return indentJSON(compact)
+}
+
+// WriteFile writes the summary to path atomically: to a temporary file in
+// the same folder, renamed into place, so a crash never leaves half a file.
+func (s *Summary) WriteFile(path string) error {
+	data, err := s.Marshal()
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, data)
+}
+
+// ReadSummary reads a summary.json, checking its schema.
+func ReadSummary(r io.Reader) (*Summary, error) {
+	var s Summary
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("summary: %w", err)
+	}
+	if s.Schema != SchemaV1 {
+		return nil, fmt.Errorf("summary: schema %q, want %q", s.Schema, SchemaV1)
+	}
+	return &s, nil
+}
+
+// ReadSummaryFile reads the summary.json at path.
+func ReadSummaryFile(path string) (*Summary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := ReadSummary(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", path, errorsJoin(werr, cerr))
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
+
+func errorsJoin(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
