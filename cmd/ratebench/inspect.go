@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+func runInspect(stdout, stderr io.Writer, args []string) error {
+	fs := newFlagSet("inspect", stderr, "-trace FILE")
+	var tf traceFlags
+	tf.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	r, format, err := tf.open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	st := newTraceStats()
+	for r.Scan() {
+		q := r.Request()
+		st.add(q.Key, q.T, q.Cost)
+	}
+	if err := r.Err(); err != nil {
+		return err
+	}
+	st.print(stdout, tf.path, format)
+	return nil
+}
+
+// traceStats describes a trace in one pass, holding per key only a count
+// and a time.
+type traceStats struct {
+	ids               map[string]int32
+	count             []int64
+	last              []int64
+	requests, cost    int64
+	start, end, prevT int64
+	globalBackwards   int64 // requests earlier than the request before them
+	keyBackwards      int64 // requests earlier than their key's previous one
+	maxKeyStep        int64 // largest backwards step within a key, ns
+}
+
+func newTraceStats() *traceStats { return &traceStats{ids: map[string]int32{}} }
+
+func (s *traceStats) add(key []byte, t, cost int64) {
+	id, ok := s.ids[string(key)]
+	if !ok {
+		id = int32(len(s.count))
+		s.ids[string(key)] = id
+		s.count = append(s.count, 0)
+		s.last = append(s.last, t)
+	}
+	if s.requests == 0 {
+		s.start, s.end = t, t
+	} else if t < s.prevT {
+		s.globalBackwards++
+	}
+	if t < s.last[id] {
+		s.keyBackwards++
+		s.maxKeyStep = max(s.maxKeyStep, s.last[id]-t)
+	} else {
+		s.last[id] = t
+	}
+	s.start, s.end, s.prevT = min(s.start, t), max(s.end, t), t
+	s.count[id]++
+	s.requests++
+	s.cost += cost
+}
+
+func (s *traceStats) print(w io.Writer, path, format string) {
+	fmt.Fprintf(w, "trace      %s (%s)\n", path, format)
+	fmt.Fprintf(w, "requests   %d (total cost %d)\n", s.requests, s.cost)
+	fmt.Fprintf(w, "keys       %d\n", len(s.count))
+	if s.requests == 0 {
+		return
+	}
+	span := time.Duration(s.end - s.start)
+	fmt.Fprintf(w, "time       %s .. %s (%v)\n", time.Unix(0, s.start).UTC().Format(time.RFC3339Nano), time.Unix(0, s.end).UTC().Format(time.RFC3339Nano), span)
+	counts := make([]float64, len(s.count))
+	for i, c := range s.count {
+		counts[i] = float64(c)
+	}
+	slices.Sort(counts)
+	fmt.Fprintf(w, "per key    requests: max %.0f, p99 %.0f, p50 %.0f, mean %.1f\n", counts[len(counts)-1],
+		stat.Quantile(0.99, stat.Empirical, counts, nil), stat.Quantile(0.5, stat.Empirical, counts, nil), stat.Mean(counts, nil))
+	if span > 0 {
+		secs := span.Seconds()
+		fmt.Fprintf(w, "rate       %.1f requests/s overall; per key: mean %.4f/s, busiest %.4f/s\n",
+			float64(s.requests)/secs, float64(s.requests)/float64(len(s.count))/secs, counts[len(counts)-1]/secs)
+	}
+	switch {
+	case s.globalBackwards == 0:
+		fmt.Fprintln(w, "order      in time order")
+	case s.keyBackwards == 0:
+		fmt.Fprintf(w, "order      %d requests earlier than the one before them, but each key's time is ordered\n", s.globalBackwards)
+	default:
+		fmt.Fprintf(w, "order      NOT ordered: %d requests go back in time within their key, by up to %v\n", s.keyBackwards, time.Duration(s.maxKeyStep))
+	}
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"text/tabwriter"
+
+	"ratebench/compare"
+)
+
+// printTable writes the runs as one table per rule × count × mode.
+func printTable(w io.Writer, s *compare.Summary) {
+	for _, n := range s.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	var tw *tabwriter.Writer
+	group := ""
+	for _, r := range s.Runs {
+		g := fmt.Sprintf("rule %s, count %s, mode %s", r.Rule, r.Count, r.Mode)
+		if g != group {
+			if tw != nil {
+				tw.Flush()
+			}
+			group = g
+			fmt.Fprintf(w, "\n%s\n", g)
+			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(tw, "algorithm\tadmitted\tdisagree\tover\tunder\tkeys over\tkeys under\tburst/L\tbytes/key\t")
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%d\t%.2f\t%.0f\t\n", r.Algorithm, r.Admitted,
+			pct(r.DisagreeRate), pct(r.OverRate), pct(r.UnderRate), r.KeysOver, r.KeysUnder, r.Burst.Ratio, r.Memory.MeanPerKey)
+	}
+	if tw != nil {
+		tw.Flush()
+	}
+}
+
+func pct(v float64) string {
+	switch {
+	case v == 0:
+		return "0"
+	case v < 0.0001:
+		return fmt.Sprintf("%.4f%%", 100*v)
+	}
+	return fmt.Sprintf("%.3f%%", 100*v)
+}
+
+// heapInUse returns the bytes of live heap after a collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
