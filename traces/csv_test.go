@@ -112,7 +112,8 @@ func TestCSVErrors(t *testing.T) {
 		{"negative cost", "ts,key,cost\n1,a,-3\n", 0, `trace.csv:2: cost "-3" is not positive`},
 		{"non-numeric cost", "ts,key,cost\n1,a,x\n", 0, `trace.csv:2: cost "x" is not an integer`},
 		{"fractional cost", "ts,key,cost\n1,a,1.5\n", 0, `trace.csv:2: cost "1.5" is not an integer`},
-		{"cost overflow", "ts,key,cost\n1,a,9223372036854775808\n", 0, `trace.csv:2: cost "9223372036854775808" overflows int64`},
+		{"cost overflow", "ts,key,cost\n1,a,9223372036854775808\n", 0, `trace.csv:2: cost "9223372036854775808" exceeds the largest cost, 2147483647`},
+		{"cost above MaxCost", "ts,key,cost\n1,a,2147483647\n2,a,2147483648\n", 0, `trace.csv:3: cost "2147483648" exceeds the largest cost, 2147483647`},
 		{"negative ts", "ts,key\n-5,a\n", 0, `trace.csv:2: ts "-5" is negative`},
 		{"negative decimal ts", "ts,key\n-0.5,a\n", 0, `trace.csv:2: ts "-0.5" is negative`},
 		{"ts before 1970", "ts,key\n1969-12-31T23:59:59Z,a\n", 0, `trace.csv:2: ts "1969-12-31T23:59:59Z" is negative`},
@@ -208,7 +209,7 @@ func TestWriterRejects(t *testing.T) {
 		want string
 	}{
 		{Request{-1, []byte("a"), 1}, "traces: cannot write request with negative ts -1"},
-		{Request{1, []byte("a"), 0}, "traces: cannot write request with cost 0: must be positive"},
+		{Request{1, []byte("a"), 0}, "traces: cannot write request with cost 0: must be in [1, 2147483647]"},
 		{Request{1, nil, 1}, "traces: cannot write request with an empty key"},
 	}
 	for _, f := range []Format{FormatCSV, FormatJSONL, FormatParquet} {

@@ -120,7 +120,7 @@ func awkwardRequests(n int) []Request {
 		}
 	}
 	reqs[0].T = 0
-	reqs[n-1].Cost = 1<<62 + 7
+	reqs[n-1].Cost = MaxCost
 	return reqs
 }
 

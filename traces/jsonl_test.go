@@ -78,7 +78,7 @@ func TestJSONLErrors(t *testing.T) {
 		{"zero cost", `{"ts":1,"key":"a","cost":0}`, `t.jsonl:1: cost 0 is not positive`},
 		{"negative cost", `{"ts":1,"key":"a","cost":-2}`, `t.jsonl:1: cost -2 is not positive`},
 		{"fractional cost", `{"ts":1,"key":"a","cost":1.5}`, `t.jsonl:1: cost 1.5 is not an integer`},
-		{"cost overflow", `{"ts":1,"key":"a","cost":9223372036854775808}`, `t.jsonl:1: cost 9223372036854775808 overflows int64`},
+		{"cost overflow", `{"ts":1,"key":"a","cost":9223372036854775808}`, `t.jsonl:1: cost 9223372036854775808 exceeds the largest cost, 2147483647`},
 		{"string cost", `{"ts":1,"key":"a","cost":"2"}`, `t.jsonl:1: cost is not a number`},
 		{"blank line in the middle", good + "\n" + good, `t.jsonl:2: empty line`},
 		{"NUL byte", "{\"ts\":1,\"key\":\"a\x00\"}", `t.jsonl:1: invalid JSON: control character in string at column 17`},

@@ -433,12 +433,15 @@ func (p *ParquetReader) Scan() (ok bool) {
 			case p.costKind == parquet.Int32:
 				cost = int64(v.Int32())
 			case p.costUnsign && v.Int64() < 0:
-				return p.failMsg(fmt.Sprintf("cost %d overflows int64", uint64(v.Int64())))
+				return p.failMsg(fmt.Sprintf("cost %d exceeds the largest cost, %d", uint64(v.Int64()), MaxCost))
 			default:
 				cost = v.Int64()
 			}
 			if cost < 1 {
 				return p.failMsg(fmt.Sprintf("cost %d is not positive", cost))
+			}
+			if cost > MaxCost {
+				return p.failMsg(fmt.Sprintf("cost %d exceeds the largest cost, %d", cost, MaxCost))
 			}
 		}
 	}

@@ -79,8 +79,8 @@ func TestParquetSchemas(t *testing.T) {
 			[]Request{{1700000000123_000000, []byte("a"), 3}, {1_000_000, []byte("a"), 1}}},
 		{"timestamp micros, optional cost", writeParquetRows(t, []pqMicros{{2, []byte("a"), ptr[int64](4)}, {3, []byte("b"), nil}}), 0,
 			[]Request{{2_000, []byte("a"), 4}, {3_000, []byte("b"), 1}}},
-		{"unsigned int32 cost", writeParquetRows(t, []pqUnsignedCost{{1, "a", 3_000_000_000}}), 0,
-			[]Request{{1, []byte("a"), 3_000_000_000}}},
+		{"unsigned int32 cost", writeParquetRows(t, []pqUnsignedCost{{1, "a", 2_000_000_000}}), 0,
+			[]Request{{1, []byte("a"), 2_000_000_000}}},
 		{"optional ts and key without nulls", writeParquetRows(t, []pqOptional{{ptr[int64](1), ptr("a")}}), 0,
 			[]Request{{1, []byte("a"), 1}}},
 		{"empty file", writeParquetRows[pqPlain](t, nil), 0, nil},
@@ -107,7 +107,7 @@ func TestParquetPages(t *testing.T) {
 	}
 	rows := make([]parquetRow, len(reqs))
 	for i, r := range reqs {
-		rows[i] = parquetRow{TS: r.T, Key: r.Key, Cost: r.Cost}
+		rows[i] = parquetRow{TS: r.T, Key: r.Key, Cost: int32(r.Cost)}
 	}
 	data := writeParquetRows(t, rows, parquet.MaxRowsPerRowGroup(777), parquet.PageBufferSize(300),
 		parquet.DataPageVersion(1))
@@ -177,6 +177,7 @@ func TestParquetErrors(t *testing.T) {
 	}{
 		{"cost 0 at row 12", writeParquetRows(t, costRows), 0, "t.parquet: row 12: cost 0 is not positive"},
 		{"negative cost", writeParquetRows(t, []pqCost{{1, "k", -4}}), 0, "t.parquet: row 1: cost -4 is not positive"},
+		{"cost above MaxCost", writeParquetRows(t, []pqCost{{1, "k", 1}, {2, "k", MaxCost + 1}}), 0, "t.parquet: row 2: cost 2147483648 exceeds the largest cost, 2147483647"},
 		{"negative ts", writeParquetRows(t, []pqPlain{{1, "a"}, {-5, "b"}}), 0, "t.parquet: row 2: ts -5 is negative"},
 		{"ts overflow by unit", writeParquetRows(t, []pqPlain{{1 << 62, "b"}}), time.Second, "t.parquet: row 1: ts 4611686018427387904 overflows int64 nanoseconds"},
 		{"millis overflow", writeParquetRows(t, []pqMillis{{1 << 62, "b", 1}}), 0, "t.parquet: row 1: ts 4611686018427387904 milliseconds overflows int64 nanoseconds"},
@@ -260,7 +261,7 @@ func TestParquetWriterSchema(t *testing.T) {
 	want := map[string]string{
 		"ts":   "TIMESTAMP(isAdjustedToUTC=true,unit=NANOS)",
 		"key":  "STRING",
-		"cost": "INT(64,true)",
+		"cost": "INT(32,true)",
 	}
 	for _, c := range f.Root().Columns() {
 		if got := c.Type().String(); got != want[c.Name()] {

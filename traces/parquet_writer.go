@@ -12,13 +12,13 @@ import (
 //	ts   INT64 TIMESTAMP(NANOS, isAdjustedToUTC=true), DELTA_BINARY_PACKED
 //	key  BYTE_ARRAY STRING, dictionary encoded (falling back to plain when
 //	     the dictionary of a row group passes parquetDictMaxBytes)
-//	cost INT64, DELTA_BINARY_PACKED
+//	cost INT32, DELTA_BINARY_PACKED
 //
 // all required, ZSTD compressed.
 type parquetRow struct {
 	TS   int64  `parquet:"ts,timestamp(nanosecond:utc),delta"`
 	Key  []byte `parquet:"key,string,dict"`
-	Cost int64  `parquet:"cost,delta"`
+	Cost int32  `parquet:"cost,delta"`
 }
 
 const (
@@ -77,7 +77,7 @@ func (p *ParquetWriter) Write(r Request) error {
 	}
 	p.keys = append(p.keys, r.Key...)
 	p.ends = append(p.ends, len(p.keys))
-	p.rows = append(p.rows, parquetRow{TS: r.T, Cost: r.Cost})
+	p.rows = append(p.rows, parquetRow{TS: r.T, Cost: int32(r.Cost)})
 	if len(p.rows) == parquetBatch {
 		return p.flush()
 	}

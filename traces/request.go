@@ -35,6 +35,11 @@ type Request struct {
 	// Key is the client identity. Readers reuse its bytes: copy it to keep it
 	// past the next Scan.
 	Key []byte
-	// Cost is the request's weight, at least 1.
+	// Cost is the request's weight, from 1 to MaxCost.
 	Cost int64
 }
+
+// MaxCost is the largest cost of one request: the range of the Parquet
+// trace's INT32 cost column (SPEC 6). Readers reject larger costs, which
+// also keeps every per-window sum of costs far from int64 overflow.
+const MaxCost = 1<<31 - 1

@@ -24,7 +24,7 @@ const (
 const (
 	costErrSyntax   = "is not an integer"
 	costErrPositive = "is not positive"
-	costErrOverflow = "overflows int64"
+	costErrOverflow = "exceeds the largest cost, 2147483647"
 )
 
 // parseUint parses a non-empty run of ASCII digits. ok is false if s holds
@@ -228,8 +228,8 @@ func parseRFC3339(s []byte) (int64, string) {
 	return unix*1e9 + frac, ""
 }
 
-// parseCost parses a cost: empty means 1, otherwise a positive integer that
-// fits an int64. msg is "" on success, otherwise one of the costErr*
+// parseCost parses a cost: empty means 1, otherwise a positive integer up
+// to MaxCost. msg is "" on success, otherwise one of the costErr*
 // suffixes.
 func parseCost(s []byte) (int64, string) {
 	if len(s) == 0 {
@@ -246,7 +246,7 @@ func parseCost(s []byte) (int64, string) {
 		return 0, costErrSyntax
 	case neg || v == 0:
 		return 0, costErrPositive
-	case overflow:
+	case overflow || v > MaxCost:
 		return 0, costErrOverflow
 	}
 	return v, ""

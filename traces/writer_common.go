@@ -17,8 +17,8 @@ func checkRequest(r Request) error {
 	switch {
 	case r.T < 0:
 		return fmt.Errorf("traces: cannot write request with negative ts %d", r.T)
-	case r.Cost < 1:
-		return fmt.Errorf("traces: cannot write request with cost %d: must be positive", r.Cost)
+	case r.Cost < 1 || r.Cost > MaxCost:
+		return fmt.Errorf("traces: cannot write request with cost %d: must be in [1, %d]", r.Cost, MaxCost)
 	case len(r.Key) == 0:
 		return errors.New("traces: cannot write request with an empty key")
 	}
