@@ -17,7 +17,8 @@ type Scenario struct {
 	About  string
 	Params []Param // the scenario's own parameters, beyond Params
 	// build returns the request stream of the key-th source of the
-	// scenario, drawing from rng alone.
+	// scenario, drawing from rng alone. p.Keys is the number of sources
+	// running the scenario (in a mix, its share).
 	build func(p Params, v values, key int, rng *rand.Rand) source
 }
 
@@ -67,7 +68,9 @@ func Lookup(name string) (*Scenario, error) {
 type Generator struct {
 	name    string
 	p       Params
-	keys    [][]byte
+	parts   []part
+	width   int    // digits of a key's index
+	keyBuf  []byte // the current request's key
 	srcs    []source
 	due     []int64  // time of each source's next request
 	buf     []uint64 // the chunk's requests: (t - base) << srcBits | source
@@ -80,14 +83,13 @@ type Generator struct {
 	stopT   int64 // no request at or after this time
 	done    int64
 	cur     traces.Request
+	curSrc  int32
 }
 
-// chunk sizes the generator aims at, in requests.
-const (
-	chunkMin    = 1 << 15
-	chunkTarget = 1 << 17
-	chunkMax    = 1 << 20
-)
+// chunkTarget is the chunk size the generator aims at, in requests: at
+// least twice the number of sources, since each chunk visits every
+// source.
+func chunkTarget(keys int) int { return max(1<<16, 2*keys) }
 
 // New returns the generator for spec, "name" or "name:param=value,...",
 // where the parameters are the scenario's own or override p's fields
@@ -118,13 +120,15 @@ func New(spec string, p Params) (*Generator, error) {
 	if p.Duration > 0 {
 		g.stopT = p.Start + int64(p.Duration)
 	}
-	width := len(strconv.Itoa(p.Keys - 1))
+	g.parts, g.width = parts, len(strconv.Itoa(p.Keys-1))
 	idx := 0
-	for _, pt := range parts {
+	for i, pt := range parts {
+		g.parts[i].first = idx
+		pp := p
+		pp.Keys = pt.keys // a scenario sees the keys of its own part of a mix
 		for k := range pt.keys {
-			g.keys = append(g.keys, fmt.Appendf(nil, "%s-%0*d", pt.sc.Name, width, idx))
 			rng := rand.New(rand.NewPCG(p.Seed, uint64(idx)))
-			src := pt.sc.build(p, pt.v, k, rng)
+			src := pt.sc.build(pp, pt.v, k, rng)
 			g.srcs = append(g.srcs, src)
 			g.due = append(g.due, src.next())
 			idx++
@@ -135,7 +139,7 @@ func New(spec string, p Params) (*Generator, error) {
 		g.srcBits++
 	}
 	total := float64(p.Keys) * p.Rate // requests per second, roughly
-	g.span = min(max(int64(float64(chunkTarget)/total*1e9), 1), g.maxSpan())
+	g.span = min(max(int64(float64(chunkTarget(p.Keys))/total*1e9), 1), g.maxSpan())
 	return g, nil
 }
 
@@ -143,12 +147,45 @@ func New(spec string, p Params) (*Generator, error) {
 // index in 64 bits.
 func (g *Generator) maxSpan() int64 { return 1<<(63-g.srcBits) - 1 }
 
-// part is a scenario and how many consecutive sources run it.
+// part is a scenario and the consecutive sources that run it.
 type part struct {
-	sc   *Scenario
-	v    values
-	keys int
+	sc    *Scenario
+	v     values
+	keys  int
+	first int // index of its first source
 }
+
+// key writes the name of source idx, "<scenario>-<index>" with the index
+// zero-padded to the width of the largest, into g.keyBuf.
+func (g *Generator) key(idx int) []byte {
+	pt := &g.parts[0]
+	for i := len(g.parts) - 1; i > 0; i-- {
+		if idx >= g.parts[i].first {
+			pt = &g.parts[i]
+			break
+		}
+	}
+	b := append(g.keyBuf[:0], pt.sc.Name...)
+	b = append(b, '-')
+	var digits [20]byte
+	n := len(digits)
+	for v := idx; n == len(digits) || v > 0; v /= 10 {
+		n--
+		digits[n] = byte('0' + v%10)
+	}
+	for range g.width - (len(digits) - n) {
+		b = append(b, '0')
+	}
+	g.keyBuf = append(b, digits[n:]...)
+	return g.keyBuf
+}
+
+// KeyIndex returns the index of the current request's source, in
+// [0, Keys): a dense id that spares a consumer interning the key.
+func (g *Generator) KeyIndex() int32 { return g.curSrc }
+
+// Keys returns the number of sources.
+func (g *Generator) Keys() int { return len(g.srcs) }
 
 // Scan advances to the next request; false once Requests were produced, the
 // Duration has passed, or every source is exhausted.
@@ -164,7 +201,9 @@ func (g *Generator) Scan() bool {
 	e := g.buf[g.i]
 	g.i++
 	g.done++
-	g.cur = traces.Request{T: g.base + int64(e>>g.srcBits), Key: g.keys[e&(1<<g.srcBits-1)], Cost: 1}
+	src := int(e & (1<<g.srcBits - 1))
+	g.curSrc = int32(src)
+	g.cur = traces.Request{T: g.base + int64(e>>g.srcBits), Key: g.key(src), Cost: 1}
 	return true
 }
 
@@ -188,17 +227,17 @@ func (g *Generator) fill() bool {
 			}
 			g.due[k] = t
 		}
-		switch n := len(g.buf); {
-		case n > chunkMax:
+		switch n, target := len(g.buf), chunkTarget(len(g.srcs)); {
+		case n > 8*target:
 			g.span = max(g.span/2, 1)
-		case n < chunkMin:
+		case n < target/4:
 			g.span = min(g.span*2, g.maxSpan())
 		}
 	}
 	if cap(g.tmp) < len(g.buf) {
 		g.tmp = make([]uint64, cap(g.buf))
 	}
-	radixSort(g.buf, g.tmp[:len(g.buf)], bitLen(uint64(g.end-g.base))+int(g.srcBits))
+	sortKeys(g.buf, g.tmp[:len(g.buf)], bitLen(uint64(g.end-g.base))+int(g.srcBits))
 	return true
 }
 

@@ -5,13 +5,33 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // parseMix reads mix weights ("poisson=0.7,boundary=0.3", already split
-// into own) and shares keys among the scenarios in proportion, each with its
-// default parameters. Shares are rounded by largest remainder, so they sum
-// to keys exactly; the scenarios come in name order.
+// into own) and shares keys among the scenarios in proportion. A parameter
+// written scenario.param=value ("boundary.burst=5") sets that scenario's
+// parameter; the others keep their defaults. Shares are rounded by largest
+// remainder, so they sum to keys exactly; the scenarios come in name order.
 func parseMix(own map[string]string, keys int) ([]part, error) {
+	params := map[string]map[string]string{}
+	shares := map[string]string{}
+	for k, v := range own {
+		if sc, param, ok := strings.Cut(k, "."); ok {
+			if params[sc] == nil {
+				params[sc] = map[string]string{}
+			}
+			params[sc][param] = v
+		} else {
+			shares[k] = v
+		}
+	}
+	for sc := range params {
+		if _, ok := shares[sc]; !ok {
+			return nil, fmt.Errorf("mix: parameters for %s, which has no weight", sc)
+		}
+	}
+	own = shares
 	if len(own) == 0 {
 		return nil, fmt.Errorf("mix: name the scenarios and their weights, e.g. mix:poisson=0.7,boundary=0.3")
 	}
@@ -55,9 +75,9 @@ func parseMix(own map[string]string, keys int) ([]part, error) {
 		given++
 	}
 	for i := range parts {
-		v, err := resolve(parts[i].sc, nil)
+		v, err := resolve(parts[i].sc, params[parts[i].sc.Name])
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("mix: %v", err)
 		}
 		parts[i].v = v
 	}

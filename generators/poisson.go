@@ -11,21 +11,8 @@ func init() {
 		Name:  "poisson",
 		About: "constant-rate sources: exponential gaps of mean 1/rate per key",
 		build: func(p Params, _ values, _ int, rng *rand.Rand) source {
-			s := &poisson{gap: distuv.Exponential{Rate: p.Rate, Src: rng}}
-			s.t = float64(p.Start) + s.gap.Rand()*1e9
-			return s
+			a := newExpArrivals(p.Start, p.Rate, distuv.Exponential{Src: rng})
+			return &a
 		},
 	})
-}
-
-// poisson is a Poisson process of rate p.Rate per second.
-type poisson struct {
-	gap distuv.Exponential // in seconds
-	t   float64            // next time, ns (float to keep sub-ns gaps)
-}
-
-func (s *poisson) next() int64 {
-	t := int64(s.t)
-	s.t += s.gap.Rand() * 1e9
-	return t
 }

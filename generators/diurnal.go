@@ -1,0 +1,65 @@
+package generators
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+func init() {
+	register(&Scenario{
+		Name: "diurnal",
+		About: "a daily cycle: Poisson requests whose rate follows rate(t) = rate*(1 + amplitude*sin(2π((t-start)/period + phase))), " +
+			"the same phase for every key, drawn by thinning a Poisson process at the peak rate",
+		Params: []Param{
+			{"period", 86400, "length of the cycle, seconds (<= 0: no modulation)"},
+			{"amplitude", 0.8, "relative swing of the rate around its mean, 0 to 1 (clamped)"},
+			{"phase", 0, "where in the cycle the trace starts, as a fraction of the period (0: rising through the mean)"},
+		},
+		build: func(p Params, v values, _ int, rng *rand.Rand) source {
+			period, amp, phase := v["period"], v["amplitude"], v["phase"]
+			if !(amp >= 0) {
+				amp = 0
+			}
+			amp = min(amp, 1)
+			if math.IsNaN(phase) || math.IsInf(phase, 0) {
+				phase = 0
+			}
+			if !(period > 0) {
+				period, amp = 1, 0
+			}
+			s := &diurnal{
+				cand:  distuv.Exponential{Rate: p.Rate * (1 + amp) / 1e9, Src: rng},
+				rng:   rng,
+				base:  p.Start,
+				omega: 2 * math.Pi / (period * 1e9),
+				phi:   2 * math.Pi * (phase - math.Floor(phase)),
+				amp:   amp,
+			}
+			return s
+		},
+	})
+}
+
+// diurnal thins a Poisson process at the peak rate (Lewis and Shedler): a
+// candidate at t is kept with probability rate(t)/peak. Times are ns since
+// base.
+type diurnal struct {
+	cand  distuv.Exponential // candidate gaps, ns, at the peak rate rate*(1+amp)
+	rng   *rand.Rand
+	base  int64
+	t     float64 // the last candidate
+	omega float64 // radians per ns
+	phi   float64 // radians
+	amp   float64
+}
+
+func (s *diurnal) next() int64 {
+	for {
+		s.t += s.cand.Rand()
+		if s.amp == 0 || s.rng.Float64()*(1+s.amp) < 1+s.amp*math.Sin(s.omega*s.t+s.phi) {
+			return offsetTime(s.base, s.t)
+		}
+	}
+}

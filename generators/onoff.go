@@ -1,0 +1,70 @@
+package generators
+
+import (
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+func init() {
+	register(&Scenario{
+		Name: "onoff",
+		About: "bursty sources, a two-state MMPP: each key alternates exponential on and off periods, sending Poisson " +
+			"requests at rate*(on+off)/on while on and none while off, so its long-run rate is rate; " +
+			"each key starts on with the stationary probability on/(on+off)",
+		Params: []Param{
+			{"on", 10, "mean on period, seconds (at least 0.001)"},
+			{"off", 50, "mean off period, seconds (0: always on, plain Poisson)"},
+		},
+		build: func(p Params, v values, _ int, rng *rand.Rand) source {
+			on, off := v["on"], v["off"]
+			if !(on >= 1e-3) {
+				on = 1e-3
+			}
+			if !(off >= 0) {
+				off = 0
+			}
+			rateOn := p.Rate * (on + off) / on // per second
+			s := &onoff{
+				gap:  distuv.Exponential{Rate: rateOn / 1e9, Src: rng},
+				on:   distuv.Exponential{Rate: 1 / (on * 1e9), Src: rng},
+				off:  distuv.Exponential{Rate: 1 / (off * 1e9), Src: rng}, // off = 0: Rate +Inf, periods of 0
+				base: p.Start,
+			}
+			if rng.Float64() >= on/(on+off) { // starts off: by memorylessness its rest is a whole period
+				s.t = s.off.Rand()
+			}
+			d := s.on.Rand()
+			s.end, s.onNs = s.t+d, d
+			return s
+		},
+	})
+}
+
+// onoff is a Poisson process switched on and off by a two-state Markov
+// chain. Times are ns since base.
+type onoff struct {
+	gap, on, off distuv.Exponential // in ns: gaps while on, on and off periods
+	base         int64
+	t            float64 // the last request, or the start of the current on period
+	end          float64 // end of the current on period
+	onNs         float64 // total length of the on periods drawn so far (tests read it)
+}
+
+func (s *onoff) next() int64 {
+	for {
+		// The gap drawn from the start of an on period, or from the last
+		// request, is exponential either way (memoryless).
+		if t := s.t + s.gap.Rand(); t < s.end {
+			s.t = t
+			return offsetTime(s.base, t)
+		}
+		s.t = s.end + s.off.Rand()
+		d := s.on.Rand()
+		s.end = s.t + d
+		s.onNs += d
+		if s.t >= float64(never-s.base) { // past the representable future
+			return never
+		}
+	}
+}

@@ -1,0 +1,45 @@
+package generators
+
+import (
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// paretoMinAlpha is the smallest tail index pareto accepts: the mean gap,
+// and so the rate, exist only for alpha > 1.
+const paretoMinAlpha = 1.05
+
+func init() {
+	register(&Scenario{
+		Name: "pareto",
+		About: "heavy-tailed inter-arrival times: each key is a renewal process with Pareto(xm, alpha) gaps, " +
+			"xm = (alpha-1)/(alpha*rate) so the mean gap is 1/rate; long silences between dense clusters " +
+			"(below alpha 2 the gap variance is infinite; alpha below 1.05 is raised to 1.05)",
+		Params: []Param{
+			{"alpha", 1.5, "tail index: P(gap > x) = (xm/x)^alpha for x >= xm; must exceed 1, values below 1.05 are raised to 1.05"},
+		},
+		build: func(p Params, v values, _ int, rng *rand.Rand) source {
+			alpha := v["alpha"]
+			if !(alpha >= paretoMinAlpha) {
+				alpha = paretoMinAlpha
+			}
+			s := &pareto{gap: distuv.Pareto{Xm: (alpha - 1) / (alpha * p.Rate) * 1e9, Alpha: alpha, Src: rng}, base: p.Start}
+			s.t = s.gap.Rand()
+			return s
+		},
+	})
+}
+
+// pareto is a renewal process with Pareto gaps; times are ns since base.
+type pareto struct {
+	gap  distuv.Pareto // ns
+	base int64
+	t    float64 // next request
+}
+
+func (s *pareto) next() int64 {
+	t := offsetTime(s.base, s.t)
+	s.t += s.gap.Rand()
+	return t
+}
