@@ -51,7 +51,10 @@ func New(cfg Config) (*Engine, error) {
 	for _, r := range cfg.Rules {
 		for _, c := range cfg.Counts {
 			g := &group{rule: r, count: c, ref: algorithms.NewLog(r), modes: cfg.Modes}
-			g.refAcc = newRunAcc(r, g.ref, false)
+			g.refAcc = newRunAcc(r, g.ref, false, true)
+			if c == CountAccepted {
+				g.refAcc.burst.log = g.ref // the reference records exactly what it admits
+			}
 			if c == CountAll {
 				g.modes = cfg.Modes[:1]
 			}
@@ -66,7 +69,7 @@ func New(cfg Config) (*Engine, error) {
 					if isEst && (m == Shadow || cd.recordAll) {
 						cd.est = est
 					}
-					cd.acc = newRunAcc(r, lim, cd.est != nil)
+					cd.acc = newRunAcc(r, lim, cd.est != nil, m == Independent || cd.recordAll)
 					g.cands = append(g.cands, cd)
 				}
 			}
@@ -83,18 +86,48 @@ func New(cfg Config) (*Engine, error) {
 // returns. It fails if the key's time goes backwards (*OrderError), the
 // time is negative or the cost is out of range.
 func (e *Engine) Add(key []byte, t, cost int64) error {
+	if err := checkRequest(t, cost); err != nil {
+		return err
+	}
+	id, _, err := e.keys.intern(key, t)
+	if err != nil {
+		return err
+	}
+	e.add(id, t, cost)
+	return nil
+}
+
+// AddIndexed is Add for a request whose key comes with a dense id of its
+// own, in [0, n) for a small n (a generator's source index): it spares the
+// key lookup. An id must always name the same key, and one engine must be
+// fed through Add or AddIndexed, not both.
+func (e *Engine) AddIndexed(id int32, key []byte, t, cost int64) error {
+	if err := checkRequest(t, cost); err != nil {
+		return err
+	}
+	if id < 0 {
+		return fmt.Errorf("negative key index %d", id)
+	}
+	if _, err := e.keys.internIndexed(id, key, t); err != nil {
+		return err
+	}
+	e.add(id, t, cost)
+	return nil
+}
+
+func checkRequest(t, cost int64) error {
 	if t < 0 {
 		return fmt.Errorf("negative time %d", t)
 	}
 	if cost < 1 || cost > algorithms.MaxCost {
 		return fmt.Errorf("cost %d out of range [1, %d]", cost, algorithms.MaxCost)
 	}
-	id, isNew, err := e.keys.intern(key, t)
-	if err != nil {
-		return err
-	}
-	if isNew && int(id) >= e.capN {
-		e.growKeys(max(2*e.capN, 1024))
+	return nil
+}
+
+func (e *Engine) add(id int32, t, cost int64) {
+	if int(id) >= e.capN {
+		e.growKeys(max(2*e.capN, int(id)+1, 1024))
 	}
 	if e.requests == 0 || t < e.start {
 		e.start = t
@@ -105,7 +138,6 @@ func (e *Engine) Add(key []byte, t, cost int64) error {
 	for _, g := range e.groups {
 		g.add(id, t, cost)
 	}
-	return nil
 }
 
 func (e *Engine) growKeys(n int) {

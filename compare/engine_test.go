@@ -76,8 +76,11 @@ func TestQuestion3IsOneUnderAdmission(t *testing.T) {
 	if c.Phase.Under[2] != 1 { // e/W = 3/30 = 0.1: bin 2 of 20
 		t.Errorf("phase under: %v", c.Phase.Under)
 	}
-	if len(c.TopKeys) != 1 || c.TopKeys[0] != (KeyStat{Key: "k", Requests: 6, Disagree: 1, Under: 1, Burst: 5}) {
-		t.Errorf("top keys: %+v", c.TopKeys)
+	if len(c.TopKeys) != 1 || c.TopKeys[0].Burst == nil || *c.TopKeys[0].Burst != 5 {
+		t.Fatalf("top keys: %+v", c.TopKeys)
+	}
+	if k := c.TopKeys[0]; k.Key != "k" || k.Requests != 6 || k.Disagree != 1 || k.Under != 1 || k.Over != 0 {
+		t.Errorf("top key: %+v", k)
 	}
 	if l := s.Runs[0]; l.Admitted != 6 || l.Disagree != 0 || l.Burst.Max != 5 {
 		t.Errorf("log run: %+v", l)
@@ -141,6 +144,9 @@ func TestRateErrorShadow(t *testing.T) {
 	}
 	if ind := findRun(t, s, "shadow", "log"); ind.RateError != nil {
 		t.Error("the reference reports a rate error")
+	}
+	if c.Burst != nil || c.TopKeys[0].Burst != nil {
+		t.Error("a shadow run reports a burst")
 	}
 }
 
@@ -262,5 +268,59 @@ func TestRunOrderAndDeterminism(t *testing.T) {
 		if r.Algorithm == "log" && r.Count == "accepted" && r.Burst.Ratio > 1 {
 			t.Errorf("log burst ratio %v above 1", r.Burst.Ratio)
 		}
+	}
+}
+
+// Seed 002's bound holds for token and gcra (with their own B) on any
+// trace, including a burst of 2L at a window edge; the other algorithms do
+// not report it, nor does shadow mode, where a bucket's admissions do not
+// take its tokens.
+func TestSeed002Bound(t *testing.T) {
+	reqs := randomTrace(3, 20000, 40, 30*sec)
+	for range 5 {
+		reqs = append(reqs, rq{"edge", 1000*sec - sec/2, 1})
+	}
+	for range 5 {
+		reqs = append(reqs, rq{"edge", 1000*sec + sec/2, 1})
+	}
+	cfg := Config{Rules: []algorithms.Rule{mustRule(t, "5/30s")}, Algorithms: []string{"token", "gcra:B=3", "token:B=9", "fixed"}}
+	s := replay(t, cfg, reqs)
+	checked := 0
+	for _, r := range s.Runs {
+		switch r.Algorithm {
+		case "token", "gcra:B=3", "token:B=9":
+			if r.Mode == "shadow" {
+				if r.Bound != nil {
+					t.Errorf("shadow %s reports seed 002's bound", r.Algorithm)
+				}
+				continue
+			}
+			want := map[string]int64{"token": 5, "gcra:B=3": 3, "token:B=9": 9}[r.Algorithm]
+			if r.Bound == nil || r.Bound.B != want || r.Bound.Violations != 0 {
+				t.Errorf("%s %s: bound %+v, want B=%d and no violation", r.Mode, r.Algorithm, r.Bound, want)
+			}
+			checked++
+		default:
+			if r.Bound != nil {
+				t.Errorf("%s reports seed 002's bound", r.Algorithm)
+			}
+		}
+	}
+	if checked != 3 {
+		t.Errorf("%d token/gcra runs checked", checked)
+	}
+}
+
+// The bound check itself must catch a sequence that breaks the bound: feed
+// it the fixed window's 2L at an edge.
+func TestBoundCheckCatchesViolations(t *testing.T) {
+	rule := mustRule(t, "5/30s")
+	acc := newBoundAcc(rule, algorithms.NewToken(rule, 0))
+	acc.grow(1)
+	for i := range 10 {
+		acc.add(0, 29*sec+int64(i)*sec/5, 1) // 10 admissions within 2 s
+	}
+	if acc.violations != 5 {
+		t.Errorf("%d violations, want 5 (the 6th to 10th exceed 5 + 2s*5/30s)", acc.violations)
 	}
 }

@@ -10,6 +10,7 @@ type keyTable struct {
 	names    []string
 	last     []int64
 	requests []int64
+	seen     int // keys seen: ids may have gaps when the caller assigns them
 }
 
 func newKeyTable() *keyTable { return &keyTable{ids: map[string]int32{}} }
@@ -40,6 +41,7 @@ func (k *keyTable) intern(key []byte, t int64) (id int32, isNew bool, err error)
 		k.names = append(k.names, name)
 		k.last = append(k.last, t)
 		k.requests = append(k.requests, 0)
+		k.seen++
 		isNew = true
 	} else if t < k.last[id] {
 		return id, false, &OrderError{Key: k.names[id], T: t, Prev: k.last[id]}
@@ -49,4 +51,30 @@ func (k *keyTable) intern(key []byte, t int64) (id int32, isNew bool, err error)
 	return id, isNew, nil
 }
 
-func (k *keyTable) len() int { return len(k.names) }
+// internIndexed is intern for keys that come with a dense id of their own
+// (a generator's source index), sparing the map: id must always name the
+// same key.
+func (k *keyTable) internIndexed(id int32, key []byte, t int64) (isNew bool, err error) {
+	if int(id) >= len(k.names) {
+		n := int(id) + 1
+		k.names = grow(k.names, n)
+		k.last = grow(k.last, n)
+		k.requests = grow(k.requests, n)
+	}
+	if k.requests[id] == 0 {
+		k.names[id] = string(key)
+		k.seen++
+		isNew = true
+	} else if t < k.last[id] {
+		return false, &OrderError{Key: k.names[id], T: t, Prev: k.last[id]}
+	}
+	k.last[id] = t
+	k.requests[id]++
+	return isNew, nil
+}
+
+// len returns the number of keys seen.
+func (k *keyTable) len() int { return k.seen }
+
+// size returns one more than the largest id.
+func (k *keyTable) size() int { return len(k.names) }

@@ -17,14 +17,23 @@ type runAcc struct {
 	overByKey, underByKey                  []int64
 	phaseOver, phaseUnder                  [PhaseBins]int64
 
-	burst   burstAcc
+	burst   *burstAcc // nil in shadow mode
 	bound   boundAcc
 	memory  memoryAcc
 	rateErr *rateErrorAcc // nil where not measured
 }
 
-func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr bool) *runAcc {
-	a := &runAcc{rule: rule, lim: lim, memory: memoryAcc{lim: lim}, bound: newBoundAcc(rule, lim)}
+// newRunAcc returns the accumulator of a run of lim. rateErr says whether
+// the run measures its estimate's error; ownHistory whether lim records
+// what it admits itself (not in shadow mode): only then are its admissions
+// a traffic a deployment would let through, whose burst and seed 002 bound
+// mean something.
+func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr, ownHistory bool) *runAcc {
+	a := &runAcc{rule: rule, lim: lim, memory: memoryAcc{lim: lim}}
+	if ownHistory {
+		a.bound = newBoundAcc(rule, lim)
+		a.burst = &burstAcc{}
+	}
 	if rateErr {
 		a.rateErr = newRateErrorAcc(rule.L)
 	}
@@ -34,8 +43,10 @@ func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr bool) *runA
 func (a *runAcc) grow(n int) {
 	a.overByKey = grow(a.overByKey, n)
 	a.underByKey = grow(a.underByKey, n)
-	a.burst.grow(n)
-	a.bound.check.Grow(n)
+	if a.burst != nil {
+		a.burst.grow(n)
+	}
+	a.bound.grow(n)
 	a.memory.grow(n)
 }
 
@@ -46,7 +57,9 @@ func (a *runAcc) add(id int32, t, cost int64, admit, ref bool) {
 	if admit {
 		a.admitted++
 		a.admittedCost += cost
-		a.burst.add(id, t, cost, a.rule.W)
+		if a.burst != nil {
+			a.burst.add(id, t, cost, a.rule.W)
+		}
 		a.bound.add(id, t, cost)
 	}
 	if admit != ref {
@@ -99,8 +112,12 @@ func (a *runAcc) summary(keys *keyTable, topN int) Run {
 			top = append(top, int32(id))
 		}
 	}
-	r.Burst = a.burst.summary(keys, a.rule.L)
-	r.Bound = Bound{B: a.bound.b, Violations: a.bound.violations}
+	if a.burst != nil {
+		r.Burst = a.burst.summary(keys, a.rule.L)
+	}
+	if a.bound.check != nil {
+		r.Bound = &Bound{B: a.bound.b, Violations: a.bound.violations}
+	}
 	sort.Slice(top, func(i, j int) bool {
 		di := a.overByKey[top[i]] + a.underByKey[top[i]]
 		dj := a.overByKey[top[j]] + a.underByKey[top[j]]
@@ -120,8 +137,10 @@ func (a *runAcc) summary(keys *keyTable, topN int) Run {
 			Disagree: a.overByKey[id] + a.underByKey[id],
 			Over:     a.overByKey[id],
 			Under:    a.underByKey[id],
-			Burst:    a.burst.peak[id],
 		})
+		if a.burst != nil {
+			r.TopKeys[len(r.TopKeys)-1].Burst = &a.burst.peak[id]
+		}
 	}
 	return r
 }
@@ -132,22 +151,33 @@ func (a *runAcc) summary(keys *keyTable, topN int) Run {
 type burstAcc struct {
 	win  []algorithms.WindowSum
 	peak []int64
+	// log, when set, is a sliding log that records exactly the admitted
+	// requests (the reference under count accepted): its window sum is the
+	// burst, and no second window need be kept.
+	log *algorithms.Log
 }
 
 func (b *burstAcc) grow(n int) {
-	b.win = grow(b.win, n)
+	if b.log == nil {
+		b.win = grow(b.win, n)
+	}
 	b.peak = grow(b.peak, n)
 }
 
+// add counts an admitted request; with log set, after log recorded it.
 func (b *burstAcc) add(id int32, t, cost, w int64) {
+	if b.log != nil {
+		b.peak[id] = max(b.peak[id], b.log.Sum(id))
+		return
+	}
 	ws := &b.win[id]
 	ws.Expire(t - w)
 	ws.Add(t, cost)
 	b.peak[id] = max(b.peak[id], ws.Sum())
 }
 
-func (b *burstAcc) summary(keys *keyTable, l int64) Burst {
-	var out Burst
+func (b *burstAcc) summary(keys *keyTable, l int64) *Burst {
+	out := &Burst{}
 	best := int32(-1)
 	for id, p := range b.peak {
 		if p > l {
@@ -164,28 +194,37 @@ func (b *burstAcc) summary(keys *keyTable, l int64) Burst {
 	return out
 }
 
-// boundAcc checks seed 002's bound on the admitted requests: in any span of
-// length T a key admits at most B + (L/W)*T. A sequence keeps that bound
-// over every span exactly when an exact token bucket of capacity B and rate
-// L/W, fed the sequence, never lacks a token; so the check is such a bucket
-// that records every admitted request (going into debt where one does not
-// fit) and counts the admissions that did not fit. B is the algorithm's
-// capacity for token and gcra, L for the others.
+// boundAcc checks seed 002's bound on the admitted requests of token and
+// gcra: in any span of length T a key admits at most B + (L/W)*T. A
+// sequence keeps that bound over every span exactly when an exact token
+// bucket of capacity B and rate L/W, fed the sequence, never lacks a token;
+// so the check is such a bucket that records every admitted request (going
+// into debt where one does not fit) and counts the admissions that did not.
 type boundAcc struct {
 	b          int64
-	check      *algorithms.Token
+	check      *algorithms.Token // nil where the bound is not checked
 	violations int64
 }
 
+// newBoundAcc checks the bound for the algorithms it is about, those with
+// a capacity B (token and gcra).
 func newBoundAcc(rule algorithms.Rule, lim algorithms.Limiter) boundAcc {
-	b := rule.L
 	if c, ok := lim.(interface{ Capacity() int64 }); ok {
-		b = c.Capacity()
+		return boundAcc{b: c.Capacity(), check: algorithms.NewToken(rule, c.Capacity())}
 	}
-	return boundAcc{b: b, check: algorithms.NewToken(rule, b)}
+	return boundAcc{}
+}
+
+func (a *boundAcc) grow(n int) {
+	if a.check != nil {
+		a.check.Grow(n)
+	}
 }
 
 func (a *boundAcc) add(id int32, t, cost int64) {
+	if a.check == nil {
+		return
+	}
 	if !a.check.Decide(id, t, cost) {
 		a.violations++
 	}

@@ -74,8 +74,8 @@ type Run struct {
 	KeysOver     int64 `json:"keys_over"`
 	KeysUnder    int64 `json:"keys_under"`
 
-	Burst     Burst      `json:"burst"`
-	Bound     Bound      `json:"seed002_bound"`
+	Burst     *Burst     `json:"burst,omitempty"`
+	Bound     *Bound     `json:"seed002_bound,omitempty"`
 	Phase     Phase      `json:"phase"`
 	RateError *RateError `json:"rate_error,omitempty"`
 	Memory    Memory     `json:"memory"`
@@ -84,7 +84,10 @@ type Run struct {
 
 // Burst is the largest admitted cost that any span (t-W, t] contains, over
 // all keys, its ratio to L, and the key where it happened. The log never
-// exceeds 1; fixed reaches up to 2; token up to (B+L)/L.
+// exceeds 1; fixed reaches up to 2; token up to (B+L)/L. It is measured
+// where a run records its own admissions; in shadow mode, where it records
+// the log's, its admissions are no traffic anyone would let through, and
+// Burst is absent.
 type Burst struct {
 	Max   int64   `json:"max"`
 	Ratio float64 `json:"ratio"`
@@ -93,12 +96,10 @@ type Burst struct {
 	KeysOverL int64 `json:"keys_over_l"`
 }
 
-// Bound is seed 002's bound checked on the admitted requests of each key:
-// in any span of length T at most B + (L/W)*T cost is admitted. Violations
-// counts the admissions at which some span ending there exceeded it. Token
-// and gcra (B = their capacity) never violate it; for the other algorithms
-// B = L, and violations show how their admitted traffic exceeds a token
-// bucket's envelope.
+// Bound is seed 002's bound checked on the admitted requests of each key of
+// a token or gcra run: in any span of length T at most B + (L/W)*T cost is
+// admitted. Violations counts the admissions at which some span ending
+// there exceeded it; it must be 0.
 type Bound struct {
 	B          int64 `json:"b"`
 	Violations int64 `json:"violations"`
@@ -165,7 +166,7 @@ type KeyStat struct {
 	Disagree int64  `json:"disagree"`
 	Over     int64  `json:"over"`
 	Under    int64  `json:"under"`
-	Burst    int64  `json:"burst"`
+	Burst    *int64 `json:"burst,omitempty"` // absent in shadow mode
 }
 
 // Marshal returns the summary as indented JSON with a final newline,
