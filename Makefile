@@ -4,6 +4,8 @@
 #   make compare TRACE=path RULE=100/1m  compare on your own trace (results/<trace name>/)
 #   make test                            run the test suite
 #   make bench                           run the benchmarks
+#   make traces                          write the standard scenario set to traces/
+#   make cloudflare                      reproduce Cloudflare's 400M-request experiment (results/cloudflare/)
 
 GO      ?= go
 BIN     := bin/ratebench
@@ -13,13 +15,23 @@ ALG     ?=
 COUNT   ?= accepted
 OUT     ?=
 
-# The default trace: generated, deterministic, not committed.
+# The default trace: generated, deterministic, not committed. A mix that
+# exercises every direction of divergence: steady clients, bursty ones,
+# clients clustered early in each window (the counter refuses them) and an
+# attacker timing bursts to the window edges (the counter and the fixed
+# window let it through).
 DEFAULT_TRACE := traces/default.parquet
-DEFAULT_GEN   := -scenario poisson -requests 1000000 -keys 10000 -rate 0.15 -seed 1
+DEFAULT_GEN   := -scenario mix:poisson=0.7,onoff=0.25,early=0.03,boundary=0.02,early.burst=5,boundary.burst=5 -requests 1000000 -keys 10000 -rate 0.05 -seed 1
+
+# The standard scenario set of make traces: large traces (ignored by git)
+# and small samples in traces/samples/ (committed).
+SCENARIOS     := poisson onoff zipf pareto diurnal boundary early retry population
+TRACE_N       := 1000000
+SAMPLE_N      := 2000
 
 COMPARE_FLAGS = -rule $(RULE) -count $(COUNT) $(if $(ALG),-alg $(ALG)) $(if $(OUT),-o $(OUT))
 
-.PHONY: all build compare test bench vet fmt clean
+.PHONY: all build compare test bench vet fmt clean traces cloudflare
 all: build
 
 build:
@@ -35,6 +47,20 @@ endif
 
 $(DEFAULT_TRACE): | build
 	$(BIN) gen $(DEFAULT_GEN) -o $@
+
+traces: build
+	@mkdir -p traces/samples
+	@for s in $(SCENARIOS); do \
+		$(BIN) gen -scenario $$s -requests $(TRACE_N) -keys 10000 -o traces/$$s.parquet || exit 1; \
+		$(BIN) gen -scenario $$s -requests $(SAMPLE_N) -keys 20 -o traces/samples/$$s.csv || exit 1; \
+	done
+	$(BIN) gen $(DEFAULT_GEN) -o traces/mix.parquet
+	$(BIN) gen -scenario $(word 2,$(DEFAULT_GEN)) -requests $(SAMPLE_N) -keys 40 -o traces/samples/mix.csv
+
+# Cloudflare's experiment at full scale: 400M requests from 270,000 sources
+# through log and counter, both count policies, both modes.
+cloudflare: build
+	$(BIN) cloudflare -o results/cloudflare
 
 test:
 	$(GO) test ./...

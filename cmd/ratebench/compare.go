@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,14 +10,17 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/compare"
+	"ratebench/generators"
+	"ratebench/traces"
 )
 
-const compareSynopsis = "-trace FILE [-rule L/W ...] [-alg LIST] [-mode LIST] [-count LIST] [-o DIR]"
+const compareSynopsis = "(-trace FILE | -gen SCENARIO) [-rule L/W ...] [-alg LIST] [-mode LIST] [-count LIST] [-o DIR]"
 
 func runCompare(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("compare", stderr, compareSynopsis)
 	var tf traceFlags
 	tf.register(fs)
+	genSpec := fs.String("gen", "", "replay a generated `scenario` instead of a trace, e.g. 'population:requests=1e6,sources=270000' (see ratebench gen -list)")
 	var rules listFlag
 	fs.Var(&rules, "rule", "rate limit `L/W`, e.g. 100/1m; repeat or comma-separate for several (default 5/30s)")
 	algs := fs.String("alg", strings.Join(algorithms.DefaultSpecs, ","), "comma-separated `algorithms` to compare with the log: "+specList())
@@ -26,6 +28,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	counts := fs.String("count", "accepted", "counting `policy`: accepted, all, or both (accepted,all)")
 	out := fs.String("o", "", "output `dir` (default results/<trace name>)")
 	top := fs.Int("top", 10, "keys listed per run by disagreement")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the replay to `file`")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -50,36 +53,65 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	dir := *out
-	if dir == "" {
-		dir = filepath.Join("results", traceName(tf.path))
-	}
-	r, format, err := tf.open()
-	if err != nil {
-		return err
+	var (
+		r            traces.Reader
+		path, format string
+		name         string
+	)
+	switch {
+	case *genSpec != "" && tf.path != "":
+		return usageError{"give -trace or -gen, not both"}
+	case *genSpec != "":
+		g, err := generators.New(*genSpec, generators.Params{})
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		r, path, format, name = g, "gen:"+*genSpec, "generated", strings.SplitN(*genSpec, ":", 2)[0]
+	default:
+		if r, format, err = tf.open(); err != nil {
+			return err
+		}
+		path, name = tf.path, traceName(tf.path)
 	}
 	defer r.Close()
-
-	began := time.Now()
-	if err := eng.Replay(r); err != nil {
-		return err
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("results", name)
 	}
+
+	_, _, err = replay(stdout, eng, r, compare.TraceInfo{Path: path, Format: format}, dir, *cpuProfile)
+	return err
+}
+
+// replay runs the engine over r and writes DIR/summary.json and
+// DIR/perf.json, printing the table and where it wrote.
+func replay(stdout io.Writer, eng *compare.Engine, r traces.Reader, info compare.TraceInfo, dir, cpuProfile string) (*compare.Summary, compare.Perf, error) {
+	stop, err := startCPUProfile(cpuProfile)
+	if err != nil {
+		return nil, compare.Perf{}, err
+	}
+	began := time.Now()
+	err = eng.Replay(r)
 	elapsed := time.Since(began)
-	sum := eng.Summary(compare.TraceInfo{Path: tf.path, Format: format})
+	stop()
+	if err != nil {
+		return nil, compare.Perf{}, err
+	}
+	sum := eng.Summary(info)
+	perf := compare.MeasurePerf(sum, elapsed)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return nil, perf, err
 	}
 	if err := sum.WriteFile(filepath.Join(dir, "summary.json")); err != nil {
-		return err
+		return nil, perf, err
 	}
-	if err := writePerf(filepath.Join(dir, "perf.json"), sum, elapsed); err != nil {
-		return err
+	if err := perf.WriteFile(filepath.Join(dir, "perf.json")); err != nil {
+		return nil, perf, err
 	}
 	printTable(stdout, sum)
 	fmt.Fprintf(stdout, "\n%d requests, %d keys in %.2fs (%.2fM requests/s)\nwrote %s\n",
-		sum.Trace.Requests, sum.Trace.Keys, elapsed.Seconds(), float64(sum.Trace.Requests)/elapsed.Seconds()/1e6,
-		filepath.Join(dir, "summary.json"))
-	return nil
+		sum.Trace.Requests, sum.Trace.Keys, elapsed.Seconds(), perf.RequestsPerSecond/1e6, filepath.Join(dir, "summary.json"))
+	return sum, perf, nil
 }
 
 // traceName is the trace file's base name without extension, for the
@@ -101,35 +133,4 @@ func specList() string {
 		s = append(s, c.Spec)
 	}
 	return strings.Join(s, ", ")
-}
-
-// perf is what a run measured of itself: not reproducible, so kept out of
-// summary.json, in perf.json beside it.
-type perf struct {
-	Requests          int64   `json:"requests"`
-	Runs              int     `json:"runs"`
-	Seconds           float64 `json:"seconds"`
-	RequestsPerSecond float64 `json:"requests_per_second"`
-	NsPerRequest      float64 `json:"ns_per_request"`
-	HeapBytes         uint64  `json:"heap_bytes"`
-	HeapBytesPerKey   float64 `json:"heap_bytes_per_key"`
-}
-
-func writePerf(path string, s *compare.Summary, d time.Duration) error {
-	p := perf{Requests: s.Trace.Requests, Runs: len(s.Runs), Seconds: d.Seconds()}
-	if d > 0 {
-		p.RequestsPerSecond = float64(s.Trace.Requests) / d.Seconds()
-	}
-	if s.Trace.Requests > 0 {
-		p.NsPerRequest = float64(d.Nanoseconds()) / float64(s.Trace.Requests)
-	}
-	p.HeapBytes = heapInUse()
-	if s.Trace.Keys > 0 {
-		p.HeapBytesPerKey = float64(p.HeapBytes) / float64(s.Trace.Keys)
-	}
-	data, err := json.MarshalIndent(p, "", " ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
 }

@@ -9,18 +9,19 @@ import (
 	"ratebench/traces"
 )
 
-const genSynopsis = "-scenario NAME [-requests N] [-keys K] [-rate R] [-window W] [-seed S] -o FILE | -list"
+const genSynopsis = "-scenario NAME[:param=value,...] [-requests N] [-keys K] [-rate R] [-duration D] [-window W] [-seed S] -o FILE | -list"
 
 func runGen(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("gen", stderr, genSynopsis)
 	d := generators.Params{}.Defaults()
-	scenario := fs.String("scenario", "poisson", "scenario `name` (see -list)")
+	scenario := fs.String("scenario", "poisson", "scenario `spec`: a name, or name:param=value,... (see -list); mix:poisson=0.7,boundary=0.3 mixes scenarios by share of keys")
 	list := fs.Bool("list", false, "describe the scenarios and exit")
 	p := generators.Params{}
 	fs.Int64Var(&p.Requests, "requests", d.Requests, "number of requests")
 	fs.IntVar(&p.Keys, "keys", d.Keys, "number of keys (sources)")
 	fs.Float64Var(&p.Rate, "rate", d.Rate, "mean requests per second per key")
 	fs.DurationVar(&p.Window, "window", d.Window, "window that edge-aware scenarios aim at")
+	fs.DurationVar(&p.Duration, "duration", 0, "stop at this much trace time (0: only -requests stops)")
 	fs.Uint64Var(&p.Seed, "seed", d.Seed, "random seed")
 	out := fs.String("o", "", "output `file`; the format comes from the extension (.csv, .parquet, .jsonl)")
 	format := fs.String("format", "auto", "output format: csv, parquet, jsonl or auto")
@@ -28,11 +29,7 @@ func runGen(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	if *list {
-		for _, s := range generators.Scenarios() {
-			fmt.Fprintf(stdout, "%-10s %s\n", s.Name, s.About)
-		}
-		fmt.Fprintf(stdout, "\nparameters: -requests (default %d), -keys (%d), -rate per key per second (%g), -window (%v), -seed (%d)\n",
-			d.Requests, d.Keys, d.Rate, d.Window, d.Seed)
+		listScenarios(stdout, d)
 		return nil
 	}
 	if *out == "" {
@@ -65,4 +62,20 @@ func runGen(stdout, stderr io.Writer, args []string) error {
 	el := time.Since(began)
 	fmt.Fprintf(stderr, "wrote %d requests to %s in %.2fs (%.2fM requests/s)\n", n, *out, el.Seconds(), float64(n)/el.Seconds()/1e6)
 	return nil
+}
+
+// listScenarios describes every scenario and its parameters.
+func listScenarios(w io.Writer, d generators.Params) {
+	fmt.Fprintf(w, "Every scenario takes the common parameters -requests (default %d), -keys (%d), -rate (mean requests\n"+
+		"per second per key, %g), -duration (none), -window (%v) and -seed (%d); in a spec they are written\n"+
+		"name:requests=1e6,keys=1000,... (sources is another name for keys). Scenario parameters:\n",
+		d.Requests, d.Keys, d.Rate, d.Window, d.Seed)
+	for _, s := range generators.Scenarios() {
+		fmt.Fprintf(w, "\n%s\n    %s\n", s.Name, s.About)
+		for _, p := range s.Params {
+			fmt.Fprintf(w, "    %-10s %-8g %s\n", p.Name, p.Default, p.About)
+		}
+	}
+	fmt.Fprintf(w, "\nmix:NAME=WEIGHT,...\n    a weighted composition: keys are shared among the named scenarios in proportion to the\n"+
+		"    weights, each scenario with its default parameters, e.g. mix:poisson=0.7,boundary=0.3\n")
 }

@@ -6,13 +6,16 @@
 //
 //	ratebench compare -trace FILE [-rule 5/30s ...] [-alg log,counter,...] [-mode independent,shadow] [-count accepted|all] [-o DIR]
 //	ratebench inspect -trace FILE
-//	ratebench gen -scenario poisson|boundary -requests N -keys K -seed S -o FILE
+//	ratebench gen -scenario NAME[:param=value,...] -requests N -keys K -seed S -o FILE
+//	ratebench cloudflare [-requests 400000000] [-sources 270000] [-rule 100/1m]
 //
 // compare replays the trace through the exact sliding log (the reference)
 // and each candidate algorithm, for every rule, counting policy and mode,
 // and writes DIR/summary.json (default DIR: results/<trace name>). inspect
-// describes a trace. gen writes a synthetic one. Run a subcommand with -h
-// for its flags.
+// describes a trace. gen writes a synthetic one (gen -list describes the
+// scenarios). cloudflare replays a population the size of Cloudflare's
+// published experiment and sets the figures beside theirs. Run a
+// subcommand with -h for its flags.
 package main
 
 import (
@@ -48,9 +51,10 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"compare": {"replay a trace through the log and the candidates; write summary.json", runCompare},
-	"inspect": {"describe a trace: requests, keys, time span, rates, order", runInspect},
-	"gen":     {"generate a synthetic trace", runGen},
+	"compare":    {"replay a trace through the log and the candidates; write summary.json", runCompare},
+	"inspect":    {"describe a trace: requests, keys, time span, rates, order", runInspect},
+	"gen":        {"generate a synthetic trace", runGen},
+	"cloudflare": {"reproduce Cloudflare's accuracy experiment for the sliding-window counter", runCloudflare},
 }
 
 // usageError is a mistake in the command line (exit status 2).
@@ -87,7 +91,7 @@ func usage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'ratebench <subcommand> -h' for its flags.")
 }

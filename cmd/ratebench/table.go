@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"runtime"
 	"text/tabwriter"
 
 	"ratebench/compare"
@@ -27,8 +26,12 @@ func printTable(w io.Writer, s *compare.Summary) {
 			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "algorithm\tadmitted\tdisagree\tover\tunder\tkeys over\tkeys under\tburst/L\tbytes/key\t")
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%d\t%.2f\t%.0f\t\n", r.Algorithm, r.Admitted,
-			pct(r.DisagreeRate), pct(r.OverRate), pct(r.UnderRate), r.KeysOver, r.KeysUnder, r.Burst.Ratio, r.Memory.MeanPerKey)
+		burst := "-"
+		if r.Burst != nil {
+			burst = fmt.Sprintf("%.2f", r.Burst.Ratio)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\t%.0f\t\n", r.Algorithm, r.Admitted,
+			pct(r.DisagreeRate), pct(r.OverRate), pct(r.UnderRate), r.KeysOver, r.KeysUnder, burst, r.Memory.MeanPerKey)
 	}
 	if tw != nil {
 		tw.Flush()
@@ -43,12 +46,4 @@ func pct(v float64) string {
 		return fmt.Sprintf("%.4f%%", 100*v)
 	}
 	return fmt.Sprintf("%.3f%%", 100*v)
-}
-
-// heapInUse returns the bytes of live heap after a collection.
-func heapInUse() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
 }

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"ratebench/compare"
+	"ratebench/generators"
+)
+
+// Every scenario, written in every format, gives the same bytes for the
+// same seed and different bytes for another seed.
+func TestEveryScenarioIsDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	specs := []string{"mix:poisson=0.5,boundary=0.3,early=0.2"}
+	for _, s := range generators.Scenarios() {
+		specs = append(specs, s.Name)
+	}
+	if len(specs) < 10 {
+		t.Fatalf("only %d scenarios: %v", len(specs), specs)
+	}
+	for _, spec := range specs {
+		for _, ext := range []string{"csv", "jsonl", "parquet"} {
+			hash := func(seed string) [32]byte {
+				path := filepath.Join(dir, "t."+ext)
+				if _, _, err := ratebench(t, "gen", "-scenario", spec, "-requests", "2000", "-keys", "13", "-rate", "0.5", "-seed", seed, "-o", path); err != nil {
+					t.Fatal(err)
+				}
+				data, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return sha256.Sum256(data)
+			}
+			a, b, c := hash("5"), hash("5"), hash("6")
+			if a != b {
+				t.Errorf("%s as %s: same seed, different bytes", spec, ext)
+			}
+			if a == c {
+				t.Errorf("%s as %s: different seeds, same bytes", spec, ext)
+			}
+		}
+	}
+}
+
+// Replaying a scenario straight from the generator (-gen) gives the same
+// figures as replaying the file it writes.
+func TestCompareGenEqualsFile(t *testing.T) {
+	dir := t.TempDir()
+	spec := "mix:poisson=0.6,boundary=0.4"
+	trace := filepath.Join(dir, "mix.parquet")
+	if _, _, err := ratebench(t, "gen", "-scenario", spec, "-requests", "20000", "-keys", "50", "-o", trace); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ratebench(t, "compare", "-trace", trace, "-o", filepath.Join(dir, "file")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ratebench(t, "compare", "-gen", spec+",requests=20000,keys=50", "-o", filepath.Join(dir, "gen")); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := compare.ReadSummaryFile(filepath.Join(dir, "file", "summary.json"))
+	b, _ := compare.ReadSummaryFile(filepath.Join(dir, "gen", "summary.json"))
+	if a == nil || b == nil {
+		t.Fatal("missing summary")
+	}
+	if b.Trace.Format != "generated" || !strings.HasPrefix(b.Trace.Path, "gen:mix") {
+		t.Errorf("generated trace described as %+v", b.Trace)
+	}
+	a.Trace.Path, a.Trace.Format = b.Trace.Path, b.Trace.Format
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if string(ja) != string(jb) {
+		t.Error("compare -gen and compare on the generated file disagree")
+	}
+}
+
+// The boundary scenario at L per W: the fixed window admits about 2L in
+// its worst span, the log exactly L.
+func TestBoundaryScenarioDoublesFixed(t *testing.T) {
+	dir := t.TempDir()
+	// burst = rate*window/2 = 5 on each side of every edge of 30 s windows.
+	if _, _, err := ratebench(t, "compare", "-gen", "boundary:requests=4000,keys=10,rate=0.3333334,window=30s",
+		"-rule", "5/30s", "-alg", "fixed,counter", "-mode", "independent", "-o", dir); err != nil {
+		t.Fatal(err)
+	}
+	s, err := compare.ReadSummaryFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range s.Runs {
+		switch r.Algorithm {
+		case "log":
+			if r.Burst.Max != 5 {
+				t.Errorf("log burst %d, want 5", r.Burst.Max)
+			}
+		case "fixed":
+			if r.Burst.Max != 10 || r.Burst.KeysOverL != 10 {
+				t.Errorf("fixed burst %d over %d keys, want 10 (2L) on all 10 keys", r.Burst.Max, r.Burst.KeysOverL)
+			}
+		}
+	}
+}
+
+func TestCloudflareSmall(t *testing.T) {
+	dir := t.TempDir()
+	out, _, err := ratebench(t, "cloudflare", "-requests", "100000", "-sources", "2000", "-o", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "wrote "+filepath.Join(dir, "README.md")) {
+		t.Errorf("output: %s", out)
+	}
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| requests decided differently | 0.0030% |", "| mean gap, approximate vs real rate | 6.00% |",
+		"100,000 requests from 2,000 sources", "Cloudflare did not publish its thresholds"} {
+		if !strings.Contains(string(readme), want) {
+			t.Errorf("README lacks %q", want)
+		}
+	}
+	s, err := compare.ReadSummaryFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Runs) != 6 { // accepted: 2 modes x (log, counter); all: log, counter
+		t.Errorf("%d runs", len(s.Runs))
+	}
+}
