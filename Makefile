@@ -55,7 +55,7 @@ traces: build
 		$(BIN) gen -scenario $$s -requests $(SAMPLE_N) -keys 20 -o traces/samples/$$s.csv || exit 1; \
 	done
 	$(BIN) gen $(DEFAULT_GEN) -o traces/mix.parquet
-	$(BIN) gen -scenario $(word 2,$(DEFAULT_GEN)) -requests $(SAMPLE_N) -keys 40 -o traces/samples/mix.csv
+	$(BIN) gen $(DEFAULT_GEN) -requests $(SAMPLE_N) -keys 40 -o traces/samples/mix.csv
 
 # Cloudflare's experiment at full scale: 400M requests from 270,000 sources
 # through log and counter, both count policies, both modes.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -54,7 +55,12 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	command := "ratebench cloudflare " + strings.Join(args, " ")
+	command := "ratebench cloudflare"
+	fs.Visit(func(f *flag.Flag) { // the flags that change the figures
+		if f.Name != "o" && f.Name != "cpuprofile" {
+			command += fmt.Sprintf(" -%s %s", f.Name, f.Value)
+		}
+	})
 	var buf bytes.Buffer
 	if err := report.CloudflareREADME(&buf, sum, perf, strings.TrimSpace(command)); err != nil {
 		return err

@@ -132,3 +132,30 @@ func TestCloudflareSmall(t *testing.T) {
 		t.Errorf("%d runs", len(s.Runs))
 	}
 }
+
+// The samples committed in traces/samples are what make traces writes with
+// the current generators (keys 20, 2000 requests; the mix as make compare's).
+func TestCommittedSamplesAreCurrent(t *testing.T) {
+	dir := t.TempDir()
+	samples, _ := filepath.Glob("../../traces/samples/*.csv")
+	if len(samples) < 10 {
+		t.Fatalf("%d samples in traces/samples", len(samples))
+	}
+	for _, path := range samples {
+		name := strings.TrimSuffix(filepath.Base(path), ".csv")
+		args := []string{"gen", "-scenario", name, "-requests", "2000", "-keys", "20"}
+		if name == "mix" {
+			args = []string{"gen", "-scenario", "mix:poisson=0.7,onoff=0.25,early=0.03,boundary=0.02,early.burst=5,boundary.burst=5",
+				"-requests", "2000", "-keys", "40", "-rate", "0.05"}
+		}
+		out := filepath.Join(dir, name+".csv")
+		if _, _, err := ratebench(t, append(args, "-o", out)...); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := os.ReadFile(path)
+		got, _ := os.ReadFile(out)
+		if string(got) != string(want) {
+			t.Errorf("%s differs from a fresh %v: run make traces", path, args)
+		}
+	}
+}
