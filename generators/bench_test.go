@@ -8,7 +8,8 @@ import (
 )
 
 // BenchmarkGenerate measures generation alone and generation into a
-// Parquet encoder (discarding the bytes), in requests per second.
+// Parquet encoder (discarding the bytes; WriteTo overlaps the two on two
+// cores), in requests per second.
 func BenchmarkGenerate(b *testing.B) {
 	for _, bc := range []struct {
 		name string
@@ -33,14 +34,13 @@ func BenchmarkGenerate(b *testing.B) {
 				}
 				b.ReportAllocs()
 				b.ResetTimer()
-				for g.Scan() {
-					if w != nil {
-						if err := w.Write(g.Request()); err != nil {
-							b.Fatal(err)
-						}
+				if w == nil {
+					for g.Scan() {
 					}
-				}
-				if w != nil {
+				} else {
+					if _, err := g.WriteTo(w); err != nil {
+						b.Fatal(err)
+					}
 					if err := w.Close(); err != nil {
 						b.Fatal(err)
 					}

@@ -48,13 +48,10 @@ func runGen(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	began := time.Now()
-	n := int64(0)
-	for g.Scan() {
-		if err := w.Write(g.Request()); err != nil {
-			w.Close()
-			return fmt.Errorf("%s: %w", *out, err)
-		}
-		n++
+	n, err := g.WriteTo(w)
+	if err != nil {
+		w.Close()
+		return fmt.Errorf("%s: %w", *out, err)
 	}
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("%s: %w", *out, err)
