@@ -6,11 +6,17 @@ import "fmt"
 // what every run shares per key: the time of its last request (to check
 // that time never goes backwards within a key) and its request count.
 type keyTable struct {
-	ids      map[string]int32
-	names    []string
-	last     []int64
-	requests []int64
-	seen     int // keys seen: ids may have gaps when the caller assigns them
+	ids   map[string]int32
+	names []string
+	state []keyState
+	seen  int // keys seen: ids may have gaps when the caller assigns them
+}
+
+// keyState is what the table keeps per key, together so that one cache
+// line serves a request.
+type keyState struct {
+	last     int64 // time of the key's last request
+	requests int64
 }
 
 func newKeyTable() *keyTable { return &keyTable{ids: map[string]int32{}} }
@@ -39,15 +45,15 @@ func (k *keyTable) intern(key []byte, t int64) (id int32, isNew bool, err error)
 		name := string(key)
 		k.ids[name] = id
 		k.names = append(k.names, name)
-		k.last = append(k.last, t)
-		k.requests = append(k.requests, 0)
+		k.state = append(k.state, keyState{last: t})
 		k.seen++
 		isNew = true
-	} else if t < k.last[id] {
-		return id, false, &OrderError{Key: k.names[id], T: t, Prev: k.last[id]}
+	} else if st := &k.state[id]; t < st.last {
+		return id, false, &OrderError{Key: k.names[id], T: t, Prev: st.last}
 	}
-	k.last[id] = t
-	k.requests[id]++
+	st := &k.state[id]
+	st.last = t
+	st.requests++
 	return id, isNew, nil
 }
 
@@ -58,18 +64,18 @@ func (k *keyTable) internIndexed(id int32, key []byte, t int64) (isNew bool, err
 	if int(id) >= len(k.names) {
 		n := int(id) + 1
 		k.names = grow(k.names, n)
-		k.last = grow(k.last, n)
-		k.requests = grow(k.requests, n)
+		k.state = grow(k.state, n)
 	}
-	if k.requests[id] == 0 {
+	st := &k.state[id]
+	if st.requests == 0 {
 		k.names[id] = string(key)
 		k.seen++
 		isNew = true
-	} else if t < k.last[id] {
-		return false, &OrderError{Key: k.names[id], T: t, Prev: k.last[id]}
+	} else if t < st.last {
+		return false, &OrderError{Key: k.names[id], T: t, Prev: st.last}
 	}
-	k.last[id] = t
-	k.requests[id]++
+	st.last = t
+	st.requests++
 	return isNew, nil
 }
 

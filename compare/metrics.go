@@ -47,7 +47,6 @@ func (a *runAcc) grow(n int) {
 		a.burst.grow(n)
 	}
 	a.bound.grow(n)
-	a.memory.grow(n)
 }
 
 // add counts one request that the run decided admit and the reference ref.
@@ -73,7 +72,6 @@ func (a *runAcc) add(id int32, t, cost int64, admit, ref bool) {
 			a.phaseUnder[phaseBin(t, a.rule.W)]++
 		}
 	}
-	a.memory.observe(id)
 }
 
 // summary closes the accumulator into a Run.
@@ -133,7 +131,7 @@ func (a *runAcc) summary(keys *keyTable, topN int) Run {
 	for _, id := range top {
 		r.TopKeys = append(r.TopKeys, KeyStat{
 			Key:      keys.names[id],
-			Requests: keys.requests[id],
+			Requests: keys.state[id].requests,
 			Disagree: a.overByKey[id] + a.underByKey[id],
 			Over:     a.overByKey[id],
 			Under:    a.underByKey[id],
@@ -231,49 +229,29 @@ func (a *boundAcc) add(id int32, t, cost int64) {
 	a.check.Record(id, t, cost)
 }
 
-// memoryAcc follows the analytic state size of a run's limiter. Fixed-size
-// states are counted from the key's first request on; variable ones (the
-// log) are followed per key after each request.
+// memoryAcc reports the analytic state size of a run's limiter: a fixed
+// size per key from the key's first request on, or, for the log, what the
+// limiter followed itself as entries came and went.
 type memoryAcc struct {
-	lim              algorithms.Limiter
-	peak, cur        []int64
-	total, peakTotal int64
+	lim algorithms.Limiter
 }
 
-func (m *memoryAcc) grow(n int) {
-	if m.lim.FixedSize() {
-		return
-	}
-	m.peak = grow(m.peak, n)
-	m.cur = grow(m.cur, n)
-}
-
-func (m *memoryAcc) observe(id int32) {
-	if m.lim.FixedSize() {
-		return
-	}
-	b := m.lim.Bytes(id)
-	m.total += b - m.cur[id]
-	m.cur[id] = b
-	m.peak[id] = max(m.peak[id], b)
-	m.peakTotal = max(m.peakTotal, m.total)
+// memoryReporter is a limiter whose state size varies, which follows it.
+type memoryReporter interface {
+	Memory() (peakPerKey, sumOfPeaks, peakTotal int64)
 }
 
 func (m *memoryAcc) summary(keys int) Memory {
-	if m.lim.FixedSize() {
-		b := m.lim.Bytes(0)
-		return Memory{Model: "fixed", PeakPerKey: b, MeanPerKey: float64(b), PeakTotal: b * int64(keys)}
+	if r, ok := m.lim.(memoryReporter); ok && !m.lim.FixedSize() {
+		peak, sum, total := r.Memory()
+		out := Memory{Model: "per entry in the window, pruned when the key is next seen", PeakPerKey: peak, PeakTotal: total}
+		if keys > 0 {
+			out.MeanPerKey = float64(sum) / float64(keys)
+		}
+		return out
 	}
-	out := Memory{Model: "per entry in the window, pruned when the key is next seen", PeakTotal: m.peakTotal}
-	var sum int64
-	for _, p := range m.peak {
-		out.PeakPerKey = max(out.PeakPerKey, p)
-		sum += p
-	}
-	if keys > 0 {
-		out.MeanPerKey = float64(sum) / float64(keys)
-	}
-	return out
+	b := m.lim.Bytes(0)
+	return Memory{Model: "fixed", PeakPerKey: b, MeanPerKey: float64(b), PeakTotal: b * int64(keys)}
 }
 
 // grow extends s to n zero elements, keeping its contents.
