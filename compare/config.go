@@ -32,6 +32,12 @@ type Config struct {
 	Counts     []Count
 	// TopKeys is how many keys each run lists by disagreement (default 10).
 	TopKeys int
+	// Sweep, if the rules come from a sweep, is recorded in the summary so
+	// that a report can draw the curves.
+	Sweep *Sweep
+	// Budget, if set, is recorded in the summary for the report's decision
+	// section.
+	Budget *Budget
 }
 
 // DefaultConfig returns the defaults: rule 5/30s, every algorithm of

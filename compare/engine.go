@@ -190,7 +190,7 @@ func (e *Engine) Summary(trace TraceInfo) *Summary {
 	info := e.TraceInfo()
 	info.Path, info.Format = trace.Path, trace.Format
 	s := &Summary{Schema: SchemaV1, Trace: info, Notes: e.notes}
-	s.Config = RunConfig{Algorithms: e.cfg.Algorithms, TopKeys: e.cfg.TopKeys}
+	s.Config = RunConfig{Algorithms: e.cfg.Algorithms, TopKeys: e.cfg.TopKeys, Sweep: e.cfg.Sweep, Budget: e.cfg.Budget}
 	for _, r := range e.cfg.Rules {
 		s.Config.Rules = append(s.Config.Rules, r.String())
 	}

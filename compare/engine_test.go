@@ -324,3 +324,29 @@ func TestBoundCheckCatchesViolations(t *testing.T) {
 		t.Errorf("%d violations, want 5 (the 6th to 10th exceed 5 + 2s*5/30s)", acc.violations)
 	}
 }
+
+func TestParseSweepAndRate(t *testing.T) {
+	base := mustRule(t, "5/30s")
+	sw, rules, err := ParseSweep("L=5,10;W=1s,1m", base)
+	if err != nil || len(rules) != 4 || rules[1].String() != "10/1s" || rules[2].String() != "5/1m" || len(sw.L) != 2 || sw.W[1] != "1m" {
+		t.Fatalf("ParseSweep = %+v, %v, %v", sw, rules, err)
+	}
+	if _, rules, _ := ParseSweep("L=100,1000", base); len(rules) != 2 || rules[1].String() != "1000/30s" {
+		t.Errorf("L-only sweep: %v", rules)
+	}
+	for _, bad := range []string{"L=0", "W=x", "X=1", "L5"} {
+		if _, _, err := ParseSweep(bad, base); err == nil {
+			t.Errorf("ParseSweep(%q) accepted", bad)
+		}
+	}
+	for in, want := range map[string]float64{"0.01%": 0.0001, "0.0001": 0.0001, "5%": 0.05, "0": 0} {
+		if got, err := ParseRate(in); err != nil || got != want {
+			t.Errorf("ParseRate(%q) = %v, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"x", "-1%", "200%"} {
+		if _, err := ParseRate(bad); err == nil {
+			t.Errorf("ParseRate(%q) accepted", bad)
+		}
+	}
+}

@@ -16,6 +16,7 @@ type runAcc struct {
 	over, under                            int64
 	overByKey, underByKey                  []int64
 	phaseOver, phaseUnder                  [PhaseBins]int64
+	timeline                               timelineAcc
 
 	burst   *burstAcc // nil in shadow mode
 	bound   boundAcc
@@ -29,7 +30,7 @@ type runAcc struct {
 // a traffic a deployment would let through, whose burst and seed 002 bound
 // mean something.
 func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr, ownHistory bool) *runAcc {
-	a := &runAcc{rule: rule, lim: lim, memory: memoryAcc{lim: lim}}
+	a := &runAcc{rule: rule, lim: lim, memory: memoryAcc{lim: lim}, timeline: newTimelineAcc(rule.W)}
 	if ownHistory {
 		a.bound = newBoundAcc(rule, lim)
 		a.burst = &burstAcc{}
@@ -61,17 +62,21 @@ func (a *runAcc) add(id int32, t, cost int64, admit, ref bool) {
 		}
 		a.bound.add(id, t, cost)
 	}
+	var dOver, dUnder int64
 	if admit != ref {
 		if admit {
 			a.over++
 			a.overByKey[id]++
 			a.phaseOver[phaseBin(t, a.rule.W)]++
+			dOver = 1
 		} else {
 			a.under++
 			a.underByKey[id]++
 			a.phaseUnder[phaseBin(t, a.rule.W)]++
+			dUnder = 1
 		}
 	}
+	a.timeline.add(t, dOver, dUnder)
 }
 
 // summary closes the accumulator into a Run.
@@ -88,6 +93,7 @@ func (a *runAcc) summary(keys *keyTable, topN int) Run {
 		Disagree:     a.over + a.under,
 		Keys:         int64(keys.len()),
 		Phase:        Phase{Bins: PhaseBins, Over: a.phaseOver[:], Under: a.phaseUnder[:]},
+		Timeline:     a.timeline.summary(),
 		RateError:    a.rateErr.summary(),
 		Memory:       a.memory.summary(keys.len()),
 	}

@@ -43,6 +43,26 @@ type RunConfig struct {
 	Modes      []string `json:"modes"`
 	Algorithms []string `json:"algorithms"`
 	TopKeys    int      `json:"top_keys"`
+	// Sweep, when the rules came from a sweep, lists its axes: every
+	// L × W pair is one of Rules.
+	Sweep *Sweep `json:"sweep,omitempty"`
+	// Budget is the user's tolerance for disagreement, if given: the
+	// report marks the algorithms that meet it.
+	Budget *Budget `json:"budget,omitempty"`
+}
+
+// Sweep is a grid of rules: every limit in L with every window in W.
+type Sweep struct {
+	L []int64  `json:"l"`
+	W []string `json:"w"` // windows as Go durations, "1s", "1m"
+}
+
+// Budget bounds the over- and under-admission rates (fractions of
+// requests) an algorithm may have to be acceptable. A nil field sets no
+// bound.
+type Budget struct {
+	MaxOver  *float64 `json:"max_over,omitempty"`
+	MaxUnder *float64 `json:"max_under,omitempty"`
 }
 
 // Run is the metrics of one algorithm under one rule, count policy and mode
@@ -75,6 +95,7 @@ type Run struct {
 	KeysUnder    int64 `json:"keys_under"`
 
 	Burst     *Burst     `json:"burst,omitempty"`
+	Timeline  Timeline   `json:"timeline"`
 	Bound     *Bound     `json:"seed002_bound,omitempty"`
 	Phase     Phase      `json:"phase"`
 	RateError *RateError `json:"rate_error,omitempty"`
@@ -103,6 +124,20 @@ type Burst struct {
 type Bound struct {
 	B          int64 `json:"b"`
 	Violations int64 `json:"violations"`
+}
+
+// Timeline counts requests and disagreements over the trace's time, in
+// bins of WidthNS aligned to t = 0: bin i covers [(First+i)*WidthNS,
+// (First+i+1)*WidthNS). The width starts at the rule's window and doubles
+// whenever the trace would need more than 512 bins, so a timeline has at
+// most 512 bins whatever the trace's length; widths of shards merge
+// exactly, each a power-of-two multiple of W.
+type Timeline struct {
+	WidthNS  int64   `json:"width_ns"`
+	First    int64   `json:"first"`
+	Requests []int64 `json:"requests"`
+	Over     []int64 `json:"over"`
+	Under    []int64 `json:"under"`
 }
 
 // Phase holds where in the fixed window (e/W, in Bins equal bins) the

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,6 +30,9 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	out := fs.String("o", "", "output `dir` (default results/<trace name>)")
 	top := fs.Int("top", 10, "keys listed per run by disagreement")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the replay to `file`")
+	sweep := fs.String("sweep", "", "a grid of rules, e.g. 'L=5,10,50,100,1000;W=1s,1m' (added to -rule; an axis left out takes the first -rule's)")
+	maxOver := fs.String("max-over", "", "budget: the largest over-admission rate you accept, e.g. 0.01% (the report marks who meets it)")
+	maxUnder := fs.String("max-under", "", "budget: the largest under-admission rate you accept, e.g. 0.01%")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -40,6 +44,38 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 				return usageError{err.Error()}
 			}
 			cfg.Rules = append(cfg.Rules, r)
+		}
+	}
+	if *sweep != "" {
+		base := compare.DefaultConfig().Rules[0]
+		if len(cfg.Rules) > 0 {
+			base = cfg.Rules[0]
+		}
+		sw, rs, err := compare.ParseSweep(*sweep, base)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		cfg.Sweep = sw
+		for _, r := range rs {
+			if !slices.Contains(cfg.Rules, r) {
+				cfg.Rules = append(cfg.Rules, r)
+			}
+		}
+	}
+	if *maxOver != "" || *maxUnder != "" {
+		cfg.Budget = &compare.Budget{}
+		for _, b := range []struct {
+			v   string
+			dst **float64
+		}{{*maxOver, &cfg.Budget.MaxOver}, {*maxUnder, &cfg.Budget.MaxUnder}} {
+			if b.v == "" {
+				continue
+			}
+			r, err := compare.ParseRate(b.v)
+			if err != nil {
+				return usageError{err.Error()}
+			}
+			*b.dst = &r
 		}
 	}
 	var err error

@@ -1,0 +1,42 @@
+package compare
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// A timeline keeps every request whatever the order and span, in at most
+// maxTimelineBins bins of a power-of-two multiple of W aligned to t = 0.
+func TestTimeline(t *testing.T) {
+	const w = 1000
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, span := range []int64{10 * w, 512 * w, 513 * w, 1_000_000 * w} {
+		a := newTimelineAcc(w)
+		var over int64
+		base := int64(5_000_000_000)
+		for i := range 5000 {
+			tt := base + rng.Int64N(span) // not in time order: keys interleave
+			o := int64(i % 7 / 6)
+			over += o
+			a.add(tt, o, 0)
+		}
+		s := a.summary()
+		if len(s.Requests) > maxTimelineBins || len(s.Requests) != len(s.Over) {
+			t.Fatalf("span %d: %d bins", span, len(s.Requests))
+		}
+		var n, no int64
+		for i := range s.Requests {
+			n += s.Requests[i]
+			no += s.Over[i]
+		}
+		if n != 5000 || no != over {
+			t.Errorf("span %d: %d requests, %d over; want 5000, %d", span, n, no, over)
+		}
+		if s.WidthNS%w != 0 || (s.WidthNS/w)&(s.WidthNS/w-1) != 0 {
+			t.Errorf("width %d is not W times a power of two", s.WidthNS)
+		}
+		if span <= 511*w && s.WidthNS != w {
+			t.Errorf("span %d fits 512 bins of W, but width is %d", span, s.WidthNS)
+		}
+	}
+}
