@@ -85,55 +85,56 @@ func (c Config) normalize() (Config, error) {
 		}
 	}
 	c.Algorithms = specs
-	var modes []Mode
-	for _, m := range c.Modes {
-		if m != Independent && m != Shadow {
-			return c, fmt.Errorf("unknown mode %q (want independent or shadow)", m)
-		}
-		if !contains(modes, m) {
-			modes = append(modes, m)
-		}
+	var err error
+	if c.Modes, err = distinct(c.Modes, []Mode{Independent, Shadow}, "mode"); err != nil {
+		return c, err
 	}
-	c.Modes = modes
-	var counts []Count
-	for _, k := range c.Counts {
-		if k != CountAccepted && k != CountAll {
-			return c, fmt.Errorf("unknown count policy %q (want accepted or all)", k)
-		}
-		if !contains(counts, k) {
-			counts = append(counts, k)
-		}
+	if c.Counts, err = distinct(c.Counts, []Count{CountAccepted, CountAll}, "count policy"); err != nil {
+		return c, err
 	}
-	c.Counts = counts
 	return c, nil
+}
+
+// distinct returns the values of in without repeats, in order, checking
+// each is one of valid.
+func distinct[T ~string](in, valid []T, what string) ([]T, error) {
+	var out []T
+	for _, v := range in {
+		if !contains(valid, v) {
+			return nil, fmt.Errorf("unknown %s %q (want %s)", what, v, joinValues(valid))
+		}
+		if !contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// parseList reads a comma-separated list of values, each one of valid.
+func parseList[T ~string](s string, valid []T, what string) ([]T, error) {
+	var in []T
+	for _, f := range strings.Split(s, ",") {
+		in = append(in, T(strings.TrimSpace(f)))
+	}
+	return distinct(in, valid, what)
+}
+
+func joinValues[T ~string](vs []T) string {
+	var ss []string
+	for _, v := range vs {
+		ss = append(ss, string(v))
+	}
+	return strings.Join(ss, " or ") + ", or several comma-separated"
 }
 
 // ParseModes reads a comma-separated list of modes.
 func ParseModes(s string) ([]Mode, error) {
-	var out []Mode
-	for _, f := range strings.Split(s, ",") {
-		switch m := Mode(strings.TrimSpace(f)); m {
-		case Independent, Shadow:
-			out = append(out, m)
-		default:
-			return nil, fmt.Errorf("unknown mode %q (want independent, shadow or both comma-separated)", f)
-		}
-	}
-	return out, nil
+	return parseList(s, []Mode{Independent, Shadow}, "mode")
 }
 
 // ParseCounts reads a comma-separated list of count policies.
 func ParseCounts(s string) ([]Count, error) {
-	var out []Count
-	for _, f := range strings.Split(s, ",") {
-		switch k := Count(strings.TrimSpace(f)); k {
-		case CountAccepted, CountAll:
-			out = append(out, k)
-		default:
-			return nil, fmt.Errorf("unknown count policy %q (want accepted, all or both comma-separated)", f)
-		}
-	}
-	return out, nil
+	return parseList(s, []Count{CountAccepted, CountAll}, "count policy")
 }
 
 func contains[T comparable](s []T, v T) bool {
