@@ -257,6 +257,9 @@ func writeAtomic(path string, data []byte) error {
 		return err
 	}
 	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Chmod(0o644) // CreateTemp makes 0600; results are for everyone to read
+	}
 	cerr := f.Close()
 	if werr != nil || cerr != nil {
 		os.Remove(f.Name())

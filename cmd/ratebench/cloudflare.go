@@ -70,5 +70,5 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", path)
-	return nil
+	return writeReport(stdout, *out, sum, report.Options{})
 }

@@ -12,6 +12,7 @@ import (
 	"ratebench/algorithms"
 	"ratebench/compare"
 	"ratebench/generators"
+	"ratebench/report"
 	"ratebench/traces"
 )
 
@@ -33,6 +34,8 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	sweep := fs.String("sweep", "", "a grid of rules, e.g. 'L=5,10,50,100,1000;W=1s,1m' (added to -rule; an axis left out takes the first -rule's)")
 	maxOver := fs.String("max-over", "", "budget: the largest over-admission rate you accept, e.g. 0.01% (the report marks who meets it)")
 	maxUnder := fs.String("max-under", "", "budget: the largest under-admission rate you accept, e.g. 0.01%")
+	withReport := fs.Bool("report", true, "write report.md, report.html and plots/ beside summary.json")
+	png := fs.Bool("png", true, "with -report, write a PNG of every plot beside its SVG")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -115,8 +118,11 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		dir = filepath.Join("results", name)
 	}
 
-	_, _, err = replay(stdout, eng, r, compare.TraceInfo{Path: path, Format: format}, dir, *cpuProfile)
-	return err
+	sum, _, err := replay(stdout, eng, r, compare.TraceInfo{Path: path, Format: format}, dir, *cpuProfile)
+	if err != nil || !*withReport {
+		return err
+	}
+	return writeReport(stdout, dir, sum, report.Options{NoPNG: !*png})
 }
 
 // replay runs the engine over r and writes DIR/summary.json and

@@ -6,12 +6,15 @@
 //
 //	ratebench compare -trace FILE [-rule 5/30s ...] [-alg log,counter,...] [-mode independent,shadow] [-count accepted|all] [-o DIR]
 //	ratebench inspect -trace FILE
+//	ratebench report [-max-over 0.01%] [-max-under 0.1%] DIR
 //	ratebench gen -scenario NAME[:param=value,...] -requests N -keys K -seed S -o FILE
 //	ratebench cloudflare [-requests 400000000] [-sources 270000] [-rule 100/1m]
 //
 // compare replays the trace through the exact sliding log (the reference)
 // and each candidate algorithm, for every rule, counting policy and mode,
-// and writes DIR/summary.json (default DIR: results/<trace name>). inspect
+// and writes DIR/summary.json (default DIR: results/<trace name>) and the
+// report (report.md, report.html, plots/), which report rewrites from
+// summary.json alone. inspect
 // describes a trace. gen writes a synthetic one (gen -list describes the
 // scenarios). cloudflare replays a population the size of Cloudflare's
 // published experiment and sets the figures beside theirs. Run a
@@ -55,6 +58,7 @@ var commands = map[string]command{
 	"inspect":    {"describe a trace: requests, keys, time span, rates, order", runInspect},
 	"gen":        {"generate a synthetic trace", runGen},
 	"cloudflare": {"reproduce Cloudflare's accuracy experiment for the sliding-window counter", runCloudflare},
+	"report":     {"write report.md, report.html and plots from DIR/summary.json", runReport},
 }
 
 // usageError is a mistake in the command line (exit status 2).

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"ratebench/compare"
+	"ratebench/report"
+)
+
+const reportSynopsis = "[-max-over 0.01%] [-max-under 0.1%] [-png=true] DIR"
+
+// runReport is 'ratebench report': it reads DIR/summary.json and writes
+// DIR/report.md, DIR/report.html and DIR/plots/, from the summary alone
+// (the trace is not needed), and prints the path of report.html. Flags may
+// come before or after DIR. A budget given here overrides the summary's.
+func runReport(stdout, stderr io.Writer, args []string) error {
+	fs := newFlagSet("report", stderr, reportSynopsis)
+	maxOver := fs.String("max-over", "", "budget: the largest over-admission `rate` you accept, e.g. 0.01% (overrides the summary's)")
+	maxUnder := fs.String("max-under", "", "budget: the largest under-admission `rate` you accept, e.g. 0.1% (overrides the summary's)")
+	png := fs.Bool("png", true, "write a PNG of every plot beside its SVG")
+	var dirs []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return usageError{err.Error()}
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		dirs = append(dirs, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(dirs) != 1 {
+		fs.Usage()
+		return usageError{fmt.Sprintf("report: want one DIR, the folder of summary.json (got %d arguments)", len(dirs))}
+	}
+	dir := dirs[0]
+	// DIR/summary.json itself is accepted too.
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() && filepath.Ext(dir) == ".json" {
+		dir = filepath.Dir(dir)
+	}
+
+	opt := report.Options{NoPNG: !*png}
+	if *maxOver != "" || *maxUnder != "" {
+		opt.Budget = &compare.Budget{}
+		if *maxOver != "" {
+			r, err := compare.ParseRate(*maxOver)
+			if err != nil {
+				return usageError{"report: -max-over: " + err.Error()}
+			}
+			opt.Budget.MaxOver = &r
+		}
+		if *maxUnder != "" {
+			r, err := compare.ParseRate(*maxUnder)
+			if err != nil {
+				return usageError{"report: -max-under: " + err.Error()}
+			}
+			opt.Budget.MaxUnder = &r
+		}
+	}
+
+	s, err := compare.ReadSummaryFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return err
+	}
+	return writeReport(stdout, dir, s, opt)
+}
+
+// writeReport writes the report of s into dir (see report.Write) and
+// prints the path of its report.html. compare -report calls it after the
+// replay with the summary it has just written.
+func writeReport(stdout io.Writer, dir string, s *compare.Summary, opt report.Options) error {
+	if err := report.Write(dir, s, opt); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(dir, report.HTMLFile))
+	return err
+}

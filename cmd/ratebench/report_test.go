@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// report runs the report subcommand (registered in main.go's commands by
+// whoever wires it; called directly here).
+func reportCmd(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := runReport(&out, &errb, args)
+	return out.String(), errb.String(), err
+}
+
+func TestReportFromCompare(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := ratebench(t, "compare", "-trace", "testdata/small.csv", "-rule", "5/30s", "-alg", "log,counter,token,buckets:2,buckets:8", "-o", dir); err != nil {
+		t.Fatal(err)
+	}
+	// The report needs only the summary.
+	os.Remove(filepath.Join(dir, "perf.json"))
+
+	stdout, _, err := reportCmd(t, "-max-over", "0.5%", dir, "-png=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := filepath.Join(dir, "report.html")
+	if stdout != "wrote "+html+"\n" {
+		t.Errorf("stdout = %q", stdout)
+	}
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(page, []byte("<svg")) || bytes.Contains(page, []byte("<script")) {
+		t.Error("report.html does not inline its plots, or holds a script")
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Rule 5/30s", "### Decision", "Budget (given to the report): over ≤ 0.500%",
+		"](plots/frontier_5-30s_accepted_shadow.svg)"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if pngs, _ := filepath.Glob(filepath.Join(dir, "plots", "*.png")); len(pngs) != 0 {
+		t.Errorf("-png=false wrote %d PNGs", len(pngs))
+	}
+
+	// Again, from the summary's path: the same bytes.
+	if _, _, err := reportCmd(t, "-max-over=0.5%", "-png=false", filepath.Join(dir, "summary.json")); err != nil {
+		t.Fatal(err)
+	}
+	md2, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if !bytes.Equal(md, md2) {
+		t.Error("report.md differs when regenerated")
+	}
+
+	// By default, a PNG beside every SVG.
+	if _, _, err := reportCmd(t, dir); err != nil {
+		t.Fatal(err)
+	}
+	svgs, _ := filepath.Glob(filepath.Join(dir, "plots", "*.svg"))
+	pngs, _ := filepath.Glob(filepath.Join(dir, "plots", "*.png"))
+	if len(svgs) == 0 || len(pngs) != len(svgs) {
+		t.Errorf("%d SVGs, %d PNGs", len(svgs), len(pngs))
+	}
+}
+
+func TestReportErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{}, {dir, dir}, {"-max-over", "lots", dir}, {"-max-under", "200%", dir}, {"-bogus", dir},
+	} {
+		_, _, err := reportCmd(t, args...)
+		var ue usageError
+		if !errors.As(err, &ue) {
+			t.Errorf("report %q: err = %v, want a usage error", args, err)
+		}
+	}
+	if _, _, err := reportCmd(t, dir); err == nil || !strings.Contains(err.Error(), "summary.json") {
+		t.Errorf("no summary: err = %v", err)
+	}
+	if _, _, err := reportCmd(t, "-h"); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: %v", err)
+	}
+}

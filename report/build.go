@@ -1,0 +1,402 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"ratebench/compare"
+)
+
+// renderedFig is a figure and its SVG, rendered once for both the plot
+// file and the HTML.
+type renderedFig struct {
+	name string
+	fig  *figure
+	svg  []byte
+}
+
+// build writes the whole report as a document, rendering every figure's
+// SVG on the way.
+func (m *model) build() (*document, []renderedFig, error) {
+	s := m.s
+	d := &document{title: "ratebench report: " + s.Trace.Path}
+	var figs []renderedFig
+	addFig := func(f *figure, skip string) error {
+		if f == nil {
+			if skip != "" {
+				d.add(para{txt(skip)})
+			}
+			return nil
+		}
+		svg, err := f.render("svg")
+		if err != nil {
+			return err
+		}
+		figs = append(figs, renderedFig{f.name, f, svg})
+		d.add(figureBlock{name: f.name, alt: f.alt, caption: f.caption, svg: svg, png: !m.opt.NoPNG})
+		return nil
+	}
+
+	m.intro(d)
+	for i, rule := range m.rules {
+		rid := fmt.Sprintf("rule-%d", i+1)
+		d.add(heading{2, rid, txt("Rule " + rule)})
+		m.decision(d, rule, rid)
+		for j, g := range m.groupsOf(rule) {
+			d.add(heading{3, fmt.Sprintf("%s-%d", rid, j+1), txt(g.label())})
+			m.groupTables(d, g)
+			d.add(heading{4, "", txt("Plots")})
+			for _, mk := range []func(*group) (*figure, string){m.divergenceFig, m.phaseFig, m.burstFig, m.frontierFig, m.rateErrorFig, m.timelineFig} {
+				if err := addFig(mk(g)); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+	}
+	if err := m.sweep(d, addFig); err != nil {
+		return nil, nil, err
+	}
+	return d, figs, nil
+}
+
+func (m *model) intro(d *document) {
+	s := m.s
+	var cands []string
+	for _, a := range s.Config.Algorithms {
+		if a != "log" {
+			cands = append(cands, a)
+		}
+	}
+	d.add(para{txtf("ratebench replayed the trace below through the exact sliding-window log (the reference) and %d cheaper rate limiters, "+
+		"and compared every decision. For each rule, the decision section ranks the algorithms by memory per key and says which "+
+		"meet the disagreement budget; the sections after it hold every figure of the summary and the plots.", len(cands))})
+
+	d.add(heading{2, "reading", txt("How to read this report")})
+	d.add(bullets{[]inline{
+		inline{}.B("Over").T("-admission: the candidate admits a request that the exact log refuses. Traffic above the limit is let through."),
+		inline{}.B("Under").T("-admission: the candidate refuses a request that the log admits. A legitimate client is refused."),
+		txt("Rates are fractions of all the requests of a run; keys affected are the keys (clients) with at least one disagreement."),
+		inline{}.B("Independent").T(" mode: each algorithm records its own admissions, as a deployment would. ").
+			B("Shadow").T(" mode: a candidate records the log's admissions instead, so it always shares the log's history; this isolates the error of its decision rule " +
+			"from the way errors compound, but it is not what a deployment sees, and bursts are not measured there."),
+		inline{}.T("Count ").B("accepted").T(" counts only admitted requests (most libraries); count ").B("all").
+			T(" counts every request, admitted or not (a client that keeps sending stays blocked). Under count all the two modes coincide."),
+		txt("Memory is the analytic state an algorithm keeps per key, in bytes, not counting the key itself; the peak is the most one key needed."),
+		txt("Burst is the largest cost admitted for one key within any window span (t−W, t], divided by the limit L: the exact log never exceeds 1."),
+	}})
+
+	d.add(heading{2, "trace", txt("Trace")})
+	t := s.Trace
+	items := []inline{
+		inline{}.T("Path: ").C(t.Path),
+		txt("Format: " + t.Format),
+		txt("Requests: " + count(t.Requests)),
+	}
+	if t.Cost != t.Requests {
+		items = append(items, txt("Total cost: "+count(t.Cost)))
+	}
+	items = append(items, txt("Keys: "+count(t.Keys)))
+	if t.Requests > 0 {
+		items = append(items, txtf("Span: %s to %s (%s)", fmtTime(t.StartNS), fmtTime(t.EndNS), fmtDuration(t.EndNS-t.StartNS)))
+	}
+	d.add(bullets{items})
+
+	c := s.Config
+	cfg := []inline{
+		txt("Rules: " + strings.Join(c.Rules, ", ")),
+		txt("Count policies: " + strings.Join(c.Counts, ", ")),
+		txt("Modes: " + strings.Join(c.Modes, ", ")),
+		txt("Algorithms: " + strings.Join(c.Algorithms, ", ")),
+	}
+	if c.Sweep != nil {
+		cfg = append(cfg, txtf("Sweep: L ∈ {%s} × W ∈ {%s}", joinInts(c.Sweep.L), strings.Join(c.Sweep.W, ", ")))
+	}
+	if m.hasBudget() {
+		cfg = append(cfg, txtf("Budget (%s): %s", m.bsource, m.budgetText()))
+	} else {
+		cfg = append(cfg, txt("Budget: none given"))
+	}
+	d.add(heading{3, "", txt("Configuration")}, bullets{cfg})
+
+	if len(s.Notes) > 0 {
+		d.add(heading{2, "notes", txt("Notes")})
+		var notes []inline
+		for _, n := range s.Notes {
+			notes = append(notes, txt(n))
+		}
+		d.add(bullets{notes})
+	}
+}
+
+// decision writes a rule's decision section: which algorithm to pick.
+func (m *model) decision(d *document, rule, rid string) {
+	d.add(heading{3, rid + "-decision", txt("Decision")})
+	if m.hasBudget() {
+		d.add(para{txtf("Budget (%s): %s of all requests. An algorithm meets it when its over- and under-admission rates are within it "+
+			"in independent mode, or under count all where the modes coincide.", m.bsource, m.budgetText())})
+	} else {
+		d.add(para{inline{}.T("No budget was given. ").C("ratebench report -max-over 0.01% -max-under 0.1% DIR").
+			T(" (or the same flags of compare) marks the algorithms that meet one.")})
+	}
+	bases, caveat := m.decisionBases(rule)
+	if caveat != "" {
+		d.add(para{txt(caveat)})
+	}
+	for _, g := range bases {
+		if len(bases) > 1 || caveat != "" {
+			d.add(heading{4, "", txt("Deciding on " + g.label())})
+		}
+		rows := ranked(g.runs)
+		d.add(para{m.decisionSentence(rows)})
+		tb := table{
+			head:  []string{"rank", "algorithm", "bytes/key (peak)", "over", "under", "disagree", "worst burst ÷ L", "keys affected", "meets budget"},
+			right: []bool{true, false, true, true, true, true, true, true, false},
+		}
+		for i, r := range rows {
+			burst := "—"
+			if r.Burst != nil {
+				burst = num(r.Burst.Ratio)
+			}
+			meets := txt("—")
+			if m.hasBudget() {
+				if m.meets(r) {
+					meets = inline{}.B("yes")
+				} else {
+					meets = txt("no")
+				}
+			}
+			tb.rows = append(tb.rows, []inline{
+				txtf("%d", i+1), inline{}.C(r.Algorithm), txt(bytesPerKey(r.Memory.PeakPerKey)),
+				txt(rate(r.OverRate)), txt(rate(r.UnderRate)), txt(rate(r.DisagreeRate)), txt(burst),
+				txtf("%s of %s", count(r.KeysDisagree), count(r.Keys)), meets,
+			})
+		}
+		d.add(tb)
+	}
+}
+
+// decisionSentence names the cheapest algorithm meeting the budget, or
+// says that none does, or without a budget names the cheapest, the
+// closest to the log and the trade-off frontier. rows are ranked.
+func (m *model) decisionSentence(rows []*compare.Run) inline {
+	var cands []*compare.Run
+	for _, r := range rows {
+		if r.Algorithm != "log" {
+			cands = append(cands, r)
+		}
+	}
+	if len(cands) == 0 {
+		return txt("Only the exact log was run: there is no candidate to choose.")
+	}
+	brief := func(r *compare.Run) string {
+		return fmt.Sprintf("%s per key; over %s, under %s", bytesPerKey(r.Memory.PeakPerKey), rate(r.OverRate), rate(r.UnderRate))
+	}
+	if m.hasBudget() {
+		var first *compare.Run
+		var meetC []string
+		for _, r := range rows {
+			if !m.meets(r) {
+				continue
+			}
+			if first == nil {
+				first = r
+			}
+			if r.Algorithm != "log" && r != first {
+				meetC = append(meetC, r.Algorithm)
+			}
+		}
+		switch {
+		case first == nil:
+			return txt("None of the algorithms meets the budget.")
+		case first.Algorithm == "log" && len(meetC) == 0:
+			return inline{}.T("None of the candidates meets the budget: only the exact log does (").
+				T(bytesPerKey(first.Memory.PeakPerKey) + " per key). Loosen the budget or keep the log.")
+		case first.Algorithm == "log":
+			return inline{}.T("The exact log is the cheapest algorithm that meets the budget (" + bytesPerKey(first.Memory.PeakPerKey) +
+				" per key); the candidates that meet it too need more memory: " + strings.Join(meetC, ", ") + ".")
+		}
+		out := inline{}.T("Cheapest algorithm that meets the budget: ").B(first.Algorithm).T(" (" + brief(first) + ").")
+		if len(meetC) > 0 {
+			out = out.T(" Also within it: " + strings.Join(meetC, ", ") + ".")
+		}
+		var cheaper []string
+		for _, r := range rows {
+			if r == first {
+				break
+			}
+			if r.Algorithm != "log" {
+				cheaper = append(cheaper, fmt.Sprintf("%s (over %s, under %s)", r.Algorithm, rate(r.OverRate), rate(r.UnderRate)))
+			}
+		}
+		if len(cheaper) > 0 {
+			out = out.T(" Cheaper, but outside it: " + strings.Join(cheaper, ", ") + ".")
+		}
+		return out
+	}
+	cheapest := cands[0]
+	closest := cands[0]
+	for _, r := range cands[1:] {
+		if r.Disagree < closest.Disagree {
+			closest = r
+		}
+	}
+	out := inline{}.T("Cheapest: ").B(cheapest.Algorithm).T(fmt.Sprintf(" (%s; %s of requests decided differently from the log).", brief(cheapest), rate(cheapest.DisagreeRate)))
+	if closest != cheapest {
+		out = out.T(" Closest to the log: ").B(closest.Algorithm).T(fmt.Sprintf(" (%s; %s decided differently).", brief(closest), rate(closest.DisagreeRate)))
+	} else {
+		out = out.T(" It is also the candidate closest to the log.")
+	}
+	var front []string
+	best := int64(math.MaxInt64)
+	for _, r := range rows {
+		if r.Disagree < best {
+			best = r.Disagree
+			front = append(front, r.Algorithm)
+		}
+	}
+	out = out.T(" The trade-off frontier, where no other algorithm is both cheaper and closer to the log: " + strings.Join(front, ", ") + ".")
+	return out
+}
+
+// groupTables writes a group's tables: runs, burst, top keys, rate error,
+// memory.
+func (m *model) groupTables(d *document, g *group) {
+	var about string
+	switch {
+	case g.count == "all":
+		about = "Every request is counted, admitted or not; the independent and shadow modes coincide."
+	case g.mode == "shadow":
+		about = "Shadow mode: each candidate records the log's admissions, so it shares the log's history; the figures isolate its decision rule's error. Bursts are not measured."
+	case g.mode == "independent":
+		about = "Independent mode: each algorithm records its own admissions, as a deployment would."
+	}
+	d.add(para{txtf("%s %s requests from %s keys.", about, count(g.requests()), count(firstKeys(g)))})
+
+	d.add(heading{4, "", txt("Runs")})
+	runs := table{
+		head:  []string{"algorithm", "admitted", "rejected", "disagree", "disagree rate", "over", "over rate", "under", "under rate", "keys disagreeing", "keys over", "keys under"},
+		right: []bool{false, true, true, true, true, true, true, true, true, true, true, true},
+	}
+	for _, r := range g.runs {
+		runs.rows = append(runs.rows, []inline{
+			inline{}.C(r.Algorithm), txt(count(r.Admitted)), txt(count(r.Rejected)),
+			txt(count(r.Disagree)), txt(rate(r.DisagreeRate)), txt(count(r.Over)), txt(rate(r.OverRate)),
+			txt(count(r.Under)), txt(rate(r.UnderRate)), txt(count(r.KeysDisagree)), txt(count(r.KeysOver)), txt(count(r.KeysUnder)),
+		})
+	}
+	d.add(runs)
+
+	hasBurst := false
+	for _, r := range g.candidates() {
+		if r.Burst != nil || r.Bound != nil {
+			hasBurst = true
+		}
+	}
+	if hasBurst {
+		d.add(heading{4, "", txt("Burst")})
+		bt := table{
+			head:  []string{"algorithm", "worst burst (cost)", "÷ L", "keys over L", "where (key)", "seed 002 bound B", "bound violations"},
+			right: []bool{false, true, true, true, false, true, true},
+		}
+		for _, r := range g.runs {
+			row := []inline{inline{}.C(r.Algorithm), txt("—"), txt("—"), txt("—"), txt("—"), txt("—"), txt("—")}
+			if b := r.Burst; b != nil {
+				row[1], row[2], row[3], row[4] = txt(count(b.Max)), txt(num(b.Ratio)), txt(count(b.KeysOverL)), txt(keyText(b.Key))
+			}
+			if b := r.Bound; b != nil {
+				row[5], row[6] = txt(count(b.B)), txt(count(b.Violations))
+			}
+			bt.rows = append(bt.rows, row)
+		}
+		d.add(bt)
+	}
+
+	d.add(heading{4, "", txt("Top keys")})
+	limit := m.opt.TopKeys
+	if limit == 0 {
+		limit = 5
+	}
+	kt := table{
+		head:  []string{"algorithm", "key", "requests", "disagree", "over", "under", "burst"},
+		right: []bool{false, false, true, true, true, true, true},
+	}
+	for _, r := range g.candidates() {
+		n := 0
+		for _, k := range r.TopKeys {
+			if k.Disagree <= 0 || (limit > 0 && n >= limit) {
+				continue
+			}
+			n++
+			burst := "—"
+			if k.Burst != nil {
+				burst = count(*k.Burst)
+			}
+			kt.rows = append(kt.rows, []inline{inline{}.C(r.Algorithm), txt(keyText(k.Key)), txt(count(k.Requests)),
+				txt(count(k.Disagree)), txt(count(k.Over)), txt(count(k.Under)), txt(burst)})
+		}
+	}
+	if len(kt.rows) == 0 {
+		d.add(para{txt("No key saw a disagreement.")})
+	} else {
+		per := fmt.Sprintf("up to %d", limit)
+		if limit < 0 {
+			per = "all those the summary lists"
+		}
+		d.add(para{txtf("The keys with the most disagreements, %s per algorithm (burst: the key's worst admitted cost in a window span).", per)}, kt)
+	}
+
+	var re []*compare.Run
+	for _, r := range g.runs {
+		if r.RateError != nil {
+			re = append(re, r)
+		}
+	}
+	if len(re) > 0 {
+		d.add(heading{4, "", txt("Rate error")})
+		d.add(para{txt("The estimate of the cost in (t−W, t] minus the exact count, at each request, in cost units and as a fraction of L. " +
+			"Bias is the mean signed error; the relative error is over requests whose exact count is positive; p50, p99 and max are of the absolute error.")})
+		et := table{
+			head:  []string{"algorithm", "samples", "bias", "mean |error|", "÷ L", "mean relative", "p50 ÷ L", "p99 ÷ L", "max", "max ÷ L", "outside ±2L"},
+			right: []bool{false, true, true, true, true, true, true, true, true, true, true},
+		}
+		for _, r := range re {
+			e := r.RateError
+			et.rows = append(et.rows, []inline{inline{}.C(r.Algorithm), txt(count(e.Samples)), txt(num(e.Mean)), txt(num(e.MeanAbs)),
+				txt(num(e.MeanAbsFrac)), txt(rate(e.MeanRel)), txt(num(e.P50Frac)), txt(num(e.P99Frac)), txt(num(e.MaxAbs)), txt(num(e.MaxAbsFrac)),
+				txt(count(e.Histogram.Below + e.Histogram.Above))})
+		}
+		d.add(et)
+	}
+
+	d.add(heading{4, "", txt("Memory")})
+	mt := table{
+		head:  []string{"algorithm", "model", "peak per key", "mean per key", "peak total"},
+		right: []bool{false, false, true, true, true},
+	}
+	for _, r := range g.runs {
+		mt.rows = append(mt.rows, []inline{inline{}.C(r.Algorithm), txt(r.Memory.Model), txt(bytesPerKey(r.Memory.PeakPerKey)),
+			txt(num(r.Memory.MeanPerKey) + " B"), txt(bytesPerKey(r.Memory.PeakTotal))})
+	}
+	d.add(mt)
+}
+
+func firstKeys(g *group) int64 {
+	if len(g.runs) == 0 {
+		return 0
+	}
+	return g.runs[0].Keys
+}
+
+func joinInts(vs []int64) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = fmt.Sprint(v)
+	}
+	return strings.Join(s, ", ")
+}
+
+func fmtTime(ns int64) string {
+	return time.Unix(0, ns).UTC().Format(time.RFC3339Nano)
+}

@@ -1,0 +1,288 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// The report is built once as a small document model and rendered twice,
+// to Markdown and to HTML, so that both say the same thing and every piece
+// of text is escaped by the renderer, never by the code that writes it.
+
+type spanKind int
+
+const (
+	plain spanKind = iota
+	strong
+	code
+)
+
+// span is a run of text; its content is always untrusted as far as the
+// renderers are concerned.
+type span struct {
+	kind spanKind
+	text string
+}
+
+// inline is a sequence of spans: a paragraph, a cell, a heading.
+type inline []span
+
+func txt(s string) inline { return inline{{plain, s}} }
+
+// txtf is txt with fmt.Sprintf.
+func txtf(format string, args ...any) inline { return txt(fmt.Sprintf(format, args...)) }
+
+func (in inline) T(s string) inline { return append(in, span{plain, s}) }
+func (in inline) Tf(format string, args ...any) inline {
+	return append(in, span{plain, fmt.Sprintf(format, args...)})
+}
+func (in inline) B(s string) inline { return append(in, span{strong, s}) }
+func (in inline) C(s string) inline { return append(in, span{code, s}) }
+
+type block interface{ isBlock() }
+
+type heading struct {
+	level int
+	id    string
+	text  inline
+}
+
+type para struct{ text inline }
+
+type bullets struct{ items []inline }
+
+type table struct {
+	head  []string
+	right []bool // right-align the column (numbers)
+	rows  [][]inline
+}
+
+// figureBlock shows a plot: plots/NAME.svg (and .png).
+type figureBlock struct {
+	name    string
+	alt     string
+	caption inline
+	svg     []byte
+	png     bool
+}
+
+func (heading) isBlock()     {}
+func (para) isBlock()        {}
+func (bullets) isBlock()     {}
+func (table) isBlock()       {}
+func (figureBlock) isBlock() {}
+
+type document struct {
+	title  string
+	blocks []block
+}
+
+func (d *document) add(b ...block) { d.blocks = append(d.blocks, b...) }
+
+// ---- Markdown ----
+
+func mdInline(in inline) string {
+	var b strings.Builder
+	for _, s := range in {
+		if s.text == "" {
+			continue
+		}
+		switch s.kind {
+		case strong:
+			b.WriteString("**" + mdEscape(s.text) + "**")
+		case code:
+			if mdCodeSafe(s.text) {
+				b.WriteString("`" + s.text + "`")
+			} else {
+				b.WriteString(mdEscape(s.text))
+			}
+		default:
+			b.WriteString(mdEscape(s.text))
+		}
+	}
+	return b.String()
+}
+
+func (d *document) markdown() []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# %s\n", mdEscape(d.title))
+	for _, blk := range d.blocks {
+		b.WriteByte('\n')
+		switch x := blk.(type) {
+		case heading:
+			fmt.Fprintf(&b, "%s %s\n", strings.Repeat("#", x.level), mdInline(x.text))
+		case para:
+			fmt.Fprintf(&b, "%s\n", mdInline(x.text))
+		case bullets:
+			for _, it := range x.items {
+				fmt.Fprintf(&b, "- %s\n", mdInline(it))
+			}
+		case table:
+			b.WriteString("|")
+			for _, h := range x.head {
+				fmt.Fprintf(&b, " %s |", mdEscape(h))
+			}
+			b.WriteString("\n|")
+			for i := range x.head {
+				if i < len(x.right) && x.right[i] {
+					b.WriteString("---:|")
+				} else {
+					b.WriteString("---|")
+				}
+			}
+			b.WriteByte('\n')
+			for _, row := range x.rows {
+				b.WriteString("|")
+				for i := range x.head {
+					cell := ""
+					if i < len(row) {
+						cell = mdInline(row[i])
+					}
+					if cell == "" {
+						cell = " "
+					}
+					fmt.Fprintf(&b, " %s |", cell)
+				}
+				b.WriteByte('\n')
+			}
+		case figureBlock:
+			fmt.Fprintf(&b, "![%s](plots/%s.svg)\n\n", mdEscape(x.alt), x.name)
+			cap := mdInline(x.caption)
+			if x.png {
+				cap += fmt.Sprintf(" ([SVG](plots/%s.svg), [PNG](plots/%s.png))", x.name, x.name)
+			}
+			fmt.Fprintf(&b, "%s\n", strings.TrimSpace(cap))
+		}
+	}
+	return b.Bytes()
+}
+
+// ---- HTML ----
+
+const css = `body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",sans-serif;color:#1d1d1f;margin:0;background:#fff}
+main{max-width:1100px;margin:0 auto;padding:1.5em 2em 4em}
+h1{font-size:1.6em;margin:.2em 0 .6em}
+h2{font-size:1.35em;margin-top:2.2em;border-bottom:2px solid #ddd;padding-bottom:.2em}
+h3{font-size:1.15em;margin-top:1.8em}
+h4{font-size:1em;margin-top:1.4em}
+table{border-collapse:collapse;margin:.6em 0 1.2em;font-size:.9em;font-variant-numeric:tabular-nums}
+th,td{border:1px solid #d0d0d0;padding:.25em .55em;vertical-align:top}
+th{background:#f3f3f3;text-align:left}
+td.r,th.r{text-align:right}
+tr:nth-child(even) td{background:#fafafa}
+td{overflow-wrap:anywhere;max-width:28em}
+code{font:.9em ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f3f3f3;padding:0 .2em;border-radius:3px}
+figure{margin:1em 0 2em}
+figure svg{max-width:100%;height:auto;display:block}
+figcaption{font-size:.9em;color:#444;margin-top:.3em}
+nav ul{columns:2;font-size:.9em}
+`
+
+func htmlInline(in inline) string {
+	var b strings.Builder
+	for _, s := range in {
+		if s.text == "" {
+			continue
+		}
+		switch s.kind {
+		case strong:
+			b.WriteString("<strong>" + htmlEscape(s.text) + "</strong>")
+		case code:
+			b.WriteString("<code>" + htmlEscape(s.text) + "</code>")
+		default:
+			b.WriteString(htmlEscape(s.text))
+		}
+	}
+	return b.String()
+}
+
+func (d *document) html() []byte {
+	var b bytes.Buffer
+	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+	// Nothing in the page needs a script, a fetch or an external file.
+	b.WriteString("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n")
+	fmt.Fprintf(&b, "<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n", htmlEscape(d.title), css)
+	fmt.Fprintf(&b, "<h1>%s</h1>\n", htmlEscape(d.title))
+
+	// Contents: the level-2 headings.
+	var toc []heading
+	for _, blk := range d.blocks {
+		if h, ok := blk.(heading); ok && h.level == 2 && h.id != "" {
+			toc = append(toc, h)
+		}
+	}
+	if len(toc) > 2 {
+		b.WriteString("<nav>\n<ul>\n")
+		for _, h := range toc {
+			fmt.Fprintf(&b, "<li><a href=\"#%s\">%s</a></li>\n", h.id, htmlInline(h.text))
+		}
+		b.WriteString("</ul>\n</nav>\n")
+	}
+
+	for _, blk := range d.blocks {
+		switch x := blk.(type) {
+		case heading:
+			id := ""
+			if x.id != "" {
+				id = fmt.Sprintf(" id=\"%s\"", x.id)
+			}
+			fmt.Fprintf(&b, "<h%d%s>%s</h%d>\n", x.level, id, htmlInline(x.text), x.level)
+		case para:
+			fmt.Fprintf(&b, "<p>%s</p>\n", htmlInline(x.text))
+		case bullets:
+			b.WriteString("<ul>\n")
+			for _, it := range x.items {
+				fmt.Fprintf(&b, "<li>%s</li>\n", htmlInline(it))
+			}
+			b.WriteString("</ul>\n")
+		case table:
+			b.WriteString("<table>\n<thead><tr>")
+			for i, h := range x.head {
+				fmt.Fprintf(&b, "<th%s>%s</th>", alignClass(x.right, i), htmlEscape(h))
+			}
+			b.WriteString("</tr></thead>\n<tbody>\n")
+			for _, row := range x.rows {
+				b.WriteString("<tr>")
+				for i := range x.head {
+					cell := ""
+					if i < len(row) {
+						cell = htmlInline(row[i])
+					}
+					fmt.Fprintf(&b, "<td%s>%s</td>", alignClass(x.right, i), cell)
+				}
+				b.WriteString("</tr>\n")
+			}
+			b.WriteString("</tbody>\n</table>\n")
+		case figureBlock:
+			fmt.Fprintf(&b, "<figure id=\"fig-%s\">\n", x.name)
+			b.Write(inlineSVG(x.svg))
+			fmt.Fprintf(&b, "<figcaption>%s</figcaption>\n</figure>\n", htmlInline(x.caption))
+		}
+	}
+	b.WriteString("</main>\n</body>\n</html>\n")
+	return b.Bytes()
+}
+
+func alignClass(right []bool, i int) string {
+	if i < len(right) && right[i] {
+		return ` class="r"`
+	}
+	return ""
+}
+
+// inlineSVG returns an SVG document as an element to place in HTML: from
+// its <svg tag on, without the XML prelude, with a role and a final
+// newline.
+func inlineSVG(svg []byte) []byte {
+	i := bytes.Index(svg, []byte("<svg"))
+	if i < 0 {
+		return nil
+	}
+	out := append([]byte(`<svg role="img"`), svg[i+len("<svg"):]...)
+	if !bytes.HasSuffix(out, []byte("\n")) {
+		out = append(out, '\n')
+	}
+	return out
+}

@@ -1,0 +1,581 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"ratebench/compare"
+)
+
+// Each function here builds one figure of a group, or returns why there is
+// none (a sentence for the report). Every value passed to gonum/plot goes
+// through finite or is checked to be positive where an axis is
+// logarithmic.
+
+const figWidth = 7.5 * vg.Inch
+
+func (m *model) figTitle(what string, g *group) string {
+	return what + "\n" + visible(g.title())
+}
+
+// divergenceFig: over- and under-admission rates side by side per
+// candidate.
+func (m *model) divergenceFig(g *group) (*figure, string) {
+	cands := g.candidates()
+	if len(cands) == 0 {
+		return nil, "Only the exact log was run here: there is no candidate to compare with it."
+	}
+	names := make([]string, len(cands))
+	over := make([]float64, len(cands))
+	under := make([]float64, len(cands))
+	var all []float64
+	for i, r := range cands {
+		names[i] = r.Algorithm
+		over[i] = 100 * finite(r.OverRate)
+		under[i] = 100 * finite(r.UnderRate)
+		all = append(all, over[i], under[i])
+	}
+	p := newPanel("", "share of all requests (%)", "")
+	overBars := &hbars{vals: over, offset: 0.19, width: 0.36, color: overColor}
+	underBars := &hbars{vals: under, offset: -0.19, width: 0.36, color: underColor}
+	p.Add(overBars, underBars)
+	categoryAxis(&p.Y, names)
+	caption := txtf("Over- and under-admission rates of each candidate against the exact log (%s requests); the log itself is 0 by definition.", count(g.requests()))
+	lo, hi, ok := logRange(all, 1)
+	switch {
+	case !ok:
+		p.X.Min, p.X.Max = 0, 1
+		p.Add(note{"no candidate disagreed with the log"})
+	case hi/lo > 100:
+		lo = math.Pow(10, math.Floor(math.Log10(lo)))
+		setLog(&p.X, lo, hi*1.5)
+		overBars.log, underBars.log = true, true
+		p.X.Label.Text = "share of all requests (%, log scale)"
+		caption = caption.T(" The rates span more than two decades, so the scale is logarithmic; a rate of zero is marked 0.")
+	default:
+		p.X.Min, p.X.Max = 0, hi*1.12
+	}
+	h := vg.Length(1.4)*vg.Inch + vg.Length(len(cands))*0.42*vg.Inch
+	return &figure{
+		name:    g.file("divergence"),
+		title:   m.figTitle("Over- and under-admissions per algorithm", g),
+		alt:     "over- and under-admission rates per algorithm, " + g.title(),
+		caption: caption,
+		panels:  [][]*plot.Plot{{p}},
+		legend: []legendEntry{
+			{"over: admitted, the log refused", []plot.Thumbnailer{&hbars{color: overColor}}},
+			{"under: refused, the log admitted", []plot.Thumbnailer{&hbars{color: underColor}}},
+		},
+		w: figWidth, h: max(h, 3*vg.Inch),
+	}, ""
+}
+
+// burstFig: the worst admitted burst ÷ L per algorithm, with the log's 1.
+func (m *model) burstFig(g *group) (*figure, string) {
+	var names []string
+	var vals []float64
+	for _, r := range g.runs {
+		if r.Burst == nil {
+			continue
+		}
+		names = append(names, r.Algorithm)
+		vals = append(vals, finite(r.Burst.Ratio))
+	}
+	measured := false
+	for _, r := range g.candidates() {
+		measured = measured || r.Burst != nil
+	}
+	if !measured {
+		return nil, "Burst is not measured in shadow mode, where a candidate records the log's admissions rather than its own."
+	}
+	p := newPanel("", "worst admitted cost in any window span (t−W, t] ÷ L", "")
+	bars := &hbars{vals: vals, width: 0.6, color: color.RGBA{0x4e, 0x79, 0xa7, 0xff}}
+	ref := &refLine{x: 1, vert: true, style: draw.LineStyle{Color: color.Black, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}}
+	p.Add(bars, ref, &barValues{vals: vals})
+	categoryAxis(&p.Y, names)
+	hi := 1.2
+	for _, v := range vals {
+		hi = math.Max(hi, v*1.15)
+	}
+	p.X.Min, p.X.Max = 0, hi
+	h := vg.Length(1.3)*vg.Inch + vg.Length(len(names))*0.32*vg.Inch
+	return &figure{
+		name:  g.file("burst"),
+		title: m.figTitle("Worst burst per algorithm", g),
+		alt:   "worst admitted burst divided by L per algorithm, " + g.title(),
+		caption: txtf("The largest cost any algorithm admitted for one key within a window span, divided by the limit L = %s. "+
+			"The exact log never exceeds 1; a fixed window reaches up to 2, a token bucket up to (B+L)/L.", g.limitText()),
+		panels: [][]*plot.Plot{{p}},
+		legend: []legendEntry{
+			{"worst burst ÷ L", []plot.Thumbnailer{bars}},
+			{"L (the exact log's bound)", []plot.Thumbnailer{ref}},
+		},
+		w: figWidth, h: max(h, 2.8*vg.Inch),
+	}, ""
+}
+
+// barValues writes each bar's value at its end.
+type barValues struct{ vals []float64 }
+
+func (b *barValues) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	sty := textStyle(8.5)
+	sty.YAlign = draw.YCenter
+	n := len(b.vals)
+	for i, v := range b.vals {
+		x := math.Min(math.Max(v, p.X.Min), p.X.Max)
+		c.FillText(sty, vg.Point{X: trX(x) + vg.Points(3), Y: trY(float64(n - 1 - i))}, strconv.FormatFloat(v, 'f', 2, 64))
+	}
+}
+
+// merged is one line per panel for one algorithm, or for several whose
+// lines are identical in every panel (token and gcra often are): they are
+// drawn once, named "token = gcra".
+type merged struct {
+	name string
+	alg  string        // the first algorithm, whose style is used
+	data []plotter.XYs // per panel; nil where it has nothing to show
+}
+
+// mergeSame groups the algorithms whose data are equal in every panel,
+// in the order of algs.
+func mergeSame(algs []string, data [][]plotter.XYs) []merged {
+	var out []merged
+	for i, a := range algs {
+		found := false
+		for k := range out {
+			if sameXYs(out[k].data, data[i]) {
+				out[k].name += " = " + a
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, merged{name: a, alg: a, data: data[i]})
+		}
+	}
+	return out
+}
+
+func sameXYs(a, b []plotter.XYs) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if len(a[i]) != len(b[i]) {
+			return false
+		}
+		for j := range a[i] {
+			if a[i][j] != b[i][j] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// addMerged draws the lines into the panels (one per data slot) and
+// returns the legend of those drawn.
+func (m *model) addMerged(panels []*plot.Plot, ms []merged, points bool) []legendEntry {
+	var legend []legendEntry
+	for _, mg := range ms {
+		st := m.style(mg.alg)
+		drawn := false
+		for k, xys := range mg.data {
+			if len(xys) == 0 {
+				continue
+			}
+			if points {
+				panels[k].Add(newLinePoints(xys, st))
+			} else {
+				panels[k].Add(lineOf(xys, st))
+			}
+			drawn = true
+		}
+		if drawn {
+			var th plot.Thumbnailer = lineOf(nil, st)
+			if points {
+				th = newLinePoints(nil, st)
+			}
+			legend = append(legend, legendEntry{mg.name, []plot.Thumbnailer{th}})
+		}
+	}
+	return legend
+}
+
+// phaseFig: where in the fixed window (e/W) the disagreements fall.
+func (m *model) phaseFig(g *group) (*figure, string) {
+	cands := g.candidates()
+	if len(cands) == 0 {
+		return nil, ""
+	}
+	sides := []string{"over", "under"}
+	algs := make([]string, len(cands))
+	data := make([][]plotter.XYs, len(cands))
+	ymax := make([]float64, len(sides))
+	for i, r := range cands {
+		algs[i] = r.Algorithm
+		data[i] = make([]plotter.XYs, len(sides))
+		for k, bins := range [][]int64{r.Phase.Over, r.Phase.Under} {
+			n := len(bins)
+			total := int64(0)
+			for _, v := range bins {
+				total += v
+			}
+			if n == 0 || total == 0 {
+				continue
+			}
+			xys := make(plotter.XYs, n)
+			for j, v := range bins {
+				xys[j].X = (float64(j) + 0.5) / float64(n)
+				xys[j].Y = finite(float64(v))
+				ymax[k] = math.Max(ymax[k], xys[j].Y)
+			}
+			data[i][k] = xys
+		}
+	}
+	if ymax[0] == 0 && ymax[1] == 0 {
+		return nil, "No candidate disagreed with the log, so there is no phase to show."
+	}
+	panels := make([]*plot.Plot, len(sides))
+	for k, side := range sides {
+		p := newPanel(side+"-admissions", "position in the fixed window, e/W", side+"-admissions (requests)")
+		p.X.Min, p.X.Max = 0, 1
+		if ymax[k] == 0 {
+			p.Add(note{"no " + side + "-admissions"})
+			ymax[k] = 1
+		}
+		p.Y.Min, p.Y.Max = 0, ymax[k]*1.08
+		panels[k] = p
+	}
+	legend := m.addMerged(panels, mergeSame(algs, data), true)
+	return &figure{
+		name:  g.file("phase"),
+		title: m.figTitle("Where in the window the candidates disagree", g),
+		alt:   "over- and under-admissions by position in the fixed window, " + g.title(),
+		caption: txt("Disagreements by how far into the fixed window (e/W, 20 bins) they happen. " +
+			"The seed predicts over-admission late in a window and under-admission after traffic early in the previous one."),
+		panels: [][]*plot.Plot{{panels[0]}, {panels[1]}},
+		legend: legend,
+		w:      figWidth, h: 6 * vg.Inch,
+	}, ""
+}
+
+// legendFor lists the runs whose algorithm is in show, in run order, as
+// points.
+func (m *model) legendFor(runs []*compare.Run, show map[string]bool) []legendEntry {
+	var out []legendEntry
+	for _, r := range runs {
+		if show[r.Algorithm] {
+			out = append(out, legendEntry{r.Algorithm, []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: m.style(r.Algorithm).glyph()}}})
+		}
+	}
+	return out
+}
+
+// bucketsN returns N for "buckets:N".
+func bucketsN(alg string) (int, bool) {
+	s, ok := strings.CutPrefix(alg, "buckets:")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n >= 1
+}
+
+// frontierFig: memory per key against disagreement, one point per
+// algorithm, the buckets:N family joined from the counter to the log.
+func (m *model) frontierFig(g *group) (*figure, string) {
+	if len(g.candidates()) == 0 {
+		return nil, ""
+	}
+	type pt struct {
+		x, y  float64
+		names []string
+	}
+	var pts []*pt
+	at := map[[2]float64]*pt{}
+	show := map[string]bool{}
+	var xs []float64
+	p := newPanel("", "state per key, peak (bytes, log scale)", "requests decided differently from the log (%)")
+	for _, r := range g.runs {
+		x := math.Max(1, finite(float64(r.Memory.PeakPerKey)))
+		y := 100 * finite(r.DisagreeRate)
+		xs = append(xs, x)
+		x = math.Log10(x) // the axis holds log10 (setLog)
+		k := [2]float64{x, y}
+		if q := at[k]; q != nil {
+			q.names = append(q.names, r.Algorithm)
+		} else {
+			q = &pt{x, y, []string{r.Algorithm}}
+			at[k] = q
+			pts = append(pts, q)
+		}
+		sc := &plotter.Scatter{XYs: plotter.XYs{{X: x, Y: y}}, GlyphStyle: m.style(r.Algorithm).glyph()}
+		sc.GlyphStyle.Radius = vg.Points(3.5)
+		p.Add(sc)
+		show[r.Algorithm] = true
+	}
+
+	// The buckets:N family, from the counter (buckets:1) to the log.
+	type member struct {
+		n   int
+		run *compare.Run
+	}
+	var fam []member
+	var counter, log *compare.Run
+	for _, r := range g.runs {
+		if n, ok := bucketsN(r.Algorithm); ok {
+			fam = append(fam, member{n, r})
+		}
+		switch r.Algorithm {
+		case "counter":
+			counter = r
+		case "log":
+			log = r
+		}
+	}
+	var legend []legendEntry
+	if len(fam) > 0 {
+		sort.SliceStable(fam, func(i, j int) bool { return fam[i].n < fam[j].n })
+		var chain []*compare.Run
+		if counter != nil && fam[0].n > 1 {
+			chain = append(chain, counter)
+		}
+		for _, f := range fam {
+			chain = append(chain, f.run)
+		}
+		if log != nil {
+			chain = append(chain, log)
+		}
+		if len(chain) >= 2 {
+			xys := make(plotter.XYs, len(chain))
+			for i, r := range chain {
+				xys[i].X = math.Log10(math.Max(1, finite(float64(r.Memory.PeakPerKey))))
+				xys[i].Y = 100 * finite(r.DisagreeRate)
+			}
+			fl := &plotter.Line{XYs: xys, LineStyle: draw.LineStyle{Color: color.Gray{Y: 110}, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
+			p.Add(fl)
+			legend = append(legend, legendEntry{"buckets:N, counter → log", []plot.Thumbnailer{fl}})
+		}
+	}
+	lbl := &pointLabels{}
+	ymax := 0.0
+	for _, q := range pts {
+		lbl.xs = append(lbl.xs, q.x)
+		lbl.ys = append(lbl.ys, q.y)
+		lbl.texts = append(lbl.texts, strings.Join(q.names, ", "))
+		ymax = math.Max(ymax, q.y)
+	}
+	p.Add(lbl)
+	lo, hi, _ := logRange(xs, 1.6)
+	setLog(&p.X, lo, hi)
+	if ymax == 0 {
+		ymax = 1
+	}
+	p.Y.Min, p.Y.Max = -ymax*0.04, ymax*1.12
+	legend = append(m.legendFor(g.runs, show), legend...)
+	return &figure{
+		name:  g.file("frontier"),
+		title: m.figTitle("Trade-off: memory per key against disagreement", g),
+		alt:   "memory per key against disagreement rate per algorithm, " + g.title(),
+		caption: txt("Each point is an algorithm: its analytic state per key (peak over keys) against the share of requests it decided differently from the exact log. " +
+			"Down and to the left is better. The buckets:N family trades memory for precision between the counter and the log."),
+		panels: [][]*plot.Plot{{p}},
+		legend: legend,
+		w:      figWidth, h: 4.8 * vg.Inch,
+	}, ""
+}
+
+// rateErrorFig: the CDF of the signed estimate error, as a fraction of L.
+func (m *model) rateErrorFig(g *group) (*figure, string) {
+	type series struct {
+		run   *compare.Run
+		xys   plotter.XYs
+		below float64 // share of samples below the histogram's range
+	}
+	var ss []series
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	for _, r := range g.runs {
+		re := r.RateError
+		if re == nil {
+			continue
+		}
+		h := re.Histogram
+		if !(h.Width > 0) || math.IsInf(h.Width, 0) || math.IsNaN(h.Lo) || math.IsInf(h.Lo, 0) {
+			continue
+		}
+		bins := slices.Clone(h.Counts)
+		sort.SliceStable(bins, func(i, j int) bool { return bins[i][0] < bins[j][0] })
+		total := max(h.Below, 0) + max(h.Above, 0)
+		for _, b := range bins {
+			total += max(b[1], 0)
+		}
+		if total <= 0 {
+			continue
+		}
+		var xys plotter.XYs
+		cum := max(h.Below, 0)
+		prev := int64(math.MinInt64)
+		for _, b := range bins {
+			if b[1] <= 0 {
+				continue
+			}
+			lo := h.Lo + float64(b[0])*h.Width
+			if b[0] != prev+1 { // else the previous bin's end is this one's start
+				xys = append(xys, plotter.XY{X: lo, Y: float64(cum) / float64(total)})
+			}
+			prev = b[0]
+			cum += b[1]
+			xys = append(xys, plotter.XY{X: lo + h.Width, Y: float64(cum) / float64(total)})
+		}
+		// The histogram covers [Lo, -Lo): errors beyond it sit at its edges.
+		if h.Below > 0 || len(xys) == 0 {
+			xmin = math.Min(xmin, h.Lo)
+		}
+		if h.Above > 0 || len(xys) == 0 {
+			xmax = math.Max(xmax, -h.Lo)
+		}
+		if len(xys) > 0 {
+			xmin = math.Min(xmin, xys[0].X)
+			xmax = math.Max(xmax, xys[len(xys)-1].X)
+		}
+		ss = append(ss, series{r, xys, float64(h.Below) / float64(total)})
+	}
+	if len(ss) == 0 {
+		return nil, "Rate error is measured only where a window algorithm shares the log's history: in shadow mode, or under count all."
+	}
+	if !(xmax > xmin) || math.IsInf(xmax-xmin, 0) {
+		xmin, xmax = -0.05, 0.05
+	}
+	pad := math.Max((xmax-xmin)*0.05, 0.02)
+	xmin, xmax = finite(xmin-pad), finite(xmax+pad)
+	p := newPanel("", "estimate − exact count, as a fraction of L (negative: the candidate under-counts)", "share of requests with error ≤ x")
+	p.Add(&refLine{x: 0, vert: true, style: draw.LineStyle{Color: color.Gray{Y: 120}, Width: vg.Points(0.8)}})
+	algs := make([]string, len(ss))
+	data := make([][]plotter.XYs, len(ss))
+	for i, s := range ss {
+		// Below the histogram's range at the left edge, all at the right.
+		xys := plotter.XYs{{X: xmin, Y: s.below}}
+		xys = append(xys, s.xys...)
+		xys = append(xys, plotter.XY{X: xmax, Y: 1})
+		for j := range xys {
+			xys[j].X, xys[j].Y = finite(xys[j].X), finite(xys[j].Y)
+		}
+		algs[i] = s.run.Algorithm
+		data[i] = []plotter.XYs{xys}
+	}
+	legend := m.addMerged([]*plot.Plot{p}, mergeSame(algs, data), false)
+	p.X.Min, p.X.Max = xmin, xmax
+	p.Y.Min, p.Y.Max = 0, 1.02
+	return &figure{
+		name:  g.file("rate-error"),
+		title: m.figTitle("Rate error: cumulative distribution", g),
+		alt:   "cumulative distribution of the signed rate error per algorithm, " + g.title(),
+		caption: txtf("At each request, the algorithm's estimate of the cost in (t−W, t] minus the exact count, divided by L = %s, read from the summary's histogram (bins of L/1000). "+
+			"A curve that rises steeply at 0 is a precise estimator; mass left of 0 is under-counting (it leads to over-admission), right of 0 over-counting (under-admission).", g.limitText()),
+		panels: [][]*plot.Plot{{p}},
+		legend: legend,
+		w:      figWidth, h: 4.6 * vg.Inch,
+	}, ""
+}
+
+// timelineFig: over- and under-admissions over the trace's time.
+func (m *model) timelineFig(g *group) (*figure, string) {
+	cands := g.candidates()
+	if len(cands) == 0 {
+		return nil, ""
+	}
+	start := float64(m.s.Trace.StartNS)
+	// The time axis unit: the trace's span decides.
+	var spanNS float64
+	width := int64(0)
+	maxBins := 0
+	for _, r := range cands {
+		tl := r.Timeline
+		if tl.WidthNS > 0 {
+			spanNS = math.Max(spanNS, float64(len(tl.Requests))*float64(tl.WidthNS))
+			width = max(width, tl.WidthNS)
+			maxBins = max(maxBins, len(tl.Over), len(tl.Under))
+		}
+	}
+	unit, unitName := 1e9, "seconds"
+	switch {
+	case spanNS >= 3*3600e9:
+		unit, unitName = 3600e9, "hours"
+	case spanNS >= 3*60e9:
+		unit, unitName = 60e9, "minutes"
+	}
+	algs := make([]string, len(cands))
+	data := make([][]plotter.XYs, len(cands))
+	ymax := []float64{0, 0}
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	for i, r := range cands {
+		algs[i] = r.Algorithm
+		data[i] = make([]plotter.XYs, 2)
+		tl := r.Timeline
+		if tl.WidthNS <= 0 {
+			continue
+		}
+		at := func(j int) float64 {
+			return finite((float64(tl.First+int64(j))*float64(tl.WidthNS) + float64(tl.WidthNS)/2 - start) / unit)
+		}
+		for k, bins := range [][]int64{tl.Over, tl.Under} {
+			if len(bins) == 0 {
+				continue
+			}
+			xmin, xmax = math.Min(xmin, at(0)), math.Max(xmax, at(len(bins)-1))
+			total := int64(0)
+			for _, v := range bins {
+				total += v
+			}
+			if total == 0 {
+				continue
+			}
+			xys := make(plotter.XYs, len(bins))
+			for j, v := range bins {
+				xys[j] = plotter.XY{X: at(j), Y: finite(float64(v))}
+				ymax[k] = math.Max(ymax[k], xys[j].Y)
+			}
+			data[i][k] = xys
+		}
+	}
+	if ymax[0] == 0 && ymax[1] == 0 {
+		return nil, "No candidate disagreed with the log, so there is no timeline to show."
+	}
+	if !(xmax > xmin) {
+		xmin, xmax = xmin-1, xmax+1
+	}
+	panels := make([]*plot.Plot, 2)
+	for k, side := range []string{"over", "under"} {
+		p := newPanel(side+"-admissions", "", side+"-admissions per bin")
+		if ymax[k] == 0 {
+			p.Add(note{"no " + side + "-admissions"})
+			ymax[k] = 1
+		}
+		p.Y.Min, p.Y.Max = 0, ymax[k]*1.08
+		p.X.Min, p.X.Max = math.Min(0, xmin), xmax
+		panels[k] = p
+	}
+	panels[1].X.Label.Text = fmt.Sprintf("time since the trace's first request (%s; bins of %s)", unitName, fmtDuration(width))
+	legend := m.addMerged(panels, mergeSame(algs, data), maxBins <= 60)
+	return &figure{
+		name:    g.file("timeline"),
+		title:   m.figTitle("Disagreements over time", g),
+		alt:     "over- and under-admissions over the trace's time, " + g.title(),
+		caption: txtf("Over- and under-admissions per bin of %s over the trace's time: whether the candidates disagree all along or in episodes.", fmtDuration(width)),
+		panels:  [][]*plot.Plot{{panels[0]}, {panels[1]}},
+		legend:  legend,
+		w:       figWidth, h: 6 * vg.Inch,
+	}, ""
+}

@@ -1,0 +1,519 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// pngDPI is the resolution of the PNG copies of the plots.
+const pngDPI = 144
+
+// figure is one plot file: a title over one or more panels (rows × cols
+// of gonum plots) and a legend on the right, outside the panels so that it
+// never hides data.
+type figure struct {
+	name    string // file name without extension
+	title   string // may hold a newline
+	alt     string // one-line description for Markdown
+	caption inline
+	panels  [][]*plot.Plot
+	legend  []legendEntry
+	w, h    vg.Length
+}
+
+type legendEntry struct {
+	name   string
+	thumbs []plot.Thumbnailer
+}
+
+// render draws the figure as "svg" or "png". gonum/plot panics on some
+// inputs (a log axis over non-positive values, for one); render turns a
+// panic into an error, so a strange summary never crashes the report.
+func (f *figure) render(format string) (out []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("plot %s: %v", f.name, r)
+		}
+	}()
+	var c vg.CanvasWriterTo
+	switch format {
+	case "svg":
+		c = vgsvg.New(f.w, f.h)
+	case "png":
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.w, f.h), vgimg.UseDPI(pngDPI))}
+	default:
+		return nil, fmt.Errorf("plot %s: unknown format %q", f.name, format)
+	}
+	dc := draw.New(c)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+
+	pad := vg.Points(6)
+	titleSty := textStyle(12)
+	titleSty.XAlign = draw.XCenter
+	titleSty.YAlign = draw.YTop
+	body := draw.Crop(dc, pad, -pad, pad, -pad)
+	if f.title != "" {
+		dc.FillText(titleSty, vg.Point{X: dc.Center().X, Y: dc.Max.Y - pad}, f.title)
+		body = draw.Crop(body, 0, 0, 0, -(titleSty.Height(f.title) + pad))
+	}
+
+	if len(f.legend) > 0 {
+		leg := plot.NewLegend()
+		leg.TextStyle = textStyle(10)
+		leg.Top, leg.Left = true, true
+		leg.ThumbnailWidth = vg.Points(18)
+		leg.Padding = vg.Points(2)
+		for _, e := range f.legend {
+			leg.Add(visible(e.name), e.thumbs...)
+		}
+		lw := leg.Rectangle(body).Size().X + pad
+		legC := draw.Crop(body, body.Size().X-lw, 0, 0, -pad)
+		leg.Draw(legC)
+		body = draw.Crop(body, 0, -(lw + 2*pad), 0, 0)
+	}
+
+	rows := len(f.panels)
+	if rows == 0 {
+		return nil, fmt.Errorf("plot %s: no panels", f.name)
+	}
+	cols := len(f.panels[0])
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(14), PadY: vg.Points(12)}
+	canvases := plot.Align(f.panels, tiles, body)
+	for j, row := range f.panels {
+		for i, p := range row {
+			if p != nil {
+				p.Draw(canvases[j][i])
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func textStyle(size vg.Length) text.Style {
+	return text.Style{
+		Color:   color.Black,
+		Font:    font.From(plot.DefaultFont, size),
+		Handler: plot.DefaultTextHandler,
+	}
+}
+
+// newPanel returns a plot with labelled axes and a grid.
+func newPanel(title, xlabel, ylabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = 11
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = ylabel
+	p.X.Label.TextStyle.Font.Size = 10.5
+	p.Y.Label.TextStyle.Font.Size = 10.5
+	p.X.Tick.Label.Font.Size = 9
+	p.Y.Tick.Label.Font.Size = 9
+	p.X.Tick.Marker = linTicks{}
+	p.Y.Tick.Marker = linTicks{}
+	g := plotter.NewGrid()
+	g.Vertical.Color = color.Gray{Y: 225}
+	g.Horizontal.Color = color.Gray{Y: 225}
+	p.Add(g)
+	return p
+}
+
+// ---- colours and styles ----
+
+// palette is Tableau 10, one colour per candidate algorithm; the log is
+// black.
+var palette = []color.RGBA{
+	{0x4e, 0x79, 0xa7, 0xff}, {0xf2, 0x8e, 0x2b, 0xff}, {0xe1, 0x57, 0x59, 0xff}, {0x76, 0xb7, 0xb2, 0xff},
+	{0x59, 0xa1, 0x4f, 0xff}, {0xed, 0xc9, 0x48, 0xff}, {0xb0, 0x7a, 0xa1, 0xff}, {0xff, 0x9d, 0xa7, 0xff},
+	{0x9c, 0x75, 0x5f, 0xff}, {0xba, 0xb0, 0xac, 0xff},
+}
+
+var (
+	overColor  = color.RGBA{0xd6, 0x27, 0x28, 0xff} // let through: red
+	underColor = color.RGBA{0x1f, 0x77, 0xb4, 0xff} // refused: blue
+)
+
+var shapes = []draw.GlyphDrawer{
+	draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{},
+	draw.CrossGlyph{}, draw.PlusGlyph{}, draw.BoxGlyph{}, draw.RingGlyph{},
+}
+
+// algStyle is how one algorithm is drawn in every plot.
+type algStyle struct {
+	color  color.Color
+	dashes []vg.Length
+	shape  draw.GlyphDrawer
+}
+
+func (st algStyle) line() draw.LineStyle {
+	return draw.LineStyle{Color: st.color, Width: vg.Points(1.5), Dashes: st.dashes}
+}
+
+func (st algStyle) glyph() draw.GlyphStyle {
+	return draw.GlyphStyle{Color: st.color, Radius: vg.Points(3), Shape: st.shape}
+}
+
+// styleFor gives the i-th candidate (0-based, the log excluded) its style.
+func styleFor(alg string, i int) algStyle {
+	if alg == "log" {
+		return algStyle{color: color.Black, shape: draw.BoxGlyph{}}
+	}
+	st := algStyle{color: palette[i%len(palette)], shape: shapes[i%len(shapes)]}
+	switch (i / len(palette)) % 3 {
+	case 1:
+		st.dashes = []vg.Length{vg.Points(5), vg.Points(2)}
+	case 2:
+		st.dashes = []vg.Length{vg.Points(1.5), vg.Points(1.5)}
+	}
+	return st
+}
+
+// ---- values ----
+
+// finite replaces NaN and ±Inf (which gonum/plot rejects) with 0.
+func finite(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
+}
+
+// lineOf returns a line through xys; the caller guarantees finite values.
+func lineOf(xys plotter.XYs, st algStyle) *plotter.Line {
+	l := &plotter.Line{XYs: xys, LineStyle: st.line()}
+	return l
+}
+
+// lineWithPoints is a line that also marks its points.
+type lineWithPoints struct {
+	*plotter.Line
+	*plotter.Scatter
+}
+
+func newLinePoints(xys plotter.XYs, st algStyle) lineWithPoints {
+	return lineWithPoints{lineOf(xys, st), &plotter.Scatter{XYs: xys, GlyphStyle: st.glyph()}}
+}
+
+func (lp lineWithPoints) Plot(c draw.Canvas, p *plot.Plot) {
+	lp.Line.Plot(c, p)
+	lp.Scatter.Plot(c, p)
+}
+
+func (lp lineWithPoints) Thumbnail(c *draw.Canvas) {
+	lp.Line.Thumbnail(c)
+	lp.Scatter.Thumbnail(c)
+}
+
+// ---- ticks ----
+
+// logTicks labels 1, 2 and 5 times the powers of ten in a narrow range,
+// the powers of ten only in a wide one, with unlabelled minor ticks
+// between. Unlike plot.LogTicks it labels at least two ticks however
+// narrow the range.
+type logTicks struct{}
+
+func (t logTicks) Ticks(min, max float64) []plot.Tick {
+	if !(min > 0) || !(max > min) || math.IsInf(max, 0) {
+		return nil
+	}
+	lo, hi := math.Floor(math.Log10(min)), math.Ceil(math.Log10(max))
+	decades := math.Log10(max / min)
+	var ticks []plot.Tick
+	labelled := 0
+	for e := lo; e <= hi; e++ {
+		base := math.Pow(10, e)
+		for m := 1; m < 10; m++ {
+			v := base * float64(m)
+			if v < min*(1-1e-9) || v > max*(1+1e-9) {
+				continue
+			}
+			major := m == 1 || (decades <= 2.5 && (m == 2 || m == 5))
+			tk := plot.Tick{Value: v}
+			if major {
+				tk.Label = fmtTick(v)
+				labelled++
+			}
+			ticks = append(ticks, tk)
+		}
+	}
+	if labelled < 2 {
+		for i := range ticks {
+			ticks[i].Label = fmtTick(ticks[i].Value)
+		}
+		if len(ticks) < 2 {
+			ticks = append(ticks[:0], plot.Tick{Value: min, Label: fmtTick(min)}, plot.Tick{Value: max, Label: fmtTick(max)})
+		}
+	}
+	return ticks
+}
+
+// fmtTick writes a tick value with at most three significant digits.
+func fmtTick(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// logRange returns a range for a log axis that holds the positive values
+// in vs, padded by factor on each side; ok is false when there is none.
+func logRange(vs []float64, factor float64) (lo, hi float64, ok bool) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, v := range vs {
+		if v > 0 && !math.IsInf(v, 0) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return 0, 0, false
+	}
+	if hi/lo < 3 {
+		mid := math.Sqrt(lo * hi)
+		lo, hi = math.Min(lo, mid/2), math.Max(hi, mid*2)
+	}
+	return lo / factor, hi * factor, true
+}
+
+// setLog makes an axis show [lo, hi] on a log scale. gonum's LogScale
+// misplaces the axis label (it centres it at the linear midpoint of the
+// range), so the axis stays linear and holds log10 of the values: whoever
+// plots on it passes log10(v), and the ticks are labelled with v.
+func setLog(a *plot.Axis, lo, hi float64) {
+	a.Min, a.Max = math.Log10(lo), math.Log10(hi)
+	a.Tick.Marker = log10Ticks{}
+}
+
+type log10Ticks struct{}
+
+func (log10Ticks) Ticks(min, max float64) []plot.Tick {
+	ts := logTicks{}.Ticks(math.Pow(10, min), math.Pow(10, max))
+	for i := range ts {
+		ts[i].Value = math.Log10(ts[i].Value)
+	}
+	return ts
+}
+
+// linTicks are gonum's default ticks labelled with at most three
+// significant digits and no trailing zeros ("25", not "25.00").
+type linTicks struct{}
+
+func (linTicks) Ticks(min, max float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = fmtAxis(ts[i].Value)
+		}
+	}
+	return ts
+}
+
+func fmtAxis(v float64) string {
+	if math.Abs(v) < 1e-12 {
+		return "0"
+	}
+	if v == math.Trunc(v) && math.Abs(v) < 1e9 {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// ---- custom plotters ----
+
+// hbars draws one horizontal bar per category (category i at y = n-1-i, so
+// the first is on top), shifted by offset and width in category units.
+// Zero values are marked "0" so that an absent bar is not taken for a
+// missing one.
+type hbars struct {
+	vals   []float64
+	offset float64
+	width  float64
+	color  color.Color
+	log    bool // the x axis holds log10 (see setLog)
+}
+
+func (b *hbars) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	n := len(b.vals)
+	base := math.Max(0, p.X.Min)
+	if b.log {
+		base = p.X.Min
+	}
+	zero := textStyle(8)
+	zero.Color = color.Gray{Y: 90}
+	zero.YAlign = draw.YCenter
+	for i, v := range b.vals {
+		y := float64(n-1-i) + b.offset
+		y0, y1 := trY(y-b.width/2), trY(y+b.width/2)
+		if !(v > 0) || math.IsInf(v, 0) {
+			zero.XAlign = draw.XLeft
+			c.FillText(zero, vg.Point{X: trX(base) + vg.Points(2), Y: trY(y)}, "0")
+			continue
+		}
+		if b.log {
+			v = math.Log10(v)
+		}
+		if v <= base {
+			continue
+		}
+		x0, x1 := trX(base), trX(math.Min(v, p.X.Max))
+		pts := []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}
+		c.FillPolygon(b.color, c.ClipPolygonXY(pts))
+	}
+}
+
+func (b *hbars) Thumbnail(c *draw.Canvas) {
+	pts := []vg.Point{c.Min, {X: c.Max.X, Y: c.Min.Y}, c.Max, {X: c.Min.X, Y: c.Max.Y}}
+	c.FillPolygon(b.color, pts)
+}
+
+// categoryAxis labels the y axis with the names, the first on top.
+func categoryAxis(a *plot.Axis, names []string) {
+	n := len(names)
+	ticks := make([]plot.Tick, n)
+	for i, name := range names {
+		ticks[n-1-i] = plot.Tick{Value: float64(n - 1 - i), Label: visible(name)}
+	}
+	a.Tick.Marker = plot.ConstantTicks(ticks)
+	a.Min, a.Max = -0.6, float64(n)-0.4
+}
+
+// refLine is a vertical reference line at x, or a horizontal one at y.
+type refLine struct {
+	x, y   float64
+	vert   bool
+	style  draw.LineStyle
+	label  string
+	labelR bool
+}
+
+func (r *refLine) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	sty := textStyle(8.5)
+	sty.Color = r.style.Color
+	if r.vert {
+		if r.x < p.X.Min || r.x > p.X.Max {
+			return
+		}
+		x := trX(r.x)
+		c.StrokeLine2(r.style, x, c.Min.Y, x, c.Max.Y)
+		if r.label != "" {
+			sty.XAlign = draw.XLeft
+			sty.YAlign = draw.YTop
+			c.FillText(sty, vg.Point{X: x + vg.Points(3), Y: c.Max.Y - vg.Points(2)}, r.label)
+		}
+		return
+	}
+	if r.y < p.Y.Min || r.y > p.Y.Max {
+		return
+	}
+	y := trY(r.y)
+	c.StrokeLine2(r.style, c.Min.X, y, c.Max.X, y)
+	if r.label != "" {
+		sty.XAlign = draw.XRight
+		sty.YAlign = draw.YBottom
+		c.FillText(sty, vg.Point{X: c.Max.X - vg.Points(2), Y: y + vg.Points(2)}, r.label)
+	}
+}
+
+func (r *refLine) Thumbnail(c *draw.Canvas) {
+	y := (c.Min.Y + c.Max.Y) / 2
+	c.StrokeLine2(r.style, c.Min.X, y, c.Max.X, y)
+}
+
+// note writes a line of text in the middle of a panel, e.g. to say that
+// it has no data.
+type note struct{ text string }
+
+func (n note) Plot(c draw.Canvas, p *plot.Plot) {
+	sty := textStyle(10)
+	sty.Color = color.Gray{Y: 80}
+	sty.XAlign = draw.XCenter
+	sty.YAlign = draw.YCenter
+	c.FillText(sty, c.Center(), n.text)
+}
+
+// pointLabels writes a label beside each point, choosing for each the
+// first of several places around it that overlaps no label placed before
+// and no point.
+type pointLabels struct {
+	xs, ys []float64
+	texts  []string
+}
+
+func (l *pointLabels) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	sty := textStyle(8.5)
+	r := vg.Points(3.5)
+	var taken []vg.Rectangle
+	pts := make([]vg.Point, len(l.xs))
+	for i := range l.xs {
+		pts[i] = vg.Point{X: trX(l.xs[i]), Y: trY(l.ys[i])}
+		taken = append(taken, vg.Rectangle{Min: vg.Point{X: pts[i].X - r, Y: pts[i].Y - r}, Max: vg.Point{X: pts[i].X + r, Y: pts[i].Y + r}})
+	}
+	gap := vg.Points(5)
+	for i, txt := range l.texts {
+		txt = visible(txt)
+		w, h := sty.Width(txt), sty.Height(txt)
+		pt := pts[i]
+		cands := []vg.Point{
+			{X: pt.X + gap, Y: pt.Y - h/2},     // right
+			{X: pt.X - gap - w, Y: pt.Y - h/2}, // left
+			{X: pt.X - w/2, Y: pt.Y + gap},     // above
+			{X: pt.X - w/2, Y: pt.Y - gap - h}, // below
+			{X: pt.X + gap, Y: pt.Y + gap},     // above right
+			{X: pt.X + gap, Y: pt.Y - gap - h}, // below right
+			{X: pt.X - gap - w, Y: pt.Y + gap}, // above left
+			{X: pt.X - gap - w, Y: pt.Y - gap - h},
+			{X: pt.X + gap, Y: pt.Y + gap + h},
+			{X: pt.X + gap, Y: pt.Y - gap - 2*h},
+		}
+		best := -1
+		for k, at := range cands {
+			rect := vg.Rectangle{Min: at, Max: vg.Point{X: at.X + w, Y: at.Y + h}}
+			if rect.Min.X < c.Min.X || rect.Max.X > c.Max.X || rect.Min.Y < c.Min.Y || rect.Max.Y > c.Max.Y {
+				continue
+			}
+			if !overlapsAny(rect, taken) {
+				best = k
+				break
+			}
+			if best < 0 {
+				best = -2 - k // first that fits the canvas, if all overlap
+			}
+		}
+		if best < -1 {
+			best = -2 - best
+		} else if best == -1 {
+			best = 0
+		}
+		at := cands[best]
+		taken = append(taken, vg.Rectangle{Min: at, Max: vg.Point{X: at.X + w, Y: at.Y + h}})
+		desc := sty.FontExtents().Descent
+		c.FillText(sty, vg.Point{X: at.X, Y: at.Y + desc}, txt)
+	}
+}
+
+func overlapsAny(r vg.Rectangle, rs []vg.Rectangle) bool {
+	for _, o := range rs {
+		if r.Min.X < o.Max.X && o.Min.X < r.Max.X && r.Min.Y < o.Max.Y && o.Min.Y < r.Max.Y {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,417 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"ratebench/algorithms"
+	"ratebench/compare"
+)
+
+// Options adjust a report. The zero value gives the defaults.
+type Options struct {
+	// Budget, if not nil, overrides the summary's budget field by field: a
+	// non-nil MaxOver or MaxUnder replaces the summary's.
+	Budget *compare.Budget
+	// NoPNG skips the PNG copy of each plot (and removes those an earlier
+	// report left); the SVGs are always written.
+	NoPNG bool
+	// TopKeys is how many keys of each run the report lists: 0 means 5, a
+	// negative number all that the summary holds.
+	TopKeys int
+}
+
+// Files written into the report's folder.
+const (
+	MarkdownFile = "report.md"
+	HTMLFile     = "report.html"
+	PlotsDir     = "plots"
+)
+
+// Write writes, from the summary alone, DIR/report.md, a self-contained
+// DIR/report.html (plots inline as SVG, no script, no external file) and
+// DIR/plots/NAME.svg and .png for every plot. Each file is written to a
+// temporary file in its folder and renamed into place. The same summary
+// and options give the same bytes of .md, .html and .svg.
+func Write(dir string, s *compare.Summary, opt Options) error {
+	if s == nil {
+		return errors.New("report: no summary")
+	}
+	m := newModel(s, opt)
+	doc, figs, err := m.build()
+	if err != nil {
+		return err
+	}
+	plots := filepath.Join(dir, PlotsDir)
+	if err := os.MkdirAll(plots, 0o755); err != nil {
+		return err
+	}
+	written := map[string]bool{}
+	for _, f := range figs {
+		if err := writeAtomic(filepath.Join(plots, f.name+".svg"), f.svg); err != nil {
+			return err
+		}
+		written[f.name+".svg"] = true
+		if !opt.NoPNG {
+			written[f.name+".png"] = true
+		}
+	}
+	if !opt.NoPNG {
+		if err := writePNGs(plots, figs); err != nil {
+			return err
+		}
+	}
+	if err := writeAtomic(filepath.Join(dir, MarkdownFile), doc.markdown()); err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(dir, HTMLFile), doc.html()); err != nil {
+		return err
+	}
+	return removeStale(plots, written)
+}
+
+// writePNGs renders and writes the PNG of every figure, several at once
+// (rasterising is most of a report's time); each worker writes its file
+// as soon as it is drawn, so that no more than a few images are in memory.
+func writePNGs(dir string, figs []renderedFig) error {
+	errs := make([]error, len(figs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(figs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				png, err := figs[i].fig.render("png")
+				if err == nil {
+					err = writeAtomic(filepath.Join(dir, figs[i].name+".png"), png)
+				}
+				errs[i] = err
+			}
+		}()
+	}
+	for i := range figs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// plotKinds are the prefixes of the plot files Write names; removeStale
+// deletes only such files.
+var plotKinds = []string{"divergence_", "phase_", "burst_", "frontier_", "rate-error_", "timeline_", "sweep-L_", "sweep-W_"}
+
+// removeStale deletes the plots of an earlier report that this one did not
+// write, so that the folder holds exactly what the report shows.
+func removeStale(dir string, written map[string]bool) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		ext := filepath.Ext(name)
+		if e.IsDir() || written[name] || (ext != ".svg" && ext != ".png") {
+			continue
+		}
+		for _, k := range plotKinds {
+			if strings.HasPrefix(name, k) {
+				if err := os.Remove(filepath.Join(dir, name)); err != nil {
+					return err
+				}
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// writeAtomic writes data to a temporary file beside path and renames it
+// into place, so that a reader never sees half a file.
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Chmod(0o644)
+	}
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
+
+// ---- model ----
+
+type model struct {
+	s       *compare.Summary
+	opt     Options
+	budget  compare.Budget // effective
+	bsource string         // where the budget came from
+	algIdx  map[string]int // candidate index, for styles
+	groups  []*group
+	rules   []string
+	names   map[string]bool // plot names taken
+}
+
+// group is the runs of one rule × count × mode, in summary order.
+type group struct {
+	rule, count, mode string
+	runs              []*compare.Run
+	id                string // anchor and file-name fragment
+	l, w              int64  // the rule, when it parses as L/W
+	m                 *model
+}
+
+func (g *group) title() string {
+	return fmt.Sprintf("rule %s, count %s, mode %s", g.rule, g.count, g.mode)
+}
+
+func (g *group) label() string { return fmt.Sprintf("count %s, mode %s", g.count, g.mode) }
+
+// candidates are the runs other than the log.
+func (g *group) candidates() []*compare.Run {
+	var out []*compare.Run
+	for _, r := range g.runs {
+		if r.Algorithm != "log" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (g *group) requests() int64 {
+	if len(g.runs) == 0 {
+		return 0
+	}
+	return g.runs[0].Requests
+}
+
+func (g *group) limitText() string {
+	if g.l > 0 {
+		return strconv.FormatInt(g.l, 10)
+	}
+	return "the rule's limit"
+}
+
+// file names a plot of the group: KIND_RULE_COUNT_MODE, unique in the
+// report.
+func (g *group) file(kind string) string {
+	return g.m.uniqueName(kind + "_" + g.id)
+}
+
+func (m *model) uniqueName(base string) string {
+	name := base
+	for i := 2; m.names[name]; i++ {
+		name = fmt.Sprintf("%s-%d", base, i)
+	}
+	m.names[name] = true
+	return name
+}
+
+func newModel(s *compare.Summary, opt Options) *model {
+	m := &model{s: s, opt: opt, algIdx: map[string]int{}, names: map[string]bool{}}
+	if b := s.Config.Budget; b != nil {
+		m.budget = *b
+		if b.MaxOver != nil || b.MaxUnder != nil {
+			m.bsource = "from the summary"
+		}
+	}
+	if b := opt.Budget; b != nil && (b.MaxOver != nil || b.MaxUnder != nil) {
+		if b.MaxOver != nil {
+			m.budget.MaxOver = b.MaxOver
+		}
+		if b.MaxUnder != nil {
+			m.budget.MaxUnder = b.MaxUnder
+		}
+		m.bsource = "given to the report"
+	}
+	addAlg := func(a string) {
+		if _, ok := m.algIdx[a]; !ok && a != "log" {
+			m.algIdx[a] = len(m.algIdx)
+		}
+	}
+	for _, a := range s.Config.Algorithms {
+		addAlg(a)
+	}
+	byKey := map[string]*group{}
+	seenRule := map[string]bool{}
+	for i := range s.Runs {
+		r := &s.Runs[i]
+		addAlg(r.Algorithm)
+		k := r.Rule + "\x00" + r.Count + "\x00" + r.Mode
+		g := byKey[k]
+		if g == nil {
+			g = &group{rule: r.Rule, count: r.Count, mode: r.Mode, m: m}
+			g.id = fileSafe(r.Rule) + "_" + fileSafe(r.Count) + "_" + fileSafe(r.Mode)
+			if rule, err := algorithms.ParseRule(r.Rule); err == nil {
+				g.l, g.w = rule.L, rule.W
+			}
+			byKey[k] = g
+			m.groups = append(m.groups, g)
+		}
+		g.runs = append(g.runs, r)
+		if !seenRule[r.Rule] {
+			seenRule[r.Rule] = true
+			m.rules = append(m.rules, r.Rule)
+		}
+	}
+	return m
+}
+
+func (m *model) style(alg string) algStyle { return styleFor(alg, m.algIdx[alg]) }
+
+func (m *model) hasBudget() bool { return m.budget.MaxOver != nil || m.budget.MaxUnder != nil }
+
+func (m *model) meets(r *compare.Run) bool {
+	if b := m.budget.MaxOver; b != nil && !(r.OverRate <= *b) {
+		return false
+	}
+	if b := m.budget.MaxUnder; b != nil && !(r.UnderRate <= *b) {
+		return false
+	}
+	return true
+}
+
+func (m *model) budgetText() string {
+	var parts []string
+	if b := m.budget.MaxOver; b != nil {
+		parts = append(parts, "over ≤ "+pct(*b))
+	}
+	if b := m.budget.MaxUnder; b != nil {
+		parts = append(parts, "under ≤ "+pct(*b))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (m *model) groupsOf(rule string) []*group {
+	var out []*group
+	for _, g := range m.groups {
+		if g.rule == rule {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// decisionBases returns the groups a rule's decision rests on: for each
+// count policy its independent-mode runs (what a deployment would see), or
+// under count all its only run; failing all that, the shadow-mode runs,
+// with a caveat.
+func (m *model) decisionBases(rule string) ([]*group, string) {
+	gs := m.groupsOf(rule)
+	var counts []string
+	for _, g := range gs {
+		if !contains(counts, g.count) {
+			counts = append(counts, g.count)
+		}
+	}
+	var bases []*group
+	for _, c := range counts {
+		var pick *group
+		for _, g := range gs {
+			if g.count == c && g.mode == "independent" {
+				pick = g
+				break
+			}
+		}
+		if pick == nil && c == "all" {
+			for _, g := range gs {
+				if g.count == c {
+					pick = g
+					break
+				}
+			}
+		}
+		if pick != nil {
+			bases = append(bases, pick)
+		}
+	}
+	if len(bases) == 0 {
+		return gs, "Only shadow mode was run for this rule: its figures isolate each decision rule's error but are not what a deployment would see (run compare with -mode independent for that)."
+	}
+	return bases, ""
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ranked returns the runs ranked by bytes per key (peak), then by
+// disagreement, then in summary order.
+func ranked(runs []*compare.Run) []*compare.Run {
+	out := append([]*compare.Run(nil), runs...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Memory.PeakPerKey != b.Memory.PeakPerKey {
+			return a.Memory.PeakPerKey < b.Memory.PeakPerKey
+		}
+		if a.Disagree != b.Disagree {
+			return a.Disagree < b.Disagree
+		}
+		return a.DisagreeRate < b.DisagreeRate
+	})
+	return out
+}
+
+// ---- formatting ----
+
+// rate formats a fraction as a percentage.
+func rate(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "—"
+	}
+	return pct(v)
+}
+
+func num(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "—"
+	}
+	if v == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+func bytesPerKey(n int64) string { return count(n) + " B" }
+
+func fmtDuration(ns int64) string {
+	if ns <= 0 {
+		return "0 s"
+	}
+	if ns%int64(time.Second) == 0 || ns >= int64(time.Minute) {
+		return time.Duration(ns).Round(time.Millisecond).String()
+	}
+	return time.Duration(ns).String()
+}
+
+func keyText(k string) string {
+	if k == "" {
+		return `""`
+	}
+	return k
+}

@@ -1,0 +1,240 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"ratebench/algorithms"
+	"ratebench/compare"
+)
+
+// sweep writes the section of a sweep (Config.Sweep): per count × mode, a
+// table of the disagreement rate per rule, and the rates against L (one
+// figure per window) and, with several windows, against W (one per limit).
+func (m *model) sweep(d *document, addFig func(*figure, string) error) error {
+	sw := m.s.Config.Sweep
+	if sw == nil {
+		return nil
+	}
+	var ls []int64
+	for _, l := range sw.L {
+		if l > 0 && !slices.Contains(ls, l) {
+			ls = append(ls, l)
+		}
+	}
+	slices.Sort(ls)
+	var ws []int64
+	for _, w := range sw.W {
+		if dur, err := time.ParseDuration(w); err == nil && dur > 0 && !slices.Contains(ws, int64(dur)) {
+			ws = append(ws, int64(dur))
+		}
+	}
+	slices.Sort(ws)
+	d.add(heading{2, "sweep", txt("Sweep")})
+	wText := make([]string, len(ws))
+	for i, w := range ws {
+		wText[i] = algorithms.FormatWindow(w)
+	}
+	d.add(para{txtf("The rules form a grid, every limit L ∈ {%s} with every window W ∈ {%s}: how each candidate's disagreement with the log moves with the rule.",
+		joinInts(ls), joinStrings(wText))})
+
+	type combo struct{ count, mode string }
+	var combos []combo
+	for _, g := range m.groups {
+		c := combo{g.count, g.mode}
+		if !slices.Contains(combos, c) {
+			combos = append(combos, c)
+		}
+	}
+	for ci, c := range combos {
+		at := map[[2]int64]*group{}
+		var algs []string
+		for _, g := range m.groups {
+			if g.count != c.count || g.mode != c.mode || g.l <= 0 {
+				continue
+			}
+			if at[[2]int64{g.l, g.w}] == nil {
+				at[[2]int64{g.l, g.w}] = g
+			}
+			for _, r := range g.candidates() {
+				if !slices.Contains(algs, r.Algorithm) {
+					algs = append(algs, r.Algorithm)
+				}
+			}
+		}
+		slices.SortStableFunc(algs, func(a, b string) int { return m.algIdx[a] - m.algIdx[b] })
+		label := fmt.Sprintf("count %s, mode %s", c.count, c.mode)
+		d.add(heading{3, fmt.Sprintf("sweep-%d", ci+1), txt(label)})
+		if len(algs) == 0 {
+			d.add(para{txt("Only the exact log was run: there is nothing to compare across the grid.")})
+			continue
+		}
+
+		// The table: disagreement rate (over / under) per rule.
+		tb := table{head: []string{"rule"}, right: []bool{false}}
+		for _, a := range algs {
+			tb.head = append(tb.head, a)
+			tb.right = append(tb.right, true)
+		}
+		for _, w := range ws {
+			for _, l := range ls {
+				g := at[[2]int64{l, w}]
+				if g == nil {
+					continue
+				}
+				row := []inline{txt(g.rule)}
+				for _, a := range algs {
+					r := runOf(g, a)
+					if r == nil {
+						row = append(row, txt("—"))
+						continue
+					}
+					row = append(row, txtf("%s (%s / %s)", rate(r.DisagreeRate), rate(r.OverRate), rate(r.UnderRate)))
+				}
+				tb.rows = append(tb.rows, row)
+			}
+		}
+		d.add(para{txt("Requests decided differently from the log per rule: disagreement (over / under).")}, tb)
+
+		if len(ls) >= 2 {
+			for _, w := range ws {
+				xs := make([]float64, 0, len(ls))
+				gs := make([]*group, 0, len(ls))
+				for _, l := range ls {
+					if g := at[[2]int64{l, w}]; g != nil {
+						xs = append(xs, float64(l))
+						gs = append(gs, g)
+					}
+				}
+				wt := algorithms.FormatWindow(w)
+				name := m.uniqueName("sweep-L_" + fileSafe(c.count) + "_" + fileSafe(c.mode) + "_W" + fileSafe(wt))
+				f := m.sweepFig(name, algs, xs, gs, "limit L (cost units per window)",
+					fmt.Sprintf("Disagreement against the limit L, window W = %s", wt), label)
+				if f == nil {
+					d.add(para{txtf("Window %s: fewer than two rules of the grid were run; no plot against L.", wt)})
+				} else if err := addFig(f, ""); err != nil {
+					return err
+				}
+			}
+		}
+		if len(ws) >= 2 {
+			for _, l := range ls {
+				xs := make([]float64, 0, len(ws))
+				gs := make([]*group, 0, len(ws))
+				for _, w := range ws {
+					if g := at[[2]int64{l, w}]; g != nil {
+						xs = append(xs, float64(w)/1e9)
+						gs = append(gs, g)
+					}
+				}
+				name := m.uniqueName("sweep-W_" + fileSafe(c.count) + "_" + fileSafe(c.mode) + "_L" + strconv.FormatInt(l, 10))
+				f := m.sweepFig(name, algs, xs, gs, "window W (seconds)",
+					fmt.Sprintf("Disagreement against the window W, limit L = %d", l), label)
+				if f == nil {
+					d.add(para{txtf("Limit %d: fewer than two rules of the grid were run; no plot against W.", l)})
+				} else if err := addFig(f, ""); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func runOf(g *group, alg string) *compare.Run {
+	for _, r := range g.runs {
+		if r.Algorithm == alg {
+			return r
+		}
+	}
+	return nil
+}
+
+func joinStrings(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
+
+// sweepFig plots the disagreement, over and under rates of each algorithm
+// against xs (one group per x), three panels side by side. It returns nil
+// with fewer than two points.
+func (m *model) sweepFig(name string, algs []string, xs []float64, gs []*group, xlabel, what, label string) *figure {
+	if len(xs) < 2 {
+		return nil
+	}
+	metrics := []struct {
+		title string
+		get   func(*compare.Run) float64
+	}{
+		{"disagreement", func(r *compare.Run) float64 { return r.DisagreeRate }},
+		{"over-admission", func(r *compare.Run) float64 { return r.OverRate }},
+		{"under-admission", func(r *compare.Run) float64 { return r.UnderRate }},
+	}
+	lo, hi := slices.Min(xs), slices.Max(xs)
+	logX := lo > 0 && hi/lo >= 10
+	px := slices.Clone(xs)
+	if logX {
+		for i := range px {
+			px[i] = math.Log10(px[i]) // the axis holds log10 (setLog)
+		}
+	}
+	row := make([]*plot.Plot, len(metrics))
+	ymax := make([]float64, len(metrics))
+	data := make([][]plotter.XYs, len(algs))
+	for i, mt := range metrics {
+		p := newPanel(mt.title, xlabel, "")
+		if i == 0 {
+			p.Y.Label.Text = "share of all requests (%)"
+		}
+		for ai, a := range algs {
+			if data[ai] == nil {
+				data[ai] = make([]plotter.XYs, len(metrics))
+			}
+			var xys plotter.XYs
+			for k, g := range gs {
+				if r := runOf(g, a); r != nil {
+					y := 100 * finite(mt.get(r))
+					xys = append(xys, plotter.XY{X: px[k], Y: y})
+					ymax[i] = math.Max(ymax[i], y)
+				}
+			}
+			data[ai][i] = xys
+		}
+		if logX {
+			setLog(&p.X, lo/1.25, hi*1.25)
+		} else {
+			pad := (hi - lo) * 0.05
+			p.X.Min, p.X.Max = lo-pad, hi+pad
+		}
+		if ymax[i] == 0 {
+			p.Add(note{"all zero"})
+			ymax[i] = 1
+		}
+		p.Y.Min, p.Y.Max = 0, ymax[i]*1.08
+		row[i] = p
+	}
+	legend := m.addMerged(row, mergeSame(algs, data), true)
+	return &figure{
+		name:  name,
+		title: what + "\n" + visible(label),
+		alt:   what + ", " + label,
+		caption: txtf("%s (%s): the share of requests each candidate decided differently from the log, let through (over) and refused (under).",
+			what, label),
+		panels: [][]*plot.Plot{row},
+		legend: legend,
+		w:      10 * vg.Inch, h: 3.9 * vg.Inch,
+	}
+}
