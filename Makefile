@@ -6,6 +6,8 @@
 #   make bench                           run the benchmarks
 #   make traces                          write the standard scenario set to traces/
 #   make cloudflare                      reproduce Cloudflare's 400M-request experiment (results/cloudflare/)
+#   make results                         regenerate the committed reference results (results/<scenario>/)
+#   make report-check                    regenerate every committed report from its summary.json; fail on a diff
 
 GO      ?= go
 BIN     := bin/ratebench
@@ -31,7 +33,7 @@ SAMPLE_N      := 2000
 
 COMPARE_FLAGS = -rule $(RULE) -count $(COUNT) $(if $(ALG),-alg $(ALG)) $(if $(OUT),-o $(OUT))
 
-.PHONY: all build compare test bench vet fmt clean traces cloudflare
+.PHONY: all build compare test bench vet fmt clean traces cloudflare results report-check
 all: build
 
 build:
@@ -61,6 +63,29 @@ traces: build
 # through log and counter, both count policies, both modes.
 cloudflare: build
 	$(BIN) cloudflare -o results/cloudflare
+
+# Reference results for the standard scenario set, committed (but for the
+# PNGs, which are not byte-reproducible): each scenario generated in the
+# harness (200,000 requests, 2,000 keys), every algorithm, rule 5/30s,
+# independent mode; the mix in both modes and both count policies, and a
+# sweep of it.
+RESULT_N := 200000
+results: build
+	@for s in $(SCENARIOS); do \
+		$(BIN) compare -gen "$$s:requests=$(RESULT_N),keys=2000" -rule 5/30s -mode independent -o results/$$s > /dev/null || exit 1; \
+	done
+	$(BIN) compare -gen "$(word 2,$(DEFAULT_GEN)),requests=$(RESULT_N),keys=2000,rate=0.05" -rule 5/30s -count accepted,all -o results/mix > /dev/null
+	$(BIN) compare -gen "$(word 2,$(DEFAULT_GEN)),requests=$(RESULT_N),keys=2000,rate=0.05" -sweep 'L=2,5,20;W=10s,1m' -alg log,counter,fixed,token,buckets:4 -mode independent -o results/mix-sweep > /dev/null
+
+# Regenerates every committed report from its summary.json alone and fails
+# if anything differs from what is committed.
+report-check: build
+	@for d in results/*/; do \
+		[ -f $$d/summary.json ] && [ -f $$d/report.md ] || continue; \
+		$(BIN) report $$d > /dev/null || exit 1; \
+	done
+	@changed=$$(git status --porcelain -- results/); \
+	if [ -n "$$changed" ]; then echo "reports differ from their committed version:"; echo "$$changed"; git diff --stat -- results/; exit 1; fi
 
 test:
 	$(GO) test ./...
