@@ -4,14 +4,14 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"image"
-	"image/png"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"git.sr.ht/~sbinet/cmpimg"
 
 	"ratebench/compare"
 )
@@ -117,9 +117,9 @@ func TestGolden(t *testing.T) {
 	for _, name := range goldenPNGs {
 		got := readFile(t, filepath.Join(dir, PlotsDir, name+".png"))
 		want := readFile(t, filepath.Join(gdir, name+".png"))
-		if err := pngClose(got, want, 0.1, 0.002); err != nil {
+		if ok, err := cmpimg.EqualApprox("png", got, want, 0.1); !ok || err != nil {
 			os.WriteFile(filepath.Join(gdir, name+".png.got"), got, 0o644)
-			t.Errorf("%s.png: %v", name, err)
+			t.Errorf("%s.png differs from the golden file beyond cmpimg's tolerance (%v)", name, err)
 		}
 	}
 	// Every SVG has its PNG.
@@ -146,54 +146,6 @@ func firstDiff(want, got []byte) string {
 		}
 	}
 	return "the end"
-}
-
-// pngClose decodes two PNGs and reports whether they have the same size
-// and differ, pixel by pixel, by no more than delta (0: equal, 1: anything)
-// in the YIQ colour space, as gonum's cmpimg compares them, except for at
-// most a fraction frac of the pixels (anti-aliasing of text may move).
-// cmpimg itself would need a module (rsc.io/pdf) that go.sum lacks.
-func pngClose(a, b []byte, delta, frac float64) error {
-	ia, err := png.Decode(bytes.NewReader(a))
-	if err != nil {
-		return err
-	}
-	ib, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	if ia.Bounds() != ib.Bounds() {
-		return fmt.Errorf("size %v, want %v", ia.Bounds(), ib.Bounds())
-	}
-	const maxDiff = 35215.0 // between two maximally different pixels
-	bad, n := 0, 0
-	r := ia.Bounds()
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			n++
-			if yiqDiff(ia, ib, x, y) > maxDiff*delta*delta {
-				bad++
-			}
-		}
-	}
-	if float64(bad) > frac*float64(n) {
-		return fmt.Errorf("%d of %d pixels differ beyond the tolerance", bad, n)
-	}
-	return nil
-}
-
-func yiqDiff(a, b image.Image, x, y int) float64 {
-	yiq := func(img image.Image) (float64, float64, float64) {
-		r, g, b, _ := img.At(x, y).RGBA()
-		rf, gf, bf := float64(r>>8), float64(g>>8), float64(b>>8)
-		return rf*0.29889531 + gf*0.58662247 + bf*0.11448223,
-			rf*0.59597799 - gf*0.27417610 - bf*0.32180189,
-			rf*0.21147017 - gf*0.52261711 + bf*0.31114694
-	}
-	y1, i1, q1 := yiq(a)
-	y2, i2, q2 := yiq(b)
-	dy, di, dq := y1-y2, i1-i2, q1-q2
-	return 0.5053*dy*dy + 0.299*di*di + 0.1957*dq*dq
 }
 
 // TestDeterministic writes each summary twice: the .md, .html and .svg
