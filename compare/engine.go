@@ -19,6 +19,7 @@ type Engine struct {
 	requests, cost int64
 	start, end     int64
 	notes          []string
+	partial        bool // the replay was interrupted
 }
 
 // group is one rule × count policy: a reference log and the candidates of
@@ -189,7 +190,7 @@ func (e *Engine) TraceInfo() TraceInfo {
 func (e *Engine) Summary(trace TraceInfo) *Summary {
 	info := e.TraceInfo()
 	info.Path, info.Format = trace.Path, trace.Format
-	s := &Summary{Schema: SchemaV1, Trace: info, Notes: e.notes}
+	s := &Summary{Schema: SchemaV1, Trace: info, Notes: e.notes, Partial: e.partial}
 	s.Config = RunConfig{Algorithms: e.cfg.Algorithms, TopKeys: e.cfg.TopKeys, Sweep: e.cfg.Sweep, Budget: e.cfg.Budget}
 	for _, r := range e.cfg.Rules {
 		s.Config.Rules = append(s.Config.Rules, r.String())

@@ -1,6 +1,15 @@
 package compare
 
-import "ratebench/traces"
+import (
+	"context"
+	"errors"
+
+	"ratebench/traces"
+)
+
+// ErrInterrupted is returned by Replay when its context is cancelled: the
+// engine holds the requests replayed so far, and its Summary is partial.
+var ErrInterrupted = errors.New("replay interrupted")
 
 // KeyIndexer is a trace reader whose keys come with dense ids of their
 // own (a generator's source index); Replay then skips the key lookup.
@@ -9,10 +18,21 @@ type KeyIndexer interface {
 }
 
 // Replay feeds every request of r to the engine. An error names the file
-// and line (or row) of the request at fault.
-func (e *Engine) Replay(r traces.Reader) error {
+// and line (or row) of the request at fault. When ctx is cancelled it stops
+// between two requests and returns ErrInterrupted; the engine's Summary
+// then covers the requests replayed so far and says it is partial.
+func (e *Engine) Replay(ctx context.Context, r traces.Reader) error {
 	ix, indexed := r.(KeyIndexer)
-	for r.Scan() {
+	done := ctx.Done()
+	for n := 1; r.Scan(); n++ {
+		if n&4095 == 0 && done != nil { // every 4096 requests
+			select {
+			case <-done:
+				e.partial = true
+				return ErrInterrupted
+			default:
+			}
+		}
 		q := r.Request()
 		var err error
 		if indexed {

@@ -16,9 +16,12 @@ const SchemaV1 = "ratebench.summary/v1"
 // that the same inputs reproduce exactly, so that the file is byte-identical
 // when regenerated; timings live elsewhere (Perf).
 type Summary struct {
-	Schema string    `json:"schema"`
-	Trace  TraceInfo `json:"trace"`
-	Config RunConfig `json:"config"`
+	Schema string `json:"schema"`
+	// Partial is true when the replay was interrupted: the figures cover
+	// the Trace.Requests replayed before it stopped.
+	Partial bool      `json:"partial,omitempty"`
+	Trace   TraceInfo `json:"trace"`
+	Config  RunConfig `json:"config"`
 	// Notes say what a reader of the runs should know, e.g. that the modes
 	// coincide under --count all.
 	Notes []string `json:"notes,omitempty"`
@@ -34,6 +37,17 @@ type TraceInfo struct {
 	Keys     int64  `json:"keys"`
 	StartNS  int64  `json:"start_ns"`
 	EndNS    int64  `json:"end_ns"`
+	// Skipped counts the bad records skipped under --skip-bad, and
+	// SkippedExamples gives the first of them; nothing is dropped silently.
+	Skipped         int64         `json:"skipped"`
+	SkippedExamples []SkipExample `json:"skipped_examples,omitempty"`
+}
+
+// SkipExample is one skipped record: where it was and why.
+type SkipExample struct {
+	Line   int64  `json:"line,omitempty"`
+	Row    int64  `json:"row,omitempty"`
+	Reason string `json:"reason"`
 }
 
 // RunConfig records the experiment grid, in run order.

@@ -51,7 +51,9 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	sum, perf, err := replay(stdout, eng, g, compare.TraceInfo{Path: "gen:" + spec, Format: "generated"}, *out, *cpuProfile)
+	job := replayJob{stdout: stdout, stderr: stderr, eng: eng, r: g, info: compare.TraceInfo{Path: "gen:" + spec, Format: "generated"},
+		dir: *out, cpuProfile: *cpuProfile, force: true}
+	sum, perf, err := job.replay()
 	if err != nil {
 		return err
 	}

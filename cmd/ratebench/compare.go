@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"ratebench/algorithms"
@@ -35,6 +39,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	maxOver := fs.String("max-over", "", "budget: the largest over-admission rate you accept, e.g. 0.01% (the report marks who meets it)")
 	maxUnder := fs.String("max-under", "", "budget: the largest under-admission rate you accept, e.g. 0.01%")
 	withReport := fs.Bool("report", true, "write report.md, report.html and plots/ beside summary.json")
+	force := fs.Bool("force", false, "overwrite the results of another trace in the output dir")
 	png := fs.Bool("png", true, "with -report, write a PNG of every plot beside its SVG")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -118,27 +123,53 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		dir = filepath.Join("results", name)
 	}
 
-	sum, _, err := replay(stdout, eng, r, compare.TraceInfo{Path: path, Format: format}, dir, *cpuProfile)
-	if err != nil || !*withReport {
-		return err
+	job := replayJob{stdout: stdout, stderr: stderr, eng: eng, r: r, info: compare.TraceInfo{Path: path, Format: format},
+		dir: dir, cpuProfile: *cpuProfile, force: *force}
+	sum, _, err := job.replay()
+	if sum != nil && *withReport {
+		if rerr := writeReport(stdout, dir, sum, report.Options{NoPNG: !*png}); err == nil {
+			err = rerr
+		}
 	}
-	return writeReport(stdout, dir, sum, report.Options{NoPNG: !*png})
+	return err
 }
 
-// replay runs the engine over r and writes DIR/summary.json and
+// replayJob is one replay of a trace into a results folder.
+type replayJob struct {
+	stdout, stderr io.Writer
+	eng            *compare.Engine
+	r              traces.Reader
+	info           compare.TraceInfo // path and format of the trace
+	dir            string
+	cpuProfile     string
+	force          bool // overwrite another trace's results in dir
+}
+
+// replay runs the engine over the trace and writes DIR/summary.json and
 // DIR/perf.json, printing the table and where it wrote.
-func replay(stdout io.Writer, eng *compare.Engine, r traces.Reader, info compare.TraceInfo, dir, cpuProfile string) (*compare.Summary, compare.Perf, error) {
-	stop, err := startCPUProfile(cpuProfile)
+func (j replayJob) replay() (*compare.Summary, compare.Perf, error) {
+	stdout, eng, r, info, dir := j.stdout, j.eng, j.r, j.info, j.dir
+	if err := checkResultsDir(dir, info.Path, j.force); err != nil {
+		return nil, compare.Perf{}, err
+	}
+	stop, err := startCPUProfile(j.cpuProfile)
 	if err != nil {
 		return nil, compare.Perf{}, err
 	}
+	// SIGINT or SIGTERM stop the replay between two requests; what was
+	// replayed is still written, marked partial.
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	fmt.Fprintf(j.stderr, "replaying %s into %s (interrupt to stop with a partial summary)\n", info.Path, dir)
 	began := time.Now()
-	err = eng.Replay(r)
+	err = eng.Replay(ctx, r)
 	elapsed := time.Since(began)
+	cancel()
 	stop()
-	if err != nil {
+	interrupted := errors.Is(err, compare.ErrInterrupted)
+	if err != nil && !interrupted {
 		return nil, compare.Perf{}, err
 	}
+	info.Skipped, info.SkippedExamples = skipped(r)
 	sum := eng.Summary(info)
 	perf := compare.MeasurePerf(sum, elapsed)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -151,9 +182,46 @@ func replay(stdout io.Writer, eng *compare.Engine, r traces.Reader, info compare
 		return nil, perf, err
 	}
 	printTable(stdout, sum)
-	fmt.Fprintf(stdout, "\n%d requests, %d keys in %.2fs (%.2fM requests/s)\nwrote %s\n",
-		sum.Trace.Requests, sum.Trace.Keys, elapsed.Seconds(), perf.RequestsPerSecond/1e6, filepath.Join(dir, "summary.json"))
+	fmt.Fprintf(stdout, "\n%d requests, %d keys in %.2fs (%.2fM requests/s)\n", sum.Trace.Requests, sum.Trace.Keys,
+		elapsed.Seconds(), perf.RequestsPerSecond/1e6)
+	if sum.Trace.Skipped > 0 {
+		fmt.Fprintf(stdout, "skipped %d bad records (the first are listed in summary.json)\n", sum.Trace.Skipped)
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(dir, "summary.json"))
+	if interrupted {
+		return sum, perf, fmt.Errorf("interrupted after %d requests: %s is partial", sum.Trace.Requests, filepath.Join(dir, "summary.json"))
+	}
 	return sum, perf, nil
+}
+
+// skipCounter is a reader that skips bad records (under -skip-bad) and
+// counts them.
+type skipCounter interface {
+	Skipped() (int64, []*traces.ParseError)
+}
+
+// skipped returns the count and the first examples of what r skipped.
+func skipped(r traces.Reader) (int64, []compare.SkipExample) {
+	sc, ok := r.(skipCounter)
+	if !ok {
+		return 0, nil
+	}
+	n, first := sc.Skipped()
+	var ex []compare.SkipExample
+	for _, e := range first {
+		ex = append(ex, compare.SkipExample{Line: e.Pos.Line, Row: e.Pos.Row, Reason: e.Msg})
+	}
+	return n, ex
+}
+
+// checkResultsDir refuses to overwrite the results of another trace in dir
+// unless force is set.
+func checkResultsDir(dir, path string, force bool) error {
+	old, err := compare.ReadSummaryFile(filepath.Join(dir, "summary.json"))
+	if err != nil || force || old.Trace.Path == path {
+		return nil // nothing there (or unreadable: it is replaced), or the same trace
+	}
+	return fmt.Errorf("%s holds the results of another trace (%s); use -force to overwrite them, or -o to write elsewhere", dir, old.Trace.Path)
 }
 
 // traceName is the trace file's base name without extension, for the
