@@ -159,3 +159,24 @@ func TestCommittedSamplesAreCurrent(t *testing.T) {
 		}
 	}
 }
+
+// convert keeps every record: CSV -> Parquet -> JSON lines -> CSV gives the
+// same bytes back.
+func TestConvertRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	pq, jl, back := filepath.Join(dir, "a.parquet"), filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "a.csv")
+	for _, step := range [][2]string{{"testdata/small.csv", pq}, {pq, jl}, {jl, back}} {
+		out, _, err := ratebench(t, "convert", step[0], step[1])
+		if err != nil || !strings.Contains(out, "wrote 2000 requests") {
+			t.Fatalf("convert %s %s: %v %s", step[0], step[1], err, out)
+		}
+	}
+	a, _ := os.ReadFile("testdata/small.csv")
+	b, _ := os.ReadFile(back)
+	if string(a) != string(b) {
+		t.Error("CSV -> Parquet -> JSONL -> CSV changed the trace")
+	}
+	if _, _, err := ratebench(t, "convert", "testdata/small.csv"); err == nil {
+		t.Error("convert with one argument accepted")
+	}
+}

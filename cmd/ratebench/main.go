@@ -7,6 +7,7 @@
 //	ratebench compare -trace FILE [-rule 5/30s ...] [-alg log,counter,...] [-mode independent,shadow] [-count accepted|all] [-o DIR]
 //	ratebench inspect -trace FILE
 //	ratebench report [-max-over 0.01%] [-max-under 0.1%] DIR
+//	ratebench convert IN OUT
 //	ratebench gen -scenario NAME[:param=value,...] -requests N -keys K -seed S -o FILE
 //	ratebench cloudflare [-requests 400000000] [-sources 270000] [-rule 100/1m]
 //
@@ -59,6 +60,7 @@ var commands = map[string]command{
 	"gen":        {"generate a synthetic trace", runGen},
 	"cloudflare": {"reproduce Cloudflare's accuracy experiment for the sliding-window counter", runCloudflare},
 	"report":     {"write report.md, report.html and plots from DIR/summary.json", runReport},
+	"convert":    {"convert a trace to CSV, Parquet or JSON lines", runConvert},
 }
 
 // usageError is a mistake in the command line (exit status 2).
