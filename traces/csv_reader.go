@@ -2,7 +2,6 @@ package traces
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,44 +9,52 @@ import (
 
 // CSVReader reads a CSV trace.
 //
-// The model: the first line is a header naming the columns; "ts" and "key"
-// are required, "cost" is optional, in any order, and other columns are
-// ignored. Names are case-sensitive (spaces around them are ignored) and a
-// UTF-8 byte order mark before the header is skipped. Every following line
-// is one request with exactly as many fields as the header. Fields may be
-// quoted as in RFC 4180: a quoted field may hold commas, doubled quotes ""
-// and line breaks, which are kept as they are (a "\r\n" inside quotes stays
-// "\r\n"). Lines end in "\n" or "\r\n".
+// The model: the first line is a header naming the columns; "ts" and the
+// key column ("key", or Options.Key) are required, "cost" is optional, in
+// any order, and other columns are ignored. Names are case-sensitive
+// (spaces around them are ignored) and a UTF-8 byte order mark before the
+// header is skipped. Every following line is one request with exactly as
+// many fields as the header. Fields may be quoted as in RFC 4180: a quoted
+// field may hold commas, doubled quotes "" and line breaks, which are kept as
+// they are (a "\r\n" inside quotes stays "\r\n"). Lines end in "\n" or
+// "\r\n".
 //
 //   - ts is an integer count of Options.TSUnit, decimal seconds read exactly
 //     ("1700000000.123456789", at most nanosecond precision), or an RFC 3339
 //     time ("2024-01-02T03:04:05.123Z", "...+01:00"). It must not be
 //     negative and must fit int64 nanoseconds.
-//   - key is any non-empty byte string (it need not be valid UTF-8).
+//   - key is a non-empty string of valid UTF-8, at most Options.MaxKey
+//     bytes.
 //   - cost, when the column exists and the field is not empty, is a positive
 //     integer; otherwise it is 1.
 //
-// A NUL byte anywhere is an error. A blank line is an error unless only
-// blank lines follow it (a file may end in extra newlines). A file with a
-// header and no rows is an empty trace; a file without a header is an error.
+// A NUL byte anywhere is an error, and so is a record longer than
+// Options.MaxLine. A blank line is an error unless only blank lines follow
+// it (a file may end in extra newlines). A file with a header and no rows is
+// an empty trace; a file without a header is an error.
 //
-// Errors are *ParseError naming the line where the bad record starts.
-// Reading allocates nothing per record once the buffers have grown to the
-// longest record: keys are slices of reused buffers, valid until the next
-// Scan.
+// Errors are *ParseError naming the line where the bad record starts. With
+// Options.SkipBad a bad record is skipped and counted (see Skipped); a bad
+// header, a quoted field left open at the end of the file and I/O errors
+// still stop the reader. Reading allocates nothing per record once the
+// buffers have grown to the longest record: keys are slices of reused
+// buffers, valid until the next Scan.
 type CSVReader struct {
-	name   string
-	lr     lineReader
-	closer io.Closer
-	unit   int64
+	name    string
+	lr      lineReader
+	closer  io.Closer
+	unit    int64
+	keyName string
+	maxKey  int
 
 	nfields                int // fields per record, from the header
 	tsCol, keyCol, costCol int // costCol is -1 when there is no cost column
 	fields                 [][]byte
 	rec                    []byte // assembles records that span lines
 	scratch                []byte // unescaped quoted fields
-	blank                  int64  // line of a pending blank line, or 0
-	recLine                int64  // line where the current record starts
+	blank                  blankLines
+	bad                    badRecords
+	recLine                int64 // line where the current record starts
 	req                    Request
 	err                    error
 	done                   bool
@@ -64,44 +71,59 @@ func newCSVReader(r io.Reader, name string, opt Options, closer io.Closer) (*CSV
 	if err != nil {
 		return nil, err
 	}
-	c := &CSVReader{name: name, lr: newLineReader(r), closer: closer, unit: unit}
+	maxKey, maxLine, err := opt.limits()
+	if err != nil {
+		return nil, err
+	}
+	keyName, err := opt.keyColumn()
+	if err != nil {
+		return nil, err
+	}
+	c := &CSVReader{name: name, lr: newLineReader(r, maxLine), closer: closer, unit: unit,
+		keyName: keyName, maxKey: maxKey, bad: badRecords{skip: opt.SkipBad}}
+	c.lr.csv = true
 	if err := c.readHeader(); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-const csvHeaderHint = "expected a header with ts,key[,cost]"
+func (c *CSVReader) headerHint() string {
+	return "expected a header with ts," + c.keyName + "[,cost]"
+}
 
 func (c *CSVReader) readHeader() error {
-	rec, err := c.nextRecord()
-	for err == nil && len(rec) == 0 {
-		if c.blank == 0 {
-			c.blank = c.recLine
-		}
-		rec, err = c.nextRecord()
+	rec, msg, err := c.nextRecord()
+	for err == nil && msg == "" && len(rec) == 0 {
+		c.blank.add(c.recLine)
+		rec, msg, err = c.nextRecord()
 	}
 	if err == io.EOF {
-		return &ParseError{Pos: Position{File: c.name}, Msg: "empty file, " + csvHeaderHint}
+		return &ParseError{Pos: Position{File: c.name}, Msg: "empty file, " + c.headerHint()}
 	}
 	if err != nil {
 		return err
 	}
-	if c.blank != 0 {
-		return c.errAt(c.blank, "empty line, "+csvHeaderHint)
+	if c.blank.n != 0 {
+		return c.errAt(c.blank.first, "empty line, "+c.headerHint())
+	}
+	if msg != "" {
+		return c.errAt(c.recLine, msg)
 	}
 	names, _, msg := splitCSV(rec, nil, &c.scratch, true)
 	if msg != "" {
 		return c.errAt(c.recLine, "header: "+msg)
 	}
 	c.tsCol, c.keyCol, c.costCol = -1, -1, -1
+	trimmed := make([]string, len(names))
 	for i, raw := range names {
 		name := strings.Trim(string(raw), " \t")
+		trimmed[i] = name
 		var col *int
 		switch name {
 		case "ts":
 			col = &c.tsCol
-		case "key":
+		case c.keyName:
 			col = &c.keyCol
 		case "cost":
 			col = &c.costCol
@@ -113,11 +135,13 @@ func (c *CSVReader) readHeader() error {
 		}
 		*col = i
 	}
-	if c.tsCol < 0 {
-		return c.errAt(c.recLine, `header has no "ts" column`)
-	}
-	if c.keyCol < 0 {
-		return c.errAt(c.recLine, `header has no "key" column`)
+	for _, need := range []struct {
+		col  int
+		name string
+	}{{c.tsCol, "ts"}, {c.keyCol, c.keyName}} {
+		if need.col < 0 {
+			return c.errAt(c.recLine, fmt.Sprintf("header has no %q column (columns: %s)", need.name, strings.Join(trimmed, ", ")))
+		}
 	}
 	c.nfields = len(names)
 	c.fields = make([][]byte, c.nfields)
@@ -134,7 +158,7 @@ func (c *CSVReader) Scan() bool {
 		return false
 	}
 	for {
-		rec, err := c.nextRecord()
+		rec, msg, err := c.nextRecord()
 		if err != nil {
 			if err != io.EOF {
 				c.err = err
@@ -142,50 +166,54 @@ func (c *CSVReader) Scan() bool {
 			c.done = true
 			return false
 		}
-		if len(rec) == 0 {
-			if c.blank == 0 {
-				c.blank = c.recLine
-			}
+		if msg == "" && len(rec) == 0 {
+			c.blank.add(c.recLine)
 			continue
 		}
-		if c.blank != 0 {
-			return c.fail(c.blank, "empty line")
+		if c.blank.n != 0 {
+			if err := c.blank.flush(&c.bad, c.name); err != nil {
+				c.err, c.done = err, true
+				return false
+			}
 		}
-		return c.parse(rec)
+		if msg == "" {
+			if msg = c.parse(rec); msg == "" {
+				return true
+			}
+		}
+		if err, skip := c.bad.add(Position{File: c.name, Line: c.recLine}, msg); !skip {
+			c.err, c.done = err, true
+			return false
+		}
 	}
 }
 
-func (c *CSVReader) fail(line int64, msg string) bool {
-	c.err = c.errAt(line, msg)
-	c.done = true
-	return false
-}
-
-// parse turns a non-empty record into c.req.
-func (c *CSVReader) parse(rec []byte) bool {
+// parse turns a non-empty record into c.req, returning what is wrong with
+// it or "".
+func (c *CSVReader) parse(rec []byte) string {
 	n, msg := splitCSVInto(rec, c.fields, &c.scratch)
 	if msg != "" {
-		return c.fail(c.recLine, msg)
+		return msg
 	}
 	if n != c.nfields {
-		return c.fail(c.recLine, fmt.Sprintf("%s, header has %d", plural(n, "field"), c.nfields))
+		return fmt.Sprintf("%s, header has %d", plural(n, "field"), c.nfields)
 	}
 	ts, msg := parseTS(c.fields[c.tsCol], c.unit)
 	if msg != "" {
-		return c.fail(c.recLine, tsMessage(c.fields[c.tsCol], msg))
+		return tsMessage(c.fields[c.tsCol], msg)
 	}
 	key := c.fields[c.keyCol]
-	if len(key) == 0 {
-		return c.fail(c.recLine, "empty key")
+	if msg := keyProblem(key, c.maxKey); msg != "" {
+		return msg
 	}
 	cost := int64(1)
 	if c.costCol >= 0 {
 		if cost, msg = parseCost(c.fields[c.costCol]); msg != "" {
-			return c.fail(c.recLine, fmt.Sprintf("cost %q %s", c.fields[c.costCol], msg))
+			return fmt.Sprintf("cost %q %s", c.fields[c.costCol], msg)
 		}
 	}
 	c.req = Request{T: ts, Key: key, Cost: cost}
-	return true
+	return ""
 }
 
 func tsMessage(s []byte, msg string) string {
@@ -211,6 +239,11 @@ func (c *CSVReader) Pos() Position { return Position{File: c.name, Line: c.recLi
 // Err returns the first error, nil at a clean end of the trace.
 func (c *CSVReader) Err() error { return c.err }
 
+// Skipped returns how many records were skipped as bad (with
+// Options.SkipBad), and the first ones (at most MaxSkipExamples), in file
+// order.
+func (c *CSVReader) Skipped() (n int64, first []*ParseError) { return c.bad.skipped() }
+
 // Close closes the file if the reader was made by Open; a reader made by
 // NewCSVReader leaves its io.Reader alone.
 func (c *CSVReader) Close() error {
@@ -225,55 +258,92 @@ func (c *CSVReader) Close() error {
 
 // nextRecord returns the next record without its line terminator, setting
 // c.recLine to the line it starts on. A record spans lines when a quoted
-// field holds a line break. It returns io.EOF at the end of the input.
-func (c *CSVReader) nextRecord() ([]byte, error) {
+// field holds a line break. A record that is bad whatever its fields (a NUL
+// byte, too long) is read to its end and returned as a message instead. It
+// returns io.EOF at the end of the input, and other errors when the rest of
+// the input cannot be read.
+func (c *CSVReader) nextRecord() (rec []byte, msg string, err error) {
+	c.lr.qs = stFieldStart
 	line, err := c.lr.next()
-	if err != nil {
-		return nil, c.readErr(err)
+	if err == nil || err == errLineTooLong {
+		c.recLine = c.lr.line
 	}
-	c.recLine = c.lr.line
+	if err == errLineTooLong {
+		msg = c.lr.tooLongMsg()
+		if c.lr.qs != stQuoted {
+			return nil, msg, nil
+		}
+		return nil, msg, c.skipRecord(c.lr.qs)
+	}
+	if err != nil {
+		return nil, "", c.readErr(err)
+	}
 	if c.recLine == 1 {
 		line = bytes.TrimPrefix(line, utf8BOM)
 	}
-	if bytes.IndexByte(line, 0) >= 0 {
-		return nil, c.errAt(c.recLine, "NUL byte")
-	}
-	if bytes.IndexByte(line, '"') < 0 {
-		return trimEOL(line), nil
-	}
-	st := scanQuotes(stFieldStart, line)
-	if st != stQuoted {
-		return trimEOL(line), nil
+	nul := bytes.IndexByte(line, 0) >= 0
+	if bytes.IndexByte(line, '"') < 0 || scanQuotes(stFieldStart, line) != stQuoted {
+		if nul {
+			return nil, "NUL byte", nil
+		}
+		return trimEOL(line), "", nil
 	}
 	c.rec = append(c.rec[:0], line...)
+	st := stQuoted
 	for st == stQuoted {
+		c.lr.qs = st
 		line, err = c.lr.next()
-		if err == io.EOF {
-			return nil, c.errAt(c.recLine, "quoted field not closed before the end of the file")
+		switch {
+		case err == errLineTooLong:
+			return nil, c.recordTooLong(), c.skipRecord(c.lr.qs)
+		case err == io.EOF:
+			return nil, "", c.errAt(c.recLine, "quoted field not closed before the end of the file")
+		case err != nil:
+			return nil, "", c.readErr(err)
 		}
-		if err != nil {
-			return nil, c.readErr(err)
-		}
-		if bytes.IndexByte(line, 0) >= 0 {
-			return nil, c.errAt(c.recLine, "NUL byte")
-		}
-		if len(c.rec)+len(line) > maxLineBytes {
-			return nil, c.errAt(c.recLine, "record longer than 64 MiB")
+		nul = nul || bytes.IndexByte(line, 0) >= 0
+		st = scanQuotes(st, line)
+		if len(c.rec)+len(trimEOL(line)) > c.lr.max {
+			return nil, c.recordTooLong(), c.skipRecord(st)
 		}
 		c.rec = append(c.rec, line...)
+	}
+	if nul {
+		return nil, "NUL byte", nil
+	}
+	return trimEOL(c.rec), "", nil
+}
+
+func (c *CSVReader) recordTooLong() string {
+	return fmt.Sprintf("record spanning lines exceeds the limit of %d bytes (-max-line)", c.lr.max)
+}
+
+// skipRecord reads through the rest of a record that is thrown away, from
+// quote state st. A quoted field still open at the end of the file is an
+// error.
+func (c *CSVReader) skipRecord(st quoteState) error {
+	for st == stQuoted {
+		c.lr.qs = st
+		line, err := c.lr.next()
+		switch {
+		case err == errLineTooLong:
+			st = c.lr.qs
+			continue
+		case err == io.EOF:
+			return c.errAt(c.recLine, "quoted field not closed before the end of the file")
+		case err != nil:
+			return c.readErr(err)
+		}
 		st = scanQuotes(st, line)
 	}
-	return trimEOL(c.rec), nil
+	return nil
 }
 
 func (c *CSVReader) readErr(err error) error {
-	switch {
-	case err == io.EOF:
+	if err == io.EOF {
 		return err
-	case errors.Is(err, errLineTooLong):
-		return c.errAt(c.lr.line+1, err.Error())
 	}
-	return fmt.Errorf("%s:%d: %w", c.name, c.lr.line+1, err)
+	return c.lr.readErr(c.name, err)
 }
 
 var utf8BOM = []byte("\xEF\xBB\xBF")

@@ -73,7 +73,7 @@ func TestCSVRead(t *testing.T) {
 		{"doubled quotes", "ts,key\n1,\"say \"\"hi\"\"\"\n", []Request{{1, []byte(`say "hi"`), 1}}},
 		{"quoted newline", "ts,key\n1,\"a\nb\"\n2,\"c\r\nd\"\r\n", []Request{{1, []byte("a\nb"), 1}, {2, []byte("c\r\nd"), 1}}},
 		{"key with spaces kept", "ts,key\n1, a \n", []Request{{1, []byte(" a "), 1}}},
-		{"invalid utf-8 key", "ts,key\n1,\xff\xfe\n", []Request{{1, []byte("\xff\xfe"), 1}}},
+		{"utf-8 key", "ts,key\n1,héllo 世界\n", []Request{{1, []byte("héllo 世界"), 1}}},
 		{"last field quoted empty cost", "ts,key,cost\n1,a,\"\"\n", []Request{{1, []byte("a"), 1}}},
 	}
 	for _, tt := range tests {
@@ -99,8 +99,10 @@ func TestCSVErrors(t *testing.T) {
 		{"too few fields", "ts,key,cost\n" + good + "1,a\n", 0, "trace.csv:3: 2 fields, header has 3"},
 		{"one field", "ts,key,cost\n1\n", 0, "trace.csv:2: 1 field, header has 3"},
 		{"too many fields", "ts,key,cost\n1,a,1,x\n", 0, "trace.csv:2: 4 fields, header has 3"},
-		{"no ts column", "time,key\n1,a\n", 0, `trace.csv:1: header has no "ts" column`},
-		{"no key column", "ts,Key\n1,a\n", 0, `trace.csv:1: header has no "key" column`},
+		{"no ts column", "time,key\n1,a\n", 0, `trace.csv:1: header has no "ts" column (columns: time, key)`},
+		{"no key column", "ts,Key\n1,a\n", 0, `trace.csv:1: header has no "key" column (columns: ts, Key)`},
+		{"invalid utf-8 key", "ts,key\n1,\xff\xfe\n", 0, "trace.csv:2: key is not valid UTF-8"},
+		{"key too long", "ts,key\n1," + strings.Repeat("k", 4097) + "\n", 0, "trace.csv:2: key of 4097 bytes exceeds the limit of 4096 (-max-key)"},
 		{"duplicate column", "ts,key,ts\n1,a,1\n", 0, `trace.csv:1: header has two "ts" columns`},
 		{"empty file", "", 0, "trace.csv: empty file, expected a header with ts,key[,cost]"},
 		{"only blank lines", "\n\n", 0, "trace.csv: empty file, expected a header with ts,key[,cost]"},
@@ -176,7 +178,7 @@ func TestCSVErrorStopsScan(t *testing.T) {
 func TestCSVLongLine(t *testing.T) {
 	key := strings.Repeat("k", 200_000) // longer than the bufio buffer
 	in := "ts,key\n1," + key + "\n2,\"" + key + "\n" + key + "\"\n"
-	got, err := read(FormatCSV, []byte(in), "t.csv", Options{})
+	got, err := read(FormatCSV, []byte(in), "t.csv", Options{MaxKey: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,8 @@ import (
 // nanoseconds and cost always written. A key is quoted (RFC 4180, quotes
 // doubled) only when it must be: when it holds a comma, a quote, CR or LF,
 // or starts or ends with a space or tab. Keys with a NUL byte cannot be
-// written (CSV traces reject NUL); nor can negative ts, cost below 1 or empty
-// keys. Output is buffered; the header is written even for an empty trace.
+// written (CSV traces reject NUL); nor can negative ts, cost below 1, empty
+// keys or keys that are not valid UTF-8. Output is buffered; the header is written even for an empty trace.
 type CSVWriter struct {
 	t             textWriter
 	headerWritten bool

@@ -1,6 +1,7 @@
 package traces
 
-// Reader streams the requests of a trace in file order.
+// Reader streams the requests of a trace in file order. Every reader of
+// this package is also a SkipCounter.
 type Reader interface {
 	// Scan advances to the next request. It returns false at the end of the
 	// trace or on the first error; Err tells which.
@@ -9,7 +10,8 @@ type Reader interface {
 	// call to Scan.
 	Request() Request
 	// Pos returns where the current request was read, for error messages:
-	// the line number (CSV, JSON lines), or the row number (Parquet).
+	// the line number (CSV, JSON lines, access logs), or the row number
+	// (Parquet).
 	Pos() Position
 	// Err returns the first error met, nil at a clean end of the trace.
 	// Parse errors are *ParseError.

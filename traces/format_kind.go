@@ -7,12 +7,14 @@ import (
 )
 
 // Format is a trace file format. The zero value, FormatAuto, means "tell from
-// the file name's extension".
+// the file name's extension, or else from the content".
 type Format int
 
 // The trace formats.
 const (
-	// FormatAuto picks the format from the file extension (see FormatFromPath).
+	// FormatAuto picks the format from the file extension (see
+	// FormatFromPath) or, when the extension says nothing, from the content
+	// (see Open).
 	FormatAuto Format = iota
 	// FormatCSV is comma-separated text with a header naming the columns
 	// ts, key and optionally cost, in any order.
@@ -23,9 +25,13 @@ const (
 	// FormatJSONL is JSON lines: one {"ts":..,"key":..,"cost":..} object a
 	// line.
 	FormatJSONL
+	// FormatAccessLog is a web server access log in the Common or Combined
+	// Log Format (see AccessLogReader). It is read only.
+	FormatAccessLog
 )
 
-// String returns the format's flag name: "auto", "csv", "parquet", "jsonl".
+// String returns the format's flag name: "auto", "csv", "parquet", "jsonl",
+// "accesslog".
 func (f Format) String() string {
 	switch f {
 	case FormatAuto:
@@ -36,13 +42,16 @@ func (f Format) String() string {
 		return "parquet"
 	case FormatJSONL:
 		return "jsonl"
+	case FormatAccessLog:
+		return "accesslog"
 	}
 	return fmt.Sprintf("Format(%d)", int(f))
 }
 
-// ParseFormat parses the value of a -format flag: "csv", "parquet",
-// "jsonl" (or its aliases "ndjson" and "json"), and "auto" or "" for
-// FormatAuto. Case is ignored.
+// ParseFormat parses the value of a -format flag: "csv", "parquet" (or
+// "pq"), "jsonl" (or its aliases "ndjson" and "json"), "accesslog" (or
+// "clf", "combined", "common"), and "auto" or "" for FormatAuto. Case is
+// ignored.
 func ParseFormat(s string) (Format, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", "auto":
@@ -53,24 +62,55 @@ func ParseFormat(s string) (Format, error) {
 		return FormatParquet, nil
 	case "jsonl", "ndjson", "json":
 		return FormatJSONL, nil
+	case "accesslog", "clf", "combined", "common":
+		return FormatAccessLog, nil
 	}
-	return FormatAuto, fmt.Errorf("unknown trace format %q (want csv, parquet, jsonl or auto)", s)
+	return FormatAuto, fmt.Errorf("unknown trace format %q (want csv, parquet, jsonl, accesslog or auto)", s)
+}
+
+// compressionExts are the extensions of compressed files, stripped before
+// the format's extension is looked at.
+var compressionExts = []string{".gz", ".zst", ".zstd"}
+
+// stripCompressionExt removes a .gz, .zst or .zstd extension (any case).
+func stripCompressionExt(path string) string {
+	ext := strings.ToLower(filepath.Ext(path))
+	for _, c := range compressionExts {
+		if ext == c {
+			return path[:len(path)-len(ext)]
+		}
+	}
+	return path
+}
+
+// formatOfExt returns the format an extension names, or FormatAuto.
+func formatOfExt(ext string) Format {
+	switch strings.ToLower(ext) {
+	case ".csv":
+		return FormatCSV
+	case ".parquet", ".pq":
+		return FormatParquet
+	case ".jsonl", ".ndjson", ".json":
+		return FormatJSONL
+	case ".log":
+		return FormatAccessLog
+	}
+	return FormatAuto
 }
 
 // FormatFromPath tells a trace's format from its file extension, ignoring
-// case: .csv; .parquet or .pq; .jsonl, .ndjson or .json. An unknown or
-// missing extension is an error naming the path.
+// case and a compression extension (.gz, .zst, .zstd) after it: .csv;
+// .parquet or .pq; .jsonl, .ndjson or .json; .log (an access log). An
+// unknown or missing extension is an error naming the path (Open then looks
+// at the content instead).
 func FormatFromPath(path string) (Format, error) {
-	ext := strings.ToLower(filepath.Ext(path))
-	switch ext {
-	case ".csv":
-		return FormatCSV, nil
-	case ".parquet", ".pq":
-		return FormatParquet, nil
-	case ".jsonl", ".ndjson", ".json":
-		return FormatJSONL, nil
-	case "":
-		return FormatAuto, fmt.Errorf("%s: cannot tell the trace format: no file extension (want .csv, .parquet, .pq, .jsonl, .ndjson or .json, or give the format)", path)
+	ext := filepath.Ext(stripCompressionExt(path))
+	if f := formatOfExt(ext); f != FormatAuto {
+		return f, nil
 	}
-	return FormatAuto, fmt.Errorf("%s: cannot tell the trace format from the extension %q (want .csv, .parquet, .pq, .jsonl, .ndjson or .json, or give the format)", path, ext)
+	const want = "want .csv, .parquet, .pq, .jsonl, .ndjson, .json or .log, or give the format"
+	if ext == "" {
+		return FormatAuto, fmt.Errorf("%s: cannot tell the trace format: no file extension (%s)", path, want)
+	}
+	return FormatAuto, fmt.Errorf("%s: cannot tell the trace format from the extension %q (%s)", path, strings.ToLower(ext), want)
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 )
 
 // checkFuzzRead reads data and checks what every reader promises: no
@@ -31,6 +30,47 @@ func checkFuzzRead(t *testing.T, f Format, data []byte, opt Options) ([]Request,
 
 // fuzzUnits are the TSUnits a fuzzer picks from.
 var fuzzUnits = []time.Duration{0, time.Microsecond, time.Millisecond, time.Second}
+
+// fuzzOptions makes the Options of a fuzz input from its mode byte: the
+// low bits pick the TSUnit, bit 7 sets SkipBad and bit 6 small limits.
+func fuzzOptions(mode uint8) Options {
+	opt := Options{TSUnit: fuzzUnits[int(mode&0x3f)%len(fuzzUnits)], SkipBad: mode&0x80 != 0}
+	if mode&0x40 != 0 {
+		opt.MaxKey, opt.MaxLine = 16, 200
+	}
+	return opt
+}
+
+// checkSkipping reads data again with SkipBad unless opt has it, and checks
+// that what is read without it is a prefix of what is read with it, and
+// that the skipped records are counted.
+func checkSkipping(t *testing.T, f Format, data []byte, opt Options, got []Request, err error) {
+	if opt.SkipBad {
+		return
+	}
+	opt.SkipBad = true
+	r, serr := newReader(f, data, "fuzz.in", opt)
+	if serr != nil {
+		if err == nil || serr.Error() != err.Error() {
+			t.Fatalf("opening with SkipBad: %v, without: %v", serr, err)
+		}
+		return
+	}
+	all, serr := readAll(r)
+	n, first := r.(SkipCounter).Skipped()
+	if len(got) > len(all) || !equalRequests(got, all[:len(got)]) {
+		t.Fatalf("without SkipBad, %d requests are not a prefix of the %d with SkipBad", len(got), len(all))
+	}
+	if int64(len(first)) != min(n, MaxSkipExamples) {
+		t.Fatalf("%d examples of %d skipped", len(first), n)
+	}
+	if err == nil && (n != 0 || serr != nil || len(all) != len(got)) {
+		t.Fatalf("no error without SkipBad, but %d skipped, %d requests, %v with it", n, len(all), serr)
+	}
+	if err != nil && n > 0 && first[0].Error() != err.Error() {
+		t.Fatalf("first skipped %v, but the error without SkipBad is %v", first[0], err)
+	}
+}
 
 // rewrite writes reqs in format f and reads them back: whatever a reader
 // accepts, the writer must write so that it reads back the same.
@@ -68,9 +108,10 @@ func FuzzCSVReader(f *testing.F) {
 	} {
 		f.Add([]byte(s), uint8(0))
 	}
-	f.Fuzz(func(t *testing.T, data []byte, unit uint8) {
-		opt := Options{TSUnit: fuzzUnits[int(unit)%len(fuzzUnits)]}
-		got, _ := checkFuzzRead(t, FormatCSV, data, opt)
+	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
+		opt := fuzzOptions(mode)
+		got, err := checkFuzzRead(t, FormatCSV, data, opt)
+		checkSkipping(t, FormatCSV, data, opt, got, err)
 		rewrite(t, FormatCSV, got)
 	})
 }
@@ -85,16 +126,14 @@ func FuzzJSONLReader(f *testing.F) {
 	} {
 		f.Add([]byte(s), uint8(0))
 	}
-	f.Fuzz(func(t *testing.T, data []byte, unit uint8) {
-		opt := Options{TSUnit: fuzzUnits[int(unit)%len(fuzzUnits)]}
-		got, _ := checkFuzzRead(t, FormatJSONL, data, opt)
-		valid := got[:0:0]
-		for _, r := range got {
-			if utf8.Valid(r.Key) { // the writer replaces invalid UTF-8
-				valid = append(valid, r)
-			}
+	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
+		opt := fuzzOptions(mode)
+		got, err := checkFuzzRead(t, FormatJSONL, data, opt)
+		if opt.SkipBad && err != nil {
+			t.Fatalf("JSON lines stopped with SkipBad: %v", err)
 		}
-		rewrite(t, FormatJSONL, valid)
+		checkSkipping(t, FormatJSONL, data, opt, got, err)
+		rewrite(t, FormatJSONL, got)
 	})
 }
 
@@ -104,9 +143,159 @@ func FuzzParquetReader(f *testing.F) {
 	f.Add(writeParquetRows(f, []pqMicros{{2, []byte("a"), ptr[int64](4)}, {3, []byte("b"), nil}}), uint8(1))
 	f.Add(writeParquetRows(f, []pqPlain{{5, "a"}, {-6, "b"}}), uint8(3))
 	f.Add([]byte("PAR1PAR1"), uint8(0))
-	f.Fuzz(func(t *testing.T, data []byte, unit uint8) {
-		opt := Options{TSUnit: fuzzUnits[int(unit)%len(fuzzUnits)]}
-		got, _ := checkFuzzRead(t, FormatParquet, data, opt)
+	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
+		opt := fuzzOptions(mode)
+		got, err := checkFuzzRead(t, FormatParquet, data, opt)
+		checkSkipping(t, FormatParquet, data, opt, got, err)
 		rewrite(t, FormatParquet, got)
+	})
+}
+
+// fuzzAccessKeys are the access log keys a fuzzer picks from.
+var fuzzAccessKeys = []string{"", "user", "path", "ip+path"}
+
+// countLines returns the number of lines of data and how many of them are
+// blank lines at the end, as the line readers count them.
+func countLines(data []byte) (lines, trailingBlank int) {
+	for i := 0; len(data) > 0; i++ {
+		line := data
+		if j := bytes.IndexByte(data, '\n'); j >= 0 {
+			line, data = data[:j+1], data[j+1:]
+		} else {
+			data = nil
+		}
+		if i == 0 {
+			line = trimBOM(line)
+		}
+		lines++
+		if isJSONBlank(trimEOL(line)) {
+			trailingBlank++
+		} else {
+			trailingBlank = 0
+		}
+	}
+	return lines, trailingBlank
+}
+
+func FuzzAccessLogReader(f *testing.F) {
+	for _, s := range []string{
+		logCommon + "\n" + logCombined + "\n",
+		sampleAccessLog,
+		"h - - [10/Oct/2000:13:55:36.123456789 +1400] \"GET /a\\\"b?c HTTP/1.1\" 200 - \"-\" \"-\"\r\n\r\n",
+		"h - - [32/Oct/2000:13:55:36 -0700] \"-\" 400 0\nh - - [10/Oct/2000:13:55:36 -0700]\n\x00\x00\n",
+		"\xEF\xBB\xBFh - - [01/Jan/1970:00:00:00 +0000] \"GET / HTTP/1.0\" 200 0",
+	} {
+		f.Add([]byte(s), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
+		opt := Options{Key: fuzzAccessKeys[mode%4], SkipBad: mode&4 != 0}
+		if mode&8 != 0 {
+			opt.MaxLine = 100
+		}
+		if mode&16 != 0 {
+			opt.MaxKey = 8
+		}
+		got, err := checkFuzzRead(t, FormatAccessLog, data, opt)
+		maxKey, _, _ := opt.limits()
+		for _, r := range got {
+			if r.Cost != 1 || len(r.Key) > maxKey {
+				t.Fatalf("bad request %+v", r)
+			}
+		}
+		checkSkipping(t, FormatAccessLog, data, opt, got, err)
+		if opt.SkipBad {
+			if err != nil {
+				t.Fatalf("stopped with SkipBad: %v", err)
+			}
+			// Every line is a request, a skipped record or a blank line at
+			// the end.
+			r, _ := NewAccessLogReader(bytes.NewReader(data), "fuzz.in", opt)
+			all, _ := readAll(r)
+			n, _ := r.Skipped()
+			lines, blank := countLines(data)
+			if int64(len(all))+n+int64(blank) != int64(lines) {
+				t.Fatalf("%d requests + %d skipped + %d trailing blank lines != %d lines", len(all), n, blank, lines)
+			}
+		}
+		rewrite(t, FormatCSV, got)
+	})
+}
+
+// FuzzCompressedReader reads traces through gzip and zstd: compressed
+// whole, cut short, or as fuzzed compressed bytes. Reading must never panic
+// or hang; a whole stream must read exactly as the data uncompressed, and
+// a cut one as a prefix of it, ending in an error.
+func FuzzCompressedReader(f *testing.F) {
+	zstdMaxWindow = 8 << 20 // fuzzed frame headers must not make each input allocate 128 MiB
+	for _, s := range []string{
+		"ts,key,cost\n1,a,1\n2,b,2\n",
+		`{"ts":1,"key":"a"}` + "\n" + `{"ts":-1,"key":"b"}` + "\n",
+		sampleAccessLog,
+		"",
+		"\x1f\x8b",
+	} {
+		f.Add([]byte(s), uint8(0), uint16(0))
+		f.Add([]byte(s), uint8(1), uint16(3))
+	}
+	f.Add(compress(f, compressGzip, []byte(sampleAccessLog)), uint8(2), uint16(0))
+	f.Add(compress(f, compressZstd, []byte(sampleAccessLog)), uint8(3), uint16(0))
+	formats := []Format{FormatAuto, FormatCSV, FormatJSONL, FormatAccessLog}
+	f.Fuzz(func(t *testing.T, data []byte, mode uint8, cut uint16) {
+		kind := compressGzip
+		if mode&1 != 0 {
+			kind = compressZstd
+		}
+		raw := mode&2 != 0 // data is the compressed stream
+		format := formats[mode>>2%4]
+		opt := Options{SkipBad: mode&16 != 0}
+		var z []byte
+		if raw {
+			magic := gzipMagic
+			if kind == compressZstd {
+				magic = zstdMagic
+			}
+			z = append(bytes.Clone(magic), data...)
+		} else {
+			z = compress(t, kind, data)
+		}
+		whole := cut == 0 || len(z) == 0
+		if !whole {
+			z = z[:len(z)-1-int(cut)%len(z)]
+		}
+		const name = "fuzz.gz"
+		r, err := openStream(bytes.NewReader(z), name, format, opt)
+		var got []Request
+		if err == nil {
+			got, err = readAll(r)
+			r.Close()
+		}
+		checkRequests(t, got)
+		if err != nil && !strings.HasPrefix(err.Error(), name) && !strings.HasPrefix(err.Error(), "traces:") {
+			t.Fatalf("error does not name the file: %v", err)
+		}
+		if raw || sniffCompression(data) != compressNone { // one layer is decompressed, not two
+			return
+		}
+		// The same data, uncompressed.
+		r, perr := openStream(bytes.NewReader(data), name, format, opt)
+		var plain []Request
+		if perr == nil {
+			plain, perr = readAll(r)
+			r.Close()
+		}
+		if whole {
+			if !equalRequests(got, plain) || errString(err) != errString(perr) {
+				t.Fatalf("compressed: %d requests, %v\nplain: %d requests, %v", len(got), err, len(plain), perr)
+			}
+			return
+		}
+		if format != FormatAuto && len(z) >= len(zstdMagic) { // shorter is not recognized as compressed
+			if len(got) > len(plain) || !equalRequests(got, plain[:len(got)]) {
+				t.Fatalf("cut short: %d requests, not a prefix of the %d of the whole", len(got), len(plain))
+			}
+			if err == nil {
+				t.Fatalf("cut short, no error; %d requests", len(got))
+			}
+		}
 	})
 }

@@ -26,6 +26,8 @@ func newReader(f Format, data []byte, name string, opt Options) (Reader, error) 
 		return NewJSONLReader(bytes.NewReader(data), name, opt)
 	case FormatParquet:
 		return NewParquetReader(bytes.NewReader(data), int64(len(data)), name, opt)
+	case FormatAccessLog:
+		return NewAccessLogReader(bytes.NewReader(data), name, opt)
 	}
 	return nil, fmt.Errorf("bad format %v", f)
 }

@@ -1,7 +1,7 @@
 package traces
 
 import (
-	"errors"
+	"bytes"
 	"fmt"
 	"io"
 	"unicode/utf8"
@@ -15,34 +15,41 @@ import (
 //     seconds read exactly (1700000000.123456789; no exponent), or a string
 //     holding an integer, decimal seconds or an RFC 3339 time (see
 //     CSVReader). It must not be negative and must fit int64 nanoseconds.
-//   - "key": a non-empty JSON string. Escapes are decoded (\uXXXX and
-//     surrogate pairs included; a lone surrogate becomes U+FFFD, as in
-//     encoding/json). Bytes that are not valid UTF-8 are passed through.
+//   - "key" (or the field named by Options.Key): a non-empty JSON string of
+//     at most Options.MaxKey bytes once decoded. Escapes are decoded (\uXXXX
+//     and surrogate pairs included; a lone surrogate becomes U+FFFD, as in
+//     encoding/json); raw bytes that are not valid UTF-8 make the record bad.
 //   - "cost": optional; a positive integer, or null for the default 1.
 //
 // Other fields are ignored whatever their value (nested objects and arrays
 // included); when a field repeats, the last one counts. Lines end in "\n" or
 // "\r\n". A blank line (empty or only JSON white space) is an error unless
-// only blank lines follow it.
+// only blank lines follow it; so is a NUL byte, or a line longer than
+// Options.MaxLine. An empty file is an empty trace.
 //
 // The reader is a small hand-written scanner for flat objects, not
 // encoding/json: it allocates nothing per line once its buffers have grown.
 // Keys are slices of the line buffer, or of a reused buffer when they hold
 // escapes, valid until the next Scan. Errors are *ParseError naming the
 // line; syntax errors read "invalid JSON: ... at column N" (columns count
-// bytes from 1).
+// bytes from 1). With Options.SkipBad every bad line is skipped and counted
+// (see Skipped); only I/O errors (a truncated compressed stream among them)
+// stop the reader.
 type JSONLReader struct {
 	name   string
 	lr     lineReader
 	closer io.Closer
 	unit   int64
+	maxKey int
 
-	p       jsonScanner
-	blank   int64
-	recLine int64
-	req     Request
-	err     error
-	done    bool
+	p          jsonScanner
+	missingKey string
+	blank      blankLines
+	bad        badRecords
+	recLine    int64
+	req        Request
+	err        error
+	done       bool
 }
 
 // NewJSONLReader returns a reader of the JSON lines trace in r. name is the
@@ -56,7 +63,18 @@ func newJSONLReader(r io.Reader, name string, opt Options, closer io.Closer) (*J
 	if err != nil {
 		return nil, err
 	}
-	return &JSONLReader{name: name, lr: newLineReader(r), closer: closer, unit: unit}, nil
+	maxKey, maxLine, err := opt.limits()
+	if err != nil {
+		return nil, err
+	}
+	keyName, err := opt.keyColumn()
+	if err != nil {
+		return nil, err
+	}
+	j := &JSONLReader{name: name, lr: newLineReader(r, maxLine), closer: closer, unit: unit,
+		maxKey: maxKey, missingKey: fmt.Sprintf("missing %q", keyName), bad: badRecords{skip: opt.SkipBad}}
+	j.p.keyName = keyName
+	return j, nil
 }
 
 // Scan advances to the next request; see Reader.
@@ -66,35 +84,45 @@ func (j *JSONLReader) Scan() bool {
 	}
 	for {
 		line, err := j.lr.next()
-		if err != nil {
-			if err != io.EOF {
-				if errors.Is(err, errLineTooLong) {
-					j.err = &ParseError{Pos: Position{File: j.name, Line: j.lr.line + 1}, Msg: err.Error()}
-				} else {
-					j.err = fmt.Errorf("%s:%d: %w", j.name, j.lr.line+1, err)
-				}
+		var msg string
+		switch err {
+		case nil:
+			j.recLine = j.lr.line
+			if j.recLine == 1 {
+				line = trimBOM(line)
 			}
+			line = trimEOL(line)
+			if isJSONBlank(line) {
+				j.blank.add(j.recLine)
+				continue
+			}
+		case errLineTooLong:
+			j.recLine = j.lr.line
+			msg = j.lr.tooLongMsg()
+		case io.EOF:
 			j.done = true
 			return false
+		default:
+			j.err, j.done = j.lr.readErr(j.name, err), true
+			return false
 		}
-		j.recLine = j.lr.line
-		if j.recLine == 1 {
-			line = trimBOM(line)
-		}
-		line = trimEOL(line)
-		if isJSONBlank(line) {
-			if j.blank == 0 {
-				j.blank = j.recLine
+		if j.blank.n != 0 {
+			if err := j.blank.flush(&j.bad, j.name); err != nil {
+				j.err, j.done = err, true
+				return false
 			}
-			continue
 		}
-		if j.blank != 0 {
-			return j.fail(j.blank, "empty line")
+		if msg == "" {
+			if bytes.IndexByte(line, 0) >= 0 {
+				msg = "NUL byte"
+			} else if msg = j.parse(line); msg == "" {
+				return true
+			}
 		}
-		if msg := j.parse(line); msg != "" {
-			return j.fail(j.recLine, msg)
+		if err, skip := j.bad.add(Position{File: j.name, Line: j.recLine}, msg); !skip {
+			j.err, j.done = err, true
+			return false
 		}
-		return true
 	}
 }
 
@@ -114,12 +142,6 @@ func isJSONBlank(b []byte) bool {
 	return true
 }
 
-func (j *JSONLReader) fail(line int64, msg string) bool {
-	j.err = &ParseError{Pos: Position{File: j.name, Line: line}, Msg: msg}
-	j.done = true
-	return false
-}
-
 // parse reads one object into j.req, returning an error message or "".
 func (j *JSONLReader) parse(line []byte) string {
 	p := &j.p
@@ -130,7 +152,7 @@ func (j *JSONLReader) parse(line []byte) string {
 		return `missing "ts"`
 	}
 	if !p.hasKey {
-		return `missing "key"`
+		return j.missingKey
 	}
 	var ts int64
 	var msg string
@@ -158,8 +180,8 @@ func (j *JSONLReader) parse(line []byte) string {
 	default:
 		return "key is not a string"
 	}
-	if len(p.key) == 0 {
-		return "empty key"
+	if msg := keyProblem(p.key, j.maxKey); msg != "" {
+		return msg
 	}
 	cost := int64(1)
 	switch p.costKind {
@@ -183,6 +205,10 @@ func (j *JSONLReader) Pos() Position { return Position{File: j.name, Line: j.rec
 
 // Err returns the first error, nil at a clean end of the trace.
 func (j *JSONLReader) Err() error { return j.err }
+
+// Skipped returns how many lines were skipped as bad (with Options.SkipBad),
+// and the first ones (at most MaxSkipExamples), in file order.
+func (j *JSONLReader) Skipped() (n int64, first []*ParseError) { return j.bad.skipped() }
 
 // Close closes the file if the reader was made by Open; a reader made by
 // NewJSONLReader leaves its io.Reader alone.
@@ -213,8 +239,9 @@ const maxJSONDepth = 1000
 // jsonScanner parses one flat object a line and keeps the raw ts, key and
 // cost. It holds reusable buffers for strings with escapes.
 type jsonScanner struct {
-	b   []byte
-	pos int
+	b       []byte
+	pos     int
+	keyName string // the field that holds the key
 
 	ts, key, cost             []byte
 	tsKind, keyKind, costKind jsonKind
@@ -299,8 +326,8 @@ func (p *jsonScanner) object(b []byte) bool {
 		}
 		p.pos++
 		p.skipWS()
-		switch string(name) {
-		case "ts":
+		switch {
+		case string(name) == "ts":
 			p.hasTS = true
 			p.tsKind, p.tsExp = p.peekKind(), false
 			switch p.tsKind {
@@ -311,7 +338,7 @@ func (p *jsonScanner) object(b []byte) bool {
 			default:
 				ok = p.skip(0)
 			}
-		case "key":
+		case string(name) == p.keyName:
 			p.hasKey = true
 			p.keyKind = p.peekKind()
 			if p.keyKind == jsonString {
@@ -319,7 +346,7 @@ func (p *jsonScanner) object(b []byte) bool {
 			} else {
 				ok = p.skip(0)
 			}
-		case "cost":
+		case string(name) == "cost":
 			p.costKind = p.peekKind()
 			if p.costKind == jsonNumber {
 				p.cost, _, ok = p.number()

@@ -10,9 +10,9 @@ import (
 // object a line, ts in integer nanoseconds. Keys are escaped as
 // encoding/json does, except that <, > and & are left alone: quotes,
 // backslashes and control characters are escaped, and so are U+2028 and
-// U+2029. JSON strings cannot hold bytes that are not valid UTF-8, so such
-// bytes are written as U+FFFD, and only keys that are valid UTF-8 read back
-// unchanged. Output is buffered.
+// U+2029. Keys that are not valid UTF-8 are refused, as by every writer
+// (should one get through, its bad bytes are written as U+FFFD). Output is
+// buffered.
 type JSONLWriter struct {
 	t textWriter
 }

@@ -2,42 +2,42 @@ package traces
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 )
 
-// Open opens the trace file at path for reading. With FormatAuto the format
-// comes from the extension (see FormatFromPath). The reader's Close closes
-// the file.
+// Open opens the trace at path for reading; path "-" is standard input
+// (named "stdin" in errors, and not closed by Close).
+//
+// A gzip or zstd stream is recognized by its first bytes, whatever the
+// file's name, and read decompressed (for the text formats: Parquet needs
+// random access, so a compressed Parquet file is an error).
+//
+// With FormatAuto the format comes from the file extension, once a .gz,
+// .zst or .zstd extension is stripped (see FormatFromPath), or else, when
+// the extension is missing or unknown and for standard input, from the
+// content: "PAR1" is Parquet (which must be an uncompressed file, not
+// standard input), a first line starting with "{" is JSON lines, a line
+// shaped like an access log line among the first ten is an access log, and a
+// first line naming a "ts" column (and, normally, the key column) is a CSV
+// header. The reader's Close closes the file.
 func Open(path string, f Format, opt Options) (Reader, error) {
-	if f == FormatAuto {
-		var err error
-		if f, err = FormatFromPath(path); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := opt.tsUnit(); err != nil {
+	if err := opt.check(); err != nil {
 		return nil, err
+	}
+	if path == "-" {
+		return open(source{r: os.Stdin, name: "stdin", stdin: true}, f, opt)
 	}
 	file, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	var r Reader
-	switch f {
-	case FormatCSV:
-		r, err = newCSVReader(bufio.NewReaderSize(file, readBufferSize), path, opt, file)
-	case FormatJSONL:
-		r, err = newJSONLReader(bufio.NewReaderSize(file, readBufferSize), path, opt, file)
-	case FormatParquet:
-		var st os.FileInfo
-		if st, err = file.Stat(); err == nil {
-			r, err = newParquetReader(file, st.Size(), path, opt, file)
-		}
-	default:
-		err = fmt.Errorf("%s: unknown trace format %v", path, f)
-	}
+	r, err := open(source{r: file, name: path, file: file, closer: file}, f, opt)
 	if err != nil {
 		file.Close()
 		return nil, err
@@ -45,9 +45,219 @@ func Open(path string, f Format, opt Options) (Reader, error) {
 	return r, nil
 }
 
+// openStream reads a trace from a stream that is not a file, as Open does
+// standard input: the format comes from f or the content, never from name,
+// which is only used in errors. Close does not close r.
+func openStream(r io.Reader, name string, f Format, opt Options) (Reader, error) {
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
+	return open(source{r: r, name: name, stdin: true}, f, opt)
+}
+
+// source is where a trace comes from.
+type source struct {
+	r      io.Reader
+	name   string
+	file   *os.File  // for random access (Parquet); nil for a stream
+	closer io.Closer // closes r, or nil
+	stdin  bool      // a stream: tell the format from the content only
+}
+
+// open detects the compression and the format and builds the reader. On
+// error the caller closes src.
+func open(src source, f Format, opt Options) (Reader, error) {
+	if f == FormatAuto && !src.stdin {
+		f = formatOfExt(filepath.Ext(stripCompressionExt(src.name)))
+	}
+	if f == FormatParquet && src.file != nil {
+		return openParquet(src, opt)
+	}
+	br := bufio.NewReaderSize(src.r, readBufferSize)
+	head, err := br.Peek(len(zstdMagic))
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("%s: %w", src.name, err)
+	}
+	kind := sniffCompression(head)
+	closer := src.closer
+	var dec *decompressor
+	if kind != compressNone {
+		if f == FormatParquet {
+			return nil, parquetNeedsFileError(src, kind)
+		}
+		if dec, err = newDecompressor(kind, br); err != nil {
+			return nil, fmt.Errorf("%s: %w", src.name, err)
+		}
+		closer = closers{dec, src.closer}
+		br = bufio.NewReaderSize(dec, readBufferSize)
+	}
+	r, err := openText(src, br, kind, closer, f, opt)
+	if err != nil && dec != nil {
+		dec.Close()
+	}
+	return r, err
+}
+
+// openText opens a text trace, or sniffs a Parquet one, from br.
+func openText(src source, br *bufio.Reader, kind compression, closer io.Closer, f Format, opt Options) (Reader, error) {
+	if f == FormatAuto {
+		var err error
+		if f, err = sniffFormat(br, src, opt); err != nil {
+			return nil, err
+		}
+	}
+	switch f {
+	case FormatCSV:
+		return newCSVReader(br, src.name, opt, closer)
+	case FormatJSONL:
+		return newJSONLReader(br, src.name, opt, closer)
+	case FormatAccessLog:
+		return newAccessLogReader(br, src.name, opt, closer)
+	case FormatParquet:
+		if kind != compressNone || src.file == nil {
+			return nil, parquetNeedsFileError(src, kind)
+		}
+		return openParquet(src, opt)
+	}
+	return nil, fmt.Errorf("%s: unknown trace format %v", src.name, f)
+}
+
+func openParquet(src source, opt Options) (Reader, error) {
+	var head [4]byte
+	n, _ := src.file.ReadAt(head[:], 0)
+	if kind := sniffCompression(head[:n]); kind != compressNone {
+		return nil, parquetNeedsFileError(src, kind)
+	}
+	st, err := src.file.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return newParquetReader(src.file, st.Size(), src.name, opt, src.closer)
+}
+
+func parquetNeedsFileError(src source, kind compression) error {
+	if kind != compressNone {
+		return &ParseError{Pos: Position{File: src.name}, Msg: fmt.Sprintf(
+			"a %s-compressed stream cannot be read as Parquet: Parquet needs random access; decompress it to a file first", kind)}
+	}
+	return &ParseError{Pos: Position{File: src.name}, Msg: "Parquet cannot be read from standard input: it needs random access; save it to a file first"}
+}
+
+// sniffLines is how many lines sniffFormat looks at for an access log line.
+const sniffLines = 10
+
+// peekUntil returns the buffered start of br, reading more only until done
+// says it is enough (so that a slow stream is not waited for needlessly),
+// the buffer is full, or the input ends. err is a read error other than
+// io.EOF.
+func peekUntil(br *bufio.Reader, done func([]byte) bool) (head []byte, err error) {
+	for {
+		head, _ = br.Peek(br.Buffered())
+		if done(head) || len(head) == br.Size() {
+			return head, nil
+		}
+		if _, err = br.Peek(len(head) + 1); err != nil {
+			head, _ = br.Peek(br.Buffered())
+			if err == io.EOF {
+				err = nil
+			}
+			return head, err
+		}
+	}
+}
+
+// nonBlankLines splits the complete lines of head (and a last line without a
+// newline when complete is false) and returns the first n that are not
+// blank, after a byte order mark.
+func nonBlankLines(head []byte, n int, complete bool) [][]byte {
+	var lines [][]byte
+	rest := trimBOM(head)
+	for len(lines) < n && len(rest) > 0 {
+		j := bytes.IndexByte(rest, '\n')
+		if j < 0 && complete {
+			break
+		}
+		line := rest
+		if j >= 0 {
+			line, rest = rest[:j], rest[j+1:]
+		} else {
+			rest = nil
+		}
+		if line = trimEOL(line); !isJSONBlank(line) {
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}
+
+// sniffFormat tells the format of a trace from its first bytes (see Open).
+func sniffFormat(br *bufio.Reader, src source, opt Options) (Format, error) {
+	// Look at the first non-blank line, and only if it decides nothing, at
+	// up to sniffLines lines.
+	head, err := peekUntil(br, func(b []byte) bool {
+		return len(b) >= 4 && bytes.HasPrefix(b, []byte("PAR1")) || len(nonBlankLines(b, 1, true)) == 1
+	})
+	if len(head) == 0 && err != nil {
+		return FormatAuto, fmt.Errorf("%s:1: %w", src.name, err)
+	}
+	if bytes.HasPrefix(head, []byte("PAR1")) {
+		return FormatParquet, nil
+	}
+	lines := nonBlankLines(head, 1, false)
+	if len(lines) == 0 {
+		if err != nil {
+			return FormatAuto, fmt.Errorf("%s:1: %w", src.name, err)
+		}
+		return FormatAuto, &ParseError{Pos: Position{File: src.name}, Msg: "empty file, cannot tell the trace format (give the format)"}
+	}
+	first := lines[0]
+	if t := bytes.TrimLeft(first, " \t"); len(t) > 0 && t[0] == '{' {
+		return FormatJSONL, nil
+	}
+	var al accessLine
+	if splitAccessLine(first, &al) == "" {
+		return FormatAccessLog, nil
+	}
+	var scratch []byte
+	names, _, _ := splitCSV(first, nil, &scratch, true)
+	for _, n := range names {
+		if string(bytes.Trim(n, " \t")) == "ts" { // the CSV reader tells whether the key column is there
+			return FormatCSV, nil
+		}
+	}
+	if err == nil {
+		head, err = peekUntil(br, func(b []byte) bool { return len(nonBlankLines(b, sniffLines, true)) == sniffLines })
+		for _, line := range nonBlankLines(head, sniffLines, false)[1:] {
+			if splitAccessLine(line, &al) == "" {
+				return FormatAccessLog, nil
+			}
+		}
+	}
+	if err != nil {
+		return FormatAuto, fmt.Errorf("%s: %w", src.name, err)
+	}
+	keyName, kerr := opt.keyColumn()
+	if kerr != nil {
+		keyName = "key"
+	}
+	what := fmt.Sprintf("not CSV with ts and %s columns, JSON lines, Parquet or an access log", keyName)
+	var msg string
+	switch ext := filepath.Ext(stripCompressionExt(src.name)); {
+	case src.stdin:
+		msg = "cannot tell the trace format from the content (" + what + "); give the format"
+	case ext == "":
+		msg = "cannot tell the trace format: no file extension, and the content is " + what + "; give the format"
+	default:
+		msg = fmt.Sprintf("cannot tell the trace format: the extension %q is unknown, and the content is %s; give the format", strings.ToLower(ext), what)
+	}
+	return FormatAuto, &ParseError{Pos: Position{File: src.name}, Msg: msg}
+}
+
 // Create creates (or truncates) the trace file at path for writing. With
-// FormatAuto the format comes from the extension. The writer's Close
-// flushes and closes the file; the trace is complete only if it succeeds.
+// FormatAuto the format comes from the extension (see FormatFromPath). A
+// CSV or JSON lines file whose name ends in .gz, .zst or .zstd is
+// compressed with gzip or zstd. The writer's Close flushes and closes the
+// file; the trace is complete only if it succeeds.
 func Create(path string, f Format) (Writer, error) {
 	if f == FormatAuto {
 		var err error
@@ -55,8 +265,15 @@ func Create(path string, f Format) (Writer, error) {
 			return nil, err
 		}
 	}
+	kind := compressionOfPath(path)
 	switch f {
-	case FormatCSV, FormatJSONL, FormatParquet:
+	case FormatCSV, FormatJSONL:
+	case FormatParquet:
+		if kind != compressNone {
+			return nil, fmt.Errorf("%s: cannot write compressed Parquet: Parquet compresses its pages (zstd) and needs random access; drop the %s extension", path, filepath.Ext(path))
+		}
+	case FormatAccessLog:
+		return nil, fmt.Errorf("%s: %w", path, errAccessLogWrite)
 	default:
 		return nil, fmt.Errorf("%s: unknown trace format %v", path, f)
 	}
@@ -64,14 +281,26 @@ func Create(path string, f Format) (Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch f {
-	case FormatCSV:
-		return &CSVWriter{t: newTextWriter(file, file)}, nil
-	case FormatJSONL:
-		return &JSONLWriter{t: newTextWriter(file, file)}, nil
+	if f == FormatParquet {
+		return newParquetWriter(file, file), nil
 	}
-	return newParquetWriter(file, file), nil
+	var w io.Writer = file
+	var closer io.Closer = file
+	if kind != compressNone {
+		cw, err := newCompressor(kind, file)
+		if err != nil {
+			file.Close()
+			return nil, err
+		}
+		w, closer = cw, closers{cw, file}
+	}
+	if f == FormatCSV {
+		return &CSVWriter{t: newTextWriter(w, closer)}, nil
+	}
+	return &JSONLWriter{t: newTextWriter(w, closer)}, nil
 }
+
+var errAccessLogWrite = errors.New("traces: cannot write an access log: the format is read only (write csv, jsonl or parquet)")
 
 // NewWriter returns a writer of format f (not FormatAuto) to w, for
 // output that is not a file of its own (standard output, a buffer). Close
@@ -84,6 +313,8 @@ func NewWriter(w io.Writer, f Format) (Writer, error) {
 		return NewJSONLWriter(w), nil
 	case FormatParquet:
 		return NewParquetWriter(w), nil
+	case FormatAccessLog:
+		return nil, errAccessLogWrite
 	}
 	return nil, fmt.Errorf("traces: cannot write trace format %v", f)
 }

@@ -12,8 +12,55 @@ type Options struct {
 	// TSUnit is the unit of integer timestamps that carry no unit of their
 	// own: integer ts in CSV and JSON lines, and a plain (not TIMESTAMP) INT64
 	// ts column in Parquet. Zero means time.Nanosecond. Decimal seconds,
-	// RFC 3339 times and Parquet TIMESTAMP columns ignore it.
+	// RFC 3339 times, access log dates and Parquet TIMESTAMP columns ignore
+	// it.
 	TSUnit time.Duration
+
+	// Key says where the key comes from. For CSV, JSON lines and Parquet it
+	// names the column (field) that holds it; "" means "key". It cannot be
+	// "ts" or "cost". For access logs it is one of
+	//
+	//	"" or "ip"  the client host, the first field
+	//	"user"      the authenticated user (a line whose user is "-" is bad)
+	//	"path"      the request path: the second word of the request line,
+	//	            without its query string
+	//	"ip+path"   host, a space, and path
+	Key string
+
+	// SkipBad makes readers skip bad records (a line of the text formats, a
+	// row of Parquet) instead of stopping at the first one; they count them
+	// (see SkipCounter). Problems that make the rest of the file unreadable
+	// (an I/O error, a truncated compressed stream, a bad CSV header, a
+	// corrupt Parquet file) still stop the reader.
+	SkipBad bool
+
+	// MaxKey is the longest key in bytes; a longer key is a bad record.
+	// Zero means DefaultMaxKey.
+	MaxKey int
+
+	// MaxLine is the longest line (a CSV record spanning lines counts as
+	// one) of the text formats in bytes, without its line terminator; a
+	// longer line is a bad record. It bounds the memory a reader uses. Zero
+	// means DefaultMaxLine.
+	MaxLine int
+}
+
+// Defaults of the limits in Options.
+const (
+	DefaultMaxKey  = 4096
+	DefaultMaxLine = 1 << 20
+)
+
+// MaxSkipExamples is the number of skipped records a SkipCounter keeps
+// the errors of.
+const MaxSkipExamples = 10
+
+// SkipCounter is implemented by every reader that Open returns (and by the
+// readers of this package): with Options.SkipBad it tells what was skipped.
+type SkipCounter interface {
+	// Skipped returns how many records were skipped as bad, and the first
+	// ones (at most MaxSkipExamples = 10), in file order.
+	Skipped() (n int64, first []*ParseError)
 }
 
 // tsUnit returns the integer timestamp multiplier in nanoseconds, or an
@@ -26,6 +73,43 @@ func (o Options) tsUnit() (int64, error) {
 		return 0, fmt.Errorf("traces: invalid TSUnit %v: must be positive", o.TSUnit)
 	}
 	return int64(o.TSUnit), nil
+}
+
+// limits returns MaxKey and MaxLine with their defaults applied, or an error
+// for negative limits.
+func (o Options) limits() (maxKey, maxLine int, err error) {
+	maxKey, maxLine = o.MaxKey, o.MaxLine
+	if maxKey < 0 || maxLine < 0 {
+		return 0, 0, fmt.Errorf("traces: invalid limits MaxKey %d, MaxLine %d: must not be negative", o.MaxKey, o.MaxLine)
+	}
+	if maxKey == 0 {
+		maxKey = DefaultMaxKey
+	}
+	if maxLine == 0 {
+		maxLine = DefaultMaxLine
+	}
+	return maxKey, maxLine, nil
+}
+
+// keyColumn returns the name of the key column of CSV, JSON lines and
+// Parquet traces.
+func (o Options) keyColumn() (string, error) {
+	switch o.Key {
+	case "":
+		return "key", nil
+	case "ts", "cost":
+		return "", fmt.Errorf("traces: Options.Key %q: the key column cannot be the %s column", o.Key, o.Key)
+	}
+	return o.Key, nil
+}
+
+// check validates the options that every reader uses.
+func (o Options) check() error {
+	if _, err := o.tsUnit(); err != nil {
+		return err
+	}
+	_, _, err := o.limits()
+	return err
 }
 
 // ParseTSUnit parses the value of a -ts-unit flag: "ns", "us" (or "µs"),

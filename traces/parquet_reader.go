@@ -20,8 +20,9 @@ import (
 //     converted to nanoseconds exactly; or a plain INT64, a count of
 //     Options.TSUnit. It must not be negative or null and must fit int64
 //     nanoseconds.
-//   - "key" BYTE_ARRAY, with or without the STRING (UTF8) annotation; it must
-//     not be null or empty.
+//   - "key" (or the column named by Options.Key) BYTE_ARRAY, with or without
+//     the STRING (UTF8) annotation; it must not be null or empty, must be
+//     valid UTF-8 and at most Options.MaxKey bytes.
 //   - "cost", optional, INT32 or INT64 (signed or unsigned); a missing column
 //     or a null value means 1, otherwise it must be positive.
 //
@@ -31,7 +32,9 @@ import (
 // not per row. Errors are *ParseError naming the 1-based row ("t.parquet:
 // row 12: cost 0 is not positive"), or the file alone for problems with the
 // schema or a file that is truncated or not Parquet. Panics inside
-// parquet-go on corrupt input are recovered and reported as errors.
+// parquet-go on corrupt input are recovered and reported as errors. With
+// Options.SkipBad a bad row is skipped and counted (see Skipped); problems
+// with the file itself (its footer, schema, pages) still stop the reader.
 type ParquetReader struct {
 	name   string
 	file   *parquet.File
@@ -48,6 +51,9 @@ type ParquetReader struct {
 	left        int64 // rows left in the current row group
 	ts, key, co pqCursor
 	row         int64 // 1-based number of the current row
+	keyName     string
+	maxKey      int
+	bad         badRecords
 	keyBuf      []byte
 	checker     pageChecker
 	req         Request
@@ -136,7 +142,15 @@ func newParquetReader(r io.ReaderAt, size int64, name string, opt Options, close
 	if err != nil {
 		return nil, err
 	}
-	p = &ParquetReader{name: name, closer: closer}
+	maxKey, _, err := opt.limits()
+	if err != nil {
+		return nil, err
+	}
+	keyName, err := opt.keyColumn()
+	if err != nil {
+		return nil, err
+	}
+	p = &ParquetReader{name: name, closer: closer, keyName: keyName, maxKey: maxKey, bad: badRecords{skip: opt.SkipBad}}
 	defer func() {
 		if v := recover(); v != nil {
 			p, err = nil, p.fileErr(fmt.Sprintf("corrupt Parquet file: %v", v))
@@ -263,7 +277,7 @@ func (p *ParquetReader) checkSchema(unit int64) error {
 			p.tsUnit, p.tsUnitName = 1e3, "microseconds"
 		}
 	}
-	_, keyCol, err := find("key", format.ByteArray, "BYTE_ARRAY", false)
+	_, keyCol, err := find(p.keyName, format.ByteArray, "BYTE_ARRAY", false)
 	if err != nil {
 		return err
 	}
@@ -298,7 +312,7 @@ func (p *ParquetReader) checkSchema(unit int64) error {
 		name string
 		col  int
 		kind parquet.Kind
-	}{{"ts", tsCol, parquet.Int64}, {"key", keyCol, parquet.ByteArray}, {"cost", costCol, p.costKind}} {
+	}{{"ts", tsCol, parquet.Int64}, {p.keyName, keyCol, parquet.ByteArray}, {"cost", costCol, p.costKind}} {
 		if c.col < 0 {
 			continue
 		}
@@ -364,89 +378,113 @@ func (p *ParquetReader) Scan() (ok bool) {
 			ok = false
 		}
 	}()
-	for p.left == 0 {
-		p.closeGroup()
-		if p.rg >= len(p.rowGroups) {
+	for {
+		for p.left == 0 {
+			p.closeGroup()
+			if p.rg >= len(p.rowGroups) {
+				p.finish()
+				return false
+			}
+			g := p.rowGroups[p.rg]
+			md := &p.file.Metadata().RowGroups[p.rg]
+			p.rg++
+			p.left = g.NumRows()
+			for i, col := range p.cols {
+				if col < 0 {
+					continue
+				}
+				if err := p.checker.check(&md.Columns[col].MetaData, p.left); err != nil {
+					p.row++
+					return p.failMsg(fmt.Sprintf("column %q: %v", [...]string{"ts", p.keyName, "cost"}[i], err))
+				}
+			}
+			chunks := g.ColumnChunks()
+			p.ts.open(chunks[p.cols[0]], p.left)
+			p.key.open(chunks[p.cols[1]], p.left)
+			if p.hasCost {
+				p.co.open(chunks[p.cols[2]], p.left)
+			}
+		}
+		p.left--
+		p.row++
+		msg, err := p.readRow()
+		if err != nil {
+			p.err = err
 			p.finish()
 			return false
 		}
-		g := p.rowGroups[p.rg]
-		md := &p.file.Metadata().RowGroups[p.rg]
-		p.rg++
-		p.left = g.NumRows()
-		for i, col := range p.cols {
-			if col < 0 {
-				continue
-			}
-			if err := p.checker.check(&md.Columns[col].MetaData, p.left); err != nil {
-				p.row++
-				return p.failMsg(fmt.Sprintf("column %q: %v", [...]string{"ts", "key", "cost"}[i], err))
-			}
+		if msg == "" {
+			return true
 		}
-		chunks := g.ColumnChunks()
-		p.ts.open(chunks[p.cols[0]], p.left)
-		p.key.open(chunks[p.cols[1]], p.left)
-		if p.hasCost {
-			p.co.open(chunks[p.cols[2]], p.left)
+		if err, skip := p.bad.add(Position{File: p.name, Row: p.row}, msg); !skip {
+			p.err = err
+			p.finish()
+			return false
 		}
 	}
-	p.left--
-	p.row++
+}
 
-	v, err := p.ts.next()
+// readRow reads the values of the current row from every column, then
+// checks them. It returns what is wrong with the row, or an error when the
+// columns cannot be read.
+func (p *ParquetReader) readRow() (string, error) {
+	tv, err := p.ts.next()
 	if err != nil {
-		return p.fail(`column "ts"`, err)
+		return "", p.readErr(`column "ts"`, err)
 	}
-	if v.IsNull() {
-		return p.failMsg("ts is null")
+	kv, err := p.key.next()
+	if err != nil {
+		return "", p.readErr(fmt.Sprintf("column %q", p.keyName), err)
 	}
-	raw := v.Int64()
+	var cv *parquet.Value
+	if p.hasCost {
+		if cv, err = p.co.next(); err != nil {
+			return "", p.readErr(`column "cost"`, err)
+		}
+	}
+
+	if tv.IsNull() {
+		return "ts is null", nil
+	}
+	raw := tv.Int64()
 	if raw < 0 {
-		return p.failMsg(fmt.Sprintf("ts %d%s is negative", raw, p.unitSuffix()))
+		return fmt.Sprintf("ts %d%s is negative", raw, p.unitSuffix()), nil
 	}
 	ts, ok := mulUnit(raw, p.tsUnit)
 	if !ok {
-		return p.failMsg(fmt.Sprintf("ts %d%s overflows int64 nanoseconds", raw, p.unitSuffix()))
+		return fmt.Sprintf("ts %d%s overflows int64 nanoseconds", raw, p.unitSuffix()), nil
 	}
 
-	if v, err = p.key.next(); err != nil {
-		return p.fail(`column "key"`, err)
+	if kv.IsNull() {
+		return "key is null", nil
 	}
-	if v.IsNull() {
-		return p.failMsg("key is null")
+	k := kv.ByteArray()
+	if msg := keyProblem(k, p.maxKey); msg != "" {
+		return msg, nil
 	}
-	k := v.ByteArray()
-	if len(k) == 0 {
-		return p.failMsg("empty key")
-	}
-	p.keyBuf = append(p.keyBuf[:0], k...)
 
 	cost := int64(1)
-	if p.hasCost {
-		if v, err = p.co.next(); err != nil {
-			return p.fail(`column "cost"`, err)
+	if cv != nil && !cv.IsNull() {
+		switch {
+		case p.costKind == parquet.Int32 && p.costUnsign:
+			cost = int64(uint32(cv.Int32()))
+		case p.costKind == parquet.Int32:
+			cost = int64(cv.Int32())
+		case p.costUnsign && cv.Int64() < 0:
+			return fmt.Sprintf("cost %d exceeds the largest cost, %d", uint64(cv.Int64()), MaxCost), nil
+		default:
+			cost = cv.Int64()
 		}
-		if !v.IsNull() {
-			switch {
-			case p.costKind == parquet.Int32 && p.costUnsign:
-				cost = int64(uint32(v.Int32()))
-			case p.costKind == parquet.Int32:
-				cost = int64(v.Int32())
-			case p.costUnsign && v.Int64() < 0:
-				return p.failMsg(fmt.Sprintf("cost %d exceeds the largest cost, %d", uint64(v.Int64()), MaxCost))
-			default:
-				cost = v.Int64()
-			}
-			if cost < 1 {
-				return p.failMsg(fmt.Sprintf("cost %d is not positive", cost))
-			}
-			if cost > MaxCost {
-				return p.failMsg(fmt.Sprintf("cost %d exceeds the largest cost, %d", cost, MaxCost))
-			}
+		if cost < 1 {
+			return fmt.Sprintf("cost %d is not positive", cost), nil
+		}
+		if cost > MaxCost {
+			return fmt.Sprintf("cost %d exceeds the largest cost, %d", cost, MaxCost), nil
 		}
 	}
+	p.keyBuf = append(p.keyBuf[:0], k...)
 	p.req = Request{T: ts, Key: p.keyBuf, Cost: cost}
-	return true
+	return "", nil
 }
 
 func (p *ParquetReader) unitSuffix() string {
@@ -462,8 +500,8 @@ func (p *ParquetReader) failMsg(msg string) bool {
 	return false
 }
 
-func (p *ParquetReader) fail(what string, err error) bool {
-	return p.failMsg(fmt.Sprintf("reading %s: %v", what, err))
+func (p *ParquetReader) readErr(what string, err error) error {
+	return p.rowErr(fmt.Sprintf("reading %s: %v", what, err))
 }
 
 func (p *ParquetReader) closeGroup() {
@@ -488,6 +526,10 @@ func (p *ParquetReader) Pos() Position { return Position{File: p.name, Row: p.ro
 
 // Err returns the first error, nil at a clean end of the trace.
 func (p *ParquetReader) Err() error { return p.err }
+
+// Skipped returns how many rows were skipped as bad (with Options.SkipBad),
+// and the first ones (at most MaxSkipExamples), in file order.
+func (p *ParquetReader) Skipped() (n int64, first []*ParseError) { return p.bad.skipped() }
 
 // Close releases the pages being read and closes the file if the reader
 // was made by Open; a reader made by NewParquetReader leaves r alone.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -246,7 +247,7 @@ func TestParquetCorrupt(t *testing.T) {
 func checkRequests(t testing.TB, reqs []Request) {
 	t.Helper()
 	for i, r := range reqs {
-		if r.T < 0 || r.Cost < 1 || len(r.Key) == 0 {
+		if r.T < 0 || r.Cost < 1 || r.Cost > MaxCost || len(r.Key) == 0 || !utf8.Valid(r.Key) {
 			t.Fatalf("request %d breaks the invariants: %+v", i, r)
 		}
 	}

@@ -3,18 +3,22 @@
 //
 // A trace is a sequence of requests (t, key, cost): t is an int64 count of
 // nanoseconds (Unix epoch unless the trace says otherwise), key is the client
-// identity and cost a positive integer (1 when the trace has no cost). Readers
-// stream: they never hold more than one record, and the Key they return is
-// only valid until the next call to Scan, so that reading a trace allocates
-// nothing per request.
+// identity (valid UTF-8) and cost a positive integer (1 when the trace has
+// no cost). Readers stream: they never hold more than one record, and the
+// Key they return is only valid until the next call to Scan, so that
+// reading a trace allocates nothing per request.
 //
 // Three formats are read and written: CSV (CSVReader, CSVWriter), JSON lines
-// (JSONLReader, JSONLWriter) and Parquet (ParquetReader, ParquetWriter); the
-// doc of each reader states its model exactly. Open and Create pick the
-// format from the file extension unless told (ParseFormat reads a -format
-// flag). What a writer writes, its reader reads back unchanged (for JSON
-// lines, keys that are valid UTF-8), and the writers refuse requests that no
-// reader would accept: negative T, Cost below 1, an empty Key.
+// (JSONLReader, JSONLWriter) and Parquet (ParquetReader, ParquetWriter);
+// web server access logs (Common and Combined Log Format) are read too
+// (AccessLogReader). The doc of each reader states its model exactly. Open
+// and Create pick the format from the file extension unless told
+// (ParseFormat reads a -format flag); Open also tells it from the content
+// when the extension says nothing, reads gzip and zstd compressed text
+// traces, and reads standard input for the path "-". What a writer writes,
+// its reader reads back unchanged, and the writers refuse requests that no
+// reader would accept: negative T, Cost below 1, an empty Key or one that is
+// not valid UTF-8.
 //
 // Readers are modelled on bufio.Scanner:
 //
@@ -26,6 +30,11 @@
 //		...
 //	}
 //	if err := r.Err(); err != nil { ... } // a *ParseError names file and line
+//
+// Every error about a record names it: "file:line: what is wrong" for the
+// text formats, "file: row N: what is wrong" for Parquet. With
+// Options.SkipBad, readers skip bad records instead of stopping, and count
+// them (SkipCounter).
 package traces
 
 // Request is one request of a trace.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 // writeBufferSize is the bufio buffer of the text writers.
@@ -21,6 +22,8 @@ func checkRequest(r Request) error {
 		return fmt.Errorf("traces: cannot write request with cost %d: must be in [1, %d]", r.Cost, MaxCost)
 	case len(r.Key) == 0:
 		return errors.New("traces: cannot write request with an empty key")
+	case !utf8.Valid(r.Key):
+		return errors.New("traces: cannot write request with a key that is not valid UTF-8")
 	}
 	return nil
 }

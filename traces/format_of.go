@@ -1,0 +1,19 @@
+package traces
+
+// FormatOf returns the format of the trace a reader returned by Open (or
+// Reorder) reads, once Open has told it from the extension or the content.
+func FormatOf(r Reader) Format {
+	switch r := r.(type) {
+	case *CSVReader:
+		return FormatCSV
+	case *JSONLReader:
+		return FormatJSONL
+	case *ParquetReader:
+		return FormatParquet
+	case *AccessLogReader:
+		return FormatAccessLog
+	case *reorderReader:
+		return FormatOf(r.in)
+	}
+	return FormatAuto
+}

@@ -1,0 +1,73 @@
+package traces
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// badRecords is what a reader knows of its bad records: with skip set it
+// counts them and keeps the first MaxSkipExamples.
+type badRecords struct {
+	skip  bool
+	n     int64
+	first []*ParseError
+}
+
+// add records a bad record at pos. It returns true when the reader skips it
+// and goes on, false when the reader must stop with the error.
+func (b *badRecords) add(pos Position, msg string) (*ParseError, bool) {
+	if !b.skip {
+		return &ParseError{Pos: pos, Msg: msg}, false
+	}
+	b.n++
+	if len(b.first) < MaxSkipExamples {
+		b.first = append(b.first, &ParseError{Pos: pos, Msg: msg})
+	}
+	return nil, true
+}
+
+// skipped implements SkipCounter.Skipped.
+func (b *badRecords) skipped() (int64, []*ParseError) {
+	return b.n, b.first[:len(b.first):len(b.first)]
+}
+
+// keyProblem checks a key read from a trace, returning what is wrong with it
+// or "". Keys must be non-empty, at most maxKey bytes and valid UTF-8.
+func keyProblem(key []byte, maxKey int) string {
+	switch {
+	case len(key) == 0:
+		return "empty key"
+	case len(key) > maxKey:
+		return fmt.Sprintf("key of %d bytes exceeds the limit of %d (-max-key)", len(key), maxKey)
+	case !utf8.Valid(key):
+		return "key is not valid UTF-8"
+	}
+	return ""
+}
+
+// blankLines tracks a run of blank lines in a line-oriented trace: blank
+// lines are allowed only at the end of the file, so a run is an error (or,
+// with SkipBad, as many skipped records) only once a record follows it.
+type blankLines struct {
+	first int64 // line of the first pending blank line, or 0
+	n     int64 // number of pending blank lines
+}
+
+func (bl *blankLines) add(line int64) {
+	if bl.n == 0 {
+		bl.first = line
+	}
+	bl.n++
+}
+
+// flush reports the pending blank lines as bad records, when a record
+// follows them. It returns the error to stop with, or nil to go on.
+func (bl *blankLines) flush(bad *badRecords, name string) error {
+	for i := int64(0); i < bl.n; i++ {
+		if err, skip := bad.add(Position{File: name, Line: bl.first + i}, "empty line"); !skip {
+			return err
+		}
+	}
+	bl.n = 0
+	return nil
+}
