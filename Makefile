@@ -8,6 +8,7 @@
 #   make cloudflare                      reproduce Cloudflare's 400M-request experiment (results/cloudflare/)
 #   make results                         regenerate the committed reference results (results/<scenario>/)
 #   make report-check                    regenerate every committed report from its summary.json; fail on a diff
+#   make fuzz                            a short run of every trace reader's fuzzer (FUZZTIME each)
 
 GO      ?= go
 BIN     := bin/ratebench
@@ -33,7 +34,7 @@ SAMPLE_N      := 2000
 
 COMPARE_FLAGS = -rule $(RULE) -count $(COUNT) $(if $(ALG),-alg $(ALG)) $(if $(OUT),-o $(OUT))
 
-.PHONY: all build compare test bench vet fmt clean traces cloudflare results report-check
+.PHONY: all build compare test bench vet fmt clean traces cloudflare results report-check fuzz
 all: build
 
 build:
@@ -86,6 +87,13 @@ report-check: build
 	done
 	@changed=$$(git status --porcelain -- results/); \
 	if [ -n "$$changed" ]; then echo "reports differ from their committed version:"; echo "$$changed"; git diff --stat -- results/; exit 1; fi
+
+FUZZTIME ?= 10s
+FUZZERS  := FuzzCSVReader FuzzJSONLReader FuzzParquetReader FuzzAccessLogReader FuzzCompressedReader
+fuzz:
+	@for f in $(FUZZERS); do \
+		echo "$$f"; $(GO) test ./traces -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s || exit 1; \
+	done
 
 test:
 	$(GO) test ./...

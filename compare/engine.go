@@ -179,8 +179,8 @@ func (g *group) add(id int32, t, cost int64) {
 	}
 }
 
-// TraceInfo returns what the engine saw of the trace (path and format are
-// the caller's to fill).
+// TraceInfo returns what the engine saw of the trace (path, format and
+// skipped records are the reader's, for the caller to fill).
 func (e *Engine) TraceInfo() TraceInfo {
 	return TraceInfo{Requests: e.requests, Cost: e.cost, Keys: int64(e.keys.len()), StartNS: e.start, EndNS: e.end}
 }
@@ -190,6 +190,7 @@ func (e *Engine) TraceInfo() TraceInfo {
 func (e *Engine) Summary(trace TraceInfo) *Summary {
 	info := e.TraceInfo()
 	info.Path, info.Format = trace.Path, trace.Format
+	info.Skipped, info.SkippedExamples = trace.Skipped, trace.SkippedExamples
 	s := &Summary{Schema: SchemaV1, Trace: info, Notes: e.notes, Partial: e.partial}
 	s.Config = RunConfig{Algorithms: e.cfg.Algorithms, TopKeys: e.cfg.TopKeys, Sweep: e.cfg.Sweep, Budget: e.cfg.Budget}
 	for _, r := range e.cfg.Rules {

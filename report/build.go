@@ -101,7 +101,24 @@ func (m *model) intro(d *document) {
 	if t.Requests > 0 {
 		items = append(items, txtf("Span: %s to %s (%s)", fmtTime(t.StartNS), fmtTime(t.EndNS), fmtDuration(t.EndNS-t.StartNS)))
 	}
+	if s.Partial {
+		items = append(items, txt("Partial: the replay was interrupted; every figure covers the requests above, not the whole trace."))
+	}
+	if t.Skipped > 0 {
+		items = append(items, txtf("Skipped: %s bad records (-skip-bad); the first:", count(t.Skipped)))
+	}
 	d.add(bullets{items})
+	if len(t.SkippedExamples) > 0 {
+		var ex []inline
+		for _, e := range t.SkippedExamples {
+			where := fmt.Sprintf("line %d", e.Line)
+			if e.Row > 0 {
+				where = fmt.Sprintf("row %d", e.Row)
+			}
+			ex = append(ex, inline{}.T(where+": ").C(e.Reason))
+		}
+		d.add(bullets{ex})
+	}
 
 	c := s.Config
 	cfg := []inline{

@@ -222,6 +222,9 @@ func TestEscaping(t *testing.T) {
 	s := readSummary(t, "small.summary.json")
 	s.Trace.Path = "<script>alert('path')</script>|x"
 	s.Notes = append(s.Notes, "<img src=x onerror=alert(1)>")
+	s.Trace.Skipped = 2
+	s.Trace.SkippedExamples = []compare.SkipExample{{Line: 7, Reason: `key "<script>x</script>" is not valid UTF-8`}, {Row: 3, Reason: "cost 0 is not positive"}}
+	s.Partial = true
 	const evilAlg = "<b>evil|alg\n</b>"
 	for i, a := range s.Config.Algorithms {
 		if a == "buckets:8" {
@@ -254,6 +257,11 @@ func TestEscaping(t *testing.T) {
 		// In Markdown, \< is a literal <.
 		if regexp.MustCompile(`(^|[^\\])` + raw).MatchString(md) {
 			t.Errorf("report.md holds a raw %s", raw)
+		}
+	}
+	for _, want := range []string{"Skipped: 2 bad records", "line 7: ", "row 3: ", "cost 0 is not positive", "Partial: the replay was interrupted"} {
+		if !strings.Contains(md, want) || !strings.Contains(html, want) {
+			t.Errorf("the report does not say %q", want)
 		}
 	}
 	for _, want := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", `line\nbreak`, `\xff\xfe`, "a|b"} {

@@ -9,7 +9,7 @@ import (
 	"ratebench/traces"
 )
 
-const convertSynopsis = "[-format F] [-to F] [-ts-unit U] IN OUT"
+const convertSynopsis = "[-format F] [-to F] [-key K] [-skip-bad] [-reorder D] IN OUT"
 
 // runConvert is 'ratebench convert IN OUT': it streams any trace the
 // readers take into CSV, Parquet or JSON lines (from OUT's extension, or
@@ -17,8 +17,7 @@ const convertSynopsis = "[-format F] [-to F] [-ts-unit U] IN OUT"
 func runConvert(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("convert", stderr, convertSynopsis)
 	var tf traceFlags
-	fs.StringVar(&tf.format, "format", "auto", "input format: csv, parquet, jsonl, or auto")
-	fs.StringVar(&tf.tsUnit, "ts-unit", "ns", "unit of integer timestamps in the input: ns, us, ms or s")
+	tf.registerReading(fs)
 	to := fs.String("to", "auto", "output format: csv, parquet, jsonl, or auto (from OUT's extension)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

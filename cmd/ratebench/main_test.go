@@ -77,7 +77,7 @@ func TestCompareErrorsNameTheLine(t *testing.T) {
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{}, {"nope"}, {"compare"}, {"compare", "-trace", "x.csv", "-rule", "5"}, {"compare", "-trace", "x.csv", "-alg", "magic"},
-		{"compare", "-trace", "x.csv", "-mode", "both"}, {"compare", "-trace", "x.txt"}, {"gen"}, {"gen", "-scenario", "nope", "-o", "x.csv"},
+		{"compare", "-trace", "x.csv", "-mode", "both"}, {"compare", "-trace", "x.csv", "-max-key", "0"}, {"gen"}, {"gen", "-scenario", "nope", "-o", "x.csv"},
 		{"compare", "-bogus"}, {"inspect", "extra"},
 	} {
 		_, _, err := ratebench(t, args...)

@@ -2,24 +2,40 @@ package main
 
 import (
 	"flag"
+	"time"
 
 	"ratebench/traces"
 )
 
 // traceFlags are the flags that say how to read a trace.
 type traceFlags struct {
-	path   string
-	format string
-	tsUnit string
+	path    string
+	format  string
+	tsUnit  string
+	key     string
+	skipBad bool
+	maxKey  int
+	maxLine int
+	reorder time.Duration
 }
 
 func (tf *traceFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&tf.path, "trace", "", "trace `file` (CSV, Parquet or JSON lines)")
-	fs.StringVar(&tf.format, "format", "auto", "trace format: csv, parquet, jsonl, or auto (from the extension)")
-	fs.StringVar(&tf.tsUnit, "ts-unit", "ns", "unit of integer timestamps: ns, us, ms or s")
+	fs.StringVar(&tf.path, "trace", "", "trace `file`: CSV, Parquet, JSON lines or an access log, gzip or zstd compressed or not; - reads standard input")
+	tf.registerReading(fs)
 }
 
-// open opens the trace, returning the reader and the format's name.
+// registerReading registers the flags on how to read, without -trace.
+func (tf *traceFlags) registerReading(fs *flag.FlagSet) {
+	fs.StringVar(&tf.format, "format", "auto", "trace `format`: csv, parquet, jsonl, accesslog, or auto (from the extension, else the content)")
+	fs.StringVar(&tf.tsUnit, "ts-unit", "ns", "`unit` of integer timestamps: ns, us, ms or s")
+	fs.StringVar(&tf.key, "key", "", "the client identity: a column (CSV, Parquet) or field (JSON) name, default key; for access logs ip (default), user, path or ip+path")
+	fs.BoolVar(&tf.skipBad, "skip-bad", false, "skip bad records instead of stopping; the summary counts them and lists the first")
+	fs.IntVar(&tf.maxKey, "max-key", traces.DefaultMaxKey, "longest key accepted, in `bytes`")
+	fs.IntVar(&tf.maxLine, "max-line", traces.DefaultMaxLine, "longest line accepted, in `bytes`")
+	fs.DurationVar(&tf.reorder, "reorder", 0, "accept requests out of time order by up to this `duration`, sorting them in a bounded buffer (ratebench inspect tells how much a trace needs)")
+}
+
+// open opens the trace, returning the reader and its format's name.
 func (tf *traceFlags) open() (traces.Reader, string, error) {
 	if tf.path == "" {
 		return nil, "", usageError{"-trace FILE is required"}
@@ -32,14 +48,15 @@ func (tf *traceFlags) open() (traces.Reader, string, error) {
 	if err != nil {
 		return nil, "", usageError{err.Error()}
 	}
-	if f == traces.FormatAuto {
-		if f, err = traces.FormatFromPath(tf.path); err != nil {
-			return nil, "", usageError{err.Error() + " (use -format)"}
-		}
+	if tf.maxKey < 1 || tf.maxLine < 1 || tf.reorder < 0 {
+		return nil, "", usageError{"-max-key and -max-line must be positive, -reorder not negative"}
 	}
-	r, err := traces.Open(tf.path, f, traces.Options{TSUnit: unit})
+	r, err := traces.Open(tf.path, f, traces.Options{TSUnit: unit, Key: tf.key, SkipBad: tf.skipBad, MaxKey: tf.maxKey, MaxLine: tf.maxLine})
 	if err != nil {
 		return nil, "", err
 	}
-	return r, f.String(), nil
+	if tf.reorder > 0 {
+		r = traces.Reorder(r, tf.reorder, tf.skipBad)
+	}
+	return r, traces.FormatOf(r).String(), nil
 }
