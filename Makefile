@@ -1,7 +1,7 @@
 # ratebench — see README.md.
 #
 #   make compare                         generate the default trace and compare on it
-#   make compare TRACE=path RULE=100/1m  compare on your own trace (results/<trace name>/)
+#   make compare TRACE=path RULE=100/1m  compare on your own trace (results/<trace name>/); more flags in FLAGS='...'
 #   make test                            run the test suite
 #   make bench                           run the benchmarks
 #   make traces                          write the standard scenario set to traces/
@@ -32,7 +32,9 @@ SCENARIOS     := poisson onoff zipf pareto diurnal boundary early retry populati
 TRACE_N       := 1000000
 SAMPLE_N      := 2000
 
-COMPARE_FLAGS = -rule $(RULE) -count $(COUNT) $(if $(ALG),-alg $(ALG)) $(if $(OUT),-o $(OUT))
+FLAGS   ?=
+
+COMPARE_FLAGS = -rule $(RULE) -count $(COUNT) $(if $(ALG),-alg $(ALG)) $(if $(OUT),-o $(OUT)) $(FLAGS)
 
 .PHONY: all build compare test bench vet fmt clean traces cloudflare results report-check fuzz
 all: build
