@@ -265,6 +265,11 @@ func ReadSummaryFile(path string) (*Summary, error) {
 	return s, nil
 }
 
+// WriteFileAtomic writes data to a temporary file beside path and renames
+// it into place, so that a reader (or a crash) never sees half a file. The
+// file is readable by everyone (0644).
+func WriteFileAtomic(path string, data []byte) error { return writeAtomic(path, data) }
+
 func writeAtomic(path string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {

@@ -138,26 +138,7 @@ func removeStale(dir string, written map[string]bool) error {
 
 // writeAtomic writes data to a temporary file beside path and renames it
 // into place, so that a reader never sees half a file.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Chmod(0o644)
-	}
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
-}
+func writeAtomic(path string, data []byte) error { return compare.WriteFileAtomic(path, data) }
 
 // ---- model ----
 

@@ -41,19 +41,13 @@ import (
 // Reading allocates nothing per line: keys are slices of the line, or of a
 // reused buffer for "ip+path", valid until the next Scan.
 type AccessLogReader struct {
-	name   string
-	lr     lineReader
+	lineRecords
 	closer io.Closer
 	key    accessKey
 	maxKey int
 
-	keyBuf  []byte
-	blank   blankLines
-	bad     badRecords
-	recLine int64
-	req     Request
-	err     error
-	done    bool
+	keyBuf []byte
+	req    Request
 }
 
 // accessKey is what an access log reader takes as the key.
@@ -95,58 +89,12 @@ func newAccessLogReader(r io.Reader, name string, opt Options, closer io.Closer)
 	if err != nil {
 		return nil, err
 	}
-	return &AccessLogReader{name: name, lr: newLineReader(r, maxLine), closer: closer, key: key,
-		maxKey: maxKey, bad: badRecords{skip: opt.SkipBad}}, nil
+	return &AccessLogReader{lineRecords: newLineRecords(r, name, maxLine, opt.SkipBad), closer: closer, key: key,
+		maxKey: maxKey}, nil
 }
 
 // Scan advances to the next request; see Reader.
-func (a *AccessLogReader) Scan() bool {
-	if a.done {
-		return false
-	}
-	for {
-		line, err := a.lr.next()
-		var msg string
-		switch err {
-		case nil:
-			a.recLine = a.lr.line
-			if a.recLine == 1 {
-				line = trimBOM(line)
-			}
-			line = trimEOL(line)
-			if isJSONBlank(line) {
-				a.blank.add(a.recLine)
-				continue
-			}
-		case errLineTooLong:
-			a.recLine = a.lr.line
-			msg = a.lr.tooLongMsg()
-		case io.EOF:
-			a.done = true
-			return false
-		default:
-			a.err, a.done = a.lr.readErr(a.name, err), true
-			return false
-		}
-		if a.blank.n != 0 {
-			if err := a.blank.flush(&a.bad, a.name); err != nil {
-				a.err, a.done = err, true
-				return false
-			}
-		}
-		if msg == "" {
-			if bytes.IndexByte(line, 0) >= 0 {
-				msg = "NUL byte"
-			} else if msg = a.parse(line); msg == "" {
-				return true
-			}
-		}
-		if err, skip := a.bad.add(Position{File: a.name, Line: a.recLine}, msg); !skip {
-			a.err, a.done = err, true
-			return false
-		}
-	}
-}
+func (a *AccessLogReader) Scan() bool { return a.scan(a.parse) }
 
 // accessLine is the fields of an access log line the reader uses.
 type accessLine struct {

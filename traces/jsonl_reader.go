@@ -1,7 +1,6 @@
 package traces
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"unicode/utf8"
@@ -36,20 +35,14 @@ import (
 // (see Skipped); only I/O errors (a truncated compressed stream among them)
 // stop the reader.
 type JSONLReader struct {
-	name   string
-	lr     lineReader
+	lineRecords
 	closer io.Closer
 	unit   int64
 	maxKey int
 
 	p          jsonScanner
 	missingKey string
-	blank      blankLines
-	bad        badRecords
-	recLine    int64
 	req        Request
-	err        error
-	done       bool
 }
 
 // NewJSONLReader returns a reader of the JSON lines trace in r. name is the
@@ -71,60 +64,14 @@ func newJSONLReader(r io.Reader, name string, opt Options, closer io.Closer) (*J
 	if err != nil {
 		return nil, err
 	}
-	j := &JSONLReader{name: name, lr: newLineReader(r, maxLine), closer: closer, unit: unit,
-		maxKey: maxKey, missingKey: fmt.Sprintf("missing %q", keyName), bad: badRecords{skip: opt.SkipBad}}
+	j := &JSONLReader{lineRecords: newLineRecords(r, name, maxLine, opt.SkipBad), closer: closer, unit: unit,
+		maxKey: maxKey, missingKey: fmt.Sprintf("missing %q", keyName)}
 	j.p.keyName = keyName
 	return j, nil
 }
 
 // Scan advances to the next request; see Reader.
-func (j *JSONLReader) Scan() bool {
-	if j.done {
-		return false
-	}
-	for {
-		line, err := j.lr.next()
-		var msg string
-		switch err {
-		case nil:
-			j.recLine = j.lr.line
-			if j.recLine == 1 {
-				line = trimBOM(line)
-			}
-			line = trimEOL(line)
-			if isJSONBlank(line) {
-				j.blank.add(j.recLine)
-				continue
-			}
-		case errLineTooLong:
-			j.recLine = j.lr.line
-			msg = j.lr.tooLongMsg()
-		case io.EOF:
-			j.done = true
-			return false
-		default:
-			j.err, j.done = j.lr.readErr(j.name, err), true
-			return false
-		}
-		if j.blank.n != 0 {
-			if err := j.blank.flush(&j.bad, j.name); err != nil {
-				j.err, j.done = err, true
-				return false
-			}
-		}
-		if msg == "" {
-			if bytes.IndexByte(line, 0) >= 0 {
-				msg = "NUL byte"
-			} else if msg = j.parse(line); msg == "" {
-				return true
-			}
-		}
-		if err, skip := j.bad.add(Position{File: j.name, Line: j.recLine}, msg); !skip {
-			j.err, j.done = err, true
-			return false
-		}
-	}
-}
+func (j *JSONLReader) Scan() bool { return j.scan(j.parse) }
 
 func trimBOM(b []byte) []byte {
 	if len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
