@@ -306,31 +306,3 @@ func TestBadCorpus(t *testing.T) {
 		})
 	}
 }
-
-// TestPrintBadCorpus prints what the corpus reads as, in the format of
-// expected.txt, to help write it: go test -run TestPrintBadCorpus -v
-// -print-bad.
-func TestPrintBadCorpus(t *testing.T) {
-	if !*printBad {
-		t.Skip("needs -print-bad")
-	}
-	cases := parseExpected(t)
-	var sb strings.Builder
-	for _, c := range cases {
-		path := filepath.Join(badDir, c.file)
-		n, err, _, _ := openBad(path, c.opt)
-		opt := c.opt
-		opt.SkipBad = true
-		sn, serr, skipped, _ := openBad(path, opt)
-		none := func(err error) string {
-			if err == nil {
-				return "none"
-			}
-			return err.Error()
-		}
-		fmt.Fprintf(&sb, "%s\n\tread %d, error: %s\n\tskipbad: read %d, skipped %d, error: %s\n", c.file, n, none(err), sn, skipped, none(serr))
-	}
-	t.Log("\n" + sb.String())
-}
-
-var printBad = flag.Bool("print-bad", false, "print what the files of testdata/bad read as")
