@@ -58,6 +58,7 @@ func newParquetWriter(w io.Writer, closer io.Closer) *ParquetWriter {
 		parquet.MaxRowsPerRowGroup(parquetRowGroupRows),
 		parquet.DictionaryMaxBytes(parquetDictMaxBytes),
 		parquet.CreatedBy("ratebench", "", ""),
+		parquet.SkipPageBounds("key"), // min/max of keys per page serve no reader of traces, and cost a comparison per row
 	)
 	return &ParquetWriter{
 		pw:     pw,
