@@ -227,6 +227,9 @@ func checkResultsDir(dir, path string, force bool) error {
 // traceName is the trace file's base name without extension, for the
 // default results folder.
 func traceName(path string) string {
+	if path == "-" {
+		return "stdin"
+	}
 	base := filepath.Base(path)
 	for ext := filepath.Ext(base); ext != ""; ext = filepath.Ext(base) {
 		base = strings.TrimSuffix(base, ext)
