@@ -42,6 +42,11 @@ type candidate struct {
 	acc       *runAcc
 }
 
+// burstByDifference says whether runs under count accepted measure their
+// burst from the reference log and their disagreements rather than from a
+// window of their own; the tests turn it off to check both agree.
+var burstByDifference = true
+
 // New returns an engine for cfg (defaults filled in).
 func New(cfg Config) (*Engine, error) {
 	cfg, err := cfg.normalize()
@@ -71,6 +76,9 @@ func New(cfg Config) (*Engine, error) {
 						cd.est = est
 					}
 					cd.acc = newRunAcc(r, lim, cd.est != nil, m == Independent || cd.recordAll)
+					if c == CountAccepted && cd.acc.burst != nil && burstByDifference {
+						cd.acc.burst.ref = g.ref // measure the burst from the reference's and the disagreements
+					}
 					g.cands = append(g.cands, cd)
 				}
 			}

@@ -350,3 +350,30 @@ func TestParseSweepAndRate(t *testing.T) {
 		}
 	}
 }
+
+// The burst of a run measured from the reference and the disagreements
+// equals the burst measured from a window of the run's own admissions.
+func TestBurstByDifference(t *testing.T) {
+	cfg := Config{
+		Rules:      []algorithms.Rule{mustRule(t, "5/30s"), mustRule(t, "3/7s")},
+		Algorithms: []string{"counter", "counter-lt", "fixed", "token", "token:B=9", "buckets:3"},
+		Modes:      []Mode{Independent, Shadow},
+		Counts:     []Count{CountAccepted, CountAll},
+	}
+	for seed := uint64(10); seed < 14; seed++ {
+		reqs := randomTrace(seed, 20000, 25, 30*sec)
+		a, _ := replay(t, cfg, reqs).Marshal()
+		burstByDifference = false
+		b, _ := replay(t, cfg, reqs).Marshal()
+		burstByDifference = true
+		if !bytes.Equal(a, b) {
+			t.Fatalf("seed %d: the burst by difference and by own window disagree", seed)
+		}
+	}
+	s := replay(t, cfg, randomTrace(10, 20000, 25, 30*sec))
+	for _, r := range s.Runs {
+		if r.Algorithm == "fixed" && r.Mode == "independent" && r.Burst.Max <= 5 && r.Rule == "5/30s" {
+			t.Errorf("fixed never exceeds L: the comparison lacks power")
+		}
+	}
+}

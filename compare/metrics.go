@@ -33,7 +33,7 @@ func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr, ownHistory
 	a := &runAcc{rule: rule, lim: lim, memory: memoryAcc{lim: lim}, timeline: newTimelineAcc(rule.W)}
 	if ownHistory {
 		a.bound = newBoundAcc(rule, lim)
-		a.burst = &burstAcc{}
+		a.burst = &burstAcc{w: rule.W}
 	}
 	if rateErr {
 		a.rateErr = newRateErrorAcc(rule.L)
@@ -57,10 +57,10 @@ func (a *runAcc) add(id int32, t, cost int64, admit, ref bool) {
 	if admit {
 		a.admitted++
 		a.admittedCost += cost
-		if a.burst != nil {
-			a.burst.add(id, t, cost, a.rule.W)
-		}
 		a.bound.add(id, t, cost)
+	}
+	if a.burst != nil {
+		a.burst.observe(id, t, cost, admit, ref)
 	}
 	var dOver, dUnder int64
 	if admit != ref {
@@ -150,34 +150,83 @@ func (a *runAcc) summary(keys *keyTable, topN int) Run {
 }
 
 // burstAcc measures the largest admitted cost in any span (t-W, t], per
-// key: a sliding sum of each key's admitted requests, evaluated at each
-// admission (the maximum over spans is reached at an admission time).
+// key, evaluated at each admission (the maximum over spans is reached at an
+// admission time). It has three ways to know the admitted cost of the span:
+//
+//   - log set: a sliding log that records exactly the run's admissions (the
+//     reference under count accepted) already holds it;
+//   - ref set: the run's admissions differ from those of a reference log
+//     (count accepted) only where they disagree, so the span holds the
+//     reference's admitted cost, minus what the run refused and the log
+//     admitted (under), plus what the run admitted and the log refused
+//     (over). Only the disagreements are kept, per key, and a key none of
+//     whose disagreements is recent costs one read of lastDis;
+//   - otherwise a sliding sum of the run's own admissions per key.
 type burstAcc struct {
-	win  []algorithms.WindowSum
 	peak []int64
-	// log, when set, is a sliding log that records exactly the admitted
-	// requests (the reference under count accepted): its window sum is the
-	// burst, and no second window need be kept.
-	log *algorithms.Log
+	log  *algorithms.Log
+	ref  *algorithms.Log
+	w    int64
+
+	lastDis     []int64 // time of each key's latest disagreement (with ref)
+	over, under []algorithms.WindowSum
+	win         []algorithms.WindowSum // the run's admissions (neither log nor ref)
 }
 
 func (b *burstAcc) grow(n int) {
-	if b.log == nil {
+	switch {
+	case b.log != nil:
+	case b.ref != nil:
+		b.lastDis = grow(b.lastDis, n)
+		b.over = grow(b.over, n)
+		b.under = grow(b.under, n)
+	default:
 		b.win = grow(b.win, n)
 	}
 	b.peak = grow(b.peak, n)
 }
 
-// add counts an admitted request; with log set, after log recorded it.
-func (b *burstAcc) add(id int32, t, cost, w int64) {
-	if b.log != nil {
-		b.peak[id] = max(b.peak[id], b.log.Sum(id))
-		return
+// observe counts a request the run decided admit and the reference ref;
+// log and ref must already have recorded it.
+func (b *burstAcc) observe(id int32, t, cost int64, admit, ref bool) {
+	var span int64
+	switch {
+	case b.log != nil:
+		if !admit {
+			return
+		}
+		span = b.log.Sum(id)
+	case b.ref != nil:
+		if admit != ref {
+			if admit {
+				b.over[id].Expire(t - b.w)
+				b.over[id].Add(t, cost)
+			} else {
+				b.under[id].Expire(t - b.w)
+				b.under[id].Add(t, cost)
+			}
+			b.lastDis[id] = t
+		}
+		if !admit {
+			return
+		}
+		span = b.ref.Sum(id)
+		if b.lastDis[id] > t-b.w { // else every disagreement has left the span
+			o, u := &b.over[id], &b.under[id]
+			o.Expire(t - b.w)
+			u.Expire(t - b.w)
+			span += o.Sum() - u.Sum()
+		}
+	default:
+		if !admit {
+			return
+		}
+		ws := &b.win[id]
+		ws.Expire(t - b.w)
+		ws.Add(t, cost)
+		span = ws.Sum()
 	}
-	ws := &b.win[id]
-	ws.Expire(t - w)
-	ws.Add(t, cost)
-	b.peak[id] = max(b.peak[id], ws.Sum())
+	b.peak[id] = max(b.peak[id], span)
 }
 
 func (b *burstAcc) summary(keys *keyTable, l int64) *Burst {
