@@ -180,3 +180,28 @@ func TestConvertRoundTrip(t *testing.T) {
 		t.Error("convert with one argument accepted")
 	}
 }
+
+// Every committed summary is in the current schema: read and written back,
+// it gives the same bytes (make results regenerates them after a change).
+func TestCommittedSummariesAreCurrent(t *testing.T) {
+	paths, _ := filepath.Glob("../../results/*/summary.json")
+	n := 0
+	for _, p := range paths {
+		if strings.Contains(p, "/default/") {
+			continue // make compare's own output, not committed
+		}
+		n++
+		s, err := compare.ReadSummaryFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := s.Marshal()
+		want, _ := os.ReadFile(p)
+		if string(got) != string(want) {
+			t.Errorf("%s is not in the current schema: run make results (or make cloudflare)", p)
+		}
+	}
+	if n < 10 {
+		t.Errorf("%d committed summaries", n)
+	}
+}
