@@ -36,14 +36,15 @@ func runInspect(stdout, stderr io.Writer, args []string) error {
 // traceStats describes a trace in one pass, holding per key only a count
 // and a time.
 type traceStats struct {
-	ids               map[string]int32
-	count             []int64
-	last              []int64
-	requests, cost    int64
-	start, end, prevT int64
-	globalBackwards   int64 // requests earlier than the request before them
-	keyBackwards      int64 // requests earlier than their key's previous one
-	maxKeyStep        int64 // largest backwards step within a key, ns
+	ids             map[string]int32
+	count           []int64
+	last            []int64
+	requests, cost  int64
+	start, end      int64
+	globalBackwards int64 // requests earlier than the latest before them
+	maxGlobalStep   int64 // largest step back from the latest time seen, ns: what -reorder needs
+	keyBackwards    int64 // requests earlier than their key's previous one
+	maxKeyStep      int64 // largest backwards step within a key, ns
 }
 
 func newTraceStats() *traceStats { return &traceStats{ids: map[string]int32{}} }
@@ -58,8 +59,9 @@ func (s *traceStats) add(key []byte, t, cost int64) {
 	}
 	if s.requests == 0 {
 		s.start, s.end = t, t
-	} else if t < s.prevT {
+	} else if t < s.end {
 		s.globalBackwards++
+		s.maxGlobalStep = max(s.maxGlobalStep, s.end-t)
 	}
 	if t < s.last[id] {
 		s.keyBackwards++
@@ -67,7 +69,7 @@ func (s *traceStats) add(key []byte, t, cost int64) {
 	} else {
 		s.last[id] = t
 	}
-	s.start, s.end, s.prevT = min(s.start, t), max(s.end, t), t
+	s.start, s.end = min(s.start, t), max(s.end, t)
 	s.count[id]++
 	s.requests++
 	s.cost += cost
@@ -98,8 +100,10 @@ func (s *traceStats) print(w io.Writer, path, format string) {
 	case s.globalBackwards == 0:
 		fmt.Fprintln(w, "order      in time order")
 	case s.keyBackwards == 0:
-		fmt.Fprintf(w, "order      %d requests earlier than the one before them, but each key's time is ordered\n", s.globalBackwards)
+		fmt.Fprintf(w, "order      each key's time is ordered; %d requests come up to %v after later ones of other keys\n",
+			s.globalBackwards, time.Duration(s.maxGlobalStep))
 	default:
-		fmt.Fprintf(w, "order      NOT ordered: %d requests go back in time within their key, by up to %v\n", s.keyBackwards, time.Duration(s.maxKeyStep))
+		fmt.Fprintf(w, "order      NOT ordered: %d requests go back in time within their key, by up to %v; compare needs -reorder %v\n",
+			s.keyBackwards, time.Duration(s.maxKeyStep), time.Duration(s.maxGlobalStep))
 	}
 }
