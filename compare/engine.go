@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"ratebench/algorithms"
 )
@@ -19,7 +20,8 @@ type Engine struct {
 	requests, cost int64
 	start, end     int64
 	notes          []string
-	partial        bool // the replay was interrupted
+	partial        bool         // the replay was interrupted
+	progress       atomic.Int64 // requests read by Replay, for Progress
 }
 
 // group is one rule × count policy: a reference log and the candidates of

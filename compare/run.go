@@ -25,7 +25,11 @@ func (e *Engine) Replay(ctx context.Context, r traces.Reader) error {
 	ix, indexed := r.(KeyIndexer)
 	done := ctx.Done()
 	for n := 1; r.Scan(); n++ {
-		if n&4095 == 0 && done != nil { // every 4096 requests
+		if n&4095 == 0 { // every 4096 requests
+			e.progress.Store(int64(n))
+			if done == nil {
+				continue
+			}
 			select {
 			case <-done:
 				e.partial = true
@@ -44,5 +48,10 @@ func (e *Engine) Replay(ctx context.Context, r traces.Reader) error {
 			return &traces.ParseError{Pos: r.Pos(), Msg: err.Error()}
 		}
 	}
+	e.progress.Store(e.requests)
 	return r.Err()
 }
+
+// Progress returns about how many requests Replay has read so far (updated
+// every 4096): safe to call from another goroutine, for progress displays.
+func (e *Engine) Progress() int64 { return e.progress.Load() }

@@ -263,3 +263,8 @@ func (g *Generator) Err() error { return nil }
 
 // Close releases nothing; it exists to satisfy traces.Reader.
 func (g *Generator) Close() error { return nil }
+
+// NumRows returns the number of requests the generator will produce at
+// most (fewer when a duration or the sources end first), for progress
+// displays.
+func (g *Generator) NumRows() int64 { return g.p.Requests }

@@ -35,6 +35,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	out := fs.String("o", "", "output `dir` (default results/<trace name>)")
 	top := fs.Int("top", 10, "keys listed per run by disagreement")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the replay to `file`")
+	memProfile := fs.String("memprofile", "", "write a heap profile at the end of the replay to `file`")
 	sweep := fs.String("sweep", "", "a grid of rules, e.g. 'L=5,10,50,100,1000;W=1s,1m' (added to -rule; an axis left out takes the first -rule's)")
 	maxOver := fs.String("max-over", "", "budget: the largest over-admission rate you accept, e.g. 0.01% (the report marks who meets it)")
 	maxUnder := fs.String("max-under", "", "budget: the largest under-admission rate you accept, e.g. 0.01%")
@@ -124,7 +125,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	}
 
 	job := replayJob{stdout: stdout, stderr: stderr, eng: eng, r: r, info: compare.TraceInfo{Path: path, Format: format},
-		dir: dir, cpuProfile: *cpuProfile, force: *force}
+		dir: dir, cpuProfile: *cpuProfile, memProfile: *memProfile, force: *force}
 	sum, _, err := job.replay()
 	if sum != nil && *withReport {
 		if rerr := writeReport(stdout, dir, sum, report.Options{NoPNG: !*png}); err == nil {
@@ -142,6 +143,7 @@ type replayJob struct {
 	info           compare.TraceInfo // path and format of the trace
 	dir            string
 	cpuProfile     string
+	memProfile     string
 	force          bool // overwrite another trace's results in dir
 }
 
@@ -160,11 +162,20 @@ func (j replayJob) replay() (*compare.Summary, compare.Perf, error) {
 	// replayed is still written, marked partial.
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	fmt.Fprintf(j.stderr, "replaying %s into %s (interrupt to stop with a partial summary)\n", info.Path, dir)
+	var total int64
+	if sized, ok := r.(interface{ NumRows() int64 }); ok {
+		total = sized.NumRows()
+	}
+	bar := startProgress(j.stderr, total, eng.Progress)
 	began := time.Now()
 	err = eng.Replay(ctx, r)
 	elapsed := time.Since(began)
+	bar.Stop()
 	cancel()
 	stop()
+	if perr := writeMemProfile(j.memProfile); perr != nil && err == nil {
+		err = perr
+	}
 	interrupted := errors.Is(err, compare.ErrInterrupted)
 	if err != nil && !interrupted {
 		return nil, compare.Perf{}, err

@@ -25,6 +25,8 @@ func runGen(stdout, stderr io.Writer, args []string) error {
 	fs.Uint64Var(&p.Seed, "seed", d.Seed, "random seed")
 	out := fs.String("o", "", "output `file`; the format comes from the extension (.csv, .parquet, .jsonl)")
 	format := fs.String("format", "auto", "output format: csv, parquet, jsonl or auto")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the generation to `file`")
+	memProfile := fs.String("memprofile", "", "write a heap profile at the end of the generation to `file`")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -47,8 +49,16 @@ func runGen(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
+	stop, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
+	}
 	began := time.Now()
 	n, err := g.WriteTo(w)
+	stop()
+	if perr := writeMemProfile(*memProfile); perr != nil && err == nil {
+		err = perr
+	}
 	if err != nil {
 		w.Close()
 		return fmt.Errorf("%s: %w", *out, err)
