@@ -276,21 +276,12 @@ func parseCLFDate(s []byte) (ns int64, msg string) {
 		hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
 		return 0, dateErrSyntax
 	}
-	rest := s[20:]
-	var frac int64
-	if rest[0] == '.' {
-		i := 1
-		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
-			i++
-		}
-		if i == 1 {
-			return 0, dateErrSyntax
-		}
-		var msg string
-		if frac, msg = parseFraction(rest[1:i]); msg != "" {
-			return 0, dateErrFraction
-		}
-		rest = rest[i:]
+	frac, rest, bad, msg := cutFraction(s[20:])
+	switch {
+	case bad:
+		return 0, dateErrSyntax
+	case msg != "":
+		return 0, dateErrFraction
 	}
 	if len(rest) != 6 || rest[0] != ' ' || (rest[1] != '+' && rest[1] != '-') {
 		return 0, dateErrSyntax
@@ -311,41 +302,6 @@ func parseCLFDate(s []byte) (ns int64, msg string) {
 		return 0, dateErrOverflow
 	}
 	return unix*1e9 + frac, ""
-}
-
-// daysIn returns the number of days of a month (1 to 12) of a year.
-func daysIn(month, year int) int {
-	switch month {
-	case 2:
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
-
-// daysFromCivil returns the number of days from 1970-01-01 to the date
-// (proleptic Gregorian calendar, year >= 0).
-func daysFromCivil(y, m, d int) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := y
-	if era < 0 {
-		era -= 399
-	}
-	era /= 400
-	yoe := y - era*400
-	mp := m + 9
-	if m > 2 {
-		mp = m - 3
-	}
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return int64(era)*146097 + int64(doe) - 719468
 }
 
 // Request returns the current request; its Key is valid until the next Scan.

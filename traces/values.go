@@ -2,7 +2,6 @@ package traces
 
 import (
 	"math"
-	"time"
 )
 
 // Parsing of the text forms of ts and cost shared by the CSV and JSON lines
@@ -183,21 +182,12 @@ func parseRFC3339(s []byte) (int64, string) {
 		hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
 		return 0, tsErrRFC3339
 	}
-	rest := s[19:]
-	var frac int64
-	if rest[0] == '.' {
-		i := 1
-		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
-			i++
-		}
-		if i == 1 {
-			return 0, tsErrRFC3339
-		}
-		var msg string
-		if frac, msg = parseFraction(rest[1:i]); msg != "" {
-			return 0, msg
-		}
-		rest = rest[i:]
+	frac, rest, bad, msg := cutFraction(s[19:])
+	switch {
+	case bad:
+		return 0, tsErrRFC3339
+	case msg != "":
+		return 0, msg
 	}
 	var offset int64 // seconds east of UTC
 	switch {
@@ -214,11 +204,10 @@ func parseRFC3339(s []byte) (int64, string) {
 	default:
 		return 0, tsErrRFC3339
 	}
-	t := time.Date(year, time.Month(month), day, hour, minute, sec, 0, time.UTC)
-	if t.Day() != day { // February 30th and the like
+	if day > daysIn(month, year) { // February 30th and the like
 		return 0, tsErrRFC3339
 	}
-	unix := t.Unix() - offset
+	unix := daysFromCivil(year, month, day)*86400 + int64(hour*3600+minute*60+sec) - offset
 	if unix < 0 {
 		return 0, tsErrNegative
 	}
@@ -259,4 +248,58 @@ func mulUnit(v, unit int64) (int64, bool) {
 		return 0, false
 	}
 	return v * unit, true
+}
+
+// cutFraction parses the optional ".digits" (a fraction of a second) at the
+// start of s, exactly, returning it in nanoseconds and what follows it. bad
+// is true for a '.' with no digit after it; msg is parseFraction's reason
+// when the digits are finer than a nanosecond.
+func cutFraction(s []byte) (frac int64, rest []byte, bad bool, msg string) {
+	if len(s) == 0 || s[0] != '.' {
+		return 0, s, false, ""
+	}
+	i := 1
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 1 {
+		return 0, s, true, ""
+	}
+	frac, msg = parseFraction(s[1:i])
+	return frac, s[i:], false, msg
+}
+
+// daysIn returns the number of days of a month (1 to 12) of a year.
+func daysIn(month, year int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// daysFromCivil returns the number of days from 1970-01-01 to the date
+// (proleptic Gregorian calendar, year >= 0).
+func daysFromCivil(y, m, d int) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y
+	if era < 0 {
+		era -= 399
+	}
+	era /= 400
+	yoe := y - era*400
+	mp := m + 9
+	if m > 2 {
+		mp = m - 3
+	}
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
 }
