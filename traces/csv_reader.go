@@ -67,20 +67,12 @@ func NewCSVReader(r io.Reader, name string, opt Options) (*CSVReader, error) {
 }
 
 func newCSVReader(r io.Reader, name string, opt Options, closer io.Closer) (*CSVReader, error) {
-	unit, err := opt.tsUnit()
+	st, err := opt.resolve()
 	if err != nil {
 		return nil, err
 	}
-	maxKey, maxLine, err := opt.limits()
-	if err != nil {
-		return nil, err
-	}
-	keyName, err := opt.keyColumn()
-	if err != nil {
-		return nil, err
-	}
-	c := &CSVReader{name: name, lr: newLineReader(r, maxLine), closer: closer, unit: unit,
-		keyName: keyName, maxKey: maxKey, bad: badRecords{skip: opt.SkipBad}}
+	c := &CSVReader{name: name, lr: newLineReader(r, st.maxLine), closer: closer, unit: st.unit,
+		keyName: st.keyName, maxKey: st.maxKey, bad: badRecords{skip: opt.SkipBad}}
 	c.lr.csv = true
 	if err := c.readHeader(); err != nil {
 		return nil, err

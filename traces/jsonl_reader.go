@@ -52,21 +52,13 @@ func NewJSONLReader(r io.Reader, name string, opt Options) (*JSONLReader, error)
 }
 
 func newJSONLReader(r io.Reader, name string, opt Options, closer io.Closer) (*JSONLReader, error) {
-	unit, err := opt.tsUnit()
+	st, err := opt.resolve()
 	if err != nil {
 		return nil, err
 	}
-	maxKey, maxLine, err := opt.limits()
-	if err != nil {
-		return nil, err
-	}
-	keyName, err := opt.keyColumn()
-	if err != nil {
-		return nil, err
-	}
-	j := &JSONLReader{lineRecords: newLineRecords(r, name, maxLine, opt.SkipBad), closer: closer, unit: unit,
-		maxKey: maxKey, missingKey: fmt.Sprintf("missing %q", keyName)}
-	j.p.keyName = keyName
+	j := &JSONLReader{lineRecords: newLineRecords(r, name, st.maxLine, opt.SkipBad), closer: closer, unit: st.unit,
+		maxKey: st.maxKey, missingKey: fmt.Sprintf("missing %q", st.keyName)}
+	j.p.keyName = st.keyName
 	return j, nil
 }
 

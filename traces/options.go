@@ -127,3 +127,28 @@ func ParseTSUnit(s string) (time.Duration, error) {
 	}
 	return 0, fmt.Errorf("unknown timestamp unit %q (want ns, us, ms or s)", s)
 }
+
+// settings are Options checked and with their defaults filled in, as the
+// column readers use them.
+type settings struct {
+	unit            int64
+	maxKey, maxLine int
+	keyName         string
+}
+
+// resolve checks o and fills in its defaults.
+func (o Options) resolve() (settings, error) {
+	unit, err := o.tsUnit()
+	if err != nil {
+		return settings{}, err
+	}
+	maxKey, maxLine, err := o.limits()
+	if err != nil {
+		return settings{}, err
+	}
+	keyName, err := o.keyColumn()
+	if err != nil {
+		return settings{}, err
+	}
+	return settings{unit: unit, maxKey: maxKey, maxLine: maxLine, keyName: keyName}, nil
+}

@@ -138,19 +138,12 @@ func NewParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*Par
 }
 
 func newParquetReader(r io.ReaderAt, size int64, name string, opt Options, closer io.Closer) (p *ParquetReader, err error) {
-	unit, err := opt.tsUnit()
+	st, err := opt.resolve()
 	if err != nil {
 		return nil, err
 	}
-	maxKey, _, err := opt.limits()
-	if err != nil {
-		return nil, err
-	}
-	keyName, err := opt.keyColumn()
-	if err != nil {
-		return nil, err
-	}
-	p = &ParquetReader{name: name, closer: closer, keyName: keyName, maxKey: maxKey, bad: badRecords{skip: opt.SkipBad}}
+	unit := st.unit
+	p = &ParquetReader{name: name, closer: closer, keyName: st.keyName, maxKey: st.maxKey, bad: badRecords{skip: opt.SkipBad}}
 	defer func() {
 		if v := recover(); v != nil {
 			p, err = nil, p.fileErr(fmt.Sprintf("corrupt Parquet file: %v", v))
