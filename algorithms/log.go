@@ -9,14 +9,12 @@ package algorithms
 // with cost != 1) + 8 bytes. Entries are pruned when their key is next
 // seen, as an in-process log or a Redis sorted set trimmed on each request
 // would. The harness holds each key's entries in a ring buffer that grows
-// only to what the window holds, and follows the analytic size as it goes
-// (Memory), so that measuring it costs no extra memory access.
+// only to what the window holds, and follows each key's largest analytic
+// size as it goes (Memory).
 type Log struct {
 	rule  Rule
 	rings []WindowSum
 	keys  []logKey
-	total int64 // analytic bytes of every key seen, now
-	peak  int64 // largest total so far
 }
 
 // logKey is the memory bookkeeping of one key of the log.
@@ -43,25 +41,17 @@ func (l *Log) Decide(id int32, t, cost int64) bool {
 	w := &l.rings[id]
 	if k := &l.keys[id]; !k.seen {
 		k.seen, k.peak = true, w.Bytes()
-		l.total += k.peak
-		l.peak = max(l.peak, l.total)
 	} else if w.Len() > 0 {
-		before := w.Bytes()
 		w.Expire(t - l.rule.W)
-		l.total += w.Bytes() - before
 	}
 	return cost <= l.rule.L-w.Sum()
 }
 
 func (l *Log) Record(id int32, t, cost int64) {
 	w := &l.rings[id]
-	before := w.Bytes()
 	w.Add(t, cost)
-	after := w.Bytes()
-	l.total += after - before
-	l.peak = max(l.peak, l.total)
 	k := &l.keys[id]
-	k.peak = max(k.peak, after)
+	k.peak = max(k.peak, w.Bytes())
 }
 
 // Estimate returns the exact cost in (t-W, t].
@@ -71,14 +61,13 @@ func (l *Log) Estimate(id int32, t int64) float64 { return float64(l.rings[id].S
 // Decide: the exact count the other algorithms estimate.
 func (l *Log) Sum(id int32) int64 { return l.rings[id].Sum() }
 
-// Memory returns the analytic memory the log has held: the largest size of
-// one key, the sum over keys of each key's largest size, and the largest
-// size of all keys together at one instant (keys count from their first
-// request).
-func (l *Log) Memory() (peakPerKey, sumOfPeaks, peakTotal int64) {
+// Memory returns the analytic memory the log's keys have held: the largest
+// size of one key and the sum over keys of each key's largest size (keys
+// count from their first request).
+func (l *Log) Memory() (peakPerKey, sumOfPeaks int64) {
 	for _, k := range l.keys {
 		peakPerKey = max(peakPerKey, k.peak)
 		sumOfPeaks += k.peak
 	}
-	return peakPerKey, sumOfPeaks, l.peak
+	return peakPerKey, sumOfPeaks
 }

@@ -38,6 +38,13 @@ type Config struct {
 	// Budget, if set, is recorded in the summary for the report's decision
 	// section.
 	Budget *Budget
+	// Workers is how many goroutines replay the keys, each a share of them
+	// by hash (default 1). The summary is the same, byte for byte, for any
+	// number.
+	Workers int
+	// Shard, if set, limits the replay to the keys of one shard (see
+	// ShardOf); Merge combines the summaries of all shards.
+	Shard *Shard
 }
 
 // DefaultConfig returns the defaults: rule 5/30s, every algorithm of
@@ -71,6 +78,12 @@ func (c Config) normalize() (Config, error) {
 	}
 	if c.TopKeys <= 0 {
 		c.TopKeys = d.TopKeys
+	}
+	if c.Workers <= 0 {
+		c.Workers = 1
+	}
+	if c.Shard != nil && (c.Shard.Count < 1 || c.Shard.Index < 0 || c.Shard.Index >= c.Shard.Count) {
+		return c, fmt.Errorf("shard %d/%d: want i/n with 0 <= i < n", c.Shard.Index, c.Shard.Count)
 	}
 	specs := []string{"log"}
 	for _, r := range c.Rules {

@@ -22,6 +22,10 @@ type Engine struct {
 	notes          []string
 	partial        bool         // the replay was interrupted
 	progress       atomic.Int64 // requests read by Replay, for Progress
+
+	// parts are the workers of a parallel engine, each replaying the keys
+	// that hash to it; nil for a single one, which replays itself.
+	parts []*Engine
 }
 
 // group is one rule × count policy: a reference log and the candidates of
@@ -33,6 +37,7 @@ type group struct {
 	refAcc *runAcc
 	modes  []Mode // the modes this group reports (one under count all)
 	cands  []*candidate
+	state  stateSeries // samples memory on refAcc's timeline
 }
 
 // candidate is one algorithm in one mode.
@@ -55,10 +60,29 @@ func New(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Workers == 1 {
+		return newEngine(cfg)
+	}
+	e := &Engine{cfg: cfg}
+	one := cfg
+	one.Workers, one.Shard = 1, nil
+	for range cfg.Workers {
+		p, err := newEngine(one)
+		if err != nil {
+			return nil, err
+		}
+		e.parts = append(e.parts, p)
+	}
+	e.notes = e.parts[0].notes
+	return e, nil
+}
+
+// newEngine returns a single engine for a normalized cfg.
+func newEngine(cfg Config) (*Engine, error) {
 	e := &Engine{cfg: cfg, keys: newKeyTable()}
 	for _, r := range cfg.Rules {
 		for _, c := range cfg.Counts {
-			g := &group{rule: r, count: c, ref: algorithms.NewLog(r), modes: cfg.Modes}
+			g := &group{rule: r, count: c, ref: algorithms.NewLog(r), modes: cfg.Modes, state: stateSeries{w: r.W}}
 			g.refAcc = newRunAcc(r, g.ref, false, true)
 			if c == CountAccepted {
 				g.refAcc.burst.log = g.ref // the reference records exactly what it admits
@@ -100,6 +124,15 @@ func (e *Engine) Add(key []byte, t, cost int64) error {
 	if err := checkRequest(t, cost); err != nil {
 		return err
 	}
+	if e.parts != nil || e.cfg.Shard != nil {
+		h := KeyHash(key)
+		if !e.cfg.Shard.owns(h) {
+			return nil
+		}
+		if e.parts != nil {
+			return e.parts[worker(h, len(e.parts))].Add(key, t, cost)
+		}
+	}
 	id, _, err := e.keys.intern(key, t)
 	if err != nil {
 		return err
@@ -118,6 +151,12 @@ func (e *Engine) AddIndexed(id int32, key []byte, t, cost int64) error {
 	}
 	if id < 0 {
 		return fmt.Errorf("negative key index %d", id)
+	}
+	if e.cfg.Shard != nil && !e.cfg.Shard.owns(KeyHash(key)) {
+		return nil
+	}
+	if n := int32(len(e.parts)); n > 0 {
+		return e.parts[id%n].AddIndexed(id/n, key, t, cost)
 	}
 	if _, err := e.keys.internIndexed(id, key, t); err != nil {
 		return err
@@ -156,6 +195,7 @@ func (e *Engine) growKeys(n int) {
 	for _, g := range e.groups {
 		g.ref.Grow(n)
 		g.refAcc.grow(n)
+		g.state.grow(n)
 		for _, c := range g.cands {
 			c.lim.Grow(n)
 			c.acc.grow(n)
@@ -166,10 +206,12 @@ func (e *Engine) growKeys(n int) {
 func (g *group) add(id int32, t, cost int64) {
 	ref := g.ref.Decide(id, t, cost)
 	exact := g.ref.Sum(id) // cost in (t-W, t] before this request
-	if ref || g.count == CountAll {
+	recorded := ref || g.count == CountAll
+	if recorded {
 		g.ref.Record(id, t, cost)
 	}
 	g.refAcc.add(id, t, cost, ref, ref)
+	g.state.add(&g.refAcc.timeline, id, t, cost, recorded)
 	for _, c := range g.cands {
 		admit := c.lim.Decide(id, t, cost)
 		if c.est != nil {
@@ -189,19 +231,32 @@ func (g *group) add(id int32, t, cost int64) {
 	}
 }
 
-// TraceInfo returns what the engine saw of the trace (path, format and
+// traceInfo returns what a single engine saw of the trace (path, format and
 // skipped records are the reader's, for the caller to fill).
-func (e *Engine) TraceInfo() TraceInfo {
+func (e *Engine) traceInfo() TraceInfo {
 	return TraceInfo{Requests: e.requests, Cost: e.cost, Keys: int64(e.keys.len()), StartNS: e.start, EndNS: e.end}
 }
 
 // Summary closes the accumulators and returns the summary, runs ordered by
 // rule, count, mode, then algorithm as configured (the log first).
 func (e *Engine) Summary(trace TraceInfo) *Summary {
-	info := e.TraceInfo()
+	if e.parts != nil {
+		var parts []*Summary
+		for _, p := range e.parts {
+			parts = append(parts, p.Summary(trace))
+		}
+		s, err := Merge(parts)
+		if err != nil { // parts of one engine always merge
+			panic(err)
+		}
+		s.Partial = s.Partial || e.partial
+		s.Shard = e.cfg.Shard
+		return s
+	}
+	info := e.traceInfo()
 	info.Path, info.Format = trace.Path, trace.Format
 	info.Skipped, info.SkippedExamples = trace.Skipped, trace.SkippedExamples
-	s := &Summary{Schema: SchemaV1, Trace: info, Notes: e.notes, Partial: e.partial}
+	s := &Summary{Schema: SchemaV1, Trace: info, Notes: e.notes, Partial: e.partial, Shard: e.cfg.Shard}
 	s.Config = RunConfig{Algorithms: e.cfg.Algorithms, TopKeys: e.cfg.TopKeys, Sweep: e.cfg.Sweep, Budget: e.cfg.Budget}
 	for _, r := range e.cfg.Rules {
 		s.Config.Rules = append(s.Config.Rules, r.String())
@@ -213,12 +268,13 @@ func (e *Engine) Summary(trace TraceInfo) *Summary {
 		s.Config.Modes = append(s.Config.Modes, string(m))
 	}
 	for _, g := range e.groups {
-		ref := g.refAcc.summary(e.keys, e.cfg.TopKeys)
+		state := &g.refAcc.timeline
+		ref := g.refAcc.summary(e.keys, e.cfg.TopKeys, state)
 		for _, m := range g.modes {
 			runs := []Run{ref}
 			for _, c := range g.cands {
 				if c.mode == m {
-					runs = append(runs, c.acc.summary(e.keys, e.cfg.TopKeys))
+					runs = append(runs, c.acc.summary(e.keys, e.cfg.TopKeys, state))
 				}
 			}
 			for _, r := range runs {
@@ -232,6 +288,9 @@ func (e *Engine) Summary(trace TraceInfo) *Summary {
 
 // String names the experiment grid, for logs.
 func (e *Engine) String() string {
+	if e.parts != nil {
+		return fmt.Sprintf("%v (%d workers)", e.parts[0], len(e.parts))
+	}
 	var parts []string
 	for _, g := range e.groups {
 		parts = append(parts, fmt.Sprintf("%v count=%s modes=%v", g.rule, g.count, g.modes))

@@ -80,7 +80,7 @@ func (a *runAcc) add(id int32, t, cost int64, admit, ref bool) {
 }
 
 // summary closes the accumulator into a Run.
-func (a *runAcc) summary(keys *keyTable, topN int) Run {
+func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc) Run {
 	r := Run{
 		Algorithm:    a.lim.Name(),
 		Requests:     a.requests,
@@ -95,8 +95,8 @@ func (a *runAcc) summary(keys *keyTable, topN int) Run {
 		Phase:        Phase{Bins: PhaseBins, Over: a.phaseOver[:], Under: a.phaseUnder[:]},
 		Timeline:     a.timeline.summary(),
 		RateError:    a.rateErr.summary(),
-		Memory:       a.memory.summary(keys.len()),
 	}
+	r.Memory, r.Timeline.Memory = a.memory.summary(keys.len(), state)
 	if a.requests > 0 {
 		r.DisagreeRate = float64(r.Disagree) / float64(a.requests)
 		r.OverRate = float64(r.Over) / float64(a.requests)
@@ -284,29 +284,67 @@ func (a *boundAcc) add(id int32, t, cost int64) {
 	a.check.Record(id, t, cost)
 }
 
-// memoryAcc reports the analytic state size of a run's limiter: a fixed
-// size per key from the key's first request on, or, for the log, what the
-// limiter followed itself as entries came and went.
+// memoryAcc reports the analytic state size of a run's limiter: per key,
+// a fixed size, or, for the log, the largest size each key reached (the
+// limiter follows it); in total, the state all keys held together at each
+// edge of the timeline (stateSeries).
 type memoryAcc struct {
 	lim algorithms.Limiter
 }
 
-// memoryReporter is a limiter whose state size varies, which follows it.
+// memoryReporter is a limiter whose state size varies, which follows each
+// key's largest size.
 type memoryReporter interface {
-	Memory() (peakPerKey, sumOfPeaks, peakTotal int64)
+	Memory() (peakPerKey, sumOfPeaks int64)
 }
 
-func (m *memoryAcc) summary(keys int) Memory {
+// summary returns the memory of the run and its series at the timeline's
+// edges, from the group's samples tl.
+func (m *memoryAcc) summary(keys int, tl *timelineAcc) (Memory, []int64) {
+	var out Memory
+	series := make([]int64, len(tl.act))
 	if r, ok := m.lim.(memoryReporter); ok && !m.lim.FixedSize() {
-		peak, sum, total := r.Memory()
-		out := Memory{Model: "per entry in the window, pruned when the key is next seen", PeakPerKey: peak, PeakTotal: total}
-		if keys > 0 {
-			out.MeanPerKey = float64(sum) / float64(keys)
+		out.Model = modelLog
+		out.PeakPerKey, out.SumOfPeaks = r.Memory()
+		copy(series, tl.mem)
+	} else {
+		b := m.lim.Bytes(0)
+		out.Model = modelFixed
+		out.PeakPerKey, out.SumOfPeaks = b, b*int64(keys)
+		for i, a := range tl.act {
+			series[i] = b * a
 		}
-		return out
 	}
-	b := m.lim.Bytes(0)
-	return Memory{Model: "fixed", PeakPerKey: b, MeanPerKey: float64(b), PeakTotal: b * int64(keys)}
+	series = trimZeros(series)
+	out.fill(keys, series)
+	return out, series
+}
+
+// The memory models, as summary.json names them.
+const (
+	modelLog   = "per entry in the window, pruned when the key is next seen; total: entries in the window at each timeline edge"
+	modelFixed = "fixed per key; total: keys with a request in the window at each timeline edge"
+)
+
+// fill derives the mean and the peak total from the sums and the series.
+func (m *Memory) fill(keys int, series []int64) {
+	m.MeanPerKey, m.PeakTotal = 0, 0
+	if keys > 0 {
+		m.MeanPerKey = float64(m.SumOfPeaks) / float64(keys)
+	}
+	for _, v := range series {
+		m.PeakTotal = max(m.PeakTotal, v)
+	}
+}
+
+// trimZeros drops the trailing zeros of a state series: a zero there is an
+// edge nothing was sampled at, and how many of those a series carries
+// depends on when its bins widened, so they are cut for one canonical form.
+func trimZeros(s []int64) []int64 {
+	for len(s) > 0 && s[len(s)-1] == 0 {
+		s = s[:len(s)-1]
+	}
+	return s
 }
 
 // grow extends s to n zero elements, keeping its contents.

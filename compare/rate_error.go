@@ -1,6 +1,9 @@
 package compare
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // The rate error histogram has fixed bins so that histograms of shards and
 // workers merge exactly: the signed error as a fraction of L, from
@@ -103,6 +106,7 @@ func (a *rateErrorAcc) summary() *RateError {
 		P50Frac:    a.absQuantile(0.50),
 		P99Frac:    a.absQuantile(0.99),
 		MaxAbs:     a.maxAbs,
+		Sums: RateErrorSums{Pos: a.pos.pair(), Neg: a.neg.pair(), Rel: a.rel.pair()},
 		Histogram: ErrorHistogram{
 			Lo:    -rateErrSpan,
 			Width: 1.0 / rateErrPerL,
@@ -120,4 +124,34 @@ func (a *rateErrorAcc) summary() *RateError {
 		}
 	}
 	return r
+}
+
+// rateErrorFrom rebuilds the accumulator a RateError was closed from.
+func rateErrorFrom(r *RateError, l int64) (*rateErrorAcc, error) {
+	a := newRateErrorAcc(l)
+	a.n, a.nRel, a.maxAbs = r.Samples, r.SamplesRel, r.MaxAbs
+	a.pos, a.neg, a.rel = wideFrom(r.Sums.Pos), wideFrom(r.Sums.Neg), wideFrom(r.Sums.Rel)
+	a.below, a.above = r.Histogram.Below, r.Histogram.Above
+	for _, c := range r.Histogram.Counts {
+		if c[0] < 0 || c[0] >= rateErrBins {
+			return nil, fmt.Errorf("rate error histogram: bin %d out of range", c[0])
+		}
+		a.bins[c[0]] += c[1]
+	}
+	return a, nil
+}
+
+// merge adds o's samples to a.
+func (a *rateErrorAcc) merge(o *rateErrorAcc) {
+	a.n += o.n
+	a.nRel += o.nRel
+	a.pos.merge(o.pos)
+	a.neg.merge(o.neg)
+	a.rel.merge(o.rel)
+	a.maxAbs = math.Max(a.maxAbs, o.maxAbs)
+	for i, c := range o.bins {
+		a.bins[i] += c
+	}
+	a.below += o.below
+	a.above += o.above
 }

@@ -21,20 +21,22 @@ type KeyIndexer interface {
 // and line (or row) of the request at fault. When ctx is cancelled it stops
 // between two requests and returns ErrInterrupted; the engine's Summary
 // then covers the requests replayed so far and says it is partial.
+//
+// A parallel engine reads and parses in the calling goroutine while its
+// workers replay, each the keys that hash to it; the error it returns is
+// the one a single pass would have met first.
 func (e *Engine) Replay(ctx context.Context, r traces.Reader) error {
+	if e.parts != nil {
+		return e.replayParallel(ctx, r)
+	}
 	ix, indexed := r.(KeyIndexer)
 	done := ctx.Done()
 	for n := 1; r.Scan(); n++ {
 		if n&4095 == 0 { // every 4096 requests
 			e.progress.Store(int64(n))
-			if done == nil {
-				continue
-			}
-			select {
-			case <-done:
+			if interrupted(done) {
 				e.partial = true
 				return ErrInterrupted
-			default:
 			}
 		}
 		q := r.Request()
@@ -48,8 +50,20 @@ func (e *Engine) Replay(ctx context.Context, r traces.Reader) error {
 			return &traces.ParseError{Pos: r.Pos(), Msg: err.Error()}
 		}
 	}
-	e.progress.Store(e.requests)
+	e.progress.Store(int64(e.traceInfo().Requests))
 	return r.Err()
+}
+
+func interrupted(done <-chan struct{}) bool {
+	if done == nil {
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
 }
 
 // Progress returns about how many requests Replay has read so far (updated

@@ -19,8 +19,11 @@ type Summary struct {
 	Schema string `json:"schema"`
 	// Partial is true when the replay was interrupted: the figures cover
 	// the Trace.Requests replayed before it stopped.
-	Partial bool      `json:"partial,omitempty"`
-	Trace   TraceInfo `json:"trace"`
+	Partial bool `json:"partial,omitempty"`
+	// Shard is set in the summary of one shard of a replay (-shard i/n):
+	// its figures cover only that shard's keys, until Merge combines all.
+	Shard  *Shard    `json:"shard,omitempty"`
+	Trace  TraceInfo `json:"trace"`
 	Config  RunConfig `json:"config"`
 	// Notes say what a reader of the runs should know, e.g. that the modes
 	// coincide under --count all.
@@ -152,6 +155,10 @@ type Timeline struct {
 	Requests []int64 `json:"requests"`
 	Over     []int64 `json:"over"`
 	Under    []int64 `json:"under"`
+	// Memory is the run's analytic state over all keys at the start of
+	// each bin (see Memory); it may have one more element than Requests,
+	// the instant after the last bin.
+	Memory []int64 `json:"memory"`
 }
 
 // Phase holds where in the fixed window (e/W, in Bins equal bins) the
@@ -180,6 +187,18 @@ type RateError struct {
 	MaxAbs      float64        `json:"max"`
 	MaxAbsFrac  float64        `json:"max_frac_l"`
 	Histogram   ErrorHistogram `json:"histogram"`
+	// Sums are the exact sums the means come from, as 128-bit fixed-point
+	// integers [high, low 64 bits]: positive and negative errors in units of
+	// 10^-6 requests, relative errors in units of 10^-9. Merging shards adds
+	// them, so a merged mean has the same bits as one pass.
+	Sums RateErrorSums `json:"sums"`
+}
+
+// RateErrorSums are RateError's exact sums.
+type RateErrorSums struct {
+	Pos [2]uint64 `json:"pos"`
+	Neg [2]uint64 `json:"neg"`
+	Rel [2]uint64 `json:"rel"`
 }
 
 // ErrorHistogram is the signed error as a fraction of L in fixed bins:
@@ -202,9 +221,14 @@ type Memory struct {
 	Model string `json:"model"`
 	// PeakPerKey is the largest state one key held at any instant.
 	PeakPerKey int64 `json:"peak_per_key"`
-	// MeanPerKey is the mean over keys of each key's peak.
+	// MeanPerKey is the mean over keys of each key's peak, SumOfPeaks
+	// over Keys.
 	MeanPerKey float64 `json:"mean_per_key"`
-	// PeakTotal is the largest state all keys held together at one instant.
+	SumOfPeaks int64   `json:"sum_of_peaks"`
+	// PeakTotal is the largest state all keys held together at one of the
+	// timeline's edges (Timeline.Memory): for the log, the entries then in
+	// the window (as a log pruned exactly when entries expire would hold);
+	// for the others, their size times the keys active in the window.
 	PeakTotal int64 `json:"peak_total"`
 }
 

@@ -8,16 +8,37 @@ const maxTimelineBins = 512
 // Bins are aligned to t = 0 and their width is the window times a power of
 // two, so that it depends only on the trace's span, and two timelines merge
 // by re-binning to the wider of their widths.
+//
+// A reference's timeline also samples state at the instant each bin
+// starts (its edge): mem is the bytes of the exact log's entries and
+// sums there, act the keys with a request in the window ending there
+// (see stateSeries). Samples are additive over keys, so they merge by
+// addition too; the sample at the edge after the last bin is kept (mem and
+// act may be one longer than requests).
 type timelineAcc struct {
 	width                 int64
 	first                 int64 // index of bin 0
 	requests, over, under []int64
+	mem, act              []int64
 }
 
 func newTimelineAcc(w int64) timelineAcc { return timelineAcc{width: w} }
 
 // add counts one request at t; dOver and dUnder are 0 or 1.
 func (a *timelineAcc) add(t int64, dOver, dUnder int64) {
+	i := a.bin(t)
+	if i >= len(a.requests) {
+		n := i + 1
+		a.requests, a.over, a.under = grow(a.requests, n), grow(a.over, n), grow(a.under, n)
+	}
+	a.requests[i]++
+	a.over[i] += dOver
+	a.under[i] += dUnder
+}
+
+// bin returns the index of t's bin, widening the bins or prepending empty
+// ones so that it exists (or is the next after the last).
+func (a *timelineAcc) bin(t int64) int {
 	b := t / a.width
 	if len(a.requests) == 0 {
 		a.first = b
@@ -28,22 +49,40 @@ func (a *timelineAcc) add(t int64, dOver, dUnder int64) {
 	}
 	if b < a.first { // a request earlier than any so far (another key's)
 		pad := int(a.first - b)
-		a.requests = append(make([]int64, pad), a.requests...)
-		a.over = append(make([]int64, pad), a.over...)
-		a.under = append(make([]int64, pad), a.under...)
+		prepend := func(s []int64) []int64 {
+			if len(s) == 0 {
+				return s
+			}
+			return append(make([]int64, pad), s...)
+		}
+		a.requests, a.over, a.under = prepend(a.requests), prepend(a.over), prepend(a.under)
+		a.mem, a.act = prepend(a.mem), prepend(a.act)
 		a.first = b
 	}
-	i := int(b - a.first)
-	if i >= len(a.requests) {
-		n := i + 1
-		a.requests, a.over, a.under = grow(a.requests, n), grow(a.over, n), grow(a.under, n)
-	}
-	a.requests[i]++
-	a.over[i] += dOver
-	a.under[i] += dUnder
+	return int(b - a.first)
 }
 
-// widen doubles the bin width, folding pairs of bins.
+// edge returns the first bin edge at or after t, if it lies in (t-W...):
+// the one instant of the sampling grid at which state recorded at t is
+// still in a window of length w. ok is false when there is none (bins are
+// at least w wide, so there is at most one).
+func (a *timelineAcc) edge(t, w int64) (e int64, ok bool) {
+	e = (t + a.width - 1) / a.width * a.width
+	return e, e-t < w
+}
+
+// sample adds v to the state sampled at edge e (a bin start at or after
+// the request just added, so within one bin of the last).
+func (a *timelineAcc) sample(series *[]int64, e, v int64) {
+	i := int(e/a.width - a.first)
+	if i >= len(*series) {
+		*series = grow(*series, i+1)
+	}
+	(*series)[i] += v
+}
+
+// widen doubles the bin width, folding pairs of bins; state samples keep
+// the edges of the wider grid (every other edge) and drop the rest.
 func (a *timelineAcc) widen() {
 	if a.width > 1<<61 {
 		a.width = 1 << 62 // one bin holds every time
@@ -60,8 +99,76 @@ func (a *timelineAcc) widen() {
 		}
 		return dst
 	}
+	keep := func(src []int64) []int64 {
+		if len(src) == 0 {
+			return src
+		}
+		dst := make([]int64, 0, len(src)/2+1)
+		for i, c := range src {
+			if b := a.first + int64(i); b%2 == 0 {
+				j := int(b/2 - nfirst)
+				dst = grow(dst, j+1)
+				dst[j] = c
+			}
+		}
+		return dst
+	}
 	a.requests, a.over, a.under = fold(a.requests), fold(a.over), fold(a.under)
+	a.mem, a.act = keep(a.mem), keep(a.act)
 	a.width, a.first = nw, nfirst
+}
+
+// merge adds timeline o into a: both are re-binned to the wider width,
+// then widened further while the union spans too many bins, exactly as one
+// pass over both traces would have.
+func (a *timelineAcc) merge(o timelineAcc) {
+	if len(o.requests) == 0 {
+		return
+	}
+	if len(a.requests) == 0 {
+		*a = o.clone()
+		return
+	}
+	o = o.clone()
+	for a.width < o.width {
+		a.widen()
+	}
+	for o.width < a.width {
+		o.widen()
+	}
+	for max(a.first+int64(len(a.requests)), o.first+int64(len(o.requests)))-1-min(a.first, o.first) >= maxTimelineBins {
+		a.widen()
+		o.widen()
+	}
+	first := min(a.first, o.first)
+	sum := func(x, y []int64, xf, yf int64) []int64 {
+		n := max(int(xf-first)+len(x), int(yf-first)+len(y))
+		if len(x) == 0 && len(y) == 0 {
+			return nil
+		}
+		out := make([]int64, n)
+		for i, v := range x {
+			out[int(xf-first)+i] += v
+		}
+		for i, v := range y {
+			out[int(yf-first)+i] += v
+		}
+		return out
+	}
+	a.requests = sum(a.requests, o.requests, a.first, o.first)
+	a.over = sum(a.over, o.over, a.first, o.first)
+	a.under = sum(a.under, o.under, a.first, o.first)
+	a.mem = sum(a.mem, o.mem, a.first, o.first)
+	a.act = sum(a.act, o.act, a.first, o.first)
+	a.first = first
+}
+
+func (a timelineAcc) clone() timelineAcc {
+	c := a
+	for _, s := range []*[]int64{&c.requests, &c.over, &c.under, &c.mem, &c.act} {
+		*s = append([]int64(nil), (*s)...)
+	}
+	return c
 }
 
 func (a *timelineAcc) summary() Timeline {

@@ -40,3 +40,7 @@ func (s wideSum) div(n int64, scale float64) float64 {
 	}
 	return (float64(s.hi)*0x1p64 + float64(s.lo)) / float64(n) / scale
 }
+
+func (s wideSum) pair() [2]uint64 { return [2]uint64{s.hi, s.lo} }
+
+func wideFrom(p [2]uint64) wideSum { return wideSum{hi: p[0], lo: p[1]} }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -42,10 +43,19 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	withReport := fs.Bool("report", true, "write report.md, report.html and plots/ beside summary.json")
 	force := fs.Bool("force", false, "overwrite the results of another trace in the output dir")
 	png := fs.Bool("png", true, "with -report, write a PNG of every plot beside its SVG")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "goroutines replaying keys in parallel (the results are the same for any number)")
+	shard := fs.String("shard", "", "replay only shard `i/n` of the keys (by hash); combine the shards with ratebench merge")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg := compare.Config{TopKeys: *top, Algorithms: strings.Split(*algs, ",")}
+	cfg := compare.Config{TopKeys: *top, Algorithms: strings.Split(*algs, ","), Workers: *workers}
+	if *shard != "" {
+		sh, err := compare.ParseShard(*shard)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		cfg.Shard = sh
+	}
 	for _, list := range rules {
 		for _, s := range strings.Split(list, ",") {
 			r, err := algorithms.ParseRule(s)

@@ -8,6 +8,7 @@
 //	ratebench inspect -trace FILE
 //	ratebench report [-max-over 0.01%] [-max-under 0.1%] DIR
 //	ratebench convert IN OUT
+//	ratebench compare -shard i/n ... ; ratebench merge -o DIR SHARD_DIR...
 //	ratebench gen -scenario NAME[:param=value,...] -requests N -keys K -seed S -o FILE
 //	ratebench cloudflare [-requests 400000000] [-sources 270000] [-rule 100/1m]
 //
@@ -61,6 +62,7 @@ var commands = map[string]command{
 	"cloudflare": {"reproduce Cloudflare's accuracy experiment for the sliding-window counter", runCloudflare},
 	"report":     {"write report.md, report.html and plots from DIR/summary.json", runReport},
 	"convert":    {"convert a trace to CSV, Parquet or JSON lines", runConvert},
+	"merge":      {"combine the summaries of the shards of a replay (compare -shard i/n) into one", runMerge},
 }
 
 // usageError is a mistake in the command line (exit status 2).

@@ -1,0 +1,227 @@
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"ratebench/algorithms"
+)
+
+// Merge combines the summaries of replays of disjoint sets of keys of the
+// same trace under the same configuration (shards, or the workers of one
+// replay) into the summary one replay of all the keys gives: every count,
+// histogram, timeline and top-key list is exactly what a single pass
+// computes, because each is a sum, a maximum or a top-N over keys, and the
+// means are kept as exact sums (RateErrorSums, Memory.SumOfPeaks).
+//
+// Skipped records are the trace's, not the keys': every shard reads the
+// whole trace and skips the same records, so they must agree and are taken
+// once.
+func Merge(parts []*Summary) (*Summary, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("merge: no summary")
+	}
+	first := parts[0]
+	if err := checkShards(parts); err != nil {
+		return nil, err
+	}
+	out := &Summary{Schema: first.Schema, Config: first.Config, Notes: first.Notes}
+	out.Trace = TraceInfo{Path: first.Trace.Path, Format: first.Trace.Format,
+		Skipped: first.Trace.Skipped, SkippedExamples: first.Trace.SkippedExamples}
+	cfg, _ := json.Marshal(first.Config)
+	skips, _ := json.Marshal(first.Trace.SkippedExamples)
+	seen := false
+	for i, p := range parts {
+		if p.Schema != first.Schema {
+			return nil, fmt.Errorf("merge: part %d has schema %q, part 0 %q", i, p.Schema, first.Schema)
+		}
+		if c, _ := json.Marshal(p.Config); string(c) != string(cfg) {
+			return nil, fmt.Errorf("merge: part %d was run with another configuration", i)
+		}
+		if p.Trace.Path != first.Trace.Path || p.Trace.Format != first.Trace.Format {
+			return nil, fmt.Errorf("merge: part %d replayed %s, part 0 %s", i, p.Trace.Path, first.Trace.Path)
+		}
+		if sk, _ := json.Marshal(p.Trace.SkippedExamples); p.Trace.Skipped != first.Trace.Skipped || string(sk) != string(skips) {
+			return nil, fmt.Errorf("merge: part %d skipped other records than part 0: not the same trace", i)
+		}
+		if len(p.Runs) != len(first.Runs) {
+			return nil, fmt.Errorf("merge: part %d has %d runs, part 0 %d", i, len(p.Runs), len(first.Runs))
+		}
+		out.Partial = out.Partial || p.Partial
+		t := p.Trace
+		out.Trace.Requests += t.Requests
+		out.Trace.Cost += t.Cost
+		out.Trace.Keys += t.Keys
+		if t.Requests > 0 {
+			if !seen || t.StartNS < out.Trace.StartNS {
+				out.Trace.StartNS = t.StartNS
+			}
+			out.Trace.EndNS = max(out.Trace.EndNS, t.EndNS)
+			seen = true
+		}
+	}
+	for j := range first.Runs {
+		runs := make([]*Run, len(parts))
+		for i, p := range parts {
+			runs[i] = &p.Runs[j]
+			r, f := runs[i], runs[0]
+			if r.Rule != f.Rule || r.Count != f.Count || r.Mode != f.Mode || r.Algorithm != f.Algorithm {
+				return nil, fmt.Errorf("merge: run %d of part %d is %s, of part 0 %s", j, i, r.id(), f.id())
+			}
+		}
+		r, err := mergeRuns(runs, first.Config.TopKeys)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %s: %w", runs[0].id(), err)
+		}
+		out.Runs = append(out.Runs, r)
+	}
+	return out, nil
+}
+
+func (r *Run) id() string {
+	return fmt.Sprintf("%s %s count=%s mode=%s", r.Algorithm, r.Rule, r.Count, r.Mode)
+}
+
+// mergeRuns combines one run of every part.
+func mergeRuns(runs []*Run, topN int) (Run, error) {
+	f := runs[0]
+	rule, err := algorithms.ParseRule(f.Rule)
+	if err != nil {
+		return Run{}, err
+	}
+	out := Run{Rule: f.Rule, Count: f.Count, Mode: f.Mode, Algorithm: f.Algorithm,
+		Phase: Phase{Bins: f.Phase.Bins}, Memory: Memory{Model: f.Memory.Model}}
+	tl := newTimelineAcc(rule.W)
+	var rateErr *rateErrorAcc
+	for _, r := range runs {
+		out.Requests += r.Requests
+		out.Admitted += r.Admitted
+		out.Rejected += r.Rejected
+		out.AdmittedCost += r.AdmittedCost
+		out.RejectedCost += r.RejectedCost
+		out.Over += r.Over
+		out.Under += r.Under
+		out.Keys += r.Keys
+		out.KeysDisagree += r.KeysDisagree
+		out.KeysOver += r.KeysOver
+		out.KeysUnder += r.KeysUnder
+		out.Phase.Over = addInto(out.Phase.Over, r.Phase.Over)
+		out.Phase.Under = addInto(out.Phase.Under, r.Phase.Under)
+		if (r.Burst == nil) != (f.Burst == nil) || (r.Bound == nil) != (f.Bound == nil) || (r.RateError == nil) != (f.RateError == nil) {
+			return Run{}, fmt.Errorf("parts measured different metrics")
+		}
+		if r.Burst != nil {
+			if out.Burst == nil {
+				out.Burst = &Burst{}
+			}
+			b := out.Burst
+			if r.Burst.Max > b.Max || (r.Burst.Max == b.Max && r.Burst.Max > 0 && r.Burst.Key < b.Key) {
+				b.Max, b.Key = r.Burst.Max, r.Burst.Key
+			}
+			b.KeysOverL += r.Burst.KeysOverL
+		}
+		if r.Bound != nil {
+			if out.Bound == nil {
+				out.Bound = &Bound{B: r.Bound.B}
+			}
+			out.Bound.Violations += r.Bound.Violations
+		}
+		if r.RateError != nil {
+			a, err := rateErrorFrom(r.RateError, rule.L)
+			if err != nil {
+				return Run{}, err
+			}
+			if rateErr == nil {
+				rateErr = a
+			} else {
+				rateErr.merge(a)
+			}
+		}
+		if r.Memory.Model != f.Memory.Model {
+			return Run{}, fmt.Errorf("parts have different memory models")
+		}
+		out.Memory.PeakPerKey = max(out.Memory.PeakPerKey, r.Memory.PeakPerKey)
+		out.Memory.SumOfPeaks += r.Memory.SumOfPeaks
+		tl.merge(timelineFrom(r.Timeline))
+		out.TopKeys = append(out.TopKeys, r.TopKeys...)
+	}
+	out.Disagree = out.Over + out.Under
+	if out.Requests > 0 {
+		out.DisagreeRate = float64(out.Disagree) / float64(out.Requests)
+		out.OverRate = float64(out.Over) / float64(out.Requests)
+		out.UnderRate = float64(out.Under) / float64(out.Requests)
+	}
+	if out.Burst != nil {
+		out.Burst.Ratio = float64(out.Burst.Max) / float64(rule.L)
+	}
+	out.RateError = rateErr.summary()
+	out.Timeline = tl.summary()
+	out.Timeline.Memory = trimZeros(nonNil(tl.mem))
+	out.Memory.fill(int(out.Keys), out.Timeline.Memory)
+	sortTopKeys(out.TopKeys)
+	if len(out.TopKeys) > topN {
+		out.TopKeys = out.TopKeys[:topN]
+	}
+	if out.TopKeys == nil {
+		out.TopKeys = []KeyStat{}
+	}
+	return out, nil
+}
+
+// sortTopKeys orders keys by disagreement, most first, then by name.
+func sortTopKeys(ks []KeyStat) {
+	slices.SortFunc(ks, func(a, b KeyStat) int {
+		if a.Disagree != b.Disagree {
+			if a.Disagree > b.Disagree {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+}
+
+// timelineFrom rebuilds the accumulator a run's timeline was closed from;
+// its memory series goes where state samples are kept.
+func timelineFrom(t Timeline) timelineAcc {
+	return timelineAcc{width: t.WidthNS, first: t.First, requests: t.Requests, over: t.Over, under: t.Under, mem: t.Memory}
+}
+
+func addInto(dst, src []int64) []int64 {
+	dst = grow(dst, len(src))
+	for i, v := range src {
+		dst[i] += v
+	}
+	return dst
+}
+
+// checkShards accepts parts that are all shards of one count, each once
+// and none missing, or none of which is a shard (the workers of a replay).
+func checkShards(parts []*Summary) error {
+	n := 0
+	if s := parts[0].Shard; s != nil {
+		n = s.Count
+	}
+	seen := make([]bool, n)
+	for i, p := range parts {
+		switch {
+		case (p.Shard == nil) != (n == 0):
+			return fmt.Errorf("merge: part %d is a shard and part 0 not, or the other way", i)
+		case p.Shard == nil:
+			continue
+		case p.Shard.Count != n || p.Shard.Index < 0 || p.Shard.Index >= n:
+			return fmt.Errorf("merge: part %d is shard %v, part 0 is one of %d", i, p.Shard, n)
+		case seen[p.Shard.Index]:
+			return fmt.Errorf("merge: shard %v given twice", p.Shard)
+		}
+		seen[p.Shard.Index] = true
+	}
+	for i, ok := range seen {
+		if !ok {
+			return fmt.Errorf("merge: shard %d/%d is missing", i, n)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,180 @@
+package compare
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"ratebench/traces"
+)
+
+// batchSize is how many requests the reader hands a worker at a time.
+const batchSize = 4096
+
+// batch is a run of requests for one worker, struct of arrays, with the
+// keys' bytes in one arena so that handing them over allocates nothing.
+type batch struct {
+	t, cost   []int64
+	keyEnd    []int32 // key i is keys[keyEnd[i-1]:keyEnd[i]]
+	keys      []byte
+	ids       []int32 // the reader's key indexes, when it has them
+	seq       []int64 // position of each request in the trace, from 0
+	line, row []int64 // where each request is, for errors
+}
+
+func (b *batch) reset() {
+	b.t, b.cost, b.keyEnd, b.keys = b.t[:0], b.cost[:0], b.keyEnd[:0], b.keys[:0]
+	b.ids, b.seq, b.line, b.row = b.ids[:0], b.seq[:0], b.line[:0], b.row[:0]
+}
+
+// failure is a worker's first error and where in the trace it happened.
+type failure struct {
+	seq int64
+	err error
+}
+
+// replayParallel reads r in this goroutine and hands each request to the
+// worker its key hashes to, in batches; each worker replays its keys in
+// trace order, so every worker's state is what one pass would have built
+// for those keys, and Summary merges them exactly.
+func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
+	n := len(e.parts)
+	ix, indexed := r.(KeyIndexer)
+	free := make(chan *batch, 4*n)
+	for range 4 * n {
+		free <- &batch{}
+	}
+	work := make([]chan *batch, n)
+	fails := make([]*failure, n)
+	file := r.Pos().File
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for w := range n {
+		work[w] = make(chan *batch, 2)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := e.parts[w]
+			for b := range work[w] {
+				if fails[w] == nil {
+					if fails[w] = p.replayBatch(b, file); fails[w] != nil {
+						failed.Store(true)
+					}
+				}
+				free <- b
+			}
+		}()
+	}
+	pending := make([]*batch, n)
+	flush := func(w int) {
+		if b := pending[w]; b != nil && len(b.t) > 0 {
+			work[w] <- b
+			pending[w] = nil
+		}
+	}
+	done := ctx.Done()
+	var seq int64
+	var rerr error
+	for r.Scan() {
+		if seq&4095 == 4095 {
+			e.progress.Store(seq + 1)
+			if interrupted(done) {
+				e.partial = true
+				rerr = ErrInterrupted
+				break
+			}
+			if failed.Load() {
+				break
+			}
+		}
+		q := r.Request()
+		if err := checkRequest(q.T, q.Cost); err != nil {
+			rerr = &traces.ParseError{Pos: r.Pos(), Msg: err.Error()}
+			break
+		}
+		var w int
+		var id int32
+		if indexed {
+			id = ix.KeyIndex()
+			if id < 0 {
+				rerr = &traces.ParseError{Pos: r.Pos(), Msg: "negative key index"}
+				break
+			}
+			if e.cfg.Shard != nil && !e.cfg.Shard.owns(KeyHash(q.Key)) {
+				seq++
+				continue
+			}
+			w, id = int(id)%n, id/int32(n)
+		} else {
+			h := KeyHash(q.Key)
+			if !e.cfg.Shard.owns(h) {
+				seq++
+				continue
+			}
+			w = worker(h, n)
+		}
+		b := pending[w]
+		if b == nil {
+			b = <-free
+			b.reset()
+			pending[w] = b
+		}
+		pos := r.Pos()
+		b.t = append(b.t, q.T)
+		b.cost = append(b.cost, q.Cost)
+		b.keys = append(b.keys, q.Key...)
+		b.keyEnd = append(b.keyEnd, int32(len(b.keys)))
+		if indexed {
+			b.ids = append(b.ids, id)
+		}
+		b.seq = append(b.seq, seq)
+		b.line = append(b.line, pos.Line)
+		b.row = append(b.row, pos.Row)
+		if len(b.t) == batchSize || len(b.keys) >= 1<<20 {
+			flush(w)
+		}
+		seq++
+	}
+	for w := range n {
+		flush(w)
+		close(work[w])
+	}
+	wg.Wait()
+	e.progress.Store(seq)
+	// The first error in trace order: a worker's, if one is before the
+	// reader's (a worker's error is always at a request the reader had
+	// already passed).
+	var first *failure
+	for _, f := range fails {
+		if f != nil && (first == nil || f.seq < first.seq) {
+			first = f
+		}
+	}
+	if first != nil {
+		return first.err
+	}
+	if rerr != nil {
+		return rerr
+	}
+	return r.Err()
+}
+
+// replayBatch replays b on a single engine, stopping at the first error.
+func (e *Engine) replayBatch(b *batch, file string) *failure {
+	start := int32(0)
+	for i := range b.t {
+		key := b.keys[start:b.keyEnd[i]]
+		start = b.keyEnd[i]
+		var err error
+		if len(b.ids) > 0 {
+			err = e.AddIndexed(b.ids[i], key, b.t[i], b.cost[i])
+		} else {
+			err = e.Add(key, b.t[i], b.cost[i])
+		}
+		if err != nil {
+			pos := traces.Position{File: file, Line: b.line[i], Row: b.row[i]}
+			return &failure{seq: b.seq[i], err: &traces.ParseError{Pos: pos, Msg: err.Error()}}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,54 @@
+package compare
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Shard is one of Count disjoint shares of a trace's keys: the keys whose
+// KeyHash is Index modulo Count.
+type Shard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
+
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+
+// ParseShard reads "i/n".
+func ParseShard(v string) (*Shard, error) {
+	a, b, ok := strings.Cut(v, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return nil, fmt.Errorf("shard %q: want i/n with 0 <= i < n, e.g. 0/4", v)
+	}
+	return &Shard{Index: i, Count: n}, nil
+}
+
+// KeyHash is the hash that assigns keys to shards and workers: FNV-1a over
+// the key's bytes, then the MurmurHash3 finalizer to spread it over every
+// bit. It is part of the result format: the same key falls in the same
+// shard on every machine and in every version.
+func KeyHash(key []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range key {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
+
+// owns reports whether key falls in shard s (every key does without one).
+func (s *Shard) owns(h uint64) bool {
+	return s == nil || h%uint64(s.Count) == uint64(s.Index)
+}
+
+// worker returns which of n workers replays a key of hash h: other bits
+// than the shard's, so that every worker of a shard gets keys.
+func worker(h uint64, n int) int { return int((h >> 32) % uint64(n)) }
