@@ -106,7 +106,7 @@ func (a *rateErrorAcc) summary() *RateError {
 		P50Frac:    a.absQuantile(0.50),
 		P99Frac:    a.absQuantile(0.99),
 		MaxAbs:     a.maxAbs,
-		Sums: RateErrorSums{Pos: a.pos.pair(), Neg: a.neg.pair(), Rel: a.rel.pair()},
+		Sums:       RateErrorSums{Pos: a.pos.pair(), Neg: a.neg.pair(), Rel: a.rel.pair()},
 		Histogram: ErrorHistogram{
 			Lo:    -rateErrSpan,
 			Width: 1.0 / rateErrPerL,

@@ -24,7 +24,7 @@ type Summary struct {
 	// its figures cover only that shard's keys, until Merge combines all.
 	Shard  *Shard    `json:"shard,omitempty"`
 	Trace  TraceInfo `json:"trace"`
-	Config  RunConfig `json:"config"`
+	Config RunConfig `json:"config"`
 	// Notes say what a reader of the runs should know, e.g. that the modes
 	// coincide under --count all.
 	Notes []string `json:"notes,omitempty"`
