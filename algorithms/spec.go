@@ -18,7 +18,9 @@ var Catalogue = []struct{ Spec, About string }{
 	{"fixed", "fixed window: curr + cost <= L (3.5)"},
 	{"token[:B=N]", "token bucket, L/W tokens per unit time, capacity B (default L) (3.6)"},
 	{"gcra[:B=N]", "generic cell rate algorithm, emission interval W/L, burst B; decides as token (3.7)"},
+	{"xrate[:B=N]", "peer library golang.org/x/time/rate: float64 token bucket, rate L/W, burst B (default L) (3.11)"},
 	{"buckets:N", "sliding window over N sub-windows of width W/N; buckets:1 = counter (3.8)"},
+	{"leaky[:B=N]", "leaky bucket as a queue (shaper), capacity B (default L), drains one unit every W/L; admits as token, with a delay (3.10)"},
 }
 
 // New builds the limiter named by spec for rule r.
@@ -41,7 +43,7 @@ func New(spec string, r Rule) (Limiter, error) {
 		return noArg(NewCounterFloor(r))
 	case "fixed":
 		return noArg(NewFixed(r))
-	case "token", "gcra":
+	case "token", "gcra", "xrate", "leaky":
 		var b int64
 		if hasArg {
 			v, ok := strings.CutPrefix(arg, "B=")
@@ -54,6 +56,12 @@ func New(spec string, r Rule) (Limiter, error) {
 		if name == "token" {
 			return NewToken(r, b), nil
 		}
+		if name == "xrate" {
+			return NewXRate(r, b), nil
+		}
+		if name == "leaky" {
+			return NewLeaky(r, b), nil
+		}
 		return NewGCRA(r, b), nil
 	case "buckets":
 		n, err := strconv.ParseInt(arg, 10, 64)
@@ -62,7 +70,7 @@ func New(spec string, r Rule) (Limiter, error) {
 		}
 		return NewBuckets(r, n)
 	}
-	return nil, fmt.Errorf("unknown algorithm %q (known: log, counter, counter-lt, counter-floor, fixed, token[:B=N], gcra[:B=N], buckets:N)", spec)
+	return nil, fmt.Errorf("unknown algorithm %q (known: log, counter, counter-lt, counter-floor, fixed, token[:B=N], gcra[:B=N], buckets:N, xrate[:B=N], leaky[:B=N])", spec)
 }
 
 // ParseSpecs splits a comma-separated list of specs and checks each against
