@@ -1,0 +1,324 @@
+package algorithms
+
+import "math/bits"
+
+// RetryAfterer is implemented by the limiters that can tell a refused client
+// when to come back: the value of an HTTP Retry-After header, exact to the
+// nanosecond.
+//
+// Every limiter of this package is monotone: with nothing more recorded for
+// a key, a request admitted at time r is admitted at every later time (the
+// log's entries only expire, a counter's estimate only decays, a bucket only
+// refills). The earliest admission time is therefore a threshold: retrying
+// exactly at r is admitted, retrying 1 ns earlier is refused.
+type RetryAfterer interface {
+	// RetryAfter returns the earliest time r >= t at which a request of the
+	// given cost by key id would be admitted if nothing else arrived (no
+	// other request recorded for the key), after Decide(id, t, cost)
+	// refused it. ok is false when no such time exists (cost > L, or > B),
+	// or when it lies beyond the largest int64 nanosecond.
+	//
+	// It only reads the state: it may be called whether Decide admitted (r
+	// is then t) or refused, and with t later than the key's last Decide,
+	// and it changes no later decision.
+	RetryAfter(id int32, t, cost int64) (r int64, ok bool)
+}
+
+// RoundUpSeconds returns the delay from t to r in whole seconds, rounded up:
+// the delay-seconds value of an HTTP Retry-After header (RFC 9110, 10.2.3),
+// which cannot carry nanoseconds. Rounding up keeps the header safe: since
+// the limiters are monotone, a client retrying at t + RoundUpSeconds(t, r)
+// seconds is admitted, whereas rounding down or to nearest may send it back
+// before r, to be refused again. It is 0 when r <= t.
+func RoundUpSeconds(t, r int64) int64 {
+	if r <= t {
+		return 0
+	}
+	const second = 1_000_000_000
+	return (r-t-1)/second + 1
+}
+
+// addTime returns a+b for a, b >= 0; ok is false when the sum overflows.
+func addTime(a, b int64) (int64, bool) {
+	s := a + b
+	return s, s >= a
+}
+
+// mulAddTime returns a*b+c for a, b, c >= 0; ok is false when it overflows.
+func mulAddTime(a, b, c int64) (int64, bool) {
+	p := mul(a, b).addInt(c)
+	if p.hi != 0 || p.lo > 1<<63-1 {
+		return 0, false
+	}
+	return int64(p.lo), true
+}
+
+// minus returns x-y for x >= y.
+func (x u128) minus(y u128) u128 {
+	lo, b := bits.Sub64(x.lo, y.lo, 0)
+	hi, _ := bits.Sub64(x.hi, y.hi, b)
+	return u128{hi, lo}
+}
+
+// quoFloor returns floor(x/d) for d > 0; ok is false when it does not fit
+// in int64.
+func (x u128) quoFloor(d int64) (int64, bool) {
+	q, _, ok := x.quoRem(d)
+	return q, ok
+}
+
+// quoCeil returns ceil(x/d) for d > 0; ok is false when it does not fit in
+// int64.
+func (x u128) quoCeil(d int64) (int64, bool) {
+	q, r, ok := x.quoRem(d)
+	if !ok {
+		return 0, false
+	}
+	if r > 0 {
+		if q == 1<<63-1 {
+			return 0, false
+		}
+		q++
+	}
+	return q, true
+}
+
+// quoRem returns x/d and x%d for d > 0; ok is false when the quotient does
+// not fit in int64.
+func (x u128) quoRem(d int64) (q, r int64, ok bool) {
+	if x.hi >= uint64(d) {
+		return 0, 0, false
+	}
+	uq, ur := bits.Div64(x.hi, x.lo, uint64(d))
+	if uq > 1<<63-1 {
+		return 0, 0, false
+	}
+	return int64(uq), int64(ur), true
+}
+
+// minElapsed returns the smallest e in [0, W] with p*(W-e) <= k*W, or with
+// p*(W-e) < k*W when strict, for p, k >= 0. A result of W (or more, when
+// strict) means no e in [0, W) satisfies it.
+func minElapsed(p, k, W int64, strict bool) int64 {
+	if p == 0 {
+		if strict && k == 0 {
+			return W + 1
+		}
+		return 0
+	}
+	// W-e <= floor(k*W/p), or W-e <= ceil(k*W/p) - 1 when strict.
+	q, rem, ok := divmod(k, W, p)
+	if !ok {
+		return 0
+	}
+	if strict {
+		if rem > 0 {
+			q++
+		}
+		q--
+	}
+	if q >= W {
+		return 0
+	}
+	return W - q
+}
+
+// RetryAfter returns the time the oldest entries have expired enough for
+// cost to fit: an entry at time ts leaves the window (r-W, r] at r = ts+W.
+func (l *Log) RetryAfter(id int32, t, cost int64) (int64, bool) {
+	if cost > l.rule.L {
+		return 0, false
+	}
+	w := &l.rings[id]
+	excess := w.Sum() - (l.rule.L - cost)
+	if excess <= 0 {
+		return t, true
+	}
+	ts, ok := w.coveredAt(excess)
+	if !ok {
+		return 0, false // unreachable: the entries hold Sum > excess
+	}
+	r, ok := addTime(ts, l.rule.W)
+	return max(r, t), ok
+}
+
+// coveredAt returns the time of the oldest entry such that the entries up
+// to and including it hold at least need cost; ok is false when all of them
+// hold less.
+func (w *WindowSum) coveredAt(need int64) (int64, bool) {
+	mask := len(w.ts) - 1
+	var acc int64
+	for i := 0; i < w.n; i++ {
+		j := (w.head + i) & mask
+		c := int64(1)
+		if w.costs != nil {
+			c = w.costs[j]
+		}
+		acc += c
+		if acc >= need {
+			return w.ts[j], true
+		}
+	}
+	return 0, false
+}
+
+// countsIn returns the (prev, curr) counts the state would have in window
+// k >= s.win if nothing more were recorded.
+func (s counterState) countsIn(k int64) (prev, curr int64) {
+	switch k {
+	case s.win:
+		return s.prev, s.curr
+	case s.win + 1:
+		return s.curr, 0
+	}
+	return 0, 0
+}
+
+// RetryAfter solves the variant's admission inequality for the elapsed time
+// e, window by window: in the current window with (prev, curr), in the next
+// one where the counts have shifted to (curr, 0), and in the one after,
+// where both are zero.
+func (c *Counter) RetryAfter(id int32, t, cost int64) (int64, bool) {
+	W, L := c.rule.W, c.rule.L
+	if cost > L && c.admit != admitLT {
+		return 0, false // counter-lt ignores the cost: E < L eventually holds
+	}
+	s := c.st[id]
+	wt := t / W
+	last := max(wt, s.win+2) // from s.win+2 on, both counts are zero
+	for k := wt; k <= last; k++ {
+		prev, curr := s.countsIn(k)
+		var e int64
+		switch c.admit {
+		case admitLT: // prev*(W-e) < (L-curr)*W
+			if curr >= L {
+				continue
+			}
+			e = minElapsed(prev, L-curr, W, true)
+		case admitFloor: // floor(prev*(W-e)/W) <= L-cost-curr, i.e. prev*(W-e) < (L-cost-curr+1)*W
+			if curr > L-cost {
+				continue
+			}
+			e = minElapsed(prev, L-cost-curr+1, W, true)
+		default: // prev*(W-e) <= (L-cost-curr)*W
+			if curr > L-cost {
+				continue
+			}
+			e = minElapsed(prev, L-cost-curr, W, false)
+		}
+		if k == wt {
+			e = max(e, t-wt*W)
+		}
+		if e < W {
+			return mulAddTime(k, W, e)
+		}
+	}
+	return 0, false // unreachable: with both counts zero every variant admits at e = 0
+}
+
+// RetryAfter is t if the request fits in the current window, else the start
+// of the next one.
+func (f *Fixed) RetryAfter(id int32, t, cost int64) (int64, bool) {
+	W, L := f.rule.W, f.rule.L
+	if cost > L {
+		return 0, false
+	}
+	s := f.st[id]
+	wt := t / W
+	if _, curr := s.countsIn(wt); curr <= L-cost {
+		return t, true
+	}
+	return mulAddTime(wt+1, W, 0)
+}
+
+// RetryAfter returns the time the bucket has refilled to cost tokens. With
+// the deficit D = B - tokens at the last refill, that is the least r with
+// D*W - (r-last)*L <= (B-cost)*W: r = last + ceil(((D-(B-cost))*W)/L).
+func (tk *Token) RetryAfter(id int32, t, cost int64) (int64, bool) {
+	if cost > tk.b {
+		return 0, false
+	}
+	s := tk.st[id]
+	if s.fits(tk.b, cost) {
+		return t, true
+	}
+	need := mul(s.dq-(tk.b-cost), tk.rule.W).addInt(s.dr) // dq >= B-cost >= 0
+	dt, ok := need.quoCeil(tk.rule.L)
+	if !ok {
+		return 0, false
+	}
+	r, ok := addTime(s.last, dt)
+	return max(r, t), ok
+}
+
+// RetryAfter returns the least r with max(TAT-r, 0)*L <= (B-cost)*W.
+func (g *GCRA) RetryAfter(id int32, t, cost int64) (int64, bool) {
+	if cost > g.b {
+		return 0, false
+	}
+	s := g.st[id]
+	return tatRetryAfter(s.tq, s.tr, t, g.b-cost, g.rule)
+}
+
+// tatRetryAfter returns the least r >= t at which a virtual time
+// TAT = tq + tr/L (0 <= tr < L) is at most room*W/L ahead of r, that is
+// max(TAT-r, 0)*L <= room*W, for room >= 0: GCRA's admission test and the
+// leaky bucket's.
+func tatRetryAfter(tq, tr, t, room int64, r Rule) (int64, bool) {
+	m := mul(room, r.W)
+	if m.lt(u128{0, uint64(tr)}) {
+		// (tq-x)*L + tr <= m < tr needs x > tq, where TAT <= x: x = tq+1.
+		x, ok := addTime(tq, 1)
+		return max(x, t), ok
+	}
+	// (tq-x)*L <= m - tr, i.e. x >= tq - floor((m-tr)/L).
+	q, ok := m.minus(u128{0, uint64(tr)}).quoFloor(r.L)
+	if !ok || q >= tq-t {
+		return t, true
+	}
+	return tq - q, true
+}
+
+// RetryAfter walks the sub-windows from the key's current one: in each, the
+// counts shift as they would with nothing more recorded, the inequality
+// (sum + cost)*W + old*(W - rem) <= L*W is solved for rem = t*N - s*W, and
+// the first time whose rem reaches the bound is the answer. After N+1
+// sub-windows every count is zero.
+func (b *Buckets) RetryAfter(id int32, t, cost int64) (int64, bool) {
+	W, L, N := b.rule.W, b.rule.L, b.n
+	if cost > L {
+		return 0, false
+	}
+	m := N + 1
+	h := b.hdr[id]
+	c := b.c[int64(id)*m : int64(id+1)*m]
+	st, _ := b.locate(t)
+	sum := h.sum
+	for k := int64(0); k <= N+1; k++ {
+		sp := h.s + k
+		var old int64 // cost of sub-window sp-N, weighted by 1-x
+		if k <= N {
+			old = c[(h.s+1+k)%m] // sub-window h.s+k-N ≡ h.s+k+1 (mod N+1)
+		}
+		if k > 0 {
+			sum -= old // sub-window sp-N left the full sum, now weighted
+		}
+		if sp < st || sum > L-cost {
+			continue
+		}
+		rem := minElapsed(old, L-cost-sum, W, false)
+		if rem >= W {
+			continue
+		}
+		// The least x with x*N >= sp*W + rem, if it is still in sp.
+		x, ok := mul(sp, W).addInt(rem).quoCeil(N)
+		if !ok {
+			return 0, false
+		}
+		x = max(x, t)
+		if xs, _ := b.locate(x); xs == sp {
+			return x, true
+		}
+	}
+	return t, true // t is more than N+1 sub-windows past the state: all counts are zero
+}
