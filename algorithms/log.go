@@ -15,6 +15,8 @@ type Log struct {
 	rule  Rule
 	rings []WindowSum
 	keys  []logKey
+
+	relPeakMax, relPeakSum int64 // the peaks of the keys released (Release)
 }
 
 // logKey is the memory bookkeeping of one key of the log.
@@ -65,6 +67,7 @@ func (l *Log) Sum(id int32) int64 { return l.rings[id].Sum() }
 // size of one key and the sum over keys of each key's largest size (keys
 // count from their first request).
 func (l *Log) Memory() (peakPerKey, sumOfPeaks int64) {
+	peakPerKey, sumOfPeaks = l.relPeakMax, l.relPeakSum
 	for _, k := range l.keys {
 		peakPerKey = max(peakPerKey, k.peak)
 		sumOfPeaks += k.peak

@@ -17,6 +17,9 @@ type WindowSum struct {
 // Sum returns the total cost of the entries held.
 func (w *WindowSum) Sum() int64 { return w.sum }
 
+// Newest returns the time of the newest entry; the sum must not be empty.
+func (w *WindowSum) Newest() int64 { return w.ts[(w.head+w.n-1)&(len(w.ts)-1)] }
+
 // Len returns the number of entries held.
 func (w *WindowSum) Len() int { return w.n }
 

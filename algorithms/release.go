@@ -1,0 +1,128 @@
+package algorithms
+
+import (
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Releaser is a limiter that can tell when a key's state has returned to
+// its initial value, and forget it. A replay of a trace with many keys that
+// come and go (ten million clients seen once each) then keeps state only
+// for the keys that are active, not for every key ever seen.
+type Releaser interface {
+	// Idle reports whether key id's state at time t, no earlier than the
+	// key's last request, is the initial state: from t on, the key decides
+	// exactly as a key never seen. It may advance the state to t.
+	Idle(id int32, t int64) bool
+	// Release resets key id to the initial state and frees what it holds,
+	// so that the id can serve another key.
+	Release(id int32)
+}
+
+// Idle: every entry has left the window (t-W, t].
+func (l *Log) Idle(id int32, t int64) bool {
+	w := &l.rings[id]
+	return w.Len() == 0 || w.Newest() <= t-l.rule.W
+}
+
+// Release frees the key's entries; its largest size stays counted in
+// Memory until Restore hands it back.
+func (l *Log) Release(id int32) {
+	l.relPeakMax = max(l.relPeakMax, l.keys[id].peak)
+	l.relPeakSum += l.keys[id].peak
+	l.rings[id] = WindowSum{}
+	l.keys[id] = logKey{}
+}
+
+// KeyPeak returns the largest analytic size key id has had.
+func (l *Log) KeyPeak(id int32) int64 { return l.keys[id].peak }
+
+// Restore gives a released key that returns (now under id) the largest
+// size it had before its release, so that Memory counts it once.
+func (l *Log) Restore(id int32, peak int64) {
+	l.keys[id] = logKey{seen: true, peak: max(peak, l.rings[id].Bytes())}
+	l.relPeakSum -= peak
+}
+
+// Idle: both windows counted are over, or nothing is counted.
+func (c *Counter) Idle(id int32, t int64) bool {
+	s := &c.st[id]
+	return t/c.rule.W >= s.win+2 || (s.prev == 0 && s.curr == 0)
+}
+
+func (c *Counter) Release(id int32) { c.st[id] = counterState{} }
+
+// Idle: the window counted is over, or nothing is counted.
+func (f *Fixed) Idle(id int32, t int64) bool {
+	s := &f.st[id]
+	return t/f.rule.W >= s.win+1 || s.curr == 0
+}
+
+func (f *Fixed) Release(id int32) { f.st[id] = counterState{} }
+
+// Idle: the bucket is full again.
+func (tk *Token) Idle(id int32, t int64) bool {
+	s := &tk.st[id]
+	s.refill(t, tk.rule)
+	return s.dq == 0 && s.dr == 0
+}
+
+func (tk *Token) Release(id int32) { tk.st[id] = tokenState{} }
+
+// Idle: the theoretical arrival time is not after t.
+func (g *GCRA) Idle(id int32, t int64) bool {
+	s := &g.st[id]
+	return s.tq < t || (s.tq == t && s.tr == 0)
+}
+
+func (g *GCRA) Release(id int32) { g.st[id] = gcraState{} }
+
+// Idle: every counter still in the window is zero.
+func (b *Buckets) Idle(id int32, t int64) bool {
+	s, _ := b.locate(t)
+	h, c := b.advance(id, s)
+	return h.sum == 0 && c[(s+1)%(b.n+1)] == 0
+}
+
+func (b *Buckets) Release(id int32) {
+	m := b.n + 1
+	b.hdr[id] = bucketsHeader{}
+	clear(b.c[int64(id)*m : int64(id+1)*m])
+}
+
+// Idle: the queue has drained.
+func (lk *Leaky) Idle(id int32, t int64) bool { return lk.st[id].empty(t) }
+
+func (lk *Leaky) Release(id int32) { lk.st[id] = leakyState{} }
+
+// Idle: the library's bucket and its exact twin are both full: from then
+// on both hold B whatever their past, as a new key's do.
+func (x *XRate) Idle(id int32, t int64) bool {
+	k := &x.keys[id]
+	k.twin.refill(t, x.rule)
+	return k.twin.dq == 0 && k.twin.dr == 0 && k.lim.TokensAt(time.Unix(0, t)) >= float64(x.b)
+}
+
+func (x *XRate) Release(id int32) {
+	k := &x.keys[id]
+	k.lim = rate.Limiter{}
+	initLimiter(&k.lim, x.limit, int(x.b))
+	k.twin = tokenState{}
+}
+
+// Idle: every layer is idle (a layer that cannot tell never is).
+func (ly *Layered) Idle(id int32, t int64) bool {
+	idle := true
+	for _, l := range ly.layers {
+		r, ok := l.(Releaser)
+		idle = idle && ok && r.Idle(id, t) // every layer advances to t
+	}
+	return idle
+}
+
+func (ly *Layered) Release(id int32) {
+	for _, l := range ly.layers {
+		l.(Releaser).Release(id)
+	}
+}
