@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"ratebench/algorithms"
@@ -65,6 +66,48 @@ func BenchmarkEngine(b *testing.B) {
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+		})
+	}
+}
+
+// BenchmarkDistinctKeys replays a stream of keys each seen once (1,000 new
+// keys a second, rule 10/1m: 120,000 keys are active at a time), with idle
+// keys released and without, and reports the Go heap it leaves live and
+// the most keys live at once. With release the heap is set by the active
+// keys; without, by every key seen.
+func BenchmarkDistinctKeys(b *testing.B) {
+	rule, _ := algorithms.ParseRule("10/1m")
+	const n = 2_000_000
+	for _, bc := range []struct {
+		name     string
+		minSweep int
+	}{{"release", minSweep}, {"keep", 1 << 62}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for range b.N {
+				withMinSweep(bc.minSweep, func() {
+					e, err := New(Config{Rules: []algorithms.Rule{rule}, Algorithms: []string{"counter", "token"}, Modes: []Mode{Independent}})
+					if err != nil {
+						b.Fatal(err)
+					}
+					key := make([]byte, 0, 32)
+					for i := range n {
+						key = fmt.Appendf(key[:0], "client-%d", i)
+						if err := e.Add(key, int64(i)*1_000_000, 1); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.StopTimer()
+					runtime.GC()
+					var m runtime.MemStats
+					runtime.ReadMemStats(&m)
+					b.ReportMetric(float64(m.HeapAlloc)/(1<<20), "heap-MiB")
+					b.ReportMetric(float64(e.rel.peakLive), "peak-live-keys")
+					b.ReportMetric(float64(m.HeapAlloc)/n, "heap-B/key-seen")
+					runtime.KeepAlive(e)
+					b.StartTimer()
+				})
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "req/s")
 		})
 	}
 }

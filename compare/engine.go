@@ -26,6 +26,7 @@ type Engine struct {
 	// parts are the workers of a parallel engine, each replaying the keys
 	// that hash to it; nil for a single one, which replays itself.
 	parts []*Engine
+	rel   releaser // releases the state of idle keys
 }
 
 // group is one rule × count policy: a reference log and the candidates of
@@ -111,6 +112,7 @@ func newEngine(cfg Config) (*Engine, error) {
 			e.groups = append(e.groups, g)
 		}
 	}
+	e.rel = newReleaser(e)
 	if contains(cfg.Counts, CountAll) && len(cfg.Modes) > 1 {
 		e.notes = append(e.notes, fmt.Sprintf("count all: every request is recorded by the window algorithms, so the independent and shadow modes coincide; they are run once, as %s (token and gcra, which count only what they admit, run as %s too)", cfg.Modes[0], cfg.Modes[0]))
 	}
@@ -133,11 +135,25 @@ func (e *Engine) Add(key []byte, t, cost int64) error {
 			return e.parts[worker(h, len(e.parts))].Add(key, t, cost)
 		}
 	}
-	id, _, err := e.keys.intern(key, t)
+	id, isNew, err := e.keys.intern(key, t)
 	if err != nil {
 		return err
 	}
+	if isNew && len(e.rel.index) > 0 {
+		if int(id) >= e.capN {
+			e.growKeys(max(2*e.capN, int(id)+1, 1024))
+		}
+		back, err := e.restore(id, key, t)
+		if err != nil {
+			e.keys.release(id)
+			return err
+		}
+		if back {
+			e.keys.seen-- // a key seen before
+		}
+	}
 	e.add(id, t, cost)
+	e.rel.observe(e, t)
 	return nil
 }
 
@@ -161,6 +177,7 @@ func (e *Engine) AddIndexed(id int32, key []byte, t, cost int64) error {
 	if _, err := e.keys.internIndexed(id, key, t); err != nil {
 		return err
 	}
+	e.rel.enabled = false // the caller's ids cannot be given to other keys
 	e.add(id, t, cost)
 	return nil
 }
@@ -267,14 +284,16 @@ func (e *Engine) Summary(trace TraceInfo) *Summary {
 	for _, m := range e.cfg.Modes {
 		s.Config.Modes = append(s.Config.Modes, string(m))
 	}
+	retained := e.rel.retained()
+	base := 0 // index of the group's reference in e.runs()
 	for _, g := range e.groups {
 		state := &g.refAcc.timeline
-		ref := g.refAcc.summary(e.keys, e.cfg.TopKeys, state)
+		ref := g.refAcc.summary(e.keys, e.cfg.TopKeys, state, retained, base)
 		for _, m := range g.modes {
 			runs := []Run{ref}
-			for _, c := range g.cands {
+			for i, c := range g.cands {
 				if c.mode == m {
-					runs = append(runs, c.acc.summary(e.keys, e.cfg.TopKeys, state))
+					runs = append(runs, c.acc.summary(e.keys, e.cfg.TopKeys, state, retained, base+1+i))
 				}
 			}
 			for _, r := range runs {
@@ -282,6 +301,7 @@ func (e *Engine) Summary(trace TraceInfo) *Summary {
 				s.Runs = append(s.Runs, r)
 			}
 		}
+		base += 1 + len(g.cands)
 	}
 	return s
 }

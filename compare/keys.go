@@ -9,7 +9,9 @@ type keyTable struct {
 	ids   map[string]int32
 	names []string
 	state []keyState
-	seen  int // keys seen: ids may have gaps when the caller assigns them
+	seen  int     // keys seen: ids may have gaps when the caller assigns them
+	live  int     // keys holding an id now
+	free  []int32 // ids released, to give to new keys
 }
 
 // keyState is what the table keeps per key, together so that one cache
@@ -17,6 +19,7 @@ type keyTable struct {
 type keyState struct {
 	last     int64 // time of the key's last request
 	requests int64
+	live     bool // the id holds a key (not released)
 }
 
 func newKeyTable() *keyTable { return &keyTable{ids: map[string]int32{}} }
@@ -38,15 +41,23 @@ func (e *OrderError) Error() string {
 func (k *keyTable) intern(key []byte, t int64) (id int32, isNew bool, err error) {
 	id, ok := k.ids[string(key)]
 	if !ok {
-		if len(k.names) >= 1<<31-1 {
-			return 0, false, fmt.Errorf("more than %d distinct keys", 1<<31-1)
-		}
-		id = int32(len(k.names))
 		name := string(key)
+		if n := len(k.free); n > 0 {
+			id = k.free[n-1]
+			k.free = k.free[:n-1]
+			k.names[id] = name
+			k.state[id] = keyState{last: t, live: true}
+		} else {
+			if len(k.names) >= 1<<31-1 {
+				return 0, false, fmt.Errorf("more than %d keys at once", 1<<31-1)
+			}
+			id = int32(len(k.names))
+			k.names = append(k.names, name)
+			k.state = append(k.state, keyState{last: t, live: true})
+		}
 		k.ids[name] = id
-		k.names = append(k.names, name)
-		k.state = append(k.state, keyState{last: t})
 		k.seen++
+		k.live++
 		isNew = true
 	} else if st := &k.state[id]; t < st.last {
 		return id, false, &OrderError{Key: k.names[id], T: t, Prev: st.last}
@@ -70,6 +81,8 @@ func (k *keyTable) internIndexed(id int32, key []byte, t int64) (isNew bool, err
 	if st.requests == 0 {
 		k.names[id] = string(key)
 		k.seen++
+		k.live++
+		st.live = true
 		isNew = true
 	} else if t < st.last {
 		return false, &OrderError{Key: k.names[id], T: t, Prev: st.last}
@@ -84,3 +97,12 @@ func (k *keyTable) len() int { return k.seen }
 
 // size returns one more than the largest id.
 func (k *keyTable) size() int { return len(k.names) }
+
+// release forgets key id and frees the id for another key.
+func (k *keyTable) release(id int32) {
+	delete(k.ids, k.names[id])
+	k.names[id] = ""
+	k.state[id] = keyState{}
+	k.free = append(k.free, id)
+	k.live--
+}

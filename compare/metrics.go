@@ -2,7 +2,6 @@ package compare
 
 import (
 	"slices"
-	"sort"
 
 	"ratebench/algorithms"
 )
@@ -39,6 +38,18 @@ func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr, ownHistory
 		a.rateErr = newRateErrorAcc(rule.L)
 	}
 	return a
+}
+
+// release resets key id's accumulators (its figures were saved in the
+// release ledger).
+func (a *runAcc) release(id int32) {
+	a.overByKey[id], a.underByKey[id] = 0, 0
+	if a.burst != nil {
+		a.burst.release(id)
+	}
+	if a.bound.check != nil {
+		a.bound.check.Release(id)
+	}
 }
 
 func (a *runAcc) grow(n int) {
@@ -79,8 +90,9 @@ func (a *runAcc) add(id int32, t, cost int64, admit, ref bool) {
 	a.timeline.add(t, dOver, dUnder)
 }
 
-// summary closes the accumulator into a Run.
-func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc) Run {
+// summary closes the accumulator into a Run; retained are the records of
+// released keys that disagreed, with this run's index in them.
+func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, retained []*fullRecord, run int) Run {
 	r := Run{
 		Algorithm:    a.lim.Name(),
 		Requests:     a.requests,
@@ -116,22 +128,23 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc) Run {
 			top = append(top, int32(id))
 		}
 	}
+	for _, f := range retained {
+		o, u := f.over[run], f.under[run]
+		if o > 0 {
+			r.KeysOver++
+		}
+		if u > 0 {
+			r.KeysUnder++
+		}
+		if o+u > 0 {
+			r.KeysDisagree++
+		}
+	}
 	if a.burst != nil {
-		r.Burst = a.burst.summary(keys, a.rule.L)
+		r.Burst = a.burst.summary(keys, a.rule.L, retained, run)
 	}
 	if a.bound.check != nil {
 		r.Bound = &Bound{B: a.bound.b, Violations: a.bound.violations}
-	}
-	sort.Slice(top, func(i, j int) bool {
-		di := a.overByKey[top[i]] + a.underByKey[top[i]]
-		dj := a.overByKey[top[j]] + a.underByKey[top[j]]
-		if di != dj {
-			return di > dj
-		}
-		return keys.names[top[i]] < keys.names[top[j]]
-	})
-	if len(top) > topN {
-		top = top[:topN]
 	}
 	r.TopKeys = []KeyStat{}
 	for _, id := range top {
@@ -145,6 +158,19 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc) Run {
 		if a.burst != nil {
 			r.TopKeys[len(r.TopKeys)-1].Burst = &a.burst.peak[id]
 		}
+	}
+	for _, f := range retained {
+		if d := f.over[run] + f.under[run]; d > 0 {
+			ks := KeyStat{Key: f.name, Requests: f.requests, Disagree: d, Over: f.over[run], Under: f.under[run]}
+			if a.burst != nil {
+				ks.Burst = &f.peak[run]
+			}
+			r.TopKeys = append(r.TopKeys, ks)
+		}
+	}
+	sortTopKeys(r.TopKeys)
+	if len(r.TopKeys) > topN {
+		r.TopKeys = r.TopKeys[:topN]
 	}
 	return r
 }
@@ -167,6 +193,9 @@ type burstAcc struct {
 	log  *algorithms.Log
 	ref  *algorithms.Log
 	w    int64
+
+	relMax int64  // the largest peak of the keys released
+	relKey string // and its key (the least name of those with it)
 
 	lastDis     []int64 // time of each key's latest disagreement (with ref)
 	over, under []algorithms.WindowSum
@@ -229,19 +258,48 @@ func (b *burstAcc) observe(id int32, t, cost int64, admit, ref bool) {
 	b.peak[id] = max(b.peak[id], span)
 }
 
-func (b *burstAcc) summary(keys *keyTable, l int64) *Burst {
-	out := &Burst{}
-	best := int32(-1)
+// release forgets key id's burst state (its peak was saved or folded).
+func (b *burstAcc) release(id int32) {
+	b.peak[id] = 0
+	switch {
+	case b.log != nil:
+	case b.ref != nil:
+		b.lastDis[id] = 0
+		b.over[id], b.under[id] = algorithms.WindowSum{}, algorithms.WindowSum{}
+	default:
+		b.win[id] = algorithms.WindowSum{}
+	}
+}
+
+// fold counts the peak of a released key towards the largest burst.
+func (b *burstAcc) fold(p int64, name string) {
+	if p > b.relMax || (p == b.relMax && p > 0 && name < b.relKey) {
+		b.relMax, b.relKey = p, name
+	}
+}
+
+func (b *burstAcc) summary(keys *keyTable, l int64, retained []*fullRecord, run int) *Burst {
+	out := &Burst{Max: b.relMax, Key: b.relKey}
+	consider := func(p int64, name string) {
+		if p > out.Max || (p == out.Max && p > 0 && name < out.Key) {
+			out.Max, out.Key = p, name
+		}
+	}
 	for id, p := range b.peak {
 		if p > l {
 			out.KeysOverL++
 		}
-		if p > out.Max || (p == out.Max && best >= 0 && p > 0 && keys.names[id] < keys.names[best]) {
-			out.Max, best = p, int32(id)
+		if p > 0 {
+			consider(p, keys.names[id])
 		}
 	}
-	if best >= 0 && out.Max > 0 {
-		out.Key = keys.names[best]
+	for _, f := range retained {
+		if f.peak[run] > l {
+			out.KeysOverL++
+		}
+	}
+	if out.Max == 0 {
+		out.Key = ""
 	}
 	out.Ratio = float64(out.Max) / float64(l)
 	return out

@@ -39,7 +39,7 @@ type failure struct {
 // for those keys, and Summary merges them exactly.
 func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 	n := len(e.parts)
-	ix, indexed := r.(KeyIndexer)
+	ix, indexed := keyIndexer(r)
 	free := make(chan *batch, 4*n)
 	for range 4 * n {
 		free <- &batch{}

@@ -22,11 +22,21 @@ type Perf struct {
 	HeapBytesPerKey float64 `json:"heap_bytes_per_key"`
 	// MaxRSSBytes is the process's peak resident set size so far.
 	MaxRSSBytes int64 `json:"max_rss_bytes"`
+	// Workers replayed the keys in parallel.
+	Workers int `json:"workers"`
+	// PeakLiveKeys is the most keys holding state at once (summed over
+	// workers), ReleasedKeys how often an idle key's state was released.
+	PeakLiveKeys int64 `json:"peak_live_keys"`
+	ReleasedKeys int64 `json:"released_keys"`
 }
 
-// MeasurePerf fills a Perf for a replay of s that took d.
-func MeasurePerf(s *Summary, d time.Duration) Perf {
-	p := Perf{Requests: s.Trace.Requests, Runs: len(s.Runs), Seconds: d.Seconds()}
+// MeasurePerf fills a Perf for a replay of s by e that took d.
+func MeasurePerf(e *Engine, s *Summary, d time.Duration) Perf {
+	p := Perf{Requests: s.Trace.Requests, Runs: len(s.Runs), Seconds: d.Seconds(), Workers: max(1, len(e.parts))}
+	for _, w := range append([]*Engine{e}, e.parts...) {
+		p.PeakLiveKeys += int64(w.rel.peakLive)
+		p.ReleasedKeys += w.rel.released
+	}
 	if d > 0 {
 		p.RequestsPerSecond = float64(s.Trace.Requests) / d.Seconds()
 	}

@@ -17,6 +17,20 @@ type KeyIndexer interface {
 	KeyIndex() int32
 }
 
+// maxIndexedKeys is the most keys a reader's own ids are used for: past
+// it, keys are looked up by name, so that idle keys can be released (a
+// caller's ids cannot be given to other keys).
+const maxIndexedKeys = 1 << 20
+
+// keyIndexer returns r's key ids if it has them and they are few enough.
+func keyIndexer(r traces.Reader) (KeyIndexer, bool) {
+	ix, ok := r.(KeyIndexer)
+	if k, sized := r.(interface{ Keys() int }); ok && sized && k.Keys() > maxIndexedKeys {
+		return nil, false
+	}
+	return ix, ok
+}
+
 // Replay feeds every request of r to the engine. An error names the file
 // and line (or row) of the request at fault. When ctx is cancelled it stops
 // between two requests and returns ErrInterrupted; the engine's Summary
@@ -29,7 +43,7 @@ func (e *Engine) Replay(ctx context.Context, r traces.Reader) error {
 	if e.parts != nil {
 		return e.replayParallel(ctx, r)
 	}
-	ix, indexed := r.(KeyIndexer)
+	ix, indexed := keyIndexer(r)
 	done := ctx.Done()
 	for n := 1; r.Scan(); n++ {
 		if n&4095 == 0 { // every 4096 requests

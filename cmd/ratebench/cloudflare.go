@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"ratebench/algorithms"
@@ -30,6 +31,7 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 	seed := fs.Uint64("seed", 1, "random seed")
 	out := fs.String("o", "results/cloudflare", "output `dir`")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the replay to `file`")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "goroutines replaying keys in parallel (the results are the same for any number)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -47,6 +49,7 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 		Algorithms: []string{"log", "counter"},
 		Modes:      []compare.Mode{compare.Independent, compare.Shadow},
 		Counts:     []compare.Count{compare.CountAccepted, compare.CountAll},
+		Workers:    *workers,
 	})
 	if err != nil {
 		return err
@@ -59,7 +62,7 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 	}
 	command := "ratebench cloudflare"
 	fs.Visit(func(f *flag.Flag) { // the flags that change the figures
-		if f.Name != "o" && f.Name != "cpuprofile" {
+		if f.Name != "o" && f.Name != "cpuprofile" && f.Name != "workers" {
 			command += fmt.Sprintf(" -%s %s", f.Name, f.Value)
 		}
 	})

@@ -192,7 +192,7 @@ func (j replayJob) replay() (*compare.Summary, compare.Perf, error) {
 	}
 	info.Skipped, info.SkippedExamples = skipped(r)
 	sum := eng.Summary(info)
-	perf := compare.MeasurePerf(sum, elapsed)
+	perf := compare.MeasurePerf(eng, sum, elapsed)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, perf, err
 	}

@@ -1,0 +1,242 @@
+package compare
+
+import (
+	"fmt"
+
+	"ratebench/algorithms"
+)
+
+// Releasing idle keys keeps a replay's memory set by the keys that are
+// active, not by every key the trace ever had: a key whose state in every
+// limiter and accumulator is back to its initial value (its log entries
+// expired, its windows long past, its bucket full) gives its id back for
+// another key.
+//
+// Nothing reported changes. What a released key leaves behind is a record
+// in the ledger, found by the 64-bit hash of its name: its request count,
+// and per group the reference's largest burst and the log's largest size
+// for it. A key that disagreed anywhere (or whose burst passed L) keeps a
+// full record besides: its name and its per-run counts. Everything else
+// about it is, for a key that never disagreed, what the reference measured.
+// When the key returns, its record is handed back to its new id, so that
+// per-key figures (top keys, burst, memory per key) are those of one key.
+// Two keys whose names hash alike would be taken for one (for ten million
+// keys, about one chance in 370,000): the decisions do not depend on it,
+// only the key count and a returning key's figures would.
+//
+// Keys are released only while the trace is in time order across keys:
+// the idle test at the latest time seen must hold for every later request.
+// Once a request arrives earlier than the latest time, releasing stops, and
+// a released key coming back earlier than its release is an error (the
+// state it had then is gone): sort the trace, or use -reorder.
+type releaser struct {
+	enabled   bool  // no key indexes, every limiter can release
+	ordered   bool  // every request so far came in time order
+	now       int64 // the latest time seen
+	horizon   int64 // a key is considered once this long without a request
+	nextSweep int   // sweep when this many keys are live
+	lastSweep int64 // time of the last sweep that released a key
+	released  int64 // keys released so far
+	peakLive  int   // most keys live at once
+
+	index    map[uint64]int32 // hash of a released key's name -> its record
+	requests []int64          // per record: the key's requests
+	groupRec []int64          // per record, per group: reference burst, log peak
+	full     map[int32]*fullRecord
+}
+
+// fullRecord is what a released key that disagreed somewhere keeps, per
+// run in the engine's order (runs).
+type fullRecord struct {
+	name              string
+	requests          int64
+	over, under, peak []int64
+}
+
+// minSweep is the number of live keys below which no sweep is made; the
+// tests lower it.
+var minSweep = 1 << 16
+
+func newReleaser(e *Engine) releaser {
+	r := releaser{enabled: true, ordered: true, nextSweep: minSweep, index: map[uint64]int32{}, full: map[int32]*fullRecord{}}
+	for _, g := range e.groups {
+		r.horizon = max(r.horizon, 2*g.rule.W)
+		if _, ok := algorithms.Limiter(g.ref).(algorithms.Releaser); !ok {
+			r.enabled = false
+		}
+		for _, c := range g.cands {
+			if _, ok := c.lim.(algorithms.Releaser); !ok {
+				r.enabled = false
+			}
+		}
+	}
+	return r
+}
+
+// runs returns every run accumulator of the engine in a fixed order.
+func (e *Engine) runs() []*runAcc {
+	var out []*runAcc
+	for _, g := range e.groups {
+		out = append(out, g.refAcc)
+		for _, c := range g.cands {
+			out = append(out, c.acc)
+		}
+	}
+	return out
+}
+
+// observe notes the time of a request and sweeps when it is time.
+func (r *releaser) observe(e *Engine, t int64) {
+	if t < r.now {
+		r.ordered = false
+	}
+	r.now = max(r.now, t)
+	if live := e.keys.live; r.enabled && r.ordered && live >= r.nextSweep {
+		e.sweep()
+		r.nextSweep = max(2*e.keys.live, minSweep)
+	}
+	r.peakLive = max(r.peakLive, e.keys.live)
+}
+
+// sweep releases every idle key.
+func (e *Engine) sweep() {
+	r := &e.rel
+	now := r.now
+	runs := e.runs()
+	for id := range e.keys.size() {
+		st := &e.keys.state[id]
+		if !st.live || st.last > now-r.horizon || !e.idle(int32(id), now) {
+			continue
+		}
+		e.release(int32(id), runs)
+		r.lastSweep = now
+	}
+}
+
+// idle reports whether key id's state is initial everywhere at now.
+func (e *Engine) idle(id int32, now int64) bool {
+	for _, g := range e.groups {
+		if !algorithms.Limiter(g.ref).(algorithms.Releaser).Idle(id, now) {
+			return false
+		}
+		for _, c := range g.cands {
+			if !c.lim.(algorithms.Releaser).Idle(id, now) {
+				return false
+			}
+		}
+		for _, a := range append([]*runAcc{g.refAcc}, g.accs()...) {
+			if a.bound.check != nil && !a.bound.check.Idle(id, now) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (g *group) accs() []*runAcc {
+	out := make([]*runAcc, len(g.cands))
+	for i, c := range g.cands {
+		out[i] = c.acc
+	}
+	return out
+}
+
+// release writes key id's record and frees its id.
+func (e *Engine) release(id int32, runs []*runAcc) {
+	r := &e.rel
+	name := e.keys.names[id]
+	h := KeyHash([]byte(name))
+	rec, ok := r.index[h]
+	if !ok {
+		rec = int32(len(r.requests))
+		r.index[h] = rec
+		r.requests = append(r.requests, 0)
+		r.groupRec = append(r.groupRec, make([]int64, 2*len(e.groups))...)
+	}
+	r.requests[rec] = e.keys.state[id].requests
+	gr := r.groupRec[int(rec)*2*len(e.groups):]
+	for i, g := range e.groups {
+		gr[2*i] = 0
+		if b := g.refAcc.burst; b != nil {
+			gr[2*i] = b.peak[id]
+		}
+		gr[2*i+1] = g.ref.KeyPeak(id)
+	}
+	keep := false
+	for _, a := range runs {
+		if a.overByKey[id]+a.underByKey[id] > 0 || (a.burst != nil && a.burst.peak[id] > a.rule.L) {
+			keep = true
+		}
+	}
+	if keep {
+		f := &fullRecord{name: name, requests: e.keys.state[id].requests, over: make([]int64, len(runs)), under: make([]int64, len(runs)), peak: make([]int64, len(runs))}
+		for i, a := range runs {
+			f.over[i], f.under[i] = a.overByKey[id], a.underByKey[id]
+			if a.burst != nil {
+				f.peak[i] = a.burst.peak[id]
+			}
+		}
+		r.full[rec] = f
+	}
+	for _, a := range runs {
+		if a.burst != nil {
+			a.burst.fold(a.burst.peak[id], name)
+		}
+		a.release(id)
+	}
+	for _, g := range e.groups {
+		algorithms.Limiter(g.ref).(algorithms.Releaser).Release(id)
+		for _, c := range g.cands {
+			c.lim.(algorithms.Releaser).Release(id)
+		}
+		g.state.release(id)
+	}
+	e.keys.release(id)
+	r.released++
+}
+
+// restore hands a returning key (now id) the record it left, if any, and
+// reports whether there was one. t is the time of its request.
+func (e *Engine) restore(id int32, key []byte, t int64) (bool, error) {
+	r := &e.rel
+	if len(r.index) == 0 {
+		return false, nil
+	}
+	rec, ok := r.index[KeyHash(key)]
+	if !ok {
+		return false, nil
+	}
+	if t < r.lastSweep && !r.ordered {
+		return true, fmt.Errorf("key %q: request at %d ns is earlier than %d ns, when the key's state was released as idle: the trace is not in time order across keys (sort it, or use -reorder)", key, t, r.lastSweep)
+	}
+	e.keys.state[id].requests += r.requests[rec] // intern counted this request
+	gr := r.groupRec[int(rec)*2*len(e.groups):]
+	f := r.full[rec]
+	delete(r.full, rec)
+	i := 0
+	for gi, g := range e.groups {
+		g.ref.Restore(id, gr[2*gi+1])
+		for _, a := range append([]*runAcc{g.refAcc}, g.accs()...) {
+			if a.burst != nil {
+				a.burst.peak[id] = gr[2*gi] // a run that never disagreed admitted as the reference
+			}
+			if f != nil {
+				a.overByKey[id], a.underByKey[id] = f.over[i], f.under[i]
+				if a.burst != nil {
+					a.burst.peak[id] = f.peak[i]
+				}
+			}
+			i++
+		}
+	}
+	return true, nil
+}
+
+// retained returns the full records of released keys, for the summary.
+func (r *releaser) retained() []*fullRecord {
+	out := make([]*fullRecord, 0, len(r.full))
+	for _, f := range r.full {
+		out = append(out, f)
+	}
+	return out
+}

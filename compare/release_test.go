@@ -1,0 +1,132 @@
+package compare
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// churnTrace is in time order across keys: clients come in cohorts, stay a
+// while and leave; now and then an old client comes back.
+func churnTrace(seed uint64, n int) []rq {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	out := make([]rq, n)
+	var t int64 = 1_000 * sec
+	for i := range out {
+		t += int64(rng.ExpFloat64() * float64(sec) / 20)
+		k := i/400*40 + rng.IntN(50)
+		if rng.IntN(40) == 0 && k > 200 {
+			k = rng.IntN(k - 100) // a client long gone comes back
+		}
+		c := int64(1)
+		if rng.IntN(10) == 0 {
+			c = 2
+		}
+		out[i] = rq{fmt.Sprintf("client-%d", k), t, c}
+	}
+	return out
+}
+
+// withMinSweep runs f with the sweep threshold set to n.
+func withMinSweep(n int, f func()) {
+	old := minSweep
+	minSweep = n
+	defer func() { minSweep = old }()
+	f()
+}
+
+// Releasing idle keys changes nothing in the summary: every count, top
+// key, burst and memory figure is what a replay that keeps every key
+// gives, also for keys that come back after their release.
+func TestReleaseChangesNothing(t *testing.T) {
+	reqs := churnTrace(1, 40000)
+	cfg := fullConfig(t)
+	cfg.Algorithms = []string{"counter", "counter-lt", "counter-floor", "fixed", "token", "gcra", "buckets:3", "leaky", "xrate"}
+	var keep, rel *Summary
+	withMinSweep(1<<62, func() { keep = replay(t, cfg, reqs) })
+	var e *Engine
+	withMinSweep(32, func() {
+		var err error
+		e, err = New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range reqs {
+			if err := e.Add([]byte(q.key), q.t, q.cost); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rel = e.Summary(TraceInfo{Path: "test", Format: "memory"})
+	})
+	if e.rel.released < 1000 || len(e.rel.full) == 0 {
+		t.Fatalf("%d keys released, %d kept full records: the test did not exercise release", e.rel.released, len(e.rel.full))
+	}
+	returned := int64(len(e.rel.index)) // distinct keys ever released
+	if e.rel.released <= returned {
+		t.Fatalf("no released key came back (%d releases of %d keys)", e.rel.released, returned)
+	}
+	if g, w := marshal(t, rel), marshal(t, keep); !bytes.Equal(g, w) {
+		t.Errorf("releasing idle keys changed the summary\n%s", firstDiff(g, w))
+	}
+	if e.keys.size() > 2000 {
+		t.Errorf("%d ids for %d keys: released ids are not reused", e.keys.size(), keep.Trace.Keys)
+	}
+}
+
+// Ten times the keys, each seen once, and the state stays that of the
+// keys active in the window.
+func TestReleaseBoundsLiveKeys(t *testing.T) {
+	for _, n := range []int{20000, 200000} {
+		var e *Engine
+		withMinSweep(1024, func() {
+			var err error
+			e, err = New(Config{Algorithms: []string{"counter", "token"}, Modes: []Mode{Independent}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range n { // 1,000 new keys a second; 5/30s: a key is idle 60 s after its request
+				if err := e.Add([]byte(fmt.Sprint("k", i)), int64(i)*sec/1000, 1); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+		if e.keys.seen != n {
+			t.Errorf("%d keys counted, want %d", e.keys.seen, n)
+		}
+		// 60 s of keys (60,000) are not idle yet; a sweep runs when the
+		// live keys double.
+		if e.rel.peakLive > 2*62000 || e.keys.size() > 2*62000 {
+			t.Errorf("%d keys: %d live at most, %d ids: not bounded by the active keys", n, e.rel.peakLive, e.keys.size())
+		}
+	}
+}
+
+// A released key that comes back earlier than its release, in a trace
+// that is not in time order across keys, is an error, not a wrong
+// decision.
+func TestReleasedKeyBackInThePastIsAnError(t *testing.T) {
+	withMinSweep(2, func() {
+		e, err := New(Config{Algorithms: []string{"counter"}, Modes: []Mode{Independent}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		add := func(k string, at int64) error { return e.Add([]byte(k), at, 1) }
+		for i, q := range []rq{{"a", 1 * sec, 1}, {"b", 2 * sec, 1}, {"c", 500 * sec, 1}, {"d", 501 * sec, 1}} {
+			if err := add(q.key, q.t); err != nil {
+				t.Fatalf("request %d: %v", i, err)
+			}
+		}
+		if e.rel.released == 0 {
+			t.Fatal("nothing released")
+		}
+		if err := add("e", 100*sec); err != nil { // out of order across keys: allowed
+			t.Fatal(err)
+		}
+		err = add("a", 200*sec) // a was released at 501 s
+		if err == nil || !strings.Contains(err.Error(), "released") {
+			t.Errorf("a back at 200 s after its release at 501 s: %v", err)
+		}
+	})
+}
