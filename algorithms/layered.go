@@ -147,3 +147,16 @@ func (ly *Layered) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	}
 	return r, true
 }
+
+// PrimaryRule returns the layer whose window is the longest (of those, the
+// largest limit): the window over which the burst of layered rules is
+// measured, and the one rule of a single-layer set.
+func PrimaryRule(rules []Rule) Rule {
+	p := rules[0]
+	for _, r := range rules[1:] {
+		if r.W > p.W || (r.W == p.W && r.L > p.L) {
+			p = r
+		}
+	}
+	return p
+}

@@ -26,7 +26,10 @@ const (
 // Config says which experiments to run. The zero value of a field means its
 // default (DefaultConfig), so fields can be added later.
 type Config struct {
-	Rules      []algorithms.Rule
+	Rules []algorithms.Rule
+	// Layered are layered rules (SPEC 3.9), each one experiment like a
+	// rule of Rules: a request is admitted iff every layer admits it.
+	Layered    [][]algorithms.Rule
 	Algorithms []string // candidate specs; the reference log is always run
 	Modes      []Mode
 	Counts     []Count
@@ -64,8 +67,13 @@ func DefaultConfig() Config {
 // checks every spec against every rule.
 func (c Config) normalize() (Config, error) {
 	d := DefaultConfig()
-	if len(c.Rules) == 0 {
+	if len(c.Rules) == 0 && len(c.Layered) == 0 {
 		c.Rules = d.Rules
+	}
+	for _, ls := range c.Layered {
+		if len(ls) == 0 {
+			return c, fmt.Errorf("a layered rule without layers")
+		}
 	}
 	if len(c.Algorithms) == 0 {
 		c.Algorithms = d.Algorithms
@@ -86,14 +94,16 @@ func (c Config) normalize() (Config, error) {
 		return c, fmt.Errorf("shard %d/%d: want i/n with 0 <= i < n", c.Shard.Index, c.Shard.Count)
 	}
 	specs := []string{"log"}
-	for _, r := range c.Rules {
-		got, err := algorithms.ParseSpecs(strings.Join(c.Algorithms, ","), r)
-		if err != nil {
-			return c, err
-		}
-		for _, s := range got {
-			if s != "log" && !contains(specs, s) {
-				specs = append(specs, s)
+	for _, set := range c.ruleSets() {
+		for _, r := range set {
+			got, err := algorithms.ParseSpecs(strings.Join(c.Algorithms, ","), r)
+			if err != nil {
+				return c, err
+			}
+			for _, s := range got {
+				if s != "log" && !contains(specs, s) {
+					specs = append(specs, s)
+				}
 			}
 		}
 	}
@@ -157,4 +167,14 @@ func contains[T comparable](s []T, v T) bool {
 		}
 	}
 	return false
+}
+
+// ruleSets returns every experiment's rules: each plain rule as a set of
+// one, then the layered ones.
+func (c Config) ruleSets() [][]algorithms.Rule {
+	var out [][]algorithms.Rule
+	for _, r := range c.Rules {
+		out = append(out, []algorithms.Rule{r})
+	}
+	return append(out, c.Layered...)
 }

@@ -32,7 +32,9 @@ type Engine struct {
 // group is one rule × count policy: a reference log and the candidates of
 // every mode, all fed the same requests.
 type group struct {
-	rule   algorithms.Rule
+	rule   algorithms.Rule   // the rule, or of layered rules the primary (longest window)
+	layers []algorithms.Rule // the layers of a layered rule; the rule alone otherwise
+	guards []*algorithms.Log // the reference's logs of the layers besides the primary
 	count  Count
 	ref    *algorithms.Log
 	refAcc *runAcc
@@ -81,9 +83,15 @@ func New(cfg Config) (*Engine, error) {
 // newEngine returns a single engine for a normalized cfg.
 func newEngine(cfg Config) (*Engine, error) {
 	e := &Engine{cfg: cfg, keys: newKeyTable()}
-	for _, r := range cfg.Rules {
+	for _, set := range cfg.ruleSets() {
+		r := algorithms.PrimaryRule(set)
 		for _, c := range cfg.Counts {
-			g := &group{rule: r, count: c, ref: algorithms.NewLog(r), modes: cfg.Modes, state: stateSeries{w: r.W}}
+			g := &group{rule: r, layers: set, count: c, ref: algorithms.NewLog(r), modes: cfg.Modes, state: stateSeries{w: r.W}}
+			for _, l := range set {
+				if l != r {
+					g.guards = append(g.guards, algorithms.NewLog(l))
+				}
+			}
 			g.refAcc = newRunAcc(r, g.ref, false, true)
 			if c == CountAccepted {
 				g.refAcc.burst.log = g.ref // the reference records exactly what it admits
@@ -94,6 +102,9 @@ func newEngine(cfg Config) (*Engine, error) {
 			for _, m := range g.modes {
 				for _, spec := range cfg.Algorithms[1:] { // [0] is the log
 					lim, err := algorithms.New(spec, r)
+					if len(set) > 1 {
+						lim, err = algorithms.NewLayered(spec, set)
+					}
 					if err != nil {
 						return nil, err
 					}
@@ -211,6 +222,9 @@ func (e *Engine) growKeys(n int) {
 	e.capN = n
 	for _, g := range e.groups {
 		g.ref.Grow(n)
+		for _, l := range g.guards {
+			l.Grow(n)
+		}
 		g.refAcc.grow(n)
 		g.state.grow(n)
 		for _, c := range g.cands {
@@ -222,10 +236,16 @@ func (e *Engine) growKeys(n int) {
 
 func (g *group) add(id int32, t, cost int64) {
 	ref := g.ref.Decide(id, t, cost)
+	for _, l := range g.guards { // a layered reference admits iff every layer's log does
+		ref = l.Decide(id, t, cost) && ref
+	}
 	exact := g.ref.Sum(id) // cost in (t-W, t] before this request
 	recorded := ref || g.count == CountAll
 	if recorded {
 		g.ref.Record(id, t, cost)
+		for _, l := range g.guards {
+			l.Record(id, t, cost)
+		}
 	}
 	g.refAcc.add(id, t, cost, ref, ref)
 	g.state.add(&g.refAcc.timeline, id, t, cost, recorded)
@@ -275,8 +295,8 @@ func (e *Engine) Summary(trace TraceInfo) *Summary {
 	info.Skipped, info.SkippedExamples = trace.Skipped, trace.SkippedExamples
 	s := &Summary{Schema: SchemaV1, Trace: info, Notes: e.notes, Partial: e.partial, Shard: e.cfg.Shard}
 	s.Config = RunConfig{Algorithms: e.cfg.Algorithms, TopKeys: e.cfg.TopKeys, Sweep: e.cfg.Sweep, Budget: e.cfg.Budget}
-	for _, r := range e.cfg.Rules {
-		s.Config.Rules = append(s.Config.Rules, r.String())
+	for _, set := range e.cfg.ruleSets() {
+		s.Config.Rules = append(s.Config.Rules, algorithms.FormatRules(set))
 	}
 	for _, c := range e.cfg.Counts {
 		s.Config.Counts = append(s.Config.Counts, string(c))
@@ -297,7 +317,7 @@ func (e *Engine) Summary(trace TraceInfo) *Summary {
 				}
 			}
 			for _, r := range runs {
-				r.Rule, r.Count, r.Mode = g.rule.String(), string(g.count), string(m)
+				r.Rule, r.Count, r.Mode = algorithms.FormatRules(g.layers), string(g.count), string(m)
 				s.Runs = append(s.Runs, r)
 			}
 		}
@@ -313,7 +333,7 @@ func (e *Engine) String() string {
 	}
 	var parts []string
 	for _, g := range e.groups {
-		parts = append(parts, fmt.Sprintf("%v count=%s modes=%v", g.rule, g.count, g.modes))
+		parts = append(parts, fmt.Sprintf("%s count=%s modes=%v", algorithms.FormatRules(g.layers), g.count, g.modes))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -87,10 +87,11 @@ func (r *Run) id() string {
 // mergeRuns combines one run of every part.
 func mergeRuns(runs []*Run, topN int) (Run, error) {
 	f := runs[0]
-	rule, err := algorithms.ParseRule(f.Rule)
+	rules, err := algorithms.ParseRules(f.Rule)
 	if err != nil {
 		return Run{}, err
 	}
+	rule := algorithms.PrimaryRule(rules)
 	out := Run{Rule: f.Rule, Count: f.Count, Mode: f.Mode, Algorithm: f.Algorithm,
 		Phase: Phase{Bins: f.Phase.Bins}, Memory: Memory{Model: f.Memory.Model}}
 	tl := newTimelineAcc(rule.W)

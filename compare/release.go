@@ -60,7 +60,9 @@ var minSweep = 1 << 16
 func newReleaser(e *Engine) releaser {
 	r := releaser{enabled: true, ordered: true, nextSweep: minSweep, index: map[uint64]int32{}, full: map[int32]*fullRecord{}}
 	for _, g := range e.groups {
-		r.horizon = max(r.horizon, 2*g.rule.W)
+		for _, l := range g.layers {
+			r.horizon = max(r.horizon, 2*l.W)
+		}
 		if _, ok := algorithms.Limiter(g.ref).(algorithms.Releaser); !ok {
 			r.enabled = false
 		}
@@ -116,8 +118,10 @@ func (e *Engine) sweep() {
 // idle reports whether key id's state is initial everywhere at now.
 func (e *Engine) idle(id int32, now int64) bool {
 	for _, g := range e.groups {
-		if !algorithms.Limiter(g.ref).(algorithms.Releaser).Idle(id, now) {
-			return false
+		for _, l := range append([]*algorithms.Log{g.ref}, g.guards...) {
+			if !l.Idle(id, now) {
+				return false
+			}
 		}
 		for _, c := range g.cands {
 			if !c.lim.(algorithms.Releaser).Idle(id, now) {
@@ -185,7 +189,10 @@ func (e *Engine) release(id int32, runs []*runAcc) {
 		a.release(id)
 	}
 	for _, g := range e.groups {
-		algorithms.Limiter(g.ref).(algorithms.Releaser).Release(id)
+		g.ref.Release(id)
+		for _, l := range g.guards {
+			l.Release(id)
+		}
 		for _, c := range g.cands {
 			c.lim.(algorithms.Releaser).Release(id)
 		}

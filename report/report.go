@@ -243,7 +243,8 @@ func newModel(s *compare.Summary, opt Options) *model {
 		if g == nil {
 			g = &group{rule: r.Rule, count: r.Count, mode: r.Mode, m: m}
 			g.id = fileSafe(r.Rule) + "_" + fileSafe(r.Count) + "_" + fileSafe(r.Mode)
-			if rule, err := algorithms.ParseRule(r.Rule); err == nil {
+			if rules, err := algorithms.ParseRules(r.Rule); err == nil {
+				rule := algorithms.PrimaryRule(rules) // of layered rules, the longest window
 				g.l, g.w = rule.L, rule.W
 			}
 			byKey[k] = g

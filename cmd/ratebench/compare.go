@@ -29,7 +29,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	tf.register(fs)
 	genSpec := fs.String("gen", "", "replay a generated `scenario` instead of a trace, e.g. 'population:requests=1e6,sources=270000' (see ratebench gen -list)")
 	var rules listFlag
-	fs.Var(&rules, "rule", "rate limit `L/W`, e.g. 100/1m; repeat or comma-separate for several (default 5/30s)")
+	fs.Var(&rules, "rule", "rate limit `L/W`, e.g. 100/1m, or layered limits L/W+L/W, e.g. 5/1s+100/1m; repeat or comma-separate for several (default 5/30s)")
 	algs := fs.String("alg", strings.Join(algorithms.DefaultSpecs, ","), "comma-separated `algorithms` to compare with the log: "+specList())
 	modes := fs.String("mode", "independent,shadow", "comparison `modes`: independent, shadow, or both")
 	counts := fs.String("count", "accepted", "counting `policy`: accepted, all, or both (accepted,all)")
@@ -58,6 +58,14 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	}
 	for _, list := range rules {
 		for _, s := range strings.Split(list, ",") {
+			if strings.Contains(s, "+") { // layered: 5/1s+100/1m
+				set, err := algorithms.ParseRules(s)
+				if err != nil {
+					return usageError{err.Error()}
+				}
+				cfg.Layered = append(cfg.Layered, set)
+				continue
+			}
 			r, err := algorithms.ParseRule(s)
 			if err != nil {
 				return usageError{err.Error()}

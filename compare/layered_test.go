@@ -1,0 +1,76 @@
+package compare
+
+import (
+	"testing"
+
+	"ratebench/algorithms"
+)
+
+// boundaryTrace is an attacker sending bursts of n just before and just
+// after each edge of windows of w, and steady clients besides.
+func boundaryTrace(w int64, n, windows int) []rq {
+	var out []rq
+	for k := 1; k <= windows; k++ {
+		edge := int64(k+17) * w
+		for i := range n {
+			out = append(out, rq{"attacker", edge - sec + int64(i)*sec/int64(2*n), 1})
+		}
+		for i := range n {
+			out = append(out, rq{"attacker", edge + int64(i)*sec/int64(2*n), 1})
+		}
+	}
+	return out
+}
+
+// A layered rule's reference admits exactly what a log per layer, all
+// recording the layered admissions, admit together; and a short layer
+// takes away most of the fixed window's gain at the edges.
+func TestLayeredRules(t *testing.T) {
+	single := mustRule(t, "100/1m")
+	short := mustRule(t, "5/1s")
+	reqs := boundaryTrace(60*sec, 100, 20)
+	cfg := Config{Rules: []algorithms.Rule{single}, Layered: [][]algorithms.Rule{{short, single}},
+		Algorithms: []string{"fixed", "counter"}, Modes: []Mode{Independent}}
+	s := replay(t, cfg, reqs)
+	if got := s.Config.Rules; len(got) != 2 || got[1] != "5/1s+100/1m" {
+		t.Fatalf("rules %v", got)
+	}
+	// The model: two logs recording what both admitted.
+	var admitted int64
+	var times []int64
+	for _, q := range reqs {
+		ok := true
+		for _, r := range []algorithms.Rule{short, single} {
+			var n int64
+			for _, at := range times {
+				if at > q.t-r.W {
+					n++
+				}
+			}
+			ok = ok && n+1 <= r.L
+		}
+		if ok {
+			times = append(times, q.t)
+			admitted++
+		}
+	}
+	var plain, layered Run
+	for _, r := range s.Runs {
+		switch {
+		case r.Algorithm == "log" && r.Rule == "5/1s+100/1m":
+			if r.Admitted != admitted {
+				t.Errorf("layered log admitted %d, the model %d", r.Admitted, admitted)
+			}
+		case r.Algorithm == "fixed" && r.Rule == "100/1m":
+			plain = r
+		case r.Algorithm == "fixed" && r.Rule == "5/1s+100/1m":
+			layered = r
+		}
+	}
+	if plain.Burst == nil || layered.Burst == nil {
+		t.Fatal("no fixed runs")
+	}
+	if plain.Burst.Max != 200 || layered.Burst.Max >= plain.Burst.Max/2 {
+		t.Errorf("fixed burst: %d alone, %d with 5/1s: want 200 (2L at the edge) and far less", plain.Burst.Max, layered.Burst.Max)
+	}
+}
