@@ -40,7 +40,8 @@ type group struct {
 	refAcc *runAcc
 	modes  []Mode // the modes this group reports (one under count all)
 	cands  []*candidate
-	state  stateSeries // samples memory on refAcc's timeline
+	peers  []*candidate // the candidates checked against a token run
+	state  stateSeries  // samples memory on refAcc's timeline
 }
 
 // candidate is one algorithm in one mode.
@@ -50,6 +51,9 @@ type candidate struct {
 	mode      Mode
 	recordAll bool // count all applies to this algorithm
 	acc       *runAcc
+
+	admit   bool       // the decision on the last request
+	vsToken *candidate // for a peer library: the token run it is checked against
 }
 
 // burstByDifference says whether runs under count accepted measure their
@@ -120,6 +124,7 @@ func newEngine(cfg Config) (*Engine, error) {
 					g.cands = append(g.cands, cd)
 				}
 			}
+			g.pairPeers()
 			e.groups = append(e.groups, g)
 		}
 	}
@@ -265,6 +270,10 @@ func (g *group) add(id int32, t, cost int64) {
 			c.lim.Record(id, t, cost)
 		}
 		c.acc.add(id, t, cost, admit, ref)
+		c.admit = admit
+	}
+	for _, c := range g.peers {
+		c.acc.vsToken(c.admit, c.vsToken.admit)
 	}
 }
 

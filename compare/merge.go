@@ -146,6 +146,7 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 		out.Memory.PeakPerKey = max(out.Memory.PeakPerKey, r.Memory.PeakPerKey)
 		out.Memory.SumOfPeaks += r.Memory.SumOfPeaks
 		tl.merge(timelineFrom(r.Timeline))
+		out.Peer = mergePeer(out.Peer, r.Peer)
 		out.TopKeys = append(out.TopKeys, r.TopKeys...)
 	}
 	out.Disagree = out.Over + out.Under

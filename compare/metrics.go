@@ -21,6 +21,7 @@ type runAcc struct {
 	bound   boundAcc
 	memory  memoryAcc
 	rateErr *rateErrorAcc // nil where not measured
+	peer    *Peer         // a peer library's checks; nil for the others
 }
 
 // newRunAcc returns the accumulator of a run of lim. rateErr says whether
@@ -109,6 +110,7 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, retained 
 		RateError:    a.rateErr.summary(),
 	}
 	r.Memory, r.Timeline.Memory = a.memory.summary(keys.len(), state)
+	r.Peer = a.peerSummary()
 	if a.requests > 0 {
 		r.DisagreeRate = float64(r.Disagree) / float64(a.requests)
 		r.OverRate = float64(r.Over) / float64(a.requests)

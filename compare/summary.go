@@ -117,7 +117,39 @@ type Run struct {
 	Phase     Phase      `json:"phase"`
 	RateError *RateError `json:"rate_error,omitempty"`
 	Memory    Memory     `json:"memory"`
+	Peer      *Peer      `json:"peer,omitempty"`
 	TopKeys   []KeyStat  `json:"top_keys"`
+}
+
+// Peer is what a peer library's run (xrate: golang.org/x/time/rate) adds:
+// its float arithmetic checked at every decision against an exact token
+// bucket that recorded the same requests (SPEC 3.11), and its disagreement
+// with the harness's exact token bucket of the same B in the same mode.
+//
+// A flip is a decision the library's float64 arithmetic got wrong on its
+// own history. Boundary flips had an exact token count within one part in
+// 2^40 of B of the cost; Nanosecond flips were within one nanosecond of
+// refill of it (the library truncates the wait for missing tokens to whole
+// nanoseconds); Drift flips are the rest, float error accumulated over
+// refills. Disagreements with token that are not flips are history: they
+// follow from earlier flips, which changed what the library had recorded.
+type Peer struct {
+	Checked    int64 `json:"checked"`
+	Flips      int64 `json:"flips"`
+	FlipsOver  int64 `json:"flips_over"`
+	FlipsUnder int64 `json:"flips_under"`
+	Boundary   int64 `json:"boundary"`
+	Nanosecond int64 `json:"nanosecond"`
+	Drift      int64 `json:"drift"`
+	// VsToken counts the requests the library decided otherwise than the
+	// token run of the same B and mode (absent when there is none).
+	VsToken *Disagreement `json:"vs_token,omitempty"`
+}
+
+// Disagreement counts the requests two runs decided differently.
+type Disagreement struct {
+	Over  int64 `json:"over"`  // the first admitted, the other refused
+	Under int64 `json:"under"` // the first refused, the other admitted
 }
 
 // Burst is the largest admitted cost that any span (t-W, t] contains, over
