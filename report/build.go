@@ -55,6 +55,7 @@ func (m *model) build() (*document, []renderedFig, error) {
 			}
 		}
 	}
+	m.layered(d)
 	if err := m.sweep(d, addFig); err != nil {
 		return nil, nil, err
 	}
@@ -397,6 +398,7 @@ func (m *model) groupTables(d *document, g *group) {
 			txt(num(r.Memory.MeanPerKey) + " B"), txt(bytesPerKey(r.Memory.PeakTotal))})
 	}
 	d.add(mt)
+	m.peerTable(d, g)
 }
 
 func firstKeys(g *group) int64 {
