@@ -9,6 +9,7 @@
 #   make results                         regenerate the committed reference results (results/<scenario>/)
 #   make report-check                    regenerate every committed report from its summary.json; fail on a diff
 #   make fuzz                            a short run of every trace reader's fuzzer (FUZZTIME each)
+#   make redis-compare                   replay a trace against a real redis-server (started and stopped here)
 
 GO      ?= go
 BIN     := bin/ratebench
@@ -36,7 +37,7 @@ FLAGS   ?=
 
 COMPARE_FLAGS = -rule $(RULE) -count $(COUNT) $(if $(ALG),-alg $(ALG)) $(if $(OUT),-o $(OUT)) $(FLAGS)
 
-.PHONY: all build compare test bench vet fmt clean traces cloudflare results report-check fuzz
+.PHONY: all build compare test bench vet fmt clean traces cloudflare results report-check fuzz redis-compare
 all: build
 
 build:
@@ -89,6 +90,14 @@ report-check: build
 	done
 	@changed=$$(git status --porcelain -- results/); \
 	if [ -n "$$changed" ]; then echo "reports differ from their committed version:"; echo "$$changed"; git diff --stat -- results/; exit 1; fi
+
+# Replays a trace (TRACE, or a small default mix) against a real
+# redis-server that ratebench starts on a free loopback port and stops:
+# every algorithm as a Lua script, and seed 001's non-atomic counter, with
+# 1, 4 and 16 concurrent clients. Writes results/redis/<name>/redis.md.
+REDIS_GEN ?= mix:poisson=0.7,onoff=0.25,early=0.03,boundary=0.02,early.burst=5,boundary.burst=5,requests=20000,keys=200
+redis-compare: build
+	$(BIN) redis $(if $(TRACE),-trace $(TRACE),-gen '$(REDIS_GEN)') -rule $(RULE) -alg log,counter,counter-nonatomic,fixed,token -clients 1,4,16 $(if $(OUT),-o $(OUT)) $(FLAGS)
 
 FUZZTIME ?= 10s
 FUZZERS  := FuzzCSVReader FuzzJSONLReader FuzzParquetReader FuzzAccessLogReader FuzzCompressedReader

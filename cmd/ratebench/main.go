@@ -11,6 +11,7 @@
 //	ratebench compare -shard i/n ... ; ratebench merge -o DIR SHARD_DIR...
 //	ratebench gen -scenario NAME[:param=value,...] -requests N -keys K -seed S -o FILE
 //	ratebench cloudflare [-requests 400000000] [-sources 270000] [-rule 100/1m]
+//	ratebench redis (-trace FILE | -gen SCENARIO) [-rule L/W] [-alg LIST] [-clients 1,4,16] [-addr HOST:PORT] [-o DIR]
 //
 // compare replays the trace through the exact sliding log (the reference)
 // and each candidate algorithm, for every rule, counting policy and mode,
@@ -62,6 +63,7 @@ var commands = map[string]command{
 	"cloudflare": {"reproduce Cloudflare's accuracy experiment for the sliding-window counter", runCloudflare},
 	"report":     {"write report.md, report.html and plots from DIR/summary.json", runReport},
 	"convert":    {"convert a trace to CSV, Parquet or JSON lines", runConvert},
+	"redis":      {"replay a trace against a real Redis server (Lua scripts, seed 001's non-atomic counter)", runRedis},
 	"merge":      {"combine the summaries of the shards of a replay (compare -shard i/n) into one", runMerge},
 }
 

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"ratebench/algorithms"
+	"ratebench/generators"
+	"ratebench/redisreplay"
+	"ratebench/traces"
+)
+
+const redisSynopsis = "(-trace FILE | -gen SCENARIO) [-rule L/W] [-alg log,counter,counter-nonatomic,fixed,token] [-clients 1,4,16] [-addr HOST:PORT] [-o DIR]"
+
+// runRedis replays a trace against a real Redis server through Lua
+// scripts (and seed 001's non-atomic counter), compares every decision
+// with the in-process algorithm, and writes DIR/redis.json and
+// DIR/redis.md.
+func runRedis(stdout, stderr io.Writer, args []string) error {
+	fs := newFlagSet("redis", stderr, redisSynopsis)
+	var tf traceFlags
+	tf.register(fs)
+	genSpec := fs.String("gen", "", "replay a generated `scenario` instead of a trace, e.g. 'mix:poisson=0.7,boundary=0.3,requests=20000,keys=200' (see ratebench gen -list)")
+	ruleS := fs.String("rule", "5/30s", "rate limit `L/W`")
+	algs := fs.String("alg", strings.Join(redisreplay.Algorithms, ","), "comma-separated `algorithms`: log, counter, counter-nonatomic (seed 001's two round trips), fixed, token[:B=N]")
+	clients := fs.String("clients", "1,4,16", "comma-separated numbers of concurrent `clients`; each algorithm is replayed with each")
+	addr := fs.String("addr", "", "`host:port` of a running Redis server to use (never flushed: the run's keys are deleted after it); default: start redis-server on a free port")
+	server := fs.String("redis-server", "", "redis-server `program` to start (default redis-server from $PATH)")
+	out := fs.String("o", "", "output `dir` (default results/redis/<trace name>)")
+	minTTL := fs.Duration("min-ttl", 10*time.Minute, "least `duration` a key is given to live (PEXPIRE); no key may expire during the replay")
+	sample := fs.Int("sample", 2000, "most keys per run whose MEMORY USAGE is measured")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	rule, err := algorithms.ParseRule(*ruleS)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	algList, err := redisreplay.ParseAlgorithms(strings.Split(*algs, ","), rule)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	var cs []int
+	for _, s := range strings.Split(*clients, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return usageError{fmt.Sprintf("-clients %q: want positive integers, e.g. 1,4,16", *clients)}
+		}
+		cs = append(cs, n)
+	}
+	if *sample < 1 || *minTTL <= 0 {
+		return usageError{"-sample and -min-ttl must be positive"}
+	}
+
+	var (
+		r            traces.Reader
+		path, format string
+		name         string
+	)
+	switch {
+	case *genSpec != "" && tf.path != "":
+		return usageError{"give -trace or -gen, not both"}
+	case *genSpec != "":
+		g, err := generators.New(*genSpec, generators.Params{})
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		r, path, format, name = g, "gen:"+*genSpec, "generated", strings.SplitN(*genSpec, ":", 2)[0]
+	default:
+		if r, format, err = tf.open(); err != nil {
+			return err
+		}
+		path, name = tf.path, traceName(tf.path)
+	}
+	defer r.Close()
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("results", "redis", name)
+	}
+
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	cfg := redisreplay.Config{Addr: *addr, Rule: rule, Algorithms: algList, Clients: cs, MinTTL: *minTTL, MemorySample: *sample,
+		Trace: redisreplay.TraceInfo{Path: path, Format: format},
+		Log:   func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) }}
+	if cfg.Addr == "" {
+		srv, err := redisreplay.Start(ctx, *server)
+		if err != nil {
+			return err
+		}
+		defer srv.Stop()
+		cfg.Addr, cfg.Flush = srv.Addr, true
+		fmt.Fprintf(stderr, "started redis-server at %s\n", srv.Addr)
+	}
+	res, err := redisreplay.Run(ctx, cfg, r)
+	if err != nil {
+		return err
+	}
+	if err := res.WriteFiles(dir); err != nil {
+		return err
+	}
+	if err := res.WriteMarkdown(stdout); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nwrote %s and %s\n", filepath.Join(dir, "redis.json"), filepath.Join(dir, "redis.md"))
+	return nil
+}

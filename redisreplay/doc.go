@@ -1,0 +1,57 @@
+// Package redisreplay replays a request trace against a real Redis server
+// and compares every decision Redis makes with the in-process algorithm of
+// package algorithms (SPEC 3), decision by decision.
+//
+// # Model
+//
+// Each algorithm is implemented the way a deployment would: as a Lua script
+// run atomically by Redis (log, counter, fixed, token), or, for seed 001's
+// snippet, as two round trips with the decision in between on the client
+// (counter-nonatomic). Each script takes the request's trace time, not the
+// server's clock, so a replay is deterministic. Redis's Lua numbers are
+// doubles: every integer a script sees is kept below 2^52 (MaxExact) by
+// rebasing times to the start of the trace's first window and by refusing
+// rules and traces that would exceed it, and products that could exceed it
+// are compared without being formed (lua/common.lua). Decisions are thus
+// exact, as SPEC 2 requires.
+//
+//   - log: a sorted set per client, one member per admitted request
+//     ("<time>:<index>", unique), scored by its time; ZREMRANGEBYSCORE
+//     drops what is W old, ZCARD counts, ZADD records, PEXPIRE collects.
+//     Cost 1 only (Run refuses a trace with other costs for the log).
+//   - counter: one integer key per client and fixed window; the script
+//     reads the previous and current windows and admits iff
+//     prev*(W-e) + (curr+cost)*W <= L*W (SPEC 3.2), then INCRBY, PEXPIRE.
+//   - counter-nonatomic: seed 001's Redis snippet: both windows read in one
+//     pipelined round trip, the same rule decided in Go, INCRBY and PEXPIRE
+//     in a second round trip. Concurrent clients race between the two.
+//   - fixed: one integer key per client and window; admit iff
+//     curr+cost <= L (SPEC 3.5).
+//   - token: a hash per client holding tokens*W/gcd(L,W) and the time of
+//     the last refill, as integers (SPEC 3.6).
+//
+// Run reads the trace once (to a temporary spool file), then replays it
+// once per algorithm and number of clients. The requests are handed out in
+// trace order to the clients, each of which sends one request, waits for
+// its answer and takes the next. The in-process algorithm is driven in
+// trace order with the same timestamps, recording what it admits
+// (independent mode). With one client, Redis sees the trace's order and
+// the atomic scripts agree with it on every decision (the tests require
+// it). With C clients, up to C requests are in flight at once: the atomic
+// scripts then decide on a slightly different order, and the non-atomic
+// counter lets concurrent requests read the same counts. The race's cost is
+// reported as the admissions of the non-atomic counter beyond those of the
+// atomic counter script on the same trace with the same clients.
+//
+// # Measurements
+//
+// Per algorithm and number of clients: decisions, admitted, agreement with
+// the in-process model (count and fraction, and which way the others go),
+// operations per second, latency per decision (p50, p99, max; see Timing),
+// and Redis memory after the replay, before any key expires: MEMORY USAGE
+// key SAMPLES 0 of the keys found by SCAN (all, or an evenly spaced,
+// deterministic sample of them), per key, per encoding and, for the log,
+// per sorted-set entry, beside the harness's analytic model
+// (algorithms.Limiter.Bytes). Server starts a private redis-server for a
+// replay (and for tests: StartForTest).
+package redisreplay
