@@ -3,7 +3,7 @@
 #   make compare                         generate the default trace and compare on it
 #   make compare TRACE=path RULE=100/1m  compare on your own trace (results/<trace name>/); more flags in FLAGS='...'
 #   make test                            run the test suite
-#   make bench                           run the benchmarks
+#   make bench                           run the benchmarks (bench.txt) and print them as a table
 #   make traces                          write the standard scenario set to traces/
 #   make cloudflare                      reproduce Cloudflare's 400M-request experiment (results/cloudflare/)
 #   make results                         regenerate the committed reference results (results/<scenario>/)
@@ -109,8 +109,13 @@ fuzz:
 test:
 	$(GO) test ./...
 
+# The benchmarks, as go test prints them (benchstat-compatible, kept in
+# bench.txt to compare runs: benchstat old.txt bench.txt), then as a table.
+BENCH     ?= .
+BENCHTIME ?= 1s
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) ./algorithms ./compare ./traces ./generators ./clients | tee bench.txt
+	@$(GO) run ./cmd/benchtable < bench.txt
 
 vet:
 	$(GO) vet ./...

@@ -1,12 +1,15 @@
 package compare
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"testing"
 
 	"ratebench/algorithms"
+	"ratebench/traces"
 )
 
 // benchKeys are 100,000 distinct keys; benchReqs a request stream over them
@@ -109,5 +112,57 @@ func BenchmarkDistinctKeys(b *testing.B) {
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "req/s")
 		})
+	}
+}
+
+// benchParquet is benchReqs written as a Parquet trace, in memory.
+var benchParquet = func() []byte {
+	var buf bytes.Buffer
+	w := traces.NewParquetWriter(&buf)
+	for _, q := range benchReqs {
+		if err := w.Write(traces.Request{T: q.t, Key: benchKeys[q.key], Cost: 1}); err != nil {
+			panic(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}()
+
+// BenchmarkReplay measures the whole replay of a Parquet trace (1M
+// requests over 100,000 keys, rule 10/1m) as compare runs it: reading and
+// parsing, interning, every decision and metric, with one worker and with
+// one per core.
+func BenchmarkReplay(b *testing.B) {
+	rule, _ := algorithms.ParseRule("10/1m")
+	for _, bc := range []struct {
+		name  string
+		algs  []string
+		modes []Mode
+	}{
+		{"log+counter/independent", []string{"counter"}, []Mode{Independent}},
+		{"default/both-modes", algorithms.DefaultSpecs, []Mode{Independent, Shadow}},
+	} {
+		for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
+			b.Run(fmt.Sprintf("%s/workers=%d", bc.name, workers), func(b *testing.B) {
+				b.ReportAllocs()
+				for range b.N {
+					e, err := New(Config{Rules: []algorithms.Rule{rule}, Algorithms: bc.algs, Modes: bc.modes, Workers: workers})
+					if err != nil {
+						b.Fatal(err)
+					}
+					r, err := traces.NewParquetReader(bytes.NewReader(benchParquet), int64(len(benchParquet)), "bench.parquet", traces.Options{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := e.Replay(context.Background(), r); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(len(benchReqs))*float64(b.N)/b.Elapsed().Seconds(), "req/s")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(len(benchReqs))/float64(b.N), "ns/req")
+			})
+		}
 	}
 }
