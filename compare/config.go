@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"ratebench/algorithms"
+	"ratebench/clients"
 )
 
 // Mode is when a candidate records a request (SPEC 4).
@@ -48,6 +49,11 @@ type Config struct {
 	// Shard, if set, limits the replay to the keys of one shard (see
 	// ShardOf); Merge combines the summaries of all shards.
 	Shard *Shard
+	// Clients, if set, adds closed-loop replays: for every plain rule and
+	// algorithm, clients that re-send what they are refused, by each
+	// policy (package clients); ClientSeed seeds their backoff jitter.
+	Clients    []clients.Policy
+	ClientSeed uint64
 }
 
 // DefaultConfig returns the defaults: rule 5/30s, every algorithm of

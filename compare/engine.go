@@ -25,8 +25,9 @@ type Engine struct {
 
 	// parts are the workers of a parallel engine, each replaying the keys
 	// that hash to it; nil for a single one, which replays itself.
-	parts []*Engine
-	rel   releaser // releases the state of idle keys
+	parts  []*Engine
+	rel    releaser   // releases the state of idle keys
+	closed closedLoop // the closed-loop replays, if any
 }
 
 // group is one rule × count policy: a reference log and the candidates of
@@ -97,6 +98,9 @@ func newEngine(cfg Config) (*Engine, error) {
 				}
 			}
 			g.refAcc = newRunAcc(r, g.ref, false, true)
+			if len(g.guards) > 0 {
+				g.refAcc.client.ra = nil // the primary layer's log alone does not know when all layers admit
+			}
 			if c == CountAccepted {
 				g.refAcc.burst.log = g.ref // the reference records exactly what it admits
 			}
@@ -129,6 +133,10 @@ func newEngine(cfg Config) (*Engine, error) {
 		}
 	}
 	e.rel = newReleaser(e)
+	var err error
+	if e.closed, err = newClosedLoop(cfg); err != nil {
+		return nil, err
+	}
 	if contains(cfg.Counts, CountAll) && len(cfg.Modes) > 1 {
 		e.notes = append(e.notes, fmt.Sprintf("count all: every request is recorded by the window algorithms, so the independent and shadow modes coincide; they are run once, as %s (token and gcra, which count only what they admit, run as %s too)", cfg.Modes[0], cfg.Modes[0]))
 	}
@@ -170,7 +178,7 @@ func (e *Engine) Add(key []byte, t, cost int64) error {
 	}
 	e.add(id, t, cost)
 	e.rel.observe(e, t)
-	return nil
+	return e.closed.add(key, t, cost)
 }
 
 // AddIndexed is Add for a request whose key comes with a dense id of its
@@ -195,7 +203,7 @@ func (e *Engine) AddIndexed(id int32, key []byte, t, cost int64) error {
 	}
 	e.rel.enabled = false // the caller's ids cannot be given to other keys
 	e.add(id, t, cost)
-	return nil
+	return e.closed.add(key, t, cost)
 }
 
 func checkRequest(t, cost int64) error {
@@ -253,6 +261,9 @@ func (g *group) add(id int32, t, cost int64) {
 		}
 	}
 	g.refAcc.add(id, t, cost, ref, ref)
+	if c := g.refAcc.client; c != nil {
+		c.observe(id, t, cost, ref, recorded)
+	}
 	g.state.add(&g.refAcc.timeline, id, t, cost, recorded)
 	for _, c := range g.cands {
 		admit := c.lim.Decide(id, t, cost)
@@ -270,6 +281,9 @@ func (g *group) add(id int32, t, cost int64) {
 			c.lim.Record(id, t, cost)
 		}
 		c.acc.add(id, t, cost, admit, ref)
+		if cl := c.acc.client; cl != nil {
+			cl.observe(id, t, cost, admit, record)
+		}
 		c.admit = admit
 	}
 	for _, c := range g.peers {
@@ -304,6 +318,10 @@ func (e *Engine) Summary(trace TraceInfo) *Summary {
 	info.Skipped, info.SkippedExamples = trace.Skipped, trace.SkippedExamples
 	s := &Summary{Schema: SchemaV1, Trace: info, Notes: e.notes, Partial: e.partial, Shard: e.cfg.Shard}
 	s.Config = RunConfig{Algorithms: e.cfg.Algorithms, TopKeys: e.cfg.TopKeys, Sweep: e.cfg.Sweep, Budget: e.cfg.Budget}
+	for _, p := range e.cfg.Clients {
+		s.Config.Clients = append(s.Config.Clients, p.String())
+	}
+	s.Clients = e.closed.results()
 	for _, set := range e.cfg.ruleSets() {
 		s.Config.Rules = append(s.Config.Rules, algorithms.FormatRules(set))
 	}

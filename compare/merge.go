@@ -62,6 +62,10 @@ func Merge(parts []*Summary) (*Summary, error) {
 			seen = true
 		}
 	}
+	var err error
+	if out.Clients, err = mergeClients(parts); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
 	for j := range first.Runs {
 		runs := make([]*Run, len(parts))
 		for i, p := range parts {
@@ -147,6 +151,7 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 		out.Memory.SumOfPeaks += r.Memory.SumOfPeaks
 		tl.merge(timelineFrom(r.Timeline))
 		out.Peer = mergePeer(out.Peer, r.Peer)
+		out.Client = mergeClientSide(out.Client, r.Client)
 		out.TopKeys = append(out.TopKeys, r.TopKeys...)
 	}
 	out.Disagree = out.Over + out.Under

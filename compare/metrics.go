@@ -22,6 +22,7 @@ type runAcc struct {
 	memory  memoryAcc
 	rateErr *rateErrorAcc // nil where not measured
 	peer    *Peer         // a peer library's checks; nil for the others
+	client  *clientAcc    // nil in shadow mode
 }
 
 // newRunAcc returns the accumulator of a run of lim. rateErr says whether
@@ -34,6 +35,7 @@ func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr, ownHistory
 	if ownHistory {
 		a.bound = newBoundAcc(rule, lim)
 		a.burst = &burstAcc{w: rule.W}
+		a.client = newClientAcc(lim)
 	}
 	if rateErr {
 		a.rateErr = newRateErrorAcc(rule.L)
@@ -51,6 +53,7 @@ func (a *runAcc) release(id int32) {
 	if a.bound.check != nil {
 		a.bound.check.Release(id)
 	}
+	a.releaseClient(id)
 }
 
 func (a *runAcc) grow(n int) {
@@ -60,6 +63,17 @@ func (a *runAcc) grow(n int) {
 		a.burst.grow(n)
 	}
 	a.bound.grow(n)
+	if a.client != nil {
+		a.client.grow(n)
+	}
+}
+
+// releaseClient forgets key id's open run of rejections (saved in the
+// release ledger).
+func (a *runAcc) releaseClient(id int32) {
+	if a.client != nil {
+		a.client.rejSince[id] = 0
+	}
 }
 
 // add counts one request that the run decided admit and the reference ref.
@@ -111,6 +125,9 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, retained 
 	}
 	r.Memory, r.Timeline.Memory = a.memory.summary(keys.len(), state)
 	r.Peer = a.peerSummary()
+	if a.client != nil {
+		r.Client = a.client.summary(keys, retained, run)
+	}
 	if a.requests > 0 {
 		r.DisagreeRate = float64(r.Disagree) / float64(a.requests)
 		r.OverRate = float64(r.Over) / float64(a.requests)

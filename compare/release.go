@@ -51,6 +51,7 @@ type fullRecord struct {
 	name              string
 	requests          int64
 	over, under, peak []int64
+	open              []int64 // clientAcc.rejSince: a run of rejections still open
 }
 
 // minSweep is the number of live keys below which no sweep is made; the
@@ -168,16 +169,20 @@ func (e *Engine) release(id int32, runs []*runAcc) {
 	}
 	keep := false
 	for _, a := range runs {
-		if a.overByKey[id]+a.underByKey[id] > 0 || (a.burst != nil && a.burst.peak[id] > a.rule.L) {
+		if a.overByKey[id]+a.underByKey[id] > 0 || (a.burst != nil && a.burst.peak[id] > a.rule.L) || (a.client != nil && a.client.rejSince[id] != 0) {
 			keep = true
 		}
 	}
 	if keep {
-		f := &fullRecord{name: name, requests: e.keys.state[id].requests, over: make([]int64, len(runs)), under: make([]int64, len(runs)), peak: make([]int64, len(runs))}
+		n := len(runs)
+		f := &fullRecord{name: name, requests: e.keys.state[id].requests, over: make([]int64, n), under: make([]int64, n), peak: make([]int64, n), open: make([]int64, n)}
 		for i, a := range runs {
 			f.over[i], f.under[i] = a.overByKey[id], a.underByKey[id]
 			if a.burst != nil {
 				f.peak[i] = a.burst.peak[id]
+			}
+			if a.client != nil {
+				f.open[i] = a.client.rejSince[id]
 			}
 		}
 		r.full[rec] = f
@@ -231,6 +236,9 @@ func (e *Engine) restore(id int32, key []byte, t int64) (bool, error) {
 				a.overByKey[id], a.underByKey[id] = f.over[i], f.under[i]
 				if a.burst != nil {
 					a.burst.peak[id] = f.peak[i]
+				}
+				if a.client != nil {
+					a.client.rejSince[id] = f.open[i]
 				}
 			}
 			i++

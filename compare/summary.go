@@ -2,10 +2,12 @@ package compare
 
 import (
 	"encoding/json"
+
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"ratebench/clients"
 )
 
 // SchemaV1 names the version of the summary.json format that Summary is.
@@ -29,6 +31,10 @@ type Summary struct {
 	// coincide under --count all.
 	Notes []string `json:"notes,omitempty"`
 	Runs  []Run    `json:"runs"`
+	// Clients are the closed-loop replays (-clients): per plain rule,
+	// algorithm and retry policy, what clients that re-send what they are
+	// refused do to the traffic and what they go through.
+	Clients []clients.Result `json:"clients,omitempty"`
 }
 
 // TraceInfo describes the replayed trace.
@@ -66,6 +72,8 @@ type RunConfig struct {
 	// Budget is the user's tolerance for disagreement, if given: the
 	// report marks the algorithms that meet it.
 	Budget *Budget `json:"budget,omitempty"`
+	// Clients lists the retry policies of the closed-loop replays.
+	Clients []string `json:"clients,omitempty"`
 }
 
 // Sweep is a grid of rules: every limit in L with every window in W.
@@ -111,14 +119,15 @@ type Run struct {
 	KeysOver     int64 `json:"keys_over"`
 	KeysUnder    int64 `json:"keys_under"`
 
-	Burst     *Burst     `json:"burst,omitempty"`
-	Timeline  Timeline   `json:"timeline"`
-	Bound     *Bound     `json:"seed002_bound,omitempty"`
-	Phase     Phase      `json:"phase"`
-	RateError *RateError `json:"rate_error,omitempty"`
-	Memory    Memory     `json:"memory"`
-	Peer      *Peer      `json:"peer,omitempty"`
-	TopKeys   []KeyStat  `json:"top_keys"`
+	Burst     *Burst      `json:"burst,omitempty"`
+	Timeline  Timeline    `json:"timeline"`
+	Bound     *Bound      `json:"seed002_bound,omitempty"`
+	Phase     Phase       `json:"phase"`
+	RateError *RateError  `json:"rate_error,omitempty"`
+	Memory    Memory      `json:"memory"`
+	Peer      *Peer       `json:"peer,omitempty"`
+	Client    *ClientSide `json:"client,omitempty"`
+	TopKeys   []KeyStat   `json:"top_keys"`
 }
 
 // Peer is what a peer library's run (xrate: golang.org/x/time/rate) adds:

@@ -56,6 +56,7 @@ func (m *model) build() (*document, []renderedFig, error) {
 		}
 	}
 	m.layered(d)
+	m.closedLoop(d)
 	if err := m.sweep(d, addFig); err != nil {
 		return nil, nil, err
 	}
@@ -399,6 +400,7 @@ func (m *model) groupTables(d *document, g *group) {
 	}
 	d.add(mt)
 	m.peerTable(d, g)
+	m.clientTable(d, g)
 }
 
 func firstKeys(g *group) int64 {

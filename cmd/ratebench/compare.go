@@ -44,11 +44,22 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	force := fs.Bool("force", false, "overwrite the results of another trace in the output dir")
 	png := fs.Bool("png", true, "with -report, write a PNG of every plot beside its SVG")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "goroutines replaying keys in parallel (the results are the same for any number)")
+	var clientFlags listFlag
+	fs.Var(&clientFlags, "clients", "closed-loop clients that re-send what they are refused: `retry:POLICY`, POLICY immediate, backoff or honor (with parameters: retry:backoff:base=100ms,max=8), or retry:all; repeat for several")
+	clientSeed := fs.Uint64("client-seed", 1, "seed of the closed-loop clients' backoff jitter")
 	shard := fs.String("shard", "", "replay only shard `i/n` of the keys (by hash); combine the shards with ratebench merge")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	cfg := compare.Config{TopKeys: *top, Algorithms: strings.Split(*algs, ","), Workers: *workers}
+	for _, v := range clientFlags {
+		pols, err := compare.ParseClients(v)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		cfg.Clients = append(cfg.Clients, pols...)
+	}
+	cfg.ClientSeed = *clientSeed
 	if *shard != "" {
 		sh, err := compare.ParseShard(*shard)
 		if err != nil {

@@ -1,0 +1,154 @@
+package compare
+
+import (
+	"ratebench/algorithms"
+	"ratebench/clients"
+)
+
+// ClientSide is what a run's decisions mean to the clients (SPEC 3.9-3.10,
+// seed 000's "sequía"), measured where the run records its own history (not
+// in shadow mode, where its state is the log's):
+//
+//   - RetryAfter: at each rejection, the exact delay until the same request
+//     would be admitted if nothing else arrived, the truthful Retry-After
+//     (algorithms.RetryAfterer), after the rejection is recorded when the
+//     policy counts it; Never counts the rejections no wait can cure (a
+//     cost above the limit).
+//   - SecondsExtra: how much longer a client waits when that delay is sent
+//     as HTTP's whole seconds, rounded up; FloorEarly counts the rejections
+//     whose delay is not a whole number of seconds, where a client (or a
+//     server) rounding down would come back too early and be refused again.
+//   - Recovery: per key, from the first rejection of a run of rejections to
+//     the key's next admission: how long a client that keeps sending is
+//     refused. Unrecovered counts the keys still refused at the end.
+//   - Delay (leaky only): how long each admitted request waits in the queue.
+type ClientSide struct {
+	RetryAfter   *Distribution `json:"retry_after,omitempty"`
+	Never        int64         `json:"retry_after_never"`
+	SecondsExtra *Distribution `json:"whole_seconds_extra,omitempty"`
+	FloorEarly   int64         `json:"floor_early"`
+	Recovery     *Distribution `json:"recovery"`
+	Unrecovered  int64         `json:"unrecovered"`
+	Delay        *Distribution `json:"delay,omitempty"`
+}
+
+// Distribution is a mergeable histogram of durations and its digest.
+type Distribution struct {
+	clients.DurationSummary
+	Histogram clients.Durations `json:"histogram"`
+}
+
+func distribution(d *clients.Durations) *Distribution {
+	if d == nil {
+		return nil
+	}
+	return &Distribution{DurationSummary: d.Summary(), Histogram: *d}
+}
+
+// clientAcc accumulates a run's ClientSide.
+type clientAcc struct {
+	ra       algorithms.RetryAfterer // nil where Retry-After is not measured
+	dl       algorithms.Delayer      // nil but for queues
+	retry    clients.Durations
+	extra    clients.Durations
+	never    int64
+	early    int64
+	recovery clients.Durations
+	delay    clients.Durations
+	rejSince []int64 // per key: 1 + the time of the first rejection of the current run; 0 none
+}
+
+func newClientAcc(lim algorithms.Limiter) *clientAcc {
+	a := &clientAcc{}
+	a.ra, _ = lim.(algorithms.RetryAfterer)
+	a.dl, _ = lim.(algorithms.Delayer)
+	return a
+}
+
+func (a *clientAcc) grow(n int) { a.rejSince = grow(a.rejSince, n) }
+
+// observe counts a request of key id that the run decided admit, after
+// the run recorded it or not.
+func (a *clientAcc) observe(id int32, t, cost int64, admit, recorded bool) {
+	if admit {
+		if s := a.rejSince[id]; s != 0 {
+			a.recovery.Add(t - (s - 1))
+			a.rejSince[id] = 0
+		}
+		if a.dl != nil && recorded {
+			a.delay.Add(a.dl.Delay(id))
+		}
+		return
+	}
+	if a.rejSince[id] == 0 {
+		a.rejSince[id] = t + 1
+	}
+	if a.ra == nil {
+		return
+	}
+	r, ok := a.ra.RetryAfter(id, t, cost)
+	if !ok {
+		a.never++
+		return
+	}
+	d := r - t
+	a.retry.Add(d)
+	secs := algorithms.RoundUpSeconds(t, r)
+	a.extra.Add(secs*1e9 - d)
+	if d%1e9 != 0 {
+		a.early++
+	}
+}
+
+// summary closes the accumulator; retained are the records of released
+// keys, run this run's index in them.
+func (a *clientAcc) summary(keys *keyTable, retained []*fullRecord, run int) *ClientSide {
+	c := &ClientSide{Never: a.never, FloorEarly: a.early, Recovery: distribution(&a.recovery)}
+	if a.ra != nil {
+		c.RetryAfter, c.SecondsExtra = distribution(&a.retry), distribution(&a.extra)
+	}
+	if a.dl != nil {
+		c.Delay = distribution(&a.delay)
+	}
+	for id, s := range a.rejSince {
+		if s != 0 && keys.state[id].live {
+			c.Unrecovered++
+		}
+	}
+	for _, f := range retained {
+		if f.open[run] != 0 {
+			c.Unrecovered++
+		}
+	}
+	return c
+}
+
+// mergeClientSide adds o into c (nil when the runs do not measure it).
+func mergeClientSide(c, o *ClientSide) *ClientSide {
+	if o == nil {
+		return c
+	}
+	if c == nil {
+		c = &ClientSide{}
+	}
+	c.Never += o.Never
+	c.FloorEarly += o.FloorEarly
+	c.Unrecovered += o.Unrecovered
+	c.RetryAfter = mergeDist(c.RetryAfter, o.RetryAfter)
+	c.SecondsExtra = mergeDist(c.SecondsExtra, o.SecondsExtra)
+	c.Recovery = mergeDist(c.Recovery, o.Recovery)
+	c.Delay = mergeDist(c.Delay, o.Delay)
+	return c
+}
+
+func mergeDist(a, b *Distribution) *Distribution {
+	if b == nil {
+		return a
+	}
+	var h clients.Durations
+	if a != nil {
+		h = a.Histogram
+	}
+	h.Merge(b.Histogram)
+	return distribution(&h)
+}

@@ -1,0 +1,98 @@
+package report
+
+import (
+	"time"
+
+	"ratebench/compare"
+)
+
+// clientTable adds what a group's runs mean to the clients: the truthful
+// Retry-After at each rejection, what whole seconds change, how long a key
+// stays refused once it is, and a queue's delays.
+func (m *model) clientTable(d *document, g *group) {
+	t := table{
+		head: []string{"algorithm", "Retry-After p50", "p99", "max", "never", "whole s: mean extra wait", "not whole s",
+			"recovery p50", "p99", "max", "still refused", "queue delay p50", "p99", "max"},
+		right: []bool{false, true, true, true, true, true, true, true, true, true, true, true, true, true},
+	}
+	for _, r := range g.runs {
+		c := r.Client
+		if c == nil {
+			continue
+		}
+		row := []inline{inline{}.C(r.Algorithm)}
+		row = append(row, distCells(c.RetryAfter)...)
+		row = append(row, txt(count(c.Never)))
+		if c.SecondsExtra != nil && c.RetryAfter != nil && c.RetryAfter.Samples > 0 {
+			row = append(row, txt(dur(int64(c.SecondsExtra.MeanNS))), txt(rate(float64(c.FloorEarly)/float64(c.RetryAfter.Samples))))
+		} else {
+			row = append(row, txt("—"), txt("—"))
+		}
+		row = append(row, distCells(c.Recovery)...)
+		row = append(row, txt(count(c.Unrecovered)))
+		row = append(row, distCells(c.Delay)...)
+		t.rows = append(t.rows, row)
+	}
+	if len(t.rows) == 0 {
+		return
+	}
+	d.add(heading{4, "", txt("Client experience")})
+	d.add(para{txt("Retry-After is the exact wait, at each rejection, until the same request would be admitted if nothing else " +
+		"arrived (never: a cost no wait admits). HTTP sends it in whole seconds, rounded up: the mean extra wait that costs, and " +
+		"the share of rejections whose wait is not a whole number of seconds, where rounding down would send the client back " +
+		"too early. Recovery is, per key, from the first rejection of a run of rejections to the next admission: how long a " +
+		"client that keeps sending is refused (still refused: keys refused at the end). The leaky bucket admits into a queue: " +
+		"its delay is how long an admitted request waits there.")}, t)
+}
+
+// distCells returns p50, p99 and max of a distribution, or dashes.
+func distCells(x *compare.Distribution) []inline {
+	if x == nil || x.Samples == 0 {
+		return []inline{txt("—"), txt("—"), txt("—")}
+	}
+	return []inline{txt(dur(x.P50NS)), txt(dur(x.P99NS)), txt(dur(x.MaxNS))}
+}
+
+// dur formats a duration to three significant digits.
+func dur(ns int64) string {
+	d := time.Duration(ns)
+	switch {
+	case ns <= 0:
+		return "0"
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	case d >= time.Microsecond:
+		return d.Round(10 * time.Nanosecond).String()
+	}
+	return d.String()
+}
+
+// closedLoop adds the closed-loop replays: clients that re-send what they
+// are refused, by policy.
+func (m *model) closedLoop(d *document) {
+	if len(m.s.Clients) == 0 {
+		return
+	}
+	d.add(heading{2, "clients", txt("Clients that retry")})
+	d.add(para{txt("Each algorithm replays the trace again with clients that re-send every refused request by a policy: " +
+		"immediate (a retry loop), backoff (exponential with full jitter) or honor (waits for the Retry-After the limiter " +
+		"gives, in whole seconds). Amplification is attempts sent ÷ the trace's requests; extra rejections are first attempts " +
+		"refused that the open loop (no retries) admits, because retries took their place; time to success runs from a " +
+		"request's first attempt to the admission of the one that got through (0 for those admitted at once).")})
+	t := table{
+		head:  []string{"rule", "algorithm", "policy", "amplification", "extra rejections", "gave up", "admitted at first retry", "time to success p50", "p99", "max"},
+		right: []bool{false, false, false, true, true, true, true, true, true, true},
+	}
+	for _, r := range m.s.Clients {
+		first := "—"
+		if r.Retried > 0 {
+			first = rate(float64(r.FirstRetryAdmitted) / float64(r.Retried))
+		}
+		tts := r.TimeToSuccess
+		t.rows = append(t.rows, []inline{txt(r.Rule), inline{}.C(r.Algorithm), inline{}.C(r.Policy), txt(num(r.Amplification)),
+			txt(count(r.ExtraRejections)), txt(count(r.GaveUp)), txt(first), txt(dur(tts.P50NS)), txt(dur(tts.P99NS)), txt(dur(tts.MaxNS))})
+	}
+	d.add(t)
+}
