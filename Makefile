@@ -72,7 +72,8 @@ cloudflare: build
 # PNGs, which are not byte-reproducible): each scenario generated in the
 # harness (200,000 requests, 2,000 keys), every algorithm, rule 5/30s,
 # independent mode; the mix in both modes and both count policies, and a
-# sweep of it.
+# sweep of it; the boundary attacker against a single and a layered rule,
+# with the leaky bucket, the peer library and closed-loop clients.
 RESULT_N := 200000
 results: build
 	@for s in $(SCENARIOS); do \
@@ -80,6 +81,7 @@ results: build
 	done
 	$(BIN) compare -gen "$(word 2,$(DEFAULT_GEN)),requests=$(RESULT_N),keys=2000,rate=0.05" -rule 5/30s -count accepted,all -o results/mix > /dev/null
 	$(BIN) compare -gen "$(word 2,$(DEFAULT_GEN)),requests=$(RESULT_N),keys=2000,rate=0.05" -sweep 'L=2,5,20;W=10s,1m' -alg log,counter,fixed,token,buckets:4 -mode independent -o results/mix-sweep > /dev/null
+	$(BIN) compare -gen "boundary:requests=$(RESULT_N),keys=2000" -rule 10/1m -rule 2/1s+10/1m -alg log,counter,fixed,token,leaky,xrate -mode independent -clients retry:all -o results/boundary-layered > /dev/null
 
 # Regenerates every committed report from its summary.json alone and fails
 # if anything differs from what is committed.
