@@ -20,6 +20,9 @@ type timelineAcc struct {
 	first                 int64 // index of bin 0
 	requests, over, under []int64
 	mem, act              []int64
+
+	lo, hi int64 // the last bin found: [lo, hi) is bin cur, so that a
+	cur    int   // request in the same bin as the last skips the division
 }
 
 func newTimelineAcc(w int64) timelineAcc { return timelineAcc{width: w} }
@@ -39,6 +42,17 @@ func (a *timelineAcc) add(t int64, dOver, dUnder int64) {
 // bin returns the index of t's bin, widening the bins or prepending empty
 // ones so that it exists (or is the next after the last).
 func (a *timelineAcc) bin(t int64) int {
+	if t >= a.lo && t < a.hi {
+		return a.cur
+	}
+	i := a.find(t)
+	a.cur, a.lo = i, (a.first+int64(i))*a.width
+	a.hi = a.lo + a.width
+	return i
+}
+
+// find is bin without the cache.
+func (a *timelineAcc) find(t int64) int {
 	b := t / a.width
 	if len(a.requests) == 0 {
 		a.first = b
@@ -58,6 +72,7 @@ func (a *timelineAcc) bin(t int64) int {
 		a.requests, a.over, a.under = prepend(a.requests), prepend(a.over), prepend(a.under)
 		a.mem, a.act = prepend(a.mem), prepend(a.act)
 		a.first = b
+		a.lo, a.hi = 0, 0
 	}
 	return int(b - a.first)
 }
@@ -67,7 +82,14 @@ func (a *timelineAcc) bin(t int64) int {
 // still in a window of length w. ok is false when there is none (bins are
 // at least w wide, so there is at most one).
 func (a *timelineAcc) edge(t, w int64) (e int64, ok bool) {
-	e = (t + a.width - 1) / a.width * a.width
+	if t == a.lo {
+		e = t
+	} else {
+		e = a.hi // t was just added: its bin is the cached one
+		if t < a.lo || t >= a.hi {
+			e = (t + a.width - 1) / a.width * a.width
+		}
+	}
 	return e, e-t < w
 }
 
@@ -116,6 +138,7 @@ func (a *timelineAcc) widen() {
 	a.requests, a.over, a.under = fold(a.requests), fold(a.over), fold(a.under)
 	a.mem, a.act = keep(a.mem), keep(a.act)
 	a.width, a.first = nw, nfirst
+	a.lo, a.hi = 0, 0
 }
 
 // merge adds timeline o into a: both are re-binned to the wider width,
@@ -161,6 +184,7 @@ func (a *timelineAcc) merge(o timelineAcc) {
 	a.mem = sum(a.mem, o.mem, a.first, o.first)
 	a.act = sum(a.act, o.act, a.first, o.first)
 	a.first = first
+	a.lo, a.hi = 0, 0
 }
 
 func (a timelineAcc) clone() timelineAcc {
