@@ -47,7 +47,7 @@ type Config struct {
 	// number.
 	Workers int
 	// Shard, if set, limits the replay to the keys of one shard (see
-	// ShardOf); Merge combines the summaries of all shards.
+	// KeyHash); Merge combines the summaries of all shards.
 	Shard *Shard
 	// Clients, if set, adds closed-loop replays: for every plain rule and
 	// algorithm, clients that re-send what they are refused, by each

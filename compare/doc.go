@@ -16,9 +16,20 @@
 //     runs one, labelled independent, and says so in the summary's notes.
 //
 // A run is one rule × count × mode × algorithm. Its metrics are streaming
-// accumulators: Add per request, Close at the end; per-key state lives in
-// slices indexed by the interned key id, so memory follows the number of
-// keys and never the length of the trace.
+// accumulators: one call per request, closed into the Summary at the end;
+// per-key state lives in slices indexed by the interned key id, so memory
+// follows the number of keys and never the length of the trace. Keys whose
+// state is back to its initial value are released as the replay goes
+// (release.go), so it follows the keys active in the window.
+//
+// # Exact merging
+//
+// Every figure is a sum, a maximum or a top-N over keys, or comes from
+// exact sums and fixed-bin histograms that the summary keeps. Keys never
+// interact, so a replay splits by key: the workers of a parallel Engine
+// (Config.Workers) and the shards of several machines (Config.Shard) each
+// replay a disjoint set of keys, and Merge combines their summaries into
+// exactly, byte for byte, the summary of one pass.
 //
 // # Direction
 //
