@@ -54,6 +54,9 @@ type Config struct {
 	// policy (package clients); ClientSeed seeds their backoff jitter.
 	Clients    []clients.Policy
 	ClientSeed uint64
+	// Deployment, if set, adds simulated distributed deployments of the
+	// window algorithms (package distributed).
+	Deployment *Deployment
 }
 
 // DefaultConfig returns the defaults: rule 5/30s, every algorithm of
@@ -95,6 +98,9 @@ func (c Config) normalize() (Config, error) {
 	}
 	if c.Workers <= 0 {
 		c.Workers = 1
+	}
+	if d := c.Deployment; d != nil && (len(d.Nodes) == 0 || len(d.Sync) == 0 || len(d.Skew) == 0) {
+		return c, fmt.Errorf("a deployment grid needs nodes, sync intervals and skews")
 	}
 	if c.Shard != nil && (c.Shard.Count < 1 || c.Shard.Index < 0 || c.Shard.Index >= c.Shard.Count) {
 		return c, fmt.Errorf("shard %d/%d: want i/n with 0 <= i < n", c.Shard.Index, c.Shard.Count)

@@ -26,8 +26,9 @@ type Engine struct {
 	// parts are the workers of a parallel engine, each replaying the keys
 	// that hash to it; nil for a single one, which replays itself.
 	parts  []*Engine
-	rel    releaser   // releases the state of idle keys
-	closed closedLoop // the closed-loop replays, if any
+	rel    releaser    // releases the state of idle keys
+	closed closedLoop  // the closed-loop replays, if any
+	dist   deployments // the simulated distributed deployments, if any
 }
 
 // group is one rule × count policy: a reference log and the candidates of
@@ -137,6 +138,9 @@ func newEngine(cfg Config) (*Engine, error) {
 	if e.closed, err = newClosedLoop(cfg); err != nil {
 		return nil, err
 	}
+	if e.dist, err = newDeployments(cfg); err != nil {
+		return nil, err
+	}
 	if contains(cfg.Counts, CountAll) && len(cfg.Modes) > 1 {
 		e.notes = append(e.notes, fmt.Sprintf("count all: every request is recorded by the window algorithms, so the independent and shadow modes coincide; they are run once, as %s (token and gcra, which count only what they admit, run as %s too)", cfg.Modes[0], cfg.Modes[0]))
 	}
@@ -178,7 +182,16 @@ func (e *Engine) Add(key []byte, t, cost int64) error {
 	}
 	e.add(id, t, cost)
 	e.rel.observe(e, t)
-	return e.closed.add(key, t, cost)
+	return e.others(key, t, cost)
+}
+
+// others feeds the closed-loop and distributed simulations, which keep
+// their own keys.
+func (e *Engine) others(key []byte, t, cost int64) error {
+	if err := e.closed.add(key, t, cost); err != nil {
+		return err
+	}
+	return e.dist.add(key, t, cost)
 }
 
 // AddIndexed is Add for a request whose key comes with a dense id of its
@@ -203,7 +216,7 @@ func (e *Engine) AddIndexed(id int32, key []byte, t, cost int64) error {
 	}
 	e.rel.enabled = false // the caller's ids cannot be given to other keys
 	e.add(id, t, cost)
-	return e.closed.add(key, t, cost)
+	return e.others(key, t, cost)
 }
 
 func checkRequest(t, cost int64) error {
@@ -322,6 +335,8 @@ func (e *Engine) Summary(trace TraceInfo) *Summary {
 		s.Config.Clients = append(s.Config.Clients, p.String())
 	}
 	s.Clients = e.closed.results()
+	s.Config.Deployment = e.cfg.Deployment
+	s.Distributed = e.dist.results()
 	for _, set := range e.cfg.ruleSets() {
 		s.Config.Rules = append(s.Config.Rules, algorithms.FormatRules(set))
 	}

@@ -66,6 +66,9 @@ func Merge(parts []*Summary) (*Summary, error) {
 	if out.Clients, err = mergeClients(parts); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
+	if out.Distributed, err = mergeDeployments(parts); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
 	for j := range first.Runs {
 		runs := make([]*Run, len(parts))
 		for i, p := range parts {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"ratebench/clients"
+	"ratebench/distributed"
 )
 
 // SchemaV1 names the version of the summary.json format that Summary is.
@@ -35,6 +36,10 @@ type Summary struct {
 	// algorithm and retry policy, what clients that re-send what they are
 	// refused do to the traffic and what they go through.
 	Clients []clients.Result `json:"clients,omitempty"`
+	// Distributed are the simulated distributed deployments (-nodes): per
+	// plain rule, window algorithm, number of nodes, sync interval and
+	// clock skew, the decisions against the exact global log.
+	Distributed []distributed.Result `json:"distributed,omitempty"`
 }
 
 // TraceInfo describes the replayed trace.
@@ -74,6 +79,8 @@ type RunConfig struct {
 	Budget *Budget `json:"budget,omitempty"`
 	// Clients lists the retry policies of the closed-loop replays.
 	Clients []string `json:"clients,omitempty"`
+	// Deployment is the grid of simulated distributed deployments.
+	Deployment *Deployment `json:"deployment,omitempty"`
 }
 
 // Sweep is a grid of rules: every limit in L with every window in W.

@@ -57,6 +57,9 @@ func (m *model) build() (*document, []renderedFig, error) {
 	}
 	m.layered(d)
 	m.closedLoop(d)
+	if err := m.deployments(d, addFig); err != nil {
+		return nil, nil, err
+	}
 	if err := m.sweep(d, addFig); err != nil {
 		return nil, nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -47,6 +48,11 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	var clientFlags listFlag
 	fs.Var(&clientFlags, "clients", "closed-loop clients that re-send what they are refused: `retry:POLICY`, POLICY immediate, backoff or honor (with parameters: retry:backoff:base=100ms,max=8), or retry:all; repeat for several")
 	clientSeed := fs.Uint64("client-seed", 1, "seed of the closed-loop clients' backoff jitter")
+	nodes := fs.String("nodes", "", "simulate distributed deployments on these `counts` of nodes, e.g. 1,2,4,8 (window algorithms, against the exact global log)")
+	route := fs.String("route", "random", "with -nodes, how the load balancer spreads a client's requests: random, hash or roundrobin")
+	syncs := fs.String("sync", "0", "with -nodes, `intervals` at which nodes exchange their counts with the shared store, e.g. 0,100ms,1s,10s (0: a central store)")
+	skews := fs.String("skew", "0", "with -nodes, clock `skews` spread over the nodes, e.g. 0,10ms,100ms,1s")
+	skewRandom := fs.Bool("skew-random", false, "with -nodes, draw each node's clock offset in [-skew, skew] instead of spreading them evenly")
 	shard := fs.String("shard", "", "replay only shard `i/n` of the keys (by hash); combine the shards with ratebench merge")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -60,6 +66,13 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		cfg.Clients = append(cfg.Clients, pols...)
 	}
 	cfg.ClientSeed = *clientSeed
+	if *nodes != "" {
+		dp, err := deploymentFlags(*nodes, *route, *syncs, *skews, *skewRandom)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		cfg.Deployment = dp
+	}
 	if *shard != "" {
 		sh, err := compare.ParseShard(*shard)
 		if err != nil {
@@ -286,4 +299,35 @@ func specList() string {
 		s = append(s, c.Spec)
 	}
 	return strings.Join(s, ", ")
+}
+
+// deploymentFlags reads the -nodes, -route, -sync and -skew flags.
+func deploymentFlags(nodes, route, syncs, skews string, random bool) (*compare.Deployment, error) {
+	dp := &compare.Deployment{Route: route, SkewRandom: random, Seed: 1}
+	for _, f := range strings.Split(nodes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-nodes %q: want positive integers, e.g. 1,2,4,8", nodes)
+		}
+		dp.Nodes = append(dp.Nodes, n)
+	}
+	durations := func(flag, list string) ([]int64, error) {
+		var out []int64
+		for _, f := range strings.Split(list, ",") {
+			d, err := time.ParseDuration(strings.TrimSpace(f))
+			if err != nil || d < 0 {
+				return nil, fmt.Errorf("-%s %q: want durations, e.g. 0,100ms,1s", flag, list)
+			}
+			out = append(out, int64(d))
+		}
+		return out, nil
+	}
+	var err error
+	if dp.Sync, err = durations("sync", syncs); err != nil {
+		return nil, err
+	}
+	if dp.Skew, err = durations("skew", skews); err != nil {
+		return nil, err
+	}
+	return dp, nil
 }

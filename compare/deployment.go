@@ -1,0 +1,102 @@
+package compare
+
+import (
+	"fmt"
+
+	"ratebench/distributed"
+)
+
+// Deployment is a grid of simulated distributed deployments (-nodes): every
+// plain rule and window algorithm is run on each number of nodes, with each
+// sync interval and clock skew, against the exact global log (package
+// distributed).
+type Deployment struct {
+	Nodes      []int   `json:"nodes"`
+	Route      string  `json:"route"`                 // random, hash or roundrobin (distributed.ParseRoute)
+	Sync       []int64 `json:"sync_ns"`               // between the nodes' exchanges with the shared store; 0: a central store
+	Skew       []int64 `json:"skew_ns"`               // clock offset spread over the nodes
+	SkewRandom bool    `json:"skew_random,omitempty"` // draw each node's offset instead of spreading them evenly
+	Seed       uint64  `json:"seed"`
+}
+
+// deployments are the simulations of one engine.
+type deployments struct {
+	sims []*distributed.Sim
+}
+
+func newDeployments(cfg Config) (deployments, error) {
+	var d deployments
+	dp := cfg.Deployment
+	if dp == nil {
+		return d, nil
+	}
+	route, err := distributed.ParseRoute(dp.Route)
+	if err != nil {
+		return d, err
+	}
+	for _, r := range cfg.Rules {
+		for _, spec := range cfg.Algorithms {
+			if !contains(distributed.Supported, spec) {
+				continue
+			}
+			for _, n := range dp.Nodes {
+				for _, sync := range dp.Sync {
+					for _, skew := range dp.Skew {
+						s, err := distributed.New(distributed.Config{Spec: spec, Rule: r, Nodes: n, Route: route,
+							Sync: sync, Skew: skew, SkewRandom: dp.SkewRandom, Seed: dp.Seed})
+						if err != nil {
+							return d, err
+						}
+						d.sims = append(d.sims, s)
+					}
+				}
+			}
+		}
+	}
+	if len(d.sims) == 0 {
+		return d, fmt.Errorf("-nodes: none of the algorithms runs distributed (supported: %v)", distributed.Supported)
+	}
+	return d, nil
+}
+
+func (d *deployments) add(key []byte, t, cost int64) error {
+	for _, s := range d.sims {
+		if err := s.Add(key, t, cost); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *deployments) results() []distributed.Result {
+	var out []distributed.Result
+	for _, s := range d.sims {
+		out = append(out, s.Result())
+	}
+	return out
+}
+
+// mergeDeployments merges the deployment results of the parts, index by
+// index.
+func mergeDeployments(parts []*Summary) ([]distributed.Result, error) {
+	n := len(parts[0].Distributed)
+	if n == 0 {
+		return nil, nil
+	}
+	out := make([]distributed.Result, n)
+	for i := range n {
+		rs := make([]distributed.Result, len(parts))
+		for j, p := range parts {
+			if len(p.Distributed) != n {
+				return nil, fmt.Errorf("part %d has %d deployment results, part 0 %d", j, len(p.Distributed), n)
+			}
+			rs[j] = p.Distributed[i]
+		}
+		r, err := distributed.MergeResults(rs)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = r
+	}
+	return out, nil
+}
