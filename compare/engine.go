@@ -215,6 +215,7 @@ func (e *Engine) AddIndexed(id int32, key []byte, t, cost int64) error {
 		return err
 	}
 	e.rel.enabled = false // the caller's ids cannot be given to other keys
+	e.rel.peakLive = max(e.rel.peakLive, e.keys.live)
 	e.add(id, t, cost)
 	return e.others(key, t, cost)
 }
