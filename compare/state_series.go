@@ -15,15 +15,15 @@ package compare
 // edge: the first at or after it. Each key keeps the last edge it was
 // counted at, so it counts once per edge.
 type stateSeries struct {
-	w       int64
-	actEdge []int64 // per key: 1 + the last edge it was counted active at; 0 none
-	logEdge []int64 // per key: 1 + the last edge its log sum was counted at
+	w    int64
+	keys []edges // per key, together so that one cache line serves both
 }
 
-func (s *stateSeries) grow(n int) {
-	s.actEdge = grow(s.actEdge, n)
-	s.logEdge = grow(s.logEdge, n)
-}
+// edges are one key's last edges counted, each 1 + the edge (0: none):
+// active at, and with its log's sum at.
+type edges struct{ act, log int64 }
+
+func (s *stateSeries) grow(n int) { s.keys = grow(s.keys, n) }
 
 // add samples a request of key id at t (just added to tl); recorded says
 // whether the log recorded it.
@@ -32,8 +32,9 @@ func (s *stateSeries) add(tl *timelineAcc, id int32, t, cost int64, recorded boo
 	if !ok {
 		return
 	}
-	if s.actEdge[id] != e+1 {
-		s.actEdge[id] = e + 1
+	k := &s.keys[id]
+	if k.act != e+1 {
+		k.act = e + 1
 		tl.sample(&tl.act, e, 1)
 	}
 	if !recorded {
@@ -43,8 +44,8 @@ func (s *stateSeries) add(tl *timelineAcc, id int32, t, cost int64, recorded boo
 	if cost != 1 {
 		size = 16
 	}
-	if s.logEdge[id] != e+1 {
-		s.logEdge[id] = e + 1
+	if k.log != e+1 {
+		k.log = e + 1
 		size += 8
 	}
 	tl.sample(&tl.mem, e, size)
@@ -52,5 +53,5 @@ func (s *stateSeries) add(tl *timelineAcc, id int32, t, cost int64, recorded boo
 
 // release forgets key id, whose state is back to its initial value.
 func (s *stateSeries) release(id int32) {
-	s.actEdge[id], s.logEdge[id] = 0, 0
+	s.keys[id] = edges{}
 }
