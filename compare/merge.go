@@ -154,6 +154,7 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 		out.Memory.SumOfPeaks += r.Memory.SumOfPeaks
 		tl.merge(timelineFrom(r.Timeline))
 		out.Peer = mergePeer(out.Peer, r.Peer)
+		out.VsToken = mergeDisagreement(out.VsToken, r.VsToken)
 		out.Client = mergeClientSide(out.Client, r.Client)
 		out.TopKeys = append(out.TopKeys, r.TopKeys...)
 	}

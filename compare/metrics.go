@@ -22,6 +22,7 @@ type runAcc struct {
 	memory  memoryAcc
 	rateErr *rateErrorAcc // nil where not measured
 	peer    *Peer         // a peer library's checks; nil for the others
+	vsTok   *Disagreement // disagreement with the token run it is paired with (peers, leaky)
 	client  *clientAcc    // nil in shadow mode
 }
 
@@ -125,6 +126,7 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, retained 
 	}
 	r.Memory, r.Timeline.Memory = a.memory.summary(keys.len(), state)
 	r.Peer = a.peerSummary()
+	r.VsToken = a.vsTokenSummary()
 	if a.client != nil {
 		r.Client = a.client.summary(keys, retained, run)
 	}

@@ -9,20 +9,29 @@ type peerLimiter interface {
 	Capacity() int64
 }
 
-// pairPeers pairs every peer library's run with the token run of the same
-// capacity and mode, if the group has one.
+// pairPeers pairs every peer library's run, and every leaky bucket's, with
+// the token run of the same capacity and mode, if the group has one: a
+// peer's disagreements with it are its arithmetic's; a leaky bucket must
+// admit exactly as the token bucket does (it only delays).
 func (g *group) pairPeers() {
 	for _, c := range g.cands {
-		p, ok := c.lim.(peerLimiter)
-		if !ok {
+		p, isPeer := c.lim.(peerLimiter)
+		lk, isLeaky := c.lim.(*algorithms.Leaky)
+		var b int64
+		switch {
+		case isPeer:
+			c.acc.peer = &Peer{}
+			b = p.Capacity()
+		case isLeaky:
+			b = lk.Capacity()
+		default:
 			continue
 		}
-		c.acc.peer = &Peer{}
 		for _, d := range g.cands {
 			tk, ok := d.lim.(*algorithms.Token)
-			if ok && d.mode == c.mode && tk.Capacity() == p.Capacity() {
+			if ok && d.mode == c.mode && tk.Capacity() == b {
 				c.vsToken = d
-				c.acc.peer.VsToken = &Disagreement{}
+				c.acc.vsTok = &Disagreement{}
 				g.peers = append(g.peers, c)
 				break
 			}
@@ -30,14 +39,24 @@ func (g *group) pairPeers() {
 	}
 }
 
-// vsToken counts one request a peer decided admit and its token run tok.
+// vsToken counts one request a run decided admit and its token run tok.
 func (a *runAcc) vsToken(admit, tok bool) {
 	switch {
 	case admit && !tok:
-		a.peer.VsToken.Over++
+		a.vsTok.Over++
 	case !admit && tok:
-		a.peer.VsToken.Under++
+		a.vsTok.Under++
 	}
+}
+
+// vsTokenSummary returns a leaky bucket's disagreement with its token run
+// (a peer's is in its Peer).
+func (a *runAcc) vsTokenSummary() *Disagreement {
+	if a.vsTok == nil || a.peer != nil {
+		return nil
+	}
+	v := *a.vsTok
+	return &v
 }
 
 // peerSummary returns the peer's figures, its arithmetic read from the
@@ -47,8 +66,8 @@ func (a *runAcc) peerSummary() *Peer {
 		return nil
 	}
 	p := *a.peer
-	if a.peer.VsToken != nil {
-		v := *a.peer.VsToken
+	if a.vsTok != nil {
+		v := *a.vsTok
 		p.VsToken = &v
 	}
 	ar := a.lim.(peerLimiter).Arithmetic()
@@ -56,6 +75,19 @@ func (a *runAcc) peerSummary() *Peer {
 	p.Boundary, p.Nanosecond = ar.Boundary, ar.Nanosecond
 	p.Drift = ar.Flips - ar.Boundary - ar.Nanosecond
 	return &p
+}
+
+// mergeDisagreement adds o into d (nil when the runs have none).
+func mergeDisagreement(d, o *Disagreement) *Disagreement {
+	if o == nil {
+		return d
+	}
+	if d == nil {
+		d = &Disagreement{}
+	}
+	d.Over += o.Over
+	d.Under += o.Under
+	return d
 }
 
 // mergePeer adds o into p (nil when the runs are not a peer's).

@@ -41,3 +41,27 @@ func TestPeerAgainstToken(t *testing.T) {
 		}
 	}
 }
+
+// A leaky bucket, paired with the token bucket of the same B, admits
+// exactly the same requests (it only delays them), in both modes.
+func TestLeakyAdmitsAsToken(t *testing.T) {
+	reqs := randomTrace(29, 20000, 40, 30*sec)
+	s := replay(t, Config{Rules: []algorithms.Rule{mustRule(t, "5/30s")}, Algorithms: []string{"token", "leaky", "leaky:B=3"}}, reqs)
+	n := 0
+	for _, r := range s.Runs {
+		switch r.Algorithm {
+		case "leaky":
+			n++
+			if r.VsToken == nil || r.VsToken.Over+r.VsToken.Under != 0 {
+				t.Errorf("%s: leaky against token: %+v", r.Mode, r.VsToken)
+			}
+		case "leaky:B=3":
+			if r.VsToken != nil {
+				t.Errorf("leaky:B=3 paired with a token of another B")
+			}
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d leaky runs", n)
+	}
+}

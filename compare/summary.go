@@ -134,7 +134,11 @@ type Run struct {
 	Memory    Memory      `json:"memory"`
 	Peer      *Peer       `json:"peer,omitempty"`
 	Client    *ClientSide `json:"client,omitempty"`
-	TopKeys   []KeyStat   `json:"top_keys"`
+	// VsToken, for a leaky bucket, counts the requests it decided otherwise
+	// than the token run of the same B and mode: none, as a queue only
+	// delays what a bucket admits (a peer's is in Peer).
+	VsToken *Disagreement `json:"vs_token,omitempty"`
+	TopKeys []KeyStat     `json:"top_keys"`
 }
 
 // Peer is what a peer library's run (xrate: golang.org/x/time/rate) adds:

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"ratebench/compare"
@@ -36,6 +38,13 @@ func (m *model) clientTable(d *document, g *group) {
 	if len(t.rows) == 0 {
 		return
 	}
+	var same []string
+	for _, r := range g.runs {
+		if v := r.VsToken; v != nil {
+			same = append(same, fmt.Sprintf("%s decided otherwise than token on %s requests (%s let through, %s refused)",
+				r.Algorithm, count(v.Over+v.Under), count(v.Over), count(v.Under)))
+		}
+	}
 	d.add(heading{4, "", txt("Client experience")})
 	d.add(para{txt("Retry-After is the exact wait, at each rejection, until the same request would be admitted if nothing else " +
 		"arrived (never: a cost no wait admits). HTTP sends it in whole seconds, rounded up: the mean extra wait that costs, and " +
@@ -43,6 +52,9 @@ func (m *model) clientTable(d *document, g *group) {
 		"too early. Recovery is, per key, from the first rejection of a run of rejections to the next admission: how long a " +
 		"client that keeps sending is refused (still refused: keys refused at the end). The leaky bucket admits into a queue: " +
 		"its delay is how long an admitted request waits there.")}, t)
+	if len(same) > 0 {
+		d.add(para{txt("A leaky bucket admits what a token bucket of the same capacity admits, and delays it: " + strings.Join(same, "; ") + ".")})
+	}
 }
 
 // distCells returns p50, p99 and max of a distribution, or dashes.
