@@ -55,33 +55,32 @@ type clientAcc struct {
 	early    int64
 	recovery clients.Durations
 	delay    clients.Durations
-	rejSince []int64 // per key: 1 + the time of the first rejection of the current run; 0 none
+	hot      *[]keyHot // the run's: each key's open run of rejections
 }
 
-func newClientAcc(lim algorithms.Limiter) *clientAcc {
-	a := &clientAcc{}
+func newClientAcc(lim algorithms.Limiter, hot *[]keyHot) *clientAcc {
+	a := &clientAcc{hot: hot}
 	a.ra, _ = lim.(algorithms.RetryAfterer)
 	a.dl, _ = lim.(algorithms.Delayer)
 	return a
 }
 
-func (a *clientAcc) grow(n int) { a.rejSince = grow(a.rejSince, n) }
-
 // observe counts a request of key id that the run decided admit, after
 // the run recorded it or not.
 func (a *clientAcc) observe(id int32, t, cost int64, admit, recorded bool) {
+	h := &(*a.hot)[id]
 	if admit {
-		if s := a.rejSince[id]; s != 0 {
+		if s := h.rejSince; s != 0 {
 			a.recovery.Add(t - (s - 1))
-			a.rejSince[id] = 0
+			h.rejSince = 0
 		}
 		if a.dl != nil && recorded {
 			a.delay.Add(a.dl.Delay(id))
 		}
 		return
 	}
-	if a.rejSince[id] == 0 {
-		a.rejSince[id] = t + 1
+	if h.rejSince == 0 {
+		h.rejSince = t + 1
 	}
 	if a.ra == nil {
 		return
@@ -110,8 +109,8 @@ func (a *clientAcc) summary(keys *keyTable, retained []*fullRecord, run int) *Cl
 	if a.dl != nil {
 		c.Delay = distribution(&a.delay)
 	}
-	for id, s := range a.rejSince {
-		if s != 0 && keys.state[id].live {
+	for id, h := range *a.hot {
+		if h.rejSince != 0 && keys.state[id].live {
 			c.Unrecovered++
 		}
 	}

@@ -17,6 +17,7 @@ type runAcc struct {
 	phaseOver, phaseUnder                  [PhaseBins]int64
 	timeline                               timelineAcc
 
+	hot     []keyHot  // per key, what burst and client read at every request; nil in shadow mode
 	burst   *burstAcc // nil in shadow mode
 	bound   boundAcc
 	memory  memoryAcc
@@ -35,8 +36,8 @@ func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr, ownHistory
 	a := &runAcc{rule: rule, lim: lim, memory: memoryAcc{lim: lim}, timeline: newTimelineAcc(rule.W)}
 	if ownHistory {
 		a.bound = newBoundAcc(rule, lim)
-		a.burst = &burstAcc{w: rule.W}
-		a.client = newClientAcc(lim)
+		a.burst = &burstAcc{w: rule.W, hot: &a.hot}
+		a.client = newClientAcc(lim, &a.hot)
 	}
 	if rateErr {
 		a.rateErr = newRateErrorAcc(rule.L)
@@ -54,27 +55,21 @@ func (a *runAcc) release(id int32) {
 	if a.bound.check != nil {
 		a.bound.check.Release(id)
 	}
-	a.releaseClient(id)
+	if a.hot != nil {
+		a.hot[id] = keyHot{}
+	}
 }
 
 func (a *runAcc) grow(n int) {
+	if a.burst != nil {
+		a.hot = grow(a.hot, n)
+	}
 	a.overByKey = grow(a.overByKey, n)
 	a.underByKey = grow(a.underByKey, n)
 	if a.burst != nil {
 		a.burst.grow(n)
 	}
 	a.bound.grow(n)
-	if a.client != nil {
-		a.client.grow(n)
-	}
-}
-
-// releaseClient forgets key id's open run of rejections (saved in the
-// release ledger).
-func (a *runAcc) releaseClient(id int32) {
-	if a.client != nil {
-		a.client.rejSince[id] = 0
-	}
 }
 
 // add counts one request that the run decided admit and the reference ref.
@@ -177,7 +172,8 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, retained 
 			Under:    a.underByKey[id],
 		})
 		if a.burst != nil {
-			r.TopKeys[len(r.TopKeys)-1].Burst = &a.burst.peak[id]
+			p := a.hot[id].peak
+			r.TopKeys[len(r.TopKeys)-1].Burst = &p
 		}
 	}
 	for _, f := range retained {
@@ -210,7 +206,7 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, retained 
 //     whose disagreements is recent costs one read of lastDis;
 //   - otherwise a sliding sum of the run's own admissions per key.
 type burstAcc struct {
-	peak []int64
+	hot  *[]keyHot // the run's: each key's peak and latest disagreement
 	log  *algorithms.Log
 	ref  *algorithms.Log
 	w    int64
@@ -218,7 +214,6 @@ type burstAcc struct {
 	relMax int64  // the largest peak of the keys released
 	relKey string // and its key (the least name of those with it)
 
-	lastDis     []int64 // time of each key's latest disagreement (with ref)
 	over, under []algorithms.WindowSum
 	win         []algorithms.WindowSum // the run's admissions (neither log nor ref)
 }
@@ -227,18 +222,17 @@ func (b *burstAcc) grow(n int) {
 	switch {
 	case b.log != nil:
 	case b.ref != nil:
-		b.lastDis = grow(b.lastDis, n)
 		b.over = grow(b.over, n)
 		b.under = grow(b.under, n)
 	default:
 		b.win = grow(b.win, n)
 	}
-	b.peak = grow(b.peak, n)
 }
 
 // observe counts a request the run decided admit and the reference ref;
 // log and ref must already have recorded it.
 func (b *burstAcc) observe(id int32, t, cost int64, admit, ref bool) {
+	h := &(*b.hot)[id]
 	var span int64
 	switch {
 	case b.log != nil:
@@ -255,13 +249,13 @@ func (b *burstAcc) observe(id int32, t, cost int64, admit, ref bool) {
 				b.under[id].Expire(t - b.w)
 				b.under[id].Add(t, cost)
 			}
-			b.lastDis[id] = t
+			h.lastDis = t
 		}
 		if !admit {
 			return
 		}
 		span = b.ref.Sum(id)
-		if b.lastDis[id] > t-b.w { // else every disagreement has left the span
+		if h.lastDis > t-b.w { // else every disagreement has left the span
 			o, u := &b.over[id], &b.under[id]
 			o.Expire(t - b.w)
 			u.Expire(t - b.w)
@@ -276,16 +270,15 @@ func (b *burstAcc) observe(id int32, t, cost int64, admit, ref bool) {
 		ws.Add(t, cost)
 		span = ws.Sum()
 	}
-	b.peak[id] = max(b.peak[id], span)
+	h.peak = max(h.peak, span)
 }
 
-// release forgets key id's burst state (its peak was saved or folded).
+// release forgets key id's burst windows (its peak, saved or folded, is
+// cleared with the run's keyHot).
 func (b *burstAcc) release(id int32) {
-	b.peak[id] = 0
 	switch {
 	case b.log != nil:
 	case b.ref != nil:
-		b.lastDis[id] = 0
 		b.over[id], b.under[id] = algorithms.WindowSum{}, algorithms.WindowSum{}
 	default:
 		b.win[id] = algorithms.WindowSum{}
@@ -306,7 +299,8 @@ func (b *burstAcc) summary(keys *keyTable, l int64, retained []*fullRecord, run 
 			out.Max, out.Key = p, name
 		}
 	}
-	for id, p := range b.peak {
+	for id := range *b.hot {
+		p := (*b.hot)[id].peak
 		if p > l {
 			out.KeysOverL++
 		}
@@ -424,6 +418,14 @@ func trimZeros(s []int64) []int64 {
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// keyHot is what a run reads of a key at every request, together so that
+// one cache line serves it.
+type keyHot struct {
+	peak     int64 // the key's burst so far (burstAcc)
+	lastDis  int64 // time of its latest disagreement with the reference (burstAcc)
+	rejSince int64 // 1 + the time of the first rejection of its current run of them; 0 none (clientAcc)
 }
 
 // grow extends s to n zero elements, keeping its contents.

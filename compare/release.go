@@ -51,7 +51,7 @@ type fullRecord struct {
 	name              string
 	requests          int64
 	over, under, peak []int64
-	open              []int64 // clientAcc.rejSince: a run of rejections still open
+	open              []int64 // keyHot.rejSince: a run of rejections still open
 }
 
 // minSweep is the number of live keys below which no sweep is made; the
@@ -163,13 +163,13 @@ func (e *Engine) release(id int32, runs []*runAcc) {
 	for i, g := range e.groups {
 		gr[2*i] = 0
 		if b := g.refAcc.burst; b != nil {
-			gr[2*i] = b.peak[id]
+			gr[2*i] = g.refAcc.hot[id].peak
 		}
 		gr[2*i+1] = g.ref.KeyPeak(id)
 	}
 	keep := false
 	for _, a := range runs {
-		if a.overByKey[id]+a.underByKey[id] > 0 || (a.burst != nil && a.burst.peak[id] > a.rule.L) || (a.client != nil && a.client.rejSince[id] != 0) {
+		if a.overByKey[id]+a.underByKey[id] > 0 || (a.burst != nil && a.hot[id].peak > a.rule.L) || (a.client != nil && a.hot[id].rejSince != 0) {
 			keep = true
 		}
 	}
@@ -179,17 +179,17 @@ func (e *Engine) release(id int32, runs []*runAcc) {
 		for i, a := range runs {
 			f.over[i], f.under[i] = a.overByKey[id], a.underByKey[id]
 			if a.burst != nil {
-				f.peak[i] = a.burst.peak[id]
+				f.peak[i] = a.hot[id].peak
 			}
 			if a.client != nil {
-				f.open[i] = a.client.rejSince[id]
+				f.open[i] = a.hot[id].rejSince
 			}
 		}
 		r.full[rec] = f
 	}
 	for _, a := range runs {
 		if a.burst != nil {
-			a.burst.fold(a.burst.peak[id], name)
+			a.burst.fold(a.hot[id].peak, name)
 		}
 		a.release(id)
 	}
@@ -230,15 +230,15 @@ func (e *Engine) restore(id int32, key []byte, t int64) (bool, error) {
 		g.ref.Restore(id, gr[2*gi+1])
 		for _, a := range append([]*runAcc{g.refAcc}, g.accs()...) {
 			if a.burst != nil {
-				a.burst.peak[id] = gr[2*gi] // a run that never disagreed admitted as the reference
+				a.hot[id].peak = gr[2*gi] // a run that never disagreed admitted as the reference
 			}
 			if f != nil {
 				a.overByKey[id], a.underByKey[id] = f.over[i], f.under[i]
 				if a.burst != nil {
-					a.burst.peak[id] = f.peak[i]
+					a.hot[id].peak = f.peak[i]
 				}
 				if a.client != nil {
-					a.client.rejSince[id] = f.open[i]
+					a.hot[id].rejSince = f.open[i]
 				}
 			}
 			i++
