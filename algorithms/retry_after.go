@@ -147,6 +147,15 @@ func (l *Log) RetryAfter(id int32, t, cost int64) (int64, bool) {
 // hold less.
 func (w *WindowSum) coveredAt(need int64) (int64, bool) {
 	mask := len(w.ts) - 1
+	if w.costs == nil { // every cost is 1: the need-th oldest entry
+		switch {
+		case w.n == 0 || need > int64(w.n):
+			return 0, false
+		case need < 1:
+			need = 1
+		}
+		return w.ts[(w.head+int(need)-1)&mask], true
+	}
 	var acc int64
 	for i := 0; i < w.n; i++ {
 		j := (w.head + i) & mask

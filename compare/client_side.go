@@ -45,16 +45,21 @@ func distribution(d *clients.Durations) *Distribution {
 	return &Distribution{DurationSummary: d.Summary(), Histogram: *d}
 }
 
+func denseDistribution(d *clients.Dense) *Distribution {
+	h := d.Durations()
+	return distribution(&h)
+}
+
 // clientAcc accumulates a run's ClientSide.
 type clientAcc struct {
 	ra       algorithms.RetryAfterer // nil where Retry-After is not measured
 	dl       algorithms.Delayer      // nil but for queues
-	retry    clients.Durations
-	extra    clients.Durations
+	retry    clients.Dense
+	extra    clients.Dense
 	never    int64
 	early    int64
-	recovery clients.Durations
-	delay    clients.Durations
+	recovery clients.Dense
+	delay    clients.Dense
 	hot      *[]keyHot // the run's: each key's open run of rejections
 }
 
@@ -102,12 +107,12 @@ func (a *clientAcc) observe(id int32, t, cost int64, admit, recorded bool) {
 // summary closes the accumulator; retained are the records of released
 // keys, run this run's index in them.
 func (a *clientAcc) summary(keys *keyTable, retained []*fullRecord, run int) *ClientSide {
-	c := &ClientSide{Never: a.never, FloorEarly: a.early, Recovery: distribution(&a.recovery)}
+	c := &ClientSide{Never: a.never, FloorEarly: a.early, Recovery: denseDistribution(&a.recovery)}
 	if a.ra != nil {
-		c.RetryAfter, c.SecondsExtra = distribution(&a.retry), distribution(&a.extra)
+		c.RetryAfter, c.SecondsExtra = denseDistribution(&a.retry), denseDistribution(&a.extra)
 	}
 	if a.dl != nil {
-		c.Delay = distribution(&a.delay)
+		c.Delay = denseDistribution(&a.delay)
 	}
 	for id, h := range *a.hot {
 		if h.rejSince != 0 && keys.state[id].live {
