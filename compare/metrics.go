@@ -206,10 +206,10 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, retained 
 //     whose disagreements is recent costs one read of lastDis;
 //   - otherwise a sliding sum of the run's own admissions per key.
 type burstAcc struct {
-	hot  *[]keyHot // the run's: each key's peak and latest disagreement
-	log  *algorithms.Log
-	ref  *algorithms.Log
-	w    int64
+	hot *[]keyHot // the run's: each key's peak and latest disagreement
+	log *algorithms.Log
+	ref *algorithms.Log
+	w   int64
 
 	relMax int64  // the largest peak of the keys released
 	relKey string // and its key (the least name of those with it)
