@@ -6,12 +6,13 @@ package algorithms
 // log keeps one per key, and the compare engine uses it to measure the
 // largest admitted cost any span (t-W, t] contains (the burst).
 type WindowSum struct {
-	ts    []int64 // ring of entry times; len is a power of two (or 0)
-	costs []int64 // parallel ring of costs; nil while every cost is 1
-	head  int     // index of the oldest entry
-	n     int     // number of entries
-	sum   int64   // total cost of the entries
-	heavy int     // entries whose cost is not 1
+	ts     []int64 // ring of entry times; len is a power of two (or 0)
+	costs  []int64 // parallel ring of costs; nil while every cost is 1
+	head   int     // index of the oldest entry
+	n      int     // number of entries
+	sum    int64   // total cost of the entries
+	heavy  int     // entries whose cost is not 1
+	oldest int64   // ts[head] while n > 0: Expire finds nothing to expire without reading the ring
 }
 
 // Sum returns the total cost of the entries held.
@@ -30,6 +31,9 @@ func (w *WindowSum) Bytes() int64 { return int64(8*w.n + 8*w.heavy + 8) }
 // Expire drops the entries at or before cutoff; Expire(t-W) leaves the
 // entries in (t-W, t].
 func (w *WindowSum) Expire(cutoff int64) {
+	if w.n == 0 || w.oldest > cutoff {
+		return
+	}
 	mask := len(w.ts) - 1
 	for w.n > 0 && w.ts[w.head] <= cutoff {
 		c := int64(1)
@@ -45,6 +49,8 @@ func (w *WindowSum) Expire(cutoff int64) {
 	}
 	if w.n == 0 {
 		w.head = 0
+	} else {
+		w.oldest = w.ts[w.head]
 	}
 }
 
@@ -61,6 +67,9 @@ func (w *WindowSum) Add(t, cost int64) {
 	}
 	i := (w.head + w.n) & (len(w.ts) - 1)
 	w.ts[i] = t
+	if w.n == 0 {
+		w.oldest = t
+	}
 	if w.costs != nil {
 		w.costs[i] = cost
 		if cost != 1 {
