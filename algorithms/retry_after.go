@@ -1,6 +1,9 @@
 package algorithms
 
-import "math/bits"
+import (
+	"math/bits"
+	"time"
+)
 
 // RetryAfterer is implemented by the limiters that can tell a refused client
 // when to come back: the value of an HTTP Retry-After header, exact to the
@@ -330,4 +333,40 @@ func (b *Buckets) RetryAfter(id int32, t, cost int64) (int64, bool) {
 		}
 	}
 	return t, true // t is more than N+1 sub-windows past the state: all counts are zero
+}
+
+// RetryAfter returns the earliest time the library would admit the
+// request if nothing else arrived: its own answer, float64 arithmetic and
+// all (the exact one is Token's). The library's admission only grows with
+// time while nothing is recorded (its tokens refill), so the boundary is
+// found by doubling a bound from t, then bisecting: about 2·log2(wait)
+// evaluations of its admission test, none of which changes its state.
+func (x *XRate) RetryAfter(id int32, t, cost int64) (int64, bool) {
+	if cost > x.b {
+		return 0, false
+	}
+	k := &x.keys[id]
+	admits := func(at int64) bool { return allowsN(&k.lim, x.limit, time.Unix(0, at), cost, x.b) }
+	if admits(t) {
+		return t, true
+	}
+	lo, step := t, int64(1) // lo is refused
+	hi := t + step
+	for !admits(hi) {
+		lo = hi
+		if step > (1<<62)/2 || hi > 1<<62 {
+			return 0, false
+		}
+		step *= 2
+		hi = t + step
+	}
+	for hi-lo > 1 { // lo refused, hi admitted
+		mid := lo + (hi-lo)/2
+		if admits(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi, true
 }

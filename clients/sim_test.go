@@ -125,14 +125,15 @@ func TestHonorFirstRetry(t *testing.T) {
 	}
 }
 
-// TestHonorWithoutRetryAfter: a limiter that cannot say when to come back
-// makes an honoring client give up at once.
+// TestHonorWithoutRetryAfter: the peer library's Retry-After (its own
+// float arithmetic, found by search) lets honoring clients retry; a
+// request no wait admits makes an honoring client give up at once.
 func TestHonorWithoutRetryAfter(t *testing.T) {
 	rule := algorithms.Rule{L: 5, W: 30 * sec}
 	trace := bursty(3, 50, 600*sec, 10*sec, 30*sec, 2, 1)
 	r := run(t, "xrate", rule, "honor", 1, trace)
 	checkIdentities(t, "xrate honor", r)
-	if r.RejectionsOriginal == 0 || r.Retries != 0 || r.GaveUp != r.RejectionsOriginal || r.GaveUpNoRetryAfter != r.GaveUp {
+	if r.RejectionsOriginal == 0 || r.Retries == 0 || r.GaveUpNoRetryAfter != 0 {
 		t.Errorf("xrate honor: %d refused, %d retries, %d gave up (%d without Retry-After)", r.RejectionsOriginal, r.Retries, r.GaveUp, r.GaveUpNoRetryAfter)
 	}
 	// A cost above the limit can never be admitted: no Retry-After either.
