@@ -66,6 +66,13 @@ func NewLayered(spec string, rules []Rule) (Limiter, error) {
 	return ly, nil
 }
 
+// LayeredOf layers limiters that already exist, one per rule of rules, in
+// the same order (a caller that keeps its own layers, such as a layered
+// reference, uses it for RetryAfter).
+func LayeredOf(layers []Limiter, rules []Rule) *Layered {
+	return &Layered{layers: append([]Limiter(nil), layers...), rules: append([]Rule(nil), rules...)}
+}
+
 // Name is the spec of the layers' algorithm, as New reads it; the rules
 // are Rules.
 func (ly *Layered) Name() string { return ly.layers[0].Name() }

@@ -34,16 +34,17 @@ type Engine struct {
 // group is one rule × count policy: a reference log and the candidates of
 // every mode, all fed the same requests.
 type group struct {
-	rule   algorithms.Rule   // the rule, or of layered rules the primary (longest window)
-	layers []algorithms.Rule // the layers of a layered rule; the rule alone otherwise
-	guards []*algorithms.Log // the reference's logs of the layers besides the primary
-	count  Count
-	ref    *algorithms.Log
-	refAcc *runAcc
-	modes  []Mode // the modes this group reports (one under count all)
-	cands  []*candidate
-	peers  []*candidate // the candidates checked against a token run
-	state  stateSeries  // samples memory on refAcc's timeline
+	rule       algorithms.Rule   // the rule, or of layered rules the primary (longest window)
+	layers     []algorithms.Rule // the layers of a layered rule; the rule alone otherwise
+	guards     []*algorithms.Log // the reference's logs of the layers besides the primary
+	guardRules []algorithms.Rule // and their rules
+	count      Count
+	ref        *algorithms.Log
+	refAcc     *runAcc
+	modes      []Mode // the modes this group reports (one under count all)
+	cands      []*candidate
+	peers      []*candidate // the candidates checked against a token run
+	state      stateSeries  // samples memory on refAcc's timeline
 }
 
 // candidate is one algorithm in one mode.
@@ -96,11 +97,18 @@ func newEngine(cfg Config) (*Engine, error) {
 			for _, l := range set {
 				if l != r {
 					g.guards = append(g.guards, algorithms.NewLog(l))
+					g.guardRules = append(g.guardRules, l)
 				}
 			}
 			g.refAcc = newRunAcc(r, g.ref, false, true)
-			if len(g.guards) > 0 {
-				g.refAcc.client.ra = nil // the primary layer's log alone does not know when all layers admit
+			if len(g.guards) > 0 { // all layers must admit: Retry-After is their fixed point
+				layers := []algorithms.Limiter{g.ref}
+				rules := []algorithms.Rule{r}
+				for i, l := range g.guards {
+					layers = append(layers, l)
+					rules = append(rules, g.guardRules[i])
+				}
+				g.refAcc.client.ra = algorithms.LayeredOf(layers, rules)
 			}
 			if c == CountAccepted {
 				g.refAcc.burst.log = g.ref // the reference records exactly what it admits

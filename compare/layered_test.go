@@ -61,6 +61,11 @@ func TestLayeredRules(t *testing.T) {
 			if r.Admitted != admitted {
 				t.Errorf("layered log admitted %d, the model %d", r.Admitted, admitted)
 			}
+			if c := r.Client; c == nil || c.RetryAfter == nil || c.RetryAfter.Samples != r.Rejected || c.Never != 0 {
+				t.Errorf("layered log: Retry-After %+v for %d rejections", c, r.Rejected)
+			} else if c.RetryAfter.MaxNS > 60*sec {
+				t.Errorf("layered log: Retry-After up to %d ns, longer than the long window", c.RetryAfter.MaxNS)
+			}
 		case r.Algorithm == "fixed" && r.Rule == "100/1m":
 			plain = r
 		case r.Algorithm == "fixed" && r.Rule == "5/1s+100/1m":
