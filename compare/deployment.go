@@ -36,7 +36,7 @@ func newDeployments(cfg Config) (deployments, error) {
 	}
 	for _, r := range cfg.Rules {
 		for _, spec := range cfg.Algorithms {
-			if !contains(distributed.Supported, spec) {
+			if !distributed.Supports(spec) {
 				continue
 			}
 			for _, n := range dp.Nodes {

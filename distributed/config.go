@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 
 	"ratebench/algorithms"
@@ -54,13 +55,29 @@ const MaxNodes = 1 << 16
 // it keeps 2*Skew+1 and the skewed clocks far from int64 overflow.
 const MaxSkew = int64(1) << 62
 
-// Supported lists the algorithm specs a Sim runs.
-var Supported = []string{"log", "counter", "counter-lt", "counter-floor", "fixed"}
+// Supported lists the algorithm specs a Sim runs; buckets:N stands for any
+// N (Supports tells whether a spec is one of them).
+var Supported = []string{"log", "counter", "counter-lt", "counter-floor", "fixed", "buckets:N"}
+
+// Supports reports whether a Sim runs the algorithm named by spec.
+func Supports(spec string) bool {
+	spec = strings.TrimSpace(spec)
+	if n, ok := strings.CutPrefix(spec, "buckets:"); ok {
+		_, err := strconv.ParseInt(n, 10, 64)
+		return err == nil
+	}
+	for _, s := range Supported {
+		if spec == s {
+			return true
+		}
+	}
+	return false
+}
 
 // Config is one simulated deployment.
 type Config struct {
-	// Spec is the algorithm: log, counter, counter-lt, counter-floor or
-	// fixed (names as algorithms.New reads them).
+	// Spec is the algorithm: log, counter, counter-lt, counter-floor, fixed
+	// or buckets:N (names as algorithms.New reads them).
 	Spec string
 	// Rule is the limit every node enforces for each key.
 	Rule algorithms.Rule
@@ -85,11 +102,7 @@ type Config struct {
 // check validates c and returns its canonical algorithm name.
 func (c *Config) check() (string, error) {
 	spec := strings.TrimSpace(c.Spec)
-	ok := false
-	for _, s := range Supported {
-		ok = ok || spec == s
-	}
-	if !ok {
+	if !Supports(spec) {
 		// Any valid rule will do: only the name is checked.
 		if _, err := algorithms.New(spec, algorithms.Rule{L: 1, W: 3600e9}); err != nil {
 			return "", fmt.Errorf("distributed: %w", err)
@@ -107,6 +120,13 @@ func (c *Config) check() (string, error) {
 		return "", fmt.Errorf("distributed: negative sync period %d ns", c.Sync)
 	case c.Skew < 0 || c.Skew > MaxSkew:
 		return "", fmt.Errorf("distributed: skew %d ns: want 0 to %d", c.Skew, MaxSkew)
+	}
+	if strings.HasPrefix(spec, "buckets:") { // N must suit the rule
+		l, err := algorithms.New(spec, c.Rule)
+		if err != nil {
+			return "", fmt.Errorf("distributed: %w", err)
+		}
+		spec = l.Name()
 	}
 	return spec, nil
 }

@@ -7,8 +7,8 @@
 //
 // # Model
 //
-// A Sim runs one algorithm (log, counter, counter-lt, counter-floor or
-// fixed) under one rule L/W on N nodes (Config.Nodes) behind a load
+// A Sim runs one algorithm (log, counter, counter-lt, counter-floor, fixed
+// or buckets:N) under one rule L/W on N nodes (Config.Nodes) behind a load
 // balancer. Requests are fed in trace order (Add); t is the true time in
 // integer nanoseconds. All state is per key and keys never interact.
 //
@@ -76,11 +76,14 @@
 //   - counter-floor (SPEC 3.4): admit iff floor(prev*(W-e)/W) + curr + cost
 //     <= L.
 //   - fixed (SPEC 3.5): admit iff curr + cost <= L.
+//   - buckets:N (SPEC 3.8): counts per sub-window s = floor(t'*N/W) of the
+//     node's clock, with rem = t'*N - s*W; sum = visible cost in
+//     s-N+1..s, old = in s-N. Admit iff (sum+cost)*W + old*(W-rem) <= L*W.
 //
 // A node records a request (on its own clock, at its node) when it admits
 // it (count accepted, the default) or always (Config.CountAll, --count
-// all). Other algorithms (token, gcra, buckets:N, ...) are refused with an
-// error.
+// all). The algorithms that are not windows (token, gcra, leaky, xrate)
+// are refused with an error.
 //
 // # Comparison
 //

@@ -22,7 +22,7 @@ const (
 )
 
 // specs is every algorithm a Sim runs.
-var specs = []string{"log", "counter", "counter-lt", "counter-floor", "fixed"}
+var specs = []string{"log", "counter", "counter-lt", "counter-floor", "fixed", "buckets:3"}
 
 // poisson generates keys Poisson clients over dur ns, key k sending at rate
 // (per second) times a factor in [0.5, 1.5) drawn per key, with costs

@@ -68,6 +68,28 @@ func (m *naive) decide(key string, node int, t, cost int64) (admit, ref bool) {
 	case "counter-floor":
 		q := new(big.Int).Quo(lhs, bi(W)).Int64()
 		admit = q+curr+cost <= L
+	case "buckets:3":
+		// sub-window of a stamp: floor(stamp*3/W); the estimate counts
+		// sw-2..sw and sw-3 weighted by (W - (tp*3 - sw*W))/W.
+		const n = 3
+		sub := func(v int64) int64 { return new(big.Int).Quo(new(big.Int).Mul(bi(v), bi(n)), bi(W)).Int64() }
+		sw := sub(tp)
+		rem := tp*n - sw*W // tp*3 fits: the grid traces stay far below 2^61
+		var sum, old int64
+		for _, r := range m.recs[key] {
+			if !m.visible(r, node, t) {
+				continue
+			}
+			switch j := sub(r.stamp); {
+			case j > sw-n && j <= sw:
+				sum += r.cost
+			case j == sw-n:
+				old += r.cost
+			}
+		}
+		l := new(big.Int).Mul(bi(sum+cost), bi(W))
+		l.Add(l, new(big.Int).Mul(bi(old), bi(W-rem)))
+		admit = l.Cmp(new(big.Int).Mul(bi(L), bi(W))) <= 0
 	}
 	if admit || m.c.CountAll {
 		m.recs[key] = append(m.recs[key], naiveRec{node, t, tp, cost})
@@ -123,6 +145,9 @@ func TestAgainstNaive(t *testing.T) {
 		}
 		if c.SkewRandom { // random skews off the grid still hit the clamp at 0
 			c.Skew += rng.Int64N(step)
+		}
+		if c.Spec == "buckets:3" && c.Rule.W < 3 {
+			c.Rule.W = 3 // N sub-windows need W >= N ns
 		}
 		trace := grid(rng, 1+rng.IntN(3), step*(40+rng.Int64N(80)), step)
 		m := &naive{c: c, skews: c.Skews(), recs: map[string][]naiveRec{}, ref: map[string][]naiveRec{}}

@@ -5,6 +5,8 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 
 	"ratebench/algorithms"
 )
@@ -18,6 +20,7 @@ const (
 	algCounterLT
 	algCounterFloor
 	algFixed
+	algBuckets
 )
 
 // Sim replays a trace through one simulated deployment (see the package doc
@@ -33,6 +36,7 @@ type Sim struct {
 	skews   []int64 // node j's clock offset
 	skewMin int64   // the smallest offset: the clock furthest behind
 	central bool    // Sync == 0
+	nb      int64   // N of buckets:N
 
 	ids  map[string]int32
 	keys []keyState
@@ -88,6 +92,9 @@ func New(c Config) (*Sim, error) {
 		s.alg = algCounterFloor
 	case "fixed":
 		s.alg = algFixed
+	default: // buckets:N, checked
+		s.alg = algBuckets
+		s.nb, _ = strconv.ParseInt(strings.TrimPrefix(spec, "buckets:"), 10, 64)
 	}
 	return s, nil
 }
@@ -141,10 +148,20 @@ func (s *Sim) Add(key []byte, t, cost int64) error {
 		}
 	} else {
 		wk := &s.win[id]
-		wk.prune(low/s.rule.W - 1)
-		admit = s.decideWindow(wk, int32(node), tp, cost)
-		if admit || s.cfg.CountAll {
-			wk.record(int32(node), tp/s.rule.W, cost, s.central)
+		if s.alg == algBuckets {
+			lowS, _ := s.subWindow(low)
+			wk.prune(lowS - s.nb)
+			sw, rem := s.subWindow(tp)
+			admit = s.decideBuckets(wk, int32(node), sw, rem, cost)
+			if admit || s.cfg.CountAll {
+				wk.record(int32(node), sw, cost, s.central)
+			}
+		} else {
+			wk.prune(low/s.rule.W - 1)
+			admit = s.decideWindow(wk, int32(node), tp, cost)
+			if admit || s.cfg.CountAll {
+				wk.record(int32(node), tp/s.rule.W, cost, s.central)
+			}
 		}
 	}
 

@@ -377,7 +377,8 @@ func TestConfigErrors(t *testing.T) {
 		want string
 	}{
 		{func(c *Config) { c.Spec = "token" }, "not simulated distributed"},
-		{func(c *Config) { c.Spec = "buckets:4" }, "not simulated distributed"},
+		{func(c *Config) { c.Spec = "token" }, "not simulated distributed"},
+		{func(c *Config) { c.Spec = "buckets:0" }, "buckets:0"},
 		{func(c *Config) { c.Spec = "nope" }, "unknown algorithm"},
 		{func(c *Config) { c.Nodes = 0 }, "nodes"},
 		{func(c *Config) { c.Nodes = MaxNodes + 1 }, "nodes"},
