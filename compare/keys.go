@@ -12,6 +12,8 @@ type keyTable struct {
 	seen  int     // keys seen: ids may have gaps when the caller assigns them
 	live  int     // keys holding an id now
 	free  []int32 // ids released, to give to new keys
+
+	lastID int32 // the key of the last request (-1: none), checked before the map
 }
 
 // keyState is what the table keeps per key, together so that one cache
@@ -22,7 +24,7 @@ type keyState struct {
 	live     bool // the id holds a key (not released)
 }
 
-func newKeyTable() *keyTable { return &keyTable{ids: map[string]int32{}} }
+func newKeyTable() *keyTable { return &keyTable{ids: map[string]int32{}, lastID: -1} }
 
 // OrderError is a request whose time is before the previous request of the
 // same key.
@@ -39,7 +41,12 @@ func (e *OrderError) Error() string {
 // checks that t is not before the key's previous request. The lookup does
 // not allocate; only a new key copies its bytes.
 func (k *keyTable) intern(key []byte, t int64) (id int32, isNew bool, err error) {
-	id, ok := k.ids[string(key)]
+	var ok bool
+	if k.lastID >= 0 && string(key) == k.names[k.lastID] {
+		id, ok = k.lastID, true // a client's requests often come in runs
+	} else {
+		id, ok = k.ids[string(key)]
+	}
 	if !ok {
 		name := string(key)
 		if n := len(k.free); n > 0 {
@@ -65,6 +72,7 @@ func (k *keyTable) intern(key []byte, t int64) (id int32, isNew bool, err error)
 	st := &k.state[id]
 	st.last = t
 	st.requests++
+	k.lastID = id
 	return id, isNew, nil
 }
 
@@ -101,6 +109,9 @@ func (k *keyTable) size() int { return len(k.names) }
 // release forgets key id and frees the id for another key.
 func (k *keyTable) release(id int32) {
 	delete(k.ids, k.names[id])
+	if k.lastID == id {
+		k.lastID = -1
+	}
 	k.names[id] = ""
 	k.state[id] = keyState{}
 	k.free = append(k.free, id)
