@@ -17,11 +17,13 @@
 // and each candidate algorithm, for every rule, counting policy and mode,
 // and writes DIR/summary.json (default DIR: results/<trace name>) and the
 // report (report.md, report.html, plots/), which report rewrites from
-// summary.json alone. inspect
-// describes a trace. gen writes a synthetic one (gen -list describes the
-// scenarios). cloudflare replays a population the size of Cloudflare's
-// published experiment and sets the figures beside theirs. Run a
-// subcommand with -h for its flags.
+// summary.json alone; -workers splits the keys across cores, -clients adds
+// clients that retry, -nodes simulated distributed deployments. merge
+// combines the shards of a replay split across machines. inspect describes
+// a trace. gen writes a synthetic one (gen -list describes the scenarios).
+// cloudflare replays a population the size of Cloudflare's published
+// experiment and sets the figures beside theirs. redis replays a trace
+// against a real redis-server. Run a subcommand with -h for its flags.
 package main
 
 import (
