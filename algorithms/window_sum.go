@@ -55,6 +55,9 @@ func (w *WindowSum) Expire(cutoff int64) {
 }
 
 // Add appends an entry at time t, which must not be before the newest entry.
+// A cost may be negative, for a signed sum (compare's burst accounting keeps
+// the difference of two sets of entries in one window); Bytes counts such
+// an entry as one whose cost is not 1.
 func (w *WindowSum) Add(t, cost int64) {
 	if w.n == len(w.ts) {
 		w.resize()

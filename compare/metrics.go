@@ -202,8 +202,9 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, retained 
 //     (count accepted) only where they disagree, so the span holds the
 //     reference's admitted cost, minus what the run refused and the log
 //     admitted (under), plus what the run admitted and the log refused
-//     (over). Only the disagreements are kept, per key, and a key none of
-//     whose disagreements is recent costs one read of lastDis;
+//     (over). Only the disagreements are kept, per key, in one window of
+//     signed costs (+ over, - under) whose sum is the difference, and a
+//     key none of whose disagreements is recent costs one read of lastDis;
 //   - otherwise a sliding sum of the run's own admissions per key.
 type burstAcc struct {
 	hot *[]keyHot // the run's: each key's peak and latest disagreement
@@ -214,16 +215,15 @@ type burstAcc struct {
 	relMax int64  // the largest peak of the keys released
 	relKey string // and its key (the least name of those with it)
 
-	over, under []algorithms.WindowSum
-	win         []algorithms.WindowSum // the run's admissions (neither log nor ref)
+	dis []algorithms.WindowSum // ref set: the disagreements, +cost over, -cost under
+	win []algorithms.WindowSum // the run's admissions (neither log nor ref)
 }
 
 func (b *burstAcc) grow(n int) {
 	switch {
 	case b.log != nil:
 	case b.ref != nil:
-		b.over = grow(b.over, n)
-		b.under = grow(b.under, n)
+		b.dis = grow(b.dis, n)
 	default:
 		b.win = grow(b.win, n)
 	}
@@ -242,12 +242,12 @@ func (b *burstAcc) observe(id int32, t, cost int64, admit, ref bool) {
 		span = b.log.Sum(id)
 	case b.ref != nil:
 		if admit != ref {
+			d := &b.dis[id]
+			d.Expire(t - b.w)
 			if admit {
-				b.over[id].Expire(t - b.w)
-				b.over[id].Add(t, cost)
+				d.Add(t, cost)
 			} else {
-				b.under[id].Expire(t - b.w)
-				b.under[id].Add(t, cost)
+				d.Add(t, -cost)
 			}
 			h.lastDis = t
 		}
@@ -256,10 +256,9 @@ func (b *burstAcc) observe(id int32, t, cost int64, admit, ref bool) {
 		}
 		span = b.ref.Sum(id)
 		if h.lastDis > t-b.w { // else every disagreement has left the span
-			o, u := &b.over[id], &b.under[id]
-			o.Expire(t - b.w)
-			u.Expire(t - b.w)
-			span += o.Sum() - u.Sum()
+			d := &b.dis[id]
+			d.Expire(t - b.w)
+			span += d.Sum()
 		}
 	default:
 		if !admit {
@@ -279,7 +278,7 @@ func (b *burstAcc) release(id int32) {
 	switch {
 	case b.log != nil:
 	case b.ref != nil:
-		b.over[id], b.under[id] = algorithms.WindowSum{}, algorithms.WindowSum{}
+		b.dis[id] = algorithms.WindowSum{}
 	default:
 		b.win[id] = algorithms.WindowSum{}
 	}
