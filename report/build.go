@@ -48,7 +48,7 @@ func (m *model) build() (*document, []renderedFig, error) {
 			d.add(heading{3, fmt.Sprintf("%s-%d", rid, j+1), txt(g.label())})
 			m.groupTables(d, g)
 			d.add(heading{4, "", txt("Plots")})
-			for _, mk := range []func(*group) (*figure, string){m.divergenceFig, m.phaseFig, m.burstFig, m.frontierFig, m.rateErrorFig, m.timelineFig} {
+			for _, mk := range []func(*group) (*figure, string){m.divergenceFig, m.phaseFig, m.burstFig, m.frontierFig, m.rateErrorFig, m.timelineFig, m.memoryFig} {
 				if err := addFig(mk(g)); err != nil {
 					return nil, nil, err
 				}
