@@ -28,6 +28,11 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 //
 //	ratebench compare -gen 'mix:poisson=0.6,boundary=0.4,requests=800,keys=6' \
 //	    -alg log,counter,token -mode independent -sweep 'L=2,5;W=10s,30s' -top 3
+//
+// distributed.summary.json by
+//
+//	ratebench compare -gen 'mix:poisson=0.6,boundary=0.4,requests=800,keys=6' \
+//	    -alg log,counter -mode independent -nodes 1,3 -sync 0,1s -skew 0,100ms -top 3
 func readSummary(t *testing.T, name string) *compare.Summary {
 	t.Helper()
 	s, err := compare.ReadSummaryFile(filepath.Join("testdata", name))
@@ -551,4 +556,22 @@ func TestDecision(t *testing.T) {
 			t.Errorf("ranking %v, want %v", order, want)
 		}
 	})
+}
+
+// Every plot a report writes is of a kind removeStale knows, so that a
+// report rewritten from another summary leaves no stale plot behind.
+func TestPlotKindsCoverEveryPlot(t *testing.T) {
+	for _, name := range []string{"small.summary.json", "sweep.summary.json", "distributed.summary.json"} {
+		dir := write(t, readSummary(t, name), Options{NoPNG: true})
+		files, _ := filepath.Glob(filepath.Join(dir, PlotsDir, "*"))
+		for _, f := range files {
+			base := filepath.Base(f)
+			if !slices.ContainsFunc(plotKinds, func(k string) bool { return strings.HasPrefix(base, k) }) {
+				t.Errorf("%s: plot %s is of no kind in plotKinds", name, base)
+			}
+		}
+		if len(files) < 5 {
+			t.Errorf("%s: %d plots", name, len(files))
+		}
+	}
 }
