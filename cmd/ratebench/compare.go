@@ -17,7 +17,6 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/compare"
-	"ratebench/generators"
 	"ratebench/report"
 	"ratebench/traces"
 )
@@ -140,25 +139,9 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	var (
-		r            traces.Reader
-		path, format string
-		name         string
-	)
-	switch {
-	case *genSpec != "" && tf.path != "":
-		return usageError{"give -trace or -gen, not both"}
-	case *genSpec != "":
-		g, err := generators.New(*genSpec, generators.Params{})
-		if err != nil {
-			return usageError{err.Error()}
-		}
-		r, path, format, name = g, "gen:"+*genSpec, "generated", strings.SplitN(*genSpec, ":", 2)[0]
-	default:
-		if r, format, err = tf.open(); err != nil {
-			return err
-		}
-		path, name = tf.path, traceName(tf.path)
+	r, path, format, name, err := tf.openOrGenerate(*genSpec)
+	if err != nil {
+		return err
 	}
 	defer r.Close()
 	dir := *out

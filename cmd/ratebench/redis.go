@@ -13,9 +13,7 @@ import (
 	"time"
 
 	"ratebench/algorithms"
-	"ratebench/generators"
 	"ratebench/redisreplay"
-	"ratebench/traces"
 )
 
 const redisSynopsis = "(-trace FILE | -gen SCENARIO) [-rule L/W] [-alg log,counter,counter-nonatomic,fixed,token] [-clients 1,4,16] [-addr HOST:PORT] [-o DIR]"
@@ -60,25 +58,9 @@ func runRedis(stdout, stderr io.Writer, args []string) error {
 		return usageError{"-sample and -min-ttl must be positive"}
 	}
 
-	var (
-		r            traces.Reader
-		path, format string
-		name         string
-	)
-	switch {
-	case *genSpec != "" && tf.path != "":
-		return usageError{"give -trace or -gen, not both"}
-	case *genSpec != "":
-		g, err := generators.New(*genSpec, generators.Params{})
-		if err != nil {
-			return usageError{err.Error()}
-		}
-		r, path, format, name = g, "gen:"+*genSpec, "generated", strings.SplitN(*genSpec, ":", 2)[0]
-	default:
-		if r, format, err = tf.open(); err != nil {
-			return err
-		}
-		path, name = tf.path, traceName(tf.path)
+	r, path, format, name, err := tf.openOrGenerate(*genSpec)
+	if err != nil {
+		return err
 	}
 	defer r.Close()
 	dir := *out

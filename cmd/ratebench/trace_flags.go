@@ -2,8 +2,10 @@ package main
 
 import (
 	"flag"
+	"strings"
 	"time"
 
+	"ratebench/generators"
 	"ratebench/traces"
 )
 
@@ -59,4 +61,24 @@ func (tf *traceFlags) open() (traces.Reader, string, error) {
 		r = traces.Reorder(r, tf.reorder, tf.skipBad)
 	}
 	return r, traces.FormatOf(r).String(), nil
+}
+
+// openOrGenerate opens the trace of -trace, or the generator of genSpec
+// (-gen), not both, and returns it with its path and format as a summary
+// records them and the name of its default results folder.
+func (tf *traceFlags) openOrGenerate(genSpec string) (r traces.Reader, path, format, name string, err error) {
+	switch {
+	case genSpec != "" && tf.path != "":
+		return nil, "", "", "", usageError{"give -trace or -gen, not both"}
+	case genSpec != "":
+		g, err := generators.New(genSpec, generators.Params{})
+		if err != nil {
+			return nil, "", "", "", usageError{err.Error()}
+		}
+		return g, "gen:" + genSpec, "generated", strings.SplitN(genSpec, ":", 2)[0], nil
+	}
+	if r, format, err = tf.open(); err != nil {
+		return nil, "", "", "", err
+	}
+	return r, tf.path, format, traceName(tf.path), nil
 }
