@@ -51,30 +51,6 @@ func (cl *closedLoop) results() []clients.Result {
 	return out
 }
 
-// mergeClients merges the closed-loop results of the parts, index by index.
-func mergeClients(parts []*Summary) ([]clients.Result, error) {
-	n := len(parts[0].Clients)
-	if n == 0 {
-		return nil, nil
-	}
-	out := make([]clients.Result, n)
-	for i := range n {
-		rs := make([]clients.Result, len(parts))
-		for j, p := range parts {
-			if len(p.Clients) != n {
-				return nil, fmt.Errorf("part %d has %d closed-loop results, part 0 %d", j, len(p.Clients), n)
-			}
-			rs[j] = p.Clients[i]
-		}
-		r, err := clients.MergeResults(rs)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = r
-	}
-	return out, nil
-}
-
 // ParseClients reads the -clients flag: "retry:POLICY", POLICY as
 // clients.ParsePolicy reads it (immediate, backoff, honor, with
 // parameters: "backoff:base=100ms,max=8"), or "retry:all" for the three

@@ -75,28 +75,3 @@ func (d *deployments) results() []distributed.Result {
 	}
 	return out
 }
-
-// mergeDeployments merges the deployment results of the parts, index by
-// index.
-func mergeDeployments(parts []*Summary) ([]distributed.Result, error) {
-	n := len(parts[0].Distributed)
-	if n == 0 {
-		return nil, nil
-	}
-	out := make([]distributed.Result, n)
-	for i := range n {
-		rs := make([]distributed.Result, len(parts))
-		for j, p := range parts {
-			if len(p.Distributed) != n {
-				return nil, fmt.Errorf("part %d has %d deployment results, part 0 %d", j, len(p.Distributed), n)
-			}
-			rs[j] = p.Distributed[i]
-		}
-		r, err := distributed.MergeResults(rs)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = r
-	}
-	return out, nil
-}

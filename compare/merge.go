@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"ratebench/algorithms"
+	"ratebench/clients"
+	"ratebench/distributed"
 )
 
 // Merge combines the summaries of replays of disjoint sets of keys of the
@@ -63,10 +65,12 @@ func Merge(parts []*Summary) (*Summary, error) {
 		}
 	}
 	var err error
-	if out.Clients, err = mergeClients(parts); err != nil {
+	clientsOf := func(s *Summary) []clients.Result { return s.Clients }
+	if out.Clients, err = mergeEach(parts, clientsOf, clients.MergeResults, "closed-loop"); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
-	if out.Distributed, err = mergeDeployments(parts); err != nil {
+	distributedOf := func(s *Summary) []distributed.Result { return s.Distributed }
+	if out.Distributed, err = mergeEach(parts, distributedOf, distributed.MergeResults, "deployment"); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	for j := range first.Runs {
@@ -235,4 +239,30 @@ func checkShards(parts []*Summary) error {
 		}
 	}
 	return nil
+}
+
+// mergeEach merges the results of the parts that of returns, index by
+// index, with merge: the simulations (closed loop, deployments) every part
+// ran over its own keys.
+func mergeEach[T any](parts []*Summary, of func(*Summary) []T, merge func([]T) (T, error), what string) ([]T, error) {
+	n := len(of(parts[0]))
+	if n == 0 {
+		return nil, nil
+	}
+	out := make([]T, n)
+	for i := range n {
+		rs := make([]T, len(parts))
+		for j, p := range parts {
+			if len(of(p)) != n {
+				return nil, fmt.Errorf("part %d has %d %s results, part 0 %d", j, len(of(p)), what, n)
+			}
+			rs[j] = of(p)[i]
+		}
+		r, err := merge(rs)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = r
+	}
+	return out, nil
 }
