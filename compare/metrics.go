@@ -45,6 +45,22 @@ func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr, ownHistory
 	return a
 }
 
+// countKey counts a key with o over- and u under-admissions in the keys
+// over, under and disagreeing, and reports whether it disagreed at all.
+func (r *Run) countKey(o, u int64) bool {
+	if o > 0 {
+		r.KeysOver++
+	}
+	if u > 0 {
+		r.KeysUnder++
+	}
+	if o+u == 0 {
+		return false
+	}
+	r.KeysDisagree++
+	return true
+}
+
 // release resets key id's accumulators (its figures were saved in the
 // release ledger).
 func (a *runAcc) release(id int32) {
@@ -132,29 +148,12 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, retained 
 	}
 	var top []int32
 	for id := range a.overByKey {
-		o, u := a.overByKey[id], a.underByKey[id]
-		if o > 0 {
-			r.KeysOver++
-		}
-		if u > 0 {
-			r.KeysUnder++
-		}
-		if o+u > 0 {
-			r.KeysDisagree++
+		if r.countKey(a.overByKey[id], a.underByKey[id]) {
 			top = append(top, int32(id))
 		}
 	}
 	for _, f := range retained {
-		o, u := f.over[run], f.under[run]
-		if o > 0 {
-			r.KeysOver++
-		}
-		if u > 0 {
-			r.KeysUnder++
-		}
-		if o+u > 0 {
-			r.KeysDisagree++
-		}
+		r.countKey(f.over[run], f.under[run])
 	}
 	if a.burst != nil {
 		r.Burst = a.burst.summary(keys, a.rule.L, retained, run)

@@ -119,18 +119,16 @@ func (e *Engine) sweep() {
 // idle reports whether key id's state is initial everywhere at now.
 func (e *Engine) idle(id int32, now int64) bool {
 	for _, g := range e.groups {
-		for _, l := range append([]*algorithms.Log{g.ref}, g.guards...) {
+		if !g.ref.Idle(id, now) || !g.refAcc.boundIdle(id, now) {
+			return false
+		}
+		for _, l := range g.guards {
 			if !l.Idle(id, now) {
 				return false
 			}
 		}
 		for _, c := range g.cands {
-			if !c.lim.(algorithms.Releaser).Idle(id, now) {
-				return false
-			}
-		}
-		for _, a := range append([]*runAcc{g.refAcc}, g.accs()...) {
-			if a.bound.check != nil && !a.bound.check.Idle(id, now) {
+			if !c.lim.(algorithms.Releaser).Idle(id, now) || !c.acc.boundIdle(id, now) {
 				return false
 			}
 		}
@@ -138,12 +136,10 @@ func (e *Engine) idle(id int32, now int64) bool {
 	return true
 }
 
-func (g *group) accs() []*runAcc {
-	out := make([]*runAcc, len(g.cands))
-	for i, c := range g.cands {
-		out[i] = c.acc
-	}
-	return out
+// boundIdle reports whether the run's seed 002 check holds nothing for key
+// id at now (true where it is not checked).
+func (a *runAcc) boundIdle(id int32, now int64) bool {
+	return a.bound.check == nil || a.bound.check.Idle(id, now)
 }
 
 // release writes key id's record and frees its id.
@@ -225,10 +221,11 @@ func (e *Engine) restore(id int32, key []byte, t int64) (bool, error) {
 	gr := r.groupRec[int(rec)*2*len(e.groups):]
 	f := r.full[rec]
 	delete(r.full, rec)
+	runs := e.runs() // each group's reference, then its candidates
 	i := 0
 	for gi, g := range e.groups {
 		g.ref.Restore(id, gr[2*gi+1])
-		for _, a := range append([]*runAcc{g.refAcc}, g.accs()...) {
+		for _, a := range runs[i : i+1+len(g.cands)] {
 			if a.burst != nil {
 				a.hot[id].peak = gr[2*gi] // a run that never disagreed admitted as the reference
 			}
