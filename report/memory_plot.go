@@ -23,13 +23,7 @@ func (m *model) memoryFig(g *group) (*figure, string) {
 			width = max(width, tl.WidthNS)
 		}
 	}
-	unit, unitName := 1e9, "seconds"
-	switch {
-	case spanNS >= 3*3600e9:
-		unit, unitName = 3600e9, "hours"
-	case spanNS >= 3*60e9:
-		unit, unitName = 60e9, "minutes"
-	}
+	unit, unitName := timeUnit(spanNS)
 	var peak int64
 	for _, r := range g.runs {
 		peak = max(peak, r.Memory.PeakTotal)

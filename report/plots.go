@@ -509,13 +509,7 @@ func (m *model) timelineFig(g *group) (*figure, string) {
 			maxBins = max(maxBins, len(tl.Over), len(tl.Under))
 		}
 	}
-	unit, unitName := 1e9, "seconds"
-	switch {
-	case spanNS >= 3*3600e9:
-		unit, unitName = 3600e9, "hours"
-	case spanNS >= 3*60e9:
-		unit, unitName = 60e9, "minutes"
-	}
+	unit, unitName := timeUnit(spanNS)
 	algs := make([]string, len(cands))
 	data := make([][]plotter.XYs, len(cands))
 	ymax := []float64{0, 0}
@@ -578,4 +572,16 @@ func (m *model) timelineFig(g *group) (*figure, string) {
 		legend:  legend,
 		w:       figWidth, h: 6 * vg.Inch,
 	}, ""
+}
+
+// timeUnit returns the unit of a time axis spanning spanNS: seconds,
+// minutes past 3 minutes, hours past 3 hours.
+func timeUnit(spanNS float64) (float64, string) {
+	switch {
+	case spanNS >= 3*3600e9:
+		return 3600e9, "hours"
+	case spanNS >= 3*60e9:
+		return 60e9, "minutes"
+	}
+	return 1e9, "seconds"
 }
