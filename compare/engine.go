@@ -176,9 +176,7 @@ func (e *Engine) Add(key []byte, t, cost int64) error {
 		return err
 	}
 	if isNew && len(e.rel.index) > 0 {
-		if int(id) >= e.capN {
-			e.growKeys(max(2*e.capN, int(id)+1, 1024))
-		}
+		e.ensure(id)
 		back, err := e.restore(id, key, t)
 		if err != nil {
 			e.keys.release(id)
@@ -239,9 +237,7 @@ func checkRequest(t, cost int64) error {
 }
 
 func (e *Engine) add(id int32, t, cost int64) {
-	if int(id) >= e.capN {
-		e.growKeys(max(2*e.capN, int(id)+1, 1024))
-	}
+	e.ensure(id)
 	if e.requests == 0 || t < e.start {
 		e.start = t
 	}
@@ -250,6 +246,13 @@ func (e *Engine) add(id int32, t, cost int64) {
 	e.cost += cost
 	for _, g := range e.groups {
 		g.add(id, t, cost)
+	}
+}
+
+// ensure makes id valid in every limiter and accumulator.
+func (e *Engine) ensure(id int32) {
+	if int(id) >= e.capN {
+		e.growKeys(max(2*e.capN, int(id)+1, 1024))
 	}
 }
 
