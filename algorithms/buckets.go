@@ -97,10 +97,8 @@ func (b *Buckets) Record(id int32, t, cost int64) {
 }
 
 // Estimate returns sum + c[s-N]*(1-x).
-func (b *Buckets) Estimate(id int32, t int64) float64 {
-	W := b.rule.W
+func (b *Buckets) Estimate(id int32, t int64) Rational {
 	s, rem := b.locate(t)
 	h, c := b.advance(id, s)
-	old := c[(s+1)%(b.n+1)]
-	return float64(h.sum) + mul(old, W-rem).float()/float64(W)
+	return weighted(h.sum, c[(s+1)%(b.n+1)], b.rule.W-rem, b.rule.W)
 }

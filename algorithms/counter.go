@@ -99,15 +99,15 @@ func (c *Counter) Record(id int32, t, cost int64) {
 
 // Estimate returns E = prev*(W-e)/W + curr (for counter-floor, with the
 // weighted part rounded down, as it decides).
-func (c *Counter) Estimate(id int32, t int64) float64 {
+func (c *Counter) Estimate(id int32, t int64) Rational {
 	W := c.rule.W
 	s := &c.st[id]
 	e := t - s.win*W
+	E := weighted(s.curr, s.prev, W-e, W)
 	if c.admit == admitFloor {
-		q, _, _ := divmod(s.prev, W-e, W)
-		return float64(q) + float64(s.curr)
+		E.Frac, E.Den = 0, 1
 	}
-	return mul(s.prev, W-e).float()/float64(W) + float64(s.curr)
+	return E
 }
 
 // Fixed is the fixed window (SPEC 3.5): admit iff curr+cost <= L, where curr
@@ -141,4 +141,4 @@ func (f *Fixed) Record(id int32, t, cost int64) {
 }
 
 // Estimate returns curr, the fixed window's view of the window's cost.
-func (f *Fixed) Estimate(id int32, _ int64) float64 { return float64(f.st[id].curr) }
+func (f *Fixed) Estimate(id int32, _ int64) Rational { return whole(f.st[id].curr) }

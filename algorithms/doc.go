@@ -34,5 +34,6 @@
 // Decisions are exact: integer nanoseconds, rational comparisons by
 // cross-multiplication, with 128-bit products wherever L*W, prev*(W-e) or
 // dt*L may exceed int64. No floating-point value ever takes part in a
-// decision. Estimates reported for measurement (Estimator) are float64.
+// decision. Estimates reported for measurement (Estimator) are the exact
+// rationals the decisions compare.
 package algorithms

@@ -36,9 +36,27 @@ type Limiter interface {
 // an estimate of the cost in the sliding window (t-W, t] with the limit.
 type Estimator interface {
 	// Estimate returns the algorithm's estimate of the cost in (t-W, t] for
-	// key id, after Decide(id, t, ...) and before Record. Reported only,
-	// never decided on, hence float64.
-	Estimate(id int32, t int64) float64
+	// key id, after Decide(id, t, ...) and before Record: the exact rational
+	// the decision compares with the limit.
+	Estimate(id int32, t int64) Rational
+}
+
+// Rational is an exact non-negative rational Whole + Frac/Den, with
+// 0 <= Frac < Den: a window algorithm's estimate of a cost. Whole is
+// unsigned because an estimate may add two counts, each below 2^63.
+type Rational struct {
+	Whole     uint64
+	Frac, Den int64
+}
+
+// whole returns the integer v >= 0 as a Rational.
+func whole(v int64) Rational { return Rational{Whole: uint64(v), Den: 1} }
+
+// weighted returns base + p*num/den exactly, for base, p >= 0 and
+// 0 <= num <= den, den > 0: a count plus a count weighted by num/den.
+func weighted(base, p, num, den int64) Rational {
+	q, r, _ := divmod(p, num, den) // q <= p: always fits
+	return Rational{Whole: uint64(base) + uint64(q), Frac: r, Den: den}
 }
 
 // grow extends s to n elements of zero value, keeping its contents.

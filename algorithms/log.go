@@ -57,7 +57,7 @@ func (l *Log) Record(id int32, t, cost int64) {
 }
 
 // Estimate returns the exact cost in (t-W, t].
-func (l *Log) Estimate(id int32, t int64) float64 { return float64(l.rings[id].Sum()) }
+func (l *Log) Estimate(id int32, t int64) Rational { return whole(l.rings[id].Sum()) }
 
 // Sum returns the cost recorded for key id in (t-W, t] as of its last
 // Decide: the exact count the other algorithms estimate.

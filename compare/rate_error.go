@@ -3,6 +3,10 @@ package compare
 import (
 	"fmt"
 	"math"
+	"math/big"
+	"math/bits"
+
+	"ratebench/algorithms"
 )
 
 // The rate error histogram has fixed bins so that histograms of shards and
@@ -25,69 +29,231 @@ const (
 // rateErrorAcc accumulates, at each request, the signed difference
 // estimate - exact between a window algorithm's estimate of the cost in
 // (t-W, t] and the log's exact count, both taken before the request is
-// recorded (SPEC 5, rate_error).
+// recorded (SPEC 5, rate_error). Every sample is taken exactly: the
+// estimate is the rational the algorithm decides on, so its bin, the
+// maximum and each sample's fixed-point contribution to the sums are those
+// of the exact error.
 type rateErrorAcc struct {
 	l            int64
 	n, nRel      int64
 	pos, neg     wideSum // sums of positive and of negative errors (magnitudes)
 	rel          wideSum // sum of |error|/exact where exact > 0
-	maxAbs       float64
+	maxAbs       errMag  // the largest |error| of the samples added here
+	maxMerged    float64 // the largest |error| of the summaries merged in
 	bins         []int64
 	below, above int64
+	zero         int64 // errors exactly 0 (also in bin rateErrBins/2)
+}
+
+// errMag is the magnitude of an error, ip + fr/den exactly, with
+// 0 <= fr < den.
+type errMag struct{ ip, fr, den uint64 }
+
+// errorOf returns estimate - exact as its sign (neg: strictly negative) and
+// magnitude.
+func errorOf(est algorithms.Rational, exact int64) (neg bool, m errMag) {
+	m.fr, m.den = uint64(est.Frac), uint64(est.Den)
+	x := uint64(exact)
+	switch {
+	case est.Whole >= x:
+		m.ip = est.Whole - x
+	case m.fr == 0:
+		neg, m.ip = true, x-est.Whole
+	default: // -(x - Whole - fr/den) = -((x-Whole-1) + (den-fr)/den)
+		neg, m.ip, m.fr = true, x-est.Whole-1, m.den-m.fr
+	}
+	return neg, m
+}
+
+// less reports whether m < o, cross-multiplying the fractions.
+func (m errMag) less(o errMag) bool {
+	if m.ip != o.ip {
+		return m.ip < o.ip
+	}
+	ah, al := bits.Mul64(m.fr, o.den)
+	bh, bl := bits.Mul64(o.fr, m.den)
+	return ah < bh || (ah == bh && al < bl)
+}
+
+// float returns m rounded to the nearest float64.
+func (m errMag) float() float64 {
+	num := new(big.Int).SetUint64(m.ip)
+	num.Mul(num, new(big.Int).SetUint64(m.den))
+	num.Add(num, new(big.Int).SetUint64(m.fr))
+	f, _ := new(big.Rat).SetFrac(num, new(big.Int).SetUint64(m.den)).Float64()
+	return f
+}
+
+// scaled returns s*m as floor and remainder: s*m = q + r/den, 0 <= r < den.
+func (m errMag) scaled(s uint64) (q wideSum, r uint64) {
+	q.hi, q.lo = bits.Mul64(m.ip, s)
+	hi, lo := bits.Mul64(m.fr, s) // < s*den: the quotient fits
+	f, r := bits.Div64(hi, lo, m.den)
+	q.add(f)
+	return q, r
+}
+
+// fixedAbs returns round(m * scale), half up.
+func (m errMag) fixedAbs(scale uint64) wideSum {
+	q, r := m.scaled(scale)
+	if r >= m.den-r { // r/den >= 1/2
+		q.add(1)
+	}
+	return q
+}
+
+// fixedRel returns round(m * scale / exact), half up, for exact > 0.
+func (m errMag) fixedRel(scale uint64, exact int64) wideSum {
+	p, r := m.scaled(scale) // m*scale = p + r/den
+	e := uint64(exact)
+	var q wideSum
+	var rem uint64
+	q.hi, rem = bits.Div64(0, p.hi, e)
+	q.lo, rem = bits.Div64(rem, p.lo, e)
+	// m*scale/exact = q + (rem + r/den)/exact: round up iff
+	// 2*(rem*den + r) >= exact*den.
+	xh, xl := bits.Mul64(rem, m.den)
+	var c uint64
+	xl, c = bits.Add64(xl, r, 0)
+	xh += c
+	xh, xl = xh<<1|xl>>63, xl<<1 // rem*den + r < exact*den < 2^127: no carry out
+	yh, yl := bits.Mul64(e, m.den)
+	if xh > yh || (xh == yh && xl >= yl) {
+		q.add(1)
+	}
+	return q
+}
+
+// bin returns the histogram bin of the signed error of magnitude m as a
+// fraction of l: floor((error/l + rateErrSpan) * rateErrPerL), computed on
+// the exact rational, so that an error on a bin's lower edge is in that
+// bin. A result below 0 or from rateErrBins on is outside the histogram.
+func bin(neg bool, m errMag, l int64) int {
+	const half = rateErrBins / 2
+	L := uint64(l)
+	span := rateErrSpan * L // < 2^64: L < 2^63
+	if !neg {
+		if m.ip >= span {
+			return rateErrBins // error >= 2L
+		}
+		// floor(1000*error/L) = floor(floor(1000*error)/L)
+		hi, lo := bits.Mul64(rateErrPerL, m.ip)
+		fh, fl := bits.Mul64(rateErrPerL, m.fr)
+		f, _ := bits.Div64(fh, fl, m.den)
+		var c uint64
+		lo, c = bits.Add64(lo, f, 0)
+		hi += c
+		k, _ := bits.Div64(hi, lo, L) // < 2*1000 + 1000: fits
+		return half + int(min(k, half))
+	}
+	if m.ip > span {
+		return -1 // error < -2L
+	}
+	// floor(-1000*|error|/L) = -ceil(ceil(1000*|error|)/L)
+	hi, lo := bits.Mul64(rateErrPerL, m.ip)
+	fh, fl := bits.Mul64(rateErrPerL, m.fr)
+	f, r := bits.Div64(fh, fl, m.den)
+	if r > 0 {
+		f++
+	}
+	var c uint64
+	lo, c = bits.Add64(lo, f, 0)
+	hi += c
+	k, r := bits.Div64(hi, lo, L)
+	if r > 0 {
+		k++
+	}
+	return half - int(min(k, half+1))
 }
 
 func newRateErrorAcc(l int64) *rateErrorAcc {
-	return &rateErrorAcc{l: l, bins: make([]int64, rateErrBins)}
+	return &rateErrorAcc{l: l, bins: make([]int64, rateErrBins), maxAbs: errMag{den: 1}}
 }
 
-func (a *rateErrorAcc) add(estimate float64, exact int64) {
-	err := estimate - float64(exact)
+func (a *rateErrorAcc) add(estimate algorithms.Rational, exact int64) {
+	neg, m := errorOf(estimate, exact)
 	a.n++
-	mag := math.Abs(err)
-	if err >= 0 {
-		a.pos.add(fixed(mag, absScale))
+	if neg {
+		a.neg.merge(m.fixedAbs(absScale))
 	} else {
-		a.neg.add(fixed(mag, absScale))
+		a.pos.merge(m.fixedAbs(absScale))
 	}
 	if exact > 0 {
 		a.nRel++
-		a.rel.add(fixed(mag/float64(exact), relScale))
+		a.rel.merge(m.fixedRel(relScale, exact))
 	}
-	a.maxAbs = math.Max(a.maxAbs, mag)
-	b := math.Floor((err/float64(a.l) + rateErrSpan) * rateErrPerL)
-	switch {
+	if a.maxAbs.less(m) {
+		a.maxAbs = m
+	}
+	if m.ip == 0 && m.fr == 0 {
+		a.zero++
+	}
+	switch b := bin(neg, m, a.l); {
 	case b < 0:
 		a.below++
 	case b >= rateErrBins:
 		a.above++
 	default:
-		a.bins[int(b)]++
+		a.bins[b]++
 	}
 }
 
-// absQuantile returns the q-quantile of |error| as a fraction of L, as the
-// upper edge of the histogram bin that holds it.
-func (a *rateErrorAcc) absQuantile(q float64) float64 {
-	if a.n == 0 {
-		return 0
+// nearestRank returns ceil(n*num/den), at least 1: the rank of the
+// num/den-quantile of n samples.
+func nearestRank(n, num, den int64) int64 {
+	hi, lo := bits.Mul64(uint64(n), uint64(num))
+	q, r := bits.Div64(hi, lo, uint64(den)) // num <= den: q <= n
+	if r > 0 {
+		q++
 	}
-	half := rateErrBins / 2
-	abs := make([]int64, half)
-	for i, c := range a.bins {
-		if i < half {
-			abs[half-1-i] += c
-		} else {
-			abs[i-half] += c
-		}
+	return max(int64(q), 1)
+}
+
+// absQuantile returns the bin of |error| that holds the num/den-quantile
+// by nearest rank: bin j covers |error|/L from j/rateErrPerL to
+// (j+1)/rateErrPerL. zero is true when the quantile is an error exactly 0;
+// ok is false when it lies outside the histogram (|error| >= rateErrSpan*L).
+func (a *rateErrorAcc) absQuantile(num, den int64) (j int, zero, ok bool) {
+	const half = rateErrBins / 2
+	rank := nearestRank(a.n, num, den)
+	if rank <= a.zero {
+		return 0, true, true
 	}
-	rank := int64(math.Ceil(q * float64(a.n)))
 	var seen int64
-	for i, c := range abs {
-		if seen += c; seen >= rank {
-			return float64(i+1) / rateErrPerL
+	for j := range half {
+		// |error| in bin j: errors in [j, j+1)/1000 of L, and in (j, j+1]
+		// below zero.
+		if seen += a.bins[half+j] + a.bins[half-1-j]; seen >= rank {
+			return j, false, true
 		}
 	}
-	return a.maxAbs / float64(a.l) // in the outside bins: the exact maximum bounds it
+	return 0, false, false
+}
+
+// quantile is a quantile of |error| as summary reports it, in cost units
+// and as a fraction of L: 0 if it is an error exactly 0, else the upper
+// edge of the bin holding it, clamped to the maximum; or, when it lies
+// beyond the histogram, its lower bound rateErrSpan*L, with atLeast set.
+type quantile struct {
+	cost, frac float64
+	atLeast    bool
+}
+
+func (a *rateErrorAcc) quantile(num, den int64, maxAbs, maxFrac float64) quantile {
+	if a.n == 0 {
+		return quantile{}
+	}
+	j, zero, ok := a.absQuantile(num, den)
+	switch {
+	case zero:
+		return quantile{}
+	case !ok:
+		return quantile{cost: rateErrSpan * float64(a.l), frac: rateErrSpan, atLeast: true}
+	}
+	edge := new(big.Int).Mul(big.NewInt(int64(j+1)), big.NewInt(a.l))
+	cost, _ := new(big.Rat).SetFrac(edge, big.NewInt(rateErrPerL)).Float64()
+	frac := float64(j+1) / rateErrPerL
+	return quantile{cost: math.Min(cost, maxAbs), frac: math.Min(frac, maxFrac)}
 }
 
 func (a *rateErrorAcc) summary() *RateError {
@@ -97,27 +263,34 @@ func (a *rateErrorAcc) summary() *RateError {
 	l := float64(a.l)
 	meanAbs := a.pos
 	meanAbs.merge(a.neg)
+	maxAbs := math.Max(a.maxAbs.float(), a.maxMerged)
+	maxFrac := maxAbs / l
+	p50 := a.quantile(1, 2, maxAbs, maxFrac)
+	p99 := a.quantile(99, 100, maxAbs, maxFrac)
 	r := &RateError{
-		Samples:    a.n,
-		Mean:       a.pos.div(a.n, absScale) - a.neg.div(a.n, absScale),
-		MeanAbs:    meanAbs.div(a.n, absScale),
-		MeanRel:    a.rel.div(a.nRel, relScale),
-		SamplesRel: a.nRel,
-		P50Frac:    a.absQuantile(0.50),
-		P99Frac:    a.absQuantile(0.99),
-		MaxAbs:     a.maxAbs,
-		Sums:       RateErrorSums{Pos: a.pos.pair(), Neg: a.neg.pair(), Rel: a.rel.pair()},
+		Samples:     a.n,
+		Mean:        a.pos.div(a.n, absScale) - a.neg.div(a.n, absScale),
+		MeanAbs:     meanAbs.div(a.n, absScale),
+		MeanAbsFrac: meanAbs.div(a.n, absScale) / l,
+		MeanRel:     a.rel.div(a.nRel, relScale),
+		SamplesRel:  a.nRel,
+		P50:         p50.cost,
+		P50Frac:     p50.frac,
+		P50AtLeast:  p50.atLeast,
+		P99:         p99.cost,
+		P99Frac:     p99.frac,
+		P99AtLeast:  p99.atLeast,
+		MaxAbs:      maxAbs,
+		MaxAbsFrac:  maxFrac,
+		Sums:        RateErrorSums{Pos: a.pos.pair(), Neg: a.neg.pair(), Rel: a.rel.pair()},
 		Histogram: ErrorHistogram{
 			Lo:    -rateErrSpan,
 			Width: 1.0 / rateErrPerL,
 			Below: a.below,
 			Above: a.above,
+			Zero:  a.zero,
 		},
 	}
-	r.MeanAbsFrac = r.MeanAbs / l
-	r.P50 = r.P50Frac * l
-	r.P99 = r.P99Frac * l
-	r.MaxAbsFrac = r.MaxAbs / l
 	for i, c := range a.bins {
 		if c != 0 {
 			r.Histogram.Counts = append(r.Histogram.Counts, [2]int64{int64(i), c})
@@ -126,17 +299,23 @@ func (a *rateErrorAcc) summary() *RateError {
 	return r
 }
 
-// rateErrorFrom rebuilds the accumulator a RateError was closed from.
+// rateErrorFrom rebuilds the accumulator a RateError was closed from. The
+// exact maximum is not in the summary: its float64 (the nearest to it)
+// stands for it, which gives the merged maximum and quantiles the bits one
+// pass gives, float64 rounding being monotone.
 func rateErrorFrom(r *RateError, l int64) (*rateErrorAcc, error) {
 	a := newRateErrorAcc(l)
-	a.n, a.nRel, a.maxAbs = r.Samples, r.SamplesRel, r.MaxAbs
+	a.n, a.nRel, a.maxMerged = r.Samples, r.SamplesRel, r.MaxAbs
 	a.pos, a.neg, a.rel = wideFrom(r.Sums.Pos), wideFrom(r.Sums.Neg), wideFrom(r.Sums.Rel)
-	a.below, a.above = r.Histogram.Below, r.Histogram.Above
+	a.below, a.above, a.zero = r.Histogram.Below, r.Histogram.Above, r.Histogram.Zero
 	for _, c := range r.Histogram.Counts {
 		if c[0] < 0 || c[0] >= rateErrBins {
 			return nil, fmt.Errorf("rate error histogram: bin %d out of range", c[0])
 		}
 		a.bins[c[0]] += c[1]
+	}
+	if z := a.bins[rateErrBins/2]; a.zero < 0 || a.zero > z {
+		return nil, fmt.Errorf("rate error histogram: %d errors of 0, but their bin holds %d", a.zero, z)
 	}
 	return a, nil
 }
@@ -148,10 +327,14 @@ func (a *rateErrorAcc) merge(o *rateErrorAcc) {
 	a.pos.merge(o.pos)
 	a.neg.merge(o.neg)
 	a.rel.merge(o.rel)
-	a.maxAbs = math.Max(a.maxAbs, o.maxAbs)
+	if a.maxAbs.less(o.maxAbs) {
+		a.maxAbs = o.maxAbs
+	}
+	a.maxMerged = math.Max(a.maxMerged, o.maxMerged)
 	for i, c := range o.bins {
 		a.bins[i] += c
 	}
 	a.below += o.below
 	a.above += o.above
+	a.zero += o.zero
 }

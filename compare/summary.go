@@ -223,22 +223,31 @@ type Phase struct {
 
 // RateError is the distribution of estimate - exact, in requests (cost
 // units) and as a fraction of L, over the requests of a shadow-mode (or
-// --count all) run of a window algorithm. Quantiles are of |error|, read
-// from the fixed-bin histogram (upper bin edge, bins of L/1000).
+// --count all) run of a window algorithm. Quantiles are of |error| by
+// nearest rank, read from the fixed-bin histogram: the upper edge of the
+// bin holding them (bins of L/1000), clamped to the maximum. A quantile
+// beyond the histogram's range is its lower bound 2L, marked AtLeast.
 type RateError struct {
-	Samples     int64          `json:"samples"`
-	Mean        float64        `json:"mean"`
-	MeanAbs     float64        `json:"mean_abs"`
-	MeanAbsFrac float64        `json:"mean_abs_frac_l"`
-	MeanRel     float64        `json:"mean_rel"`
-	SamplesRel  int64          `json:"samples_rel"`
-	P50         float64        `json:"p50"`
-	P50Frac     float64        `json:"p50_frac_l"`
-	P99         float64        `json:"p99"`
-	P99Frac     float64        `json:"p99_frac_l"`
-	MaxAbs      float64        `json:"max"`
-	MaxAbsFrac  float64        `json:"max_frac_l"`
-	Histogram   ErrorHistogram `json:"histogram"`
+	Samples     int64   `json:"samples"`
+	Mean        float64 `json:"mean"`
+	MeanAbs     float64 `json:"mean_abs"`
+	MeanAbsFrac float64 `json:"mean_abs_frac_l"`
+	MeanRel     float64 `json:"mean_rel"`
+	SamplesRel  int64   `json:"samples_rel"`
+	P50         float64 `json:"p50"`
+	P50Frac     float64 `json:"p50_frac_l"`
+	// P50AtLeast says that P50 lies beyond the histogram: the median
+	// |error| is at least P50 (2L), and at most MaxAbs.
+	P50AtLeast bool    `json:"p50_at_least,omitempty"`
+	P99        float64 `json:"p99"`
+	P99Frac    float64 `json:"p99_frac_l"`
+	P99AtLeast bool    `json:"p99_at_least,omitempty"` // as P50AtLeast
+	MaxAbs     float64 `json:"max"`
+	MaxAbsFrac float64 `json:"max_frac_l"`
+	// Histogram bins the exact signed error (the estimate is the rational
+	// the algorithm decides on): an error on an edge is in the bin that
+	// edge starts.
+	Histogram ErrorHistogram `json:"histogram"`
 	// Sums are the exact sums the means come from, as 128-bit fixed-point
 	// integers [high, low 64 bits]: positive and negative errors in units of
 	// 10^-6 requests, relative errors in units of 10^-9. Merging shards adds
@@ -255,13 +264,15 @@ type RateErrorSums struct {
 
 // ErrorHistogram is the signed error as a fraction of L in fixed bins:
 // bin i covers [Lo + i*Width, Lo + (i+1)*Width). Counts lists the non-empty
-// bins as [i, count]; Below and Above count what fell outside.
+// bins as [i, count]; Below and Above count what fell outside. Zero counts
+// the errors exactly 0, which are also in the bin [0, Width).
 type ErrorHistogram struct {
 	Lo     float64    `json:"lo"`
 	Width  float64    `json:"width"`
 	Counts [][2]int64 `json:"counts"`
 	Below  int64      `json:"below"`
 	Above  int64      `json:"above"`
+	Zero   int64      `json:"zero,omitempty"`
 }
 
 // Memory is the analytic state size of the algorithm (see each algorithm's

@@ -1,13 +1,10 @@
 package compare
 
-import (
-	"math"
-	"math/bits"
-)
+import "math/bits"
 
 // wideSum is an exact 128-bit sum of non-negative integers. Sums of
-// reported float quantities are accumulated as fixed-point integers in it,
-// so that they do not depend on the order of addition: merging shards or
+// reported quantities are accumulated as fixed-point integers in it, so
+// that they do not depend on the order of addition: merging shards or
 // workers gives the same bits as one pass.
 type wideSum struct{ hi, lo uint64 }
 
@@ -21,16 +18,6 @@ func (s *wideSum) merge(o wideSum) {
 	var c uint64
 	s.lo, c = bits.Add64(s.lo, o.lo, 0)
 	s.hi += o.hi + c
-}
-
-// fixed converts a non-negative reported value to fixed point with the
-// given scale, saturating (a value that large is reported as such anyway).
-func fixed(v, scale float64) uint64 {
-	f := math.Round(v * scale)
-	if f >= 0x1p64 {
-		return math.MaxUint64
-	}
-	return uint64(f)
 }
 
 // div returns s/(n*scale) as a float64.
