@@ -377,19 +377,26 @@ func (m *model) groupTables(d *document, g *group) {
 	}
 	if len(re) > 0 {
 		d.add(heading{4, "", txt("Rate error")})
-		d.add(para{txt("The estimate of the cost in (t−W, t] minus the exact count, at each request, in cost units and as a fraction of L. " +
-			"Bias is the mean signed error; the relative error is over requests whose exact count is positive; p50, p99 and max are of the absolute error.")})
+		about := "The estimate of the cost in (t−W, t] minus the exact count, at each request, in cost units and as a fraction of L. " +
+			"Bias is the mean signed error; the relative error is over requests whose exact count is positive; p50, p99 and max are of the absolute error."
 		et := table{
 			head:  []string{"algorithm", "samples", "bias", "mean |error|", "÷ L", "mean relative", "p50 ÷ L", "p99 ÷ L", "max", "max ÷ L", "outside ±2L"},
 			right: []bool{false, true, true, true, true, true, true, true, true, true, true},
 		}
+		bounds := false
 		for _, r := range re {
 			e := r.RateError
+			p50, b50 := errQuantile(e, e.P50Frac, e.P50AtLeast)
+			p99, b99 := errQuantile(e, e.P99Frac, e.P99AtLeast)
+			bounds = bounds || b50 || b99
 			et.rows = append(et.rows, []inline{inline{}.C(r.Algorithm), txt(count(e.Samples)), txt(num(e.Mean)), txt(num(e.MeanAbs)),
-				txt(num(e.MeanAbsFrac)), txt(rate(e.MeanRel)), txt(num(e.P50Frac)), txt(num(e.P99Frac)), txt(num(e.MaxAbs)), txt(num(e.MaxAbsFrac)),
+				txt(num(e.MeanAbsFrac)), txt(rate(e.MeanRel)), txt(p50), txt(p99), txt(num(e.MaxAbs)), txt(num(e.MaxAbsFrac)),
 				txt(count(e.Histogram.Below + e.Histogram.Above))})
 		}
-		d.add(et)
+		if bounds {
+			about += " A quantile beyond the histogram's range of ±2L is known only to lie between 2L and the maximum: it reads ≥ 2."
+		}
+		d.add(para{txt(about)}, et)
 	}
 
 	d.add(heading{4, "", txt("Memory")})
@@ -404,6 +411,18 @@ func (m *model) groupTables(d *document, g *group) {
 	d.add(mt)
 	m.peerTable(d, g)
 	m.clientTable(d, g)
+}
+
+// errQuantile renders a quantile of the rate error as a fraction of L, and
+// says whether it is only a lower bound: a quantile beyond the histogram's
+// range (summaries written before the bound was marked gave the maximum
+// there, which is above the range).
+func errQuantile(e *compare.RateError, frac float64, atLeast bool) (string, bool) {
+	span := -e.Histogram.Lo
+	if atLeast || (span > 0 && frac > span) {
+		return "≥ " + num(span), true
+	}
+	return num(frac), false
 }
 
 func firstKeys(g *group) int64 {

@@ -575,3 +575,53 @@ func TestPlotKindsCoverEveryPlot(t *testing.T) {
 		}
 	}
 }
+
+// A rate error quantile beyond the histogram's ±2L is a lower bound, and
+// reads "≥ 2", whether the summary marks it or, written before the mark
+// existed, gave the maximum there.
+func TestRateErrorBoundRendersAsBound(t *testing.T) {
+	s := readSummary(t, "small.summary.json")
+	var marked, old, plain string
+	for i := range s.Runs {
+		r := &s.Runs[i]
+		if r.RateError == nil || r.Count != "all" {
+			continue
+		}
+		e := r.RateError
+		switch r.Algorithm {
+		case "counter": // as written now: the bound 2, marked
+			e.P50, e.P50Frac, e.P50AtLeast = 10, 2, true
+			e.P99, e.P99Frac, e.P99AtLeast = 10, 2, true
+			e.MaxAbs, e.MaxAbsFrac = 31, 6.2
+			marked = "| `counter` |"
+		case "fixed": // as written before: the maximum, 6.2 L
+			e.P99, e.P99Frac, e.MaxAbs, e.MaxAbsFrac = 31, 6.2, 31, 6.2
+			old = "| `fixed` |"
+		case "buckets:2":
+			plain = "| `buckets:2` |"
+		}
+	}
+	md := string(readFile(t, filepath.Join(write(t, s, Options{}), MarkdownFile)))
+	// The rate error table of the count-all runs: the last one.
+	sec := md[strings.LastIndex(md, "#### Rate error"):]
+	sec = sec[:strings.Index(sec[1:], "####")+1]
+	row := func(prefix string) string {
+		i := strings.Index(sec, prefix)
+		if i < 0 {
+			t.Fatalf("no row %q in\n%s", prefix, sec)
+		}
+		return sec[i : i+strings.Index(sec[i:], "\n")]
+	}
+	if r := row(marked); !strings.Contains(r, "| ≥ 2 | ≥ 2 | 31 | 6.2 |") {
+		t.Errorf("marked bounds: %s", r)
+	}
+	if r := row(old); !strings.Contains(r, "| ≥ 2 | 31 | 6.2 |") || strings.Contains(r, "| 6.2 | 31 |") {
+		t.Errorf("an old summary's bound: %s", r)
+	}
+	if r := row(plain); strings.Contains(r, "≥") {
+		t.Errorf("figures within the range read as bounds: %s", r)
+	}
+	if !strings.Contains(md, "between 2L and the maximum: it reads ≥ 2.") {
+		t.Error("the report does not say what ≥ 2 means")
+	}
+}
