@@ -18,8 +18,10 @@ type Delayer interface {
 // # State
 //
 // The queue is kept as its virtual finishing time F: the time at which
-// everything recorded so far has drained, F = fq + fr/L ns exactly (0 <= fr
-// < L), so that W/L is never rounded to whole nanoseconds. The level at t is
+// everything recorded so far has drained, kept exactly as GCRA's TAT (tat):
+// W/L is never rounded to whole nanoseconds, and an F beyond the largest
+// int64 nanosecond (a backlog near the end of int64 time) is not
+// saturated. The level at t is
 // Q(t) = max(F-t, 0)*L/W units. A request fits iff Q(t) + cost <= B, that is
 // max(F-t, 0)*L <= (B-cost)*W; recording it sets F = max(F, t) + cost*W/L.
 //
@@ -60,12 +62,9 @@ type Leaky struct {
 // leakyState is one key's queue. The zero value (F = 0, in the past of
 // every request) is an empty queue.
 type leakyState struct {
-	fq, fr int64 // F = fq + fr/L
-	delay  int64 // delay of the last recorded request, ns
+	f     tat   // F, exact as GCRA's TAT, never saturated
+	delay int64 // delay of the last recorded request, ns
 }
-
-// empty reports whether the queue has drained by t: F <= t.
-func (s *leakyState) empty(t int64) bool { return s.fq < t || (s.fq == t && s.fr == 0) }
 
 // NewLeaky returns the leaky bucket queue for rule r with capacity b (b <= 0
 // means L).
@@ -93,41 +92,27 @@ func (*Leaky) CountsRejected() bool { return false }
 func (lk *Leaky) Capacity() int64 { return lk.b }
 
 // Decide admits iff the request fits in the queue at t:
-// max(F-t, 0)*L <= (B-cost)*W, with (F-t)*L = (fq-t)*L + fr.
+// max(F-t, 0)*L <= (B-cost)*W.
 func (lk *Leaky) Decide(id int32, t, cost int64) bool {
-	if cost > lk.b {
-		return false
-	}
-	s := &lk.st[id]
-	if s.empty(t) {
-		return true
-	}
-	return mul(s.fq-t, lk.rule.L).addInt(s.fr).le(mul(lk.b-cost, lk.rule.W))
+	return cost <= lk.b && lk.st[id].f.fits(t, lk.b-cost, lk.rule)
 }
 
-// Record queues the request: its delay is max(F-t, 0) rounded up, and F
-// grows by cost*W/L from max(F, t).
+// Record queues the request: its delay is max(F-t, 0) rounded up (at most
+// the largest int64: 292 years), and F grows by cost*W/L from max(F, t).
 func (lk *Leaky) Record(id int32, t, cost int64) {
 	s := &lk.st[id]
-	if s.empty(t) {
-		s.fq, s.fr, s.delay = t, 0, 0
-	} else {
-		s.delay = s.fq - t
-		if s.fr > 0 {
-			s.delay++
+	s.delay = 0
+	if !s.f.due(t) {
+		d := s.f.ahead(t)
+		if s.f.r > 0 {
+			d = d.addInt(1)
+		}
+		s.delay = 1<<63 - 1
+		if d.hi == 0 && d.lo < 1<<63 {
+			s.delay = int64(d.lo)
 		}
 	}
-	q, r, ok := divmod(cost, lk.rule.W, lk.rule.L)
-	if !ok {
-		s.fq, s.fr = 1<<63-1, 0
-		return
-	}
-	s.fr += r
-	if s.fr >= lk.rule.L {
-		s.fr -= lk.rule.L
-		q++
-	}
-	s.fq = satAdd(s.fq, q)
+	s.f.push(t, cost, lk.rule)
 }
 
 // Delay returns the delay of the last request recorded for key id.
@@ -136,11 +121,12 @@ func (lk *Leaky) Delay(id int32) int64 { return lk.st[id].delay }
 // Level returns the queue level of key id at t >= its last request, in cost
 // units: max(F-t, 0)*L/W. Reported only (float64).
 func (lk *Leaky) Level(id int32, t int64) float64 {
-	s := &lk.st[id]
-	if s.empty(t) {
+	f := &lk.st[id].f
+	if f.due(t) {
 		return 0
 	}
-	return mul(s.fq-t, lk.rule.L).addInt(s.fr).float() / float64(lk.rule.W)
+	ns := f.ahead(t).float() + float64(f.r)/float64(lk.rule.L)
+	return ns * float64(lk.rule.L) / float64(lk.rule.W)
 }
 
 // RetryAfter returns the earliest time the request fits in the queue (not
@@ -149,6 +135,5 @@ func (lk *Leaky) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	if cost > lk.b {
 		return 0, false
 	}
-	s := &lk.st[id]
-	return tatRetryAfter(s.fq, s.fr, t, lk.b-cost, lk.rule)
+	return lk.st[id].f.retryAfter(t, lk.b-cost, lk.rule)
 }

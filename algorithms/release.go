@@ -71,12 +71,9 @@ func (tk *Token) Idle(id int32, t int64) bool {
 func (tk *Token) Release(id int32) { tk.st[id] = tokenState{} }
 
 // Idle: the theoretical arrival time is not after t.
-func (g *GCRA) Idle(id int32, t int64) bool {
-	s := &g.st[id]
-	return s.tq < t || (s.tq == t && s.tr == 0)
-}
+func (g *GCRA) Idle(id int32, t int64) bool { return g.st[id].due(t) }
 
-func (g *GCRA) Release(id int32) { g.st[id] = gcraState{} }
+func (g *GCRA) Release(id int32) { g.st[id] = tat{} }
 
 // Idle: every counter still in the window is zero.
 func (b *Buckets) Idle(id int32, t int64) bool {
@@ -92,7 +89,7 @@ func (b *Buckets) Release(id int32) {
 }
 
 // Idle: the queue has drained.
-func (lk *Leaky) Idle(id int32, t int64) bool { return lk.st[id].empty(t) }
+func (lk *Leaky) Idle(id int32, t int64) bool { return lk.st[id].f.due(t) }
 
 func (lk *Leaky) Release(id int32) { lk.st[id] = leakyState{} }
 

@@ -268,27 +268,7 @@ func (g *GCRA) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	if cost > g.b {
 		return 0, false
 	}
-	s := g.st[id]
-	return tatRetryAfter(s.tq, s.tr, t, g.b-cost, g.rule)
-}
-
-// tatRetryAfter returns the least r >= t at which a virtual time
-// TAT = tq + tr/L (0 <= tr < L) is at most room*W/L ahead of r, that is
-// max(TAT-r, 0)*L <= room*W, for room >= 0: GCRA's admission test and the
-// leaky bucket's.
-func tatRetryAfter(tq, tr, t, room int64, r Rule) (int64, bool) {
-	m := mul(room, r.W)
-	if m.lt(u128{0, uint64(tr)}) {
-		// (tq-x)*L + tr <= m < tr needs x > tq, where TAT <= x: x = tq+1.
-		x, ok := addTime(tq, 1)
-		return max(x, t), ok
-	}
-	// (tq-x)*L <= m - tr, i.e. x >= tq - floor((m-tr)/L).
-	q, ok := m.minus(u128{0, uint64(tr)}).quoFloor(r.L)
-	if !ok || q >= tq-t {
-		return t, true
-	}
-	return tq - q, true
+	return g.st[id].retryAfter(t, g.b-cost, g.rule)
 }
 
 // RetryAfter walks the sub-windows from the key's current one: in each, the

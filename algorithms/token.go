@@ -93,20 +93,17 @@ func (tk *Token) Record(id int32, t, cost int64) {
 // key and admits iff max(TAT, t) + cost*T - t <= B*T; recording sets
 // TAT = max(TAT, t) + cost*T. It decides exactly as Token with the same B.
 //
-// TAT is kept exactly as tq + tr/L nanoseconds (0 <= tr < L), so T = W/L is
-// never rounded to whole nanoseconds.
+// TAT is kept exactly (tat): T = W/L is never rounded to whole nanoseconds,
+// and a TAT beyond the largest int64 nanosecond is not saturated. The zero
+// value (TAT = 0, in the past of every request) is a full bucket.
 //
 // Memory: the TAT, 8 bytes per key.
 type GCRA struct {
 	rule  Rule
 	b     int64
 	named bool // B was given explicitly
-	st    []gcraState
+	st    []tat
 }
-
-// gcraState is one key's TAT = tq + tr/L. The zero value (TAT = 0, in the
-// past of every request) is a full bucket.
-type gcraState struct{ tq, tr int64 }
 
 // NewGCRA returns GCRA for rule r with burst b (b <= 0 means L).
 func NewGCRA(r Rule, b int64) *GCRA {
@@ -130,36 +127,13 @@ func (*GCRA) FixedSize() bool      { return true }
 func (*GCRA) CountsRejected() bool { return false }
 
 // Decide admits iff X + cost*W/L <= B*W/L, where X = max(TAT-t, 0), that is
-// X*L <= (B-cost)*W with X*L = (tq-t)*L + tr.
+// X*L <= (B-cost)*W.
 func (g *GCRA) Decide(id int32, t, cost int64) bool {
-	s := &g.st[id]
-	if cost > g.b {
-		return false
-	}
-	if s.tq < t || (s.tq == t && s.tr == 0) {
-		return true // X = 0 and cost <= B
-	}
-	return mul(s.tq-t, g.rule.L).addInt(s.tr).le(mul(g.b-cost, g.rule.W))
+	return cost <= g.b && g.st[id].fits(t, g.b-cost, g.rule)
 }
 
-func (g *GCRA) Record(id int32, t, cost int64) {
-	s := &g.st[id]
-	if s.tq < t || (s.tq == t && s.tr == 0) {
-		s.tq, s.tr = t, 0
-	}
-	// TAT += cost*W/L
-	q, r, ok := divmod(cost, g.rule.W, g.rule.L)
-	if !ok {
-		s.tq, s.tr = 1<<63-1, 0
-		return
-	}
-	s.tr += r
-	if s.tr >= g.rule.L {
-		s.tr -= g.rule.L
-		q++
-	}
-	s.tq = satAdd(s.tq, q)
-}
+// Record sets TAT = max(TAT, t) + cost*W/L.
+func (g *GCRA) Record(id int32, t, cost int64) { g.st[id].push(t, cost, g.rule) }
 
 // Capacity returns B.
 func (g *GCRA) Capacity() int64 { return g.b }

@@ -29,6 +29,13 @@ func (x u128) le(y u128) bool { return x.hi < y.hi || (x.hi == y.hi && x.lo <= y
 // lt reports whether x < y.
 func (x u128) lt(y u128) bool { return x.hi < y.hi || (x.hi == y.hi && x.lo < y.lo) }
 
+// quoRemWide returns x/d and x%d for d > 0, the quotient in 128 bits.
+func (x u128) quoRemWide(d int64) (u128, int64) {
+	qh, r := bits.Div64(0, x.hi, uint64(d))
+	ql, r := bits.Div64(r, x.lo, uint64(d))
+	return u128{qh, ql}, int64(r)
+}
+
 // float returns x as a float64, for reported (never decided-on) estimates.
 func (x u128) float() float64 { return float64(x.hi)*0x1p64 + float64(x.lo) }
 
