@@ -224,9 +224,10 @@ type Phase struct {
 // RateError is the distribution of estimate - exact, in requests (cost
 // units) and as a fraction of L, over the requests of a shadow-mode (or
 // --count all) run of a window algorithm. Quantiles are of |error| by
-// nearest rank, read from the fixed-bin histogram: the upper edge of the
-// bin holding them (bins of L/1000), clamped to the maximum. A quantile
-// beyond the histogram's range is its lower bound 2L, marked AtLeast.
+// nearest rank, read from the fixed-bin histogram: 0 among the errors
+// exactly 0, else the upper edge of the bin holding them (bins of L/1000),
+// clamped to the maximum. A quantile beyond the histogram's range is its
+// lower bound 2L, marked AtLeast (docs/summary-schema.md).
 type RateError struct {
 	Samples     int64   `json:"samples"`
 	Mean        float64 `json:"mean"`
