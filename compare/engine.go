@@ -330,7 +330,7 @@ func (e *Engine) Summary(trace TraceInfo) *Summary {
 		for _, p := range e.parts {
 			parts = append(parts, p.Summary(trace))
 		}
-		s, err := Merge(parts)
+		s, err := mergeDisjoint(parts)
 		if err != nil { // parts of one engine always merge
 			panic(err)
 		}
