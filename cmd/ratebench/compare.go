@@ -179,8 +179,13 @@ func (j replayJob) replay() (*compare.Summary, compare.Perf, error) {
 	if err := checkResultsDir(dir, info.Path, j.force); err != nil {
 		return nil, compare.Perf{}, err
 	}
+	writeMemProfile, err := createMemProfile(j.memProfile)
+	if err != nil {
+		return nil, compare.Perf{}, err
+	}
 	stop, err := startCPUProfile(j.cpuProfile)
 	if err != nil {
+		writeMemProfile()
 		return nil, compare.Perf{}, err
 	}
 	// SIGINT or SIGTERM stop the replay between two requests; what was
@@ -198,7 +203,7 @@ func (j replayJob) replay() (*compare.Summary, compare.Perf, error) {
 	bar.Stop()
 	cancel()
 	stop()
-	if perr := writeMemProfile(j.memProfile); perr != nil && err == nil {
+	if perr := writeMemProfile(); perr != nil && err == nil {
 		err = perr
 	}
 	interrupted := errors.Is(err, compare.ErrInterrupted)
