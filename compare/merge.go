@@ -38,7 +38,7 @@ func Merge(parts []*Summary) (*Summary, error) {
 func mergeDisjoint(parts []*Summary) (*Summary, error) {
 	first := parts[0]
 	out := &Summary{Schema: first.Schema, Config: first.Config, Notes: first.Notes}
-	out.Trace = TraceInfo{Path: first.Trace.Path, Format: first.Trace.Format,
+	out.Trace = TraceInfo{Path: first.Trace.Path, Format: first.Trace.Format, Fingerprint: first.Trace.Fingerprint,
 		Skipped: first.Trace.Skipped, SkippedExamples: first.Trace.SkippedExamples}
 	cfg, _ := json.Marshal(first.Config)
 	skips, _ := json.Marshal(first.Trace.SkippedExamples)
@@ -52,6 +52,9 @@ func mergeDisjoint(parts []*Summary) (*Summary, error) {
 		}
 		if p.Trace.Path != first.Trace.Path || p.Trace.Format != first.Trace.Format {
 			return nil, fmt.Errorf("merge: part %d replayed %s, part 0 %s", i, p.Trace.Path, first.Trace.Path)
+		}
+		if p.Trace.Fingerprint != first.Trace.Fingerprint {
+			return nil, fmt.Errorf("merge: part %d replayed other content than part 0 under the name %s: not the same trace", i, first.Trace.Path)
 		}
 		if sk, _ := json.Marshal(p.Trace.SkippedExamples); p.Trace.Skipped != first.Trace.Skipped || string(sk) != string(skips) {
 			return nil, fmt.Errorf("merge: part %d skipped other records than part 0: not the same trace", i)

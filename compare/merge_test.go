@@ -7,7 +7,8 @@ import (
 
 // Merge takes the shards of one replay, each once: a summary of the whole
 // replay merges only alone, never with another whole one (every count
-// would double) nor with a shard (whose keys it holds already).
+// would double) nor with a shard (whose keys it holds already); parts of
+// other content under the same name are refused.
 func TestMergeRefusesOverlappingParts(t *testing.T) {
 	reqs := randomTrace(5, 400, 12, 30*sec)
 	whole := replay(t, Config{}, reqs)
@@ -27,5 +28,11 @@ func TestMergeRefusesOverlappingParts(t *testing.T) {
 		if _, err := Merge(tc.parts); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Merge: %v, want %q", err, tc.want)
 		}
+	}
+	a := replay(t, Config{Shard: &Shard{Index: 0, Count: 2}}, reqs)
+	b := replay(t, Config{Shard: &Shard{Index: 1, Count: 2}}, reqs)
+	a.Trace.Fingerprint, b.Trace.Fingerprint = "sha256:aa", "sha256:bb"
+	if _, err := Merge([]*Summary{a, b}); err == nil || !strings.Contains(err.Error(), "other content") {
+		t.Errorf("parts of other content: %v", err)
 	}
 }
