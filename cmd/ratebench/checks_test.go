@@ -15,6 +15,8 @@ import (
 // makes no folder.
 func TestChecksBeforeTheReplay(t *testing.T) {
 	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, nil, 0o644)
 	out := filepath.Join(dir, "res")
 	for _, tc := range []struct {
 		args []string
@@ -27,6 +29,7 @@ func TestChecksBeforeTheReplay(t *testing.T) {
 		{[]string{"-max-over", "-1%"}, `rate "-1%": want a percentage`},
 		{[]string{"-max-over", "Inf%"}, `rate "Inf%" is above 100%`},
 		{[]string{"-max-over", "101%"}, `rate "101%" is above 100%`},
+		{[]string{"-o", filepath.Join(file, "res")}, "results folder: mkdir " + file + ": not a directory"},
 	} {
 		args := append([]string{"compare", "-gen", "poisson:requests=100000,keys=100", "-alg", "log,counter", "-o", out}, tc.args...)
 		_, stderr, err := ratebench(t, args...)
