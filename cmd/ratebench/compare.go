@@ -42,8 +42,8 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	sweep := fs.String("sweep", "", "a grid of rules, e.g. 'L=5,10,50,100,1000;W=1s,1m' (added to -rule; an axis left out takes the first -rule's)")
 	maxOver := fs.String("max-over", "", "budget: the largest over-admission rate you accept, e.g. 0.01% (the report marks who meets it)")
 	maxUnder := fs.String("max-under", "", "budget: the largest under-admission rate you accept, e.g. 0.01%")
-	withReport := fs.Bool("report", true, "write report.md, report.html and plots/ beside summary.json")
-	force := fs.Bool("force", false, "overwrite the results of another trace in the output dir")
+	withReport := fs.Bool("report", true, "write report.md, report.html and plots/ beside summary.json (false removes those of earlier results)")
+	force := fs.Bool("force", false, "overwrite the results of another trace in the output dir (a trace file is known by its content; standard input never counts as the same trace)")
 	png := fs.Bool("png", true, "with -report, write a PNG of every plot beside its SVG")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "goroutines replaying keys in parallel (the results are the same for any number)")
 	var clientFlags listFlag

@@ -23,7 +23,7 @@ const mergeSynopsis = "-o DIR [-report=true] SHARD_DIR..."
 func runMerge(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("merge", stderr, mergeSynopsis)
 	out := fs.String("o", "", "output `dir` of the merged summary (required)")
-	withReport := fs.Bool("report", true, "write report.md, report.html and plots/ beside summary.json")
+	withReport := fs.Bool("report", true, "write report.md, report.html and plots/ beside summary.json (false removes those of earlier results)")
 	png := fs.Bool("png", true, "with -report, write a PNG of every plot beside its SVG")
 	var dirs []string
 	for {
