@@ -330,7 +330,7 @@ func (e *Engine) Summary(trace TraceInfo) *Summary {
 		for _, p := range e.parts {
 			parts = append(parts, p.Summary(trace))
 		}
-		s, err := Merge(parts)
+		s, err := mergeDisjoint(parts)
 		if err != nil { // parts of one engine always merge
 			panic(err)
 		}
@@ -339,7 +339,7 @@ func (e *Engine) Summary(trace TraceInfo) *Summary {
 		return s
 	}
 	info := e.traceInfo()
-	info.Path, info.Format = trace.Path, trace.Format
+	info.Path, info.Format, info.Fingerprint = trace.Path, trace.Format, trace.Fingerprint
 	info.Skipped, info.SkippedExamples = trace.Skipped, trace.SkippedExamples
 	s := &Summary{Schema: SchemaV1, Trace: info, Notes: e.notes, Partial: e.partial, Shard: e.cfg.Shard}
 	s.Config = RunConfig{Algorithms: e.cfg.Algorithms, TopKeys: e.cfg.TopKeys, Sweep: e.cfg.Sweep, Budget: e.cfg.Budget}

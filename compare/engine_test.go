@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -339,12 +340,12 @@ func TestParseSweepAndRate(t *testing.T) {
 			t.Errorf("ParseSweep(%q) accepted", bad)
 		}
 	}
-	for in, want := range map[string]float64{"0.01%": 0.0001, "0.0001": 0.0001, "5%": 0.05, "0": 0} {
-		if got, err := ParseRate(in); err != nil || got != want {
+	for in, want := range map[string]float64{"0.01%": 0.0001, "0.0001": 0.0001, "5%": 0.05, "0": 0, "-0%": 0} {
+		if got, err := ParseRate(in); err != nil || got != want || math.Signbit(got) {
 			t.Errorf("ParseRate(%q) = %v, %v", in, got, err)
 		}
 	}
-	for _, bad := range []string{"x", "-1%", "200%"} {
+	for _, bad := range []string{"x", "-1%", "200%", "NaN%", "nan", "Inf%", "-Inf"} {
 		if _, err := ParseRate(bad); err == nil {
 			t.Errorf("ParseRate(%q) accepted", bad)
 		}

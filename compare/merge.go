@@ -11,12 +11,13 @@ import (
 	"ratebench/distributed"
 )
 
-// Merge combines the summaries of replays of disjoint sets of keys of the
-// same trace under the same configuration (shards, or the workers of one
-// replay) into the summary one replay of all the keys gives: every count,
-// histogram, timeline and top-key list is exactly what a single pass
-// computes, because each is a sum, a maximum or a top-N over keys, and the
-// means are kept as exact sums (RateErrorSums, Memory.SumOfPeaks).
+// Merge combines the summaries of the shards of one replay (compare -shard
+// i/n), every shard once, into the summary one replay of all the keys
+// gives: every count, histogram, timeline and top-key list is exactly what
+// a single pass computes, because each is a sum, a maximum or a top-N over
+// keys, and the means are kept as exact sums (RateErrorSums,
+// Memory.SumOfPeaks). A summary of the whole replay merges only alone (to
+// itself): two of them, or one with a shard, cover some keys twice.
 //
 // Skipped records are the trace's, not the keys': every shard reads the
 // whole trace and skips the same records, so they must agree and are taken
@@ -25,12 +26,19 @@ func Merge(parts []*Summary) (*Summary, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("merge: no summary")
 	}
-	first := parts[0]
 	if err := checkShards(parts); err != nil {
 		return nil, err
 	}
+	return mergeDisjoint(parts)
+}
+
+// mergeDisjoint merges the summaries of disjoint sets of keys of the same
+// trace under the same configuration: the shards Merge has checked, or the
+// workers of one replay (which split the keys by hash).
+func mergeDisjoint(parts []*Summary) (*Summary, error) {
+	first := parts[0]
 	out := &Summary{Schema: first.Schema, Config: first.Config, Notes: first.Notes}
-	out.Trace = TraceInfo{Path: first.Trace.Path, Format: first.Trace.Format,
+	out.Trace = TraceInfo{Path: first.Trace.Path, Format: first.Trace.Format, Fingerprint: first.Trace.Fingerprint,
 		Skipped: first.Trace.Skipped, SkippedExamples: first.Trace.SkippedExamples}
 	cfg, _ := json.Marshal(first.Config)
 	skips, _ := json.Marshal(first.Trace.SkippedExamples)
@@ -44,6 +52,9 @@ func Merge(parts []*Summary) (*Summary, error) {
 		}
 		if p.Trace.Path != first.Trace.Path || p.Trace.Format != first.Trace.Format {
 			return nil, fmt.Errorf("merge: part %d replayed %s, part 0 %s", i, p.Trace.Path, first.Trace.Path)
+		}
+		if p.Trace.Fingerprint != first.Trace.Fingerprint {
+			return nil, fmt.Errorf("merge: part %d replayed other content than part 0 under the name %s: not the same trace", i, first.Trace.Path)
 		}
 		if sk, _ := json.Marshal(p.Trace.SkippedExamples); p.Trace.Skipped != first.Trace.Skipped || string(sk) != string(skips) {
 			return nil, fmt.Errorf("merge: part %d skipped other records than part 0: not the same trace", i)
@@ -222,8 +233,12 @@ func checkShards(parts []*Summary) error {
 	seen := make([]bool, n)
 	for i, p := range parts {
 		switch {
-		case (p.Shard == nil) != (n == 0):
-			return fmt.Errorf("merge: part %d is a shard and part 0 not, or the other way", i)
+		case p.Shard != nil && n == 0:
+			return fmt.Errorf("merge: part %d is shard %v and part 0 a whole replay, which holds that shard's keys already", i, p.Shard)
+		case p.Shard == nil && n != 0:
+			return fmt.Errorf("merge: part %d is a whole replay and part 0 shard %v, whose keys the whole holds already", i, parts[0].Shard)
+		case p.Shard == nil && i > 0:
+			return fmt.Errorf("merge: part %d and part 0 are both a whole replay, not a shard: together they count every key twice", i)
 		case p.Shard == nil:
 			continue
 		case p.Shard.Count != n || p.Shard.Index < 0 || p.Shard.Index >= n:

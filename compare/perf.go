@@ -57,13 +57,22 @@ func MeasurePerf(e *Engine, s *Summary, d time.Duration) Perf {
 	return p
 }
 
+// Marshal returns the perf record as indented JSON with a final newline.
+func (p Perf) Marshal() ([]byte, error) {
+	data, err := json.MarshalIndent(p, "", " ")
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}
+
 // WriteFile writes the perf record as indented JSON.
 func (p Perf) WriteFile(path string) error {
-	data, err := json.MarshalIndent(p, "", " ")
+	data, err := p.Marshal()
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, append(data, '\n'))
+	return writeAtomic(path, data)
 }
 
 // ReadPerfFile reads a perf.json.

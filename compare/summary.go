@@ -44,13 +44,21 @@ type Summary struct {
 
 // TraceInfo describes the replayed trace.
 type TraceInfo struct {
-	Path     string `json:"path"`
-	Format   string `json:"format"`
-	Requests int64  `json:"requests"`
-	Cost     int64  `json:"cost"` // total cost of all requests
-	Keys     int64  `json:"keys"`
-	StartNS  int64  `json:"start_ns"`
-	EndNS    int64  `json:"end_ns"`
+	Path   string `json:"path"`
+	Format string `json:"format"`
+	// Fingerprint identifies the content of a trace file (not of a
+	// generated trace, nor of one read from a pipe or standard input):
+	// "sha256:" and the SHA-256 of its size in bytes (decimal), a newline,
+	// its first 64 KiB and its last 64 KiB (not overlapping: a file under
+	// 128 KiB is hashed whole). compare tells by it whether a results
+	// folder holds the results of the same trace, whatever path it was
+	// given by.
+	Fingerprint string `json:"fingerprint,omitempty"`
+	Requests    int64  `json:"requests"`
+	Cost        int64  `json:"cost"` // total cost of all requests
+	Keys        int64  `json:"keys"`
+	StartNS     int64  `json:"start_ns"`
+	EndNS       int64  `json:"end_ns"`
 	// Skipped counts the bad records skipped under --skip-bad, and
 	// SkippedExamples gives the first of them; nothing is dropped silently.
 	Skipped         int64         `json:"skipped"`

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -65,7 +66,7 @@ func ParseRate(s string) (float64, error) {
 	s = strings.TrimSpace(s)
 	pct := strings.HasSuffix(s, "%")
 	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if err != nil || v < 0 {
+	if err != nil || math.IsNaN(v) || v < 0 {
 		return 0, fmt.Errorf("rate %q: want a percentage such as 0.01%% or a fraction such as 0.0001", s)
 	}
 	if pct {
@@ -73,6 +74,9 @@ func ParseRate(s string) (float64, error) {
 	}
 	if v > 1 {
 		return 0, fmt.Errorf("rate %q is above 100%%", s)
+	}
+	if v == 0 {
+		v = 0 // not -0
 	}
 	return v, nil
 }

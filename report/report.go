@@ -28,6 +28,10 @@ type Options struct {
 	// TopKeys is how many keys of each run the report lists: 0 means 5, a
 	// negative number all that the summary holds.
 	TopKeys int
+	// WriteFile, if not nil, writes each file of the report instead of
+	// compare.WriteFileAtomic; it may be called from several goroutines
+	// at once. Tests use it to fail a write part way.
+	WriteFile func(path string, data []byte) error
 }
 
 // Files written into the report's folder.
@@ -51,13 +55,17 @@ func Write(dir string, s *compare.Summary, opt Options) error {
 	if err != nil {
 		return err
 	}
+	write := opt.WriteFile
+	if write == nil {
+		write = compare.WriteFileAtomic
+	}
 	plots := filepath.Join(dir, PlotsDir)
 	if err := os.MkdirAll(plots, 0o755); err != nil {
 		return err
 	}
 	written := map[string]bool{}
 	for _, f := range figs {
-		if err := writeAtomic(filepath.Join(plots, f.name+".svg"), f.svg); err != nil {
+		if err := write(filepath.Join(plots, f.name+".svg"), f.svg); err != nil {
 			return err
 		}
 		written[f.name+".svg"] = true
@@ -66,14 +74,14 @@ func Write(dir string, s *compare.Summary, opt Options) error {
 		}
 	}
 	if !opt.NoPNG {
-		if err := writePNGs(plots, figs); err != nil {
+		if err := writePNGs(plots, figs, write); err != nil {
 			return err
 		}
 	}
-	if err := writeAtomic(filepath.Join(dir, MarkdownFile), doc.markdown()); err != nil {
+	if err := write(filepath.Join(dir, MarkdownFile), doc.markdown()); err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(dir, HTMLFile), doc.html()); err != nil {
+	if err := write(filepath.Join(dir, HTMLFile), doc.html()); err != nil {
 		return err
 	}
 	return removeStale(plots, written)
@@ -82,7 +90,7 @@ func Write(dir string, s *compare.Summary, opt Options) error {
 // writePNGs renders and writes the PNG of every figure, several at once
 // (rasterising is most of a report's time); each worker writes its file
 // as soon as it is drawn, so that no more than a few images are in memory.
-func writePNGs(dir string, figs []renderedFig) error {
+func writePNGs(dir string, figs []renderedFig, write func(string, []byte) error) error {
 	errs := make([]error, len(figs))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -93,7 +101,7 @@ func writePNGs(dir string, figs []renderedFig) error {
 			for i := range next {
 				png, err := figs[i].fig.render("png")
 				if err == nil {
-					err = writeAtomic(filepath.Join(dir, figs[i].name+".png"), png)
+					err = write(filepath.Join(dir, figs[i].name+".png"), png)
 				}
 				errs[i] = err
 			}
@@ -120,25 +128,41 @@ func removeStale(dir string, written map[string]bool) error {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		ext := filepath.Ext(name)
-		if e.IsDir() || written[name] || (ext != ".svg" && ext != ".png") {
+		if e.IsDir() || written[name] || !isPlotFile(name) {
 			continue
 		}
-		for _, k := range plotKinds {
-			if strings.HasPrefix(name, k) {
-				if err := os.Remove(filepath.Join(dir, name)); err != nil {
-					return err
-				}
-				break
-			}
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// writeAtomic writes data to a temporary file beside path and renames it
-// into place, so that a reader never sees half a file.
-func writeAtomic(path string, data []byte) error { return compare.WriteFileAtomic(path, data) }
+// isPlotFile tells whether name, a file in plots/, is a plot Write draws.
+func isPlotFile(name string) bool {
+	if ext := filepath.Ext(name); ext != ".svg" && ext != ".png" {
+		return false
+	}
+	for _, k := range plotKinds {
+		if strings.HasPrefix(name, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// Owns tells whether rel, a path relative to a report's folder, names a
+// file that Write writes there: report.md, report.html, or a plot in
+// plots/ of a kind it draws (a report that draws no such plot leaves that
+// file stale). Other files in the folder are not the report's.
+func Owns(rel string) bool {
+	rel = filepath.ToSlash(filepath.Clean(rel))
+	if rel == MarkdownFile || rel == HTMLFile {
+		return true
+	}
+	name, ok := strings.CutPrefix(rel, PlotsDir+"/")
+	return ok && !strings.Contains(name, "/") && isPlotFile(name)
+}
 
 // ---- model ----
 

@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -54,26 +52,18 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	job := replayJob{stdout: stdout, stderr: stderr, eng: eng, r: g, info: compare.TraceInfo{Path: "gen:" + spec, Format: "generated"},
-		dir: *out, cpuProfile: *cpuProfile, force: true}
-	sum, perf, err := job.replay()
-	if err != nil {
-		return err
-	}
 	command := "ratebench cloudflare"
 	fs.Visit(func(f *flag.Flag) { // the flags that change the figures
 		if f.Name != "o" && f.Name != "cpuprofile" && f.Name != "workers" {
 			command += fmt.Sprintf(" -%s %s", f.Name, f.Value)
 		}
 	})
-	var buf bytes.Buffer
-	if err := report.CloudflareREADME(&buf, sum, perf, strings.TrimSpace(command)); err != nil {
-		return err
+	readme := func(sum *compare.Summary, perf compare.Perf) ([]byte, error) {
+		var buf bytes.Buffer
+		err := report.CloudflareREADME(&buf, sum, perf, strings.TrimSpace(command))
+		return buf.Bytes(), err
 	}
-	path := filepath.Join(*out, "README.md")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "wrote %s\n", path)
-	return writeReport(stdout, *out, sum, report.Options{})
+	job := replayJob{stdout: stdout, stderr: stderr, eng: eng, r: g, info: compare.TraceInfo{Path: genPrefix + spec, Format: "generated"},
+		dir: *out, cpuProfile: *cpuProfile, force: true, report: true, readme: readme}
+	return job.run()
 }

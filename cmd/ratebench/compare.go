@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -40,8 +42,8 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	sweep := fs.String("sweep", "", "a grid of rules, e.g. 'L=5,10,50,100,1000;W=1s,1m' (added to -rule; an axis left out takes the first -rule's)")
 	maxOver := fs.String("max-over", "", "budget: the largest over-admission rate you accept, e.g. 0.01% (the report marks who meets it)")
 	maxUnder := fs.String("max-under", "", "budget: the largest under-admission rate you accept, e.g. 0.01%")
-	withReport := fs.Bool("report", true, "write report.md, report.html and plots/ beside summary.json")
-	force := fs.Bool("force", false, "overwrite the results of another trace in the output dir")
+	withReport := fs.Bool("report", true, "write report.md, report.html and plots/ beside summary.json (false removes those of earlier results)")
+	force := fs.Bool("force", false, "overwrite the results of another trace in the output dir (a trace file is known by its content; standard input never counts as the same trace)")
 	png := fs.Bool("png", true, "with -report, write a PNG of every plot beside its SVG")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "goroutines replaying keys in parallel (the results are the same for any number)")
 	var clientFlags listFlag
@@ -148,16 +150,14 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	if dir == "" {
 		dir = filepath.Join("results", name)
 	}
-
-	job := replayJob{stdout: stdout, stderr: stderr, eng: eng, r: r, info: compare.TraceInfo{Path: path, Format: format},
-		dir: dir, cpuProfile: *cpuProfile, memProfile: *memProfile, force: *force}
-	sum, _, err := job.replay()
-	if sum != nil && *withReport {
-		if rerr := writeReport(stdout, dir, sum, report.Options{NoPNG: !*png}); err == nil {
-			err = rerr
-		}
+	info := compare.TraceInfo{Path: path, Format: format}
+	if *genSpec == "" {
+		info.Fingerprint = fingerprint(path)
 	}
-	return err
+	job := replayJob{stdout: stdout, stderr: stderr, eng: eng, r: r, info: info,
+		dir: dir, cpuProfile: *cpuProfile, memProfile: *memProfile, force: *force,
+		report: *withReport, reportOpt: report.Options{NoPNG: !*png}}
+	return job.run()
 }
 
 // replayJob is one replay of a trace into a results folder.
@@ -165,22 +165,89 @@ type replayJob struct {
 	stdout, stderr io.Writer
 	eng            *compare.Engine
 	r              traces.Reader
-	info           compare.TraceInfo // path and format of the trace
+	info           compare.TraceInfo // path, format and fingerprint of the trace
 	dir            string
 	cpuProfile     string
 	memProfile     string
 	force          bool // overwrite another trace's results in dir
+	report         bool // write the report beside the summary
+	reportOpt      report.Options
+	// readme, if not nil, gives the README.md of the results, written
+	// beside the summary of a whole replay (that of a partial one has none).
+	readme func(*compare.Summary, compare.Perf) ([]byte, error)
+	// writeFile writes each file of the results (nil:
+	// compare.WriteFileAtomic); tests fail it part way.
+	writeFile func(path string, data []byte) error
 }
 
-// replay runs the engine over the trace and writes DIR/summary.json and
-// DIR/perf.json, printing the table and where it wrote.
+// run replays the trace and writes the results folder as one set:
+// summary.json, perf.json and the report (or none: a report of earlier
+// results is removed), printing the table and where it wrote. The folder
+// is locked for the run, and everything that can be checked before the
+// replay is: the folder can be written, holds no other trace's results,
+// and the profiles can be created. If anything fails, the folder is left
+// as it was.
+func (j replayJob) run() error {
+	rd, err := lockResults(j.dir)
+	if err != nil {
+		return err
+	}
+	defer rd.close()
+	rd.writeFile = j.writeFile
+	if err := checkResultsDir(j.dir, j.info, j.force); err != nil {
+		return err
+	}
+	sum, perf, replayErr := j.replay()
+	if sum == nil {
+		return replayErr
+	}
+	if err := rd.writeSummary(sum, &perf); err != nil {
+		return err
+	}
+	owns := ownsAll
+	readme := j.readme != nil && replayErr == nil // not of a partial replay
+	if j.readme != nil {
+		owns = func(rel string) bool { return rel == readmeFile || ownsAll(rel) }
+	}
+	if readme {
+		data, err := j.readme(sum, perf)
+		if err == nil {
+			err = rd.write(readmeFile, data)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if j.report {
+		if err := rd.writeReport(sum, j.reportOpt); err != nil {
+			return err
+		}
+	}
+	if err := rd.commit(owns); err != nil {
+		return err
+	}
+	fmt.Fprintf(j.stdout, "wrote %s\n", filepath.Join(j.dir, summaryFile))
+	if readme {
+		fmt.Fprintf(j.stdout, "wrote %s\n", filepath.Join(j.dir, readmeFile))
+	}
+	if j.report {
+		fmt.Fprintf(j.stdout, "wrote %s\n", filepath.Join(j.dir, report.HTMLFile))
+	}
+	return replayErr
+}
+
+// replay runs the engine over the trace, under the profiles, and prints
+// the table. It returns the summary (nil if the replay failed), and an
+// error also when it was interrupted: the summary is then partial.
 func (j replayJob) replay() (*compare.Summary, compare.Perf, error) {
 	stdout, eng, r, info, dir := j.stdout, j.eng, j.r, j.info, j.dir
-	if err := checkResultsDir(dir, info.Path, j.force); err != nil {
+	writeMemProfile, err := createMemProfile(j.memProfile)
+	if err != nil {
 		return nil, compare.Perf{}, err
 	}
 	stop, err := startCPUProfile(j.cpuProfile)
 	if err != nil {
+		writeMemProfile()
 		return nil, compare.Perf{}, err
 	}
 	// SIGINT or SIGTERM stop the replay between two requests; what was
@@ -198,7 +265,7 @@ func (j replayJob) replay() (*compare.Summary, compare.Perf, error) {
 	bar.Stop()
 	cancel()
 	stop()
-	if perr := writeMemProfile(j.memProfile); perr != nil && err == nil {
+	if perr := writeMemProfile(); perr != nil && err == nil {
 		err = perr
 	}
 	interrupted := errors.Is(err, compare.ErrInterrupted)
@@ -208,24 +275,14 @@ func (j replayJob) replay() (*compare.Summary, compare.Perf, error) {
 	info.Skipped, info.SkippedExamples = skipped(r)
 	sum := eng.Summary(info)
 	perf := compare.MeasurePerf(eng, sum, elapsed)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, perf, err
-	}
-	if err := sum.WriteFile(filepath.Join(dir, "summary.json")); err != nil {
-		return nil, perf, err
-	}
-	if err := perf.WriteFile(filepath.Join(dir, "perf.json")); err != nil {
-		return nil, perf, err
-	}
 	printTable(stdout, sum)
 	fmt.Fprintf(stdout, "\n%d requests, %d keys in %.2fs (%.2fM requests/s)\n", sum.Trace.Requests, sum.Trace.Keys,
 		elapsed.Seconds(), perf.RequestsPerSecond/1e6)
 	if sum.Trace.Skipped > 0 {
 		fmt.Fprintf(stdout, "skipped %d bad records (the first are listed in summary.json)\n", sum.Trace.Skipped)
 	}
-	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(dir, "summary.json"))
 	if interrupted {
-		return sum, perf, fmt.Errorf("interrupted after %d requests: %s is partial", sum.Trace.Requests, filepath.Join(dir, "summary.json"))
+		return sum, perf, fmt.Errorf("interrupted after %d requests: %s is partial", sum.Trace.Requests, filepath.Join(dir, summaryFile))
 	}
 	return sum, perf, nil
 }
@@ -251,13 +308,66 @@ func skipped(r traces.Reader) (int64, []compare.SkipExample) {
 }
 
 // checkResultsDir refuses to overwrite the results of another trace in dir
-// unless force is set.
-func checkResultsDir(dir, path string, force bool) error {
-	old, err := compare.ReadSummaryFile(filepath.Join(dir, "summary.json"))
-	if err != nil || force || old.Trace.Path == path {
-		return nil // nothing there (or unreadable: it is replaced), or the same trace
+// unless force is set. A trace is the same if it is the same generator
+// spec, or a file of the same content (by fingerprint), whatever the path
+// it was given by; standard input, or a pipe, is never known to be the
+// same. A summary written before fingerprints is taken by its path.
+func checkResultsDir(dir string, trace compare.TraceInfo, force bool) error {
+	old, err := compare.ReadSummaryFile(filepath.Join(dir, summaryFile))
+	if err != nil || force {
+		return nil // nothing there (or unreadable: it is replaced)
 	}
-	return fmt.Errorf("%s holds the results of another trace (%s); use -force to overwrite them, or -o to write elsewhere", dir, old.Trace.Path)
+	const fix = "use -force to overwrite them, or -o to write elsewhere"
+	was := old.Trace
+	switch {
+	case was.Path == "-":
+		return fmt.Errorf("%s holds the results of a trace read from standard input, which cannot be told the same; %s", dir, fix)
+	case trace.Path == "-":
+		return fmt.Errorf("%s holds the results of another trace (%s), and standard input cannot be told the same; %s", dir, was.Path, fix)
+	case trace.Fingerprint == "" && !strings.HasPrefix(trace.Path, genPrefix):
+		return fmt.Errorf("%s holds the results of another trace (%s), and %s is not a regular file that can be told the same; %s", dir, was.Path, trace.Path, fix)
+	case was.Fingerprint == "":
+		if was.Path == trace.Path {
+			return nil
+		}
+	case was.Fingerprint == trace.Fingerprint:
+		return nil
+	case was.Path == trace.Path:
+		return fmt.Errorf("%s holds the results of %s as it was before: its content has changed since; %s", dir, was.Path, fix)
+	}
+	return fmt.Errorf("%s holds the results of another trace (%s); %s", dir, was.Path, fix)
+}
+
+// fingerprint returns the fingerprint of the trace file at path (see
+// compare.TraceInfo.Fingerprint), or "" if it is not a regular file (a
+// pipe, a device, standard input) or cannot be read.
+func fingerprint(path string) string {
+	if path == "-" {
+		return ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	const part = 64 << 10
+	size := fi.Size()
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\n", size)
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, min(size, part))); err != nil {
+		return ""
+	}
+	if size > part {
+		tail := max(part, size-part)
+		if _, err := io.Copy(h, io.NewSectionReader(f, tail, size-tail)); err != nil {
+			return ""
+		}
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // traceName is the trace file's base name without extension, for the

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
 
 	"ratebench/traces"
 )
@@ -13,7 +19,10 @@ const convertSynopsis = "[-format F] [-to F] [-key K] [-skip-bad] [-reorder D] I
 
 // runConvert is 'ratebench convert IN OUT': it streams any trace the
 // readers take into CSV, Parquet or JSON lines (from OUT's extension, or
-// -to), keeping every record.
+// -to), keeping every record. OUT is written under a temporary name in its
+// folder and renamed into place only once every record is written: an
+// error or an interrupt leaves an existing OUT as it was. OUT may not be
+// IN, by whatever path.
 func runConvert(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("convert", stderr, convertSynopsis)
 	var tf traceFlags
@@ -34,33 +43,98 @@ func runConvert(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	if err := refuseSameFile(tf.path, out); err != nil {
+		return err
+	}
 	r, _, err := tf.open()
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	w, err := traces.Create(out, f)
+	// A symbolic link as OUT is written through: its target is replaced.
+	target := out
+	if t, err := filepath.EvalSymlinks(out); err == nil {
+		target = t
+	}
+	// The temporary file keeps OUT's name, whose extension says the format
+	// and the compression, in a folder of its own beside OUT.
+	tmpDir, err := os.MkdirTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp")
 	if err != nil {
 		return err
 	}
-	n := int64(0)
-	for r.Scan() {
-		if err := w.Write(r.Request()); err != nil {
-			w.Close()
-			return fmt.Errorf("%s: %w", out, err)
-		}
-		n++
+	defer os.RemoveAll(tmpDir)
+	tmp := filepath.Join(tmpDir, filepath.Base(target))
+	w, err := traces.Create(tmp, f)
+	if err != nil {
+		return errors.New(strings.ReplaceAll(err.Error(), tmp, out))
 	}
-	if err := r.Err(); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	context.AfterFunc(ctx, stop) // a second signal ends the process
+	n, err := copyTrace(ctx, w, r, out)
+	if err != nil {
 		w.Close()
 		return err
 	}
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("%s: %w", out, err)
 	}
+	if fi, err := os.Stat(target); err == nil {
+		os.Chmod(tmp, fi.Mode().Perm()) // the file replaced keeps its permissions
+	}
+	if err := os.Rename(tmp, target); err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "wrote %d requests to %s\n", n, out)
 	if sn, _ := skipped(r); sn > 0 {
 		fmt.Fprintf(stdout, "skipped %d bad records\n", sn)
 	}
 	return nil
+}
+
+// copyTrace writes every request of r to w (named out in errors), until
+// ctx is done.
+func copyTrace(ctx context.Context, w traces.Writer, r traces.Reader, out string) (int64, error) {
+	n := int64(0)
+	for r.Scan() {
+		if err := w.Write(r.Request()); err != nil {
+			return n, fmt.Errorf("%s: %w", out, err)
+		}
+		n++
+		if n%1024 == 0 && ctx.Err() != nil {
+			return n, fmt.Errorf("interrupted after %d requests: %s is left as it was", n, out)
+		}
+	}
+	if err := r.Err(); err != nil {
+		return n, err
+	}
+	if ctx.Err() != nil {
+		return n, fmt.Errorf("interrupted after %d requests: %s is left as it was", n, out)
+	}
+	return n, nil
+}
+
+// refuseSameFile refuses an output that is the input, by whatever path
+// (a symbolic link, a hard link, another spelling of it): writing it
+// would destroy the trace as it is read. Standard input ("-") is the same
+// file as out if it is redirected from it.
+func refuseSameFile(in, out string) error {
+	ofi, err := os.Stat(out)
+	if err != nil {
+		return nil // no output yet (or none that can be read)
+	}
+	var ifi os.FileInfo
+	if in == "-" {
+		ifi, err = os.Stdin.Stat()
+	} else {
+		ifi, err = os.Stat(in)
+	}
+	if err != nil || !os.SameFile(ifi, ofi) {
+		return nil
+	}
+	what := in
+	if in == "-" {
+		what = "standard input"
+	}
+	return usageError{fmt.Sprintf("convert: %s is the input %s, the same file: writing it would destroy the trace; give another OUT", out, what)}
 }

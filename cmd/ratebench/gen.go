@@ -45,18 +45,25 @@ func runGen(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	writeMemProfile, err := createMemProfile(*memProfile)
+	if err != nil {
+		return err
+	}
 	w, err := traces.Create(*out, f)
 	if err != nil {
+		writeMemProfile()
 		return err
 	}
 	stop, err := startCPUProfile(*cpuProfile)
 	if err != nil {
+		w.Close()
+		writeMemProfile()
 		return err
 	}
 	began := time.Now()
 	n, err := g.WriteTo(w)
 	stop()
-	if perr := writeMemProfile(*memProfile); perr != nil && err == nil {
+	if perr := writeMemProfile(); perr != nil && err == nil {
 		err = perr
 	}
 	if err != nil {

@@ -70,7 +70,10 @@ func TestCompareGenEqualsFile(t *testing.T) {
 	if b.Trace.Format != "generated" || !strings.HasPrefix(b.Trace.Path, "gen:mix") {
 		t.Errorf("generated trace described as %+v", b.Trace)
 	}
-	a.Trace.Path, a.Trace.Format = b.Trace.Path, b.Trace.Format
+	if !strings.HasPrefix(a.Trace.Fingerprint, "sha256:") || b.Trace.Fingerprint != "" {
+		t.Errorf("fingerprints: file %q, generated %q", a.Trace.Fingerprint, b.Trace.Fingerprint)
+	}
+	a.Trace.Path, a.Trace.Format, a.Trace.Fingerprint = b.Trace.Path, b.Trace.Format, b.Trace.Fingerprint
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	if string(ja) != string(jb) {

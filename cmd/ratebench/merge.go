@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"ratebench/compare"
 	"ratebench/report"
@@ -22,7 +23,7 @@ const mergeSynopsis = "-o DIR [-report=true] SHARD_DIR..."
 func runMerge(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("merge", stderr, mergeSynopsis)
 	out := fs.String("o", "", "output `dir` of the merged summary (required)")
-	withReport := fs.Bool("report", true, "write report.md, report.html and plots/ beside summary.json")
+	withReport := fs.Bool("report", true, "write report.md, report.html and plots/ beside summary.json (false removes those of earlier results)")
 	png := fs.Bool("png", true, "with -report, write a PNG of every plot beside its SVG")
 	var dirs []string
 	for {
@@ -42,12 +43,34 @@ func runMerge(stdout, stderr io.Writer, args []string) error {
 		fs.Usage()
 		return usageError{"merge: want -o DIR and the folders of every shard's summary.json"}
 	}
+	rd, err := lockResults(*out)
+	if err != nil {
+		return err
+	}
+	defer rd.close()
 	var parts []*compare.Summary
+	var seen []os.FileInfo
+	var paths []string
 	for _, d := range dirs {
 		if fi, err := os.Stat(d); err == nil && !fi.IsDir() {
 			d = filepath.Dir(d) // DIR/summary.json itself
 		}
-		s, err := compare.ReadSummaryFile(filepath.Join(d, "summary.json"))
+		path := filepath.Join(d, summaryFile)
+		fi, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		for i, prev := range seen {
+			if !os.SameFile(fi, prev) {
+				continue
+			}
+			if paths[i] == path {
+				return fmt.Errorf("merge: the summary %s is given twice: every count in it would be taken twice", path)
+			}
+			return fmt.Errorf("merge: %s and %s are the same summary, given twice: every count in it would be taken twice", paths[i], path)
+		}
+		seen, paths = append(seen, fi), append(paths, path)
+		s, err := compare.ReadSummaryFile(path)
 		if err != nil {
 			return err
 		}
@@ -55,19 +78,40 @@ func runMerge(stdout, stderr io.Writer, args []string) error {
 	}
 	sum, err := compare.Merge(parts)
 	if err != nil {
+		if len(paths) > 1 {
+			err = fmt.Errorf("%w (the parts in order: %s)", err, numbered(paths))
+		}
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	if err := rd.writeSummary(sum, nil); err != nil {
 		return err
 	}
-	if err := sum.WriteFile(filepath.Join(*out, "summary.json")); err != nil {
+	opt := report.Options{NoPNG: !*png}
+	if *withReport {
+		if err := rd.writeReport(sum, opt); err != nil {
+			return err
+		}
+	}
+	if err := rd.commit(ownsAll); err != nil {
 		return err
 	}
 	printTable(stdout, sum)
 	fmt.Fprintf(stdout, "\nmerged %d summaries: %d requests, %d keys -> %s\n", len(parts), sum.Trace.Requests, sum.Trace.Keys,
-		filepath.Join(*out, "summary.json"))
+		filepath.Join(*out, summaryFile))
 	if *withReport {
-		return writeReport(stdout, *out, sum, report.Options{NoPNG: !*png})
+		fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(*out, report.HTMLFile))
 	}
 	return nil
+}
+
+// numbered lists paths as "0 A, 1 B, ...".
+func numbered(paths []string) string {
+	var b strings.Builder
+	for i, p := range paths {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d %s", i, p)
+	}
+	return b.String()
 }

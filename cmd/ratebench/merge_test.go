@@ -53,3 +53,71 @@ func TestShardsMergeToTheWholeSummary(t *testing.T) {
 		t.Error("-shard 3/3 accepted")
 	}
 }
+
+// merge refuses inputs that overlap: the same whole summary twice (every
+// count would double), a whole summary with a shard of it, the same shard
+// twice, the same folder by two paths.
+func TestMergeRefusesOverlappingInputs(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"compare", "-trace", "testdata/small.csv", "-rule", "5/30s", "-alg", "log,counter", "-report=false"}
+	whole := filepath.Join(dir, "whole")
+	if _, _, err := ratebench(t, append(args, "-o", whole)...); err != nil {
+		t.Fatal(err)
+	}
+	var shards []string
+	for i := range 2 {
+		d := filepath.Join(dir, fmt.Sprint("shard", i))
+		if _, _, err := ratebench(t, append(args, "-o", d, "-shard", fmt.Sprintf("%d/2", i))...); err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, d)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(shards[0], link); err != nil {
+		t.Fatal(err)
+	}
+	wd, _ := os.Getwd()
+	rel, err := filepath.Rel(wd, whole) // whole is absolute
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		in   []string
+		want string
+	}{
+		{[]string{whole, whole}, "the summary " + filepath.Join(whole, "summary.json") + " is given twice"},
+		{[]string{whole, rel}, "are the same summary, given twice"},
+		{[]string{whole, filepath.Join(whole, "summary.json")}, " is given twice"},
+		{[]string{shards[0], link, shards[1]}, "are the same summary, given twice"},
+		{[]string{whole, shards[0]}, "holds that shard's keys already"},
+		{[]string{shards[0], whole}, "whose keys the whole holds already"},
+	} {
+		out := filepath.Join(dir, "merged")
+		_, _, err := ratebench(t, append([]string{"merge", "-o", out, "-report=false"}, tc.in...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("merge %q: %v, want an error saying %q", tc.in, err, tc.want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("merge %q left %s: %v", tc.in, out, err)
+		}
+	}
+	// Two whole summaries of the same trace, even in two folders, are two
+	// replays of every key, not shards.
+	other := filepath.Join(dir, "other")
+	if _, _, err := ratebench(t, append(args, "-o", other)...); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ratebench(t, "merge", "-o", filepath.Join(dir, "m2"), "-report=false", whole, other); err == nil || !strings.Contains(err.Error(), "not a shard") {
+		t.Errorf("merging two whole replays: %v", err)
+	}
+	// One whole summary alone merges to itself.
+	one := filepath.Join(dir, "one")
+	if _, _, err := ratebench(t, "merge", "-o", one, "-report=false", whole); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(filepath.Join(whole, "summary.json"))
+	b, _ := os.ReadFile(filepath.Join(one, "summary.json"))
+	if !bytes.Equal(a, b) {
+		t.Error("a whole summary merged alone changed")
+	}
+}

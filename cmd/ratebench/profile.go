@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -14,11 +15,11 @@ func startCPUProfile(path string) (stop func(), err error) {
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
 		f.Close()
-		return nil, err
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
 	}
 	return func() {
 		pprof.StopCPUProfile()
@@ -26,20 +27,28 @@ func startCPUProfile(path string) (stop func(), err error) {
 	}, nil
 }
 
-// writeMemProfile writes a heap profile to path ("" does nothing), after a
-// collection so that it shows live memory.
-func writeMemProfile(path string) error {
+// createMemProfile creates the file of a heap profile at path ("" does
+// nothing) before the work it profiles, so that a path that cannot be
+// written fails before the work and not after it. It returns the function
+// that writes the profile, after a collection so that it shows live
+// memory, and closes the file; call it once.
+func createMemProfile(path string) (write func() error, err error) {
 	if path == "" {
-		return nil
+		return func() error { return nil }, nil
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("-memprofile: %w", err)
 	}
-	runtime.GC()
-	if err := pprof.WriteHeapProfile(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return func() error {
+		runtime.GC()
+		err := pprof.WriteHeapProfile(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("-memprofile: %s: %w", path, err)
+		}
+		return nil
+	}, nil
 }

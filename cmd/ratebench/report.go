@@ -66,20 +66,30 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 
-	s, err := compare.ReadSummaryFile(filepath.Join(dir, "summary.json"))
+	return rewriteReport(stdout, dir, opt)
+}
+
+// rewriteReport writes the report of DIR/summary.json into dir, all its
+// files or none, and prints the path of its report.html.
+func rewriteReport(stdout io.Writer, dir string, opt report.Options) error {
+	if _, err := os.Stat(filepath.Join(dir, summaryFile)); err != nil {
+		return err // and make no folder
+	}
+	rd, err := lockResults(dir)
 	if err != nil {
 		return err
 	}
-	return writeReport(stdout, dir, s, opt)
-}
-
-// writeReport writes the report of s into dir (see report.Write) and
-// prints the path of its report.html. compare -report calls it after the
-// replay with the summary it has just written.
-func writeReport(stdout io.Writer, dir string, s *compare.Summary, opt report.Options) error {
-	if err := report.Write(dir, s, opt); err != nil {
+	defer rd.close()
+	s, err := compare.ReadSummaryFile(filepath.Join(dir, summaryFile))
+	if err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(dir, report.HTMLFile))
+	if err := rd.writeReport(s, opt); err != nil {
+		return err
+	}
+	if err := rd.commit(report.Owns); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(dir, report.HTMLFile))
 	return err
 }

@@ -63,6 +63,10 @@ func (tf *traceFlags) open() (traces.Reader, string, error) {
 	return r, traces.FormatOf(r).String(), nil
 }
 
+// genPrefix starts the path a summary records for a generated trace:
+// gen:SPEC.
+const genPrefix = "gen:"
+
 // openOrGenerate opens the trace of -trace, or the generator of genSpec
 // (-gen), not both, and returns it with its path and format as a summary
 // records them and the name of its default results folder.
@@ -75,7 +79,7 @@ func (tf *traceFlags) openOrGenerate(genSpec string) (r traces.Reader, path, for
 		if err != nil {
 			return nil, "", "", "", usageError{err.Error()}
 		}
-		return g, "gen:" + genSpec, "generated", strings.SplitN(genSpec, ":", 2)[0], nil
+		return g, genPrefix + genSpec, "generated", strings.SplitN(genSpec, ":", 2)[0], nil
 	}
 	if r, format, err = tf.open(); err != nil {
 		return nil, "", "", "", err
