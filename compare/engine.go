@@ -114,7 +114,7 @@ func newEngine(cfg Config) (*Engine, error) {
 				g.refAcc.burst.log = g.ref // the reference records exactly what it admits
 			}
 			if c == CountAll {
-				g.modes = cfg.Modes[:1]
+				g.modes = []Mode{countAllMode(cfg.Modes)}
 			}
 			for _, m := range g.modes {
 				for _, spec := range cfg.Algorithms[1:] { // [0] is the log
@@ -149,10 +149,59 @@ func newEngine(cfg Config) (*Engine, error) {
 	if e.dist, err = newDeployments(cfg); err != nil {
 		return nil, err
 	}
-	if contains(cfg.Counts, CountAll) && len(cfg.Modes) > 1 {
-		e.notes = append(e.notes, fmt.Sprintf("count all: every request is recorded by the window algorithms, so the independent and shadow modes coincide; they are run once, as %s (token and gcra, which count only what they admit, run as %s too)", cfg.Modes[0], cfg.Modes[0]))
+	if contains(cfg.Counts, CountAll) {
+		if n := e.countAllNote(); n != "" {
+			e.notes = append(e.notes, n)
+		}
 	}
 	return e, nil
+}
+
+// countAllMode is the one mode the runs under count all are made in (SPEC
+// 4): the window algorithms record every request there, so for them the
+// modes coincide, and the algorithms that count only what they admit
+// (token, gcra, leaky, peers) record their own admissions, as in
+// independent mode. Only when independent is not asked for are they run in
+// shadow mode, recording the log's admissions. The choice does not depend
+// on the order of the modes.
+func countAllMode(modes []Mode) Mode {
+	if contains(modes, Independent) {
+		return Independent
+	}
+	return Shadow
+}
+
+// countAllNote says how the runs under count all are made, naming the
+// configured algorithms that count only what they admit; empty when there
+// is nothing to say (one mode asked for, and no such algorithm).
+func (e *Engine) countAllNote() string {
+	var own []string // the algorithms that count only what they admit
+	for _, g := range e.groups {
+		if g.count != CountAll {
+			continue
+		}
+		for _, c := range g.cands {
+			if !c.lim.CountsRejected() && !contains(own, c.lim.Name()) {
+				own = append(own, c.lim.Name())
+			}
+		}
+	}
+	m := countAllMode(e.cfg.Modes)
+	var b strings.Builder
+	b.WriteString("count all: the window algorithms record every request, so for them the independent and shadow modes coincide")
+	if len(e.cfg.Modes) > 1 {
+		fmt.Fprintf(&b, "; the runs under count all are made once, as %s", m)
+	} else if len(own) == 0 {
+		return ""
+	}
+	if len(own) > 0 {
+		whose := "their own admissions"
+		if m == Shadow {
+			whose = "the log's admissions"
+		}
+		fmt.Fprintf(&b, ", and the algorithms that count only what they admit (%s) record %s there", strings.Join(own, ", "), whose)
+	}
+	return b.String()
 }
 
 // Add replays one request. key may be reused by the caller after Add

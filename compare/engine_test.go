@@ -233,6 +233,46 @@ func TestCountAllModesCoincide(t *testing.T) {
 	}
 }
 
+// Under --count all the runs do not depend on the order of the modes: the
+// window algorithms record every request, and token, gcra, leaky and xrate,
+// which count only what they admit, record their own admissions in both
+// orders, as in independent mode; the note says so.
+func TestCountAllIgnoresModeOrder(t *testing.T) {
+	reqs := randomTrace(3, 3000, 20, 30*sec)
+	base := Config{Rules: []algorithms.Rule{mustRule(t, "5/30s")}, Counts: []Count{CountAll},
+		Algorithms: []string{"counter", "fixed", "token", "gcra", "leaky", "xrate"}}
+	sf, is := base, base
+	sf.Modes, is.Modes = []Mode{Shadow, Independent}, []Mode{Independent, Shadow}
+	a, b := replay(t, sf, reqs), replay(t, is, reqs)
+	a.Config.Modes = b.Config.Modes
+	if ma, mb := marshal(t, a), marshal(t, b); !bytes.Equal(ma, mb) {
+		t.Fatalf("-mode shadow,independent and independent,shadow differ under count all\n%s", firstDiff(ma, mb))
+	}
+	if len(a.Runs) != 7 {
+		t.Fatalf("%d runs, want the log and 6 candidates once", len(a.Runs))
+	}
+	for _, r := range a.Runs {
+		if r.Mode != "independent" {
+			t.Errorf("%s: mode %s under count all, want independent", r.Algorithm, r.Mode)
+		}
+	}
+	own := base
+	own.Counts, own.Modes = []Count{CountAccepted}, []Mode{Independent}
+	ind := replay(t, own, reqs)
+	for _, alg := range []string{"token", "gcra", "leaky", "xrate"} {
+		got, want := findRun(t, a, "independent", alg), findRun(t, ind, "independent", alg)
+		if got.Admitted != want.Admitted || got.Admitted == findRun(t, a, "independent", "log").Admitted {
+			t.Errorf("%s under count all admits %d, its own admissions (count accepted, independent) %d, the log %d",
+				alg, got.Admitted, want.Admitted, findRun(t, a, "independent", "log").Admitted)
+		}
+	}
+	want := "count all: the window algorithms record every request, so for them the independent and shadow modes coincide; " +
+		"the runs under count all are made once, as independent, and the algorithms that count only what they admit (token, gcra, leaky, xrate) record their own admissions there"
+	if len(a.Notes) != 1 || a.Notes[0] != want {
+		t.Errorf("notes %q, want %q", a.Notes, want)
+	}
+}
+
 func TestRunOrderAndDeterminism(t *testing.T) {
 	reqs := randomTrace(2, 4000, 50, sec)
 	cfg := Config{
