@@ -7,7 +7,7 @@ import (
 
 // ClientSide is what a run's decisions mean to the clients (SPEC 3.9-3.10,
 // seed 000's "sequía"), measured where the run records its own history (not
-// in shadow mode, where its state is the log's):
+// for a candidate that records the log's admissions in shadow mode):
 //
 //   - RetryAfter: at each rejection, the exact delay until the same request
 //     would be admitted if nothing else arrived, the truthful Retry-After

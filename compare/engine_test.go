@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -270,6 +271,51 @@ func TestCountAllIgnoresModeOrder(t *testing.T) {
 		"the runs under count all are made once, as independent, and the algorithms that count only what they admit (token, gcra, leaky, xrate) record their own admissions there"
 	if len(a.Notes) != 1 || a.Notes[0] != want {
 		t.Errorf("notes %q, want %q", a.Notes, want)
+	}
+}
+
+// The figures of the traffic a run lets through (burst, seed 002's bound,
+// the client side, the top keys' bursts) are present exactly where the run
+// records its own admissions, as docs/summary-schema.md says: in
+// independent mode, for the log in every mode, and for the window
+// algorithms under count all; the others are where they belong, across
+// every mode and count policy.
+func TestFiguresPresentWhereTheSchemaSays(t *testing.T) {
+	reqs := randomTrace(4, 3000, 20, 30*sec)
+	window := map[string]bool{"counter": true, "counter-lt": true, "counter-floor": true, "fixed": true, "buckets:2": true}
+	capacity := map[string]bool{"token": true, "gcra": true, "leaky": true, "xrate": true}
+	for _, modes := range [][]Mode{{Independent}, {Shadow}, {Independent, Shadow}, {Shadow, Independent}} {
+		cfg := Config{Rules: []algorithms.Rule{mustRule(t, "5/30s")}, Counts: []Count{CountAccepted, CountAll}, Modes: modes,
+			Algorithms: []string{"counter", "counter-lt", "counter-floor", "fixed", "buckets:2", "token", "gcra", "leaky", "xrate"}}
+		s := replay(t, cfg, reqs)
+		if len(s.Runs) != 10*len(modes)+10 { // the log and 9 candidates per count and mode, one mode under count all
+			t.Fatalf("modes %v: %d runs", modes, len(s.Runs))
+		}
+		for _, r := range s.Runs {
+			where := fmt.Sprintf("modes %v: count %s, mode %s, %s", modes, r.Count, r.Mode, r.Algorithm)
+			if r.Count == "all" && r.Mode != string(countAllMode(modes)) {
+				t.Errorf("%s: count all runs in mode %s", where, r.Mode)
+			}
+			own := r.Mode == "independent" || r.Algorithm == "log" || (r.Count == "all" && window[r.Algorithm])
+			check := func(what string, got, want bool) {
+				if got != want {
+					t.Errorf("%s: %s present = %v, want %v", where, what, got, want)
+				}
+			}
+			check("burst", r.Burst != nil, own)
+			check("client", r.Client != nil, own)
+			check("seed002_bound", r.Bound != nil, own && capacity[r.Algorithm])
+			check("rate_error", r.RateError != nil, window[r.Algorithm] && (r.Mode == "shadow" || r.Count == "all"))
+			check("client.delay", r.Client != nil && r.Client.Delay != nil, own && r.Algorithm == "leaky")
+			check("vs_token", r.VsToken != nil, r.Algorithm == "leaky")
+			check("peer", r.Peer != nil, r.Algorithm == "xrate")
+			if r.Algorithm != "log" && len(r.TopKeys) == 0 {
+				t.Errorf("%s: no top keys to check", where)
+			}
+			for _, k := range r.TopKeys {
+				check("top_keys.burst", k.Burst != nil, own)
+			}
+		}
 	}
 }
 

@@ -17,21 +17,22 @@ type runAcc struct {
 	phaseOver, phaseUnder                  [PhaseBins]int64
 	timeline                               timelineAcc
 
-	hot     []keyHot  // per key, what burst and client read at every request; nil in shadow mode
-	burst   *burstAcc // nil in shadow mode
+	hot     []keyHot  // per key, what burst and client read at every request; nil without ownHistory
+	burst   *burstAcc // nil without ownHistory
 	bound   boundAcc
 	memory  memoryAcc
 	rateErr *rateErrorAcc // nil where not measured
 	peer    *Peer         // a peer library's checks; nil for the others
 	vsTok   *Disagreement // disagreement with the token run it is paired with (peers, leaky)
-	client  *clientAcc    // nil in shadow mode
+	client  *clientAcc    // nil without ownHistory
 }
 
 // newRunAcc returns the accumulator of a run of lim. rateErr says whether
 // the run measures its estimate's error; ownHistory whether lim records
-// what it admits itself (not in shadow mode): only then are its admissions
-// a traffic a deployment would let through, whose burst and seed 002 bound
-// mean something.
+// what it admits itself (not a candidate that records the log's admissions
+// in shadow mode): only then are its admissions a traffic a deployment
+// would let through, whose burst, seed 002 bound and client side mean
+// something.
 func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr, ownHistory bool) *runAcc {
 	a := &runAcc{rule: rule, lim: lim, memory: memoryAcc{lim: lim}, timeline: newTimelineAcc(rule.W)}
 	if ownHistory {

@@ -175,9 +175,11 @@ type Disagreement struct {
 // Burst is the largest admitted cost that any span (t-W, t] contains, over
 // all keys, its ratio to L, and the key where it happened. The log never
 // exceeds 1; fixed reaches up to 2; token up to (B+L)/L. It is measured
-// where a run records its own admissions; in shadow mode, where it records
-// the log's, its admissions are no traffic anyone would let through, and
-// Burst is absent.
+// where a run records its own admissions: in independent mode, for the log
+// in every mode, and for the window algorithms under count all (they record
+// every request). Where a candidate records the log's admissions (shadow
+// mode otherwise), its admissions are no traffic anyone would let through,
+// and Burst is absent.
 type Burst struct {
 	Max   int64   `json:"max"`
 	Ratio float64 `json:"ratio"`
@@ -291,7 +293,7 @@ type KeyStat struct {
 	Disagree int64  `json:"disagree"`
 	Over     int64  `json:"over"`
 	Under    int64  `json:"under"`
-	Burst    *int64 `json:"burst,omitempty"` // absent in shadow mode
+	Burst    *int64 `json:"burst,omitempty"` // absent where Run.Burst is
 }
 
 // Marshal returns the summary as indented JSON with a final newline,
