@@ -4,8 +4,9 @@ package algorithms
 // rather than at once (shapers).
 type Delayer interface {
 	// Delay returns the delay, in whole nanoseconds rounded up, of the last
-	// request recorded for key id: how long it waits before it is served.
-	// It is 0 before the key's first recorded request.
+	// request recorded for key id: the time from its arrival until it has
+	// left the queue (been served in full). It is 0 before the key's first
+	// recorded request.
 	Delay(id int32) int64
 }
 
@@ -25,13 +26,13 @@ type Delayer interface {
 //
 // # Delay
 //
-// The delay of an admitted request is the time from its arrival until the
-// queue ahead of it has drained, when its first unit starts being served:
-// max(F-t, 0) with F as before the request, rounded up to whole
-// nanoseconds. A request arriving at an empty queue has delay 0; its own
-// units then take cost*W/L more to drain. This is the shaper's usual
-// meaning (nginx's limit_req delays a request by the excess ahead of it
-// divided by the rate).
+// The delay of an admitted request is the time from its arrival until it
+// has left the queue (SPEC 3.10): until the queue ahead of it has drained
+// and then its own cost units, F - t with F as after the request, rounded
+// up to whole nanoseconds. A request arriving at an empty queue still waits
+// cost*W/L. (nginx's limit_req delays a request by the excess ahead of it
+// divided by the rate, the time until it starts to be served: this delay
+// less cost*W/L.)
 //
 // # Leaky and token admit the same requests
 //
@@ -61,7 +62,7 @@ type Leaky struct {
 // every request) is an empty queue.
 type leakyState struct {
 	fq, fr int64 // F = fq + fr/L
-	delay  int64 // delay of the last recorded request, ns
+	at     int64 // arrival time of the last recorded request, for Delay
 }
 
 // empty reports whether the queue has drained by t: F <= t.
@@ -105,18 +106,13 @@ func (lk *Leaky) Decide(id int32, t, cost int64) bool {
 	return mul(s.fq-t, lk.rule.L).addInt(s.fr).le(mul(lk.b-cost, lk.rule.W))
 }
 
-// Record queues the request: its delay is max(F-t, 0) rounded up, and F
-// grows by cost*W/L from max(F, t).
+// Record queues the request: F grows by cost*W/L from max(F, t).
 func (lk *Leaky) Record(id int32, t, cost int64) {
 	s := &lk.st[id]
 	if s.empty(t) {
-		s.fq, s.fr, s.delay = t, 0, 0
-	} else {
-		s.delay = s.fq - t
-		if s.fr > 0 {
-			s.delay++
-		}
+		s.fq, s.fr = t, 0
 	}
+	s.at = t
 	q, r, ok := divmod(cost, lk.rule.W, lk.rule.L)
 	if !ok {
 		s.fq, s.fr = 1<<63-1, 0
@@ -130,8 +126,17 @@ func (lk *Leaky) Record(id int32, t, cost int64) {
 	s.fq = satAdd(s.fq, q)
 }
 
-// Delay returns the delay of the last request recorded for key id.
-func (lk *Leaky) Delay(id int32) int64 { return lk.st[id].delay }
+// Delay returns the delay of the last request recorded for key id: the
+// time from its arrival until the queue, which it ends, has drained, F - t
+// rounded up.
+func (lk *Leaky) Delay(id int32) int64 {
+	s := &lk.st[id]
+	d := s.fq - s.at
+	if s.fr > 0 {
+		d++
+	}
+	return d
+}
 
 // Level returns the queue level of key id at t >= its last request, in cost
 // units: max(F-t, 0)*L/W. Reported only (float64).
