@@ -21,6 +21,8 @@ type Engine struct {
 	start, end     int64
 	notes          []string
 	partial        bool         // the replay was interrupted
+	offeredEnd     int64        // the latest time of any request offered, other shards' keys included
+	stateClosed    bool         // closeState has run
 	progress       atomic.Int64 // requests read by Replay, for Progress
 
 	// parts are the workers of a parallel engine, each replaying the keys
@@ -50,6 +52,7 @@ type group struct {
 // candidate is one algorithm in one mode.
 type candidate struct {
 	lim       algorithms.Limiter
+	rel       algorithms.Releaser  // lim's idle test, for the state it holds
 	est       algorithms.Estimator // non-nil where rate error is measured
 	mode      Mode
 	recordAll bool // count all applies to this algorithm
@@ -125,7 +128,7 @@ func newEngine(cfg Config) (*Engine, error) {
 					if err != nil {
 						return nil, err
 					}
-					cd := &candidate{lim: lim, mode: m, recordAll: c == CountAll && lim.CountsRejected()}
+					cd := &candidate{lim: lim, rel: releaserOf(lim), mode: m, recordAll: c == CountAll && lim.CountsRejected()}
 					est, isEst := lim.(algorithms.Estimator)
 					if isEst && (m == Shadow || cd.recordAll) {
 						cd.est = est
@@ -137,6 +140,7 @@ func newEngine(cfg Config) (*Engine, error) {
 					g.cands = append(g.cands, cd)
 				}
 			}
+			g.refAcc.timeline.held = make([][]int64, len(g.cands))
 			g.pairPeers()
 			e.groups = append(e.groups, g)
 		}
@@ -211,6 +215,7 @@ func (e *Engine) Add(key []byte, t, cost int64) error {
 	if err := checkRequest(t, cost); err != nil {
 		return err
 	}
+	e.offeredEnd = max(e.offeredEnd, t)
 	if e.parts != nil || e.cfg.Shard != nil {
 		h := KeyHash(key)
 		if !e.cfg.Shard.owns(h) {
@@ -260,6 +265,7 @@ func (e *Engine) AddIndexed(id int32, key []byte, t, cost int64) error {
 	if id < 0 {
 		return fmt.Errorf("negative key index %d", id)
 	}
+	e.offeredEnd = max(e.offeredEnd, t)
 	if e.cfg.Shard != nil && !e.cfg.Shard.owns(KeyHash(key)) {
 		return nil
 	}
@@ -293,8 +299,11 @@ func (e *Engine) add(id int32, t, cost int64) {
 	e.end = max(e.end, t)
 	e.requests++
 	e.cost += cost
+	st := &e.keys.state[id]
+	from := st.from
+	st.from = max(st.from, t) // (a sweep may have settled past t if the trace is out of order across keys)
 	for _, g := range e.groups {
-		g.add(id, t, cost)
+		g.add(id, t, cost, from)
 	}
 }
 
@@ -321,7 +330,9 @@ func (e *Engine) growKeys(n int) {
 	}
 }
 
-func (g *group) add(id int32, t, cost int64) {
+// add replays a request of key id at t; the key's state samples are
+// settled up to from (see settle).
+func (g *group) add(id int32, t, cost, from int64) {
 	ref := g.ref.Decide(id, t, cost)
 	for _, l := range g.guards { // a layered reference admits iff every layer's log does
 		ref = l.Decide(id, t, cost) && ref
@@ -339,6 +350,9 @@ func (g *group) add(id int32, t, cost int64) {
 		c.observe(id, t, cost, ref, recorded)
 	}
 	g.state.add(&g.refAcc.timeline, id, t, cost, recorded)
+	if from < g.refAcc.timeline.lo { // else from is in t's bin: no end in [from, t)
+		g.settle(id, from, t-1)
+	}
 	for _, c := range g.cands {
 		admit := c.lim.Decide(id, t, cost)
 		if c.est != nil {
@@ -372,11 +386,13 @@ func (e *Engine) traceInfo() TraceInfo {
 }
 
 // Summary closes the accumulators and returns the summary, runs ordered by
-// rule, count, mode, then algorithm as configured (the log first).
+// rule, count, mode, then algorithm as configured (the log first). It ends
+// the replay: nothing may be added after it.
 func (e *Engine) Summary(trace TraceInfo) *Summary {
 	if e.parts != nil {
 		var parts []*Summary
 		for _, p := range e.parts {
+			p.offeredEnd = max(p.offeredEnd, e.offeredEnd)
 			parts = append(parts, p.Summary(trace))
 		}
 		s, err := Merge(parts)
@@ -387,6 +403,7 @@ func (e *Engine) Summary(trace TraceInfo) *Summary {
 		s.Shard = e.cfg.Shard
 		return s
 	}
+	e.closeState()
 	info := e.traceInfo()
 	info.Path, info.Format = trace.Path, trace.Format
 	info.Skipped, info.SkippedExamples = trace.Skipped, trace.SkippedExamples
@@ -411,12 +428,12 @@ func (e *Engine) Summary(trace TraceInfo) *Summary {
 	base := 0 // index of the group's reference in e.runs()
 	for _, g := range e.groups {
 		state := &g.refAcc.timeline
-		ref := g.refAcc.summary(e.keys, e.cfg.TopKeys, state, retained, base)
+		ref := g.refAcc.summary(e.keys, e.cfg.TopKeys, state, nil, retained, base)
 		for _, m := range g.modes {
 			runs := []Run{ref}
 			for i, c := range g.cands {
 				if c.mode == m {
-					runs = append(runs, c.acc.summary(e.keys, e.cfg.TopKeys, state, retained, base+1+i))
+					runs = append(runs, c.acc.summary(e.keys, e.cfg.TopKeys, state, state.held[i], retained, base+1+i))
 				}
 			}
 			for _, r := range runs {

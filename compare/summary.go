@@ -209,9 +209,8 @@ type Timeline struct {
 	Requests []int64 `json:"requests"`
 	Over     []int64 `json:"over"`
 	Under    []int64 `json:"under"`
-	// Memory is the run's analytic state over all keys at the start of
-	// each bin (see Memory); it may have one more element than Requests,
-	// the instant after the last bin.
+	// Memory is the run's analytic state over all keys at the last instant
+	// of each bin (see Memory), trailing zeros cut.
 	Memory []int64 `json:"memory"`
 }
 
@@ -279,10 +278,11 @@ type Memory struct {
 	// over Keys.
 	MeanPerKey float64 `json:"mean_per_key"`
 	SumOfPeaks int64   `json:"sum_of_peaks"`
-	// PeakTotal is the largest state all keys held together at one of the
-	// timeline's edges (Timeline.Memory): for the log, the entries then in
-	// the window (as a log pruned exactly when entries expire would hold);
-	// for the others, their size times the keys active in the window.
+	// PeakTotal is the largest state all keys held together at the end of
+	// one of the timeline's bins (Timeline.Memory): for the log, the entries
+	// then in the window (as a log pruned exactly when entries expire would
+	// hold); for the others, their size times the keys whose state is not
+	// back to its initial value there.
 	PeakTotal int64 `json:"peak_total"`
 }
 
