@@ -4,8 +4,9 @@ package algorithms
 // rather than at once (shapers).
 type Delayer interface {
 	// Delay returns the delay, in whole nanoseconds rounded up, of the last
-	// request recorded for key id: how long it waits before it is served.
-	// It is 0 before the key's first recorded request.
+	// request recorded for key id: the time from its arrival until it has
+	// left the queue (been served in full). It is 0 before the key's first
+	// recorded request.
 	Delay(id int32) int64
 }
 
@@ -27,13 +28,13 @@ type Delayer interface {
 //
 // # Delay
 //
-// The delay of an admitted request is the time from its arrival until the
-// queue ahead of it has drained, when its first unit starts being served:
-// max(F-t, 0) with F as before the request, rounded up to whole
-// nanoseconds. A request arriving at an empty queue has delay 0; its own
-// units then take cost*W/L more to drain. This is the shaper's usual
-// meaning (nginx's limit_req delays a request by the excess ahead of it
-// divided by the rate).
+// The delay of an admitted request is the time from its arrival until it
+// has left the queue (SPEC 3.10): until the queue ahead of it has drained
+// and then its own cost units, F - t with F as after the request, rounded
+// up to whole nanoseconds. A request arriving at an empty queue still waits
+// cost*W/L. (nginx's limit_req delays a request by the excess ahead of it
+// divided by the rate, the time until it starts to be served: this delay
+// less cost*W/L.)
 //
 // # Leaky and token admit the same requests
 //
@@ -62,8 +63,8 @@ type Leaky struct {
 // leakyState is one key's queue. The zero value (F = 0, in the past of
 // every request) is an empty queue.
 type leakyState struct {
-	f     tat   // F, exact as GCRA's TAT, never saturated
-	delay int64 // delay of the last recorded request, ns
+	f  tat   // F, exact as GCRA's TAT, never saturated
+	at int64 // arrival time of the last recorded request, for Delay
 }
 
 // NewLeaky returns the leaky bucket queue for rule r with capacity b (b <= 0
@@ -97,26 +98,30 @@ func (lk *Leaky) Decide(id int32, t, cost int64) bool {
 	return cost <= lk.b && lk.st[id].f.fits(t, lk.b-cost, lk.rule)
 }
 
-// Record queues the request: its delay is max(F-t, 0) rounded up (at most
-// the largest int64: 292 years), and F grows by cost*W/L from max(F, t).
+// Record queues the request: F grows by cost*W/L from max(F, t).
 func (lk *Leaky) Record(id int32, t, cost int64) {
 	s := &lk.st[id]
-	s.delay = 0
-	if !s.f.due(t) {
-		d := s.f.ahead(t)
-		if s.f.r > 0 {
-			d = d.addInt(1)
-		}
-		s.delay = 1<<63 - 1
-		if d.hi == 0 && d.lo < 1<<63 {
-			s.delay = int64(d.lo)
-		}
-	}
+	s.at = t
 	s.f.push(t, cost, lk.rule)
 }
 
-// Delay returns the delay of the last request recorded for key id.
-func (lk *Leaky) Delay(id int32) int64 { return lk.st[id].delay }
+// Delay returns the delay of the last request recorded for key id: the
+// time from its arrival until the queue, which it ends, has drained, F - t
+// rounded up.
+func (lk *Leaky) Delay(id int32) int64 {
+	s := &lk.st[id]
+	if s.f.due(s.at) {
+		return 0
+	}
+	d := s.f.ahead(s.at)
+	if s.f.r > 0 {
+		d = d.addInt(1)
+	}
+	if d.hi != 0 || d.lo >= 1<<63 {
+		return 1<<63 - 1 // beyond 292 years: reported only
+	}
+	return int64(d.lo)
+}
 
 // Level returns the queue level of key id at t >= its last request, in cost
 // units: max(F-t, 0)*L/W. Reported only (float64).

@@ -40,15 +40,16 @@ func (m *modelQueue) decide(k int, t, cost int64) bool {
 	return new(big.Rat).Add(q, rat(cost)).Cmp(rat(m.b)) <= 0
 }
 
-// record queues the request and returns its delay rounded up to whole ns,
-// and whether the exact delay was a whole number.
+// record queues the request and returns its delay, the time until the
+// queue with it has drained (it has left), rounded up to whole ns, and
+// whether the exact delay was a whole number.
 func (m *modelQueue) record(k int, t, cost int64) (delay int64, whole bool) {
 	q := m.drain(k, t)
+	q.Add(q, rat(cost))
 	d := new(big.Rat).Mul(q, new(big.Rat).SetFrac(bigInt(m.r.W), bigInt(m.r.L)))
 	num, den := d.Num(), d.Denom()
 	ceil := new(big.Int).Add(num, new(big.Int).Sub(den, big.NewInt(1)))
 	ceil.Quo(ceil, den)
-	q.Add(q, rat(cost))
 	return ceil.Int64(), d.IsInt()
 }
 
@@ -144,7 +145,8 @@ func TestLeakyAdmitsAsToken(t *testing.T) {
 
 // TestLeakyDelays follows one key of rule 3/10ns (a unit drains every
 // 10/3 ns) with B = 3: a burst of three is admitted at once, as by the
-// token bucket, but served 0, 10/3 and 20/3 ns later.
+// token bucket, but has left the queue 10/3, 20/3 and 10 ns later; a
+// request of cost 3 into an empty queue leaves it 10 ns later, not at once.
 func TestLeakyDelays(t *testing.T) {
 	lk, err := algorithms.New("leaky", algorithms.Rule{L: 3, W: 10})
 	if err != nil {
@@ -157,16 +159,16 @@ func TestLeakyDelays(t *testing.T) {
 		admit   bool
 		delay   int64
 	}{
-		{0, 1, true, 0},   // empty queue: served at once
-		{0, 1, true, 4},   // after one unit: ceil(10/3)
-		{0, 1, true, 7},   // after two: ceil(20/3)
+		{0, 1, true, 4},   // empty queue: its unit drains in ceil(10/3)
+		{0, 1, true, 7},   // after one unit: ceil(20/3)
+		{0, 1, true, 10},  // after two: 10
 		{0, 1, false, 0},  // full
 		{3, 1, false, 0},  // level 3 - 9/10 = 2.1: 1 more does not fit
-		{4, 1, true, 6},   // level 1.8; the queue ahead drains at F = 10
+		{4, 1, true, 10},  // level 1.8; F = 10 + 10/3: ceil(28/3)
 		{4, 2, false, 0},  // level 2.8
-		{30, 3, true, 0},  // drained: a whole burst of B again
+		{30, 3, true, 10}, // drained: a whole burst of B again, gone at F = 40
 		{31, 1, false, 0}, // F = 40: level 2.7
-		{34, 1, true, 6},  // level 1.8
+		{34, 1, true, 10}, // level 1.8; F = 40 + 10/3: ceil(28/3)
 	} {
 		if got := lk.Decide(0, s.t, s.cost); got != s.admit {
 			t.Fatalf("t=%d cost %d: admit=%v, want %v", s.t, s.cost, got, s.admit)

@@ -7,7 +7,7 @@ import (
 
 // ClientSide is what a run's decisions mean to the clients (SPEC 3.9-3.10,
 // seed 000's "sequía"), measured where the run records its own history (not
-// in shadow mode, where its state is the log's):
+// for a candidate that records the log's admissions in shadow mode):
 //
 //   - RetryAfter: at each rejection, the exact delay until the same request
 //     would be admitted if nothing else arrived, the truthful Retry-After
@@ -21,7 +21,8 @@ import (
 //   - Recovery: per key, from the first rejection of a run of rejections to
 //     the key's next admission: how long a client that keeps sending is
 //     refused. Unrecovered counts the keys still refused at the end.
-//   - Delay (leaky only): how long each admitted request waits in the queue.
+//   - Delay (leaky only): per admitted request, the time from its arrival
+//     until it has left the queue (algorithms.Delayer).
 type ClientSide struct {
 	RetryAfter   *Distribution `json:"retry_after,omitempty"`
 	Never        int64         `json:"retry_after_never"`

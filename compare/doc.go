@@ -11,9 +11,11 @@
 //     deployment would;
 //   - shadow: a candidate records what the reference admitted, so that both
 //     share one history and the candidate's error does not compound;
-//   - under --count all every request is recorded (token and gcra still
-//     count only what they admit), and the two modes coincide: the engine
-//     runs one, labelled independent, and says so in the summary's notes.
+//   - under --count all the window algorithms record every request, so for
+//     them the two modes coincide; token, gcra, leaky and peers still count
+//     only what they admit. The engine runs one mode, independent whenever
+//     it is asked for (those record their own admissions), whatever the
+//     order of the modes, and says so in the summary's notes.
 //
 // A run is one rule × count × mode × algorithm. Its metrics are streaming
 // accumulators: one call per request, closed into the Summary at the end;

@@ -21,6 +21,8 @@ type Engine struct {
 	start, end     int64
 	notes          []string
 	partial        bool         // the replay was interrupted
+	offeredEnd     int64        // the latest time of any request offered, other shards' keys included
+	stateClosed    bool         // closeState has run
 	progress       atomic.Int64 // requests read by Replay, for Progress
 
 	// parts are the workers of a parallel engine, each replaying the keys
@@ -50,6 +52,7 @@ type group struct {
 // candidate is one algorithm in one mode.
 type candidate struct {
 	lim       algorithms.Limiter
+	rel       algorithms.Releaser  // lim's idle test, for the state it holds
 	est       algorithms.Estimator // non-nil where rate error is measured
 	mode      Mode
 	recordAll bool // count all applies to this algorithm
@@ -114,7 +117,7 @@ func newEngine(cfg Config) (*Engine, error) {
 				g.refAcc.burst.log = g.ref // the reference records exactly what it admits
 			}
 			if c == CountAll {
-				g.modes = cfg.Modes[:1]
+				g.modes = []Mode{countAllMode(cfg.Modes)}
 			}
 			for _, m := range g.modes {
 				for _, spec := range cfg.Algorithms[1:] { // [0] is the log
@@ -125,7 +128,7 @@ func newEngine(cfg Config) (*Engine, error) {
 					if err != nil {
 						return nil, err
 					}
-					cd := &candidate{lim: lim, mode: m, recordAll: c == CountAll && lim.CountsRejected()}
+					cd := &candidate{lim: lim, rel: releaserOf(lim), mode: m, recordAll: c == CountAll && lim.CountsRejected()}
 					est, isEst := lim.(algorithms.Estimator)
 					if isEst && (m == Shadow || cd.recordAll) {
 						cd.est = est
@@ -137,6 +140,7 @@ func newEngine(cfg Config) (*Engine, error) {
 					g.cands = append(g.cands, cd)
 				}
 			}
+			g.refAcc.timeline.held = make([][]int64, len(g.cands))
 			g.pairPeers()
 			e.groups = append(e.groups, g)
 		}
@@ -149,10 +153,59 @@ func newEngine(cfg Config) (*Engine, error) {
 	if e.dist, err = newDeployments(cfg); err != nil {
 		return nil, err
 	}
-	if contains(cfg.Counts, CountAll) && len(cfg.Modes) > 1 {
-		e.notes = append(e.notes, fmt.Sprintf("count all: every request is recorded by the window algorithms, so the independent and shadow modes coincide; they are run once, as %s (token and gcra, which count only what they admit, run as %s too)", cfg.Modes[0], cfg.Modes[0]))
+	if contains(cfg.Counts, CountAll) {
+		if n := e.countAllNote(); n != "" {
+			e.notes = append(e.notes, n)
+		}
 	}
 	return e, nil
+}
+
+// countAllMode is the one mode the runs under count all are made in (SPEC
+// 4): the window algorithms record every request there, so for them the
+// modes coincide, and the algorithms that count only what they admit
+// (token, gcra, leaky, peers) record their own admissions, as in
+// independent mode. Only when independent is not asked for are they run in
+// shadow mode, recording the log's admissions. The choice does not depend
+// on the order of the modes.
+func countAllMode(modes []Mode) Mode {
+	if contains(modes, Independent) {
+		return Independent
+	}
+	return Shadow
+}
+
+// countAllNote says how the runs under count all are made, naming the
+// configured algorithms that count only what they admit; empty when there
+// is nothing to say (one mode asked for, and no such algorithm).
+func (e *Engine) countAllNote() string {
+	var own []string // the algorithms that count only what they admit
+	for _, g := range e.groups {
+		if g.count != CountAll {
+			continue
+		}
+		for _, c := range g.cands {
+			if !c.lim.CountsRejected() && !contains(own, c.lim.Name()) {
+				own = append(own, c.lim.Name())
+			}
+		}
+	}
+	m := countAllMode(e.cfg.Modes)
+	var b strings.Builder
+	b.WriteString("count all: the window algorithms record every request, so for them the independent and shadow modes coincide")
+	if len(e.cfg.Modes) > 1 {
+		fmt.Fprintf(&b, "; the runs under count all are made once, as %s", m)
+	} else if len(own) == 0 {
+		return ""
+	}
+	if len(own) > 0 {
+		whose := "their own admissions"
+		if m == Shadow {
+			whose = "the log's admissions"
+		}
+		fmt.Fprintf(&b, ", and the algorithms that count only what they admit (%s) record %s there", strings.Join(own, ", "), whose)
+	}
+	return b.String()
 }
 
 // Add replays one request. key may be reused by the caller after Add
@@ -162,6 +215,7 @@ func (e *Engine) Add(key []byte, t, cost int64) error {
 	if err := checkRequest(t, cost); err != nil {
 		return err
 	}
+	e.offeredEnd = max(e.offeredEnd, t)
 	if e.parts != nil || e.cfg.Shard != nil {
 		h := KeyHash(key)
 		if !e.cfg.Shard.owns(h) {
@@ -211,6 +265,7 @@ func (e *Engine) AddIndexed(id int32, key []byte, t, cost int64) error {
 	if id < 0 {
 		return fmt.Errorf("negative key index %d", id)
 	}
+	e.offeredEnd = max(e.offeredEnd, t)
 	if e.cfg.Shard != nil && !e.cfg.Shard.owns(KeyHash(key)) {
 		return nil
 	}
@@ -244,8 +299,11 @@ func (e *Engine) add(id int32, t, cost int64) {
 	e.end = max(e.end, t)
 	e.requests++
 	e.cost += cost
+	st := &e.keys.state[id]
+	from := st.from
+	st.from = max(st.from, t) // (a sweep may have settled past t if the trace is out of order across keys)
 	for _, g := range e.groups {
-		g.add(id, t, cost)
+		g.add(id, t, cost, from)
 	}
 }
 
@@ -272,7 +330,9 @@ func (e *Engine) growKeys(n int) {
 	}
 }
 
-func (g *group) add(id int32, t, cost int64) {
+// add replays a request of key id at t; the key's state samples are
+// settled up to from (see settle).
+func (g *group) add(id int32, t, cost, from int64) {
 	ref := g.ref.Decide(id, t, cost)
 	for _, l := range g.guards { // a layered reference admits iff every layer's log does
 		ref = l.Decide(id, t, cost) && ref
@@ -290,6 +350,9 @@ func (g *group) add(id int32, t, cost int64) {
 		c.observe(id, t, cost, ref, recorded)
 	}
 	g.state.add(&g.refAcc.timeline, id, t, cost, recorded)
+	if from < g.refAcc.timeline.lo { // else from is in t's bin: no end in [from, t)
+		g.settle(id, from, t-1)
+	}
 	for _, c := range g.cands {
 		admit := c.lim.Decide(id, t, cost)
 		if c.est != nil {
@@ -323,11 +386,13 @@ func (e *Engine) traceInfo() TraceInfo {
 }
 
 // Summary closes the accumulators and returns the summary, runs ordered by
-// rule, count, mode, then algorithm as configured (the log first).
+// rule, count, mode, then algorithm as configured (the log first). It ends
+// the replay: nothing may be added after it.
 func (e *Engine) Summary(trace TraceInfo) *Summary {
 	if e.parts != nil {
 		var parts []*Summary
 		for _, p := range e.parts {
+			p.offeredEnd = max(p.offeredEnd, e.offeredEnd)
 			parts = append(parts, p.Summary(trace))
 		}
 		s, err := mergeDisjoint(parts)
@@ -338,6 +403,7 @@ func (e *Engine) Summary(trace TraceInfo) *Summary {
 		s.Shard = e.cfg.Shard
 		return s
 	}
+	e.closeState()
 	info := e.traceInfo()
 	info.Path, info.Format, info.Fingerprint = trace.Path, trace.Format, trace.Fingerprint
 	info.Skipped, info.SkippedExamples = trace.Skipped, trace.SkippedExamples
@@ -362,12 +428,12 @@ func (e *Engine) Summary(trace TraceInfo) *Summary {
 	base := 0 // index of the group's reference in e.runs()
 	for _, g := range e.groups {
 		state := &g.refAcc.timeline
-		ref := g.refAcc.summary(e.keys, e.cfg.TopKeys, state, retained, base)
+		ref := g.refAcc.summary(e.keys, e.cfg.TopKeys, state, nil, retained, base)
 		for _, m := range g.modes {
 			runs := []Run{ref}
 			for i, c := range g.cands {
 				if c.mode == m {
-					runs = append(runs, c.acc.summary(e.keys, e.cfg.TopKeys, state, retained, base+1+i))
+					runs = append(runs, c.acc.summary(e.keys, e.cfg.TopKeys, state, state.held[i], retained, base+1+i))
 				}
 			}
 			for _, r := range runs {

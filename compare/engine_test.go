@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -231,6 +232,91 @@ func TestCountAllModesCoincide(t *testing.T) {
 	s := replay(t, both, reqs)
 	if len(s.Runs) != 7 || len(s.Notes) != 1 {
 		t.Errorf("both modes under count all: %d runs, notes %q", len(s.Runs), s.Notes)
+	}
+}
+
+// Under --count all the runs do not depend on the order of the modes: the
+// window algorithms record every request, and token, gcra, leaky and xrate,
+// which count only what they admit, record their own admissions in both
+// orders, as in independent mode; the note says so.
+func TestCountAllIgnoresModeOrder(t *testing.T) {
+	reqs := randomTrace(3, 3000, 20, 30*sec)
+	base := Config{Rules: []algorithms.Rule{mustRule(t, "5/30s")}, Counts: []Count{CountAll},
+		Algorithms: []string{"counter", "fixed", "token", "gcra", "leaky", "xrate"}}
+	sf, is := base, base
+	sf.Modes, is.Modes = []Mode{Shadow, Independent}, []Mode{Independent, Shadow}
+	a, b := replay(t, sf, reqs), replay(t, is, reqs)
+	a.Config.Modes = b.Config.Modes
+	if ma, mb := marshal(t, a), marshal(t, b); !bytes.Equal(ma, mb) {
+		t.Fatalf("-mode shadow,independent and independent,shadow differ under count all\n%s", firstDiff(ma, mb))
+	}
+	if len(a.Runs) != 7 {
+		t.Fatalf("%d runs, want the log and 6 candidates once", len(a.Runs))
+	}
+	for _, r := range a.Runs {
+		if r.Mode != "independent" {
+			t.Errorf("%s: mode %s under count all, want independent", r.Algorithm, r.Mode)
+		}
+	}
+	own := base
+	own.Counts, own.Modes = []Count{CountAccepted}, []Mode{Independent}
+	ind := replay(t, own, reqs)
+	for _, alg := range []string{"token", "gcra", "leaky", "xrate"} {
+		got, want := findRun(t, a, "independent", alg), findRun(t, ind, "independent", alg)
+		if got.Admitted != want.Admitted || got.Admitted == findRun(t, a, "independent", "log").Admitted {
+			t.Errorf("%s under count all admits %d, its own admissions (count accepted, independent) %d, the log %d",
+				alg, got.Admitted, want.Admitted, findRun(t, a, "independent", "log").Admitted)
+		}
+	}
+	want := "count all: the window algorithms record every request, so for them the independent and shadow modes coincide; " +
+		"the runs under count all are made once, as independent, and the algorithms that count only what they admit (token, gcra, leaky, xrate) record their own admissions there"
+	if len(a.Notes) != 1 || a.Notes[0] != want {
+		t.Errorf("notes %q, want %q", a.Notes, want)
+	}
+}
+
+// The figures of the traffic a run lets through (burst, seed 002's bound,
+// the client side, the top keys' bursts) are present exactly where the run
+// records its own admissions, as docs/summary-schema.md says: in
+// independent mode, for the log in every mode, and for the window
+// algorithms under count all; the others are where they belong, across
+// every mode and count policy.
+func TestFiguresPresentWhereTheSchemaSays(t *testing.T) {
+	reqs := randomTrace(4, 3000, 20, 30*sec)
+	window := map[string]bool{"counter": true, "counter-lt": true, "counter-floor": true, "fixed": true, "buckets:2": true}
+	capacity := map[string]bool{"token": true, "gcra": true, "leaky": true, "xrate": true}
+	for _, modes := range [][]Mode{{Independent}, {Shadow}, {Independent, Shadow}, {Shadow, Independent}} {
+		cfg := Config{Rules: []algorithms.Rule{mustRule(t, "5/30s")}, Counts: []Count{CountAccepted, CountAll}, Modes: modes,
+			Algorithms: []string{"counter", "counter-lt", "counter-floor", "fixed", "buckets:2", "token", "gcra", "leaky", "xrate"}}
+		s := replay(t, cfg, reqs)
+		if len(s.Runs) != 10*len(modes)+10 { // the log and 9 candidates per count and mode, one mode under count all
+			t.Fatalf("modes %v: %d runs", modes, len(s.Runs))
+		}
+		for _, r := range s.Runs {
+			where := fmt.Sprintf("modes %v: count %s, mode %s, %s", modes, r.Count, r.Mode, r.Algorithm)
+			if r.Count == "all" && r.Mode != string(countAllMode(modes)) {
+				t.Errorf("%s: count all runs in mode %s", where, r.Mode)
+			}
+			own := r.Mode == "independent" || r.Algorithm == "log" || (r.Count == "all" && window[r.Algorithm])
+			check := func(what string, got, want bool) {
+				if got != want {
+					t.Errorf("%s: %s present = %v, want %v", where, what, got, want)
+				}
+			}
+			check("burst", r.Burst != nil, own)
+			check("client", r.Client != nil, own)
+			check("seed002_bound", r.Bound != nil, own && capacity[r.Algorithm])
+			check("rate_error", r.RateError != nil, window[r.Algorithm] && (r.Mode == "shadow" || r.Count == "all"))
+			check("client.delay", r.Client != nil && r.Client.Delay != nil, own && r.Algorithm == "leaky")
+			check("vs_token", r.VsToken != nil, r.Algorithm == "leaky")
+			check("peer", r.Peer != nil, r.Algorithm == "xrate")
+			if r.Algorithm != "log" && len(r.TopKeys) == 0 {
+				t.Errorf("%s: no top keys to check", where)
+			}
+			for _, k := range r.TopKeys {
+				check("top_keys.burst", k.Burst != nil, own)
+			}
+		}
 	}
 }
 

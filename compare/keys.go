@@ -20,6 +20,7 @@ type keyTable struct {
 // line serves a request.
 type keyState struct {
 	last     int64 // time of the key's last request
+	from     int64 // its state samples are settled before from (Engine.settle)
 	requests int64
 	live     bool // the id holds a key (not released)
 }
@@ -53,14 +54,14 @@ func (k *keyTable) intern(key []byte, t int64) (id int32, isNew bool, err error)
 			id = k.free[n-1]
 			k.free = k.free[:n-1]
 			k.names[id] = name
-			k.state[id] = keyState{last: t, live: true}
+			k.state[id] = keyState{last: t, from: t, live: true}
 		} else {
 			if len(k.names) >= 1<<31-1 {
 				return 0, false, fmt.Errorf("more than %d keys at once", 1<<31-1)
 			}
 			id = int32(len(k.names))
 			k.names = append(k.names, name)
-			k.state = append(k.state, keyState{last: t, live: true})
+			k.state = append(k.state, keyState{last: t, from: t, live: true})
 		}
 		k.ids[name] = id
 		k.seen++
@@ -91,6 +92,7 @@ func (k *keyTable) internIndexed(id int32, key []byte, t int64) (isNew bool, err
 		k.seen++
 		k.live++
 		st.live = true
+		st.from = t
 		isNew = true
 	} else if t < st.last {
 		return false, &OrderError{Key: k.names[id], T: t, Prev: st.last}

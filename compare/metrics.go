@@ -17,21 +17,22 @@ type runAcc struct {
 	phaseOver, phaseUnder                  [PhaseBins]int64
 	timeline                               timelineAcc
 
-	hot     []keyHot  // per key, what burst and client read at every request; nil in shadow mode
-	burst   *burstAcc // nil in shadow mode
+	hot     []keyHot  // per key, what burst and client read at every request; nil without ownHistory
+	burst   *burstAcc // nil without ownHistory
 	bound   boundAcc
 	memory  memoryAcc
 	rateErr *rateErrorAcc // nil where not measured
 	peer    *Peer         // a peer library's checks; nil for the others
 	vsTok   *Disagreement // disagreement with the token run it is paired with (peers, leaky)
-	client  *clientAcc    // nil in shadow mode
+	client  *clientAcc    // nil without ownHistory
 }
 
 // newRunAcc returns the accumulator of a run of lim. rateErr says whether
 // the run measures its estimate's error; ownHistory whether lim records
-// what it admits itself (not in shadow mode): only then are its admissions
-// a traffic a deployment would let through, whose burst and seed 002 bound
-// mean something.
+// what it admits itself (not a candidate that records the log's admissions
+// in shadow mode): only then are its admissions a traffic a deployment
+// would let through, whose burst, seed 002 bound and client side mean
+// something.
 func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr, ownHistory bool) *runAcc {
 	a := &runAcc{rule: rule, lim: lim, memory: memoryAcc{lim: lim}, timeline: newTimelineAcc(rule.W)}
 	if ownHistory {
@@ -119,7 +120,9 @@ func (a *runAcc) add(id int32, t, cost int64, admit, ref bool) {
 
 // summary closes the accumulator into a Run; retained are the records of
 // released keys that disagreed, with this run's index in them.
-func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, retained []*fullRecord, run int) Run {
+// state is the group's timeline, whose samples held are this run's keys
+// holding state (nil for the reference, whose are the log's).
+func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, held []int64, retained []*fullRecord, run int) Run {
 	r := Run{
 		Algorithm:    a.lim.Name(),
 		Requests:     a.requests,
@@ -135,7 +138,7 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, retained 
 		Timeline:     a.timeline.summary(),
 		RateError:    a.rateErr.summary(),
 	}
-	r.Memory, r.Timeline.Memory = a.memory.summary(keys.len(), state)
+	r.Memory, r.Timeline.Memory = a.memory.summary(keys.len(), state, held)
 	r.Peer = a.peerSummary()
 	r.VsToken = a.vsTokenSummary()
 	if a.client != nil {
@@ -357,8 +360,8 @@ func (a *boundAcc) add(id int32, t, cost int64) {
 
 // memoryAcc reports the analytic state size of a run's limiter: per key,
 // a fixed size, or, for the log, the largest size each key reached (the
-// limiter follows it); in total, the state all keys held together at each
-// edge of the timeline (stateSeries).
+// limiter follows it); in total, the state all keys held together at the
+// end of each bin of the timeline (stateSeries).
 type memoryAcc struct {
 	lim algorithms.Limiter
 }
@@ -369,21 +372,23 @@ type memoryReporter interface {
 	Memory() (peakPerKey, sumOfPeaks int64)
 }
 
-// summary returns the memory of the run and its series at the timeline's
-// edges, from the group's samples tl.
-func (m *memoryAcc) summary(keys int, tl *timelineAcc) (Memory, []int64) {
+// summary returns the memory of the run and its series at the ends of the
+// timeline's bins, from the group's samples tl: the log's, or held, the
+// keys holding state in this run.
+func (m *memoryAcc) summary(keys int, tl *timelineAcc, held []int64) (Memory, []int64) {
 	var out Memory
-	series := make([]int64, len(tl.act))
+	var series []int64
 	if r, ok := m.lim.(memoryReporter); ok && !m.lim.FixedSize() {
 		out.Model = modelLog
 		out.PeakPerKey, out.SumOfPeaks = r.Memory()
-		copy(series, tl.mem)
+		series = append(series, tl.mem...)
 	} else {
 		b := m.lim.Bytes(0)
 		out.Model = modelFixed
 		out.PeakPerKey, out.SumOfPeaks = b, b*int64(keys)
-		for i, a := range tl.act {
-			series[i] = b * a
+		series = make([]int64, len(held))
+		for i, n := range held {
+			series[i] = b * n
 		}
 	}
 	series = trimZeros(series)
@@ -393,8 +398,8 @@ func (m *memoryAcc) summary(keys int, tl *timelineAcc) (Memory, []int64) {
 
 // The memory models, as summary.json names them.
 const (
-	modelLog   = "per entry in the window, pruned when the key is next seen; total: entries in the window at each timeline edge"
-	modelFixed = "fixed per key; total: keys with a request in the window at each timeline edge"
+	modelLog   = "per entry in the window, pruned when the key is next seen; total: entries in the window at the end of each timeline bin"
+	modelFixed = "fixed per key; total: keys whose state is not back to its initial value at the end of each timeline bin"
 )
 
 // fill derives the mean and the peak total from the sums and the series.
@@ -409,7 +414,7 @@ func (m *Memory) fill(keys int, series []int64) {
 }
 
 // trimZeros drops the trailing zeros of a state series: a zero there is an
-// edge nothing was sampled at, and how many of those a series carries
+// end nothing was sampled at, and how many of those a series carries
 // depends on when its bins widened, so they are cut for one canonical form.
 func trimZeros(s []int64) []int64 {
 	for len(s) > 0 && s[len(s)-1] == 0 {

@@ -92,6 +92,7 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 			rerr = &traces.ParseError{Pos: r.Pos(), Msg: err.Error()}
 			break
 		}
+		e.offeredEnd = max(e.offeredEnd, q.T)
 		var w int
 		var id int32
 		if indexed {

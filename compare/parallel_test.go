@@ -2,8 +2,11 @@ package compare
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -165,9 +168,9 @@ func TestParallelReplayReportsTheFirstError(t *testing.T) {
 	}
 }
 
-// The memory series is, at each edge, the entries of every key's exact
-// window there (8 bytes, 16 with a cost other than 1) and 8 bytes per key
-// holding any, checked against a direct count.
+// The memory series is, at the end of each bin, the entries of every
+// key's exact window there (8 bytes, 16 with a cost other than 1) and 8
+// bytes per key holding any, checked against a direct count.
 func TestMemorySeriesIsTheExactWindow(t *testing.T) {
 	reqs := randomTrace(9, 5000, 40, 10*sec)
 	cfg := Config{Rules: []algorithms.Rule{mustRule(t, "1000/10s")}, Algorithms: []string{"counter"}, Modes: []Mode{Independent}}
@@ -180,7 +183,7 @@ func TestMemorySeriesIsTheExactWindow(t *testing.T) {
 	w := 10 * sec
 	var peak int64
 	for i, got := range tl.Memory {
-		e := (tl.First + int64(i)) * tl.WidthNS
+		e := (tl.First+int64(i)+1)*tl.WidthNS - 1
 		var want int64
 		held := map[string]bool{}
 		for _, q := range reqs {
@@ -194,17 +197,17 @@ func TestMemorySeriesIsTheExactWindow(t *testing.T) {
 		}
 		want += 8 * int64(len(held))
 		if got != want {
-			t.Errorf("edge %d: %d bytes, want %d", e, got, want)
+			t.Errorf("end %d: %d bytes, want %d", e, got, want)
 		}
 		peak = max(peak, want)
 	}
 	if len(tl.Memory) == 0 || log.Memory.PeakTotal != peak {
-		t.Errorf("peak total %d over %d edges, want %d", log.Memory.PeakTotal, len(tl.Memory), peak)
+		t.Errorf("peak total %d over %d ends, want %d", log.Memory.PeakTotal, len(tl.Memory), peak)
 	}
 	c := findRun(t, s, "independent", "counter")
 	for i, m := range c.Timeline.Memory {
 		if m%24 != 0 {
-			t.Errorf("counter memory %d at edge %d is not a multiple of its 24 bytes per key", m, i)
+			t.Errorf("counter memory %d at end %d is not a multiple of its 24 bytes per key", m, i)
 		}
 	}
 }
@@ -217,4 +220,171 @@ func firstDiff(a, b []byte) string {
 		}
 	}
 	return fmt.Sprintf("lengths %d and %d", len(la), len(lb))
+}
+
+// A candidate's memory series counts, at the end of each bin, the keys
+// whose state is not back to its initial value there, not the keys with a
+// request in the window: a counter holds its previous window's count for
+// a window more, a token bucket of B = 50 taking 20 tokens holds state for
+// the four minutes it takes to refill, and a fixed window drops its count
+// as its window ends. Key a sends 20 requests at 1 s, key b one at 330 s;
+// rule 5/1m, so bins are the windows and are sampled at their last
+// nanosecond.
+func TestMemoryHeldUntilStateIsInitial(t *testing.T) {
+	var reqs []rq
+	for range 20 {
+		reqs = append(reqs, rq{"a", 1 * sec, 1})
+	}
+	reqs = append(reqs, rq{"b", 330 * sec, 1})
+	cfg := Config{Rules: []algorithms.Rule{mustRule(t, "5/1m")}, Algorithms: []string{"counter", "fixed", "token:B=50", "gcra"}, Modes: []Mode{Independent}}
+	s := replay(t, cfg, reqs)
+	for alg, want := range map[string][]int64{
+		"log":        {48, 0, 0, 0, 0, 16}, // a's 5 admitted entries and sum; b's
+		"counter":    {24, 24, 0, 0, 0, 24},
+		"fixed":      {16, 0, 0, 0, 0, 16},
+		"token:B=50": {16, 16, 16, 16}, // full again at 241 s; b's token is back at 342 s
+		"gcra":       {8},              // B = 5 taken at 1 s: its arrival time is 61 s
+	} {
+		r := findRun(t, s, "independent", alg)
+		if r.Timeline.First != 0 || r.Timeline.WidthNS != 60*sec {
+			t.Fatalf("%s: timeline from bin %d of %d ns", alg, r.Timeline.First, r.Timeline.WidthNS)
+		}
+		if !slices.Equal(r.Timeline.Memory, want) {
+			t.Errorf("%s: memory series %v, want %v", alg, r.Timeline.Memory, want)
+		}
+		if p := slices.Max(append([]int64{0}, want...)); r.Memory.PeakTotal != p {
+			t.Errorf("%s: peak total %d, want %d", alg, r.Memory.PeakTotal, p)
+		}
+	}
+}
+
+// sparseTrace is in time order across keys: each key sends bursts of up to
+// twelve requests, then stays away for a few windows, so that state
+// outlives the window in some algorithms and not in others.
+func sparseTrace(seed uint64, keys int, w int64) []rq {
+	rng := rand.New(rand.NewPCG(seed, seed+2))
+	var out []rq
+	for k := range keys {
+		t := rng.Int64N(int64(keys) * w)
+		for range 3 + rng.IntN(5) {
+			for range 1 + rng.IntN(12) {
+				t += rng.Int64N(w / 20)
+				out = append(out, rq{fmt.Sprintf("k%02d", k), t, 1 + int64(rng.IntN(6)/5)})
+			}
+			t += int64(rng.ExpFloat64() * float64(3*w))
+		}
+	}
+	slices.SortStableFunc(out, func(a, b rq) int { return cmp.Compare(a.t, b.t) })
+	return out
+}
+
+// Every candidate's memory series is, at the end of each bin, its size
+// times the keys whose state there is not the initial one, counted
+// directly: each key's requests up to that instant replayed on a fresh
+// limiter under the run's policy, then its idle test. The figure merges
+// exactly across shards and workers, though a bucket's state outlives its
+// key's last request (and a shard's), and releasing keys changes nothing.
+func TestMemoryHeldIsTheDirectCount(t *testing.T) {
+	rule := mustRule(t, "5/10s")
+	reqs := sparseTrace(5, 60, rule.W)
+	cfg := Config{Rules: []algorithms.Rule{rule}, Counts: []Count{CountAccepted, CountAll}, TopKeys: 3,
+		Algorithms: []string{"counter", "counter-lt", "fixed", "buckets:3", "token:B=20", "gcra", "leaky:B=3", "xrate"}}
+	whole := replay(t, cfg, reqs)
+	byKey := map[string][]rq{}
+	for _, q := range reqs {
+		byKey[q.key] = append(byKey[q.key], q)
+	}
+	longer := 0 // samples where a candidate holds more keys than have a request in the window
+	for _, r := range whole.Runs {
+		if r.Algorithm == "log" {
+			continue
+		}
+		size := mustLimiter(t, r.Algorithm, rule).Bytes(0)
+		tl := r.Timeline
+		for i := range tl.Requests {
+			s := (tl.First+int64(i)+1)*tl.WidthNS - 1
+			var held, active int64
+			for _, kr := range byKey {
+				lim, ref := mustLimiter(t, r.Algorithm, rule), algorithms.NewLog(rule)
+				lim.Grow(1)
+				ref.Grow(1)
+				seen, recent := false, false
+				for _, q := range kr {
+					if q.t > s {
+						break
+					}
+					seen, recent = true, recent || q.t > s-rule.W
+					admit, logAdmits := lim.Decide(0, q.t, q.cost), ref.Decide(0, q.t, q.cost)
+					if logAdmits || r.Count == "all" {
+						ref.Record(0, q.t, q.cost)
+					}
+					switch {
+					case r.Count == "all" && lim.CountsRejected(), r.Mode == "shadow" && logAdmits, r.Mode == "independent" && admit:
+						lim.Record(0, q.t, q.cost)
+					}
+				}
+				if seen && !lim.(algorithms.Releaser).Idle(0, s) {
+					held++
+				}
+				if recent {
+					active++
+				}
+			}
+			var got int64
+			if i < len(tl.Memory) {
+				got = tl.Memory[i]
+			}
+			if got != size*held {
+				t.Errorf("%s %s %s: end %d: %d bytes, want %d keys of %d", r.Count, r.Mode, r.Algorithm, s, got, held, size)
+			}
+			if held > active {
+				longer++
+			}
+		}
+	}
+	if longer < 20 {
+		t.Errorf("only %d samples where state outlives the window: the trace does not exercise it", longer)
+	}
+	want := marshal(t, whole)
+	for _, n := range []int{2, 3} {
+		var parts []*Summary
+		for i := range n {
+			c := cfg
+			c.Shard, c.Workers = &Shard{Index: i, Count: n}, 2
+			parts = append(parts, replay(t, c, reqs))
+		}
+		merged, err := Merge(parts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := marshal(t, merged); !bytes.Equal(g, want) {
+			t.Errorf("%d shards of 2 workers merged differ from the whole\n%s", n, firstDiff(g, want))
+		}
+	}
+	withMinSweep(4, func() {
+		e, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range reqs {
+			if err := e.Add([]byte(q.key), q.t, q.cost); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if e.rel.released < 30 {
+			t.Fatalf("%d keys released: the test does not exercise release", e.rel.released)
+		}
+		if g := marshal(t, e.Summary(TraceInfo{Path: "test", Format: "memory"})); !bytes.Equal(g, want) {
+			t.Errorf("releasing idle keys changed the summary\n%s", firstDiff(g, want))
+		}
+	})
+}
+
+func mustLimiter(t *testing.T, spec string, r algorithms.Rule) algorithms.Limiter {
+	t.Helper()
+	l, err := algorithms.New(spec, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }

@@ -108,7 +108,11 @@ func (e *Engine) sweep() {
 	runs := e.runs()
 	for id := range e.keys.size() {
 		st := &e.keys.state[id]
-		if !st.live || st.last > now-r.horizon || !e.idle(int32(id), now) {
+		if !st.live || st.last > now-r.horizon {
+			continue
+		}
+		e.settle(int32(id), now-1) // before the idle test advances the state to now
+		if !e.idle(int32(id), now) {
 			continue
 		}
 		e.release(int32(id), runs)

@@ -183,9 +183,11 @@ type Disagreement struct {
 // Burst is the largest admitted cost that any span (t-W, t] contains, over
 // all keys, its ratio to L, and the key where it happened. The log never
 // exceeds 1; fixed reaches up to 2; token up to (B+L)/L. It is measured
-// where a run records its own admissions; in shadow mode, where it records
-// the log's, its admissions are no traffic anyone would let through, and
-// Burst is absent.
+// where a run records its own admissions: in independent mode, for the log
+// in every mode, and for the window algorithms under count all (they record
+// every request). Where a candidate records the log's admissions (shadow
+// mode otherwise), its admissions are no traffic anyone would let through,
+// and Burst is absent.
 type Burst struct {
 	Max   int64   `json:"max"`
 	Ratio float64 `json:"ratio"`
@@ -215,9 +217,8 @@ type Timeline struct {
 	Requests []int64 `json:"requests"`
 	Over     []int64 `json:"over"`
 	Under    []int64 `json:"under"`
-	// Memory is the run's analytic state over all keys at the start of
-	// each bin (see Memory); it may have one more element than Requests,
-	// the instant after the last bin.
+	// Memory is the run's analytic state over all keys at the last instant
+	// of each bin (see Memory), trailing zeros cut.
 	Memory []int64 `json:"memory"`
 }
 
@@ -297,10 +298,11 @@ type Memory struct {
 	// over Keys.
 	MeanPerKey float64 `json:"mean_per_key"`
 	SumOfPeaks int64   `json:"sum_of_peaks"`
-	// PeakTotal is the largest state all keys held together at one of the
-	// timeline's edges (Timeline.Memory): for the log, the entries then in
-	// the window (as a log pruned exactly when entries expire would hold);
-	// for the others, their size times the keys active in the window.
+	// PeakTotal is the largest state all keys held together at the end of
+	// one of the timeline's bins (Timeline.Memory): for the log, the entries
+	// then in the window (as a log pruned exactly when entries expire would
+	// hold); for the others, their size times the keys whose state is not
+	// back to its initial value there.
 	PeakTotal int64 `json:"peak_total"`
 }
 
@@ -311,7 +313,7 @@ type KeyStat struct {
 	Disagree int64  `json:"disagree"`
 	Over     int64  `json:"over"`
 	Under    int64  `json:"under"`
-	Burst    *int64 `json:"burst,omitempty"` // absent in shadow mode
+	Burst    *int64 `json:"burst,omitempty"` // absent where Run.Burst is
 }
 
 // Marshal returns the summary as indented JSON with a final newline,

@@ -1,5 +1,7 @@
 package compare
 
+import "math"
+
 // maxTimelineBins bounds the bins of a timeline; past it the bin width
 // doubles.
 const maxTimelineBins = 512
@@ -9,17 +11,20 @@ const maxTimelineBins = 512
 // two, so that it depends only on the trace's span, and two timelines merge
 // by re-binning to the wider of their widths.
 //
-// A reference's timeline also samples state at the instant each bin
-// starts (its edge): mem is the bytes of the exact log's entries and
-// sums there, act the keys with a request in the window ending there
-// (see stateSeries). Samples are additive over keys, so they merge by
-// addition too; the sample at the edge after the last bin is kept (mem and
-// act may be one longer than requests).
+// A reference's timeline also samples state at the last instant of each
+// bin (its end, (first+i+1)*width - 1): mem is the bytes of the exact
+// log's entries and sums there (see stateSeries), held[c] the keys whose
+// state in the group's candidate c is not back to its initial value there
+// (group.settle). Samples are additive over keys, so they merge by addition
+// too. A sample is a function of its instant alone, and the ends of a
+// wider grid's bins are ends of the narrower's, so widening keeps the
+// samples at the wider bins' ends.
 type timelineAcc struct {
 	width                 int64
 	first                 int64 // index of bin 0
 	requests, over, under []int64
-	mem, act              []int64
+	mem                   []int64
+	held                  [][]int64
 
 	lo, hi int64 // the last bin found: [lo, hi) is bin cur, so that a
 	cur    int   // request in the same bin as the last skips the division
@@ -70,41 +75,68 @@ func (a *timelineAcc) find(t int64) int {
 			return append(make([]int64, pad), s...)
 		}
 		a.requests, a.over, a.under = prepend(a.requests), prepend(a.over), prepend(a.under)
-		a.mem, a.act = prepend(a.mem), prepend(a.act)
+		a.mem = prepend(a.mem)
+		for i := range a.held {
+			a.held[i] = prepend(a.held[i])
+		}
 		a.first = b
 		a.lo, a.hi = 0, 0
 	}
 	return int(b - a.first)
 }
 
-// edge returns the first bin edge at or after t, if it lies in (t-W...):
-// the one instant of the sampling grid at which state recorded at t is
-// still in a window of length w. ok is false when there is none (bins are
-// at least w wide, so there is at most one).
-func (a *timelineAcc) edge(t, w int64) (e int64, ok bool) {
-	if t == a.lo {
-		e = t
+// end returns the end of t's bin, the first sampling instant at or after
+// t, and whether t is still in the window of length w ending there: the
+// one instant of the sampling grid at which an entry recorded at t is in
+// the window (bins are at least w wide, so there is at most one).
+func (a *timelineAcc) end(t, w int64) (s int64, ok bool) {
+	if t >= a.lo && t < a.hi && a.hi > a.lo { // t was just added: its bin is the cached one
+		s = a.hi - 1
 	} else {
-		e = a.hi // t was just added: its bin is the cached one
-		if t < a.lo || t >= a.hi {
-			e = (t + a.width - 1) / a.width * a.width
-		}
+		s = binEnd(t, a.width)
 	}
-	return e, e-t < w
+	return s, s-t < w
 }
 
-// sample adds v to the state sampled at edge e (a bin start at or after
-// the request just added, so within one bin of the last).
-func (a *timelineAcc) sample(series *[]int64, e, v int64) {
-	i := int(e/a.width - a.first)
+// binEnd returns the last instant of the bin of width w that holds t (the
+// end of int64 time for the last bin).
+func binEnd(t, w int64) int64 {
+	lo := t / w * w
+	if lo > math.MaxInt64-(w-1) {
+		return math.MaxInt64
+	}
+	return lo + w - 1
+}
+
+// lastEnd returns the end of the last bin: the last sampling instant.
+func (a *timelineAcc) lastEnd() int64 {
+	return binEnd((a.first+int64(len(a.requests))-1)*a.width, a.width)
+}
+
+// sample adds v to the state sampled at s, the end of a bin that exists.
+func (a *timelineAcc) sample(series *[]int64, s, v int64) {
+	i := int(s/a.width - a.first)
 	if i >= len(*series) {
 		*series = grow(*series, i+1)
 	}
 	(*series)[i] += v
 }
 
+// cover extends the bins to the one holding t, counting no request there,
+// so that state can be sampled up to its end (a shard's timeline covers
+// the trace's time beyond its own keys' last request).
+func (a *timelineAcc) cover(t int64) {
+	if len(a.requests) == 0 {
+		return
+	}
+	if i := a.bin(t); i >= len(a.requests) {
+		n := i + 1
+		a.requests, a.over, a.under = grow(a.requests, n), grow(a.over, n), grow(a.under, n)
+	}
+}
+
 // widen doubles the bin width, folding pairs of bins; state samples keep
-// the edges of the wider grid (every other edge) and drop the rest.
+// the ends of the wider bins (the ends of the odd bins) and drop the rest.
 func (a *timelineAcc) widen() {
 	if a.width > 1<<61 {
 		a.width = 1 << 62 // one bin holds every time
@@ -127,7 +159,7 @@ func (a *timelineAcc) widen() {
 		}
 		dst := make([]int64, 0, len(src)/2+1)
 		for i, c := range src {
-			if b := a.first + int64(i); b%2 == 0 {
+			if b := a.first + int64(i); b%2 == 1 {
 				j := int(b/2 - nfirst)
 				dst = grow(dst, j+1)
 				dst[j] = c
@@ -136,7 +168,10 @@ func (a *timelineAcc) widen() {
 		return dst
 	}
 	a.requests, a.over, a.under = fold(a.requests), fold(a.over), fold(a.under)
-	a.mem, a.act = keep(a.mem), keep(a.act)
+	a.mem = keep(a.mem)
+	for i := range a.held {
+		a.held[i] = keep(a.held[i])
+	}
 	a.width, a.first = nw, nfirst
 	a.lo, a.hi = 0, 0
 }
@@ -182,15 +217,22 @@ func (a *timelineAcc) merge(o timelineAcc) {
 	a.over = sum(a.over, o.over, a.first, o.first)
 	a.under = sum(a.under, o.under, a.first, o.first)
 	a.mem = sum(a.mem, o.mem, a.first, o.first)
-	a.act = sum(a.act, o.act, a.first, o.first)
+	a.held = grow(a.held, len(o.held))
+	for i := range o.held {
+		a.held[i] = sum(a.held[i], o.held[i], a.first, o.first)
+	}
 	a.first = first
 	a.lo, a.hi = 0, 0
 }
 
 func (a timelineAcc) clone() timelineAcc {
 	c := a
-	for _, s := range []*[]int64{&c.requests, &c.over, &c.under, &c.mem, &c.act} {
+	for _, s := range []*[]int64{&c.requests, &c.over, &c.under, &c.mem} {
 		*s = append([]int64(nil), (*s)...)
+	}
+	c.held = make([][]int64, len(a.held))
+	for i, h := range a.held {
+		c.held[i] = append([]int64(nil), h...)
 	}
 	return c
 }

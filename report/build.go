@@ -87,7 +87,8 @@ func (m *model) intro(d *document) {
 			B("Shadow").T(" mode: a candidate records the log's admissions instead, so it always shares the log's history; this isolates the error of its decision rule " +
 			"from the way errors compound, but it is not what a deployment sees, and bursts are not measured there."),
 		inline{}.T("Count ").B("accepted").T(" counts only admitted requests (most libraries); count ").B("all").
-			T(" counts every request, admitted or not (a client that keeps sending stays blocked). Under count all the two modes coincide."),
+			T(" counts every request, admitted or not (a client that keeps sending stays blocked). Under count all the two modes coincide for the window algorithms, which record every request, " +
+				"and each rule is run once; token, gcra, leaky and peer libraries count only what they admit."),
 		txt("Memory is the analytic state an algorithm keeps per key, in bytes, not counting the key itself; the peak is the most one key needed."),
 		txt("Burst is the largest cost admitted for one key within any window span (t−W, t], divided by the limit L: the exact log never exceeds 1."),
 	}})
@@ -157,7 +158,7 @@ func (m *model) decision(d *document, rule, rid string) {
 	d.add(heading{3, rid + "-decision", txt("Decision")})
 	if m.hasBudget() {
 		d.add(para{txtf("Budget (%s): %s of all requests. An algorithm meets it when its over- and under-admission rates are within it "+
-			"in independent mode, or under count all where the modes coincide.", m.bsource, m.budgetText())})
+			"in independent mode, or under count all, where each rule is run in one mode.", m.bsource, m.budgetText())})
 	} else {
 		d.add(para{inline{}.T("No budget was given. ").C("ratebench report -max-over 0.01% -max-under 0.1% DIR").
 			T(" (or the same flags of compare) marks the algorithms that meet one.")})
@@ -287,8 +288,12 @@ func (m *model) decisionSentence(rows []*compare.Run) inline {
 func (m *model) groupTables(d *document, g *group) {
 	var about string
 	switch {
+	case g.count == "all" && g.mode == "shadow":
+		about = "Every request is counted by the window algorithms, admitted or not, so for them the independent and shadow modes coincide; " +
+			"token, gcra, leaky and peer libraries count only what they admit, and here record the log's admissions (shadow mode)."
 	case g.count == "all":
-		about = "Every request is counted, admitted or not; the independent and shadow modes coincide."
+		about = "Every request is counted by the window algorithms, admitted or not, so for them the independent and shadow modes coincide; " +
+			"token, gcra, leaky and peer libraries count only what they admit, and here record their own admissions."
 	case g.mode == "shadow":
 		about = "Shadow mode: each candidate records the log's admissions, so it shares the log's history; the figures isolate its decision rule's error. Bursts are not measured."
 	case g.mode == "independent":

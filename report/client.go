@@ -14,7 +14,7 @@ import (
 func (m *model) clientTable(d *document, g *group) {
 	t := table{
 		head: []string{"algorithm", "Retry-After p50", "p99", "max", "never", "whole s: mean extra wait", "not whole s",
-			"recovery p50", "p99", "max", "still refused", "queue delay p50", "p99", "max"},
+			"recovery p50", "p99", "max", "still refused", "until left queue p50", "p99", "max"},
 		right: []bool{false, true, true, true, true, true, true, true, true, true, true, true, true, true},
 	}
 	for _, r := range g.runs {
@@ -51,7 +51,8 @@ func (m *model) clientTable(d *document, g *group) {
 		"the share of rejections whose wait is not a whole number of seconds, where rounding down would send the client back " +
 		"too early. Recovery is, per key, from the first rejection of a run of rejections to the next admission: how long a " +
 		"client that keeps sending is refused (still refused: keys refused at the end). The leaky bucket admits into a queue: " +
-		"its delay is how long an admitted request waits there.")}, t)
+		"its delay is the time from an admitted request's arrival until it has left the queue (the queue ahead of it drained, " +
+		"then its own cost), so never 0.")}, t)
 	if len(same) > 0 {
 		d.add(para{txt("A leaky bucket admits what a token bucket of the same capacity admits, and delays it: " + strings.Join(same, "; ") + ".")})
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // memoryFig: the analytic state all keys hold together over the trace's
-// time (Timeline.Memory, sampled where each bin starts), one line per
+// time (Timeline.Memory, sampled where each bin ends), one line per
 // algorithm: whether memory follows the active keys, and how far apart the
 // algorithms are.
 func (m *model) memoryFig(g *group) (*figure, string) {
@@ -52,7 +52,7 @@ func (m *model) memoryFig(g *group) (*figure, string) {
 		}
 		xys := make(plotter.XYs, len(tl.Memory))
 		for j, v := range tl.Memory {
-			x := finite((float64(tl.First+int64(j))*float64(tl.WidthNS) - start) / unit)
+			x := finite((float64(tl.First+int64(j)+1)*float64(tl.WidthNS) - start) / unit) // the bin's end
 			xys[j] = plotter.XY{X: x, Y: finite(float64(v) / scale)}
 			xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
 		}
@@ -72,8 +72,8 @@ func (m *model) memoryFig(g *group) (*figure, string) {
 		name:  g.file("memory"),
 		title: m.figTitle("State of all keys over time", g),
 		alt:   "analytic state of all keys over the trace's time per algorithm, " + g.title(),
-		caption: txt("The analytic state all keys hold together where each bin starts (the log: its entries in the window; " +
-			"the others: their size per key times the keys active in the window), the figure behind the peak total of the memory table."),
+		caption: txt("The analytic state all keys hold together where each bin ends (the log: its entries in the window; " +
+			"the others: their size per key times the keys whose state is not back to its initial value), the figure behind the peak total of the memory table."),
 		panels: [][]*plot.Plot{{p}},
 		legend: legend,
 		w:      figWidth, h: 3.8 * vg.Inch,

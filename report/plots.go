@@ -453,6 +453,9 @@ func (m *model) rateErrorFig(g *group) (*figure, string) {
 		ss = append(ss, series{r, xys, float64(h.Below) / float64(total)})
 	}
 	if len(ss) == 0 {
+		if strings.Contains(g.rule, "+") {
+			return nil, "A layered rule has no rate error: its candidates decide on several estimates against several limits, not on one estimate of one window."
+		}
 		return nil, "Rate error is measured only where a window algorithm shares the log's history: in shadow mode, or under count all."
 	}
 	if !(xmax > xmin) || math.IsInf(xmax-xmin, 0) {

@@ -13,6 +13,7 @@ import (
 
 	"git.sr.ht/~sbinet/cmpimg"
 
+	"ratebench/algorithms"
 	"ratebench/compare"
 )
 
@@ -623,5 +624,37 @@ func TestRateErrorBoundRendersAsBound(t *testing.T) {
 	}
 	if !strings.Contains(md, "between 2L and the maximum: it reads ≥ 2.") {
 		t.Error("the report does not say what ≥ 2 means")
+	}
+}
+
+// A layered rule has no rate error even in shadow mode, and the report
+// says so rather than that rate error needs shadow mode.
+func TestLayeredRuleHasNoRateError(t *testing.T) {
+	var layers []algorithms.Rule
+	for _, r := range []string{"2/1s", "5/1m"} {
+		l, err := algorithms.ParseRule(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		layers = append(layers, l)
+	}
+	e, err := compare.New(compare.Config{Layered: [][]algorithms.Rule{layers}, Algorithms: []string{"counter", "fixed"}, Modes: []compare.Mode{compare.Shadow}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 40 {
+		if err := e.Add([]byte("k"), int64(i)*700_000_000, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := e.Summary(compare.TraceInfo{Path: "t.csv", Format: "csv"})
+	for _, r := range s.Runs {
+		if r.RateError != nil {
+			t.Errorf("%s %s: a rate error for a layered rule", r.Mode, r.Algorithm)
+		}
+	}
+	md := string(readFile(t, filepath.Join(write(t, s, Options{NoPNG: true}), "report.md")))
+	if !strings.Contains(md, "A layered rule has no rate error") || strings.Contains(md, "Rate error is measured only where") {
+		t.Errorf("the report does not say that a layered rule has no rate error")
 	}
 }
