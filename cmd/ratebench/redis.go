@@ -68,6 +68,14 @@ func runRedis(stdout, stderr io.Writer, args []string) error {
 		dir = filepath.Join("results", "redis", name)
 	}
 
+	// The folder is locked before the replay, so a second run into it
+	// fails at once rather than after its replay.
+	rd, err := lockResults(dir)
+	if err != nil {
+		return err
+	}
+	defer rd.close()
+
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	cfg := redisreplay.Config{Addr: *addr, Rule: rule, Algorithms: algList, Clients: cs, MinTTL: *minTTL, MemorySample: *sample,
@@ -86,7 +94,10 @@ func runRedis(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := res.WriteFiles(dir); err != nil {
+	if err := res.WriteFiles(rd.stage); err != nil {
+		return err
+	}
+	if err := rd.commit(ownsRedis); err != nil {
 		return err
 	}
 	if err := res.WriteMarkdown(stdout); err != nil {
@@ -95,3 +106,6 @@ func runRedis(stdout, stderr io.Writer, args []string) error {
 	fmt.Fprintf(stdout, "\nwrote %s and %s\n", filepath.Join(dir, "redis.json"), filepath.Join(dir, "redis.md"))
 	return nil
 }
+
+// ownsRedis tells the files a run of redis owns in its results folder.
+func ownsRedis(rel string) bool { return rel == "redis.json" || rel == "redis.md" }
