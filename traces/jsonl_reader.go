@@ -17,7 +17,8 @@ import (
 //   - "key" (or the field named by Options.Key): a non-empty JSON string of
 //     at most Options.MaxKey bytes once decoded. Escapes are decoded (\uXXXX
 //     and surrogate pairs included; a lone surrogate becomes U+FFFD, as in
-//     encoding/json); raw bytes that are not valid UTF-8 make the record bad.
+//     encoding/json); raw bytes that are not valid UTF-8 make the record bad,
+//     and so does a NUL byte, escaped ("\u0000") or not, as in every format.
 //   - "cost": optional; a positive integer, or null for the default 1.
 //
 // Other fields are ignored whatever their value (nested objects and arrays

@@ -22,7 +22,7 @@ import (
 //     nanoseconds.
 //   - "key" (or the column named by Options.Key) BYTE_ARRAY, with or without
 //     the STRING (UTF8) annotation; it must not be null or empty, must be
-//     valid UTF-8 and at most Options.MaxKey bytes.
+//     valid UTF-8 without NUL bytes and at most Options.MaxKey bytes.
 //   - "cost", optional, INT32 or INT64 (signed or unsigned); a missing column
 //     or a null value means 1, otherwise it must be positive.
 //

@@ -32,7 +32,10 @@ func (b *badRecords) skipped() (int64, []*ParseError) {
 }
 
 // keyProblem checks a key read from a trace, returning what is wrong with it
-// or "". Keys must be non-empty, at most maxKey bytes and valid UTF-8.
+// or "". Every reader checks its keys with it, whatever the format's own
+// rules: keys must be non-empty, at most maxKey bytes, valid UTF-8 and
+// free of NUL bytes (however the format spells them, a JSON "\u0000"
+// included).
 func keyProblem(key []byte, maxKey int) string {
 	switch {
 	case len(key) == 0:
@@ -41,6 +44,8 @@ func keyProblem(key []byte, maxKey int) string {
 		return fmt.Sprintf("key of %d bytes exceeds the limit of %d (-max-key)", len(key), maxKey)
 	case !utf8.Valid(key):
 		return "key is not valid UTF-8"
+	case containsNUL(key):
+		return "key holds a NUL byte"
 	}
 	return ""
 }
