@@ -43,7 +43,7 @@ func Merge(parts []*Summary) (*Summary, error) {
 			return nil, fmt.Errorf("merge: part %d was run with another configuration", i)
 		}
 		if p.Trace.Path != first.Trace.Path || p.Trace.Format != first.Trace.Format {
-			return nil, fmt.Errorf("merge: part %d replayed %s, part 0 %s", i, p.Trace.Path, first.Trace.Path)
+			return nil, fmt.Errorf("merge: part %d replayed %q, part 0 %q", i, p.Trace.Path, first.Trace.Path)
 		}
 		if sk, _ := json.Marshal(p.Trace.SkippedExamples); p.Trace.Skipped != first.Trace.Skipped || string(sk) != string(skips) {
 			return nil, fmt.Errorf("merge: part %d skipped other records than part 0: not the same trace", i)

@@ -145,6 +145,18 @@ func TestMergeRefusesOtherConfigs(t *testing.T) {
 	}
 }
 
+// Merge quotes the trace paths it reads from the summaries when they differ.
+func TestMergeQuotesTracePaths(t *testing.T) {
+	reqs := randomTrace(3, 100, 5, 30*sec)
+	a := replay(t, Config{TopKeys: 3}, reqs)
+	b := replay(t, Config{TopKeys: 3}, reqs)
+	a.Trace.Path, b.Trace.Path = "a\x1b[2J.csv", "b\xff.csv"
+	_, err := Merge([]*Summary{a, b})
+	if want := `merge: part 1 replayed "b\xff.csv", part 0 "a\x1b[2J.csv"`; err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+}
+
 // A parallel replay reports the error a single pass meets first, with its
 // line.
 func TestParallelReplayReportsTheFirstError(t *testing.T) {

@@ -132,7 +132,7 @@ func (c *CSVReader) readHeader() error {
 		name string
 	}{{c.tsCol, "ts"}, {c.keyCol, c.keyName}} {
 		if need.col < 0 {
-			return c.errAt(c.recLine, fmt.Sprintf("header has no %q column (columns: %s)", need.name, strings.Join(trimmed, ", ")))
+			return c.errAt(c.recLine, fmt.Sprintf("header has no %q column (columns: %s)", need.name, quoteList(trimmed)))
 		}
 	}
 	c.nfields = len(names)

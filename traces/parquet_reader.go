@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
@@ -230,7 +229,7 @@ func (p *ParquetReader) checkSchema(unit int64) error {
 			if optional {
 				return nil, -1, nil
 			}
-			return nil, 0, p.fileErr(fmt.Sprintf("no %q column (columns: %s)", name, strings.Join(names, ", ")))
+			return nil, 0, p.fileErr(fmt.Sprintf("no %q column (columns: %s)", name, quoteList(names)))
 		}
 		col := root.Column(name)
 		switch {

@@ -194,7 +194,7 @@ func TestParquetErrors(t *testing.T) {
 		{"empty key", writeParquetRows(t, []pqPlain{{1, "a"}, {2, ""}}), 0, "t.parquet: row 2: empty key"},
 		{"null key", writeParquetRows(t, []pqOptional{{ptr[int64](1), nil}}), 0, "t.parquet: row 1: key is null"},
 		{"null ts", writeParquetRows(t, []pqOptional{{ptr[int64](1), ptr("a")}, {nil, ptr("a")}}), 0, "t.parquet: row 2: ts is null"},
-		{"missing column", writeParquetRows(t, []pqNoTS{{1, "a"}}), 0, `t.parquet: no "ts" column (columns: a, b)`},
+		{"missing column", writeParquetRows(t, []pqNoTS{{1, "a"}}), 0, `t.parquet: no "ts" column (columns: "a", "b")`},
 		{"ts wrong type", writeParquetRows(t, []pqWrongTS{{"1", "a"}}), 0, `t.parquet: column "ts" is BYTE_ARRAY, want INT64`},
 		{"key wrong type", writeParquetRows(t, []pqWrongKey{{1, 2}}), 0, `t.parquet: column "key" is INT64, want BYTE_ARRAY`},
 		{"cost wrong type", writeParquetRows(t, []pqWrongCost{{1, "a", 1}}), 0, `t.parquet: column "cost" is DOUBLE, want INT32 or INT64`},

@@ -130,7 +130,7 @@ func TestOpenErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.csv")
 	os.WriteFile(bad, []byte("a,b\n1,2\n"), 0o644)
-	if _, err := Open(bad, FormatAuto, Options{}); err == nil || err.Error() != bad+`:1: header has no "ts" column (columns: a, b)` {
+	if _, err := Open(bad, FormatAuto, Options{}); err == nil || err.Error() != bad+`:1: header has no "ts" column (columns: "a", "b")` {
 		t.Errorf("Open(bad.csv) = %v", err)
 	}
 	if _, err := Open(filepath.Join(dir, "missing.csv"), FormatAuto, Options{}); !errors.Is(err, fs.ErrNotExist) {
