@@ -58,7 +58,7 @@ func (tf *traceFlags) open() (traces.Reader, string, error) {
 		return nil, "", err
 	}
 	if tf.reorder > 0 {
-		r = traces.Reorder(r, tf.reorder, tf.skipBad)
+		r = traces.Reorder(r, tf.reorder)
 	}
 	return r, traces.FormatOf(r).String(), nil
 }
