@@ -40,8 +40,10 @@ type Options struct {
 
 	// MaxLine is the longest line (a CSV record spanning lines counts as
 	// one) of the text formats in bytes, without its line terminator; a
-	// longer line is a bad record. It bounds the memory a reader uses. Zero
-	// means DefaultMaxLine.
+	// longer line is a bad record, refused as soon as it passes the limit,
+	// so that a line that never ends (/dev/zero) fails after about MaxLine
+	// bytes are read. It bounds the memory a reader uses. Zero means
+	// DefaultMaxLine.
 	MaxLine int
 }
 
