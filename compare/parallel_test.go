@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"ratebench/algorithms"
 	"ratebench/traces"
@@ -229,4 +231,30 @@ func firstDiff(a, b []byte) string {
 		}
 	}
 	return fmt.Sprintf("lengths %d and %d", len(la), len(lb))
+}
+
+// A reader stopped by its cancel (a signal while it waits for input that
+// does not come) ends the replay as interrupted, with a partial summary of
+// what was replayed, in one pass or across workers.
+func TestReplayOfACancelledReader(t *testing.T) {
+	for _, w := range []int{1, 3} {
+		pr, pw := io.Pipe()
+		go pw.Write([]byte("ts,key\n1,a\n2,b\n3,a\n")) // then nothing, and no end
+		ctx, cancel := context.WithCancel(context.Background())
+		r, err := traces.NewCSVReader(pr, "t.csv", traces.Options{Cancel: ctx.Done()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := New(Config{Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.AfterFunc(50*time.Millisecond, cancel)
+		if err := e.Replay(ctx, r); err != ErrInterrupted {
+			t.Fatalf("%d workers: %v", w, err)
+		}
+		if s := e.Summary(TraceInfo{Path: "t.csv"}); !s.Partial || s.Trace.Requests != 3 {
+			t.Errorf("%d workers: partial %v, %d requests", w, s.Partial, s.Trace.Requests)
+		}
+	}
 }

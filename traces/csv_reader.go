@@ -64,7 +64,7 @@ type CSVReader struct {
 // NewCSVReader returns a reader of the CSV trace in r, reading its header
 // now. name is the file name used in errors. Close does not close r.
 func NewCSVReader(r io.Reader, name string, opt Options) (*CSVReader, error) {
-	return newCSVReader(r, name, opt, nil)
+	return newCSVReader(newCancelReader(r, opt.Cancel), name, opt, nil)
 }
 
 func newCSVReader(r io.Reader, name string, opt Options, closer io.Closer) (*CSVReader, error) {
@@ -73,7 +73,7 @@ func newCSVReader(r io.Reader, name string, opt Options, closer io.Closer) (*CSV
 		return nil, err
 	}
 	c := &CSVReader{name: name, lr: newLineReader(r, st.maxLine), closer: closer, unit: st.unit,
-		keyName: st.keyName, maxKey: st.maxKey, bad: badRecords{skip: opt.SkipBad}}
+		keyName: st.keyName, maxKey: st.maxKey, bad: badRecords{skip: opt.SkipBad, cancel: opt.Cancel}}
 	c.lr.csv = true
 	if err := c.readHeader(); err != nil {
 		return nil, err
@@ -225,6 +225,8 @@ func plural(n int, word string) string {
 
 // Request returns the current request; its Key is valid until the next Scan.
 func (c *CSVReader) Request() Request { return c.req }
+
+func (c *CSVReader) interrupted() bool { return c.bad.interrupted() }
 
 // Pos returns the file and the line where the current record starts.
 func (c *CSVReader) Pos() Position { return Position{File: c.name, Line: c.recLine} }

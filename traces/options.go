@@ -45,6 +45,13 @@ type Options struct {
 	// bytes are read. It bounds the memory a reader uses. Zero means
 	// DefaultMaxLine.
 	MaxLine int
+
+	// Cancel, when closed, stops the reader: Scan (or Open, for a reader
+	// still sniffing the format or reading a header) returns at once, with
+	// an error that wraps ErrInterrupted, even while a read waits for input
+	// that does not come (a stalled pipe, a named pipe without a writer) or
+	// SkipBad skips a run of bad records. Nil means never.
+	Cancel <-chan struct{}
 }
 
 // Defaults of the limits in Options.

@@ -143,7 +143,7 @@ func newParquetReader(r io.ReaderAt, size int64, name string, opt Options, close
 		return nil, err
 	}
 	unit := st.unit
-	p = &ParquetReader{name: name, closer: closer, keyName: st.keyName, maxKey: st.maxKey, bad: badRecords{skip: opt.SkipBad}}
+	p = &ParquetReader{name: name, closer: closer, keyName: st.keyName, maxKey: st.maxKey, bad: badRecords{skip: opt.SkipBad, cancel: opt.Cancel}}
 	defer func() {
 		if v := recover(); v != nil {
 			p, err = nil, p.fileErr(fmt.Sprintf("corrupt Parquet file: %v", v))
@@ -523,6 +523,8 @@ func (p *ParquetReader) finish() {
 
 // Request returns the current request; its Key is valid until the next Scan.
 func (p *ParquetReader) Request() Request { return p.req }
+
+func (p *ParquetReader) interrupted() bool { return p.bad.interrupted() }
 
 // Pos returns the file and the 1-based row of the current request.
 func (p *ParquetReader) Pos() Position { return Position{File: p.name, Row: p.row} }

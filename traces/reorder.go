@@ -2,6 +2,7 @@ package traces
 
 import (
 	"container/heap"
+	"fmt"
 	"time"
 )
 
@@ -16,13 +17,19 @@ import (
 // key's requests keep their order whenever the trace has it; a key whose
 // time goes backwards by more than the window comes out so, for the replay
 // to report.
+//
+// When r is a reader of this package, its Options.Cancel also stops the
+// filling of the buffer, which may read a long span without a request to
+// release.
 func Reorder(r Reader, d time.Duration) Reader {
+	ir, _ := r.(interruptible)
 	// Before the first Scan, Pos names the file, as the reader's own does.
-	return &reorderReader{in: r, d: int64(d), cur: held{pos: Position{File: r.Pos().File}}}
+	return &reorderReader{in: r, d: int64(d), ir: ir, cur: held{pos: Position{File: r.Pos().File}}}
 }
 
 type reorderReader struct {
 	in     Reader
+	ir     interruptible // in, when it can tell it was cancelled
 	d      int64
 	h      heldHeap
 	seq    int64
@@ -51,6 +58,10 @@ func (r *reorderReader) Scan() bool {
 				return false
 			}
 			break
+		}
+		if r.seq&4095 == 4095 && r.ir != nil && r.ir.interrupted() {
+			r.err = fmt.Errorf("%v: %w", r.in.Pos(), ErrInterrupted)
+			return false
 		}
 		q := r.in.Request()
 		q.Key = append([]byte(nil), q.Key...)

@@ -139,6 +139,12 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	// SIGINT and SIGTERM stop the reading of the trace too, even while it
+	// waits for input or skips bad records: the replay then ends as
+	// interrupted. Once the replay is over they end the process again.
+	sig, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+	tf.cancel = sig.Done()
 	r, path, format, name, err := tf.openOrGenerate(*genSpec)
 	if err != nil {
 		return err
@@ -150,8 +156,9 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	}
 
 	job := replayJob{stdout: stdout, stderr: stderr, eng: eng, r: r, info: compare.TraceInfo{Path: path, Format: format},
-		dir: dir, cpuProfile: *cpuProfile, memProfile: *memProfile, force: *force}
+		dir: dir, cpuProfile: *cpuProfile, memProfile: *memProfile, force: *force, ctx: sig}
 	sum, _, err := job.replay()
+	stopSignals()
 	if sum != nil && *withReport {
 		if rerr := writeReport(stdout, dir, sum, report.Options{NoPNG: !*png}); err == nil {
 			err = rerr
@@ -170,6 +177,9 @@ type replayJob struct {
 	cpuProfile     string
 	memProfile     string
 	force          bool // overwrite another trace's results in dir
+	// ctx is cancelled by a signal caught before the replay began; nil for
+	// none.
+	ctx context.Context
 }
 
 // replay runs the engine over the trace and writes DIR/summary.json and
@@ -185,7 +195,11 @@ func (j replayJob) replay() (*compare.Summary, compare.Perf, error) {
 	}
 	// SIGINT or SIGTERM stop the replay between two requests; what was
 	// replayed is still written, marked partial.
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	parent := j.ctx
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 	fmt.Fprintf(j.stderr, "replaying %s into %s (interrupt to stop with a partial summary)\n", info.Path, dir)
 	var total int64
 	if sized, ok := r.(interface{ NumRows() int64 }); ok {
