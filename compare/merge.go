@@ -79,12 +79,12 @@ func Merge(parts []*Summary) (*Summary, error) {
 			runs[i] = &p.Runs[j]
 			r, f := runs[i], runs[0]
 			if r.Rule != f.Rule || r.Count != f.Count || r.Mode != f.Mode || r.Algorithm != f.Algorithm {
-				return nil, fmt.Errorf("merge: run %d of part %d is %s, of part 0 %s", j, i, r.id(), f.id())
+				return nil, fmt.Errorf("merge: run %d of part %d is %q, of part 0 %q", j, i, r.id(), f.id())
 			}
 		}
 		r, err := mergeRuns(runs, first.Config.TopKeys)
 		if err != nil {
-			return nil, fmt.Errorf("merge: %s: %w", runs[0].id(), err)
+			return nil, fmt.Errorf("merge: %q: %w", runs[0].id(), err)
 		}
 		out.Runs = append(out.Runs, r)
 	}

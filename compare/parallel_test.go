@@ -157,6 +157,12 @@ func TestMergeQuotesTracePaths(t *testing.T) {
 	if want := `merge: part 1 replayed "b\xff.csv", part 0 "a\x1b[2J.csv"`; err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
+	b.Trace.Path = a.Trace.Path
+	b.Runs[1].Algorithm = "x\x1b[2J"
+	_, err = Merge([]*Summary{a, b})
+	if err == nil || strings.Contains(err.Error(), "\x1b") || !strings.Contains(err.Error(), `is "x\x1b[2J `) {
+		t.Errorf("another run: %q", err)
+	}
 }
 
 // A parallel replay reports the error a single pass meets first, with its
