@@ -51,7 +51,7 @@ func mergeDisjoint(parts []*Summary) (*Summary, error) {
 			return nil, fmt.Errorf("merge: part %d was run with another configuration", i)
 		}
 		if p.Trace.Path != first.Trace.Path || p.Trace.Format != first.Trace.Format {
-			return nil, fmt.Errorf("merge: part %d replayed %s, part 0 %s", i, p.Trace.Path, first.Trace.Path)
+			return nil, fmt.Errorf("merge: part %d replayed %q, part 0 %q", i, p.Trace.Path, first.Trace.Path)
 		}
 		if p.Trace.Fingerprint != first.Trace.Fingerprint {
 			return nil, fmt.Errorf("merge: part %d replayed other content than part 0 under the name %s: not the same trace", i, first.Trace.Path)
@@ -90,12 +90,12 @@ func mergeDisjoint(parts []*Summary) (*Summary, error) {
 			runs[i] = &p.Runs[j]
 			r, f := runs[i], runs[0]
 			if r.Rule != f.Rule || r.Count != f.Count || r.Mode != f.Mode || r.Algorithm != f.Algorithm {
-				return nil, fmt.Errorf("merge: run %d of part %d is %s, of part 0 %s", j, i, r.id(), f.id())
+				return nil, fmt.Errorf("merge: run %d of part %d is %q, of part 0 %q", j, i, r.id(), f.id())
 			}
 		}
 		r, err := mergeRuns(runs, first.Config.TopKeys)
 		if err != nil {
-			return nil, fmt.Errorf("merge: %s: %w", runs[0].id(), err)
+			return nil, fmt.Errorf("merge: %q: %w", runs[0].id(), err)
 		}
 		out.Runs = append(out.Runs, r)
 	}

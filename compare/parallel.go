@@ -157,7 +157,7 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 	if rerr != nil {
 		return rerr
 	}
-	return r.Err()
+	return e.readerErr(r)
 }
 
 // replayBatch replays b on a single engine, stopping at the first error.

@@ -5,10 +5,12 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"ratebench/algorithms"
 	"ratebench/traces"
@@ -145,6 +147,24 @@ func TestMergeRefusesOtherConfigs(t *testing.T) {
 	b := replay(t, Config{TopKeys: 4}, reqs)
 	if _, err := Merge([]*Summary{a, b}); err == nil {
 		t.Error("merged summaries of different configurations")
+	}
+}
+
+// Merge quotes the trace paths it reads from the summaries when they differ.
+func TestMergeQuotesTracePaths(t *testing.T) {
+	reqs := randomTrace(3, 100, 5, 30*sec)
+	a := replay(t, Config{TopKeys: 3}, reqs)
+	b := replay(t, Config{TopKeys: 3}, reqs)
+	a.Trace.Path, b.Trace.Path = "a\x1b[2J.csv", "b\xff.csv"
+	_, err := Merge([]*Summary{a, b})
+	if want := `merge: part 1 replayed "b\xff.csv", part 0 "a\x1b[2J.csv"`; err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+	b.Trace.Path = a.Trace.Path
+	b.Runs[1].Algorithm = "x\x1b[2J"
+	_, err = Merge([]*Summary{a, b})
+	if err == nil || strings.Contains(err.Error(), "\x1b") || !strings.Contains(err.Error(), `is "x\x1b[2J `) {
+		t.Errorf("another run: %q", err)
 	}
 }
 
@@ -387,4 +407,30 @@ func mustLimiter(t *testing.T, spec string, r algorithms.Rule) algorithms.Limite
 		t.Fatal(err)
 	}
 	return l
+}
+
+// A reader stopped by its cancel (a signal while it waits for input that
+// does not come) ends the replay as interrupted, with a partial summary of
+// what was replayed, in one pass or across workers.
+func TestReplayOfACancelledReader(t *testing.T) {
+	for _, w := range []int{1, 3} {
+		pr, pw := io.Pipe()
+		go pw.Write([]byte("ts,key\n1,a\n2,b\n3,a\n")) // then nothing, and no end
+		ctx, cancel := context.WithCancel(context.Background())
+		r, err := traces.NewCSVReader(pr, "t.csv", traces.Options{Cancel: ctx.Done()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := New(Config{Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.AfterFunc(50*time.Millisecond, cancel)
+		if err := e.Replay(ctx, r); err != ErrInterrupted {
+			t.Fatalf("%d workers: %v", w, err)
+		}
+		if s := e.Summary(TraceInfo{Path: "t.csv"}); !s.Partial || s.Trace.Requests != 3 {
+			t.Errorf("%d workers: partial %v, %d requests", w, s.Partial, s.Trace.Requests)
+		}
+	}
 }

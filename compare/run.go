@@ -34,7 +34,10 @@ func keyIndexer(r traces.Reader) (KeyIndexer, bool) {
 // Replay feeds every request of r to the engine. An error names the file
 // and line (or row) of the request at fault. When ctx is cancelled it stops
 // between two requests and returns ErrInterrupted; the engine's Summary
-// then covers the requests replayed so far and says it is partial.
+// then covers the requests replayed so far and says it is partial. So it
+// does when r stops with traces.ErrInterrupted (a reader given ctx's Done
+// as its Options.Cancel, which also stops it while it waits for input or
+// skips bad records).
 //
 // A parallel engine reads and parses in the calling goroutine while its
 // workers replay, each the keys that hash to it; the error it returns is
@@ -65,7 +68,18 @@ func (e *Engine) Replay(ctx context.Context, r traces.Reader) error {
 		}
 	}
 	e.progress.Store(int64(e.traceInfo().Requests))
-	return r.Err()
+	return e.readerErr(r)
+}
+
+// readerErr is r's error once it has stopped: a reader interrupted by its
+// cancel ends the replay as a cancelled context does.
+func (e *Engine) readerErr(r traces.Reader) error {
+	err := r.Err()
+	if errors.Is(err, traces.ErrInterrupted) {
+		e.partial = true
+		return ErrInterrupted
+	}
+	return err
 }
 
 func interrupted(done <-chan struct{}) bool {

@@ -121,7 +121,7 @@ func (m *model) intro(d *document) {
 			if e.Row > 0 {
 				where = fmt.Sprintf("row %d", e.Row)
 			}
-			ex = append(ex, inline{}.T(where+": ").C(e.Reason))
+			ex = append(ex, inline{}.T(where+": ").Q(e.Reason))
 		}
 		d.add(bullets{ex})
 	}

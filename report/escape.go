@@ -10,19 +10,30 @@ import (
 
 // Text in a summary is untrusted: keys come from traces, and the path,
 // rules and algorithm names from whoever wrote the file. Every string the
-// report shows goes through visible first, then through the escaper of
-// the target format (mdEscape or htmlEscape).
+// report shows goes through visible first (visibleQuoted for the reasons
+// records were skipped, which their reader quoted already), then through
+// the escaper of the target format (mdEscape or htmlEscape).
 
 // visible makes s printable on one line, unambiguously: a backslash is
 // doubled, newline, carriage return and tab become \n, \r, \t, other bytes
 // and runes that do not print (control and format characters, such as
 // bidirectional overrides) become \xNN, \uNNNN or \UNNNNNNNN, and bytes that
 // are not valid UTF-8 become \xNN, as strconv.Quote writes them.
-func visible(s string) string {
+func visible(s string) string { return escapeInvisible(s, true) }
+
+// visibleQuoted is visible for text whose writer quoted what it cites of
+// the input (a trace reader's reason for skipping a record: `ts "a\nb" is
+// not a valid time`): its backslashes are escapes already and are kept as
+// they are, so that the text is escaped once; whatever does not print is
+// still escaped.
+func visibleQuoted(s string) string { return escapeInvisible(s, false) }
+
+// escapeInvisible is visible, doubling backslashes or not.
+func escapeInvisible(s string, doubleBackslash bool) string {
 	clean := true
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == '\\' || (r == utf8.RuneError && size == 1) || !strconv.IsPrint(r) {
+		if (r == '\\' && doubleBackslash) || (r == utf8.RuneError && size == 1) || !strconv.IsPrint(r) {
 			clean = false
 			break
 		}
@@ -37,7 +48,7 @@ func visible(s string) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\\':
+		case r == '\\' && doubleBackslash:
 			b.WriteString(`\\`)
 		case r == '\n':
 			b.WriteString(`\n`)
@@ -64,10 +75,13 @@ func visible(s string) string {
 const mdSpecial = "\\`*_[]<>#|~&!$"
 
 // mdEscape makes visible(s) literal text in Markdown, also inside a table
-// cell: every special character gets a backslash, and a leading character
-// that could open a list, a quote or a heading is escaped too.
-func mdEscape(s string) string {
-	s = visible(s)
+// cell (see mdLiteral).
+func mdEscape(s string) string { return mdLiteral(visible(s)) }
+
+// mdLiteral makes printable text literal in Markdown: every special
+// character gets a backslash, and a leading character that could open a
+// list, a quote or a heading is escaped too.
+func mdLiteral(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"strings"
 )
 
@@ -16,6 +17,7 @@ const (
 	plain spanKind = iota
 	strong
 	code
+	quotedCode // code whose writer quoted the input it cites (see visibleQuoted)
 )
 
 // span is a run of text; its content is always untrusted as far as the
@@ -39,6 +41,9 @@ func (in inline) Tf(format string, args ...any) inline {
 }
 func (in inline) B(s string) inline { return append(in, span{strong, s}) }
 func (in inline) C(s string) inline { return append(in, span{code, s}) }
+
+// Q is C for text that quotes the input it cites already (a skip reason).
+func (in inline) Q(s string) inline { return append(in, span{quotedCode, s}) }
 
 type block interface{ isBlock() }
 
@@ -96,6 +101,12 @@ func mdInline(in inline) string {
 				b.WriteString("`" + s.text + "`")
 			} else {
 				b.WriteString(mdEscape(s.text))
+			}
+		case quotedCode:
+			if mdCodeSafe(s.text) {
+				b.WriteString("`" + s.text + "`")
+			} else {
+				b.WriteString(mdLiteral(visibleQuoted(s.text)))
 			}
 		default:
 			b.WriteString(mdEscape(s.text))
@@ -190,6 +201,8 @@ func htmlInline(in inline) string {
 			b.WriteString("<strong>" + htmlEscape(s.text) + "</strong>")
 		case code:
 			b.WriteString("<code>" + htmlEscape(s.text) + "</code>")
+		case quotedCode:
+			b.WriteString("<code>" + html.EscapeString(visibleQuoted(s.text)) + "</code>")
 		default:
 			b.WriteString(htmlEscape(s.text))
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -223,6 +224,35 @@ func TestSweep(t *testing.T) {
 }
 
 var hostile = []string{"<script>alert(1)</script>", "a|b", "line\nbreak", "\xff\xfe", "*bold* _it_ [x](y) `c` # h \\ & ~s~"}
+
+// A skip reason comes quoted from the reader that wrote it: the report
+// escapes it once (a quoted "\n" stays \n, it does not become \\n), and
+// is still safe whatever a hand-written summary puts in it.
+func TestSkipReasonsEscapedOnce(t *testing.T) {
+	s := readSummary(t, "small.summary.json")
+	s.Trace.Skipped = 2
+	s.Trace.SkippedExamples = []compare.SkipExample{
+		{Line: 4, Reason: "ts " + strconv.Quote("a\nb\x1b") + " is not a number"},
+		{Line: 9, Reason: "raw \x1b[2J\xff <script>|x"},
+	}
+	dir := write(t, s, Options{NoPNG: true})
+	html := string(readFile(t, filepath.Join(dir, HTMLFile)))
+	md := string(readFile(t, filepath.Join(dir, MarkdownFile)))
+	for _, want := range []string{`ts &#34;a\nb\x1b&#34; is not a number`, `raw \x1b[2J\xff &lt;script&gt;|x`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report.html lacks %s", want)
+		}
+	}
+	// In Markdown a backslash is written \\ and shows as one.
+	for _, want := range []string{`ts "a\\nb\\x1b" is not a number`, `raw \\x1b\[2J\\xff \<script\>\|x`} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %s", want)
+		}
+	}
+	if strings.Contains(html, `a\\nb`) || strings.Contains(md, `a\\\\nb`) {
+		t.Error("a quoted skip reason is escaped twice")
+	}
+}
 
 func TestEscaping(t *testing.T) {
 	s := readSummary(t, "small.summary.json")

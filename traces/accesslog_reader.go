@@ -77,7 +77,7 @@ func parseAccessKey(s string) (accessKey, error) {
 // NewAccessLogReader returns a reader of the access log in r. name is the
 // file name used in errors. Close does not close r.
 func NewAccessLogReader(r io.Reader, name string, opt Options) (*AccessLogReader, error) {
-	return newAccessLogReader(r, name, opt, nil)
+	return newAccessLogReader(newCancelReader(r, opt.Cancel), name, opt, nil)
 }
 
 func newAccessLogReader(r io.Reader, name string, opt Options, closer io.Closer) (*AccessLogReader, error) {
@@ -89,7 +89,7 @@ func newAccessLogReader(r io.Reader, name string, opt Options, closer io.Closer)
 	if err != nil {
 		return nil, err
 	}
-	return &AccessLogReader{lineRecords: newLineRecords(r, name, maxLine, opt.SkipBad), closer: closer, key: key,
+	return &AccessLogReader{lineRecords: newLineRecords(r, name, maxLine, opt), closer: closer, key: key,
 		maxKey: maxKey}, nil
 }
 

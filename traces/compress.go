@@ -125,6 +125,9 @@ func (d *decompressor) Close() error {
 }
 
 func (d *decompressor) wrap(err error) error {
+	if errors.Is(err, ErrInterrupted) { // the stream is not at fault
+		return ErrInterrupted
+	}
 	if err == io.EOF {
 		err = io.ErrUnexpectedEOF
 	}

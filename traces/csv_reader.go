@@ -55,6 +55,7 @@ type CSVReader struct {
 	blank                  blankLines
 	bad                    badRecords
 	recLine                int64 // line where the current record starts
+	skipping               bool  // the rest of a record refused is still to be read
 	req                    Request
 	err                    error
 	done                   bool
@@ -63,7 +64,7 @@ type CSVReader struct {
 // NewCSVReader returns a reader of the CSV trace in r, reading its header
 // now. name is the file name used in errors. Close does not close r.
 func NewCSVReader(r io.Reader, name string, opt Options) (*CSVReader, error) {
-	return newCSVReader(r, name, opt, nil)
+	return newCSVReader(newCancelReader(r, opt.Cancel), name, opt, nil)
 }
 
 func newCSVReader(r io.Reader, name string, opt Options, closer io.Closer) (*CSVReader, error) {
@@ -72,7 +73,7 @@ func newCSVReader(r io.Reader, name string, opt Options, closer io.Closer) (*CSV
 		return nil, err
 	}
 	c := &CSVReader{name: name, lr: newLineReader(r, st.maxLine), closer: closer, unit: st.unit,
-		keyName: st.keyName, maxKey: st.maxKey, bad: badRecords{skip: opt.SkipBad}}
+		keyName: st.keyName, maxKey: st.maxKey, bad: badRecords{skip: opt.SkipBad, cancel: opt.Cancel}}
 	c.lr.csv = true
 	if err := c.readHeader(); err != nil {
 		return nil, err
@@ -132,7 +133,7 @@ func (c *CSVReader) readHeader() error {
 		name string
 	}{{c.tsCol, "ts"}, {c.keyCol, c.keyName}} {
 		if need.col < 0 {
-			return c.errAt(c.recLine, fmt.Sprintf("header has no %q column (columns: %s)", need.name, strings.Join(trimmed, ", ")))
+			return c.errAt(c.recLine, fmt.Sprintf("header has no %q column (columns: %s)", need.name, quoteList(trimmed)))
 		}
 	}
 	c.nfields = len(names)
@@ -225,6 +226,8 @@ func plural(n int, word string) string {
 // Request returns the current request; its Key is valid until the next Scan.
 func (c *CSVReader) Request() Request { return c.req }
 
+func (c *CSVReader) interrupted() bool { return c.bad.interrupted() }
+
 // Pos returns the file and the line where the current record starts.
 func (c *CSVReader) Pos() Position { return Position{File: c.name, Line: c.recLine} }
 
@@ -251,21 +254,25 @@ func (c *CSVReader) Close() error {
 // nextRecord returns the next record without its line terminator, setting
 // c.recLine to the line it starts on. A record spans lines when a quoted
 // field holds a line break. A record that is bad whatever its fields (a NUL
-// byte, too long) is read to its end and returned as a message instead. It
-// returns io.EOF at the end of the input, and other errors when the rest of
-// the input cannot be read.
+// byte) is read to its end and returned as a message instead; so is a
+// record too long, as soon as it passes the limit, its rest being read
+// through by the next call. It returns io.EOF at the end of the input, and
+// other errors when the rest of the input cannot be read.
 func (c *CSVReader) nextRecord() (rec []byte, msg string, err error) {
+	if c.skipping {
+		c.skipping = false
+		if err := c.skipRecord(); err != nil {
+			return nil, "", err
+		}
+	}
 	c.lr.qs = stFieldStart
 	line, err := c.lr.next()
 	if err == nil || err == errLineTooLong {
 		c.recLine = c.lr.line
 	}
 	if err == errLineTooLong {
-		msg = c.lr.tooLongMsg()
-		if c.lr.qs != stQuoted {
-			return nil, msg, nil
-		}
-		return nil, msg, c.skipRecord(c.lr.qs)
+		c.skipping = true
+		return nil, c.lr.tooLongMsg(), nil
 	}
 	if err != nil {
 		return nil, "", c.readErr(err)
@@ -284,10 +291,11 @@ func (c *CSVReader) nextRecord() (rec []byte, msg string, err error) {
 	st := stQuoted
 	for st == stQuoted {
 		c.lr.qs = st
-		line, err = c.lr.next()
+		line, err = c.lr.nextLimit(c.lr.max - len(c.rec))
 		switch {
 		case err == errLineTooLong:
-			return nil, c.recordTooLong(), c.skipRecord(c.lr.qs)
+			c.skipping = true
+			return nil, c.recordTooLong(), nil
 		case err == io.EOF:
 			return nil, "", c.errAt(c.recLine, "quoted field not closed before the end of the file")
 		case err != nil:
@@ -295,9 +303,6 @@ func (c *CSVReader) nextRecord() (rec []byte, msg string, err error) {
 		}
 		nul = nul || bytes.IndexByte(line, 0) >= 0
 		st = scanQuotes(st, line)
-		if len(c.rec)+len(trimEOL(line)) > c.lr.max {
-			return nil, c.recordTooLong(), c.skipRecord(st)
-		}
 		c.rec = append(c.rec, line...)
 	}
 	if nul {
@@ -310,25 +315,29 @@ func (c *CSVReader) recordTooLong() string {
 	return fmt.Sprintf("record spanning lines exceeds the limit of %d bytes (-max-line)", c.lr.max)
 }
 
-// skipRecord reads through the rest of a record that is thrown away, from
-// quote state st. A quoted field still open at the end of the file is an
-// error.
-func (c *CSVReader) skipRecord(st quoteState) error {
-	for st == stQuoted {
-		c.lr.qs = st
+// skipRecord reads through the rest of a record refused for its length:
+// the rest of the line it was refused in, then the lines that follow while
+// a quoted field is open (c.lr.qs tracks the quotes). A quoted field still
+// open at the end of the file is an error.
+func (c *CSVReader) skipRecord() error {
+	for {
+		if err := c.lr.skipRest(); err != nil {
+			return c.readErr(err)
+		}
+		if c.lr.qs != stQuoted {
+			return nil
+		}
 		line, err := c.lr.next()
 		switch {
-		case err == errLineTooLong:
-			st = c.lr.qs
+		case err == errLineTooLong: // its quotes are in c.lr.qs, its rest to skip
 			continue
 		case err == io.EOF:
 			return c.errAt(c.recLine, "quoted field not closed before the end of the file")
 		case err != nil:
 			return c.readErr(err)
 		}
-		st = scanQuotes(st, line)
+		c.lr.qs = scanQuotes(c.lr.qs, line)
 	}
-	return nil
 }
 
 func (c *CSVReader) readErr(err error) error {

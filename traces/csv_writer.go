@@ -1,7 +1,6 @@
 package traces
 
 import (
-	"errors"
 	"io"
 	"strconv"
 )
@@ -10,9 +9,10 @@ import (
 // "ts,key,cost", then one line "ts,key,cost\n" a request with ts in integer
 // nanoseconds and cost always written. A key is quoted (RFC 4180, quotes
 // doubled) only when it must be: when it holds a comma, a quote, CR or LF,
-// or starts or ends with a space or tab. Keys with a NUL byte cannot be
-// written (CSV traces reject NUL); nor can negative ts, cost below 1, empty
-// keys or keys that are not valid UTF-8. Output is buffered; the header is written even for an empty trace.
+// or starts or ends with a space or tab. As no reader takes them, negative
+// ts, cost below 1, empty keys and keys that are not valid UTF-8 or hold a
+// NUL byte cannot be written. Output is buffered; the header is written
+// even for an empty trace.
 type CSVWriter struct {
 	t             textWriter
 	headerWritten bool
@@ -26,15 +26,10 @@ func NewCSVWriter(w io.Writer) *CSVWriter {
 
 const csvHeader = "ts,key,cost\n"
 
-var errCSVNUL = errors.New("traces: cannot write a key with a NUL byte to CSV")
-
 // Write appends one request.
 func (c *CSVWriter) Write(r Request) error {
 	if err := checkRequest(r); err != nil {
 		return err
-	}
-	if containsNUL(r.Key) {
-		return errCSVNUL
 	}
 	b := c.t.scratch[:0]
 	if !c.headerWritten {

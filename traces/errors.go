@@ -1,6 +1,11 @@
 package traces
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
 
 // Position locates a record in a trace file: a line for the text formats,
 // a row (1-based) for Parquet.
@@ -28,9 +33,54 @@ func (p Position) String() string {
 // ParseError is a record (or a header, or a whole file) that could not be
 // read. It prints as "file:line: msg", "file: row N: msg", or "file: msg"
 // when the problem is not tied to one record.
+//
+// Text of the input in Msg is quoted (as strconv.Quote does) where the
+// message cites it; Error escapes what would still not print as itself
+// (text from a library's error, say), so that no byte of the input reaches
+// a terminal raw.
 type ParseError struct {
 	Pos Position
 	Msg string
 }
 
-func (e *ParseError) Error() string { return e.Pos.String() + ": " + e.Msg }
+func (e *ParseError) Error() string { return e.Pos.String() + ": " + printable(e.Msg) }
+
+// printable returns s with the bytes that are not valid UTF-8 and the runes
+// that do not print (control and format characters) escaped as
+// strconv.Quote escapes them, and the rest as it is: backslashes are not
+// doubled, so that text already quoted is unchanged.
+func printable(s string) string {
+	i := strings.IndexFunc(s, func(r rune) bool { return r == utf8.RuneError || !strconv.IsPrint(r) })
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:i])
+	for s = s[i:]; s != ""; {
+		r, size := utf8.DecodeRuneInString(s)
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[0])
+		case strconv.IsPrint(r):
+			b.WriteString(s[:size])
+		default:
+			q := strconv.QuoteRune(r) // '\x1b', '\u202e'
+			b.WriteString(q[1 : len(q)-1])
+		}
+		s = s[size:]
+	}
+	return b.String()
+}
+
+// quoteList quotes each name and joins them with ", ", for messages that
+// list names read from the input (the columns of a header).
+func quoteList(names []string) string {
+	var b strings.Builder
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(n))
+	}
+	return b.String()
+}

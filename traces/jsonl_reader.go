@@ -17,7 +17,8 @@ import (
 //   - "key" (or the field named by Options.Key): a non-empty JSON string of
 //     at most Options.MaxKey bytes once decoded. Escapes are decoded (\uXXXX
 //     and surrogate pairs included; a lone surrogate becomes U+FFFD, as in
-//     encoding/json); raw bytes that are not valid UTF-8 make the record bad.
+//     encoding/json); raw bytes that are not valid UTF-8 make the record bad,
+//     and so does a NUL byte, escaped ("\u0000") or not, as in every format.
 //   - "cost": optional; a positive integer, or null for the default 1.
 //
 // Other fields are ignored whatever their value (nested objects and arrays
@@ -48,7 +49,7 @@ type JSONLReader struct {
 // NewJSONLReader returns a reader of the JSON lines trace in r. name is the
 // file name used in errors. Close does not close r.
 func NewJSONLReader(r io.Reader, name string, opt Options) (*JSONLReader, error) {
-	return newJSONLReader(r, name, opt, nil)
+	return newJSONLReader(newCancelReader(r, opt.Cancel), name, opt, nil)
 }
 
 func newJSONLReader(r io.Reader, name string, opt Options, closer io.Closer) (*JSONLReader, error) {
@@ -56,7 +57,7 @@ func newJSONLReader(r io.Reader, name string, opt Options, closer io.Closer) (*J
 	if err != nil {
 		return nil, err
 	}
-	j := &JSONLReader{lineRecords: newLineRecords(r, name, st.maxLine, opt.SkipBad), closer: closer, unit: st.unit,
+	j := &JSONLReader{lineRecords: newLineRecords(r, name, st.maxLine, opt), closer: closer, unit: st.unit,
 		maxKey: st.maxKey, missingKey: fmt.Sprintf("missing %q", st.keyName)}
 	j.p.keyName = st.keyName
 	return j, nil

@@ -24,7 +24,7 @@ func TestJSONLRead(t *testing.T) {
 		{"string rfc3339", `{"ts":"2024-01-02T03:04:05.123+01:00","key":"a"}`, 0, []Request{{rfc("2024-01-02T02:04:05.123Z"), []byte("a"), 1}}},
 		{"string integer", `{"ts":"1700000000123","key":"a"}`, time.Millisecond, []Request{{1700000000123_000000, []byte("a"), 1}}},
 		{"escapes", `{"ts":1,"key":"q\"b\\s\/n\nr\rt\tb\bf\f"}`, 0, []Request{{1, []byte("q\"b\\s/n\nr\rt\tb\bf\f"), 1}}},
-		{"unicode escapes", `{"ts":1,"key":"\u00e9\u4e16\ud83d\ude80\u0000"}`, 0, []Request{{1, []byte("é世🚀\x00"), 1}}},
+		{"unicode escapes", `{"ts":1,"key":"\u00e9\u4e16\ud83d\ude80\u0001"}`, 0, []Request{{1, []byte("é世🚀\x01"), 1}}},
 		{"lone surrogates", `{"ts":1,"key":"\ud83dx\ude80"}`, 0, []Request{{1, []byte("\uFFFDx\uFFFD"), 1}}},
 		{"raw utf-8", "{\"ts\":1,\"key\":\"héllo 世界\"}", 0, []Request{{1, []byte("héllo 世界"), 1}}},
 		{"unknown fields skipped", `{"a":{"b":[1,{"c":"}"}],"d":null},"ts":1,"e":[true,false,-1.5e3,"x"],"key":"k","f":{}}`, 0, []Request{{1, []byte("k"), 1}}},
@@ -83,7 +83,7 @@ func TestJSONLErrors(t *testing.T) {
 		{"blank line in the middle", good + "\n" + good, `t.jsonl:2: empty line`},
 		{"NUL byte", "{\"ts\":1,\"key\":\"a\x00\"}", `t.jsonl:1: NUL byte`},
 		{"invalid utf-8 key", "{\"ts\":1,\"key\":\"héllo\xff\"}", `t.jsonl:1: key is not valid UTF-8`},
-		{"escaped NUL is a valid key", `{"ts":1,"key":"\u0000"}` + "\n" + `{"ts":1}`, `t.jsonl:2: missing "key"`},
+		{"escaped NUL in the key", `{"ts":1,"key":"a\u0000b"}` + "\n" + `{"ts":1}`, `t.jsonl:1: key holds a NUL byte`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

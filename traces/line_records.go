@@ -19,9 +19,11 @@ type lineRecords struct {
 	done    bool
 }
 
-func newLineRecords(r io.Reader, name string, maxLine int, skipBad bool) lineRecords {
-	return lineRecords{name: name, lr: newLineReader(r, maxLine), bad: badRecords{skip: skipBad}}
+func newLineRecords(r io.Reader, name string, maxLine int, opt Options) lineRecords {
+	return lineRecords{name: name, lr: newLineReader(r, maxLine), bad: badRecords{skip: opt.SkipBad, cancel: opt.Cancel}}
 }
+
+func (l *lineRecords) interrupted() bool { return l.bad.interrupted() }
 
 // scan reads lines until parse accepts one (returns ""), and returns true;
 // it returns false at the end of the input or on an error that stops the

@@ -11,23 +11,29 @@ import (
 const readBufferSize = 64 << 10
 
 // errLineTooLong is returned by lineReader.next for a line longer than its
-// limit; the line has been read (and thrown away) and counted.
+// limit. The line is counted; its rest may be left unread (see rest).
 var errLineTooLong = errors.New("line too long")
 
 // lineReader hands out the lines of a text trace without allocating: a line
 // is a slice of the bufio buffer (or, for a line longer than the buffer, of
-// a reused overflow buffer) valid until the next call. Lines longer than max
-// are read through without being kept, so memory stays bounded.
+// a reused overflow buffer) valid until the next call. A line is refused as
+// soon as it passes its limit: no more than the limit of one line is ever
+// held, and a line that never ends (/dev/zero) fails after about the limit
+// is read. The rest of a line refused is read through, without being kept,
+// only when the next line is asked for.
 type lineReader struct {
 	br   *bufio.Reader
 	long []byte // overflow buffer for lines longer than br's buffer
-	line int64  // number of the last line returned (or skipped), 1-based
+	line int64  // number of the last line returned (or refused), 1-based
 	max  int    // longest line, without its terminator
 
-	tooLong int64 // length of the last line longer than max
+	// tooLong is the length of the last line refused, or -1 when it was
+	// refused before its end was read.
+	tooLong int64
+	rest    bool // the rest of the line refused is still to be read
 
-	// With csv set, the quote state qs is carried over the lines thrown away
-	// for being too long, so that the CSV reader knows where the record
+	// With csv set, the quote state qs is carried over the lines refused
+	// and their unread rest, so that the CSV reader knows where the record
 	// ends.
 	csv bool
 	qs  quoteState
@@ -44,29 +50,26 @@ func newLineReader(r io.Reader, max int) lineReader {
 // next returns the next line with its "\n" terminator, if it has one. At the
 // end of the input it returns io.EOF and no line; a last line without a
 // newline is returned first with a nil error. A line longer than max is
-// consumed and reported as errLineTooLong (its length in l.tooLong). Other
-// errors come from the underlying reader.
-func (l *lineReader) next() ([]byte, error) {
+// reported as errLineTooLong. Other errors come from the underlying reader.
+func (l *lineReader) next() ([]byte, error) { return l.nextLimit(l.max) }
+
+// nextLimit is next for a line of at most limit bytes (a CSV record's next
+// line, once its first lines took part of the limit).
+func (l *lineReader) nextLimit(limit int) ([]byte, error) {
+	if err := l.skipRest(); err != nil {
+		return nil, err
+	}
 	b, err := l.br.ReadSlice('\n')
 	if err == bufio.ErrBufferFull {
-		l.long = append(l.long[:0], b...)
-		for err == bufio.ErrBufferFull {
-			if len(l.long) > l.max { // no '\n' yet: all of it is content
-				return nil, l.discard()
-			}
-			b, err = l.br.ReadSlice('\n')
-			l.long = append(l.long, b...)
-		}
-		b = l.long
+		return l.nextLong(b, limit)
 	}
 	switch {
 	case err == io.EOF && len(b) > 0:
-		err = nil
 	case err != nil:
 		return nil, err
 	}
 	l.line++
-	if n := len(trimEOL(b)); n > l.max {
+	if n := len(trimEOL(b)); n > limit {
 		if l.csv {
 			l.qs = scanQuotes(l.qs, b)
 		}
@@ -76,42 +79,91 @@ func (l *lineReader) next() ([]byte, error) {
 	return b, nil
 }
 
-// discard reads the rest of a line that is too long, whose start is in
-// l.long.
-func (l *lineReader) discard() error {
-	n := int64(len(l.long))
-	if l.csv {
-		l.qs = scanQuotes(l.qs, l.long)
+// nextLong reads a line longer than the bufio buffer, which begins with b,
+// into l.long, and refuses it as soon as it passes limit, leaving its rest
+// unread.
+func (l *lineReader) nextLong(b []byte, limit int) ([]byte, error) {
+	l.long = l.long[:0]
+	err := bufio.ErrBufferFull
+	for err == bufio.ErrBufferFull {
+		// No line end in b: all of it is content, but for a last '\r' that
+		// a '\n' may follow.
+		n := len(l.long) + len(b)
+		if b[len(b)-1] == '\r' {
+			n--
+		}
+		if n > limit {
+			l.refuseLong(b)
+			l.rest = true
+			return nil, errLineTooLong
+		}
+		l.long = append(l.long, b...)
+		b, err = l.br.ReadSlice('\n')
 	}
-	for {
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	n := len(l.long) + len(b) // b ends the line, or the input
+	if len(b) > 0 && b[len(b)-1] == '\n' {
+		n--
+		if len(b) > 1 && b[len(b)-2] == '\r' || len(b) == 1 && l.long[len(l.long)-1] == '\r' {
+			n--
+		}
+	}
+	if n > limit {
+		l.refuseLong(b)
+		return nil, errLineTooLong
+	}
+	l.long = append(l.long, b...)
+	l.line++
+	return l.long, nil
+}
+
+// refuseLong counts the long line in l.long, b being what was read of it
+// last, as refused before its end.
+func (l *lineReader) refuseLong(b []byte) {
+	if l.csv {
+		l.qs = scanQuotes(scanQuotes(l.qs, l.long), b)
+	}
+	l.line++
+	l.tooLong = -1
+}
+
+// skipRest reads through the rest of the line refused last, if it is still
+// to be read.
+func (l *lineReader) skipRest() error {
+	for l.rest {
 		b, err := l.br.ReadSlice('\n')
 		if l.csv {
 			l.qs = scanQuotes(l.qs, b)
 		}
-		if err == bufio.ErrBufferFull {
-			n += int64(len(b))
-			continue
-		}
-		n += int64(len(trimEOL(b)))
-		if err != nil && err != io.EOF {
+		switch err {
+		case bufio.ErrBufferFull:
+		case nil, io.EOF:
+			l.rest = false
+		default:
 			return err
 		}
-		break
 	}
-	l.line++
-	l.tooLong = n
-	return errLineTooLong
+	return nil
 }
 
-// tooLongMsg describes the line that next reported as too long.
+// tooLongMsg describes the line that next refused.
 func (l *lineReader) tooLongMsg() string {
+	if l.tooLong < 0 {
+		return fmt.Sprintf("line longer than the limit of %d bytes (-max-line)", l.max)
+	}
 	return fmt.Sprintf("line of %d bytes exceeds the limit of %d (-max-line)", l.tooLong, l.max)
 }
 
 // readErr turns an error of the underlying reader into one that names the
 // file and the line being read.
 func (l *lineReader) readErr(name string, err error) error {
-	return fmt.Errorf("%s:%d: %w", name, l.line+1, err)
+	line := l.line + 1
+	if l.rest { // in the rest of a line refused
+		line = l.line
+	}
+	return fmt.Errorf("%s:%d: %w", name, line, err)
 }
 
 // trimEOL removes a trailing "\n" or "\r\n".

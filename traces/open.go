@@ -31,13 +31,13 @@ func Open(path string, f Format, opt Options) (Reader, error) {
 		return nil, err
 	}
 	if path == "-" {
-		return open(source{r: os.Stdin, name: "stdin", stdin: true}, f, opt)
+		return open(source{r: newCancelReader(os.Stdin, opt.Cancel), name: "stdin", stdin: true}, f, opt)
 	}
-	file, err := os.Open(path)
+	file, err := openFile(path, opt.Cancel)
 	if err != nil {
 		return nil, err
 	}
-	r, err := open(source{r: file, name: path, file: file, closer: file}, f, opt)
+	r, err := open(source{r: newCancelReader(file, opt.Cancel), name: path, file: file, closer: file}, f, opt)
 	if err != nil {
 		file.Close()
 		return nil, err
@@ -52,7 +52,7 @@ func openStream(r io.Reader, name string, f Format, opt Options) (Reader, error)
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
-	return open(source{r: r, name: name, stdin: true}, f, opt)
+	return open(source{r: newCancelReader(r, opt.Cancel), name: name, stdin: true}, f, opt)
 }
 
 // source is where a trace comes from.

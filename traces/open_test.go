@@ -252,7 +252,7 @@ func TestOpenSniffErrors(t *testing.T) {
 			"named.csv: a zstd-compressed stream cannot be read as Parquet: Parquet needs random access; decompress it to a file first"},
 		{"gzip-header.csv.gz", compress(t, compressGzip, []byte("ts,key\n"))[:5], FormatAuto,
 			"gzip-header.csv.gz: gzip stream is truncated (unexpected end of the compressed data)"},
-		{"ts-no-key", []byte("ts,user\n1,a\n"), FormatAuto, `ts-no-key:1: header has no "key" column (columns: ts, user)`},
+		{"ts-no-key", []byte("ts,user\n1,a\n"), FormatAuto, `ts-no-key:1: header has no "key" column (columns: "ts", "user")`},
 	}
 	for _, tt := range tests {
 		path := writeFile(t, dir, tt.name, tt.data)

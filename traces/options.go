@@ -40,9 +40,18 @@ type Options struct {
 
 	// MaxLine is the longest line (a CSV record spanning lines counts as
 	// one) of the text formats in bytes, without its line terminator; a
-	// longer line is a bad record. It bounds the memory a reader uses. Zero
-	// means DefaultMaxLine.
+	// longer line is a bad record, refused as soon as it passes the limit,
+	// so that a line that never ends (/dev/zero) fails after about MaxLine
+	// bytes are read. It bounds the memory a reader uses. Zero means
+	// DefaultMaxLine.
 	MaxLine int
+
+	// Cancel, when closed, stops the reader: Scan (or Open, for a reader
+	// still sniffing the format or reading a header) returns at once, with
+	// an error that wraps ErrInterrupted, even while a read waits for input
+	// that does not come (a stalled pipe, a named pipe without a writer) or
+	// SkipBad skips a run of bad records. Nil means never.
+	Cancel <-chan struct{}
 }
 
 // Defaults of the limits in Options.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
@@ -17,12 +16,12 @@ import (
 //
 //   - "ts" INT64: a TIMESTAMP logical type in NANOS, MICROS or MILLIS (or
 //     the legacy TIMESTAMP_MILLIS / TIMESTAMP_MICROS converted types),
-//     converted to nanoseconds exactly; or a plain INT64, a count of
-//     Options.TSUnit. It must not be negative or null and must fit int64
-//     nanoseconds.
+//     converted to nanoseconds exactly; or a plain INT64 (signed or
+//     unsigned), a count of Options.TSUnit. It must not be negative or null
+//     and must fit int64 nanoseconds.
 //   - "key" (or the column named by Options.Key) BYTE_ARRAY, with or without
 //     the STRING (UTF8) annotation; it must not be null or empty, must be
-//     valid UTF-8 and at most Options.MaxKey bytes.
+//     valid UTF-8 without NUL bytes and at most Options.MaxKey bytes.
 //   - "cost", optional, INT32 or INT64 (signed or unsigned); a missing column
 //     or a null value means 1, otherwise it must be positive.
 //
@@ -42,6 +41,7 @@ type ParquetReader struct {
 
 	tsUnit      int64 // nanoseconds per ts unit
 	tsUnitName  string
+	tsUnsign    bool // the ts column holds unsigned integers
 	costKind    parquet.Kind
 	costUnsign  bool
 	hasCost     bool
@@ -143,7 +143,7 @@ func newParquetReader(r io.ReaderAt, size int64, name string, opt Options, close
 		return nil, err
 	}
 	unit := st.unit
-	p = &ParquetReader{name: name, closer: closer, keyName: st.keyName, maxKey: st.maxKey, bad: badRecords{skip: opt.SkipBad}}
+	p = &ParquetReader{name: name, closer: closer, keyName: st.keyName, maxKey: st.maxKey, bad: badRecords{skip: opt.SkipBad, cancel: opt.Cancel}}
 	defer func() {
 		if v := recover(); v != nil {
 			p, err = nil, p.fileErr(fmt.Sprintf("corrupt Parquet file: %v", v))
@@ -229,7 +229,7 @@ func (p *ParquetReader) checkSchema(unit int64) error {
 			if optional {
 				return nil, -1, nil
 			}
-			return nil, 0, p.fileErr(fmt.Sprintf("no %q column (columns: %s)", name, strings.Join(names, ", ")))
+			return nil, 0, p.fileErr(fmt.Sprintf("no %q column (columns: %s)", name, quoteList(names)))
 		}
 		col := root.Column(name)
 		switch {
@@ -250,7 +250,7 @@ func (p *ParquetReader) checkSchema(unit int64) error {
 	if err != nil {
 		return err
 	}
-	p.tsUnit, p.tsUnitName = unit, ""
+	p.tsUnit, p.tsUnitName, p.tsUnsign = unit, "", unsignedInt(ts)
 	if lt, ok := ts.LogicalType.Value.(*format.TimestampType); ok {
 		switch lt.Unit.Value.(type) {
 		case *format.NanoSeconds:
@@ -288,15 +288,7 @@ func (p *ParquetReader) checkSchema(unit int64) error {
 		default:
 			return p.fileErr(fmt.Sprintf("column \"cost\" is %s, want INT32 or INT64", cost.Type.V))
 		}
-		if it, ok := cost.LogicalType.Value.(*format.IntType); ok && !it.IsSigned {
-			p.costUnsign = true
-		}
-		if cost.LogicalType.Value == nil && cost.ConvertedType.Valid {
-			switch cost.ConvertedType.V {
-			case deprecated.Uint32, deprecated.Uint64:
-				p.costUnsign = true
-			}
-		}
+		p.costUnsign = unsignedInt(cost)
 		p.hasCost = true
 	}
 	// parquet-go derives the type it decodes with from the logical type;
@@ -314,6 +306,21 @@ func (p *ParquetReader) checkSchema(unit int64) error {
 		}
 	}
 	return nil
+}
+
+// unsignedInt reports whether an integer column holds unsigned integers
+// (the INT logical type, unsigned, or the legacy UINT_* converted types).
+func unsignedInt(e *format.SchemaElement) bool {
+	if it, ok := e.LogicalType.Value.(*format.IntType); ok {
+		return !it.IsSigned
+	}
+	if e.LogicalType.Value == nil && e.ConvertedType.Valid {
+		switch e.ConvertedType.V {
+		case deprecated.Uint8, deprecated.Uint16, deprecated.Uint32, deprecated.Uint64:
+			return true
+		}
+	}
+	return false
 }
 
 // leafKind returns the kind parquet-go decodes a leaf column with.
@@ -440,7 +447,10 @@ func (p *ParquetReader) readRow() (string, error) {
 		return "ts is null", nil
 	}
 	raw := tv.Int64()
-	if raw < 0 {
+	switch {
+	case raw < 0 && p.tsUnsign: // past 2^63 - 1
+		return fmt.Sprintf("ts %d%s overflows int64 nanoseconds", uint64(raw), p.unitSuffix()), nil
+	case raw < 0:
 		return fmt.Sprintf("ts %d%s is negative", raw, p.unitSuffix()), nil
 	}
 	ts, ok := mulUnit(raw, p.tsUnit)
@@ -513,6 +523,8 @@ func (p *ParquetReader) finish() {
 
 // Request returns the current request; its Key is valid until the next Scan.
 func (p *ParquetReader) Request() Request { return p.req }
+
+func (p *ParquetReader) interrupted() bool { return p.bad.interrupted() }
 
 // Pos returns the file and the 1-based row of the current request.
 func (p *ParquetReader) Pos() Position { return Position{File: p.name, Row: p.row} }

@@ -56,6 +56,11 @@ type pqUnsignedCost struct {
 	Cost uint32 `parquet:"cost"`
 }
 
+type pqUnsignedTS struct {
+	TS  uint64 `parquet:"ts"`
+	Key string `parquet:"key"`
+}
+
 type pqOptional struct {
 	TS  *int64  `parquet:"ts,optional"`
 	Key *string `parquet:"key,optional"`
@@ -82,6 +87,8 @@ func TestParquetSchemas(t *testing.T) {
 			[]Request{{2_000, []byte("a"), 4}, {3_000, []byte("b"), 1}}},
 		{"unsigned int32 cost", writeParquetRows(t, []pqUnsignedCost{{1, "a", 2_000_000_000}}), 0,
 			[]Request{{1, []byte("a"), 2_000_000_000}}},
+		{"unsigned int64 ts", writeParquetRows(t, []pqUnsignedTS{{5, "a"}, {1<<63 - 1, "b"}}), 0,
+			[]Request{{5, []byte("a"), 1}, {1<<63 - 1, []byte("b"), 1}}},
 		{"optional ts and key without nulls", writeParquetRows(t, []pqOptional{{ptr[int64](1), ptr("a")}}), 0,
 			[]Request{{1, []byte("a"), 1}}},
 		{"empty file", writeParquetRows[pqPlain](t, nil), 0, nil},
@@ -181,11 +188,13 @@ func TestParquetErrors(t *testing.T) {
 		{"cost above MaxCost", writeParquetRows(t, []pqCost{{1, "k", 1}, {2, "k", MaxCost + 1}}), 0, "t.parquet: row 2: cost 2147483648 exceeds the largest cost, 2147483647"},
 		{"negative ts", writeParquetRows(t, []pqPlain{{1, "a"}, {-5, "b"}}), 0, "t.parquet: row 2: ts -5 is negative"},
 		{"ts overflow by unit", writeParquetRows(t, []pqPlain{{1 << 62, "b"}}), time.Second, "t.parquet: row 1: ts 4611686018427387904 overflows int64 nanoseconds"},
+		{"unsigned ts of 2^63", writeParquetRows(t, []pqUnsignedTS{{1, "a"}, {1 << 63, "b"}}), 0, "t.parquet: row 2: ts 9223372036854775808 overflows int64 nanoseconds"},
+		{"unsigned ts of 2^64-1", writeParquetRows(t, []pqUnsignedTS{{1<<64 - 1, "b"}}), time.Millisecond, "t.parquet: row 1: ts 18446744073709551615 overflows int64 nanoseconds"},
 		{"millis overflow", writeParquetRows(t, []pqMillis{{1 << 62, "b", 1}}), 0, "t.parquet: row 1: ts 4611686018427387904 milliseconds overflows int64 nanoseconds"},
 		{"empty key", writeParquetRows(t, []pqPlain{{1, "a"}, {2, ""}}), 0, "t.parquet: row 2: empty key"},
 		{"null key", writeParquetRows(t, []pqOptional{{ptr[int64](1), nil}}), 0, "t.parquet: row 1: key is null"},
 		{"null ts", writeParquetRows(t, []pqOptional{{ptr[int64](1), ptr("a")}, {nil, ptr("a")}}), 0, "t.parquet: row 2: ts is null"},
-		{"missing column", writeParquetRows(t, []pqNoTS{{1, "a"}}), 0, `t.parquet: no "ts" column (columns: a, b)`},
+		{"missing column", writeParquetRows(t, []pqNoTS{{1, "a"}}), 0, `t.parquet: no "ts" column (columns: "a", "b")`},
 		{"ts wrong type", writeParquetRows(t, []pqWrongTS{{"1", "a"}}), 0, `t.parquet: column "ts" is BYTE_ARRAY, want INT64`},
 		{"key wrong type", writeParquetRows(t, []pqWrongKey{{1, 2}}), 0, `t.parquet: column "key" is INT64, want BYTE_ARRAY`},
 		{"cost wrong type", writeParquetRows(t, []pqWrongCost{{1, "a", 1}}), 0, `t.parquet: column "cost" is DOUBLE, want INT32 or INT64`},

@@ -9,26 +9,34 @@ import (
 // Reorder returns a reader that gives r's requests in time order, as long
 // as none arrives more than d after a later one: it holds the requests
 // within d of the latest time seen and releases the earliest first (in file
-// order among equal times). A request older than one already released is a
-// *ParseError naming its line, or, with skipBad, a skipped record. Memory is
-// bounded by the requests of a span d.
-func Reorder(r Reader, d time.Duration, skipBad bool) Reader {
-	return &reorderReader{in: r, d: int64(d), skipBad: skipBad, released: -1 << 63}
+// order among equal times). Memory is bounded by the requests of a span d.
+//
+// It asks no more of the trace than a replay without it, which needs time
+// order within each key only: a request that arrives more than d late, after
+// later requests of other keys were released, is released as it comes. A
+// key's requests keep their order whenever the trace has it; a key whose
+// time goes backwards by more than the window comes out so, for the replay
+// to report.
+//
+// When r is a reader of this package, its Options.Cancel also stops the
+// filling of the buffer, which may read a long span without a request to
+// release.
+func Reorder(r Reader, d time.Duration) Reader {
+	ir, _ := r.(interruptible)
+	// Before the first Scan, Pos names the file, as the reader's own does.
+	return &reorderReader{in: r, d: int64(d), ir: ir, cur: held{pos: Position{File: r.Pos().File}}}
 }
 
 type reorderReader struct {
-	in       Reader
-	d        int64
-	skipBad  bool
-	h        heldHeap
-	seq      int64
-	latest   int64 // the latest time read
-	released int64 // the time of the last request released
-	cur      held
-	err      error
-	eof      bool
-	skipped  int64
-	examples []*ParseError
+	in     Reader
+	ir     interruptible // in, when it can tell it was cancelled
+	d      int64
+	h      heldHeap
+	seq    int64
+	latest int64 // the latest time read
+	cur    held
+	err    error
+	eof    bool
 }
 
 // held is a request waiting in the buffer, with its own copy of the key.
@@ -51,20 +59,11 @@ func (r *reorderReader) Scan() bool {
 			}
 			break
 		}
-		q := r.in.Request()
-		if q.T < r.released {
-			e := &ParseError{Pos: r.in.Pos(), Msg: fmt.Sprintf("time %d is %v before a request already released at %d: more than the -reorder window %v out of order",
-				q.T, time.Duration(r.released-q.T), r.released, time.Duration(r.d))}
-			if !r.skipBad {
-				r.err = e
-				return false
-			}
-			r.skipped++
-			if len(r.examples) < MaxSkipExamples {
-				r.examples = append(r.examples, e)
-			}
-			continue
+		if r.seq&4095 == 4095 && r.ir != nil && r.ir.interrupted() {
+			r.err = fmt.Errorf("%v: %w", r.in.Pos(), ErrInterrupted)
+			return false
 		}
+		q := r.in.Request()
 		q.Key = append([]byte(nil), q.Key...)
 		heap.Push(&r.h, held{req: q, pos: r.in.Pos(), seq: r.seq})
 		r.seq++
@@ -74,7 +73,6 @@ func (r *reorderReader) Scan() bool {
 		return false
 	}
 	r.cur = heap.Pop(&r.h).(held)
-	r.released = r.cur.req.T
 	return true
 }
 
@@ -83,20 +81,12 @@ func (r *reorderReader) Pos() Position    { return r.cur.pos }
 func (r *reorderReader) Err() error       { return r.err }
 func (r *reorderReader) Close() error     { return r.in.Close() }
 
-// Skipped adds the requests dropped for arriving too late to what the
-// underlying reader skipped.
+// Skipped returns what the underlying reader skipped.
 func (r *reorderReader) Skipped() (int64, []*ParseError) {
-	n, first := int64(0), []*ParseError(nil)
-	if sc, ok := r.in.(interface {
-		Skipped() (int64, []*ParseError)
-	}); ok {
-		n, first = sc.Skipped()
+	if sc, ok := r.in.(SkipCounter); ok {
+		return sc.Skipped()
 	}
-	first = append(first, r.examples...)
-	if len(first) > MaxSkipExamples {
-		first = first[:MaxSkipExamples]
-	}
-	return n + r.skipped, first
+	return 0, nil
 }
 
 // heldHeap orders held requests by time, then arrival.

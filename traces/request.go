@@ -18,7 +18,7 @@
 // traces, and reads standard input for the path "-". What a writer writes,
 // its reader reads back unchanged, and the writers refuse requests that no
 // reader would accept: negative T, Cost below 1, an empty Key or one that is
-// not valid UTF-8.
+// not valid UTF-8 or holds a NUL byte.
 //
 // Readers are modelled on bufio.Scanner:
 //

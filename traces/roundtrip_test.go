@@ -101,11 +101,36 @@ func TestInvalidUTF8(t *testing.T) {
 	}
 }
 
+// TestNULKey checks that a key holding a NUL byte is refused by every
+// reader, however the format writes it (raw in CSV, \u0000 in JSON lines,
+// a byte of a Parquet BYTE_ARRAY), and by every writer.
+func TestNULKey(t *testing.T) {
+	for _, f := range allFormats {
+		w, _ := NewWriter(new(bytes.Buffer), f)
+		if err := w.Write(Request{1, []byte("a\x00b"), 1}); err == nil || err.Error() != "traces: cannot write request with a key holding a NUL byte" {
+			t.Errorf("%v: Write = %v", f, err)
+		}
+	}
+	for f, c := range map[Format]struct {
+		data []byte
+		want string
+	}{
+		FormatCSV:       {[]byte("ts,key\n1,a\x00b\n"), "x:2: NUL byte"},
+		FormatJSONL:     {[]byte(`{"ts":1,"key":"a\u0000b"}` + "\n"), "x:1: key holds a NUL byte"},
+		FormatParquet:   {writeParquetRows(t, []pqPlain{{1, "a\x00b"}}), "x: row 1: key holds a NUL byte"},
+		FormatAccessLog: {[]byte("a\x00b - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 1\n"), "x:1: NUL byte"},
+	} {
+		if _, err := read(f, c.data, "x", Options{}); err == nil || err.Error() != c.want {
+			t.Errorf("%v: %v, want %s", f, err, c.want)
+		}
+	}
+}
+
 func TestOpenErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.csv")
 	os.WriteFile(bad, []byte("a,b\n1,2\n"), 0o644)
-	if _, err := Open(bad, FormatAuto, Options{}); err == nil || err.Error() != bad+`:1: header has no "ts" column (columns: a, b)` {
+	if _, err := Open(bad, FormatAuto, Options{}); err == nil || err.Error() != bad+`:1: header has no "ts" column (columns: "a", "b")` {
 		t.Errorf("Open(bad.csv) = %v", err)
 	}
 	if _, err := Open(filepath.Join(dir, "missing.csv"), FormatAuto, Options{}); !errors.Is(err, fs.ErrNotExist) {

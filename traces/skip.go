@@ -6,18 +6,25 @@ import (
 )
 
 // badRecords is what a reader knows of its bad records: with skip set it
-// counts them and keeps the first MaxSkipExamples.
+// counts them and keeps the first MaxSkipExamples. It holds the reader's
+// Options.Cancel too, looked at for every record skipped, so that a run of
+// bad records does not keep a cancelled reader going.
 type badRecords struct {
-	skip  bool
-	n     int64
-	first []*ParseError
+	skip   bool
+	cancel <-chan struct{}
+	n      int64
+	first  []*ParseError
 }
 
 // add records a bad record at pos. It returns true when the reader skips it
-// and goes on, false when the reader must stop with the error.
-func (b *badRecords) add(pos Position, msg string) (*ParseError, bool) {
+// and goes on, false when the reader must stop with the error: the record's
+// own, or, once Options.Cancel is closed, one that wraps ErrInterrupted.
+func (b *badRecords) add(pos Position, msg string) (error, bool) {
 	if !b.skip {
 		return &ParseError{Pos: pos, Msg: msg}, false
+	}
+	if closed(b.cancel) {
+		return fmt.Errorf("%v: %w", pos, ErrInterrupted), false
 	}
 	b.n++
 	if len(b.first) < MaxSkipExamples {
@@ -26,13 +33,19 @@ func (b *badRecords) add(pos Position, msg string) (*ParseError, bool) {
 	return nil, true
 }
 
+// interrupted reports whether the reader's Options.Cancel is closed.
+func (b *badRecords) interrupted() bool { return closed(b.cancel) }
+
 // skipped implements SkipCounter.Skipped.
 func (b *badRecords) skipped() (int64, []*ParseError) {
 	return b.n, b.first[:len(b.first):len(b.first)]
 }
 
 // keyProblem checks a key read from a trace, returning what is wrong with it
-// or "". Keys must be non-empty, at most maxKey bytes and valid UTF-8.
+// or "". Every reader checks its keys with it, whatever the format's own
+// rules: keys must be non-empty, at most maxKey bytes, valid UTF-8 and
+// free of NUL bytes (however the format spells them, a JSON "\u0000"
+// included).
 func keyProblem(key []byte, maxKey int) string {
 	switch {
 	case len(key) == 0:
@@ -41,6 +54,8 @@ func keyProblem(key []byte, maxKey int) string {
 		return fmt.Sprintf("key of %d bytes exceeds the limit of %d (-max-key)", len(key), maxKey)
 	case !utf8.Valid(key):
 		return "key is not valid UTF-8"
+	case containsNUL(key):
+		return "key holds a NUL byte"
 	}
 	return ""
 }

@@ -24,6 +24,8 @@ func checkRequest(r Request) error {
 		return errors.New("traces: cannot write request with an empty key")
 	case !utf8.Valid(r.Key):
 		return errors.New("traces: cannot write request with a key that is not valid UTF-8")
+	case containsNUL(r.Key):
+		return errors.New("traces: cannot write request with a key holding a NUL byte")
 	}
 	return nil
 }

@@ -141,6 +141,12 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	// SIGINT and SIGTERM stop the reading of the trace too, even while it
+	// waits for input or skips bad records: the replay then ends as
+	// interrupted. Once the replay is over they end the process again.
+	sig, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+	tf.cancel = sig.Done()
 	r, path, format, name, err := tf.openOrGenerate(*genSpec)
 	if err != nil {
 		return err
@@ -156,7 +162,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	}
 	job := replayJob{stdout: stdout, stderr: stderr, eng: eng, r: r, info: info,
 		dir: dir, cpuProfile: *cpuProfile, memProfile: *memProfile, force: *force,
-		report: *withReport, reportOpt: report.Options{NoPNG: !*png}}
+		report: *withReport, reportOpt: report.Options{NoPNG: !*png}, ctx: sig, stopSignals: stopSignals}
 	return job.run()
 }
 
@@ -178,6 +184,12 @@ type replayJob struct {
 	// writeFile writes each file of the results (nil:
 	// compare.WriteFileAtomic); tests fail it part way.
 	writeFile func(path string, data []byte) error
+	// ctx is cancelled by a signal caught before the replay began; nil for
+	// none.
+	ctx context.Context
+	// stopSignals, if not nil, is called once the replay is over, so that
+	// a signal then ends the process again.
+	stopSignals func()
 }
 
 // run replays the trace and writes the results folder as one set:
@@ -198,6 +210,9 @@ func (j replayJob) run() error {
 		return err
 	}
 	sum, perf, replayErr := j.replay()
+	if j.stopSignals != nil {
+		j.stopSignals()
+	}
 	if sum == nil {
 		return replayErr
 	}
@@ -252,7 +267,11 @@ func (j replayJob) replay() (*compare.Summary, compare.Perf, error) {
 	}
 	// SIGINT or SIGTERM stop the replay between two requests; what was
 	// replayed is still written, marked partial.
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	parent := j.ctx
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 	fmt.Fprintf(j.stderr, "replaying %s into %s (interrupt to stop with a partial summary)\n", info.Path, dir)
 	var total int64
 	if sized, ok := r.(interface{ NumRows() int64 }); ok {

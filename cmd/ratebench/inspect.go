@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/stat"
+
+	"ratebench/compare"
 )
 
 func runInspect(stdout, stderr io.Writer, args []string) error {
@@ -29,6 +31,7 @@ func runInspect(stdout, stderr io.Writer, args []string) error {
 	if err := r.Err(); err != nil {
 		return err
 	}
+	st.skipped, st.skipExamples = skipped(r)
 	st.print(stdout, tf.path, format)
 	return nil
 }
@@ -45,6 +48,8 @@ type traceStats struct {
 	maxGlobalStep   int64 // largest step back from the latest time seen, ns: what -reorder needs
 	keyBackwards    int64 // requests earlier than their key's previous one
 	maxKeyStep      int64 // largest backwards step within a key, ns
+	skipped         int64 // bad records skipped (-skip-bad)
+	skipExamples    []compare.SkipExample
 }
 
 func newTraceStats() *traceStats { return &traceStats{ids: map[string]int32{}} }
@@ -79,6 +84,20 @@ func (s *traceStats) print(w io.Writer, path, format string) {
 	fmt.Fprintf(w, "trace      %s (%s)\n", path, format)
 	fmt.Fprintf(w, "requests   %d (total cost %d)\n", s.requests, s.cost)
 	fmt.Fprintf(w, "keys       %d\n", len(s.count))
+	if s.skipped > 0 {
+		which := ":"
+		if int64(len(s.skipExamples)) < s.skipped {
+			which = fmt.Sprintf("; the first %d:", len(s.skipExamples))
+		}
+		fmt.Fprintf(w, "skipped    %d bad records (-skip-bad)%s\n", s.skipped, which)
+		for _, e := range s.skipExamples {
+			where := fmt.Sprintf("line %d", e.Line)
+			if e.Row > 0 {
+				where = fmt.Sprintf("row %d", e.Row)
+			}
+			fmt.Fprintf(w, "           %s: %s\n", where, e.Reason)
+		}
+	}
 	if s.requests == 0 {
 		return
 	}

@@ -2,29 +2,29 @@ package main
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"ratebench/compare"
 )
 
-// A replay sent SIGINT stops cleanly and leaves a valid summary.json
-// marked partial, with the count of requests it replayed.
-func TestInterruptWritesPartialSummary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the command")
+// interruptRun starts the command with args, feeds its standard input with
+// feed (if not nil) in the background, sends SIGINT once the replay has
+// begun (and had a moment to read), and returns how the command ended and
+// how long after the signal.
+func interruptRun(t *testing.T, bin string, feed func(io.WriteCloser), args ...string) (error, time.Duration) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "ratebench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	out := filepath.Join(dir, "res")
-	cmd := exec.Command(bin, "compare", "-gen", "poisson:requests=1e15,keys=1000", "-alg", "counter", "-report=false", "-o", out)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -32,9 +32,18 @@ func TestInterruptWritesPartialSummary(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	defer stdin.Close()
+	if feed != nil {
+		go feed(stdin)
+	}
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() && !strings.HasPrefix(sc.Text(), "replaying ") {
+		t.Log(sc.Text())
 	}
+	time.Sleep(200 * time.Millisecond) // for the first records to be read
+	killer := time.AfterFunc(10*time.Second, func() { cmd.Process.Kill() })
+	defer killer.Stop()
+	signalled := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -44,18 +53,96 @@ func TestInterruptWritesPartialSummary(t *testing.T) {
 		}
 	}
 	err = cmd.Wait()
-	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 {
-		t.Errorf("exit: %v, want status 1", err)
+	return err, time.Since(signalled)
+}
+
+// A replay sent SIGINT stops cleanly and leaves a valid summary.json
+// marked partial, with the count of requests it replayed: while it replays
+// requests, and while it reads none (standard input stalled, a run of
+// records -skip-bad skips, a line that never ends), within a second.
+func TestInterruptWritesPartialSummary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
 	}
-	s, err := compare.ReadSummaryFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "ratebench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	if !s.Partial || s.Trace.Requests <= 0 || s.Runs[1].Requests != s.Trace.Requests {
-		t.Errorf("partial %v after %d requests (run: %d)", s.Partial, s.Trace.Requests, s.Runs[1].Requests)
+	const someSkipped, anySkipped = -1, -2
+	tests := []struct {
+		name              string
+		args              []string
+		feed              func(io.WriteCloser)
+		requests, skipped int64 // requests -1: some
+	}{
+		{"replaying", []string{"-gen", "poisson:requests=1e15,keys=1000"}, nil, -1, 0},
+		{"stalled stdin", []string{"-trace", "-"}, func(w io.WriteCloser) {
+			io.WriteString(w, "ts,key\n1,a\n2,b\n") // then nothing, and no end
+		}, 2, 0},
+		{"skipping bad records", []string{"-trace", "-", "-skip-bad"}, func(w io.WriteCloser) {
+			if _, err := io.WriteString(w, "ts,key\n1,a\n"); err != nil {
+				return
+			}
+			bad := []byte(strings.Repeat("x,b\n", 1000))
+			for { // until the command exits
+				if _, err := w.Write(bad); err != nil {
+					return
+				}
+			}
+		}, 1, someSkipped},
+		// (skipped, or still being read, when the signal comes)
+		{"a line that never ends", []string{"-trace", "/dev/zero", "-format", "jsonl", "-skip-bad"}, nil, 0, anySkipped},
 	}
-	if _, err := os.Stat(filepath.Join(out, "perf.json")); err != nil {
-		t.Error(err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-"))
+			args := append([]string{"compare", "-alg", "counter", "-report=false", "-o", out}, tt.args...)
+			err, after := interruptRun(t, bin, tt.feed, args...)
+			if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 {
+				t.Errorf("exit: %v, want status 1", err)
+			}
+			if after > 2*time.Second {
+				t.Errorf("exited %v after SIGINT", after)
+			}
+			s, err := compare.ReadSummaryFile(filepath.Join(out, "summary.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !s.Partial || s.Runs[1].Requests != s.Trace.Requests {
+				t.Errorf("partial %v after %d requests (run: %d)", s.Partial, s.Trace.Requests, s.Runs[1].Requests)
+			}
+			if tt.requests >= 0 && s.Trace.Requests != tt.requests || tt.requests < 0 && s.Trace.Requests <= 0 {
+				t.Errorf("%d requests", s.Trace.Requests)
+			}
+			if tt.skipped >= 0 && s.Trace.Skipped != tt.skipped || tt.skipped == someSkipped && s.Trace.Skipped <= 0 {
+				t.Errorf("%d skipped", s.Trace.Skipped)
+			}
+			if _, err := os.Stat(filepath.Join(out, "perf.json")); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// A trace whose first line never ends fails at once, naming the file, the
+// line and the limit it passed.
+func TestEndlessLineFails(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := ratebench(t, "compare", "-trace", "/dev/zero", "-format", "csv", "-report=false", "-o", t.TempDir())
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if want := "/dev/zero:1: line longer than the limit of 1048576 bytes (-max-line)"; err == nil || err.Error() != want {
+			t.Errorf("got %v, want %s", err, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("still reading /dev/zero after 10s")
 	}
 }
 

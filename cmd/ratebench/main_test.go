@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,5 +132,31 @@ func TestInspect(t *testing.T) {
 	out, _, err = ratebench(t, "inspect", "-trace", path)
 	if err != nil || !strings.Contains(out, "NOT ordered: 2 requests go back in time within their key, by up to 50ns; compare needs -reorder 110ns") {
 		t.Errorf("inspect of an unordered trace: %v\n%s", err, out)
+	}
+	if strings.Contains(out, "skipped") {
+		t.Errorf("inspect says it skipped records of a good trace:\n%s", out)
+	}
+}
+
+// inspect -skip-bad says how many records it skipped, and which first.
+func TestInspectSkipBad(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.csv")
+	var in strings.Builder
+	in.WriteString("ts,key\n1,a\nx\x1b,b\n")
+	for i := range 12 {
+		fmt.Fprintf(&in, "%d,c,0,extra\n", i)
+	}
+	in.WriteString("9,d\n")
+	os.WriteFile(path, []byte(in.String()), 0o644)
+	out, _, err := ratebench(t, "inspect", "-skip-bad", "-trace", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "skipped    13 bad records (-skip-bad); the first 10:\n" +
+		"           line 3: ts \"x\\x1b\" is not a number, decimal seconds or RFC 3339 time\n" +
+		"           line 4: 4 fields, header has 2\n"
+	if !strings.Contains(out, "requests   2 (total cost 2)") || !strings.Contains(out, want) ||
+		!strings.Contains(out, "           line 12: 4 fields, header has 2\n") || strings.Contains(out, "line 13:") {
+		t.Errorf("inspect -skip-bad:\n%s\nwant:\n%s", out, want)
 	}
 }

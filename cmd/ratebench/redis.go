@@ -58,6 +58,11 @@ func runRedis(stdout, stderr io.Writer, args []string) error {
 		return usageError{"-sample and -min-ttl must be positive"}
 	}
 
+	// A signal stops the reading of the trace too, even while it waits for
+	// input.
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	tf.cancel = ctx.Done()
 	r, path, format, name, err := tf.openOrGenerate(*genSpec)
 	if err != nil {
 		return err
@@ -76,8 +81,6 @@ func runRedis(stdout, stderr io.Writer, args []string) error {
 	}
 	defer rd.close()
 
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer cancel()
 	cfg := redisreplay.Config{Addr: *addr, Rule: rule, Algorithms: algList, Clients: cs, MinTTL: *minTTL, MemorySample: *sample,
 		Trace: redisreplay.TraceInfo{Path: path, Format: format},
 		Log:   func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) }}

@@ -19,6 +19,9 @@ type traceFlags struct {
 	maxKey  int
 	maxLine int
 	reorder time.Duration
+
+	// cancel, when closed, stops the reading (the reader's Options.Cancel).
+	cancel <-chan struct{}
 }
 
 func (tf *traceFlags) register(fs *flag.FlagSet) {
@@ -53,12 +56,13 @@ func (tf *traceFlags) open() (traces.Reader, string, error) {
 	if tf.maxKey < 1 || tf.maxLine < 1 || tf.reorder < 0 {
 		return nil, "", usageError{"-max-key and -max-line must be positive, -reorder not negative"}
 	}
-	r, err := traces.Open(tf.path, f, traces.Options{TSUnit: unit, Key: tf.key, SkipBad: tf.skipBad, MaxKey: tf.maxKey, MaxLine: tf.maxLine})
+	r, err := traces.Open(tf.path, f, traces.Options{TSUnit: unit, Key: tf.key, SkipBad: tf.skipBad, MaxKey: tf.maxKey, MaxLine: tf.maxLine,
+		Cancel: tf.cancel})
 	if err != nil {
 		return nil, "", err
 	}
 	if tf.reorder > 0 {
-		r = traces.Reorder(r, tf.reorder, tf.skipBad)
+		r = traces.Reorder(r, tf.reorder)
 	}
 	return r, traces.FormatOf(r).String(), nil
 }
