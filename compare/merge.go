@@ -54,7 +54,7 @@ func mergeDisjoint(parts []*Summary) (*Summary, error) {
 			return nil, fmt.Errorf("merge: part %d replayed %q, part 0 %q", i, p.Trace.Path, first.Trace.Path)
 		}
 		if p.Trace.Fingerprint != first.Trace.Fingerprint {
-			return nil, fmt.Errorf("merge: part %d replayed other content than part 0 under the name %s: not the same trace", i, first.Trace.Path)
+			return nil, fmt.Errorf("merge: part %d replayed other content than part 0 under the name %q: not the same trace", i, first.Trace.Path)
 		}
 		if sk, _ := json.Marshal(p.Trace.SkippedExamples); p.Trace.Skipped != first.Trace.Skipped || string(sk) != string(skips) {
 			return nil, fmt.Errorf("merge: part %d skipped other records than part 0: not the same trace", i)

@@ -342,9 +342,9 @@ func checkResultsDir(dir string, trace compare.TraceInfo, force bool) error {
 	case was.Path == "-":
 		return fmt.Errorf("%s holds the results of a trace read from standard input, which cannot be told the same; %s", dir, fix)
 	case trace.Path == "-":
-		return fmt.Errorf("%s holds the results of another trace (%s), and standard input cannot be told the same; %s", dir, was.Path, fix)
+		return fmt.Errorf("%s holds the results of another trace (%q), and standard input cannot be told the same; %s", dir, was.Path, fix)
 	case trace.Fingerprint == "" && !strings.HasPrefix(trace.Path, genPrefix):
-		return fmt.Errorf("%s holds the results of another trace (%s), and %s is not a regular file that can be told the same; %s", dir, was.Path, trace.Path, fix)
+		return fmt.Errorf("%s holds the results of another trace (%q), and %s is not a regular file that can be told the same; %s", dir, was.Path, trace.Path, fix)
 	case was.Fingerprint == "":
 		if was.Path == trace.Path {
 			return nil
@@ -352,9 +352,9 @@ func checkResultsDir(dir string, trace compare.TraceInfo, force bool) error {
 	case was.Fingerprint == trace.Fingerprint:
 		return nil
 	case was.Path == trace.Path:
-		return fmt.Errorf("%s holds the results of %s as it was before: its content has changed since; %s", dir, was.Path, fix)
+		return fmt.Errorf("%s holds the results of %q as it was before: its content has changed since; %s", dir, was.Path, fix)
 	}
-	return fmt.Errorf("%s holds the results of another trace (%s); %s", dir, was.Path, fix)
+	return fmt.Errorf("%s holds the results of another trace (%q); %s", dir, was.Path, fix)
 }
 
 // fingerprint returns the fingerprint of the trace file at path (see

@@ -156,7 +156,7 @@ func TestForceToOverwriteAnotherTrace(t *testing.T) {
 		t.Errorf("rerun on the same trace: %v", err)
 	}
 	_, _, err := ratebench(t, "compare", "-gen", "poisson:requests=100", "-report=false", "-o", dir)
-	if err == nil || !strings.Contains(err.Error(), "holds the results of another trace (testdata/small.csv); use -force") {
+	if err == nil || !strings.Contains(err.Error(), "holds the results of another trace (\"testdata/small.csv\"); use -force") {
 		t.Errorf("another trace without -force: %v", err)
 	}
 	if _, _, err := ratebench(t, "compare", "-gen", "poisson:requests=100", "-report=false", "-force", "-o", dir); err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -83,7 +84,7 @@ func TestResultsOfAnotherTrace(t *testing.T) {
 	before := snapshot(t, res)
 	withStdin(t, small, func() {
 		_, _, err := ratebench(t, args("-", "-format", "csv")...)
-		if err == nil || !strings.Contains(err.Error(), "holds the results of another trace (./testdata/small.csv), and standard input cannot be told the same; use -force") {
+		if err == nil || !strings.Contains(err.Error(), "holds the results of another trace (\"./testdata/small.csv\"), and standard input cannot be told the same; use -force") {
 			t.Errorf("standard input over a file's results: %v", err)
 		}
 	})
@@ -100,7 +101,7 @@ func TestResultsOfAnotherTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(copyPath, append(data, "1704067999000000000,client-01,1\n"...), 0o644)
-	if _, _, err := ratebench(t, args(copyPath)...); err == nil || !strings.Contains(err.Error(), "holds the results of "+copyPath+" as it was before: its content has changed since") {
+	if _, _, err := ratebench(t, args(copyPath)...); err == nil || !strings.Contains(err.Error(), "holds the results of "+strconv.Quote(copyPath)+" as it was before: its content has changed since") {
 		t.Errorf("a changed file: %v", err)
 	}
 }
