@@ -46,6 +46,12 @@ func runConvert(stdout, stderr io.Writer, args []string) error {
 	if err := refuseSameFile(tf.path, out); err != nil {
 		return err
 	}
+	// A signal stops the copy, even while the input stalls, and leaves
+	// OUT as it was; a second one ends the process.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	context.AfterFunc(ctx, stop)
+	tf.cancel = ctx.Done()
 	r, _, err := tf.open()
 	if err != nil {
 		return err
@@ -68,9 +74,6 @@ func runConvert(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return errors.New(strings.ReplaceAll(err.Error(), tmp, out))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	context.AfterFunc(ctx, stop) // a second signal ends the process
 	n, err := copyTrace(ctx, w, r, out)
 	if err != nil {
 		w.Close()
@@ -105,13 +108,10 @@ func copyTrace(ctx context.Context, w traces.Writer, r traces.Reader, out string
 			return n, fmt.Errorf("interrupted after %d requests: %s is left as it was", n, out)
 		}
 	}
-	if err := r.Err(); err != nil {
-		return n, err
-	}
 	if ctx.Err() != nil {
 		return n, fmt.Errorf("interrupted after %d requests: %s is left as it was", n, out)
 	}
-	return n, nil
+	return n, r.Err()
 }
 
 // refuseSameFile refuses an output that is the input, by whatever path

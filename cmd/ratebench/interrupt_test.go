@@ -163,3 +163,49 @@ func TestForceToOverwriteAnotherTrace(t *testing.T) {
 		t.Errorf("with -force: %v", err)
 	}
 }
+
+// convert sent SIGINT while its input stalls stops within a second, and
+// leaves OUT as it was, with no temporary file beside it.
+func TestInterruptConvertOfAStalledInput(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "ratebench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out := filepath.Join(dir, "out", "t.csv")
+	os.Mkdir(filepath.Dir(out), 0o755)
+	const earlier = "ts,key\n5,kept\n"
+	if err := os.WriteFile(out, []byte(earlier), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "convert", "-format", "csv", "-", out)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(stdin, "ts,key\n1,a\n2,b\n") // then nothing, and no end
+	time.Sleep(300 * time.Millisecond)
+	killer := time.AfterFunc(10*time.Second, func() { cmd.Process.Kill() })
+	defer killer.Stop()
+	signalled := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 {
+		t.Errorf("exit: %v, want status 1", err)
+	}
+	if after := time.Since(signalled); after > 2*time.Second {
+		t.Errorf("exited %v after SIGINT", after)
+	}
+	if got, _ := os.ReadFile(out); string(got) != earlier {
+		t.Errorf("OUT is now %q", got)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 1 {
+		t.Errorf("beside OUT: %d entries, want OUT alone", len(entries))
+	}
+}
