@@ -24,7 +24,7 @@ func TestInterruptWritesPartialSummary(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	out := filepath.Join(dir, "res")
-	cmd := exec.Command(bin, "compare", "-gen", "poisson:requests=1e15,keys=1000", "-alg", "counter", "-report=false", "-o", out)
+	cmd := exec.Command(bin, "compare", "-gen", "poisson:requests=1e12,keys=1000", "-alg", "counter", "-report=false", "-o", out)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
