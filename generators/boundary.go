@@ -1,6 +1,7 @@
 package generators
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 )
@@ -11,8 +12,20 @@ func init() {
 		About: "an attacker that knows the window: around every window edge each key sends a burst just before it and one just after it; " +
 			"the fixed window's 2x case and the counter's blind spot",
 		Params: []Param{
-			{"burst", 0, "requests on each side of an edge (0: rate*window/2, so that the mean rate is rate)"},
-			{"spread", 0.05, "how close to the edge, as a fraction of the window: requests fall within spread*window of it"},
+			{Name: "burst", Default: 0, About: "requests on each side of an edge, at most requests (0: rate*window/2, so that the mean rate is rate)",
+				Min: 0, Max: noMax, Whole: true},
+			{Name: "spread", Default: 0.05, About: "how close to the edge, as a fraction of the window: requests fall within spread*window of it " +
+				"(at most 0.5, so that the bursts of two edges do not overlap; 0: within 1 ns)", Min: 0, Max: 0.5},
+		},
+		load: func(p Params, v values) (load, error) {
+			burst, what := v["burst"], "burst="+ftoa(v["burst"])
+			if burst == 0 {
+				burst = max(math.Floor(p.Rate*p.Window.Seconds()/2+0.5), 1)
+				what = "rate " + ftoa(p.Rate) + " with window " + p.Window.String() + " (burst 0: rate*window/2 on each side of an edge)"
+			}
+			l := load{mean: 2 * burst / p.Window.Seconds(), pending: 2 * burst,
+				held: "2*burst = " + ftoa(2*burst) + " timestamps per key at each window edge"}
+			return l, checkBurst(what, burst, p)
 		},
 		build: func(p Params, v values, _ int, rng *rand.Rand) source {
 			burst := int(v["burst"])
@@ -39,12 +52,19 @@ type boundary struct {
 
 func (s *boundary) next() int64 {
 	if s.i == len(s.queue) {
+		if s.edge > never-s.spread { // past the representable future
+			return never
+		}
 		s.queue, s.i = s.queue[:0], 0
 		for range s.burst {
 			s.queue = append(s.queue, s.edge-1-s.rng.Int64N(s.spread), s.edge+s.rng.Int64N(s.spread))
 		}
 		slices.Sort(s.queue)
-		s.edge += s.w
+		if s.edge > never-s.w {
+			s.edge = never
+		} else {
+			s.edge += s.w
+		}
 	}
 	s.i++
 	return s.queue[s.i-1]

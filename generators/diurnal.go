@@ -1,6 +1,7 @@
 package generators
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -13,19 +14,24 @@ func init() {
 		About: "a daily cycle: Poisson requests whose rate follows rate(t) = rate*(1 + amplitude*sin(2π((t-start)/period + phase))), " +
 			"the same phase for every key, drawn by thinning a Poisson process at the peak rate",
 		Params: []Param{
-			{"period", 86400, "length of the cycle, seconds (<= 0: no modulation)"},
-			{"amplitude", 0.8, "relative swing of the rate around its mean, 0 to 1 (clamped)"},
-			{"phase", 0, "where in the cycle the trace starts, as a fraction of the period (0: rising through the mean)"},
+			{Name: "period", Default: 86400, About: "length of the cycle, seconds, at least 0.001 (0: no modulation)", Min: 0, Max: maxSeconds},
+			{Name: "amplitude", Default: 0.8, About: "relative swing of the rate around its mean", Min: 0, Max: 1},
+			{Name: "phase", Default: 0, About: "where in the cycle the trace starts, as a fraction of the period, taken modulo 1 (0: rising through the mean)",
+				Min: -noMax, Max: noMax},
+		},
+		load: func(p Params, v values) (load, error) {
+			period, amp := v["period"], v["amplitude"]
+			if period == 0 {
+				return load{mean: p.Rate}, nil
+			}
+			if period < 1e-3 {
+				return load{}, fmt.Errorf("period=%s: a cycle must last at least 0.001 s (0: no modulation)", ftoa(period))
+			}
+			what := "rate " + ftoa(p.Rate) + " with amplitude=" + ftoa(amp) + ", rate*(1+amplitude) at the peak"
+			return load{mean: p.Rate}, checkPeak(what, p.Rate*(1+amp))
 		},
 		build: func(p Params, v values, _ int, rng *rand.Rand) source {
 			period, amp, phase := v["period"], v["amplitude"], v["phase"]
-			if !(amp >= 0) {
-				amp = 0
-			}
-			amp = min(amp, 1)
-			if math.IsNaN(phase) || math.IsInf(phase, 0) {
-				phase = 0
-			}
 			if !(period > 0) {
 				period, amp = 1, 0
 			}

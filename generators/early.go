@@ -9,11 +9,22 @@ import (
 func init() {
 	register(&Scenario{
 		Name: "early",
-		About: "traffic clustered at the start of each window (seed 000's question 3, the sliding-window counter's rigid case): " +
+		About: "traffic clustered at the start of each window (the sliding-window counter's rigid case): " +
 			"in every window each key sends burst requests uniformly within the first head of the window",
 		Params: []Param{
-			{"head", 0.1, "fraction of the window, from its start, in which the requests fall (0 to 1, clamped; at least 1 ns)"},
-			{"burst", 0, "requests per key per window (0: round(rate*window), at least 1)"},
+			{Name: "head", Default: 0.1, About: "fraction of the window, from its start, in which the requests fall (at least 1 ns)", Min: 0, Max: 1},
+			{Name: "burst", Default: 0, About: "requests per key per window, at most requests (0: round(rate*window), at least 1)",
+				Min: 0, Max: noMax, Whole: true},
+		},
+		load: func(p Params, v values) (load, error) {
+			burst, what := v["burst"], "burst="+ftoa(v["burst"])
+			if burst == 0 {
+				burst = max(math.Round(p.Rate*p.Window.Seconds()), 1)
+				what = "rate " + ftoa(p.Rate) + " with window " + p.Window.String() + " (burst 0: rate*window per window)"
+			}
+			l := load{mean: burst / p.Window.Seconds(), pending: burst,
+				held: "burst = " + ftoa(burst) + " timestamps per key in each window"}
+			return l, checkBurst(what, burst, p)
 		},
 		build: func(p Params, v values, _ int, rng *rand.Rand) source {
 			burst := int(v["burst"])

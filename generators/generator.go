@@ -1,6 +1,8 @@
 package generators
 
 import (
+	"cmp"
+	"container/heap"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -20,6 +22,9 @@ type Scenario struct {
 	// scenario, drawing from rng alone. p.Keys is the number of sources
 	// running the scenario (in a mix, its share).
 	build func(p Params, v values, key int, rng *rand.Rand) source
+	// load checks the scenario's parameters against what they imply (see
+	// plan) and returns the load of one of its p.Keys sources.
+	load func(p Params, v values) (load, error)
 }
 
 // source is one key's request stream: next returns the time of its next
@@ -72,6 +77,7 @@ type Generator struct {
 	width   int    // digits of a key's index
 	keyBuf  []byte // the current request's key
 	srcs    []source
+	ids     []int32  // each source's index, when not its position in srcs
 	due     []int64  // time of each source's next request
 	buf     []uint64 // the chunk's requests: (t - base) << srcBits | source
 	tmp     []uint64 // scratch for sorting
@@ -93,13 +99,22 @@ func chunkTarget(keys int) int { return max(1<<16, 2*keys) }
 
 // New returns the generator for spec, "name" or "name:param=value,...",
 // where the parameters are the scenario's own or override p's fields
-// (requests, keys or sources, rate, window, duration, seed).
-func New(spec string, p Params) (*Generator, error) {
+// (requests, keys or sources, rate, window, duration, seed). Every
+// parameter is checked, and what they imply together (see plan), before
+// anything is generated.
+func New(spec string, p Params) (*Generator, error) { return newGenerator(spec, p, true) }
+
+// newGenerator is New; with sendingOnly false it builds every source even
+// when fewer can send (tests check that the trace is the same).
+func newGenerator(spec string, p Params, sendingOnly bool) (*Generator, error) {
 	name, p, own, err := parseSpec(spec, p)
 	if err != nil {
 		return nil, err
 	}
 	p = p.Defaults()
+	if err := p.check(); err != nil {
+		return nil, err
+	}
 	var parts []part
 	if name == "mix" {
 		if parts, err = parseMix(own, p.Keys); err != nil {
@@ -116,31 +131,120 @@ func New(spec string, p Params) (*Generator, error) {
 		}
 		parts = []part{{sc: sc, v: v, keys: p.Keys}}
 	}
-	g := &Generator{name: name, p: p, stopT: never}
-	if p.Duration > 0 {
-		g.stopT = p.Start + int64(p.Duration)
+	total, err := plan(p, parts)
+	if err != nil {
+		return nil, err
 	}
+	g := &Generator{name: name, p: p}
+	g.stopT, _ = p.limited()
 	g.parts, g.width = parts, len(strconv.Itoa(p.Keys-1))
-	idx := 0
-	for i, pt := range parts {
-		g.parts[i].first = idx
-		pp := p
-		pp.Keys = pt.keys // a scenario sees the keys of its own part of a mix
-		for k := range pt.keys {
-			rng := rand.New(rand.NewPCG(p.Seed, uint64(idx)))
-			src := pt.sc.build(pp, pt.v, k, rng)
-			g.srcs = append(g.srcs, src)
-			g.due = append(g.due, src.next())
-			idx++
-		}
+	for i := 1; i < len(parts); i++ {
+		parts[i].first = parts[i-1].first + parts[i-1].keys // the index of its first source
+	}
+	if sendingOnly && int64(p.Keys) > p.Requests {
+		g.addSending()
+	} else {
+		g.addAll()
 	}
 	g.end = p.Start
-	for 1<<g.srcBits < p.Keys {
+	for 1<<g.srcBits < len(g.srcs) {
 		g.srcBits++
 	}
-	total := float64(p.Keys) * p.Rate // requests per second, roughly
-	g.span = min(max(int64(float64(chunkTarget(p.Keys))/total*1e9), 1), g.maxSpan())
+	// The first chunk spans what the sources send, on average, in a
+	// chunk's worth of requests.
+	n := len(g.srcs)
+	rate := total / float64(p.Keys) * float64(n) // requests per second of the sources kept
+	g.span = min(max(int64(float64(chunkTarget(n))/rate*1e9), 1), g.maxSpan())
 	return g, nil
+}
+
+// newSource builds source idx, the k-th of part pt, on rng, and draws its
+// first request.
+func (g *Generator) newSource(pt *part, k, idx int, rng *rand.Rand) (source, int64) {
+	pp := g.p
+	pp.Keys = pt.keys // a scenario sees the keys of its own part of a mix
+	src := pt.sc.build(pp, pt.v, k, rng)
+	return src, src.next()
+}
+
+// newRand returns the random stream of source idx.
+func (g *Generator) newRand(idx int) *rand.Rand {
+	return rand.New(rand.NewPCG(g.p.Seed, uint64(idx)))
+}
+
+// addAll builds every source.
+func (g *Generator) addAll() {
+	for i := range g.parts {
+		pt := &g.parts[i]
+		for k := range pt.keys {
+			src, t := g.newSource(pt, k, pt.first+k, g.newRand(pt.first+k))
+			g.srcs = append(g.srcs, src)
+			g.due = append(g.due, t)
+		}
+	}
+}
+
+// addSending builds, of more keys than requests, only the sources that can
+// send one of the requests, so that memory grows with the requests and not
+// the keys: those whose first request is among the Requests earliest
+// first requests (by time, then index). Every request of the trace comes
+// no later than its last one, X, and so does its source's first; the first
+// requests no later than X are requests of the trace themselves, so there
+// are at most Requests of them, and they are among the Requests earliest.
+// The others are drawn and dropped; the trace is the one addAll's would be.
+func (g *Generator) addSending() {
+	h := &firsts{}
+	pcg := rand.NewPCG(0, 0)
+	scratch := rand.New(pcg) // a source on trial draws from it; one kept is built again on a stream of its own
+	for i := range g.parts {
+		pt := &g.parts[i]
+		for k := range pt.keys {
+			idx := pt.first + k
+			pcg.Seed(g.p.Seed, uint64(idx))
+			_, t := g.newSource(pt, k, idx, scratch)
+			f := first{t: t, idx: int32(idx)}
+			switch {
+			case t == never:
+				continue
+			case int64(len(*h)) < g.p.Requests:
+				f.src, _ = g.newSource(pt, k, idx, g.newRand(idx))
+				heap.Push(h, f)
+			case f.before((*h)[0]):
+				f.src, _ = g.newSource(pt, k, idx, g.newRand(idx))
+				(*h)[0] = f
+				heap.Fix(h, 0)
+			}
+		}
+	}
+	slices.SortFunc(*h, func(a, b first) int { return cmp.Compare(a.idx, b.idx) })
+	for _, f := range *h {
+		g.srcs = append(g.srcs, f.src)
+		g.due = append(g.due, f.t)
+		g.ids = append(g.ids, f.idx)
+	}
+}
+
+// first is a source and its first request.
+type first struct {
+	t   int64
+	idx int32
+	src source
+}
+
+func (a first) before(b first) bool { return a.t < b.t || a.t == b.t && a.idx < b.idx }
+
+// firsts is a max-heap of first requests: the latest on top.
+type firsts []first
+
+func (h firsts) Len() int           { return len(h) }
+func (h firsts) Less(i, j int) bool { return h[j].before(h[i]) }
+func (h firsts) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *firsts) Push(x any)        { *h = append(*h, x.(first)) }
+func (h *firsts) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // maxSpan is the longest chunk whose relative times fit beside the source
@@ -184,8 +288,8 @@ func (g *Generator) key(idx int) []byte {
 // [0, Keys): a dense id that spares a consumer interning the key.
 func (g *Generator) KeyIndex() int32 { return g.curSrc }
 
-// Keys returns the number of sources.
-func (g *Generator) Keys() int { return len(g.srcs) }
+// Keys returns the number of keys, sending or not: KeyIndex is below it.
+func (g *Generator) Keys() int { return g.p.Keys }
 
 // Scan advances to the next request; false once Requests were produced, the
 // Duration has passed, or every source is exhausted.
@@ -201,15 +305,21 @@ func (g *Generator) Scan() bool {
 	e := g.buf[g.i]
 	g.i++
 	g.done++
-	src := int(e & (1<<g.srcBits - 1))
-	g.curSrc = int32(src)
-	g.cur = traces.Request{T: g.base + int64(e>>g.srcBits), Key: g.key(src), Cost: 1}
+	src := int32(e & (1<<g.srcBits - 1))
+	if g.ids != nil {
+		src = g.ids[src]
+	}
+	g.curSrc = src
+	g.cur = traces.Request{T: g.base + int64(e>>g.srcBits), Key: g.key(int(src)), Cost: 1}
 	return true
 }
 
 // fill generates the next non-empty chunk; false when there is none.
 func (g *Generator) fill() bool {
 	g.buf, g.i = g.buf[:0], 0
+	if len(g.due) == 0 {
+		return false
+	}
 	for len(g.buf) == 0 {
 		first := slices.Min(g.due)
 		if first >= g.stopT {

@@ -50,11 +50,14 @@ func parseMix(own map[string]string, keys int) ([]part, error) {
 			return nil, fmt.Errorf("mix: %v", err)
 		}
 		w, err := strconv.ParseFloat(own[n], 64)
-		if err != nil || w <= 0 || math.IsInf(w, 0) {
-			return nil, fmt.Errorf("mix: weight of %s %q is not a positive number", n, own[n])
+		if err != nil || !(w > 0 && w <= math.MaxFloat64) {
+			return nil, fmt.Errorf("mix: %s=%s: a weight must be a number above 0 (and finite)", n, shown(own[n]))
 		}
 		weights[i] = w
 		total += w
+	}
+	if math.IsInf(total, 0) {
+		return nil, fmt.Errorf("mix: the weights add up past the largest number; give smaller ones (only their ratios count)")
 	}
 	parts := make([]part, len(names))
 	type rem struct {

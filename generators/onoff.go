@@ -13,17 +13,16 @@ func init() {
 			"requests at rate*(on+off)/on while on and none while off, so its long-run rate is rate; " +
 			"each key starts on with the stationary probability on/(on+off)",
 		Params: []Param{
-			{"on", 10, "mean on period, seconds (at least 0.001)"},
-			{"off", 50, "mean off period, seconds (0: always on, plain Poisson)"},
+			{Name: "on", Default: 10, About: "mean on period, seconds", Min: 1e-3, Max: maxSeconds},
+			{Name: "off", Default: 50, About: "mean off period, seconds (0: always on, plain Poisson)", Min: 0, Max: maxSeconds},
+		},
+		load: func(p Params, v values) (load, error) {
+			on, off := v["on"], v["off"]
+			what := "rate " + ftoa(p.Rate) + " with on=" + ftoa(on) + " and off=" + ftoa(off) + ", rate*(on+off)/on while on"
+			return load{mean: p.Rate}, checkPeak(what, p.Rate*(on+off)/on)
 		},
 		build: func(p Params, v values, _ int, rng *rand.Rand) source {
 			on, off := v["on"], v["off"]
-			if !(on >= 1e-3) {
-				on = 1e-3
-			}
-			if !(off >= 0) {
-				off = 0
-			}
 			rateOn := p.Rate * (on + off) / on // per second
 			s := &onoff{
 				gap:  distuv.Exponential{Rate: rateOn / 1e9, Src: rng},

@@ -1,7 +1,9 @@
 package generators
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,24 +27,25 @@ type Params struct {
 	Start    int64         // time of the first request window, ns (default DefaultStart)
 }
 
-// Defaults returns p with its zero fields set to their defaults.
+// Defaults returns p with its zero fields set to their defaults. Other
+// values are left as they are, for New to check.
 func (p Params) Defaults() Params {
-	if p.Requests <= 0 {
+	if p.Requests == 0 {
 		p.Requests = 100_000
 	}
-	if p.Keys <= 0 {
+	if p.Keys == 0 {
 		p.Keys = 100
 	}
-	if p.Rate <= 0 {
+	if p.Rate == 0 {
 		p.Rate = 0.2
 	}
-	if p.Window <= 0 {
+	if p.Window == 0 {
 		p.Window = 30 * time.Second
 	}
 	if p.Seed == 0 {
 		p.Seed = 1
 	}
-	if p.Start <= 0 {
+	if p.Start == 0 {
 		p.Start = DefaultStart
 	}
 	return p
@@ -54,6 +57,10 @@ type Param struct {
 	Name    string
 	Default float64
 	About   string
+	// The values it accepts: from Min to Max, whole numbers only if Whole
+	// (Max noMax: no bound but those its scenario's load sets).
+	Min, Max float64
+	Whole    bool
 }
 
 // values holds a scenario's parameters by name, defaults filled in.
@@ -73,43 +80,81 @@ func parseSpec(spec string, p Params) (string, Params, map[string]string, error)
 			return "", p, nil, fmt.Errorf("scenario %q: %q is not param=value", spec, kv)
 		}
 		var err error
+		bad := ""
 		switch k {
 		case "requests":
-			p.Requests, err = parseCount(v)
+			if p.Requests, err = parseCount(v); err == nil {
+				bad = badRequests(p.Requests)
+			}
 		case "keys", "sources":
 			var n int64
-			n, err = parseCount(v)
-			p.Keys = int(n)
+			if n, err = parseCount(v); err == nil {
+				if bad = badKeys(n); bad == "" {
+					p.Keys = int(n)
+				}
+			}
 		case "rate":
-			p.Rate, err = strconv.ParseFloat(v, 64)
+			if p.Rate, err = strconv.ParseFloat(v, 64); err == nil {
+				bad = badRate(p.Rate)
+			}
 		case "window":
-			p.Window, err = time.ParseDuration(v)
+			if p.Window, err = time.ParseDuration(v); err == nil {
+				bad = badWindow(p.Window, DefaultStart)
+			}
 		case "duration":
-			p.Duration, err = time.ParseDuration(v)
+			if p.Duration, err = time.ParseDuration(v); err == nil {
+				bad = badDuration(p.Duration)
+			}
 		case "seed":
-			p.Seed, err = strconv.ParseUint(v, 10, 64)
+			if p.Seed, err = strconv.ParseUint(v, 10, 64); err == nil {
+				bad = badSeed(p.Seed)
+			}
 		default:
 			own[k] = v
 			continue
 		}
 		if err != nil {
-			return "", p, nil, fmt.Errorf("scenario %q: %s=%q: %v", spec, k, v, err)
+			return "", p, nil, fmt.Errorf("scenario %q: %s=%s: %v", spec, k, shown(v), plainErr(err))
+		}
+		if bad != "" {
+			return "", p, nil, fmt.Errorf("scenario %q: %s=%s: %s", spec, k, shown(v), bad)
 		}
 	}
 	return name, p, own, nil
 }
 
-// parseCount reads a positive integer, allowing 1e6 and 400_000_000 forms.
+// parseCount reads a whole number, allowing 1e6 and 400_000_000 forms.
 func parseCount(s string) (int64, error) {
 	s = strings.ReplaceAll(s, "_", "")
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return n, nil
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f < 1 || f > 1<<62 || f != float64(int64(f)) {
-		return 0, fmt.Errorf("not a positive whole number")
+	if err != nil || !(math.Abs(f) <= maxWhole) || f != math.Trunc(f) {
+		return 0, fmt.Errorf("not a whole number (at most %d)", int64(maxWhole))
 	}
 	return int64(f), nil
+}
+
+// shown is a value as an error message gives it: as written when it is a
+// plain number or word, quoted otherwise.
+func shown(s string) string {
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || strings.ContainsRune(".+-_", c)) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// plainErr is the reason of a strconv or time parse error, without the
+// function name and the value that the caller's message already gives.
+func plainErr(err error) error {
+	var ne *strconv.NumError
+	if errors.As(err, &ne) {
+		return ne.Err
+	}
+	return err
 }
 
 // resolve checks the scenario's own parameters against its declared ones
@@ -135,9 +180,22 @@ func resolve(sc *Scenario, own map[string]string) (values, error) {
 			}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("scenario %s: %s=%q is not a number", sc.Name, k, own[k])
+			return nil, fmt.Errorf("scenario %s: %s=%s is not a number", sc.Name, k, shown(own[k]))
+		}
+		if err := sc.param(k).check(f); err != nil {
+			return nil, fmt.Errorf("scenario %s: %s=%s: %v", sc.Name, k, shown(own[k]), err)
 		}
 		v[k] = f
 	}
 	return v, nil
+}
+
+// param returns the parameter called name.
+func (sc *Scenario) param(name string) Param {
+	for _, p := range sc.Params {
+		if p.Name == name {
+			return p
+		}
+	}
+	panic("generators: no parameter " + name)
 }

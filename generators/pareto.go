@@ -15,15 +15,14 @@ func init() {
 		Name: "pareto",
 		About: "heavy-tailed inter-arrival times: each key is a renewal process with Pareto(xm, alpha) gaps, " +
 			"xm = (alpha-1)/(alpha*rate) so the mean gap is 1/rate; long silences between dense clusters " +
-			"(below alpha 2 the gap variance is infinite; alpha below 1.05 is raised to 1.05)",
+			"(below alpha 2 the gap variance is infinite)",
 		Params: []Param{
-			{"alpha", 1.5, "tail index: P(gap > x) = (xm/x)^alpha for x >= xm; must exceed 1, values below 1.05 are raised to 1.05"},
+			{Name: "alpha", Default: 1.5, About: "tail index: P(gap > x) = (xm/x)^alpha for x >= xm; the mean gap exists above 1, and alpha must be at least 1.05",
+				Min: paretoMinAlpha, Max: noMax},
 		},
+		load: steady,
 		build: func(p Params, v values, _ int, rng *rand.Rand) source {
 			alpha := v["alpha"]
-			if !(alpha >= paretoMinAlpha) {
-				alpha = paretoMinAlpha
-			}
 			s := &pareto{gap: distuv.Pareto{Xm: (alpha - 1) / (alpha * p.Rate) * 1e9, Alpha: alpha, Src: rng}, base: p.Start}
 			s.t = s.gap.Rand()
 			return s

@@ -11,7 +11,7 @@ func TestParetoGaps(t *testing.T) {
 	for _, c := range []struct {
 		spec  string
 		alpha float64 // expected effective alpha
-	}{{"", 1.5}, {"3", 3}, {"0.5", paretoMinAlpha}} {
+	}{{"", 1.5}, {"3", 3}, {"1.05", paretoMinAlpha}} {
 		own := map[string]string{}
 		if c.spec != "" {
 			own["alpha"] = c.spec

@@ -10,6 +10,7 @@ func init() {
 	register(&Scenario{
 		Name:  "poisson",
 		About: "constant-rate sources: exponential gaps of mean 1/rate per key",
+		load:  steady,
 		build: func(p Params, _ values, _ int, rng *rand.Rand) source {
 			a := newExpArrivals(p.Start, p.Rate, distuv.Exponential{Src: rng})
 			return &a

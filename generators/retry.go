@@ -1,9 +1,9 @@
 package generators
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -16,41 +16,74 @@ func init() {
 			"of burst requests within 1 ms, each re-sent retries times with exponential backoff and jitter: " +
 			"burst*(1+retries) requests per key per spike on top of the background",
 		Params: []Param{
-			{"every", 300, "seconds between spikes, the first at every/2 (<= 0: no spikes, background only)"},
-			{"burst", 10, "requests each key sends at each spike, within 1 ms"},
-			{"retries", 4, "times each spike request is re-sent"},
-			{"base", 1, "delay of the first retry after the original request, seconds, before jitter"},
-			{"factor", 2, "backoff growth: the i-th retry (i = 1..retries) comes base*factor^(i-1)*(1+jitter*U) after the attempt before it, U uniform in [0,1) (1: fixed backoff)"},
-			{"jitter", 0.5, "relative random extra delay of each retry, see factor (0: none)"},
+			{Name: "every", Default: 300, About: "seconds between spikes, the first at every/2, at least 0.001 (0: no spikes, background only)",
+				Min: 0, Max: maxSeconds},
+			{Name: "burst", Default: 10, About: "requests each key sends at each spike, within 1 ms, at most requests", Min: 0, Max: noMax, Whole: true},
+			{Name: "retries", Default: 4, About: "times each spike request is re-sent, at most requests", Min: 0, Max: noMax, Whole: true},
+			{Name: "base", Default: 1, About: "delay of the first retry after the original request, seconds, before jitter", Min: 0, Max: maxSeconds},
+			{Name: "factor", Default: 2, About: "backoff growth: the i-th retry (i = 1..retries) comes base*factor^(i-1)*(1+jitter*U) after the attempt before it, " +
+				"U uniform in [0,1) (1: fixed backoff)", Min: 0, Max: noMax},
+			{Name: "jitter", Default: 0.5, About: "relative random extra delay of each retry, see factor (0: none)", Min: 0, Max: noMax},
+		},
+		load: func(p Params, v values) (load, error) {
+			every, burst, retries := v["every"], v["burst"], v["retries"]
+			if every > 0 && every < 1e-3 {
+				return load{}, fmt.Errorf("every=%s: spikes must come at least 0.001 s (the length of one) apart (0: no spikes)", ftoa(every))
+			}
+			if every == 0 || burst == 0 {
+				return load{mean: p.Rate}, nil
+			}
+			if err := checkBurst("burst="+ftoa(burst), burst, p); err != nil {
+				return load{}, err
+			}
+			if err := checkBurst("retries="+ftoa(retries)+" re-sending each request", retries, p); err != nil {
+				return load{}, err
+			}
+			// A spike's attempts are pending until its last retry, at most
+			// (1+jitter)*base*(1+factor+...+factor^(retries-1)) after it,
+			// so they overlap those of that many spikes more; but no more
+			// than come in the trace, which lasts at most as long as these
+			// keys take to send requests with their background and spike
+			// requests alone (or the duration).
+			f := v["factor"]
+			sum := retries
+			if f != 1 {
+				sum = (math.Pow(f, retries) - 1) / (f - 1)
+			}
+			last := (1 + v["jitter"]) * v["base"] * sum // seconds
+			span := float64(p.Requests) / (float64(p.Keys) * (p.Rate + burst/every))
+			if end, ok := p.limited(); ok {
+				span = min(span, float64(end-p.Start)/1e9)
+			}
+			perSpike := burst * (1 + retries)
+			l := load{mean: p.Rate + perSpike/every}
+			l.pending = perSpike * (1 + math.Floor(min(last, span)/every))
+			l.held = "burst*(1+retries) = " + ftoa(perSpike) + " attempts per key at each spike"
+			if l.pending > perSpike {
+				l.held += fmt.Sprintf(", pending over %.4g spikes at once (a spike's retries last up to %.4g s)", l.pending/perSpike, last)
+			}
+			return l, nil
 		},
 		build: func(p Params, v values, _ int, rng *rand.Rand) source {
 			s := &retry{
 				rng:    rng,
 				bg:     newExpArrivals(p.Start, p.Rate, distuv.Exponential{Src: rng}),
 				every:  int64(v["every"] * 1e9),
-				burst:  int(max(v["burst"], 0)),
-				jitter: nonNeg(v["jitter"]),
+				burst:  int(v["burst"]),
+				jitter: v["jitter"],
 				spike:  never,
 			}
 			if s.every > 0 && s.burst > 0 {
 				s.spike = p.Start + s.every/2
-			}
-			base, factor := nonNeg(v["base"])*1e9, nonNeg(v["factor"])
-			for i := range int(max(v["retries"], 0)) {
-				s.delay = append(s.delay, base*math.Pow(factor, float64(i)))
+				base, factor := v["base"]*1e9, v["factor"]
+				for i := range int(v["retries"]) {
+					s.delay = append(s.delay, base*math.Pow(factor, float64(i)))
+				}
 			}
 			s.bgT = s.bg.next()
 			return s
 		},
 	})
-}
-
-// nonNeg returns x, or 0 when x is negative or NaN.
-func nonNeg(x float64) float64 {
-	if !(x >= 0) {
-		return 0
-	}
-	return x
 }
 
 // retry merges a Poisson background with the pending attempts of the
@@ -64,15 +97,14 @@ type retry struct {
 	burst  int
 	delay  []float64 // base delay of the i-th retry, ns
 	jitter float64
-	pend   []int64 // attempts of past spikes not yet emitted, sorted from i on
-	i      int
+	pend   []int64 // attempts of past spikes not yet emitted, a min-heap
 }
 
 func (s *retry) next() int64 {
 	for {
 		head := int64(never)
-		if s.i < len(s.pend) {
-			head = s.pend[s.i]
+		if len(s.pend) > 0 {
+			head = s.pend[0]
 		}
 		first := min(head, s.bgT)
 		if s.spike <= first && s.spike != never {
@@ -81,7 +113,7 @@ func (s *retry) next() int64 {
 		}
 		if head <= s.bgT {
 			if head != never {
-				s.i++
+				s.pop()
 			}
 			return head
 		}
@@ -92,20 +124,61 @@ func (s *retry) next() int64 {
 
 // storm adds the attempts of the spike at s.spike to the pending ones.
 func (s *retry) storm() {
-	n := copy(s.pend, s.pend[s.i:])
-	s.pend, s.i = s.pend[:n], 0
 	for range s.burst {
-		t := s.spike + s.rng.Int64N(int64(time.Millisecond))
-		s.pend = append(s.pend, t)
+		// Attempts past the end of int64 time never come: they are not
+		// kept (but their random draws are made all the same).
+		t := offsetTime(s.spike, float64(s.rng.Int64N(int64(time.Millisecond))))
+		if t != never {
+			s.push(t)
+		}
 		for _, d := range s.delay {
-			t = offsetTime(t, d*(1+s.jitter*s.rng.Float64()))
-			s.pend = append(s.pend, t)
+			if t = offsetTime(t, d*(1+s.jitter*s.rng.Float64())); t != never {
+				s.push(t)
+			}
 		}
 	}
-	slices.Sort(s.pend)
 	if s.spike > never-s.every {
 		s.spike = never
 	} else {
 		s.spike += s.every
 	}
+}
+
+// push adds t to the pending attempts: a time of equal attempts does not
+// depend on which of them is taken first, so a heap emits what a sorted
+// list would, without sorting every pending attempt at every spike.
+func (s *retry) push(t int64) {
+	h := append(s.pend, t)
+	for i := len(h) - 1; i > 0; {
+		up := (i - 1) / 2
+		if h[up] <= h[i] {
+			break
+		}
+		h[up], h[i] = h[i], h[up]
+		i = up
+	}
+	s.pend = h
+}
+
+// pop removes the earliest pending attempt.
+func (s *retry) pop() {
+	h := s.pend
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && h[c+1] < h[c] {
+			c++
+		}
+		if h[i] <= h[c] {
+			break
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+	s.pend = h
 }

@@ -82,7 +82,7 @@ func TestEveryScenario(t *testing.T) {
 			for _, p := range sc.Params {
 				changed := false
 				for _, alt := range []float64{2 * p.Default, p.Default / 2, p.Default + 1, 1, 0.5} {
-					if alt != p.Default && digest(t, sc.Name+":"+p.Name+"="+ftoa(alt), n) != base {
+					if alt != p.Default && p.check(alt) == nil && digest(t, sc.Name+":"+p.Name+"="+ftoa(alt), n) != base {
 						changed = true
 						break
 					}

@@ -3,6 +3,7 @@ package generators
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -14,13 +15,14 @@ func init() {
 		About: "skewed key popularity: key k (0-based) sends Poisson requests at a rate proportional to 1/(k+1)^s, " +
 			"normalized so that the mean rate over its keys is rate (total keys*rate; in a mix, over the keys of its share)",
 		Params: []Param{
-			{"s", 1.1, "Zipf exponent of the rank-rate law (0: every key at rate)"},
+			{Name: "s", Default: 1.1, About: "Zipf exponent of the rank-rate law (0: every key at rate)", Min: 0, Max: 100},
+		},
+		load: func(p Params, v values) (load, error) {
+			what := "rate " + ftoa(p.Rate) + " with s=" + ftoa(v["s"]) + " over " + strconv.Itoa(p.Keys) + " keys, the first key's rate*keys/H(keys, s)"
+			return load{mean: p.Rate}, checkPeak(what, zipfRate(p.Rate, p.Keys, v["s"], 0))
 		},
 		build: func(p Params, v values, key int, rng *rand.Rand) source {
 			s := v["s"]
-			if math.IsNaN(s) {
-				s = 0
-			}
 			return &zipf{expArrivals: newExpArrivals(p.Start, zipfRate(p.Rate, p.Keys, s, key), distuv.Exponential{Src: rng})}
 		},
 	})

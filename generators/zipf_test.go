@@ -9,8 +9,6 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
-
 func TestZipfNormalization(t *testing.T) {
 	for _, s := range []float64{0, 0.5, 1.1, 2} {
 		sum := 0.0

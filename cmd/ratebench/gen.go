@@ -37,6 +37,9 @@ func runGen(stdout, stderr io.Writer, args []string) error {
 	if *out == "" {
 		return usageError{"-o FILE is required"}
 	}
+	if err := generators.CheckFlags(p); err != nil { // a zero given is no default
+		return usageError{err.Error()}
+	}
 	f, err := traces.ParseFormat(*format)
 	if err != nil {
 		return usageError{err.Error()}
@@ -82,14 +85,18 @@ func runGen(stdout, stderr io.Writer, args []string) error {
 func listScenarios(w io.Writer, d generators.Params) {
 	fmt.Fprintf(w, "Every scenario takes the common parameters -requests (default %d), -keys (%d), -rate (mean requests\n"+
 		"per second per key, %g), -duration (none), -window (%v) and -seed (%d); in a spec they are written\n"+
-		"name:requests=1e6,keys=1000,... (sources is another name for keys). Scenario parameters:\n",
-		d.Requests, d.Keys, d.Rate, d.Window, d.Seed)
+		"name:requests=1e6,keys=1000,... (sources is another name for keys). Each must be above 0 (-duration: 0\n"+
+		"is no limit); -keys at most %d, -rate at most %g. No source may average more than one request per ns\n"+
+		"at any time, at most %d keys can send (the smaller of keys and requests), and the bursts and pending\n"+
+		"retries held at once are at most %d timestamps in all. Scenario parameters:\n",
+		d.Requests, d.Keys, d.Rate, d.Window, d.Seed, generators.MaxKeys, generators.MaxRate, generators.MaxSendingKeys, generators.MaxPending)
 	for _, s := range generators.Scenarios() {
 		fmt.Fprintf(w, "\n%s\n    %s\n", s.Name, s.About)
 		for _, p := range s.Params {
-			fmt.Fprintf(w, "    %-10s %-8g %s\n", p.Name, p.Default, p.About)
+			fmt.Fprintf(w, "    %-10s %-8g %s; %s\n", p.Name, p.Default, p.About, p.Range())
 		}
 	}
 	fmt.Fprintf(w, "\nmix:NAME=WEIGHT,...\n    a weighted composition: keys are shared among the named scenarios in proportion to the\n"+
-		"    weights, each scenario with its default parameters, e.g. mix:poisson=0.7,boundary=0.3\n")
+		"    weights, each scenario with its default parameters but those set as NAME.PARAM=VALUE,\n"+
+		"    e.g. mix:poisson=0.7,boundary=0.3,boundary.burst=5\n")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -206,5 +207,74 @@ func TestCommittedSummariesAreCurrent(t *testing.T) {
 	}
 	if n < 10 {
 		t.Errorf("%d committed summaries", n)
+	}
+}
+
+// Parameters that would exhaust the machine, spin, write nothing or fall
+// back to a default are refused before anything is written, by gen and by
+// compare -gen alike, as a usage error naming the parameter and its range.
+func TestGenRefusesBadParameters(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gen", "-requests", "0"}, "-requests 0: must be a whole number, at least 1"},
+		{[]string{"gen", "-keys", "0"}, "-keys 0: must be a whole number from 1 to 2147483647"},
+		{[]string{"gen", "-rate", "0"}, "-rate 0: must be a number above 0 and at most 1e9"},
+		{[]string{"gen", "-rate", "-1"}, "-rate -1: must be a number above 0"},
+		{[]string{"gen", "-rate", "NaN"}, "-rate NaN: must be a number above 0"},
+		{[]string{"gen", "-rate", "5e14"}, "-rate 5e+14: must be a number above 0 and at most 1e9"},
+		{[]string{"gen", "-seed", "0"}, "-seed 0: must be at least 1"},
+		{[]string{"gen", "-window", "0s"}, "-window 0s: must be above 0"},
+		{[]string{"gen", "-duration", "-1s"}, "-duration -1s: must not be negative"},
+		{[]string{"gen", "-rate", "1e-300"}, "past the end of int64 ns time"},
+		{[]string{"gen", "-keys", "1000000000", "-requests", "1000000000"}, "1000000000 keys can send, more than the 10000000"},
+		{[]string{"gen", "-scenario", "onoff:on=1e308"}, "onoff: on=1e308: must be a number from 0.001 to 9e+09"},
+		{[]string{"gen", "-scenario", "mix:poisson=NaN"}, "mix: poisson=NaN: a weight must be a number above 0"},
+		{[]string{"gen", "-scenario", "boundary:burst=1000000000"}, "boundary: burst=1e+09: a burst of 1e+09 requests, more than the 100000 of the whole trace"},
+		{[]string{"compare", "-gen", "poisson:rate=1e300,requests=100"}, "rate=1e300: must be a number above 0 and at most 1e9"},
+		{[]string{"compare", "-gen", "early:burst=1000000000"}, "early: burst=1e+09: a burst of 1e+09 requests"},
+		{[]string{"compare", "-gen", "retry:burst=1000000000"}, "retry: burst=1e+09: a burst of 1e+09 requests"},
+		{[]string{"compare", "-gen", "mix:poisson=NaN"}, "mix: poisson=NaN: a weight must be"},
+		{[]string{"compare", "-gen", "poisson:rate=0"}, "rate=0: must be a number above 0"},
+		{[]string{"compare", "-gen", "poisson:keys=0"}, "keys=0: must be a whole number from 1"},
+		{[]string{"cloudflare", "-rate", "0"}, "rate=0: must be a number above 0"},
+		{[]string{"cloudflare", "-alpha", "NaN"}, "alpha=NaN: must be a number, at least 1.05"},
+	} {
+		out := filepath.Join(dir, "out")
+		o := out
+		if c.args[0] == "gen" {
+			o += ".csv"
+		}
+		_, _, err := ratebench(t, append(c.args, "-o", o)...)
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want a usage error saying %q", c.args, err, c.want)
+		}
+		if _, serr := os.Stat(out + ".csv"); serr == nil {
+			t.Errorf("%v: wrote %s", c.args, out+".csv")
+		}
+		if _, serr := os.Stat(filepath.Join(out, "summary.json")); serr == nil {
+			t.Errorf("%v: wrote a summary", c.args)
+		}
+	}
+}
+
+// gen -list gives every parameter's range.
+func TestGenListGivesRanges(t *testing.T) {
+	out, _, err := ratebench(t, "gen", "-list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range generators.Scenarios() {
+		for _, p := range s.Params {
+			if !strings.Contains(out, p.About+"; "+p.Range()) {
+				t.Errorf("-list does not give the range of %s.%s (%s)", s.Name, p.Name, p.Range())
+			}
+		}
+	}
+	if strings.Contains(out, "seed 0") {
+		t.Error("-list refers to an internal document")
 	}
 }
