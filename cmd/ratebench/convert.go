@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strings"
 	"syscall"
 
 	"ratebench/traces"
@@ -57,36 +55,17 @@ func runConvert(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	defer r.Close()
-	// A symbolic link as OUT is written through: its target is replaced.
-	target := out
-	if t, err := filepath.EvalSymlinks(out); err == nil {
-		target = t
-	}
-	// The temporary file keeps OUT's name, whose extension says the format
-	// and the compression, in a folder of its own beside OUT.
-	tmpDir, err := os.MkdirTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp")
+	w, err := createTraceOutput(out, f)
 	if err != nil {
 		return err
-	}
-	defer os.RemoveAll(tmpDir)
-	tmp := filepath.Join(tmpDir, filepath.Base(target))
-	w, err := traces.Create(tmp, f)
-	if err != nil {
-		return errors.New(strings.ReplaceAll(err.Error(), tmp, out))
 	}
 	n, err := copyTrace(ctx, w, r, out)
 	if err != nil {
-		w.Close()
+		w.abort()
 		return err
 	}
-	if err := w.Close(); err != nil {
+	if err := w.commit(); err != nil {
 		return fmt.Errorf("%s: %w", out, err)
-	}
-	if fi, err := os.Stat(target); err == nil {
-		os.Chmod(tmp, fi.Mode().Perm()) // the file replaced keeps its permissions
-	}
-	if err := os.Rename(tmp, target); err != nil {
-		return err
 	}
 	fmt.Fprintf(stdout, "wrote %d requests to %s\n", n, out)
 	if sn, _ := skipped(r); sn > 0 {

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"ratebench/generators"
@@ -52,28 +57,37 @@ func runGen(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	w, err := traces.Create(*out, f)
+	w, err := createTraceOutput(*out, f)
 	if err != nil {
 		writeMemProfile()
 		return err
 	}
 	stop, err := startCPUProfile(*cpuProfile)
 	if err != nil {
-		w.Close()
+		w.abort()
 		writeMemProfile()
 		return err
 	}
+	// A signal stops the generator and leaves OUT as it was; a second
+	// one ends the process.
+	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+	context.AfterFunc(ctx, stopSignals)
 	began := time.Now()
-	n, err := g.WriteTo(w)
+	n, err := g.WriteTo(w.stopOn(ctx.Done()))
 	stop()
 	if perr := writeMemProfile(); perr != nil && err == nil {
 		err = perr
 	}
+	if errors.Is(err, errStopped) {
+		w.abort()
+		return fmt.Errorf("interrupted after %d requests: %s is left as it was", n, *out)
+	}
 	if err != nil {
-		w.Close()
+		w.abort()
 		return fmt.Errorf("%s: %w", *out, err)
 	}
-	if err := w.Close(); err != nil {
+	if err := w.commit(); err != nil {
 		return fmt.Errorf("%s: %w", *out, err)
 	}
 	el := time.Since(began)

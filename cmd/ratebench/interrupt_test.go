@@ -209,3 +209,43 @@ func TestInterruptConvertOfAStalledInput(t *testing.T) {
 		t.Errorf("beside OUT: %d entries, want OUT alone", len(entries))
 	}
 }
+
+// gen sent SIGINT while it writes stops within a second, and leaves an
+// existing OUT as it was, with no temporary file beside it.
+func TestInterruptGenLeavesTheOutput(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "ratebench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out := filepath.Join(dir, "out", "t.parquet")
+	os.Mkdir(filepath.Dir(out), 0o755)
+	const earlier = "an earlier trace"
+	if err := os.WriteFile(out, []byte(earlier), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "gen", "-scenario", "poisson", "-requests", "1000000000000", "-keys", "100000", "-o", out)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	killer := time.AfterFunc(10*time.Second, func() { cmd.Process.Kill() })
+	defer killer.Stop()
+	signalled := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 {
+		t.Errorf("exit: %v, want status 1", err)
+	}
+	if after := time.Since(signalled); after > 2*time.Second {
+		t.Errorf("exited %v after SIGINT", after)
+	}
+	if got, _ := os.ReadFile(out); string(got) != earlier {
+		t.Errorf("OUT is now %d bytes", len(got))
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 1 {
+		t.Errorf("beside OUT: %d entries, want OUT alone", len(entries))
+	}
+}
