@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"ratebench/algorithms"
+	"ratebench/summary"
 )
 
 const sec = int64(time.Second)
@@ -29,7 +30,7 @@ func mustRule(t *testing.T, s string) algorithms.Rule {
 	return r
 }
 
-func replay(t *testing.T, cfg Config, reqs []rq) *Summary {
+func replay(t *testing.T, cfg Config, reqs []rq) *summary.Summary {
 	t.Helper()
 	e, err := New(cfg)
 	if err != nil {
@@ -40,10 +41,10 @@ func replay(t *testing.T, cfg Config, reqs []rq) *Summary {
 			t.Fatal(err)
 		}
 	}
-	return e.Summary(TraceInfo{Path: "test", Format: "memory"})
+	return e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})
 }
 
-func findRun(t *testing.T, s *Summary, mode, alg string) Run {
+func findRun(t *testing.T, s *summary.Summary, mode, alg string) summary.Run {
 	t.Helper()
 	for _, r := range s.Runs {
 		if r.Mode == mode && r.Algorithm == alg {
@@ -51,7 +52,7 @@ func findRun(t *testing.T, s *Summary, mode, alg string) Run {
 		}
 	}
 	t.Fatalf("no run %s/%s", mode, alg)
-	return Run{}
+	return summary.Run{}
 }
 
 // Seed 000, question 3: five requests in the first second of a window;

@@ -9,6 +9,7 @@ import (
 	"ratebench/algorithms"
 	"ratebench/clients"
 	"ratebench/distributed"
+	"ratebench/summary"
 )
 
 // Merge combines the summaries of the shards of one replay (compare -shard
@@ -22,7 +23,7 @@ import (
 // Skipped records are the trace's, not the keys': every shard reads the
 // whole trace and skips the same records, so they must agree and are taken
 // once.
-func Merge(parts []*Summary) (*Summary, error) {
+func Merge(parts []*summary.Summary) (*summary.Summary, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("merge: no summary")
 	}
@@ -35,10 +36,10 @@ func Merge(parts []*Summary) (*Summary, error) {
 // mergeDisjoint merges the summaries of disjoint sets of keys of the same
 // trace under the same configuration: the shards Merge has checked, or the
 // workers of one replay (which split the keys by hash).
-func mergeDisjoint(parts []*Summary) (*Summary, error) {
+func mergeDisjoint(parts []*summary.Summary) (*summary.Summary, error) {
 	first := parts[0]
-	out := &Summary{Schema: first.Schema, Config: first.Config, Notes: first.Notes}
-	out.Trace = TraceInfo{Path: first.Trace.Path, Format: first.Trace.Format, Fingerprint: first.Trace.Fingerprint,
+	out := &summary.Summary{Schema: first.Schema, Config: first.Config, Notes: first.Notes}
+	out.Trace = summary.TraceInfo{Path: first.Trace.Path, Format: first.Trace.Format, Fingerprint: first.Trace.Fingerprint,
 		Skipped: first.Trace.Skipped, SkippedExamples: first.Trace.SkippedExamples}
 	cfg, _ := json.Marshal(first.Config)
 	skips, _ := json.Marshal(first.Trace.SkippedExamples)
@@ -76,46 +77,46 @@ func mergeDisjoint(parts []*Summary) (*Summary, error) {
 		}
 	}
 	var err error
-	clientsOf := func(s *Summary) []clients.Result { return s.Clients }
+	clientsOf := func(s *summary.Summary) []clients.Result { return s.Clients }
 	if out.Clients, err = mergeEach(parts, clientsOf, clients.MergeResults, "closed-loop"); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
-	distributedOf := func(s *Summary) []distributed.Result { return s.Distributed }
+	distributedOf := func(s *summary.Summary) []distributed.Result { return s.Distributed }
 	if out.Distributed, err = mergeEach(parts, distributedOf, distributed.MergeResults, "deployment"); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	for j := range first.Runs {
-		runs := make([]*Run, len(parts))
+		runs := make([]*summary.Run, len(parts))
 		for i, p := range parts {
 			runs[i] = &p.Runs[j]
 			r, f := runs[i], runs[0]
 			if r.Rule != f.Rule || r.Count != f.Count || r.Mode != f.Mode || r.Algorithm != f.Algorithm {
-				return nil, fmt.Errorf("merge: run %d of part %d is %q, of part 0 %q", j, i, r.id(), f.id())
+				return nil, fmt.Errorf("merge: run %d of part %d is %q, of part 0 %q", j, i, runID(r), runID(f))
 			}
 		}
 		r, err := mergeRuns(runs, first.Config.TopKeys)
 		if err != nil {
-			return nil, fmt.Errorf("merge: %q: %w", runs[0].id(), err)
+			return nil, fmt.Errorf("merge: %q: %w", runID(runs[0]), err)
 		}
 		out.Runs = append(out.Runs, r)
 	}
 	return out, nil
 }
 
-func (r *Run) id() string {
+func runID(r *summary.Run) string {
 	return fmt.Sprintf("%s %s count=%s mode=%s", r.Algorithm, r.Rule, r.Count, r.Mode)
 }
 
 // mergeRuns combines one run of every part.
-func mergeRuns(runs []*Run, topN int) (Run, error) {
+func mergeRuns(runs []*summary.Run, topN int) (summary.Run, error) {
 	f := runs[0]
 	rules, err := algorithms.ParseRules(f.Rule)
 	if err != nil {
-		return Run{}, err
+		return summary.Run{}, err
 	}
 	rule := algorithms.PrimaryRule(rules)
-	out := Run{Rule: f.Rule, Count: f.Count, Mode: f.Mode, Algorithm: f.Algorithm,
-		Phase: Phase{Bins: f.Phase.Bins}, Memory: Memory{Model: f.Memory.Model}}
+	out := summary.Run{Rule: f.Rule, Count: f.Count, Mode: f.Mode, Algorithm: f.Algorithm,
+		Phase: summary.Phase{Bins: f.Phase.Bins}, Memory: summary.Memory{Model: f.Memory.Model}}
 	tl := newTimelineAcc(rule.W)
 	var rateErr *rateErrorAcc
 	for _, r := range runs {
@@ -133,11 +134,11 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 		out.Phase.Over = addInto(out.Phase.Over, r.Phase.Over)
 		out.Phase.Under = addInto(out.Phase.Under, r.Phase.Under)
 		if (r.Burst == nil) != (f.Burst == nil) || (r.Bound == nil) != (f.Bound == nil) || (r.RateError == nil) != (f.RateError == nil) {
-			return Run{}, fmt.Errorf("parts measured different metrics")
+			return summary.Run{}, fmt.Errorf("parts measured different metrics")
 		}
 		if r.Burst != nil {
 			if out.Burst == nil {
-				out.Burst = &Burst{}
+				out.Burst = &summary.Burst{}
 			}
 			b := out.Burst
 			if r.Burst.Max > b.Max || (r.Burst.Max == b.Max && r.Burst.Max > 0 && r.Burst.Key < b.Key) {
@@ -147,14 +148,14 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 		}
 		if r.Bound != nil {
 			if out.Bound == nil {
-				out.Bound = &Bound{B: r.Bound.B}
+				out.Bound = &summary.Bound{B: r.Bound.B}
 			}
 			out.Bound.Violations += r.Bound.Violations
 		}
 		if r.RateError != nil {
 			a, err := rateErrorFrom(r.RateError, rule.L)
 			if err != nil {
-				return Run{}, err
+				return summary.Run{}, err
 			}
 			if rateErr == nil {
 				rateErr = a
@@ -163,7 +164,7 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 			}
 		}
 		if r.Memory.Model != f.Memory.Model {
-			return Run{}, fmt.Errorf("parts have different memory models")
+			return summary.Run{}, fmt.Errorf("parts have different memory models")
 		}
 		out.Memory.PeakPerKey = max(out.Memory.PeakPerKey, r.Memory.PeakPerKey)
 		out.Memory.SumOfPeaks += r.Memory.SumOfPeaks
@@ -185,20 +186,20 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 	out.RateError = rateErr.summary()
 	out.Timeline = tl.summary()
 	out.Timeline.Memory = trimZeros(nonNil(tl.mem))
-	out.Memory.fill(int(out.Keys), out.Timeline.Memory)
+	out.Memory.Fill(int(out.Keys), out.Timeline.Memory)
 	sortTopKeys(out.TopKeys)
 	if len(out.TopKeys) > topN {
 		out.TopKeys = out.TopKeys[:topN]
 	}
 	if out.TopKeys == nil {
-		out.TopKeys = []KeyStat{}
+		out.TopKeys = []summary.KeyStat{}
 	}
 	return out, nil
 }
 
 // sortTopKeys orders keys by disagreement, most first, then by name.
-func sortTopKeys(ks []KeyStat) {
-	slices.SortFunc(ks, func(a, b KeyStat) int {
+func sortTopKeys(ks []summary.KeyStat) {
+	slices.SortFunc(ks, func(a, b summary.KeyStat) int {
 		if a.Disagree != b.Disagree {
 			if a.Disagree > b.Disagree {
 				return -1
@@ -211,7 +212,7 @@ func sortTopKeys(ks []KeyStat) {
 
 // timelineFrom rebuilds the accumulator a run's timeline was closed from;
 // its memory series goes where state samples are kept.
-func timelineFrom(t Timeline) timelineAcc {
+func timelineFrom(t summary.Timeline) timelineAcc {
 	return timelineAcc{width: t.WidthNS, first: t.First, requests: t.Requests, over: t.Over, under: t.Under, mem: t.Memory}
 }
 
@@ -225,7 +226,7 @@ func addInto(dst, src []int64) []int64 {
 
 // checkShards accepts parts that are all shards of one count, each once
 // and none missing, or none of which is a shard (the workers of a replay).
-func checkShards(parts []*Summary) error {
+func checkShards(parts []*summary.Summary) error {
 	n := 0
 	if s := parts[0].Shard; s != nil {
 		n = s.Count
@@ -259,7 +260,7 @@ func checkShards(parts []*Summary) error {
 // mergeEach merges the results of the parts that of returns, index by
 // index, with merge: the simulations (closed loop, deployments) every part
 // ran over its own keys.
-func mergeEach[T any](parts []*Summary, of func(*Summary) []T, merge func([]T) (T, error), what string) ([]T, error) {
+func mergeEach[T any](parts []*summary.Summary, of func(*summary.Summary) []T, merge func([]T) (T, error), what string) ([]T, error) {
 	n := len(of(parts[0]))
 	if n == 0 {
 		return nil, nil

@@ -7,6 +7,7 @@ import (
 	"math/bits"
 
 	"ratebench/algorithms"
+	"ratebench/summary"
 )
 
 // The rate error histogram has fixed bins so that histograms of shards and
@@ -256,7 +257,7 @@ func (a *rateErrorAcc) quantile(num, den int64, maxAbs, maxFrac float64) quantil
 	return quantile{cost: math.Min(cost, maxAbs), frac: math.Min(frac, maxFrac)}
 }
 
-func (a *rateErrorAcc) summary() *RateError {
+func (a *rateErrorAcc) summary() *summary.RateError {
 	if a == nil {
 		return nil
 	}
@@ -267,7 +268,7 @@ func (a *rateErrorAcc) summary() *RateError {
 	maxFrac := maxAbs / l
 	p50 := a.quantile(1, 2, maxAbs, maxFrac)
 	p99 := a.quantile(99, 100, maxAbs, maxFrac)
-	r := &RateError{
+	r := &summary.RateError{
 		Samples:     a.n,
 		Mean:        a.pos.div(a.n, absScale) - a.neg.div(a.n, absScale),
 		MeanAbs:     meanAbs.div(a.n, absScale),
@@ -282,8 +283,8 @@ func (a *rateErrorAcc) summary() *RateError {
 		P99AtLeast:  p99.atLeast,
 		MaxAbs:      maxAbs,
 		MaxAbsFrac:  maxFrac,
-		Sums:        RateErrorSums{Pos: a.pos.pair(), Neg: a.neg.pair(), Rel: a.rel.pair()},
-		Histogram: ErrorHistogram{
+		Sums:        summary.RateErrorSums{Pos: a.pos.pair(), Neg: a.neg.pair(), Rel: a.rel.pair()},
+		Histogram: summary.ErrorHistogram{
 			Lo:    -rateErrSpan,
 			Width: 1.0 / rateErrPerL,
 			Below: a.below,
@@ -303,7 +304,7 @@ func (a *rateErrorAcc) summary() *RateError {
 // exact maximum is not in the summary: its float64 (the nearest to it)
 // stands for it, which gives the merged maximum and quantiles the bits one
 // pass gives, float64 rounding being monotone.
-func rateErrorFrom(r *RateError, l int64) (*rateErrorAcc, error) {
+func rateErrorFrom(r *summary.RateError, l int64) (*rateErrorAcc, error) {
 	a := newRateErrorAcc(l)
 	a.n, a.nRel, a.maxMerged = r.Samples, r.SamplesRel, r.MaxAbs
 	a.pos, a.neg, a.rel = wideFrom(r.Sums.Pos), wideFrom(r.Sums.Neg), wideFrom(r.Sums.Rel)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"ratebench/algorithms"
+	"ratebench/summary"
 )
 
 // binOf returns the one histogram bin holding an error, or -1 below and
@@ -76,7 +77,7 @@ func atRepeat(k string, at int64, n int) []rq {
 	return reqs
 }
 
-func countAllRun(t *testing.T, rule, alg string, reqs []rq) *RateError {
+func countAllRun(t *testing.T, rule, alg string, reqs []rq) *summary.RateError {
 	t.Helper()
 	cfg := Config{Rules: []algorithms.Rule{mustRule(t, rule)}, Algorithms: []string{alg}, Modes: []Mode{Independent}, Counts: []Count{CountAll}}
 	re := findRun(t, replay(t, cfg, reqs), "independent", alg).RateError
@@ -212,7 +213,7 @@ func TestRateErrorMergeIsOnePass(t *testing.T) {
 	}
 }
 
-func sameRateError(a, b RateError) bool { return reflect.DeepEqual(a, b) }
+func sameRateError(a, b summary.RateError) bool { return reflect.DeepEqual(a, b) }
 
 // Each sample adds to the sums its exact error times the scale, rounded
 // half up: checked against math/big on random errors, small and huge.

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"ratebench/algorithms"
+	"ratebench/summary"
 )
 
 // ParseSweep reads a grid of rules, "L=5,10,50;W=1s,1m": every limit with
 // every window (either axis may be left out, the other taken from base).
 // It returns the grid and its rules, limits varying fastest.
-func ParseSweep(spec string, base algorithms.Rule) (*Sweep, []algorithms.Rule, error) {
-	sw := &Sweep{}
+func ParseSweep(spec string, base algorithms.Rule) (*summary.Sweep, []algorithms.Rule, error) {
+	sw := &summary.Sweep{}
 	for _, part := range strings.Split(spec, ";") {
 		part = strings.TrimSpace(part)
 		if part == "" {

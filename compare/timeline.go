@@ -1,6 +1,10 @@
 package compare
 
-import "math"
+import (
+	"math"
+
+	"ratebench/summary"
+)
 
 // maxTimelineBins bounds the bins of a timeline; past it the bin width
 // doubles.
@@ -237,8 +241,8 @@ func (a timelineAcc) clone() timelineAcc {
 	return c
 }
 
-func (a *timelineAcc) summary() Timeline {
-	return Timeline{WidthNS: a.width, First: a.first, Requests: nonNil(a.requests), Over: nonNil(a.over), Under: nonNil(a.under)}
+func (a *timelineAcc) summary() summary.Timeline {
+	return summary.Timeline{WidthNS: a.width, First: a.first, Requests: nonNil(a.requests), Over: nonNil(a.over), Under: nonNil(a.under)}
 }
 
 func nonNil(s []int64) []int64 {

@@ -10,6 +10,7 @@ import (
 
 	"ratebench/compare"
 	"ratebench/report"
+	"ratebench/summary"
 )
 
 const reportSynopsis = "[-max-over 0.01%] [-max-under 0.1%] [-png=true] DIR"
@@ -49,7 +50,7 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 
 	opt := report.Options{NoPNG: !*png}
 	if *maxOver != "" || *maxUnder != "" {
-		opt.Budget = &compare.Budget{}
+		opt.Budget = &summary.Budget{}
 		if *maxOver != "" {
 			r, err := compare.ParseRate(*maxOver)
 			if err != nil {
@@ -80,7 +81,7 @@ func rewriteReport(stdout io.Writer, dir string, opt report.Options) error {
 		return err
 	}
 	defer rd.close()
-	s, err := compare.ReadSummaryFile(filepath.Join(dir, summaryFile))
+	s, err := summary.ReadSummaryFile(filepath.Join(dir, summaryFile))
 	if err != nil {
 		return err
 	}

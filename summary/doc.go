@@ -1,0 +1,12 @@
+// Package summary is the format of summary.json, the reproducible result of
+// a replay (docs/summary-schema.md documents every field): its types, from
+// the Summary down to the figures of each Run, and reading and writing it
+// (ReadSummaryFile, Summary.WriteFile: indented, every array of numbers on
+// one line). Perf is perf.json, the replay's timings, kept beside it.
+// WriteFileAtomic is the write every result file goes through, so that a
+// reader or a crash never sees half a file.
+//
+// It knows nothing of the replay engine: package compare builds its output
+// as these types, and whatever only reads results (package report, the
+// merge and report commands) needs this package alone.
+package summary
