@@ -87,33 +87,3 @@ func (a *clientAcc) summary(keys *keyTable, retained []*fullRecord, run int) *su
 	}
 	return c
 }
-
-// mergeClientSide adds o into c (nil when the runs do not measure it).
-func mergeClientSide(c, o *summary.ClientSide) *summary.ClientSide {
-	if o == nil {
-		return c
-	}
-	if c == nil {
-		c = &summary.ClientSide{}
-	}
-	c.Never += o.Never
-	c.FloorEarly += o.FloorEarly
-	c.Unrecovered += o.Unrecovered
-	c.RetryAfter = mergeDist(c.RetryAfter, o.RetryAfter)
-	c.SecondsExtra = mergeDist(c.SecondsExtra, o.SecondsExtra)
-	c.Recovery = mergeDist(c.Recovery, o.Recovery)
-	c.Delay = mergeDist(c.Delay, o.Delay)
-	return c
-}
-
-func mergeDist(a, b *summary.Distribution) *summary.Distribution {
-	if b == nil {
-		return a
-	}
-	var h clients.Durations
-	if a != nil {
-		h = a.Histogram
-	}
-	h.Merge(b.Histogram)
-	return summary.DistributionOf(&h)
-}

@@ -141,7 +141,7 @@ func newEngine(cfg Config) (*Engine, error) {
 					g.cands = append(g.cands, cd)
 				}
 			}
-			g.refAcc.timeline.held = make([][]int64, len(g.cands))
+			g.refAcc.timeline.Held = make([][]int64, len(g.cands))
 			g.pairPeers()
 			e.groups = append(e.groups, g)
 		}
@@ -357,7 +357,7 @@ func (g *group) add(id int32, t, cost, from int64) {
 	for _, c := range g.cands {
 		admit := c.lim.Decide(id, t, cost)
 		if c.est != nil {
-			c.acc.rateErr.add(c.est.Estimate(id, t), exact)
+			c.acc.rateErr.Add(c.est.Estimate(id, t), exact)
 		}
 		record := admit
 		switch {
@@ -396,7 +396,7 @@ func (e *Engine) Summary(trace summary.TraceInfo) *summary.Summary {
 			p.offeredEnd = max(p.offeredEnd, e.offeredEnd)
 			parts = append(parts, p.Summary(trace))
 		}
-		s, err := mergeDisjoint(parts)
+		s, err := summary.MergeDisjoint(parts)
 		if err != nil { // parts of one engine always merge
 			panic(err)
 		}
@@ -434,7 +434,7 @@ func (e *Engine) Summary(trace summary.TraceInfo) *summary.Summary {
 			runs := []summary.Run{ref}
 			for i, c := range g.cands {
 				if c.mode == m {
-					runs = append(runs, c.acc.summary(e.keys, e.cfg.TopKeys, state, state.held[i], retained, base+1+i))
+					runs = append(runs, c.acc.summary(e.keys, e.cfg.TopKeys, state, state.Held[i], retained, base+1+i))
 				}
 			}
 			for _, r := range runs {

@@ -22,7 +22,7 @@ type runAcc struct {
 	burst   *burstAcc // nil without ownHistory
 	bound   boundAcc
 	memory  memoryAcc
-	rateErr *rateErrorAcc         // nil where not measured
+	rateErr *summary.RateErrors   // nil where not measured
 	peer    *summary.Peer         // a peer library's checks; nil for the others
 	vsTok   *summary.Disagreement // disagreement with the token run it is paired with (peers, leaky)
 	client  *clientAcc            // nil without ownHistory
@@ -42,7 +42,7 @@ func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr, ownHistory
 		a.client = newClientAcc(lim, &a.hot)
 	}
 	if rateErr {
-		a.rateErr = newRateErrorAcc(rule.L)
+		a.rateErr = summary.NewRateErrors(rule.L)
 	}
 	return a
 }
@@ -136,8 +136,8 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, held []in
 		Disagree:     a.over + a.under,
 		Keys:         int64(keys.len()),
 		Phase:        summary.Phase{Bins: PhaseBins, Over: a.phaseOver[:], Under: a.phaseUnder[:]},
-		Timeline:     a.timeline.summary(),
-		RateError:    a.rateErr.summary(),
+		Timeline:     a.timeline.Timeline(),
+		RateError:    a.rateErr.RateError(),
 	}
 	r.Memory, r.Timeline.Memory = a.memory.summary(keys.len(), state, held)
 	r.Peer = a.peerSummary()
@@ -188,7 +188,7 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, held []in
 			r.TopKeys = append(r.TopKeys, ks)
 		}
 	}
-	sortTopKeys(r.TopKeys)
+	summary.SortTopKeys(r.TopKeys)
 	if len(r.TopKeys) > topN {
 		r.TopKeys = r.TopKeys[:topN]
 	}
@@ -382,7 +382,7 @@ func (m *memoryAcc) summary(keys int, tl *timelineAcc, held []int64) (summary.Me
 	if r, ok := m.lim.(memoryReporter); ok && !m.lim.FixedSize() {
 		out.Model = modelLog
 		out.PeakPerKey, out.SumOfPeaks = r.Memory()
-		series = append(series, tl.mem...)
+		series = append(series, tl.Memory...)
 	} else {
 		b := m.lim.Bytes(0)
 		out.Model = modelFixed
@@ -392,7 +392,7 @@ func (m *memoryAcc) summary(keys int, tl *timelineAcc, held []int64) (summary.Me
 			series[i] = b * n
 		}
 	}
-	series = trimZeros(series)
+	series = summary.TrimZeros(series)
 	out.Fill(keys, series)
 	return out, series
 }
@@ -402,16 +402,6 @@ const (
 	modelLog   = "per entry in the window, pruned when the key is next seen; total: entries in the window at the end of each timeline bin"
 	modelFixed = "fixed per key; total: keys whose state is not back to its initial value at the end of each timeline bin"
 )
-
-// trimZeros drops the trailing zeros of a state series: a zero there is an
-// end nothing was sampled at, and how many of those a series carries
-// depends on when its bins widened, so they are cut for one canonical form.
-func trimZeros(s []int64) []int64 {
-	for len(s) > 0 && s[len(s)-1] == 0 {
-		s = s[:len(s)-1]
-	}
-	return s
-}
 
 // keyHot is what a run reads of a key at every request, together so that
 // one cache line serves it.

@@ -123,7 +123,7 @@ func TestShardsMergeToTheWhole(t *testing.T) {
 		if requests != whole.Trace.Requests {
 			t.Errorf("%d shards hold %d requests, want %d: shards overlap or miss keys", n, requests, whole.Trace.Requests)
 		}
-		merged, err := Merge(parts)
+		merged, err := summary.Merge(parts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,10 +131,10 @@ func TestShardsMergeToTheWhole(t *testing.T) {
 			t.Errorf("%d shards merged differ from the whole\n%s", n, firstDiff(g, want))
 		}
 		if n > 1 {
-			if _, err := Merge(parts[1:]); err == nil || !strings.Contains(err.Error(), "missing") {
+			if _, err := summary.Merge(parts[1:]); err == nil || !strings.Contains(err.Error(), "missing") {
 				t.Errorf("merging without shard 0: %v, want a missing shard", err)
 			}
-			if _, err := Merge(append(parts, parts[0])); err == nil || !strings.Contains(err.Error(), "twice") {
+			if _, err := summary.Merge(append(parts, parts[0])); err == nil || !strings.Contains(err.Error(), "twice") {
 				t.Errorf("merging shard 0 twice: %v", err)
 			}
 		}
@@ -146,7 +146,7 @@ func TestMergeRefusesOtherConfigs(t *testing.T) {
 	reqs := randomTrace(3, 500, 20, 30*sec)
 	a := replay(t, Config{TopKeys: 3}, reqs)
 	b := replay(t, Config{TopKeys: 4}, reqs)
-	if _, err := Merge([]*summary.Summary{a, b}); err == nil {
+	if _, err := summary.Merge([]*summary.Summary{a, b}); err == nil {
 		t.Error("merged summaries of different configurations")
 	}
 }
@@ -157,14 +157,14 @@ func TestMergeQuotesTracePaths(t *testing.T) {
 	a := replay(t, Config{TopKeys: 3}, reqs)
 	b := replay(t, Config{TopKeys: 3}, reqs)
 	a.Trace.Path, b.Trace.Path = "a\x1b[2J.csv", "b\xff.csv"
-	_, err := mergeDisjoint([]*summary.Summary{a, b}) // two whole replays: past Merge's own check
+	_, err := summary.MergeDisjoint([]*summary.Summary{a, b}) // two whole replays: past Merge's own check
 
 	if want := `merge: part 1 replayed "b\xff.csv", part 0 "a\x1b[2J.csv"`; err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
 	b.Trace.Path = a.Trace.Path
 	b.Runs[1].Algorithm = "x\x1b[2J"
-	_, err = mergeDisjoint([]*summary.Summary{a, b})
+	_, err = summary.MergeDisjoint([]*summary.Summary{a, b})
 	if err == nil || strings.Contains(err.Error(), "\x1b") || !strings.Contains(err.Error(), `is "x\x1b[2J `) {
 		t.Errorf("another run: %q", err)
 	}
@@ -375,7 +375,7 @@ func TestMemoryHeldIsTheDirectCount(t *testing.T) {
 			c.Shard, c.Workers = &summary.Shard{Index: i, Count: n}, 2
 			parts = append(parts, replay(t, c, reqs))
 		}
-		merged, err := Merge(parts)
+		merged, err := summary.Merge(parts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,13 @@
 // WriteFileAtomic is the write every result file goes through, so that a
 // reader or a crash never sees half a file.
 //
+// Merge combines the summaries of the shards of one replay into exactly,
+// byte for byte, the summary of one pass (MergeDisjoint, the workers of one
+// replay). The figures that are not plain sums over keys are therefore
+// taken in a form that merges, and those forms live here too: RateErrors,
+// a rate error distribution in fixed bins with exact sums, and
+// TimelineBins, a timeline whose bins re-bin to the wider of two widths.
+//
 // It knows nothing of the replay engine: package compare builds its output
 // as these types, and whatever only reads results (package report, the
 // merge and report commands) needs this package alone.

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"ratebench/compare"
 	"ratebench/report"
 	"ratebench/summary"
 )
@@ -77,7 +76,7 @@ func runMerge(stdout, stderr io.Writer, args []string) error {
 		}
 		parts = append(parts, s)
 	}
-	sum, err := compare.Merge(parts)
+	sum, err := summary.Merge(parts)
 	if err != nil {
 		if len(paths) > 1 {
 			err = fmt.Errorf("%w (the parts in order: %s)", err, numbered(paths))

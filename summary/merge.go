@@ -1,4 +1,4 @@
-package compare
+package summary
 
 import (
 	"encoding/json"
@@ -9,7 +9,6 @@ import (
 	"ratebench/algorithms"
 	"ratebench/clients"
 	"ratebench/distributed"
-	"ratebench/summary"
 )
 
 // Merge combines the summaries of the shards of one replay (compare -shard
@@ -23,23 +22,24 @@ import (
 // Skipped records are the trace's, not the keys': every shard reads the
 // whole trace and skips the same records, so they must agree and are taken
 // once.
-func Merge(parts []*summary.Summary) (*summary.Summary, error) {
+func Merge(parts []*Summary) (*Summary, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("merge: no summary")
 	}
 	if err := checkShards(parts); err != nil {
 		return nil, err
 	}
-	return mergeDisjoint(parts)
+	return MergeDisjoint(parts)
 }
 
-// mergeDisjoint merges the summaries of disjoint sets of keys of the same
+// MergeDisjoint merges the summaries of disjoint sets of keys of the same
 // trace under the same configuration: the shards Merge has checked, or the
-// workers of one replay (which split the keys by hash).
-func mergeDisjoint(parts []*summary.Summary) (*summary.Summary, error) {
+// workers of one replay (which split the keys by hash), which no shard mark
+// tells apart: the caller vouches that no key is in two parts.
+func MergeDisjoint(parts []*Summary) (*Summary, error) {
 	first := parts[0]
-	out := &summary.Summary{Schema: first.Schema, Config: first.Config, Notes: first.Notes}
-	out.Trace = summary.TraceInfo{Path: first.Trace.Path, Format: first.Trace.Format, Fingerprint: first.Trace.Fingerprint,
+	out := &Summary{Schema: first.Schema, Config: first.Config, Notes: first.Notes}
+	out.Trace = TraceInfo{Path: first.Trace.Path, Format: first.Trace.Format, Fingerprint: first.Trace.Fingerprint,
 		Skipped: first.Trace.Skipped, SkippedExamples: first.Trace.SkippedExamples}
 	cfg, _ := json.Marshal(first.Config)
 	skips, _ := json.Marshal(first.Trace.SkippedExamples)
@@ -77,48 +77,48 @@ func mergeDisjoint(parts []*summary.Summary) (*summary.Summary, error) {
 		}
 	}
 	var err error
-	clientsOf := func(s *summary.Summary) []clients.Result { return s.Clients }
+	clientsOf := func(s *Summary) []clients.Result { return s.Clients }
 	if out.Clients, err = mergeEach(parts, clientsOf, clients.MergeResults, "closed-loop"); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
-	distributedOf := func(s *summary.Summary) []distributed.Result { return s.Distributed }
+	distributedOf := func(s *Summary) []distributed.Result { return s.Distributed }
 	if out.Distributed, err = mergeEach(parts, distributedOf, distributed.MergeResults, "deployment"); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	for j := range first.Runs {
-		runs := make([]*summary.Run, len(parts))
+		runs := make([]*Run, len(parts))
 		for i, p := range parts {
 			runs[i] = &p.Runs[j]
 			r, f := runs[i], runs[0]
 			if r.Rule != f.Rule || r.Count != f.Count || r.Mode != f.Mode || r.Algorithm != f.Algorithm {
-				return nil, fmt.Errorf("merge: run %d of part %d is %q, of part 0 %q", j, i, runID(r), runID(f))
+				return nil, fmt.Errorf("merge: run %d of part %d is %q, of part 0 %q", j, i, r.id(), f.id())
 			}
 		}
 		r, err := mergeRuns(runs, first.Config.TopKeys)
 		if err != nil {
-			return nil, fmt.Errorf("merge: %q: %w", runID(runs[0]), err)
+			return nil, fmt.Errorf("merge: %q: %w", runs[0].id(), err)
 		}
 		out.Runs = append(out.Runs, r)
 	}
 	return out, nil
 }
 
-func runID(r *summary.Run) string {
+func (r *Run) id() string {
 	return fmt.Sprintf("%s %s count=%s mode=%s", r.Algorithm, r.Rule, r.Count, r.Mode)
 }
 
 // mergeRuns combines one run of every part.
-func mergeRuns(runs []*summary.Run, topN int) (summary.Run, error) {
+func mergeRuns(runs []*Run, topN int) (Run, error) {
 	f := runs[0]
 	rules, err := algorithms.ParseRules(f.Rule)
 	if err != nil {
-		return summary.Run{}, err
+		return Run{}, err
 	}
 	rule := algorithms.PrimaryRule(rules)
-	out := summary.Run{Rule: f.Rule, Count: f.Count, Mode: f.Mode, Algorithm: f.Algorithm,
-		Phase: summary.Phase{Bins: f.Phase.Bins}, Memory: summary.Memory{Model: f.Memory.Model}}
-	tl := newTimelineAcc(rule.W)
-	var rateErr *rateErrorAcc
+	out := Run{Rule: f.Rule, Count: f.Count, Mode: f.Mode, Algorithm: f.Algorithm,
+		Phase: Phase{Bins: f.Phase.Bins}, Memory: Memory{Model: f.Memory.Model}}
+	tl := TimelineBins{Width: rule.W}
+	var rateErr *RateErrors
 	for _, r := range runs {
 		out.Requests += r.Requests
 		out.Admitted += r.Admitted
@@ -134,11 +134,11 @@ func mergeRuns(runs []*summary.Run, topN int) (summary.Run, error) {
 		out.Phase.Over = addInto(out.Phase.Over, r.Phase.Over)
 		out.Phase.Under = addInto(out.Phase.Under, r.Phase.Under)
 		if (r.Burst == nil) != (f.Burst == nil) || (r.Bound == nil) != (f.Bound == nil) || (r.RateError == nil) != (f.RateError == nil) {
-			return summary.Run{}, fmt.Errorf("parts measured different metrics")
+			return Run{}, fmt.Errorf("parts measured different metrics")
 		}
 		if r.Burst != nil {
 			if out.Burst == nil {
-				out.Burst = &summary.Burst{}
+				out.Burst = &Burst{}
 			}
 			b := out.Burst
 			if r.Burst.Max > b.Max || (r.Burst.Max == b.Max && r.Burst.Max > 0 && r.Burst.Key < b.Key) {
@@ -148,14 +148,14 @@ func mergeRuns(runs []*summary.Run, topN int) (summary.Run, error) {
 		}
 		if r.Bound != nil {
 			if out.Bound == nil {
-				out.Bound = &summary.Bound{B: r.Bound.B}
+				out.Bound = &Bound{B: r.Bound.B}
 			}
 			out.Bound.Violations += r.Bound.Violations
 		}
 		if r.RateError != nil {
-			a, err := rateErrorFrom(r.RateError, rule.L)
+			a, err := rateErrorsOf(r.RateError, rule.L)
 			if err != nil {
-				return summary.Run{}, err
+				return Run{}, err
 			}
 			if rateErr == nil {
 				rateErr = a
@@ -164,11 +164,11 @@ func mergeRuns(runs []*summary.Run, topN int) (summary.Run, error) {
 			}
 		}
 		if r.Memory.Model != f.Memory.Model {
-			return summary.Run{}, fmt.Errorf("parts have different memory models")
+			return Run{}, fmt.Errorf("parts have different memory models")
 		}
 		out.Memory.PeakPerKey = max(out.Memory.PeakPerKey, r.Memory.PeakPerKey)
 		out.Memory.SumOfPeaks += r.Memory.SumOfPeaks
-		tl.merge(timelineFrom(r.Timeline))
+		tl.merge(timelineBinsOf(r.Timeline))
 		out.Peer = mergePeer(out.Peer, r.Peer)
 		out.VsToken = mergeDisagreement(out.VsToken, r.VsToken)
 		out.Client = mergeClientSide(out.Client, r.Client)
@@ -183,23 +183,24 @@ func mergeRuns(runs []*summary.Run, topN int) (summary.Run, error) {
 	if out.Burst != nil {
 		out.Burst.Ratio = float64(out.Burst.Max) / float64(rule.L)
 	}
-	out.RateError = rateErr.summary()
-	out.Timeline = tl.summary()
-	out.Timeline.Memory = trimZeros(nonNil(tl.mem))
+	out.RateError = rateErr.RateError()
+	out.Timeline = tl.Timeline()
+	out.Timeline.Memory = TrimZeros(nonNil(tl.Memory))
 	out.Memory.Fill(int(out.Keys), out.Timeline.Memory)
-	sortTopKeys(out.TopKeys)
+	SortTopKeys(out.TopKeys)
 	if len(out.TopKeys) > topN {
 		out.TopKeys = out.TopKeys[:topN]
 	}
 	if out.TopKeys == nil {
-		out.TopKeys = []summary.KeyStat{}
+		out.TopKeys = []KeyStat{}
 	}
 	return out, nil
 }
 
-// sortTopKeys orders keys by disagreement, most first, then by name.
-func sortTopKeys(ks []summary.KeyStat) {
-	slices.SortFunc(ks, func(a, b summary.KeyStat) int {
+// SortTopKeys orders keys by disagreement, most first, then by name, as
+// Run.TopKeys lists them.
+func SortTopKeys(ks []KeyStat) {
+	slices.SortFunc(ks, func(a, b KeyStat) int {
 		if a.Disagree != b.Disagree {
 			if a.Disagree > b.Disagree {
 				return -1
@@ -210,10 +211,14 @@ func sortTopKeys(ks []summary.KeyStat) {
 	})
 }
 
-// timelineFrom rebuilds the accumulator a run's timeline was closed from;
-// its memory series goes where state samples are kept.
-func timelineFrom(t summary.Timeline) timelineAcc {
-	return timelineAcc{width: t.WidthNS, first: t.First, requests: t.Requests, over: t.Over, under: t.Under, mem: t.Memory}
+// TrimZeros drops the trailing zeros of a state series: a zero there is an
+// end nothing was sampled at, and how many of those a series carries
+// depends on when its bins widened, so they are cut for one canonical form.
+func TrimZeros(s []int64) []int64 {
+	for len(s) > 0 && s[len(s)-1] == 0 {
+		s = s[:len(s)-1]
+	}
+	return s
 }
 
 func addInto(dst, src []int64) []int64 {
@@ -226,7 +231,7 @@ func addInto(dst, src []int64) []int64 {
 
 // checkShards accepts parts that are all shards of one count, each once
 // and none missing, or none of which is a shard (the workers of a replay).
-func checkShards(parts []*summary.Summary) error {
+func checkShards(parts []*Summary) error {
 	n := 0
 	if s := parts[0].Shard; s != nil {
 		n = s.Count
@@ -260,7 +265,7 @@ func checkShards(parts []*summary.Summary) error {
 // mergeEach merges the results of the parts that of returns, index by
 // index, with merge: the simulations (closed loop, deployments) every part
 // ran over its own keys.
-func mergeEach[T any](parts []*summary.Summary, of func(*summary.Summary) []T, merge func([]T) (T, error), what string) ([]T, error) {
+func mergeEach[T any](parts []*Summary, of func(*Summary) []T, merge func([]T) (T, error), what string) ([]T, error) {
 	n := len(of(parts[0]))
 	if n == 0 {
 		return nil, nil
@@ -281,4 +286,72 @@ func mergeEach[T any](parts []*summary.Summary, of func(*summary.Summary) []T, m
 		out[i] = r
 	}
 	return out, nil
+}
+
+// mergeDisagreement adds o into d (nil when the runs have none).
+func mergeDisagreement(d, o *Disagreement) *Disagreement {
+	if o == nil {
+		return d
+	}
+	if d == nil {
+		d = &Disagreement{}
+	}
+	d.Over += o.Over
+	d.Under += o.Under
+	return d
+}
+
+// mergePeer adds o into p (nil when the runs are not a peer's).
+func mergePeer(p, o *Peer) *Peer {
+	if o == nil {
+		return p
+	}
+	if p == nil {
+		p = &Peer{}
+		if o.VsToken != nil {
+			p.VsToken = &Disagreement{}
+		}
+	}
+	p.Checked += o.Checked
+	p.Flips += o.Flips
+	p.FlipsOver += o.FlipsOver
+	p.FlipsUnder += o.FlipsUnder
+	p.Boundary += o.Boundary
+	p.Nanosecond += o.Nanosecond
+	p.Drift += o.Drift
+	if o.VsToken != nil && p.VsToken != nil {
+		p.VsToken.Over += o.VsToken.Over
+		p.VsToken.Under += o.VsToken.Under
+	}
+	return p
+}
+
+// mergeClientSide adds o into c (nil when the runs do not measure it).
+func mergeClientSide(c, o *ClientSide) *ClientSide {
+	if o == nil {
+		return c
+	}
+	if c == nil {
+		c = &ClientSide{}
+	}
+	c.Never += o.Never
+	c.FloorEarly += o.FloorEarly
+	c.Unrecovered += o.Unrecovered
+	c.RetryAfter = mergeDist(c.RetryAfter, o.RetryAfter)
+	c.SecondsExtra = mergeDist(c.SecondsExtra, o.SecondsExtra)
+	c.Recovery = mergeDist(c.Recovery, o.Recovery)
+	c.Delay = mergeDist(c.Delay, o.Delay)
+	return c
+}
+
+func mergeDist(a, b *Distribution) *Distribution {
+	if b == nil {
+		return a
+	}
+	var h clients.Durations
+	if a != nil {
+		h = a.Histogram
+	}
+	h.Merge(b.Histogram)
+	return DistributionOf(&h)
 }
