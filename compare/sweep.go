@@ -2,7 +2,6 @@ package compare
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -59,25 +58,4 @@ func ParseSweep(spec string, base algorithms.Rule) (*summary.Sweep, []algorithms
 		}
 	}
 	return sw, rules, nil
-}
-
-// ParseRate reads a rate as a percentage ("0.01%") or a fraction
-// ("0.0001"), for budgets.
-func ParseRate(s string) (float64, error) {
-	s = strings.TrimSpace(s)
-	pct := strings.HasSuffix(s, "%")
-	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if err != nil || math.IsNaN(v) || v < 0 {
-		return 0, fmt.Errorf("rate %q: want a percentage such as 0.01%% or a fraction such as 0.0001", s)
-	}
-	if pct {
-		v /= 100
-	}
-	if v > 1 {
-		return 0, fmt.Errorf("rate %q is above 100%%", s)
-	}
-	if v == 0 {
-		v = 0 // not -0
-	}
-	return v, nil
 }

@@ -124,7 +124,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 			if b.v == "" {
 				continue
 			}
-			r, err := compare.ParseRate(b.v)
+			r, err := parseRate(b.v)
 			if err != nil {
 				return usageError{err.Error()}
 			}
