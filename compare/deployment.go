@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"ratebench/distributed"
+	"ratebench/summary"
 )
 
 // deployments are the simulations of one engine.
@@ -55,8 +56,8 @@ func (d *deployments) add(key []byte, t, cost int64) error {
 	return nil
 }
 
-func (d *deployments) results() []distributed.Result {
-	var out []distributed.Result
+func (d *deployments) results() []summary.DistributedResult {
+	var out []summary.DistributedResult
 	for _, s := range d.sims {
 		out = append(out, s.Result())
 	}

@@ -1,6 +1,9 @@
 // Package summary is the format of summary.json, the reproducible result of
 // a replay (docs/summary-schema.md documents every field): its types, from
-// the Summary down to the figures of each Run, and reading and writing it
+// the Summary down to the figures of each Run and the results of the
+// closed-loop and distributed simulations (ClientsResult,
+// DistributedResult, with their Durations histograms), and reading and
+// writing it
 // (ReadSummaryFile, Summary.WriteFile: indented, every array of numbers on
 // one line). Perf is perf.json, the replay's timings, kept beside it.
 // WriteFileAtomic is the write every result file goes through, so that a

@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"ratebench/algorithms"
-	"ratebench/clients"
-	"ratebench/distributed"
 )
 
 // Merge combines the summaries of the shards of one replay (compare -shard
@@ -77,12 +75,12 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 		}
 	}
 	var err error
-	clientsOf := func(s *Summary) []clients.Result { return s.Clients }
-	if out.Clients, err = mergeEach(parts, clientsOf, clients.MergeResults, "closed-loop"); err != nil {
+	clientsOf := func(s *Summary) []ClientsResult { return s.Clients }
+	if out.Clients, err = mergeEach(parts, clientsOf, MergeClientsResults, "closed-loop"); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
-	distributedOf := func(s *Summary) []distributed.Result { return s.Distributed }
-	if out.Distributed, err = mergeEach(parts, distributedOf, distributed.MergeResults, "deployment"); err != nil {
+	distributedOf := func(s *Summary) []DistributedResult { return s.Distributed }
+	if out.Distributed, err = mergeEach(parts, distributedOf, MergeDistributedResults, "deployment"); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	for j := range first.Runs {
@@ -348,7 +346,7 @@ func mergeDist(a, b *Distribution) *Distribution {
 	if b == nil {
 		return a
 	}
-	var h clients.Durations
+	var h Durations
 	if a != nil {
 		h = a.Histogram
 	}

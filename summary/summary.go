@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-
-	"ratebench/clients"
-	"ratebench/distributed"
 )
 
 // SchemaV1 names the version of the summary.json format that Summary is.
@@ -34,11 +31,11 @@ type Summary struct {
 	// Clients are the closed-loop replays (-clients): per plain rule,
 	// algorithm and retry policy, what clients that re-send what they are
 	// refused do to the traffic and what they go through.
-	Clients []clients.Result `json:"clients,omitempty"`
+	Clients []ClientsResult `json:"clients,omitempty"`
 	// Distributed are the simulated distributed deployments (-nodes): per
 	// plain rule, window algorithm, number of nodes, sync interval and
 	// clock skew, the decisions against the exact global log.
-	Distributed []distributed.Result `json:"distributed,omitempty"`
+	Distributed []DistributedResult `json:"distributed,omitempty"`
 }
 
 // Shard is one of Count disjoint shares of a trace's keys: the keys whose
@@ -379,12 +376,12 @@ type ClientSide struct {
 
 // Distribution is a mergeable histogram of durations and its digest.
 type Distribution struct {
-	clients.DurationSummary
-	Histogram clients.Durations `json:"histogram"`
+	DurationSummary
+	Histogram Durations `json:"histogram"`
 }
 
 // DistributionOf returns the distribution of the histogram d (nil for nil).
-func DistributionOf(d *clients.Durations) *Distribution {
+func DistributionOf(d *Durations) *Distribution {
 	if d == nil {
 		return nil
 	}
