@@ -48,7 +48,7 @@ type Config struct {
 	// number.
 	Workers int
 	// Shard, if set, limits the replay to the keys of one shard (see
-	// KeyHash); Merge combines the summaries of all shards.
+	// KeyHash); summary.Merge combines the summaries of all shards.
 	Shard *summary.Shard
 	// Clients, if set, adds closed-loop replays: for every plain rule and
 	// algorithm, clients that re-send what they are refused, by each
