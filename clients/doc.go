@@ -28,12 +28,12 @@
 // first attempt with retries in play minus the number the baseline refuses.
 //
 // Everything a Sim reports is a count, a maximum or a fixed-bin histogram
-// (Durations) summed over keys, and each key's retries depend only on the
-// key's own requests (the backoff jitter comes from a generator seeded from
-// the seed and the key's bytes). So the Result does not depend on the order
-// in which keys are interleaved, and MergeResults of Sims over disjoint sets
-// of keys gives exactly, byte for byte in JSON, what one Sim over all of
-// them gives.
+// (summary.Durations) summed over keys, and each key's retries depend only
+// on the key's own requests (the backoff jitter comes from a generator
+// seeded from the seed and the key's bytes). So the Result does not depend
+// on the order in which keys are interleaved, and
+// summary.MergeClientsResults of Sims over disjoint sets of keys gives
+// exactly, byte for byte in JSON, what one Sim over all of them gives.
 //
 // Decisions are exact (integer nanoseconds, as in package algorithms);
 // amplification and the means are reported as float64, computed from exact

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"ratebench/algorithms"
+	"ratebench/summary"
 )
 
 // req is one trace request.
@@ -52,7 +53,7 @@ func bursty(seed uint64, keys int, dur, on, off int64, rate float64, maxCost int
 }
 
 // run replays trace through a new Sim and returns its finished Result.
-func run(tb testing.TB, spec string, rule algorithms.Rule, policy string, seed uint64, trace []req) Result {
+func run(tb testing.TB, spec string, rule algorithms.Rule, policy string, seed uint64, trace []req) summary.ClientsResult {
 	tb.Helper()
 	s := newSim(tb, spec, rule, policy, seed)
 	feed(tb, s, trace)
@@ -92,7 +93,7 @@ func mustJSON(tb testing.TB, v any) string {
 }
 
 // checkIdentities fails unless r's counts are consistent.
-func checkIdentities(t *testing.T, what string, r Result) {
+func checkIdentities(t *testing.T, what string, r summary.ClientsResult) {
 	t.Helper()
 	if r.Sent != r.Requests+r.Retries {
 		t.Errorf("%s: sent %d != requests %d + retries %d", what, r.Sent, r.Requests, r.Retries)

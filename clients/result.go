@@ -1,78 +1,12 @@
 package clients
 
-import (
-	"fmt"
-)
-
-// Result is what a Sim measured: counts of requests (not cost), over the
-// originals (the trace's requests) and over every attempt sent. JSON field
-// names are snake_case. The identities
-//
-//	sent = requests + retries
-//	requests = admitted + gave_up + pending
-//	rejections = sent - admitted
-//
-// always hold.
-type Result struct {
-	Algorithm string `json:"algorithm"` // canonical spec
-	Rule      string `json:"rule"`      // L/W
-	Policy    string `json:"policy"`    // canonical policy (Policy.String)
-	Seed      uint64 `json:"seed"`      // seeds the backoff jitter
-	Keys      int64  `json:"keys"`
-
-	// Requests is the number of originals (the trace's requests), Sent the
-	// number of attempts the limiter saw (originals and retries), and
-	// Amplification = Sent/Requests (0 when there is no request).
-	Requests      int64   `json:"requests"`
-	Sent          int64   `json:"sent"`
-	Amplification float64 `json:"amplification"`
-	Retries       int64   `json:"retries"`
-
-	// Rejections counts every refused attempt; RejectionsOriginal the
-	// originals refused at their first attempt. BaselineRejections is what
-	// the same limiter refuses of the trace alone, without retries (the open
-	// loop), and ExtraRejections = RejectionsOriginal - BaselineRejections:
-	// the first attempts refused because retries took their capacity
-	// (negative if retries, by shifting the limiter's state, let more
-	// through).
-	Rejections         int64 `json:"rejections"`
-	RejectionsOriginal int64 `json:"rejections_original"`
-	BaselineRejections int64 `json:"baseline_rejections"`
-	ExtraRejections    int64 `json:"extra_rejections"`
-
-	// Retried counts the originals retried at least once, and
-	// FirstRetryAdmitted those admitted at their first retry: under honor,
-	// all of those retried whose key sent nothing else in between.
-	Retried            int64 `json:"retried"`
-	FirstRetryAdmitted int64 `json:"first_retry_admitted"`
-
-	// GaveUp counts the originals never admitted: refused at every attempt
-	// the policy allows, or, under honor, refused without a usable
-	// Retry-After (GaveUpNoRetryAfter of them: the limiter has none, or the
-	// request can never be admitted). Pending counts those still awaiting a
-	// retry: 0 after Finish.
-	GaveUp             int64 `json:"gave_up"`
-	GaveUpNoRetryAfter int64 `json:"gave_up_no_retry_after"`
-	Pending            int64 `json:"pending"`
-
-	// Admitted counts the originals eventually admitted, AdmittedFirstTry
-	// those admitted at their first attempt.
-	Admitted         int64 `json:"admitted"`
-	AdmittedFirstTry int64 `json:"admitted_first_try"`
-
-	// TimeToSuccess is the time from an original's arrival to the admission
-	// of the attempt that got through (not to the end of a shaper's delay),
-	// over the admitted originals (0 for those admitted at once), and
-	// TimeToSuccessHist the histogram it is computed from.
-	TimeToSuccess     DurationSummary `json:"time_to_success"`
-	TimeToSuccessHist Durations       `json:"time_to_success_hist"`
-}
+import "ratebench/summary"
 
 // Result returns what the Sim measured so far. Call Finish first, or the
 // originals whose retries are still pending count as Pending.
-func (s *Sim) Result() Result {
+func (s *Sim) Result() summary.ClientsResult {
 	c := s.r
-	r := Result{
+	r := summary.ClientsResult{
 		Algorithm:          s.spec,
 		Rule:               s.rule.String(),
 		Policy:             s.policy.String(),
@@ -93,55 +27,6 @@ func (s *Sim) Result() Result {
 		AdmittedFirstTry:   c.admittedFirstTry,
 	}
 	r.TimeToSuccessHist.Merge(s.tts) // a copy: later Adds do not change it
-	r.derive()
+	r.Derive()
 	return r
-}
-
-// derive fills the fields computed from the others.
-func (r *Result) derive() {
-	r.Amplification = 0
-	if r.Requests > 0 {
-		r.Amplification = float64(r.Sent) / float64(r.Requests)
-	}
-	r.ExtraRejections = r.RejectionsOriginal - r.BaselineRejections
-	r.TimeToSuccess = r.TimeToSuccessHist.Summary()
-}
-
-// MergeResults combines the Results of Sims over disjoint sets of keys of
-// one trace, run with the same algorithm, rule, policy and seed, into
-// exactly the Result of one Sim over all those keys: every field is a sum
-// over keys, or derived from sums (amplification, extra rejections, the
-// time-to-success summary from the merged histogram).
-func MergeResults(rs []Result) (Result, error) {
-	if len(rs) == 0 {
-		return Result{}, fmt.Errorf("clients: merge: no result")
-	}
-	f := rs[0]
-	out := Result{Algorithm: f.Algorithm, Rule: f.Rule, Policy: f.Policy, Seed: f.Seed}
-	for i, r := range rs {
-		if r.Algorithm != f.Algorithm || r.Rule != f.Rule || r.Policy != f.Policy || r.Seed != f.Seed {
-			return Result{}, fmt.Errorf("clients: merge: result %d is %s %s %s seed %d, result 0 %s %s %s seed %d",
-				i, r.Algorithm, r.Rule, r.Policy, r.Seed, f.Algorithm, f.Rule, f.Policy, f.Seed)
-		}
-		if err := r.TimeToSuccessHist.Validate(); err != nil {
-			return Result{}, fmt.Errorf("clients: merge: result %d: time to success: %w", i, err)
-		}
-		out.Keys += r.Keys
-		out.Requests += r.Requests
-		out.Sent += r.Sent
-		out.Retries += r.Retries
-		out.Rejections += r.Rejections
-		out.RejectionsOriginal += r.RejectionsOriginal
-		out.BaselineRejections += r.BaselineRejections
-		out.Retried += r.Retried
-		out.FirstRetryAdmitted += r.FirstRetryAdmitted
-		out.GaveUp += r.GaveUp
-		out.GaveUpNoRetryAfter += r.GaveUpNoRetryAfter
-		out.Pending += r.Pending
-		out.Admitted += r.Admitted
-		out.AdmittedFirstTry += r.AdmittedFirstTry
-		out.TimeToSuccessHist.Merge(r.TimeToSuccessHist)
-	}
-	out.derive()
-	return out, nil
 }

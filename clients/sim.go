@@ -8,13 +8,14 @@ import (
 	"math/rand/v2"
 
 	"ratebench/algorithms"
+	"ratebench/summary"
 )
 
 // Sim replays one trace through one algorithm under one rule with clients
 // that retry by one Policy (see the package doc for the model). Feed it the
 // trace with Add, then call Finish and Result. A Sim is not safe for
 // concurrent use; to use several cores, split the keys among Sims and merge
-// their Results with MergeResults.
+// their Results with summary.MergeClientsResults.
 type Sim struct {
 	spec   string // canonical algorithm name
 	rule   algorithms.Rule
@@ -30,7 +31,7 @@ type Sim struct {
 	seq  uint64 // scheduling order of retries, to break ties in send time
 
 	r   counts
-	tts Durations // time to success of the admitted originals
+	tts summary.Durations // time to success of the admitted originals
 
 	// onRetry, if set (tests), is called when a retry is scheduled: the
 	// refused attempt a, the exact earliest admission time r (honor; else

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"ratebench/algorithms"
+	"ratebench/summary"
 )
 
 var policies = []string{"immediate", "backoff", "honor"}
@@ -179,7 +180,7 @@ func TestImmediateHammer(t *testing.T) {
 	// original arrives, and the retries never see it first.)
 	rule := algorithms.Rule{L: 5, W: sec}
 	trace := hammer(100, 110*sec/1000)
-	var prev Result
+	var prev summary.ClientsResult
 	for _, max := range []int{0, 2, 10} {
 		r := run(t, "token", rule, "immediate:max="+strconv.Itoa(max), 1, trace)
 		what := fmt.Sprintf("token hammer max=%d", max)
@@ -279,11 +280,11 @@ func TestDeterminismAndMerge(t *testing.T) {
 					}
 					parts[i] = append(parts[i], q)
 				}
-				var rs []Result
+				var rs []summary.ClientsResult
 				for _, pt := range parts {
 					rs = append(rs, run(t, spec, rule, p, 42, pt))
 				}
-				m, err := MergeResults(rs)
+				m, err := summary.MergeClientsResults(rs)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -299,7 +300,7 @@ func TestDeterminismAndMerge(t *testing.T) {
 	}
 	a := run(t, "log", rule, "immediate", 1, trace[:10])
 	b := run(t, "log", rule, "honor", 1, trace[10:])
-	if _, err := MergeResults([]Result{a, b}); err == nil {
+	if _, err := summary.MergeClientsResults([]summary.ClientsResult{a, b}); err == nil {
 		t.Error("merged results of two policies")
 	}
 }
@@ -358,7 +359,7 @@ func TestFigures(t *testing.T) {
 	t.Logf("%-8s %-32s %6s %6s %6s %7s %7s %7s %7s %8s %8s %8s", "algo", "policy", "ampl", "open", "extra",
 		"retried", "1stRtry", "gaveUp", "noHint", "tts p50", "tts p99", "tts max")
 	for _, spec := range []string{"counter", "fixed", "token", "log"} {
-		rs := map[string]Result{}
+		rs := map[string]summary.ClientsResult{}
 		for _, p := range policies {
 			r := run(t, spec, rule, p, 1, trace)
 			checkIdentities(t, spec+" "+p, r)

@@ -3,52 +3,12 @@ package compare
 import (
 	"ratebench/algorithms"
 	"ratebench/clients"
+	"ratebench/summary"
 )
 
-// ClientSide is what a run's decisions mean to the clients (SPEC 3.9-3.10,
-// seed 000's "sequía"), measured where the run records its own history (not
-// for a candidate that records the log's admissions in shadow mode):
-//
-//   - RetryAfter: at each rejection, the exact delay until the same request
-//     would be admitted if nothing else arrived, the truthful Retry-After
-//     (algorithms.RetryAfterer), after the rejection is recorded when the
-//     policy counts it; Never counts the rejections no wait can cure (a
-//     cost above the limit).
-//   - SecondsExtra: how much longer a client waits when that delay is sent
-//     as HTTP's whole seconds, rounded up; FloorEarly counts the rejections
-//     whose delay is not a whole number of seconds, where a client (or a
-//     server) rounding down would come back too early and be refused again.
-//   - Recovery: per key, from the first rejection of a run of rejections to
-//     the key's next admission: how long a client that keeps sending is
-//     refused. Unrecovered counts the keys still refused at the end.
-//   - Delay (leaky only): per admitted request, the time from its arrival
-//     until it has left the queue (algorithms.Delayer).
-type ClientSide struct {
-	RetryAfter   *Distribution `json:"retry_after,omitempty"`
-	Never        int64         `json:"retry_after_never"`
-	SecondsExtra *Distribution `json:"whole_seconds_extra,omitempty"`
-	FloorEarly   int64         `json:"floor_early"`
-	Recovery     *Distribution `json:"recovery"`
-	Unrecovered  int64         `json:"unrecovered"`
-	Delay        *Distribution `json:"delay,omitempty"`
-}
-
-// Distribution is a mergeable histogram of durations and its digest.
-type Distribution struct {
-	clients.DurationSummary
-	Histogram clients.Durations `json:"histogram"`
-}
-
-func distribution(d *clients.Durations) *Distribution {
-	if d == nil {
-		return nil
-	}
-	return &Distribution{DurationSummary: d.Summary(), Histogram: *d}
-}
-
-func denseDistribution(d *clients.Dense) *Distribution {
+func denseDistribution(d *clients.Dense) *summary.Distribution {
 	h := d.Durations()
-	return distribution(&h)
+	return summary.DistributionOf(&h)
 }
 
 // clientAcc accumulates a run's ClientSide.
@@ -107,8 +67,8 @@ func (a *clientAcc) observe(id int32, t, cost int64, admit, recorded bool) {
 
 // summary closes the accumulator; retained are the records of released
 // keys, run this run's index in them.
-func (a *clientAcc) summary(keys *keyTable, retained []*fullRecord, run int) *ClientSide {
-	c := &ClientSide{Never: a.never, FloorEarly: a.early, Recovery: denseDistribution(&a.recovery)}
+func (a *clientAcc) summary(keys *keyTable, retained []*fullRecord, run int) *summary.ClientSide {
+	c := &summary.ClientSide{Never: a.never, FloorEarly: a.early, Recovery: denseDistribution(&a.recovery)}
 	if a.ra != nil {
 		c.RetryAfter, c.SecondsExtra = denseDistribution(&a.retry), denseDistribution(&a.extra)
 	}
@@ -126,34 +86,4 @@ func (a *clientAcc) summary(keys *keyTable, retained []*fullRecord, run int) *Cl
 		}
 	}
 	return c
-}
-
-// mergeClientSide adds o into c (nil when the runs do not measure it).
-func mergeClientSide(c, o *ClientSide) *ClientSide {
-	if o == nil {
-		return c
-	}
-	if c == nil {
-		c = &ClientSide{}
-	}
-	c.Never += o.Never
-	c.FloorEarly += o.FloorEarly
-	c.Unrecovered += o.Unrecovered
-	c.RetryAfter = mergeDist(c.RetryAfter, o.RetryAfter)
-	c.SecondsExtra = mergeDist(c.SecondsExtra, o.SecondsExtra)
-	c.Recovery = mergeDist(c.Recovery, o.Recovery)
-	c.Delay = mergeDist(c.Delay, o.Delay)
-	return c
-}
-
-func mergeDist(a, b *Distribution) *Distribution {
-	if b == nil {
-		return a
-	}
-	var h clients.Durations
-	if a != nil {
-		h = a.Histogram
-	}
-	h.Merge(b.Histogram)
-	return distribution(&h)
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"ratebench/clients"
+	"ratebench/summary"
 )
 
 // closedLoop replays the trace, for every plain rule, algorithm (the log
@@ -42,8 +43,8 @@ func (cl *closedLoop) add(key []byte, t, cost int64) error {
 }
 
 // results sends every pending retry and returns the simulations' results.
-func (cl *closedLoop) results() []clients.Result {
-	out := make([]clients.Result, 0, len(cl.sims))
+func (cl *closedLoop) results() []summary.ClientsResult {
+	out := make([]summary.ClientsResult, 0, len(cl.sims))
 	for _, s := range cl.sims {
 		s.Finish()
 		out = append(out, s.Result())

@@ -6,6 +6,7 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/clients"
+	"ratebench/summary"
 )
 
 // Mode is when a candidate records a request (SPEC 4).
@@ -38,17 +39,17 @@ type Config struct {
 	TopKeys int
 	// Sweep, if the rules come from a sweep, is recorded in the summary so
 	// that a report can draw the curves.
-	Sweep *Sweep
+	Sweep *summary.Sweep
 	// Budget, if set, is recorded in the summary for the report's decision
 	// section.
-	Budget *Budget
+	Budget *summary.Budget
 	// Workers is how many goroutines replay the keys, each a share of them
 	// by hash (default 1). The summary is the same, byte for byte, for any
 	// number.
 	Workers int
 	// Shard, if set, limits the replay to the keys of one shard (see
-	// KeyHash); Merge combines the summaries of all shards.
-	Shard *Shard
+	// KeyHash); summary.Merge combines the summaries of all shards.
+	Shard *summary.Shard
 	// Clients, if set, adds closed-loop replays: for every plain rule and
 	// algorithm, clients that re-send what they are refused, by each
 	// policy (package clients); ClientSeed seeds their backoff jitter.
@@ -56,7 +57,7 @@ type Config struct {
 	ClientSeed uint64
 	// Deployment, if set, adds simulated distributed deployments of the
 	// window algorithms (package distributed).
-	Deployment *Deployment
+	Deployment *summary.Deployment
 }
 
 // DefaultConfig returns the defaults: rule 5/30s, every algorithm of

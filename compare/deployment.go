@@ -4,20 +4,8 @@ import (
 	"fmt"
 
 	"ratebench/distributed"
+	"ratebench/summary"
 )
-
-// Deployment is a grid of simulated distributed deployments (-nodes): every
-// plain rule and window algorithm is run on each number of nodes, with each
-// sync interval and clock skew, against the exact global log (package
-// distributed).
-type Deployment struct {
-	Nodes      []int   `json:"nodes"`
-	Route      string  `json:"route"`                 // random, hash or roundrobin (distributed.ParseRoute)
-	Sync       []int64 `json:"sync_ns"`               // between the nodes' exchanges with the shared store; 0: a central store
-	Skew       []int64 `json:"skew_ns"`               // clock offset spread over the nodes
-	SkewRandom bool    `json:"skew_random,omitempty"` // draw each node's offset instead of spreading them evenly
-	Seed       uint64  `json:"seed"`
-}
 
 // deployments are the simulations of one engine.
 type deployments struct {
@@ -68,8 +56,8 @@ func (d *deployments) add(key []byte, t, cost int64) error {
 	return nil
 }
 
-func (d *deployments) results() []distributed.Result {
-	var out []distributed.Result
+func (d *deployments) results() []summary.DistributedResult {
+	var out []summary.DistributedResult
 	for _, s := range d.sims {
 		out = append(out, s.Result())
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"ratebench/algorithms"
+	"ratebench/summary"
 )
 
 // Simulated deployments run for every plain rule, supported algorithm and
@@ -13,7 +14,7 @@ import (
 func TestDeployments(t *testing.T) {
 	reqs := randomTrace(23, 8000, 30, 30*sec)
 	cfg := Config{Rules: []algorithms.Rule{mustRule(t, "5/30s")}, Algorithms: []string{"counter", "token"}, Modes: []Mode{Independent},
-		Deployment: &Deployment{Nodes: []int{1, 4}, Route: "random", Sync: []int64{0, sec}, Skew: []int64{0}, Seed: 3}}
+		Deployment: &summary.Deployment{Nodes: []int{1, 4}, Route: "random", Sync: []int64{0, sec}, Skew: []int64{0}, Seed: 3}}
 	s := replay(t, cfg, reqs)
 	if len(s.Distributed) != 2*2*2 { // log and counter (token is not a window algorithm) x nodes x sync
 		t.Fatalf("%d deployment results", len(s.Distributed))

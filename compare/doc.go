@@ -18,7 +18,9 @@
 //     order of the modes, and says so in the summary's notes.
 //
 // A run is one rule × count × mode × algorithm. Its metrics are streaming
-// accumulators: one call per request, closed into the Summary at the end;
+// accumulators: one call per request, closed at the end into the types of
+// package summary (Engine.Summary returns a summary.Summary, the content
+// of summary.json);
 // per-key state lives in slices indexed by the interned key id, so memory
 // follows the number of keys and never the length of the trace. Keys whose
 // state is back to its initial value are released as the replay goes
@@ -30,8 +32,10 @@
 // exact sums and fixed-bin histograms that the summary keeps. Keys never
 // interact, so a replay splits by key: the workers of a parallel Engine
 // (Config.Workers) and the shards of several machines (Config.Shard) each
-// replay a disjoint set of keys, and Merge combines their summaries into
-// exactly, byte for byte, the summary of one pass.
+// replay a disjoint set of keys, and summary.Merge combines their
+// summaries into exactly, byte for byte, the summary of one pass (the
+// figures that are not plain sums are taken in the forms package summary
+// merges: summary.RateErrors, summary.TimelineBins).
 //
 // # Direction
 //

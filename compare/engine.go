@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"ratebench/algorithms"
+	"ratebench/summary"
 )
 
 // Engine replays requests through every experiment of a Config in one pass.
@@ -140,7 +141,7 @@ func newEngine(cfg Config) (*Engine, error) {
 					g.cands = append(g.cands, cd)
 				}
 			}
-			g.refAcc.timeline.held = make([][]int64, len(g.cands))
+			g.refAcc.timeline.Held = make([][]int64, len(g.cands))
 			g.pairPeers()
 			e.groups = append(e.groups, g)
 		}
@@ -218,7 +219,7 @@ func (e *Engine) Add(key []byte, t, cost int64) error {
 	e.offeredEnd = max(e.offeredEnd, t)
 	if e.parts != nil || e.cfg.Shard != nil {
 		h := KeyHash(key)
-		if !e.cfg.Shard.owns(h) {
+		if !owns(e.cfg.Shard, h) {
 			return nil
 		}
 		if e.parts != nil {
@@ -266,7 +267,7 @@ func (e *Engine) AddIndexed(id int32, key []byte, t, cost int64) error {
 		return fmt.Errorf("negative key index %d", id)
 	}
 	e.offeredEnd = max(e.offeredEnd, t)
-	if e.cfg.Shard != nil && !e.cfg.Shard.owns(KeyHash(key)) {
+	if e.cfg.Shard != nil && !owns(e.cfg.Shard, KeyHash(key)) {
 		return nil
 	}
 	if n := int32(len(e.parts)); n > 0 {
@@ -356,7 +357,7 @@ func (g *group) add(id int32, t, cost, from int64) {
 	for _, c := range g.cands {
 		admit := c.lim.Decide(id, t, cost)
 		if c.est != nil {
-			c.acc.rateErr.add(c.est.Estimate(id, t), exact)
+			c.acc.rateErr.Add(c.est.Estimate(id, t), exact)
 		}
 		record := admit
 		switch {
@@ -381,21 +382,21 @@ func (g *group) add(id int32, t, cost, from int64) {
 
 // traceInfo returns what a single engine saw of the trace (path, format and
 // skipped records are the reader's, for the caller to fill).
-func (e *Engine) traceInfo() TraceInfo {
-	return TraceInfo{Requests: e.requests, Cost: e.cost, Keys: int64(e.keys.len()), StartNS: e.start, EndNS: e.end}
+func (e *Engine) traceInfo() summary.TraceInfo {
+	return summary.TraceInfo{Requests: e.requests, Cost: e.cost, Keys: int64(e.keys.len()), StartNS: e.start, EndNS: e.end}
 }
 
 // Summary closes the accumulators and returns the summary, runs ordered by
 // rule, count, mode, then algorithm as configured (the log first). It ends
 // the replay: nothing may be added after it.
-func (e *Engine) Summary(trace TraceInfo) *Summary {
+func (e *Engine) Summary(trace summary.TraceInfo) *summary.Summary {
 	if e.parts != nil {
-		var parts []*Summary
+		var parts []*summary.Summary
 		for _, p := range e.parts {
 			p.offeredEnd = max(p.offeredEnd, e.offeredEnd)
 			parts = append(parts, p.Summary(trace))
 		}
-		s, err := mergeDisjoint(parts)
+		s, err := summary.MergeDisjoint(parts)
 		if err != nil { // parts of one engine always merge
 			panic(err)
 		}
@@ -407,8 +408,8 @@ func (e *Engine) Summary(trace TraceInfo) *Summary {
 	info := e.traceInfo()
 	info.Path, info.Format, info.Fingerprint = trace.Path, trace.Format, trace.Fingerprint
 	info.Skipped, info.SkippedExamples = trace.Skipped, trace.SkippedExamples
-	s := &Summary{Schema: SchemaV1, Trace: info, Notes: e.notes, Partial: e.partial, Shard: e.cfg.Shard}
-	s.Config = RunConfig{Algorithms: e.cfg.Algorithms, TopKeys: e.cfg.TopKeys, Sweep: e.cfg.Sweep, Budget: e.cfg.Budget}
+	s := &summary.Summary{Schema: summary.SchemaV1, Trace: info, Notes: e.notes, Partial: e.partial, Shard: e.cfg.Shard}
+	s.Config = summary.RunConfig{Algorithms: e.cfg.Algorithms, TopKeys: e.cfg.TopKeys, Sweep: e.cfg.Sweep, Budget: e.cfg.Budget}
 	for _, p := range e.cfg.Clients {
 		s.Config.Clients = append(s.Config.Clients, p.String())
 	}
@@ -430,10 +431,10 @@ func (e *Engine) Summary(trace TraceInfo) *Summary {
 		state := &g.refAcc.timeline
 		ref := g.refAcc.summary(e.keys, e.cfg.TopKeys, state, nil, retained, base)
 		for _, m := range g.modes {
-			runs := []Run{ref}
+			runs := []summary.Run{ref}
 			for i, c := range g.cands {
 				if c.mode == m {
-					runs = append(runs, c.acc.summary(e.keys, e.cfg.TopKeys, state, state.held[i], retained, base+1+i))
+					runs = append(runs, c.acc.summary(e.keys, e.cfg.TopKeys, state, state.Held[i], retained, base+1+i))
 				}
 			}
 			for _, r := range runs {

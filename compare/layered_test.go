@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"ratebench/algorithms"
+	"ratebench/summary"
 )
 
 // boundaryTrace is an attacker sending bursts of n just before and just
@@ -54,7 +55,7 @@ func TestLayeredRules(t *testing.T) {
 			admitted++
 		}
 	}
-	var plain, layered Run
+	var plain, layered summary.Run
 	for _, r := range s.Runs {
 		switch {
 		case r.Algorithm == "log" && r.Rule == "5/1s+100/1m":

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"ratebench/algorithms"
+	"ratebench/summary"
 )
 
 // runAcc accumulates the metrics of one run, one request at a time.
@@ -21,10 +22,10 @@ type runAcc struct {
 	burst   *burstAcc // nil without ownHistory
 	bound   boundAcc
 	memory  memoryAcc
-	rateErr *rateErrorAcc // nil where not measured
-	peer    *Peer         // a peer library's checks; nil for the others
-	vsTok   *Disagreement // disagreement with the token run it is paired with (peers, leaky)
-	client  *clientAcc    // nil without ownHistory
+	rateErr *summary.RateErrors   // nil where not measured
+	peer    *summary.Peer         // a peer library's checks; nil for the others
+	vsTok   *summary.Disagreement // disagreement with the token run it is paired with (peers, leaky)
+	client  *clientAcc            // nil without ownHistory
 }
 
 // newRunAcc returns the accumulator of a run of lim. rateErr says whether
@@ -41,14 +42,14 @@ func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr, ownHistory
 		a.client = newClientAcc(lim, &a.hot)
 	}
 	if rateErr {
-		a.rateErr = newRateErrorAcc(rule.L)
+		a.rateErr = summary.NewRateErrors(rule.L)
 	}
 	return a
 }
 
 // countKey counts a key with o over- and u under-admissions in the keys
 // over, under and disagreeing, and reports whether it disagreed at all.
-func (r *Run) countKey(o, u int64) bool {
+func countKey(r *summary.Run, o, u int64) bool {
 	if o > 0 {
 		r.KeysOver++
 	}
@@ -122,8 +123,8 @@ func (a *runAcc) add(id int32, t, cost int64, admit, ref bool) {
 // released keys that disagreed, with this run's index in them.
 // state is the group's timeline, whose samples held are this run's keys
 // holding state (nil for the reference, whose are the log's).
-func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, held []int64, retained []*fullRecord, run int) Run {
-	r := Run{
+func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, held []int64, retained []*fullRecord, run int) summary.Run {
+	r := summary.Run{
 		Algorithm:    a.lim.Name(),
 		Requests:     a.requests,
 		Admitted:     a.admitted,
@@ -134,9 +135,9 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, held []in
 		Under:        a.under,
 		Disagree:     a.over + a.under,
 		Keys:         int64(keys.len()),
-		Phase:        Phase{Bins: PhaseBins, Over: a.phaseOver[:], Under: a.phaseUnder[:]},
-		Timeline:     a.timeline.summary(),
-		RateError:    a.rateErr.summary(),
+		Phase:        summary.Phase{Bins: PhaseBins, Over: a.phaseOver[:], Under: a.phaseUnder[:]},
+		Timeline:     a.timeline.Timeline(),
+		RateError:    a.rateErr.RateError(),
 	}
 	r.Memory, r.Timeline.Memory = a.memory.summary(keys.len(), state, held)
 	r.Peer = a.peerSummary()
@@ -151,22 +152,22 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, held []in
 	}
 	var top []int32
 	for id := range a.overByKey {
-		if r.countKey(a.overByKey[id], a.underByKey[id]) {
+		if countKey(&r, a.overByKey[id], a.underByKey[id]) {
 			top = append(top, int32(id))
 		}
 	}
 	for _, f := range retained {
-		r.countKey(f.over[run], f.under[run])
+		countKey(&r, f.over[run], f.under[run])
 	}
 	if a.burst != nil {
 		r.Burst = a.burst.summary(keys, a.rule.L, retained, run)
 	}
 	if a.bound.check != nil {
-		r.Bound = &Bound{B: a.bound.b, Violations: a.bound.violations}
+		r.Bound = &summary.Bound{B: a.bound.b, Violations: a.bound.violations}
 	}
-	r.TopKeys = []KeyStat{}
+	r.TopKeys = []summary.KeyStat{}
 	for _, id := range top {
-		r.TopKeys = append(r.TopKeys, KeyStat{
+		r.TopKeys = append(r.TopKeys, summary.KeyStat{
 			Key:      keys.names[id],
 			Requests: keys.state[id].requests,
 			Disagree: a.overByKey[id] + a.underByKey[id],
@@ -180,14 +181,14 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, held []in
 	}
 	for _, f := range retained {
 		if d := f.over[run] + f.under[run]; d > 0 {
-			ks := KeyStat{Key: f.name, Requests: f.requests, Disagree: d, Over: f.over[run], Under: f.under[run]}
+			ks := summary.KeyStat{Key: f.name, Requests: f.requests, Disagree: d, Over: f.over[run], Under: f.under[run]}
 			if a.burst != nil {
 				ks.Burst = &f.peak[run]
 			}
 			r.TopKeys = append(r.TopKeys, ks)
 		}
 	}
-	sortTopKeys(r.TopKeys)
+	summary.SortTopKeys(r.TopKeys)
 	if len(r.TopKeys) > topN {
 		r.TopKeys = r.TopKeys[:topN]
 	}
@@ -293,8 +294,8 @@ func (b *burstAcc) fold(p int64, name string) {
 	}
 }
 
-func (b *burstAcc) summary(keys *keyTable, l int64, retained []*fullRecord, run int) *Burst {
-	out := &Burst{Max: b.relMax, Key: b.relKey}
+func (b *burstAcc) summary(keys *keyTable, l int64, retained []*fullRecord, run int) *summary.Burst {
+	out := &summary.Burst{Max: b.relMax, Key: b.relKey}
 	consider := func(p int64, name string) {
 		if p > out.Max || (p == out.Max && p > 0 && name < out.Key) {
 			out.Max, out.Key = p, name
@@ -375,13 +376,13 @@ type memoryReporter interface {
 // summary returns the memory of the run and its series at the ends of the
 // timeline's bins, from the group's samples tl: the log's, or held, the
 // keys holding state in this run.
-func (m *memoryAcc) summary(keys int, tl *timelineAcc, held []int64) (Memory, []int64) {
-	var out Memory
+func (m *memoryAcc) summary(keys int, tl *timelineAcc, held []int64) (summary.Memory, []int64) {
+	var out summary.Memory
 	var series []int64
 	if r, ok := m.lim.(memoryReporter); ok && !m.lim.FixedSize() {
 		out.Model = modelLog
 		out.PeakPerKey, out.SumOfPeaks = r.Memory()
-		series = append(series, tl.mem...)
+		series = append(series, tl.Memory...)
 	} else {
 		b := m.lim.Bytes(0)
 		out.Model = modelFixed
@@ -391,8 +392,8 @@ func (m *memoryAcc) summary(keys int, tl *timelineAcc, held []int64) (Memory, []
 			series[i] = b * n
 		}
 	}
-	series = trimZeros(series)
-	out.fill(keys, series)
+	series = summary.TrimZeros(series)
+	out.Fill(keys, series)
 	return out, series
 }
 
@@ -401,27 +402,6 @@ const (
 	modelLog   = "per entry in the window, pruned when the key is next seen; total: entries in the window at the end of each timeline bin"
 	modelFixed = "fixed per key; total: keys whose state is not back to its initial value at the end of each timeline bin"
 )
-
-// fill derives the mean and the peak total from the sums and the series.
-func (m *Memory) fill(keys int, series []int64) {
-	m.MeanPerKey, m.PeakTotal = 0, 0
-	if keys > 0 {
-		m.MeanPerKey = float64(m.SumOfPeaks) / float64(keys)
-	}
-	for _, v := range series {
-		m.PeakTotal = max(m.PeakTotal, v)
-	}
-}
-
-// trimZeros drops the trailing zeros of a state series: a zero there is an
-// end nothing was sampled at, and how many of those a series carries
-// depends on when its bins widened, so they are cut for one canonical form.
-func trimZeros(s []int64) []int64 {
-	for len(s) > 0 && s[len(s)-1] == 0 {
-		s = s[:len(s)-1]
-	}
-	return s
-}
 
 // keyHot is what a run reads of a key at every request, together so that
 // one cache line serves it.

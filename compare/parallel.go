@@ -101,14 +101,14 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 				rerr = &traces.ParseError{Pos: r.Pos(), Msg: "negative key index"}
 				break
 			}
-			if e.cfg.Shard != nil && !e.cfg.Shard.owns(KeyHash(q.Key)) {
+			if e.cfg.Shard != nil && !owns(e.cfg.Shard, KeyHash(q.Key)) {
 				seq++
 				continue
 			}
 			w, id = int(id)%n, id/int32(n)
 		} else {
 			h := KeyHash(q.Key)
-			if !e.cfg.Shard.owns(h) {
+			if !owns(e.cfg.Shard, h) {
 				seq++
 				continue
 			}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"ratebench/algorithms"
+	"ratebench/summary"
 	"ratebench/traces"
 )
 
@@ -27,7 +28,7 @@ func csvTrace(reqs []rq) string {
 }
 
 // replayCSV replays a CSV trace through Replay, as the command does.
-func replayCSV(t *testing.T, cfg Config, csv string) (*Summary, error) {
+func replayCSV(t *testing.T, cfg Config, csv string) (*summary.Summary, error) {
 	t.Helper()
 	e, err := New(cfg)
 	if err != nil {
@@ -38,10 +39,10 @@ func replayCSV(t *testing.T, cfg Config, csv string) (*Summary, error) {
 		t.Fatal(err)
 	}
 	err = e.Replay(context.Background(), r)
-	return e.Summary(TraceInfo{Path: "t.csv", Format: "csv"}), err
+	return e.Summary(summary.TraceInfo{Path: "t.csv", Format: "csv"}), err
 }
 
-func marshal(t *testing.T, s *Summary) []byte {
+func marshal(t *testing.T, s *summary.Summary) []byte {
 	t.Helper()
 	b, err := s.Marshal()
 	if err != nil {
@@ -99,11 +100,11 @@ func TestShardsMergeToTheWhole(t *testing.T) {
 	}
 	want := marshal(t, whole)
 	for _, n := range []int{1, 2, 5} {
-		var parts []*Summary
+		var parts []*summary.Summary
 		var requests int64
 		for i := range n {
 			c := cfg
-			c.Shard = &Shard{Index: i, Count: n}
+			c.Shard = &summary.Shard{Index: i, Count: n}
 			c.Workers = 1 + i%2
 			s, err := replayCSV(t, c, csv)
 			if err != nil {
@@ -113,7 +114,7 @@ func TestShardsMergeToTheWhole(t *testing.T) {
 				t.Fatalf("shard %v: summary says %v", c.Shard, s.Shard)
 			}
 			requests += s.Trace.Requests
-			back, err := ReadSummary(bytes.NewReader(marshal(t, s)))
+			back, err := summary.ReadSummary(bytes.NewReader(marshal(t, s)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,7 +123,7 @@ func TestShardsMergeToTheWhole(t *testing.T) {
 		if requests != whole.Trace.Requests {
 			t.Errorf("%d shards hold %d requests, want %d: shards overlap or miss keys", n, requests, whole.Trace.Requests)
 		}
-		merged, err := Merge(parts)
+		merged, err := summary.Merge(parts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,10 +131,10 @@ func TestShardsMergeToTheWhole(t *testing.T) {
 			t.Errorf("%d shards merged differ from the whole\n%s", n, firstDiff(g, want))
 		}
 		if n > 1 {
-			if _, err := Merge(parts[1:]); err == nil || !strings.Contains(err.Error(), "missing") {
+			if _, err := summary.Merge(parts[1:]); err == nil || !strings.Contains(err.Error(), "missing") {
 				t.Errorf("merging without shard 0: %v, want a missing shard", err)
 			}
-			if _, err := Merge(append(parts, parts[0])); err == nil || !strings.Contains(err.Error(), "twice") {
+			if _, err := summary.Merge(append(parts, parts[0])); err == nil || !strings.Contains(err.Error(), "twice") {
 				t.Errorf("merging shard 0 twice: %v", err)
 			}
 		}
@@ -145,7 +146,7 @@ func TestMergeRefusesOtherConfigs(t *testing.T) {
 	reqs := randomTrace(3, 500, 20, 30*sec)
 	a := replay(t, Config{TopKeys: 3}, reqs)
 	b := replay(t, Config{TopKeys: 4}, reqs)
-	if _, err := Merge([]*Summary{a, b}); err == nil {
+	if _, err := summary.Merge([]*summary.Summary{a, b}); err == nil {
 		t.Error("merged summaries of different configurations")
 	}
 }
@@ -156,14 +157,14 @@ func TestMergeQuotesTracePaths(t *testing.T) {
 	a := replay(t, Config{TopKeys: 3}, reqs)
 	b := replay(t, Config{TopKeys: 3}, reqs)
 	a.Trace.Path, b.Trace.Path = "a\x1b[2J.csv", "b\xff.csv"
-	_, err := mergeDisjoint([]*Summary{a, b}) // two whole replays: past Merge's own check
+	_, err := summary.MergeDisjoint([]*summary.Summary{a, b}) // two whole replays: past Merge's own check
 
 	if want := `merge: part 1 replayed "b\xff.csv", part 0 "a\x1b[2J.csv"`; err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
 	b.Trace.Path = a.Trace.Path
 	b.Runs[1].Algorithm = "x\x1b[2J"
-	_, err = mergeDisjoint([]*Summary{a, b})
+	_, err = summary.MergeDisjoint([]*summary.Summary{a, b})
 	if err == nil || strings.Contains(err.Error(), "\x1b") || !strings.Contains(err.Error(), `is "x\x1b[2J `) {
 		t.Errorf("another run: %q", err)
 	}
@@ -368,13 +369,13 @@ func TestMemoryHeldIsTheDirectCount(t *testing.T) {
 	}
 	want := marshal(t, whole)
 	for _, n := range []int{2, 3} {
-		var parts []*Summary
+		var parts []*summary.Summary
 		for i := range n {
 			c := cfg
-			c.Shard, c.Workers = &Shard{Index: i, Count: n}, 2
+			c.Shard, c.Workers = &summary.Shard{Index: i, Count: n}, 2
 			parts = append(parts, replay(t, c, reqs))
 		}
-		merged, err := Merge(parts)
+		merged, err := summary.Merge(parts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -395,7 +396,7 @@ func TestMemoryHeldIsTheDirectCount(t *testing.T) {
 		if e.rel.released < 30 {
 			t.Fatalf("%d keys released: the test does not exercise release", e.rel.released)
 		}
-		if g := marshal(t, e.Summary(TraceInfo{Path: "test", Format: "memory"})); !bytes.Equal(g, want) {
+		if g := marshal(t, e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})); !bytes.Equal(g, want) {
 			t.Errorf("releasing idle keys changed the summary\n%s", firstDiff(g, want))
 		}
 	})
@@ -430,7 +431,7 @@ func TestReplayOfACancelledReader(t *testing.T) {
 		if err := e.Replay(ctx, r); err != ErrInterrupted {
 			t.Fatalf("%d workers: %v", w, err)
 		}
-		if s := e.Summary(TraceInfo{Path: "t.csv"}); !s.Partial || s.Trace.Requests != 3 {
+		if s := e.Summary(summary.TraceInfo{Path: "t.csv"}); !s.Partial || s.Trace.Requests != 3 {
 			t.Errorf("%d workers: partial %v, %d requests", w, s.Partial, s.Trace.Requests)
 		}
 	}

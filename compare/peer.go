@@ -1,6 +1,10 @@
 package compare
 
-import "ratebench/algorithms"
+import (
+	"ratebench/algorithms"
+
+	"ratebench/summary"
+)
 
 // peerLimiter is a peer library's limiter that checks its own arithmetic
 // against an exact twin (algorithms.XRate).
@@ -20,7 +24,7 @@ func (g *group) pairPeers() {
 		var b int64
 		switch {
 		case isPeer:
-			c.acc.peer = &Peer{}
+			c.acc.peer = &summary.Peer{}
 			b = p.Capacity()
 		case isLeaky:
 			b = lk.Capacity()
@@ -31,7 +35,7 @@ func (g *group) pairPeers() {
 			tk, ok := d.lim.(*algorithms.Token)
 			if ok && d.mode == c.mode && tk.Capacity() == b {
 				c.vsToken = d
-				c.acc.vsTok = &Disagreement{}
+				c.acc.vsTok = &summary.Disagreement{}
 				g.peers = append(g.peers, c)
 				break
 			}
@@ -51,7 +55,7 @@ func (a *runAcc) vsToken(admit, tok bool) {
 
 // vsTokenSummary returns a leaky bucket's disagreement with its token run
 // (a peer's is in its Peer).
-func (a *runAcc) vsTokenSummary() *Disagreement {
+func (a *runAcc) vsTokenSummary() *summary.Disagreement {
 	if a.vsTok == nil || a.peer != nil {
 		return nil
 	}
@@ -61,7 +65,7 @@ func (a *runAcc) vsTokenSummary() *Disagreement {
 
 // peerSummary returns the peer's figures, its arithmetic read from the
 // limiter.
-func (a *runAcc) peerSummary() *Peer {
+func (a *runAcc) peerSummary() *summary.Peer {
 	if a.peer == nil {
 		return nil
 	}
@@ -75,42 +79,4 @@ func (a *runAcc) peerSummary() *Peer {
 	p.Boundary, p.Nanosecond = ar.Boundary, ar.Nanosecond
 	p.Drift = ar.Flips - ar.Boundary - ar.Nanosecond
 	return &p
-}
-
-// mergeDisagreement adds o into d (nil when the runs have none).
-func mergeDisagreement(d, o *Disagreement) *Disagreement {
-	if o == nil {
-		return d
-	}
-	if d == nil {
-		d = &Disagreement{}
-	}
-	d.Over += o.Over
-	d.Under += o.Under
-	return d
-}
-
-// mergePeer adds o into p (nil when the runs are not a peer's).
-func mergePeer(p, o *Peer) *Peer {
-	if o == nil {
-		return p
-	}
-	if p == nil {
-		p = &Peer{}
-		if o.VsToken != nil {
-			p.VsToken = &Disagreement{}
-		}
-	}
-	p.Checked += o.Checked
-	p.Flips += o.Flips
-	p.FlipsOver += o.FlipsOver
-	p.FlipsUnder += o.FlipsUnder
-	p.Boundary += o.Boundary
-	p.Nanosecond += o.Nanosecond
-	p.Drift += o.Drift
-	if o.VsToken != nil && p.VsToken != nil {
-		p.VsToken.Over += o.VsToken.Over
-		p.VsToken.Under += o.VsToken.Under
-	}
-	return p
 }

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"ratebench/summary"
 )
 
 // churnTrace is in time order across keys: clients come in cohorts, stay a
@@ -44,7 +46,7 @@ func TestReleaseChangesNothing(t *testing.T) {
 	reqs := churnTrace(1, 40000)
 	cfg := fullConfig(t)
 	cfg.Algorithms = []string{"counter", "counter-lt", "counter-floor", "fixed", "token", "gcra", "buckets:3", "leaky", "xrate"}
-	var keep, rel *Summary
+	var keep, rel *summary.Summary
 	withMinSweep(1<<62, func() { keep = replay(t, cfg, reqs) })
 	var e *Engine
 	withMinSweep(32, func() {
@@ -58,7 +60,7 @@ func TestReleaseChangesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		rel = e.Summary(TraceInfo{Path: "test", Format: "memory"})
+		rel = e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})
 	})
 	if e.rel.released < 500 || len(e.rel.full) == 0 {
 		t.Fatalf("%d keys released, %d kept full records: the test did not exercise release", e.rel.released, len(e.rel.full))

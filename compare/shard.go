@@ -4,26 +4,19 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"ratebench/summary"
 )
 
-// Shard is one of Count disjoint shares of a trace's keys: the keys whose
-// KeyHash is Index modulo Count.
-type Shard struct {
-	Index int `json:"index"`
-	Count int `json:"count"`
-}
-
-func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
-
 // ParseShard reads "i/n".
-func ParseShard(v string) (*Shard, error) {
+func ParseShard(v string) (*summary.Shard, error) {
 	a, b, ok := strings.Cut(v, "/")
 	i, err1 := strconv.Atoi(strings.TrimSpace(a))
 	n, err2 := strconv.Atoi(strings.TrimSpace(b))
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
 		return nil, fmt.Errorf("shard %q: want i/n with 0 <= i < n, e.g. 0/4", v)
 	}
-	return &Shard{Index: i, Count: n}, nil
+	return &summary.Shard{Index: i, Count: n}, nil
 }
 
 // KeyHash is the hash that assigns keys to shards and workers: FNV-1a over
@@ -44,8 +37,9 @@ func KeyHash(key []byte) uint64 {
 	return h
 }
 
-// owns reports whether key falls in shard s (every key does without one).
-func (s *Shard) owns(h uint64) bool {
+// owns reports whether a key of hash h falls in shard s (every key does
+// without one).
+func owns(s *summary.Shard, h uint64) bool {
 	return s == nil || h%uint64(s.Count) == uint64(s.Index)
 }
 

@@ -49,7 +49,7 @@ func (s *stateSeries) add(tl *timelineAcc, id int32, t, cost int64, recorded boo
 		*k = e + 1
 		size += 8
 	}
-	tl.sample(&tl.mem, e, size)
+	tl.sample(&tl.Memory, e, size)
 }
 
 // release forgets key id, whose state is back to its initial value.
@@ -65,7 +65,7 @@ func (s *stateSeries) release(id int32) {
 // advances their state to the instant asked.
 func (g *group) settle(id int32, from, until int64) {
 	tl := &g.refAcc.timeline
-	w := tl.width
+	w := tl.Width
 	first := binEnd(from, w)
 	if first > until {
 		return
@@ -75,7 +75,7 @@ func (g *group) settle(id int32, from, until int64) {
 			if c.rel != nil && c.rel.Idle(id, s) {
 				break
 			}
-			tl.sample(&tl.held[i], s, 1)
+			tl.sample(&tl.Held[i], s, 1)
 			if s > until-w { // the next end is after until (and s+w cannot overflow)
 				break
 			}
@@ -115,7 +115,7 @@ func (e *Engine) closeState() {
 			continue
 		}
 		for _, g := range e.groups {
-			if tl := &g.refAcc.timeline; len(tl.requests) > 0 {
+			if tl := &g.refAcc.timeline; len(tl.Requests) > 0 {
 				g.settle(int32(id), st.from, tl.lastEnd())
 			}
 		}

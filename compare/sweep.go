@@ -2,19 +2,19 @@ package compare
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
 
 	"ratebench/algorithms"
+	"ratebench/summary"
 )
 
 // ParseSweep reads a grid of rules, "L=5,10,50;W=1s,1m": every limit with
 // every window (either axis may be left out, the other taken from base).
 // It returns the grid and its rules, limits varying fastest.
-func ParseSweep(spec string, base algorithms.Rule) (*Sweep, []algorithms.Rule, error) {
-	sw := &Sweep{}
+func ParseSweep(spec string, base algorithms.Rule) (*summary.Sweep, []algorithms.Rule, error) {
+	sw := &summary.Sweep{}
 	for _, part := range strings.Split(spec, ";") {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -58,25 +58,4 @@ func ParseSweep(spec string, base algorithms.Rule) (*Sweep, []algorithms.Rule, e
 		}
 	}
 	return sw, rules, nil
-}
-
-// ParseRate reads a rate as a percentage ("0.01%") or a fraction
-// ("0.0001"), for budgets.
-func ParseRate(s string) (float64, error) {
-	s = strings.TrimSpace(s)
-	pct := strings.HasSuffix(s, "%")
-	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if err != nil || math.IsNaN(v) || v < 0 {
-		return 0, fmt.Errorf("rate %q: want a percentage such as 0.01%% or a fraction such as 0.0001", s)
-	}
-	if pct {
-		v /= 100
-	}
-	if v > 1 {
-		return 0, fmt.Errorf("rate %q is above 100%%", s)
-	}
-	if v == 0 {
-		v = 0 // not -0
-	}
-	return v, nil
 }

@@ -3,10 +3,12 @@ package compare
 import (
 	"math/rand/v2"
 	"testing"
+
+	"ratebench/summary"
 )
 
 // A timeline keeps every request whatever the order and span, in at most
-// maxTimelineBins bins of a power-of-two multiple of W aligned to t = 0.
+// summary.MaxTimelineBins bins of a power-of-two multiple of W aligned to t = 0.
 func TestTimeline(t *testing.T) {
 	const w = 1000
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -20,8 +22,8 @@ func TestTimeline(t *testing.T) {
 			over += o
 			a.add(tt, o, 0)
 		}
-		s := a.summary()
-		if len(s.Requests) > maxTimelineBins || len(s.Requests) != len(s.Over) {
+		s := a.Timeline()
+		if len(s.Requests) > summary.MaxTimelineBins || len(s.Requests) != len(s.Over) {
 			t.Fatalf("span %d: %d bins", span, len(s.Requests))
 		}
 		var n, no int64

@@ -113,6 +113,7 @@
 // two binary searches per node; plus the reference log and the burst
 // window. Everything a Sim reports is a count or a maximum over keys, and a
 // key's decisions depend only on its own requests, the configuration and
-// the seed: MergeResults of Sims over disjoint key sets gives exactly, byte
-// for byte in JSON, the Result of one Sim over all of them.
+// the seed: summary.MergeDistributedResults of Sims over disjoint key sets
+// gives exactly, byte for byte in JSON, the Result of one Sim over all of
+// them.
 package distributed

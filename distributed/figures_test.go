@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"ratebench/algorithms"
+	"ratebench/summary"
 )
 
 // TestFigures prints the over-admission of counter and log 100/1m on a hot
@@ -32,13 +33,13 @@ func TestFigures(t *testing.T) {
 		}
 		return algorithms.FormatWindow(d)
 	}
-	row := func(label string, r Result) {
+	row := func(label string, r summary.DistributedResult) {
 		fmt.Fprintf(&out, "%-9s %-26s over %6d (%.4f)  under %6d (%.4f)  admitted-ref %+6d (%+.4f)  burst %4d (%.2f L)\n",
 			r.Algorithm, label, r.Over, r.OverRate, r.Under, r.UnderRate, r.Admitted-r.ReferenceAdmitted,
 			float64(r.Admitted-r.ReferenceAdmitted)/float64(r.Requests), r.BurstMax, r.BurstRatio)
 	}
 	for _, spec := range []string{"counter", "log"} {
-		var one *Result
+		var one *summary.DistributedResult
 		for _, n := range []int{1, 2, 4, 8} {
 			for _, sync := range []int64{0, 100 * ms, sec, 10 * sec} {
 				r := run(t, Config{Spec: spec, Rule: rule, Nodes: n, Route: Random, Sync: sync, Seed: 1}, trace)

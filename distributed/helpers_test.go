@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"ratebench/algorithms"
+	"ratebench/summary"
 )
 
 // req is one trace request.
@@ -74,7 +75,7 @@ func feed(tb testing.TB, s *Sim, trace []req) {
 	}
 }
 
-func run(tb testing.TB, c Config, trace []req) Result {
+func run(tb testing.TB, c Config, trace []req) summary.DistributedResult {
 	tb.Helper()
 	s := newSim(tb, c)
 	feed(tb, s, trace)
@@ -84,7 +85,7 @@ func run(tb testing.TB, c Config, trace []req) Result {
 }
 
 // checkIdentities checks the identities every Result satisfies.
-func checkIdentities(tb testing.TB, r Result) {
+func checkIdentities(tb testing.TB, r summary.DistributedResult) {
 	tb.Helper()
 	if r.Admitted-r.ReferenceAdmitted != r.Over-r.Under || r.Over > r.Admitted || r.Under > r.ReferenceAdmitted ||
 		r.ReferenceAdmitted > r.Requests || r.Over < 0 || r.Under < 0 {
@@ -96,7 +97,7 @@ func checkIdentities(tb testing.TB, r Result) {
 // through the plain algorithm (algorithms.New) and the plain log with the
 // same counting policy, and fails at the first decision that differs. It
 // returns the deployment's Result.
-func samePlain(tb testing.TB, c Config, trace []req) Result {
+func samePlain(tb testing.TB, c Config, trace []req) summary.DistributedResult {
 	tb.Helper()
 	s := newSim(tb, c)
 	plain, err := algorithms.New(s.spec, c.Rule)

@@ -1,54 +1,11 @@
 package distributed
 
-import "fmt"
-
-// Result is what a Sim measured: counts of requests (not cost). JSON field
-// names are snake_case. The identities
-//
-//	admitted - reference_admitted = over - under
-//	over <= admitted, under <= reference_admitted <= requests
-//
-// always hold.
-type Result struct {
-	Algorithm string `json:"algorithm"` // canonical spec
-	Rule      string `json:"rule"`      // L/W
-	// Count is the counting policy of the nodes and of the reference:
-	// "accepted" (record what is admitted) or "all" (record every request).
-	Count string `json:"count"`
-	Nodes int    `json:"nodes"`
-	Route string `json:"route"` // random, hash or roundrobin
-	// SyncNS is the sync period D in ns (0: a central store).
-	SyncNS int64 `json:"sync_ns"`
-	// SkewNS is the skew bound S in ns; SkewRandom tells whether the
-	// offsets are drawn (else evenly spread), and NodeSkewNS lists them.
-	SkewNS     int64   `json:"skew_ns"`
-	SkewRandom bool    `json:"skew_random"`
-	NodeSkewNS []int64 `json:"node_skew_ns"`
-	Seed       uint64  `json:"seed"`
-
-	Keys     int64 `json:"keys"`
-	Requests int64 `json:"requests"`
-	// Admitted counts the requests the deployment admitted,
-	// ReferenceAdmitted those the exact central log admitted.
-	Admitted          int64 `json:"admitted"`
-	ReferenceAdmitted int64 `json:"reference_admitted"`
-	// Over counts the requests the deployment admits and the reference
-	// refuses, Under the reverse; the rates are over Requests (0 when
-	// there is none).
-	Over      int64   `json:"over"`
-	Under     int64   `json:"under"`
-	OverRate  float64 `json:"over_rate"`
-	UnderRate float64 `json:"under_rate"`
-	// BurstMax is the largest cost the deployment admitted for one key in
-	// any true-time span (t-W, t], and BurstRatio = BurstMax/L.
-	BurstMax   int64   `json:"burst_max"`
-	BurstRatio float64 `json:"burst_ratio"`
-}
+import "ratebench/summary"
 
 // Result returns what the Sim measured so far.
-func (s *Sim) Result() Result {
+func (s *Sim) Result() summary.DistributedResult {
 	c := s.r
-	r := Result{
+	r := summary.DistributedResult{
 		Algorithm:         s.spec,
 		Rule:              s.rule.String(),
 		Count:             "accepted",
@@ -70,66 +27,6 @@ func (s *Sim) Result() Result {
 	if s.cfg.CountAll {
 		r.Count = "all"
 	}
-	r.derive(s.rule.L)
+	r.Derive(s.rule.L)
 	return r
-}
-
-// derive fills the fields computed from the others.
-func (r *Result) derive(L int64) {
-	r.OverRate, r.UnderRate = 0, 0
-	if r.Requests > 0 {
-		r.OverRate = float64(r.Over) / float64(r.Requests)
-		r.UnderRate = float64(r.Under) / float64(r.Requests)
-	}
-	r.BurstRatio = float64(r.BurstMax) / float64(L)
-}
-
-// sameConfig reports whether r and o describe the same deployment.
-func (r *Result) sameConfig(o *Result) bool {
-	if r.Algorithm != o.Algorithm || r.Rule != o.Rule || r.Count != o.Count || r.Nodes != o.Nodes ||
-		r.Route != o.Route || r.SyncNS != o.SyncNS || r.SkewNS != o.SkewNS || r.SkewRandom != o.SkewRandom ||
-		r.Seed != o.Seed || len(r.NodeSkewNS) != len(o.NodeSkewNS) {
-		return false
-	}
-	for i := range r.NodeSkewNS {
-		if r.NodeSkewNS[i] != o.NodeSkewNS[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// MergeResults combines the Results of Sims over disjoint sets of keys of
-// one trace, run with the same configuration, into exactly the Result of
-// one Sim over all those keys: the counts are sums over keys, the burst a
-// maximum over keys, and the rates and ratio are derived from them.
-func MergeResults(rs []Result) (Result, error) {
-	if len(rs) == 0 {
-		return Result{}, fmt.Errorf("distributed: merge: no result")
-	}
-	f := rs[0]
-	var L int64
-	if _, err := fmt.Sscanf(f.Rule, "%d/", &L); err != nil || L < 1 {
-		return Result{}, fmt.Errorf("distributed: merge: result 0: rule %q has no positive limit", f.Rule)
-	}
-	out := f
-	out.NodeSkewNS = append([]int64(nil), f.NodeSkewNS...)
-	out.Keys, out.Requests, out.Admitted, out.ReferenceAdmitted, out.Over, out.Under, out.BurstMax = 0, 0, 0, 0, 0, 0, 0
-	for i := range rs {
-		r := &rs[i]
-		if !r.sameConfig(&f) {
-			return Result{}, fmt.Errorf("distributed: merge: result %d (%s %s %s, %d nodes %s, sync %d ns, skew %d ns, seed %d) is not the deployment of result 0 (%s %s %s, %d nodes %s, sync %d ns, skew %d ns, seed %d)",
-				i, r.Algorithm, r.Rule, r.Count, r.Nodes, r.Route, r.SyncNS, r.SkewNS, r.Seed,
-				f.Algorithm, f.Rule, f.Count, f.Nodes, f.Route, f.SyncNS, f.SkewNS, f.Seed)
-		}
-		out.Keys += r.Keys
-		out.Requests += r.Requests
-		out.Admitted += r.Admitted
-		out.ReferenceAdmitted += r.ReferenceAdmitted
-		out.Over += r.Over
-		out.Under += r.Under
-		out.BurstMax = max(out.BurstMax, r.BurstMax)
-	}
-	out.derive(L)
-	return out, nil
 }

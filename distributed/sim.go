@@ -27,7 +27,7 @@ const (
 // for the model) and compares it with the exact central log. Feed it the
 // trace with Add, then call Result. A Sim is not safe for concurrent use; to
 // use several cores, split the keys among Sims and merge their Results with
-// MergeResults.
+// summary.MergeDistributedResults.
 type Sim struct {
 	cfg     Config
 	spec    string // canonical algorithm name

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"ratebench/algorithms"
+	"ratebench/summary"
 )
 
 var rule5 = algorithms.Rule{L: 5, W: 10 * sec}
@@ -67,7 +68,7 @@ func TestOverGrowsWithSync(t *testing.T) {
 	rule := algorithms.Rule{L: 100, W: 60 * sec}
 	trace := poisson(4, 20, 600*sec, 3, 1) // about 180 per minute against 100
 	for _, spec := range []string{"log", "counter"} {
-		var prev Result
+		var prev summary.DistributedResult
 		syncs := []int64{0, 100 * ms, sec, 10 * sec, 60 * sec}
 		for i, sync := range syncs {
 			r := run(t, Config{Spec: spec, Rule: rule, Nodes: 4, Route: Random, Sync: sync, Seed: 6}, trace)
@@ -318,11 +319,11 @@ func TestDeterminismAndMerge(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			var rs []Result
+			var rs []summary.DistributedResult
 			for _, s := range sims {
 				rs = append(rs, s.Result())
 			}
-			m, err := MergeResults(rs)
+			m, err := summary.MergeDistributedResults(rs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -334,10 +335,10 @@ func TestDeterminismAndMerge(t *testing.T) {
 	r := run(t, Config{Spec: "log", Rule: rule, Nodes: 2, Seed: 1}, trace[:10])
 	o := r
 	o.Seed++
-	if _, err := MergeResults([]Result{r, o}); err == nil {
+	if _, err := summary.MergeDistributedResults([]summary.DistributedResult{r, o}); err == nil {
 		t.Error("merge of different seeds: no error")
 	}
-	if _, err := MergeResults(nil); err == nil {
+	if _, err := summary.MergeDistributedResults(nil); err == nil {
 		t.Error("merge of nothing: no error")
 	}
 }
@@ -361,7 +362,7 @@ func TestResultJSON(t *testing.T) {
 			t.Errorf("JSON lacks %q: %s", f, js)
 		}
 	}
-	var back Result
+	var back summary.DistributedResult
 	if err := json.Unmarshal([]byte(js), &back); err != nil || mustJSON(t, back) != js {
 		t.Errorf("JSON does not round-trip: %v\n%s", err, js)
 	}

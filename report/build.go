@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"ratebench/compare"
+	"ratebench/summary"
 )
 
 // renderedFig is a figure and its SVG, rendered once for both the plot
@@ -203,8 +203,8 @@ func (m *model) decision(d *document, rule, rid string) {
 // decisionSentence names the cheapest algorithm meeting the budget, or
 // says that none does, or without a budget names the cheapest, the
 // closest to the log and the trade-off frontier. rows are ranked.
-func (m *model) decisionSentence(rows []*compare.Run) inline {
-	var cands []*compare.Run
+func (m *model) decisionSentence(rows []*summary.Run) inline {
+	var cands []*summary.Run
 	for _, r := range rows {
 		if r.Algorithm != "log" {
 			cands = append(cands, r)
@@ -213,11 +213,11 @@ func (m *model) decisionSentence(rows []*compare.Run) inline {
 	if len(cands) == 0 {
 		return txt("Only the exact log was run: there is no candidate to choose.")
 	}
-	brief := func(r *compare.Run) string {
+	brief := func(r *summary.Run) string {
 		return fmt.Sprintf("%s per key; over %s, under %s", bytesPerKey(r.Memory.PeakPerKey), rate(r.OverRate), rate(r.UnderRate))
 	}
 	if m.hasBudget() {
-		var first *compare.Run
+		var first *summary.Run
 		var meetC []string
 		for _, r := range rows {
 			if !m.meets(r) {
@@ -374,7 +374,7 @@ func (m *model) groupTables(d *document, g *group) {
 		d.add(para{txtf("The keys with the most disagreements, %s per algorithm (burst: the key's worst admitted cost in a window span).", per)}, kt)
 	}
 
-	var re []*compare.Run
+	var re []*summary.Run
 	for _, r := range g.runs {
 		if r.RateError != nil {
 			re = append(re, r)
@@ -422,7 +422,7 @@ func (m *model) groupTables(d *document, g *group) {
 // says whether it is only a lower bound: a quantile beyond the histogram's
 // range (summaries written before the bound was marked gave the maximum
 // there, which is above the range).
-func errQuantile(e *compare.RateError, frac float64, atLeast bool) (string, bool) {
+func errQuantile(e *summary.RateError, frac float64, atLeast bool) (string, bool) {
 	span := -e.Histogram.Lo
 	if atLeast || (span > 0 && frac > span) {
 		return "≥ " + num(span), true

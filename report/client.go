@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"ratebench/compare"
+	"ratebench/summary"
 )
 
 // clientTable adds what a group's runs mean to the clients: the truthful
@@ -59,7 +59,7 @@ func (m *model) clientTable(d *document, g *group) {
 }
 
 // distCells returns p50, p99 and max of a distribution, or dashes.
-func distCells(x *compare.Distribution) []inline {
+func distCells(x *summary.Distribution) []inline {
 	if x == nil || x.Samples == 0 {
 		return []inline{txt("—"), txt("—"), txt("—")}
 	}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"ratebench/compare"
+	"ratebench/summary"
 )
 
 // Cloudflare's published figures for the sliding-window counter (seed 000):
@@ -24,7 +24,7 @@ const (
 // CloudflareREADME writes the Markdown page that sets a population
 // experiment's measured figures beside Cloudflare's published ones: the
 // sliding-window counter against the exact log, per counting policy.
-func CloudflareREADME(w io.Writer, s *compare.Summary, perf compare.Perf, command string) error {
+func CloudflareREADME(w io.Writer, s *summary.Summary, perf summary.Perf, command string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# The Cloudflare experiment, reproduced\n\n")
 	fmt.Fprintf(&b, "Cloudflare published one accuracy figure for the sliding-window counter: over %s requests from %s sources, "+
@@ -40,31 +40,31 @@ func CloudflareREADME(w io.Writer, s *compare.Summary, perf compare.Perf, comman
 	all := find(s, "all", "independent", "counter")
 	ind := find(s, "accepted", "independent", "counter")
 	sh := find(s, "accepted", "shadow", "counter")
-	row := func(name, cf string, f func(r *compare.Run) string) {
+	row := func(name, cf string, f func(r *summary.Run) string) {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", name, cf, cell(all, f), cell(ind, f), cell(sh, f))
 	}
-	row("requests decided differently", pct(cfDisagreeRate), func(r *compare.Run) string { return pct(r.DisagreeRate) })
-	row("let through (over; false negatives)", "—", func(r *compare.Run) string {
+	row("requests decided differently", pct(cfDisagreeRate), func(r *summary.Run) string { return pct(r.DisagreeRate) })
+	row("let through (over; false negatives)", "—", func(r *summary.Run) string {
 		return fmt.Sprintf("%s (%s)", count(r.Over), pct(r.OverRate))
 	})
-	row("refused (under; false positives)", "0", func(r *compare.Run) string {
+	row("refused (under; false positives)", "0", func(r *summary.Run) string {
 		return fmt.Sprintf("%s (%s)", count(r.Under), pct(r.UnderRate))
 	})
-	row("sources with a request let through", fmt.Sprint(cfSourcesOver), func(r *compare.Run) string { return count(r.KeysOver) })
-	row("sources with a refused request", "0", func(r *compare.Run) string { return count(r.KeysUnder) })
-	row("sources whose admitted burst exceeded L", "—", func(r *compare.Run) string {
+	row("sources with a request let through", fmt.Sprint(cfSourcesOver), func(r *summary.Run) string { return count(r.KeysOver) })
+	row("sources with a refused request", "0", func(r *summary.Run) string { return count(r.KeysUnder) })
+	row("sources whose admitted burst exceeded L", "—", func(r *summary.Run) string {
 		if r.Burst == nil {
 			return "— (shadow)"
 		}
 		return count(r.Burst.KeysOverL)
 	})
-	row("worst admitted burst ÷ L", "\"slightly above\"", func(r *compare.Run) string {
+	row("worst admitted burst ÷ L", "\"slightly above\"", func(r *summary.Run) string {
 		if r.Burst == nil {
 			return "— (shadow)"
 		}
 		return fmt.Sprintf("%.3g", r.Burst.Ratio)
 	})
-	row("mean gap, approximate vs real rate", pct(cfMeanGap), func(r *compare.Run) string {
+	row("mean gap, approximate vs real rate", pct(cfMeanGap), func(r *summary.Run) string {
 		if r.RateError == nil {
 			return "— (needs a shared history)"
 		}
@@ -93,7 +93,7 @@ func CloudflareREADME(w io.Writer, s *compare.Summary, perf compare.Perf, comman
 	return err
 }
 
-func find(s *compare.Summary, count, mode, alg string) *compare.Run {
+func find(s *summary.Summary, count, mode, alg string) *summary.Run {
 	for i := range s.Runs {
 		r := &s.Runs[i]
 		if r.Count == count && r.Mode == mode && r.Algorithm == alg {
@@ -103,7 +103,7 @@ func find(s *compare.Summary, count, mode, alg string) *compare.Run {
 	return nil
 }
 
-func cell(r *compare.Run, f func(*compare.Run) string) string {
+func cell(r *summary.Run, f func(*summary.Run) string) string {
 	if r == nil {
 		return "not run"
 	}

@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"ratebench/algorithms"
-	"ratebench/distributed"
+	"ratebench/summary"
 )
 
 // deployments writes the section of the simulated distributed deployments
@@ -50,7 +50,7 @@ func (m *model) deployments(d *document, addFig func(*figure, string) error) err
 		}
 	}
 	for i, rule := range rules {
-		var of []distributed.Result
+		var of []summary.DistributedResult
 		for _, r := range rs {
 			if r.Rule == rule {
 				of = append(of, r)
@@ -67,9 +67,9 @@ func (m *model) deployments(d *document, addFig func(*figure, string) error) err
 
 // deploymentFig plots over-admission against the sync interval or the
 // skew, holding the other at its smallest value.
-func (m *model) deploymentFig(name, rule string, rs []distributed.Result, axis string) (*figure, string) {
-	x := func(r distributed.Result) int64 { return r.SyncNS }
-	other := func(r distributed.Result) int64 { return r.SkewNS }
+func (m *model) deploymentFig(name, rule string, rs []summary.DistributedResult, axis string) (*figure, string) {
+	x := func(r summary.DistributedResult) int64 { return r.SyncNS }
+	other := func(r summary.DistributedResult) int64 { return r.SkewNS }
 	xlabel, what := "sync interval", "Over-admission against the sync interval"
 	if axis == "skew" {
 		x, other = other, x

@@ -1,6 +1,7 @@
 // Package report turns what compare measured (summary.json, and for a few
-// documents perf.json) into documents a person reads. It never reads a
-// trace: everything it shows is in the summary.
+// documents perf.json, as package summary reads them) into documents a
+// person reads. It never reads a trace, nor depends on the replay engine:
+// everything it shows is in the summary.
 //
 // Write makes the report of an experiment: report.md, a self-contained
 // report.html (every plot inline as SVG, no script, no external file) and

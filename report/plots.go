@@ -14,7 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"ratebench/compare"
+	"ratebench/summary"
 )
 
 // Each function here builds one figure of a group, or returns why there is
@@ -273,7 +273,7 @@ func (m *model) phaseFig(g *group) (*figure, string) {
 
 // legendFor lists the runs whose algorithm is in show, in run order, as
 // points.
-func (m *model) legendFor(runs []*compare.Run, show map[string]bool) []legendEntry {
+func (m *model) legendFor(runs []*summary.Run, show map[string]bool) []legendEntry {
 	var out []legendEntry
 	for _, r := range runs {
 		if show[r.Algorithm] {
@@ -330,10 +330,10 @@ func (m *model) frontierFig(g *group) (*figure, string) {
 	// The buckets:N family, from the counter (buckets:1) to the log.
 	type member struct {
 		n   int
-		run *compare.Run
+		run *summary.Run
 	}
 	var fam []member
-	var counter, log *compare.Run
+	var counter, log *summary.Run
 	for _, r := range g.runs {
 		if n, ok := bucketsN(r.Algorithm); ok {
 			fam = append(fam, member{n, r})
@@ -348,7 +348,7 @@ func (m *model) frontierFig(g *group) (*figure, string) {
 	var legend []legendEntry
 	if len(fam) > 0 {
 		sort.SliceStable(fam, func(i, j int) bool { return fam[i].n < fam[j].n })
-		var chain []*compare.Run
+		var chain []*summary.Run
 		if counter != nil && fam[0].n > 1 {
 			chain = append(chain, counter)
 		}
@@ -400,7 +400,7 @@ func (m *model) frontierFig(g *group) (*figure, string) {
 // rateErrorFig: the CDF of the signed estimate error, as a fraction of L.
 func (m *model) rateErrorFig(g *group) (*figure, string) {
 	type series struct {
-		run   *compare.Run
+		run   *summary.Run
 		xys   plotter.XYs
 		below float64 // share of samples below the histogram's range
 	}

@@ -14,14 +14,14 @@ import (
 	"time"
 
 	"ratebench/algorithms"
-	"ratebench/compare"
+	"ratebench/summary"
 )
 
 // Options adjust a report. The zero value gives the defaults.
 type Options struct {
 	// Budget, if not nil, overrides the summary's budget field by field: a
 	// non-nil MaxOver or MaxUnder replaces the summary's.
-	Budget *compare.Budget
+	Budget *summary.Budget
 	// NoPNG skips the PNG copy of each plot (and removes those an earlier
 	// report left); the SVGs are always written.
 	NoPNG bool
@@ -29,7 +29,7 @@ type Options struct {
 	// negative number all that the summary holds.
 	TopKeys int
 	// WriteFile, if not nil, writes each file of the report instead of
-	// compare.WriteFileAtomic; it may be called from several goroutines
+	// summary.WriteFileAtomic; it may be called from several goroutines
 	// at once. Tests use it to fail a write part way.
 	WriteFile func(path string, data []byte) error
 }
@@ -46,7 +46,7 @@ const (
 // DIR/plots/NAME.svg and .png for every plot. Each file is written to a
 // temporary file in its folder and renamed into place. The same summary
 // and options give the same bytes of .md, .html and .svg.
-func Write(dir string, s *compare.Summary, opt Options) error {
+func Write(dir string, s *summary.Summary, opt Options) error {
 	if s == nil {
 		return errors.New("report: no summary")
 	}
@@ -57,7 +57,7 @@ func Write(dir string, s *compare.Summary, opt Options) error {
 	}
 	write := opt.WriteFile
 	if write == nil {
-		write = compare.WriteFileAtomic
+		write = summary.WriteFileAtomic
 	}
 	plots := filepath.Join(dir, PlotsDir)
 	if err := os.MkdirAll(plots, 0o755); err != nil {
@@ -167,9 +167,9 @@ func Owns(rel string) bool {
 // ---- model ----
 
 type model struct {
-	s       *compare.Summary
+	s       *summary.Summary
 	opt     Options
-	budget  compare.Budget // effective
+	budget  summary.Budget // effective
 	bsource string         // where the budget came from
 	algIdx  map[string]int // candidate index, for styles
 	groups  []*group
@@ -180,7 +180,7 @@ type model struct {
 // group is the runs of one rule × count × mode, in summary order.
 type group struct {
 	rule, count, mode string
-	runs              []*compare.Run
+	runs              []*summary.Run
 	id                string // anchor and file-name fragment
 	l, w              int64  // the rule, when it parses as L/W
 	m                 *model
@@ -193,8 +193,8 @@ func (g *group) title() string {
 func (g *group) label() string { return fmt.Sprintf("count %s, mode %s", g.count, g.mode) }
 
 // candidates are the runs other than the log.
-func (g *group) candidates() []*compare.Run {
-	var out []*compare.Run
+func (g *group) candidates() []*summary.Run {
+	var out []*summary.Run
 	for _, r := range g.runs {
 		if r.Algorithm != "log" {
 			out = append(out, r)
@@ -232,7 +232,7 @@ func (m *model) uniqueName(base string) string {
 	return name
 }
 
-func newModel(s *compare.Summary, opt Options) *model {
+func newModel(s *summary.Summary, opt Options) *model {
 	m := &model{s: s, opt: opt, algIdx: map[string]int{}, names: map[string]bool{}}
 	if b := s.Config.Budget; b != nil {
 		m.budget = *b
@@ -287,7 +287,7 @@ func (m *model) style(alg string) algStyle { return styleFor(alg, m.algIdx[alg])
 
 func (m *model) hasBudget() bool { return m.budget.MaxOver != nil || m.budget.MaxUnder != nil }
 
-func (m *model) meets(r *compare.Run) bool {
+func (m *model) meets(r *summary.Run) bool {
 	if b := m.budget.MaxOver; b != nil && !(r.OverRate <= *b) {
 		return false
 	}
@@ -368,8 +368,8 @@ func contains(list []string, s string) bool {
 
 // ranked returns the runs ranked by bytes per key (peak), then by
 // disagreement, then in summary order.
-func ranked(runs []*compare.Run) []*compare.Run {
-	out := append([]*compare.Run(nil), runs...)
+func ranked(runs []*summary.Run) []*summary.Run {
+	out := append([]*summary.Run(nil), runs...)
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Memory.PeakPerKey != b.Memory.PeakPerKey {

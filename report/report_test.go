@@ -16,6 +16,7 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/compare"
+	"ratebench/summary"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -35,16 +36,16 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 //
 //	ratebench compare -gen 'mix:poisson=0.6,boundary=0.4,requests=800,keys=6' \
 //	    -alg log,counter -mode independent -nodes 1,3 -sync 0,1s -skew 0,100ms -top 3
-func readSummary(t *testing.T, name string) *compare.Summary {
+func readSummary(t *testing.T, name string) *summary.Summary {
 	t.Helper()
-	s, err := compare.ReadSummaryFile(filepath.Join("testdata", name))
+	s, err := summary.ReadSummaryFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
-func write(t *testing.T, s *compare.Summary, opt Options) string {
+func write(t *testing.T, s *summary.Summary, opt Options) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := Write(dir, s, opt); err != nil {
@@ -231,7 +232,7 @@ var hostile = []string{"<script>alert(1)</script>", "a|b", "line\nbreak", "\xff\
 func TestSkipReasonsEscapedOnce(t *testing.T) {
 	s := readSummary(t, "small.summary.json")
 	s.Trace.Skipped = 2
-	s.Trace.SkippedExamples = []compare.SkipExample{
+	s.Trace.SkippedExamples = []summary.SkipExample{
 		{Line: 4, Reason: "ts " + strconv.Quote("a\nb\x1b") + " is not a number"},
 		{Line: 9, Reason: "raw \x1b[2J\xff <script>|x"},
 	}
@@ -259,7 +260,7 @@ func TestEscaping(t *testing.T) {
 	s.Trace.Path = "<script>alert('path')</script>|x"
 	s.Notes = append(s.Notes, "<img src=x onerror=alert(1)>")
 	s.Trace.Skipped = 2
-	s.Trace.SkippedExamples = []compare.SkipExample{{Line: 7, Reason: `key "<script>x</script>" is not valid UTF-8`}, {Row: 3, Reason: "cost 0 is not positive"}}
+	s.Trace.SkippedExamples = []summary.SkipExample{{Line: 7, Reason: `key "<script>x</script>" is not valid UTF-8`}, {Row: 3, Reason: "cost 0 is not positive"}}
 	s.Partial = true
 	const evilAlg = "<b>evil|alg\n</b>"
 	for i, a := range s.Config.Algorithms {
@@ -389,7 +390,7 @@ func TestVisibleAndMarkdownEscape(t *testing.T) {
 // odd values still give a report, never an error.
 func TestDegenerate(t *testing.T) {
 	base := readSummary(t, "small.summary.json")
-	only := func(algs ...string) *compare.Summary {
+	only := func(algs ...string) *summary.Summary {
 		s := *base
 		s.Runs = nil
 		for _, r := range base.Runs {
@@ -400,7 +401,7 @@ func TestDegenerate(t *testing.T) {
 		s.Config.Algorithms = algs
 		return &s
 	}
-	zero := func(s *compare.Summary) *compare.Summary {
+	zero := func(s *summary.Summary) *summary.Summary {
 		for i := range s.Runs {
 			r := &s.Runs[i]
 			r.Disagree, r.Over, r.Under, r.DisagreeRate, r.OverRate, r.UnderRate = 0, 0, 0, 0, 0, 0
@@ -415,14 +416,14 @@ func TestDegenerate(t *testing.T) {
 	weird := zero(only("log", "counter"))
 	for i := range weird.Runs {
 		r := &weird.Runs[i]
-		r.Memory = compare.Memory{}
-		r.Timeline = compare.Timeline{}
-		r.Phase = compare.Phase{}
+		r.Memory = summary.Memory{}
+		r.Timeline = summary.Timeline{}
+		r.Phase = summary.Phase{}
 		r.Burst = nil
-		r.RateError = &compare.RateError{Histogram: compare.ErrorHistogram{Lo: -2, Width: 0}}
+		r.RateError = &summary.RateError{Histogram: summary.ErrorHistogram{Lo: -2, Width: 0}}
 	}
 	cases := map[string]struct {
-		s    *compare.Summary
+		s    *summary.Summary
 		want []string
 	}{
 		"log only": {only("log"), []string{"Only the exact log was run"}},
@@ -433,7 +434,7 @@ func TestDegenerate(t *testing.T) {
 			"](plots/divergence_5-30s_accepted_independent.svg)",
 			"](plots/frontier_5-30s_accepted_independent.svg)",
 		}},
-		"no runs":      {&compare.Summary{Schema: compare.SchemaV1}, []string{"# ratebench report"}},
+		"no runs":      {&summary.Summary{Schema: summary.SchemaV1}, []string{"# ratebench report"}},
 		"zero values":  {weird, []string{"Burst is not measured"}},
 		"empty shadow": {zero(only("log", "counter", "token")), []string{"Rate error is measured only"}},
 	}
@@ -511,7 +512,7 @@ func TestDecision(t *testing.T) {
 
 	// The cheapest meeting the budget, worked out here independently.
 	cheapest := func(count string, maxOver, maxUnder float64) string {
-		var best *compare.Run
+		var best *summary.Run
 		for i := range s.Runs {
 			r := &s.Runs[i]
 			if r.Count != count || r.Mode != "independent" || r.OverRate > maxOver || r.UnderRate > maxUnder {
@@ -541,7 +542,7 @@ func TestDecision(t *testing.T) {
 	})
 
 	t.Run("override", func(t *testing.T) {
-		opt := Options{NoPNG: true, Budget: &compare.Budget{MaxOver: rate(0.25)}}
+		opt := Options{NoPNG: true, Budget: &summary.Budget{MaxOver: rate(0.25)}}
 		md := string(readFile(t, filepath.Join(write(t, s, opt), MarkdownFile)))
 		want := cheapest("accepted", 0.25, 0.25)
 		sec := decisionOf(md, "count accepted, mode independent")
@@ -554,7 +555,7 @@ func TestDecision(t *testing.T) {
 	})
 
 	t.Run("none", func(t *testing.T) {
-		opt := Options{NoPNG: true, Budget: &compare.Budget{MaxOver: rate(0.0001), MaxUnder: rate(0.0001)}}
+		opt := Options{NoPNG: true, Budget: &summary.Budget{MaxOver: rate(0.0001), MaxUnder: rate(0.0001)}}
 		md := string(readFile(t, filepath.Join(write(t, s, opt), MarkdownFile)))
 		for _, label := range []string{"count accepted, mode independent", "count all, mode independent"} {
 			if sec := decisionOf(md, label); !strings.Contains(sec, "None of the candidates meets the budget") {
@@ -677,7 +678,7 @@ func TestLayeredRuleHasNoRateError(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := e.Summary(compare.TraceInfo{Path: "t.csv", Format: "csv"})
+	s := e.Summary(summary.TraceInfo{Path: "t.csv", Format: "csv"})
 	for _, r := range s.Runs {
 		if r.RateError != nil {
 			t.Errorf("%s %s: a rate error for a layered rule", r.Mode, r.Algorithm)

@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"ratebench/algorithms"
-	"ratebench/compare"
+	"ratebench/summary"
 )
 
 // sweep writes the section of a sweep (Config.Sweep): per count × mode, a
@@ -148,7 +148,7 @@ func (m *model) sweep(d *document, addFig func(*figure, string) error) error {
 	return nil
 }
 
-func runOf(g *group, alg string) *compare.Run {
+func runOf(g *group, alg string) *summary.Run {
 	for _, r := range g.runs {
 		if r.Algorithm == alg {
 			return r
@@ -177,11 +177,11 @@ func (m *model) sweepFig(name string, algs []string, xs []float64, gs []*group, 
 	}
 	metrics := []struct {
 		title string
-		get   func(*compare.Run) float64
+		get   func(*summary.Run) float64
 	}{
-		{"disagreement", func(r *compare.Run) float64 { return r.DisagreeRate }},
-		{"over-admission", func(r *compare.Run) float64 { return r.OverRate }},
-		{"under-admission", func(r *compare.Run) float64 { return r.UnderRate }},
+		{"disagreement", func(r *summary.Run) float64 { return r.DisagreeRate }},
+		{"over-admission", func(r *summary.Run) float64 { return r.OverRate }},
+		{"under-admission", func(r *summary.Run) float64 { return r.UnderRate }},
 	}
 	lo, hi := slices.Min(xs), slices.Max(xs)
 	logX := lo > 0 && hi/lo >= 10

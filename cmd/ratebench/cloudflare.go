@@ -12,6 +12,7 @@ import (
 	"ratebench/compare"
 	"ratebench/generators"
 	"ratebench/report"
+	"ratebench/summary"
 )
 
 const cloudflareSynopsis = "[-requests N] [-sources K] [-rate R] [-alpha A] [-rule L/W] [-seed S] [-o DIR]"
@@ -58,12 +59,12 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 			command += fmt.Sprintf(" -%s %s", f.Name, f.Value)
 		}
 	})
-	readme := func(sum *compare.Summary, perf compare.Perf) ([]byte, error) {
+	readme := func(sum *summary.Summary, perf summary.Perf) ([]byte, error) {
 		var buf bytes.Buffer
 		err := report.CloudflareREADME(&buf, sum, perf, strings.TrimSpace(command))
 		return buf.Bytes(), err
 	}
-	job := replayJob{stdout: stdout, stderr: stderr, eng: eng, r: g, info: compare.TraceInfo{Path: genPrefix + spec, Format: "generated"},
+	job := replayJob{stdout: stdout, stderr: stderr, eng: eng, r: g, info: summary.TraceInfo{Path: genPrefix + spec, Format: "generated"},
 		dir: *out, cpuProfile: *cpuProfile, force: true, report: true, readme: readme}
 	return job.run()
 }

@@ -20,6 +20,7 @@ import (
 	"ratebench/algorithms"
 	"ratebench/compare"
 	"ratebench/report"
+	"ratebench/summary"
 	"ratebench/traces"
 )
 
@@ -115,7 +116,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 	if *maxOver != "" || *maxUnder != "" {
-		cfg.Budget = &compare.Budget{}
+		cfg.Budget = &summary.Budget{}
 		for _, b := range []struct {
 			v   string
 			dst **float64
@@ -123,7 +124,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 			if b.v == "" {
 				continue
 			}
-			r, err := compare.ParseRate(b.v)
+			r, err := parseRate(b.v)
 			if err != nil {
 				return usageError{err.Error()}
 			}
@@ -156,7 +157,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	if dir == "" {
 		dir = filepath.Join("results", name)
 	}
-	info := compare.TraceInfo{Path: path, Format: format}
+	info := summary.TraceInfo{Path: path, Format: format}
 	if *genSpec == "" {
 		info.Fingerprint = fingerprint(path)
 	}
@@ -171,7 +172,7 @@ type replayJob struct {
 	stdout, stderr io.Writer
 	eng            *compare.Engine
 	r              traces.Reader
-	info           compare.TraceInfo // path, format and fingerprint of the trace
+	info           summary.TraceInfo // path, format and fingerprint of the trace
 	dir            string
 	cpuProfile     string
 	memProfile     string
@@ -180,9 +181,9 @@ type replayJob struct {
 	reportOpt      report.Options
 	// readme, if not nil, gives the README.md of the results, written
 	// beside the summary of a whole replay (that of a partial one has none).
-	readme func(*compare.Summary, compare.Perf) ([]byte, error)
+	readme func(*summary.Summary, summary.Perf) ([]byte, error)
 	// writeFile writes each file of the results (nil:
-	// compare.WriteFileAtomic); tests fail it part way.
+	// summary.WriteFileAtomic); tests fail it part way.
 	writeFile func(path string, data []byte) error
 	// ctx is cancelled by a signal caught before the replay began; nil for
 	// none.
@@ -254,16 +255,16 @@ func (j replayJob) run() error {
 // replay runs the engine over the trace, under the profiles, and prints
 // the table. It returns the summary (nil if the replay failed), and an
 // error also when it was interrupted: the summary is then partial.
-func (j replayJob) replay() (*compare.Summary, compare.Perf, error) {
+func (j replayJob) replay() (*summary.Summary, summary.Perf, error) {
 	stdout, eng, r, info, dir := j.stdout, j.eng, j.r, j.info, j.dir
 	writeMemProfile, err := createMemProfile(j.memProfile)
 	if err != nil {
-		return nil, compare.Perf{}, err
+		return nil, summary.Perf{}, err
 	}
 	stop, err := startCPUProfile(j.cpuProfile)
 	if err != nil {
 		writeMemProfile()
-		return nil, compare.Perf{}, err
+		return nil, summary.Perf{}, err
 	}
 	// SIGINT or SIGTERM stop the replay between two requests; what was
 	// replayed is still written, marked partial.
@@ -289,7 +290,7 @@ func (j replayJob) replay() (*compare.Summary, compare.Perf, error) {
 	}
 	interrupted := errors.Is(err, compare.ErrInterrupted)
 	if err != nil && !interrupted {
-		return nil, compare.Perf{}, err
+		return nil, summary.Perf{}, err
 	}
 	info.Skipped, info.SkippedExamples = skipped(r)
 	sum := eng.Summary(info)
@@ -313,15 +314,15 @@ type skipCounter interface {
 }
 
 // skipped returns the count and the first examples of what r skipped.
-func skipped(r traces.Reader) (int64, []compare.SkipExample) {
+func skipped(r traces.Reader) (int64, []summary.SkipExample) {
 	sc, ok := r.(skipCounter)
 	if !ok {
 		return 0, nil
 	}
 	n, first := sc.Skipped()
-	var ex []compare.SkipExample
+	var ex []summary.SkipExample
 	for _, e := range first {
-		ex = append(ex, compare.SkipExample{Line: e.Pos.Line, Row: e.Pos.Row, Reason: e.Msg})
+		ex = append(ex, summary.SkipExample{Line: e.Pos.Line, Row: e.Pos.Row, Reason: e.Msg})
 	}
 	return n, ex
 }
@@ -331,8 +332,8 @@ func skipped(r traces.Reader) (int64, []compare.SkipExample) {
 // spec, or a file of the same content (by fingerprint), whatever the path
 // it was given by; standard input, or a pipe, is never known to be the
 // same. A summary written before fingerprints is taken by its path.
-func checkResultsDir(dir string, trace compare.TraceInfo, force bool) error {
-	old, err := compare.ReadSummaryFile(filepath.Join(dir, summaryFile))
+func checkResultsDir(dir string, trace summary.TraceInfo, force bool) error {
+	old, err := summary.ReadSummaryFile(filepath.Join(dir, summaryFile))
 	if err != nil || force {
 		return nil // nothing there (or unreadable: it is replaced)
 	}
@@ -358,7 +359,7 @@ func checkResultsDir(dir string, trace compare.TraceInfo, force bool) error {
 }
 
 // fingerprint returns the fingerprint of the trace file at path (see
-// compare.TraceInfo.Fingerprint), or "" if it is not a regular file (a
+// summary.TraceInfo.Fingerprint), or "" if it is not a regular file (a
 // pipe, a device, standard input) or cannot be read.
 func fingerprint(path string) string {
 	if path == "-" {
@@ -414,8 +415,8 @@ func specList() string {
 }
 
 // deploymentFlags reads the -nodes, -route, -sync and -skew flags.
-func deploymentFlags(nodes, route, syncs, skews string, random bool) (*compare.Deployment, error) {
-	dp := &compare.Deployment{Route: route, SkewRandom: random, Seed: 1}
+func deploymentFlags(nodes, route, syncs, skews string, random bool) (*summary.Deployment, error) {
+	dp := &summary.Deployment{Route: route, SkewRandom: random, Seed: 1}
 	for _, f := range strings.Split(nodes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"ratebench/compare"
 	"ratebench/generators"
+	"ratebench/summary"
 )
 
 // Every scenario, written in every format, gives the same bytes for the
@@ -63,8 +63,8 @@ func TestCompareGenEqualsFile(t *testing.T) {
 	if _, _, err := ratebench(t, "compare", "-gen", spec+",requests=20000,keys=50", "-o", filepath.Join(dir, "gen")); err != nil {
 		t.Fatal(err)
 	}
-	a, _ := compare.ReadSummaryFile(filepath.Join(dir, "file", "summary.json"))
-	b, _ := compare.ReadSummaryFile(filepath.Join(dir, "gen", "summary.json"))
+	a, _ := summary.ReadSummaryFile(filepath.Join(dir, "file", "summary.json"))
+	b, _ := summary.ReadSummaryFile(filepath.Join(dir, "gen", "summary.json"))
 	if a == nil || b == nil {
 		t.Fatal("missing summary")
 	}
@@ -91,7 +91,7 @@ func TestBoundaryScenarioDoublesFixed(t *testing.T) {
 		"-rule", "5/30s", "-alg", "fixed,counter", "-mode", "independent", "-o", dir); err != nil {
 		t.Fatal(err)
 	}
-	s, err := compare.ReadSummaryFile(filepath.Join(dir, "summary.json"))
+	s, err := summary.ReadSummaryFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestCloudflareSmall(t *testing.T) {
 			t.Errorf("README lacks %q", want)
 		}
 	}
-	s, err := compare.ReadSummaryFile(filepath.Join(dir, "summary.json"))
+	s, err := summary.ReadSummaryFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestCommittedSummariesAreCurrent(t *testing.T) {
 			continue // make compare's own output, not committed
 		}
 		n++
-		s, err := compare.ReadSummaryFile(p)
+		s, err := summary.ReadSummaryFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}

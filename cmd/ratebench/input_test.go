@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"ratebench/compare"
+	"ratebench/summary"
 )
 
 const badDir = "../../traces/testdata/bad"
@@ -28,12 +28,12 @@ func TestBadInputThroughCompare(t *testing.T) {
 	if err != nil || !strings.Contains(out, "skipped 1 bad records") {
 		t.Fatalf("-skip-bad: %v\n%s", err, out)
 	}
-	s, err := compare.ReadSummaryFile(filepath.Join(dir, "summary.json"))
+	s, err := summary.ReadSummaryFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Trace.Requests != 2 || s.Trace.Skipped != 1 || len(s.Trace.SkippedExamples) != 1 ||
-		s.Trace.SkippedExamples[0] != (compare.SkipExample{Line: 3, Reason: `ts "abc" is not a number, decimal seconds or RFC 3339 time`}) {
+		s.Trace.SkippedExamples[0] != (summary.SkipExample{Line: 3, Reason: `ts "abc" is not a number, decimal seconds or RFC 3339 time`}) {
 		t.Errorf("trace %+v", s.Trace)
 	}
 	// An access log keyed on the path, with one key that is not UTF-8.
@@ -62,14 +62,14 @@ func TestAccessLogGzip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, _ := compare.ReadSummaryFile(filepath.Join(dir, "ip", "summary.json"))
+	s, _ := summary.ReadSummaryFile(filepath.Join(dir, "ip", "summary.json"))
 	if s == nil || s.Trace.Format != "accesslog" || s.Trace.Requests != 300 || s.Trace.Keys != 7 || s.Trace.StartNS != start.UnixNano() {
 		t.Fatalf("trace %+v\n%s", s, out)
 	}
 	if _, _, err := ratebench(t, "compare", "-trace", path, "-key", "path", "-report=false", "-o", filepath.Join(dir, "path")); err != nil {
 		t.Fatal(err)
 	}
-	s, _ = compare.ReadSummaryFile(filepath.Join(dir, "path", "summary.json"))
+	s, _ = summary.ReadSummaryFile(filepath.Join(dir, "path", "summary.json"))
 	if s == nil || s.Trace.Keys != 3 {
 		t.Errorf("keyed by path: %+v", s)
 	}
@@ -98,7 +98,7 @@ func TestReorder(t *testing.T) {
 		if _, _, err := ratebench(t, args...); err != nil {
 			t.Fatalf("late.csv %v: %v", flags, err)
 		}
-		if s, _ := compare.ReadSummaryFile(filepath.Join(dir, "summary.json")); s == nil || s.Trace.Requests != 4 || s.Trace.Skipped != 0 {
+		if s, _ := summary.ReadSummaryFile(filepath.Join(dir, "summary.json")); s == nil || s.Trace.Requests != 4 || s.Trace.Skipped != 0 {
 			t.Fatalf("late.csv %v: %+v", flags, s)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
-	"ratebench/compare"
+	"ratebench/summary"
 )
 
 func runInspect(stdout, stderr io.Writer, args []string) error {
@@ -49,7 +49,7 @@ type traceStats struct {
 	keyBackwards    int64 // requests earlier than their key's previous one
 	maxKeyStep      int64 // largest backwards step within a key, ns
 	skipped         int64 // bad records skipped (-skip-bad)
-	skipExamples    []compare.SkipExample
+	skipExamples    []summary.SkipExample
 }
 
 func newTraceStats() *traceStats { return &traceStats{ids: map[string]int32{}} }

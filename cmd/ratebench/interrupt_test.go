@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"ratebench/compare"
+	"ratebench/summary"
 )
 
 // interruptRun starts the command with args, feeds its standard input with
@@ -105,7 +105,7 @@ func TestInterruptWritesPartialSummary(t *testing.T) {
 			if after > 2*time.Second {
 				t.Errorf("exited %v after SIGINT", after)
 			}
-			s, err := compare.ReadSummaryFile(filepath.Join(out, "summary.json"))
+			s, err := summary.ReadSummaryFile(filepath.Join(out, "summary.json"))
 			if err != nil {
 				t.Fatal(err)
 			}

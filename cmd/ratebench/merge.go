@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"ratebench/compare"
 	"ratebench/report"
+	"ratebench/summary"
 )
 
 const mergeSynopsis = "-o DIR [-report=true] SHARD_DIR..."
@@ -48,7 +48,7 @@ func runMerge(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	defer rd.close()
-	var parts []*compare.Summary
+	var parts []*summary.Summary
 	var seen []os.FileInfo
 	var paths []string
 	for _, d := range dirs {
@@ -70,13 +70,13 @@ func runMerge(stdout, stderr io.Writer, args []string) error {
 			return fmt.Errorf("merge: %s and %s are the same summary, given twice: every count in it would be taken twice", paths[i], path)
 		}
 		seen, paths = append(seen, fi), append(paths, path)
-		s, err := compare.ReadSummaryFile(path)
+		s, err := summary.ReadSummaryFile(path)
 		if err != nil {
 			return err
 		}
 		parts = append(parts, s)
 	}
-	sum, err := compare.Merge(parts)
+	sum, err := summary.Merge(parts)
 	if err != nil {
 		if len(paths) > 1 {
 			err = fmt.Errorf("%w (the parts in order: %s)", err, numbered(paths))

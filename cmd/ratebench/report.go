@@ -5,11 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
-	"ratebench/compare"
 	"ratebench/report"
+	"ratebench/summary"
 )
 
 const reportSynopsis = "[-max-over 0.01%] [-max-under 0.1%] [-png=true] DIR"
@@ -49,16 +52,16 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 
 	opt := report.Options{NoPNG: !*png}
 	if *maxOver != "" || *maxUnder != "" {
-		opt.Budget = &compare.Budget{}
+		opt.Budget = &summary.Budget{}
 		if *maxOver != "" {
-			r, err := compare.ParseRate(*maxOver)
+			r, err := parseRate(*maxOver)
 			if err != nil {
 				return usageError{"report: -max-over: " + err.Error()}
 			}
 			opt.Budget.MaxOver = &r
 		}
 		if *maxUnder != "" {
-			r, err := compare.ParseRate(*maxUnder)
+			r, err := parseRate(*maxUnder)
 			if err != nil {
 				return usageError{"report: -max-under: " + err.Error()}
 			}
@@ -67,6 +70,28 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	}
 
 	return rewriteReport(stdout, dir, opt)
+}
+
+// parseRate reads a rate as a percentage ("0.01%") or a fraction
+// ("0.0001"), for budgets (-max-over and -max-under, of report and of
+// compare).
+func parseRate(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	pct := strings.HasSuffix(s, "%")
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil || math.IsNaN(v) || v < 0 {
+		return 0, fmt.Errorf("rate %q: want a percentage such as 0.01%% or a fraction such as 0.0001", s)
+	}
+	if pct {
+		v /= 100
+	}
+	if v > 1 {
+		return 0, fmt.Errorf("rate %q is above 100%%", s)
+	}
+	if v == 0 {
+		v = 0 // not -0
+	}
+	return v, nil
 }
 
 // rewriteReport writes the report of DIR/summary.json into dir, all its
@@ -80,7 +105,7 @@ func rewriteReport(stdout io.Writer, dir string, opt report.Options) error {
 		return err
 	}
 	defer rd.close()
-	s, err := compare.ReadSummaryFile(filepath.Join(dir, summaryFile))
+	s, err := summary.ReadSummaryFile(filepath.Join(dir, summaryFile))
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,5 +93,19 @@ func TestReportErrors(t *testing.T) {
 	}
 	if _, _, err := reportCmd(t, "-h"); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("-h: %v", err)
+	}
+}
+
+// A budget rate is a percentage or a fraction from 0 to 1.
+func TestParseRate(t *testing.T) {
+	for in, want := range map[string]float64{"0.01%": 0.0001, "0.0001": 0.0001, "5%": 0.05, "0": 0, "-0%": 0} {
+		if got, err := parseRate(in); err != nil || got != want || math.Signbit(got) {
+			t.Errorf("parseRate(%q) = %v, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"x", "-1%", "200%", "NaN%", "nan", "Inf%", "-Inf"} {
+		if _, err := parseRate(bad); err == nil {
+			t.Errorf("parseRate(%q) accepted", bad)
+		}
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"syscall"
 
-	"ratebench/compare"
 	"ratebench/report"
+	"ratebench/summary"
 )
 
 // The files of a results folder besides the report's (report.Owns), and
@@ -35,7 +35,7 @@ type resultsDir struct {
 	stage   string
 	lock    *os.File
 	created bool // the run made dir: close removes it if it stays empty
-	// writeFile writes one staged file (nil: compare.WriteFileAtomic).
+	// writeFile writes one staged file (nil: summary.WriteFileAtomic).
 	writeFile func(path string, data []byte) error
 }
 
@@ -130,13 +130,13 @@ func (rd *resultsDir) path(name string) string { return filepath.Join(rd.stage, 
 func (rd *resultsDir) write(name string, data []byte) error {
 	w := rd.writeFile
 	if w == nil {
-		w = compare.WriteFileAtomic
+		w = summary.WriteFileAtomic
 	}
 	return w(rd.path(name), data)
 }
 
 // writeSummary stages summary.json and, if perf is not nil, perf.json.
-func (rd *resultsDir) writeSummary(s *compare.Summary, perf *compare.Perf) error {
+func (rd *resultsDir) writeSummary(s *summary.Summary, perf *summary.Perf) error {
 	data, err := s.Marshal()
 	if err != nil {
 		return fmt.Errorf("%s: %w", filepath.Join(rd.dir, summaryFile), err)
@@ -154,7 +154,7 @@ func (rd *resultsDir) writeSummary(s *compare.Summary, perf *compare.Perf) error
 }
 
 // writeReport stages the report of s (see report.Write).
-func (rd *resultsDir) writeReport(s *compare.Summary, opt report.Options) error {
+func (rd *resultsDir) writeReport(s *summary.Summary, opt report.Options) error {
 	if opt.WriteFile == nil {
 		opt.WriteFile = rd.writeFile
 	}

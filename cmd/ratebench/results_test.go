@@ -15,6 +15,7 @@ import (
 	"ratebench/algorithms"
 	"ratebench/compare"
 	"ratebench/report"
+	"ratebench/summary"
 	"ratebench/traces"
 )
 
@@ -160,7 +161,7 @@ func TestFailedWriteLeavesTheEarlierSet(t *testing.T) {
 			if strings.HasPrefix(filepath.Base(path), failing) {
 				return errors.New("no space left on device")
 			}
-			return compare.WriteFileAtomic(path, data)
+			return summary.WriteFileAtomic(path, data)
 		}
 		err := job.run()
 		if err == nil || !strings.Contains(err.Error(), "no space left on device") {
@@ -205,7 +206,7 @@ func testJob(t *testing.T, dir, rule string) replayJob {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info := compare.TraceInfo{Path: "testdata/small.csv", Format: "csv", Fingerprint: fingerprint("testdata/small.csv")}
+	info := summary.TraceInfo{Path: "testdata/small.csv", Format: "csv", Fingerprint: fingerprint("testdata/small.csv")}
 	return replayJob{stdout: io.Discard, stderr: io.Discard, eng: eng, r: r, info: info, dir: dir,
 		report: true, reportOpt: report.Options{NoPNG: true}}
 }

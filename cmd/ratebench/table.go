@@ -5,11 +5,11 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"ratebench/compare"
+	"ratebench/summary"
 )
 
 // printTable writes the runs as one table per rule × count × mode.
-func printTable(w io.Writer, s *compare.Summary) {
+func printTable(w io.Writer, s *summary.Summary) {
 	for _, n := range s.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}

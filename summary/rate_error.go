@@ -1,4 +1,4 @@
-package compare
+package summary
 
 import (
 	"fmt"
@@ -26,14 +26,15 @@ const (
 	relScale = 1e9
 )
 
-// rateErrorAcc accumulates, at each request, the signed difference
-// estimate - exact between a window algorithm's estimate of the cost in
+// RateErrors is a run's RateError being taken: at each request, the signed
+// difference estimate - exact between a window algorithm's estimate of the cost in
 // (t-W, t] and the log's exact count, both taken before the request is
 // recorded (SPEC 5, rate_error). Every sample is taken exactly: the
 // estimate is the rational the algorithm decides on, so its bin, the
 // maximum and each sample's fixed-point contribution to the sums are those
-// of the exact error.
-type rateErrorAcc struct {
+// of the exact error. The bins and sums are those of the summary, so that
+// Merge rebuilds the distribution from a RateError and merges exactly.
+type RateErrors struct {
 	l            int64
 	n, nRel      int64
 	pos, neg     wideSum // sums of positive and of negative errors (magnitudes)
@@ -166,11 +167,14 @@ func bin(neg bool, m errMag, l int64) int {
 	return half - int(min(k, half+1))
 }
 
-func newRateErrorAcc(l int64) *rateErrorAcc {
-	return &rateErrorAcc{l: l, bins: make([]int64, rateErrBins), maxAbs: errMag{den: 1}}
+// NewRateErrors returns an empty distribution of the errors of estimates
+// of a rule of limit l.
+func NewRateErrors(l int64) *RateErrors {
+	return &RateErrors{l: l, bins: make([]int64, rateErrBins), maxAbs: errMag{den: 1}}
 }
 
-func (a *rateErrorAcc) add(estimate algorithms.Rational, exact int64) {
+// Add counts the error of estimate against exact, the log's count.
+func (a *RateErrors) Add(estimate algorithms.Rational, exact int64) {
 	neg, m := errorOf(estimate, exact)
 	a.n++
 	if neg {
@@ -213,7 +217,7 @@ func nearestRank(n, num, den int64) int64 {
 // by nearest rank: bin j covers |error|/L from j/rateErrPerL to
 // (j+1)/rateErrPerL. zero is true when the quantile is an error exactly 0;
 // ok is false when it lies outside the histogram (|error| >= rateErrSpan*L).
-func (a *rateErrorAcc) absQuantile(num, den int64) (j int, zero, ok bool) {
+func (a *RateErrors) absQuantile(num, den int64) (j int, zero, ok bool) {
 	const half = rateErrBins / 2
 	rank := nearestRank(a.n, num, den)
 	if rank <= a.zero {
@@ -239,7 +243,7 @@ type quantile struct {
 	atLeast    bool
 }
 
-func (a *rateErrorAcc) quantile(num, den int64, maxAbs, maxFrac float64) quantile {
+func (a *RateErrors) quantile(num, den int64, maxAbs, maxFrac float64) quantile {
 	if a.n == 0 {
 		return quantile{}
 	}
@@ -256,7 +260,8 @@ func (a *rateErrorAcc) quantile(num, den int64, maxAbs, maxFrac float64) quantil
 	return quantile{cost: math.Min(cost, maxAbs), frac: math.Min(frac, maxFrac)}
 }
 
-func (a *rateErrorAcc) summary() *RateError {
+// RateError closes the distribution into its summary (nil for nil).
+func (a *RateErrors) RateError() *RateError {
 	if a == nil {
 		return nil
 	}
@@ -299,12 +304,12 @@ func (a *rateErrorAcc) summary() *RateError {
 	return r
 }
 
-// rateErrorFrom rebuilds the accumulator a RateError was closed from. The
+// rateErrorsOf rebuilds the distribution a RateError was closed from. The
 // exact maximum is not in the summary: its float64 (the nearest to it)
 // stands for it, which gives the merged maximum and quantiles the bits one
 // pass gives, float64 rounding being monotone.
-func rateErrorFrom(r *RateError, l int64) (*rateErrorAcc, error) {
-	a := newRateErrorAcc(l)
+func rateErrorsOf(r *RateError, l int64) (*RateErrors, error) {
+	a := NewRateErrors(l)
 	a.n, a.nRel, a.maxMerged = r.Samples, r.SamplesRel, r.MaxAbs
 	a.pos, a.neg, a.rel = wideFrom(r.Sums.Pos), wideFrom(r.Sums.Neg), wideFrom(r.Sums.Rel)
 	a.below, a.above, a.zero = r.Histogram.Below, r.Histogram.Above, r.Histogram.Zero
@@ -321,7 +326,7 @@ func rateErrorFrom(r *RateError, l int64) (*rateErrorAcc, error) {
 }
 
 // merge adds o's samples to a.
-func (a *rateErrorAcc) merge(o *rateErrorAcc) {
+func (a *RateErrors) merge(o *RateErrors) {
 	a.n += o.n
 	a.nRel += o.nRel
 	a.pos.merge(o.pos)

@@ -1,4 +1,4 @@
-package compare
+package summary
 
 import "math/bits"
 

@@ -1,14 +1,10 @@
-package compare
+package summary
 
 import (
 	"encoding/json"
-
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"ratebench/clients"
-	"ratebench/distributed"
 )
 
 // SchemaV1 names the version of the summary.json format that Summary is.
@@ -35,12 +31,21 @@ type Summary struct {
 	// Clients are the closed-loop replays (-clients): per plain rule,
 	// algorithm and retry policy, what clients that re-send what they are
 	// refused do to the traffic and what they go through.
-	Clients []clients.Result `json:"clients,omitempty"`
+	Clients []ClientsResult `json:"clients,omitempty"`
 	// Distributed are the simulated distributed deployments (-nodes): per
 	// plain rule, window algorithm, number of nodes, sync interval and
 	// clock skew, the decisions against the exact global log.
-	Distributed []distributed.Result `json:"distributed,omitempty"`
+	Distributed []DistributedResult `json:"distributed,omitempty"`
 }
+
+// Shard is one of Count disjoint shares of a trace's keys: the keys whose
+// key hash is Index modulo Count (compare.KeyHash).
+type Shard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
+
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
 // TraceInfo describes the replayed trace.
 type TraceInfo struct {
@@ -103,6 +108,19 @@ type Sweep struct {
 type Budget struct {
 	MaxOver  *float64 `json:"max_over,omitempty"`
 	MaxUnder *float64 `json:"max_under,omitempty"`
+}
+
+// Deployment is a grid of simulated distributed deployments (-nodes): every
+// plain rule and window algorithm is run on each number of nodes, with each
+// sync interval and clock skew, against the exact global log (package
+// distributed).
+type Deployment struct {
+	Nodes      []int   `json:"nodes"`
+	Route      string  `json:"route"`                 // random, hash or roundrobin (distributed.ParseRoute)
+	Sync       []int64 `json:"sync_ns"`               // between the nodes' exchanges with the shared store; 0: a central store
+	Skew       []int64 `json:"skew_ns"`               // clock offset spread over the nodes
+	SkewRandom bool    `json:"skew_random,omitempty"` // draw each node's offset instead of spreading them evenly
+	Seed       uint64  `json:"seed"`
 }
 
 // Run is the metrics of one algorithm under one rule, count policy and mode
@@ -306,6 +324,18 @@ type Memory struct {
 	PeakTotal int64 `json:"peak_total"`
 }
 
+// Fill derives MeanPerKey, from SumOfPeaks over keys, and PeakTotal, the
+// largest of series (Timeline.Memory).
+func (m *Memory) Fill(keys int, series []int64) {
+	m.MeanPerKey, m.PeakTotal = 0, 0
+	if keys > 0 {
+		m.MeanPerKey = float64(m.SumOfPeaks) / float64(keys)
+	}
+	for _, v := range series {
+		m.PeakTotal = max(m.PeakTotal, v)
+	}
+}
+
 // KeyStat is one key's disagreement in a run.
 type KeyStat struct {
 	Key      string `json:"key"`
@@ -314,6 +344,48 @@ type KeyStat struct {
 	Over     int64  `json:"over"`
 	Under    int64  `json:"under"`
 	Burst    *int64 `json:"burst,omitempty"` // absent where Run.Burst is
+}
+
+// ClientSide is what a run's decisions mean to the clients (SPEC 3.9-3.10,
+// seed 000's "sequía"), measured where the run records its own history (not
+// for a candidate that records the log's admissions in shadow mode):
+//
+//   - RetryAfter: at each rejection, the exact delay until the same request
+//     would be admitted if nothing else arrived, the truthful Retry-After
+//     (algorithms.RetryAfterer), after the rejection is recorded when the
+//     policy counts it; Never counts the rejections no wait can cure (a
+//     cost above the limit).
+//   - SecondsExtra: how much longer a client waits when that delay is sent
+//     as HTTP's whole seconds, rounded up; FloorEarly counts the rejections
+//     whose delay is not a whole number of seconds, where a client (or a
+//     server) rounding down would come back too early and be refused again.
+//   - Recovery: per key, from the first rejection of a run of rejections to
+//     the key's next admission: how long a client that keeps sending is
+//     refused. Unrecovered counts the keys still refused at the end.
+//   - Delay (leaky only): per admitted request, the time from its arrival
+//     until it has left the queue (algorithms.Delayer).
+type ClientSide struct {
+	RetryAfter   *Distribution `json:"retry_after,omitempty"`
+	Never        int64         `json:"retry_after_never"`
+	SecondsExtra *Distribution `json:"whole_seconds_extra,omitempty"`
+	FloorEarly   int64         `json:"floor_early"`
+	Recovery     *Distribution `json:"recovery"`
+	Unrecovered  int64         `json:"unrecovered"`
+	Delay        *Distribution `json:"delay,omitempty"`
+}
+
+// Distribution is a mergeable histogram of durations and its digest.
+type Distribution struct {
+	DurationSummary
+	Histogram Durations `json:"histogram"`
+}
+
+// DistributionOf returns the distribution of the histogram d (nil for nil).
+func DistributionOf(d *Durations) *Distribution {
+	if d == nil {
+		return nil
+	}
+	return &Distribution{DurationSummary: d.Summary(), Histogram: *d}
 }
 
 // Marshal returns the summary as indented JSON with a final newline,
@@ -333,7 +405,7 @@ func (s *Summary) WriteFile(path string) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, data)
+	return WriteFileAtomic(path, data)
 }
 
 // ReadSummary reads a summary.json, checking its schema.
@@ -361,37 +433,4 @@ func ReadSummaryFile(path string) (*Summary, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
-}
-
-// WriteFileAtomic writes data to a temporary file beside path and renames
-// it into place, so that a reader (or a crash) never sees half a file. The
-// file is readable by everyone (0644).
-func WriteFileAtomic(path string, data []byte) error { return writeAtomic(path, data) }
-
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Chmod(0o644) // CreateTemp makes 0600; results are for everyone to read
-	}
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, errorsJoin(werr, cerr))
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
-}
-
-func errorsJoin(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }

@@ -1,4 +1,4 @@
-package compare
+package summary
 
 import (
 	"encoding/json"
@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"ratebench/algorithms"
-	"ratebench/clients"
-	"ratebench/distributed"
 )
 
 // Merge combines the summaries of the shards of one replay (compare -shard
@@ -29,13 +27,14 @@ func Merge(parts []*Summary) (*Summary, error) {
 	if err := checkShards(parts); err != nil {
 		return nil, err
 	}
-	return mergeDisjoint(parts)
+	return MergeDisjoint(parts)
 }
 
-// mergeDisjoint merges the summaries of disjoint sets of keys of the same
+// MergeDisjoint merges the summaries of disjoint sets of keys of the same
 // trace under the same configuration: the shards Merge has checked, or the
-// workers of one replay (which split the keys by hash).
-func mergeDisjoint(parts []*Summary) (*Summary, error) {
+// workers of one replay (which split the keys by hash), which no shard mark
+// tells apart: the caller vouches that no key is in two parts.
+func MergeDisjoint(parts []*Summary) (*Summary, error) {
 	first := parts[0]
 	out := &Summary{Schema: first.Schema, Config: first.Config, Notes: first.Notes}
 	out.Trace = TraceInfo{Path: first.Trace.Path, Format: first.Trace.Format, Fingerprint: first.Trace.Fingerprint,
@@ -76,12 +75,12 @@ func mergeDisjoint(parts []*Summary) (*Summary, error) {
 		}
 	}
 	var err error
-	clientsOf := func(s *Summary) []clients.Result { return s.Clients }
-	if out.Clients, err = mergeEach(parts, clientsOf, clients.MergeResults, "closed-loop"); err != nil {
+	clientsOf := func(s *Summary) []ClientsResult { return s.Clients }
+	if out.Clients, err = mergeEach(parts, clientsOf, MergeClientsResults, "closed-loop"); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
-	distributedOf := func(s *Summary) []distributed.Result { return s.Distributed }
-	if out.Distributed, err = mergeEach(parts, distributedOf, distributed.MergeResults, "deployment"); err != nil {
+	distributedOf := func(s *Summary) []DistributedResult { return s.Distributed }
+	if out.Distributed, err = mergeEach(parts, distributedOf, MergeDistributedResults, "deployment"); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	for j := range first.Runs {
@@ -116,8 +115,8 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 	rule := algorithms.PrimaryRule(rules)
 	out := Run{Rule: f.Rule, Count: f.Count, Mode: f.Mode, Algorithm: f.Algorithm,
 		Phase: Phase{Bins: f.Phase.Bins}, Memory: Memory{Model: f.Memory.Model}}
-	tl := newTimelineAcc(rule.W)
-	var rateErr *rateErrorAcc
+	tl := TimelineBins{Width: rule.W}
+	var rateErr *RateErrors
 	for _, r := range runs {
 		out.Requests += r.Requests
 		out.Admitted += r.Admitted
@@ -152,7 +151,7 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 			out.Bound.Violations += r.Bound.Violations
 		}
 		if r.RateError != nil {
-			a, err := rateErrorFrom(r.RateError, rule.L)
+			a, err := rateErrorsOf(r.RateError, rule.L)
 			if err != nil {
 				return Run{}, err
 			}
@@ -167,7 +166,7 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 		}
 		out.Memory.PeakPerKey = max(out.Memory.PeakPerKey, r.Memory.PeakPerKey)
 		out.Memory.SumOfPeaks += r.Memory.SumOfPeaks
-		tl.merge(timelineFrom(r.Timeline))
+		tl.merge(timelineBinsOf(r.Timeline))
 		out.Peer = mergePeer(out.Peer, r.Peer)
 		out.VsToken = mergeDisagreement(out.VsToken, r.VsToken)
 		out.Client = mergeClientSide(out.Client, r.Client)
@@ -182,11 +181,11 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 	if out.Burst != nil {
 		out.Burst.Ratio = float64(out.Burst.Max) / float64(rule.L)
 	}
-	out.RateError = rateErr.summary()
-	out.Timeline = tl.summary()
-	out.Timeline.Memory = trimZeros(nonNil(tl.mem))
-	out.Memory.fill(int(out.Keys), out.Timeline.Memory)
-	sortTopKeys(out.TopKeys)
+	out.RateError = rateErr.RateError()
+	out.Timeline = tl.Timeline()
+	out.Timeline.Memory = TrimZeros(nonNil(tl.Memory))
+	out.Memory.Fill(int(out.Keys), out.Timeline.Memory)
+	SortTopKeys(out.TopKeys)
 	if len(out.TopKeys) > topN {
 		out.TopKeys = out.TopKeys[:topN]
 	}
@@ -196,8 +195,9 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 	return out, nil
 }
 
-// sortTopKeys orders keys by disagreement, most first, then by name.
-func sortTopKeys(ks []KeyStat) {
+// SortTopKeys orders keys by disagreement, most first, then by name, as
+// Run.TopKeys lists them.
+func SortTopKeys(ks []KeyStat) {
 	slices.SortFunc(ks, func(a, b KeyStat) int {
 		if a.Disagree != b.Disagree {
 			if a.Disagree > b.Disagree {
@@ -209,10 +209,14 @@ func sortTopKeys(ks []KeyStat) {
 	})
 }
 
-// timelineFrom rebuilds the accumulator a run's timeline was closed from;
-// its memory series goes where state samples are kept.
-func timelineFrom(t Timeline) timelineAcc {
-	return timelineAcc{width: t.WidthNS, first: t.First, requests: t.Requests, over: t.Over, under: t.Under, mem: t.Memory}
+// TrimZeros drops the trailing zeros of a state series: a zero there is an
+// end nothing was sampled at, and how many of those a series carries
+// depends on when its bins widened, so they are cut for one canonical form.
+func TrimZeros(s []int64) []int64 {
+	for len(s) > 0 && s[len(s)-1] == 0 {
+		s = s[:len(s)-1]
+	}
+	return s
 }
 
 func addInto(dst, src []int64) []int64 {
@@ -280,4 +284,72 @@ func mergeEach[T any](parts []*Summary, of func(*Summary) []T, merge func([]T) (
 		out[i] = r
 	}
 	return out, nil
+}
+
+// mergeDisagreement adds o into d (nil when the runs have none).
+func mergeDisagreement(d, o *Disagreement) *Disagreement {
+	if o == nil {
+		return d
+	}
+	if d == nil {
+		d = &Disagreement{}
+	}
+	d.Over += o.Over
+	d.Under += o.Under
+	return d
+}
+
+// mergePeer adds o into p (nil when the runs are not a peer's).
+func mergePeer(p, o *Peer) *Peer {
+	if o == nil {
+		return p
+	}
+	if p == nil {
+		p = &Peer{}
+		if o.VsToken != nil {
+			p.VsToken = &Disagreement{}
+		}
+	}
+	p.Checked += o.Checked
+	p.Flips += o.Flips
+	p.FlipsOver += o.FlipsOver
+	p.FlipsUnder += o.FlipsUnder
+	p.Boundary += o.Boundary
+	p.Nanosecond += o.Nanosecond
+	p.Drift += o.Drift
+	if o.VsToken != nil && p.VsToken != nil {
+		p.VsToken.Over += o.VsToken.Over
+		p.VsToken.Under += o.VsToken.Under
+	}
+	return p
+}
+
+// mergeClientSide adds o into c (nil when the runs do not measure it).
+func mergeClientSide(c, o *ClientSide) *ClientSide {
+	if o == nil {
+		return c
+	}
+	if c == nil {
+		c = &ClientSide{}
+	}
+	c.Never += o.Never
+	c.FloorEarly += o.FloorEarly
+	c.Unrecovered += o.Unrecovered
+	c.RetryAfter = mergeDist(c.RetryAfter, o.RetryAfter)
+	c.SecondsExtra = mergeDist(c.SecondsExtra, o.SecondsExtra)
+	c.Recovery = mergeDist(c.Recovery, o.Recovery)
+	c.Delay = mergeDist(c.Delay, o.Delay)
+	return c
+}
+
+func mergeDist(a, b *Distribution) *Distribution {
+	if b == nil {
+		return a
+	}
+	var h Durations
+	if a != nil {
+		h = a.Histogram
+	}
+	h.Merge(b.Histogram)
+	return DistributionOf(&h)
 }
