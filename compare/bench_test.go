@@ -6,35 +6,42 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"sync"
 	"testing"
 
 	"ratebench/algorithms"
 	"ratebench/traces"
 )
 
-// benchKeys are 100,000 distinct keys; benchReqs a request stream over them
-// in time order, about 10 requests per key per minute.
-var benchKeys, benchReqs = func() ([][]byte, []struct {
+// benchData is the benchmarks' trace: keys are 100,000 distinct keys, reqs
+// a request stream over them in time order, about 10 requests per key per
+// minute. It is built on first use (by benchTrace), not when the package's
+// tests start.
+type benchData struct {
+	keys [][]byte
+	reqs []benchReq
+}
+
+type benchReq struct {
 	key int32
 	t   int64
-}) {
+}
+
+var benchTrace = sync.OnceValue(func() benchData {
 	const keys, n = 100_000, 1 << 20
 	rng := rand.New(rand.NewPCG(21, 22))
 	ks := make([][]byte, keys)
 	for i := range ks {
 		ks[i] = fmt.Appendf(nil, "10.%d.%d.%d", i>>16, (i>>8)&255, i&255)
 	}
-	reqs := make([]struct {
-		key int32
-		t   int64
-	}, n)
+	reqs := make([]benchReq, n)
 	t := int64(1_700_000_000_000_000_000)
 	for i := range reqs {
 		t += int64(rng.ExpFloat64() * 60_000)
 		reqs[i].key, reqs[i].t = int32(rng.IntN(keys)), t
 	}
-	return ks, reqs
-}()
+	return benchData{ks, reqs}
+})
 
 // BenchmarkEngine measures end-to-end replay (interning, every decision,
 // every metric) per request, without parsing.
@@ -53,6 +60,8 @@ func BenchmarkEngine(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			d := benchTrace()
+			benchKeys, benchReqs := d.keys, d.reqs
 			span := benchReqs[len(benchReqs)-1].t - benchReqs[0].t + 1
 			var shift int64
 			i := 0
@@ -115,12 +124,14 @@ func BenchmarkDistinctKeys(b *testing.B) {
 	}
 }
 
-// benchParquet is benchReqs written as a Parquet trace, in memory.
-var benchParquet = func() []byte {
+// benchParquet is benchTrace written as a Parquet trace, in memory, built
+// on first use.
+var benchParquet = sync.OnceValue(func() []byte {
+	d := benchTrace()
 	var buf bytes.Buffer
 	w := traces.NewParquetWriter(&buf)
-	for _, q := range benchReqs {
-		if err := w.Write(traces.Request{T: q.t, Key: benchKeys[q.key], Cost: 1}); err != nil {
+	for _, q := range d.reqs {
+		if err := w.Write(traces.Request{T: q.t, Key: d.keys[q.key], Cost: 1}); err != nil {
 			panic(err)
 		}
 	}
@@ -128,7 +139,7 @@ var benchParquet = func() []byte {
 		panic(err)
 	}
 	return buf.Bytes()
-}()
+})
 
 // BenchmarkReplay measures the whole replay of a Parquet trace (1M
 // requests over 100,000 keys, rule 10/1m) as compare runs it: reading and
@@ -136,6 +147,7 @@ var benchParquet = func() []byte {
 // one per core.
 func BenchmarkReplay(b *testing.B) {
 	rule, _ := algorithms.ParseRule("10/1m")
+	pq, n := benchParquet(), len(benchTrace().reqs)
 	for _, bc := range []struct {
 		name  string
 		algs  []string
@@ -152,7 +164,7 @@ func BenchmarkReplay(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					r, err := traces.NewParquetReader(bytes.NewReader(benchParquet), int64(len(benchParquet)), "bench.parquet", traces.Options{})
+					r, err := traces.NewParquetReader(bytes.NewReader(pq), int64(len(pq)), "bench.parquet", traces.Options{})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -160,8 +172,8 @@ func BenchmarkReplay(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				b.ReportMetric(float64(len(benchReqs))*float64(b.N)/b.Elapsed().Seconds(), "req/s")
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(len(benchReqs))/float64(b.N), "ns/req")
+				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "req/s")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n)/float64(b.N), "ns/req")
 			})
 		}
 	}
