@@ -284,7 +284,7 @@ func (b *Buckets) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	m := N + 1
 	h := b.hdr[id]
 	c := b.c[int64(id)*m : int64(id+1)*m]
-	st, _ := b.locate(t)
+	st, _ := b.SubWindow(t)
 	sum := h.sum
 	for k := int64(0); k <= N+1; k++ {
 		sp := h.s + k
@@ -308,7 +308,7 @@ func (b *Buckets) RetryAfter(id int32, t, cost int64) (int64, bool) {
 			return 0, false
 		}
 		x = max(x, t)
-		if xs, _ := b.locate(x); xs == sp {
+		if xs, _ := b.SubWindow(x); xs == sp {
 			return x, true
 		}
 	}

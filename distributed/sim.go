@@ -15,10 +15,8 @@ import (
 type alg int
 
 const (
-	algLog alg = iota
-	algCounter
-	algCounterLT
-	algCounterFloor
+	algLog     alg = iota
+	algCounter     // counter, counter-lt and counter-floor
 	algFixed
 	algBuckets
 )
@@ -37,6 +35,12 @@ type Sim struct {
 	skewMin int64   // the smallest offset: the clock furthest behind
 	central bool    // Sync == 0
 	nb      int64   // N of buckets:N
+
+	// The window algorithms decide as their in-process limiters do, from the
+	// counts a node sees (which these limiters do not keep): one is set.
+	counter *algorithms.Counter
+	fixed   *algorithms.Fixed
+	buckets *algorithms.Buckets
 
 	ids  map[string]int32
 	keys []keyState
@@ -85,16 +89,19 @@ func New(c Config) (*Sim, error) {
 	case "log":
 		s.alg = algLog
 	case "counter":
-		s.alg = algCounter
+		s.alg, s.counter = algCounter, algorithms.NewCounter(c.Rule)
 	case "counter-lt":
-		s.alg = algCounterLT
+		s.alg, s.counter = algCounter, algorithms.NewCounterLT(c.Rule)
 	case "counter-floor":
-		s.alg = algCounterFloor
+		s.alg, s.counter = algCounter, algorithms.NewCounterFloor(c.Rule)
 	case "fixed":
-		s.alg = algFixed
+		s.alg, s.fixed = algFixed, algorithms.NewFixed(c.Rule)
 	default: // buckets:N, checked
 		s.alg = algBuckets
 		s.nb, _ = strconv.ParseInt(strings.TrimPrefix(spec, "buckets:"), 10, 64)
+		if s.buckets, err = algorithms.NewBuckets(c.Rule, s.nb); err != nil {
+			return nil, fmt.Errorf("distributed: %w", err)
+		}
 	}
 	return s, nil
 }
@@ -149,9 +156,9 @@ func (s *Sim) Add(key []byte, t, cost int64) error {
 	} else {
 		wk := &s.win[id]
 		if s.alg == algBuckets {
-			lowS, _ := s.subWindow(low)
+			lowS, _ := s.buckets.SubWindow(low)
 			wk.prune(lowS - s.nb)
-			sw, rem := s.subWindow(tp)
+			sw, rem := s.buckets.SubWindow(tp)
 			admit = s.decideBuckets(wk, int32(node), sw, rem, cost)
 			if admit || s.cfg.CountAll {
 				wk.record(int32(node), sw, cost, s.central)

@@ -1,7 +1,5 @@
 package distributed
 
-import "math/bits"
-
 // winCount is a count of cost in one fixed window (by window index).
 type winCount struct{ win, cost int64 }
 
@@ -98,44 +96,24 @@ func (k *windowKey) prune(low int64) {
 // decideWindow is the window algorithms' decision for a request of cost at
 // clock tp on node, from the counts that node sees.
 func (s *Sim) decideWindow(k *windowKey, node int32, tp, cost int64) bool {
-	W, L := s.rule.W, s.rule.L
+	W := s.rule.W
 	w := tp / W
-	e := tp - w*W
 	curr := k.view(node, w)
-	switch s.alg {
-	case algFixed:
-		return cost <= L-curr
-	case algCounterLT:
-		prev := k.view(node, w-1)
-		return mul(prev, W-e).add(mul(curr, W)).lt(mul(L, W))
-	case algCounterFloor:
-		q := floorMulDiv(k.view(node, w-1), W-e, W)
-		return cost <= L && q <= L-cost && curr <= L-cost-q
+	if s.alg == algFixed {
+		return s.fixed.Admits(curr, cost)
 	}
-	prev := k.view(node, w-1)
-	return mul(prev, W-e).add(mul(curr, W)).add(mul(cost, W)).le(mul(L, W))
-}
-
-// subWindow returns the sub-window of buckets:N that clock tp falls in,
-// s = floor(tp*N/W), and the remainder tp*N - s*W in [0, W): exact, W/N
-// never rounded (SPEC 3.8).
-func (s *Sim) subWindow(tp int64) (sw, rem int64) {
-	hi, lo := bits.Mul64(uint64(tp), uint64(s.nb))
-	q, r := bits.Div64(hi, lo, uint64(s.rule.W)) // N <= W: q <= tp fits
-	return int64(q), int64(r)
+	return s.counter.Admits(k.view(node, w-1), curr, tp-w*W, cost)
 }
 
 // decideBuckets is buckets:N's decision for a request of cost in
-// sub-window sw with remainder rem, from the counts node sees: the cost in
-// sub-windows sw-N+1..sw, plus that of sw-N weighted by (W-rem)/W, plus
-// cost, at most L; exactly, (sum+cost)*W + old*(W-rem) <= L*W. Each node
-// counts in the sub-windows of its own clock.
+// sub-window sw with remainder rem (of clock tp, algorithms.Buckets.SubWindow)
+// from the counts node sees: the cost in sub-windows sw-N+1..sw, plus that
+// of sw-N weighted by (W-rem)/W, plus cost, at most L. Each node counts in
+// the sub-windows of its own clock.
 func (s *Sim) decideBuckets(k *windowKey, node int32, sw, rem, cost int64) bool {
-	W, L := s.rule.W, s.rule.L
 	var sum int64
 	for j := sw - s.nb + 1; j <= sw; j++ {
 		sum = satAdd(sum, k.view(node, j))
 	}
-	old := k.view(node, sw-s.nb)
-	return mul(satAdd(sum, cost), W).add(mul(old, W-rem)).le(mul(L, W))
+	return s.buckets.Admits(sum, k.view(node, sw-s.nb), rem, cost)
 }
