@@ -102,8 +102,8 @@ func (b *Buckets) Admits(sum, old, rem, cost int64) bool {
 func (b *Buckets) Record(id int32, t, cost int64) {
 	s, _ := b.SubWindow(t)
 	h, c := b.advance(id, s)
-	c[s%(b.n+1)] = satAdd(c[s%(b.n+1)], cost)
-	h.sum = satAdd(h.sum, cost)
+	c[s%(b.n+1)] = SatAdd(c[s%(b.n+1)], cost)
+	h.sum = SatAdd(h.sum, cost)
 }
 
 // Estimate returns sum + c[s-N]*(1-x).

@@ -140,7 +140,7 @@ func counterFloor(prev, curr, e, cost, L, W int64) bool {
 func (c *Counter) Record(id int32, t, cost int64) {
 	s := &c.st[id]
 	s.advance(t / c.rule.W)
-	s.curr = satAdd(s.curr, cost)
+	s.curr = SatAdd(s.curr, cost)
 }
 
 // Estimate returns E = prev*(W-e)/W + curr (for counter-floor, with the
@@ -187,7 +187,7 @@ func (f *Fixed) Admits(curr, cost int64) bool { return cost <= f.rule.L-curr }
 func (f *Fixed) Record(id int32, t, cost int64) {
 	s := &f.st[id]
 	s.advance(t / f.rule.W)
-	s.curr = satAdd(s.curr, cost)
+	s.curr = SatAdd(s.curr, cost)
 }
 
 // Estimate returns curr, the fixed window's view of the window's cost.

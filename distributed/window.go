@@ -1,5 +1,7 @@
 package distributed
 
+import "ratebench/algorithms"
+
 // winCount is a count of cost in one fixed window (by window index).
 type winCount struct{ win, cost int64 }
 
@@ -30,7 +32,7 @@ func (k *windowKey) view(node int32, w int64) int64 {
 	}
 	for i := range k.p {
 		if k.p[i].win == w && k.p[i].node == node {
-			return satAdd(c, k.p[i].cost)
+			return algorithms.SatAdd(c, k.p[i].cost)
 		}
 	}
 	return c
@@ -43,7 +45,7 @@ func (k *windowKey) commitCount(w, cost int64) {
 		i--
 	}
 	if i < len(k.g) && k.g[i].win == w {
-		k.g[i].cost = satAdd(k.g[i].cost, cost)
+		k.g[i].cost = algorithms.SatAdd(k.g[i].cost, cost)
 		return
 	}
 	k.g = append(k.g, winCount{})
@@ -59,7 +61,7 @@ func (k *windowKey) record(node int32, w, cost int64, central bool) {
 	}
 	for i := range k.p {
 		if k.p[i].win == w && k.p[i].node == node {
-			k.p[i].cost = satAdd(k.p[i].cost, cost)
+			k.p[i].cost = algorithms.SatAdd(k.p[i].cost, cost)
 			return
 		}
 	}
@@ -113,7 +115,7 @@ func (s *Sim) decideWindow(k *windowKey, node int32, tp, cost int64) bool {
 func (s *Sim) decideBuckets(k *windowKey, node int32, sw, rem, cost int64) bool {
 	var sum int64
 	for j := sw - s.nb + 1; j <= sw; j++ {
-		sum = satAdd(sum, k.view(node, j))
+		sum = algorithms.SatAdd(sum, k.view(node, j))
 	}
 	return s.buckets.Admits(sum, k.view(node, sw-s.nb), rem, cost)
 }
