@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"ratebench/algorithms"
+	"ratebench/internal/mix"
 )
 
 // alg is the algorithm a Sim runs.
@@ -58,7 +59,7 @@ type Sim struct {
 
 // keyState is what the Sim keeps of one key apart from the algorithm's state.
 type keyState struct {
-	hash     uint64 // mix64(FNV-1a-64(key))
+	hash     uint64 // mix.Mix64(FNV-1a-64(key))
 	n        uint64 // requests of the key so far: the index of the next one
 	last     int64  // true time of its last request
 	interval int64  // sync interval of its last request (Sync > 0)
@@ -235,7 +236,7 @@ func (s *Sim) route(k *keyState) int {
 		return int((k.hash%n + k.n%n) % n)
 	}
 	var p rand.PCG
-	p.Seed(mix64(s.cfg.Seed^k.hash), mix64(k.hash+mix64(k.n)))
+	p.Seed(mix.Mix64(s.cfg.Seed^k.hash), mix.Mix64(k.hash+mix.Mix64(k.n)))
 	return int(uniform(&p, n))
 }
 
@@ -248,7 +249,7 @@ func (s *Sim) intern(key []byte) int32 {
 	s.ids[string(key)] = id
 	h := fnv.New64a()
 	h.Write(key)
-	s.keys = append(s.keys, keyState{hash: mix64(h.Sum64())})
+	s.keys = append(s.keys, keyState{hash: mix.Mix64(h.Sum64())})
 	if s.alg == algLog {
 		s.logs = append(s.logs, logKey{})
 	} else {
