@@ -13,6 +13,7 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/compare"
+	"ratebench/internal/escape"
 )
 
 // sweep writes the section of a sweep (Config.Sweep): per count × mode, a
@@ -229,7 +230,7 @@ func (m *model) sweepFig(name string, algs []string, xs []float64, gs []*group, 
 	legend := m.addMerged(row, mergeSame(algs, data), true)
 	return &figure{
 		name:  name,
-		title: what + "\n" + visible(label),
+		title: what + "\n" + escape.Visible(label),
 		alt:   what + ", " + label,
 		caption: txtf("%s (%s): the share of requests each candidate decided differently from the log, let through (over) and refused (under).",
 			what, label),
