@@ -57,6 +57,21 @@ type Config struct {
 	// Deployment, if set, adds simulated distributed deployments of the
 	// window algorithms (package distributed).
 	Deployment *Deployment
+
+	// tuning is what only the tests set; its zero value is the harness's.
+	tuning tuning
+}
+
+// tuning are the engine's internal settings that tests change, kept in the
+// Config (not in package variables) so that tests can run in parallel.
+type tuning struct {
+	// minSweep is the number of live keys below which no sweep for idle
+	// keys is made; 0 means defaultMinSweep.
+	minSweep int
+	// ownBurst makes the runs under count accepted measure their burst
+	// from a window of their own admissions rather than from the reference
+	// log and their disagreements (which must agree).
+	ownBurst bool
 }
 
 // DefaultConfig returns the defaults: rule 5/30s, every algorithm of

@@ -62,11 +62,6 @@ type candidate struct {
 	vsToken *candidate // for a peer library: the token run it is checked against
 }
 
-// burstByDifference says whether runs under count accepted measure their
-// burst from the reference log and their disagreements rather than from a
-// window of their own; the tests turn it off to check both agree.
-var burstByDifference = true
-
 // New returns an engine for cfg (defaults filled in).
 func New(cfg Config) (*Engine, error) {
 	cfg, err := cfg.normalize()
@@ -134,7 +129,7 @@ func newEngine(cfg Config) (*Engine, error) {
 						cd.est = est
 					}
 					cd.acc = newRunAcc(r, lim, cd.est != nil, m == Independent || cd.recordAll)
-					if c == CountAccepted && cd.acc.burst != nil && burstByDifference {
+					if c == CountAccepted && cd.acc.burst != nil && !cfg.tuning.ownBurst {
 						cd.acc.burst.ref = g.ref // measure the burst from the reference's and the disagreements
 					}
 					g.cands = append(g.cands, cd)

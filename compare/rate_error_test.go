@@ -37,6 +37,7 @@ func whole(v uint64) algorithms.Rational { return algorithms.Rational{Whole: v, 
 // An error exactly on a bin's lower edge is in that bin: bin i covers
 // [-2 + i/1000, -2 + (i+1)/1000) of L, on the exact error, integer or not.
 func TestRateErrorBinsAnEdgeInTheBinItStarts(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		l     int64
 		est   algorithms.Rational
@@ -90,6 +91,7 @@ func countAllRun(t *testing.T, rule, alg string, reqs []rq) *RateError {
 // count all the fixed window's estimate there is 0 and the log's count n,
 // an error of -n.
 func TestRateErrorIntegerErrorsOnEdges(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		n    int
 		bin  int64 // -n/10 of L
@@ -120,6 +122,7 @@ func TestRateErrorIntegerErrorsOnEdges(t *testing.T) {
 // Eight requests at 59 s and one at 60 s under 5/1m: the fixed window's
 // errors are eight 0 and one -8 = -1.6 L, so p99 = max = 8 and p50 = 0.
 func TestRateErrorQuantileOfAnEdgeErrorIsTheError(t *testing.T) {
+	t.Parallel()
 	reqs := append(atRepeat("k", 59*sec, 8), rq{"k", 60 * sec, 1})
 	re := countAllRun(t, "5/1m", "fixed", reqs)
 	if re.P99 != 8 || re.P99Frac != 1.6 || re.MaxAbs != 8 || re.MaxAbsFrac != 1.6 {
@@ -136,6 +139,7 @@ func TestRateErrorQuantileOfAnEdgeErrorIsTheError(t *testing.T) {
 // A run whose every error is 0 reads 0, not the first bin's upper edge
 // L/1000; the quantiles are never above the maximum.
 func TestRateErrorZeroReadsZero(t *testing.T) {
+	t.Parallel()
 	reqs := append(atRepeat("k", 10*sec, 7), atRepeat("k", 20*sec, 5)...)
 	re := countAllRun(t, "10/1m", "fixed", reqs)
 	if re.P50 != 0 || re.P99 != 0 || re.P50Frac != 0 || re.P99Frac != 0 || re.MaxAbs != 0 || re.Histogram.Zero != 12 {
@@ -156,6 +160,7 @@ func TestRateErrorZeroReadsZero(t *testing.T) {
 // A quantile beyond the histogram's ±2L is reported as its lower bound 2L,
 // marked, not as the maximum.
 func TestRateErrorQuantileBeyondTheRangeIsABound(t *testing.T) {
+	t.Parallel()
 	// 3 requests at 59 s, 6 at 60 s under 1/1m: errors 0, 0, 0, then -3
 	// six times (the fixed window restarts at 60 s, the log still holds
 	// the three at 59 s).
@@ -180,6 +185,7 @@ func TestRateErrorQuantileBeyondTheRangeIsABound(t *testing.T) {
 // and quantiles included, and a summary without the zero count (written
 // before it existed) still merges.
 func TestRateErrorMergeIsOnePass(t *testing.T) {
+	t.Parallel()
 	l := int64(7)
 	ests := []algorithms.Rational{whole(0), {Whole: 3, Frac: 2, Den: 3}, {Whole: 1, Frac: 1, Den: 7}, whole(30), {Frac: 5, Den: 9}}
 	one := newRateErrorAcc(l)
@@ -217,6 +223,7 @@ func sameRateError(a, b RateError) bool { return reflect.DeepEqual(a, b) }
 // Each sample adds to the sums its exact error times the scale, rounded
 // half up: checked against math/big on random errors, small and huge.
 func TestRateErrorFixedPointIsExact(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(12, 34))
 	u64 := func(bits uint) uint64 { return rng.Uint64() >> (64 - bits) }
 	big64 := func(v uint64) *big.Int { return new(big.Int).SetUint64(v) }
