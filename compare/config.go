@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"ratebench/algorithms"
@@ -128,7 +129,7 @@ func (c Config) normalize() (Config, error) {
 				return c, err
 			}
 			for _, s := range got {
-				if s != "log" && !contains(specs, s) {
+				if s != "log" && !slices.Contains(specs, s) {
 					specs = append(specs, s)
 				}
 			}
@@ -150,10 +151,10 @@ func (c Config) normalize() (Config, error) {
 func distinct[T ~string](in, valid []T, what string) ([]T, error) {
 	var out []T
 	for _, v := range in {
-		if !contains(valid, v) {
+		if !slices.Contains(valid, v) {
 			return nil, fmt.Errorf("unknown %s %q (want %s)", what, v, joinValues(valid))
 		}
-		if !contains(out, v) {
+		if !slices.Contains(out, v) {
 			out = append(out, v)
 		}
 	}
@@ -185,15 +186,6 @@ func ParseModes(s string) ([]Mode, error) {
 // ParseCounts reads a comma-separated list of count policies.
 func ParseCounts(s string) ([]Count, error) {
 	return parseList(s, []Count{CountAccepted, CountAll}, "count policy")
-}
-
-func contains[T comparable](s []T, v T) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // ruleSets returns every experiment's rules: each plain rule as a set of

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -148,7 +149,7 @@ func newEngine(cfg Config) (*Engine, error) {
 	if e.dist, err = newDeployments(cfg); err != nil {
 		return nil, err
 	}
-	if contains(cfg.Counts, CountAll) {
+	if slices.Contains(cfg.Counts, CountAll) {
 		if n := e.countAllNote(); n != "" {
 			e.notes = append(e.notes, n)
 		}
@@ -164,7 +165,7 @@ func newEngine(cfg Config) (*Engine, error) {
 // shadow mode, recording the log's admissions. The choice does not depend
 // on the order of the modes.
 func countAllMode(modes []Mode) Mode {
-	if contains(modes, Independent) {
+	if slices.Contains(modes, Independent) {
 		return Independent
 	}
 	return Shadow
@@ -180,7 +181,7 @@ func (e *Engine) countAllNote() string {
 			continue
 		}
 		for _, c := range g.cands {
-			if !c.lim.CountsRejected() && !contains(own, c.lim.Name()) {
+			if !c.lim.CountsRejected() && !slices.Contains(own, c.lim.Name()) {
 				own = append(own, c.lim.Name())
 			}
 		}

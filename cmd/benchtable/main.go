@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -52,14 +53,14 @@ func table(out io.Writer, in io.Reader) error {
 		r := row{name: strings.TrimPrefix(pkg+".", ".") + strings.TrimPrefix(f[0], "Benchmark"), metrics: map[string]string{}}
 		for i := 2; i+1 < len(f); i += 2 {
 			unit := f[i+1]
-			if !contains(units, unit) {
+			if !slices.Contains(units, unit) {
 				units = append(units, unit)
 			}
 			r.metrics[unit] = f[i]
 		}
 		if ns, err := strconv.ParseFloat(r.metrics["ns/op"], 64); err == nil && ns > 0 && r.metrics["req/s"] == "" && r.metrics["decisions/s"] == "" {
 			r.metrics["ops/s"] = fmt.Sprintf("%.3gM", 1e3/ns)
-			if !contains(units, "ops/s") {
+			if !slices.Contains(units, "ops/s") {
 				units = append(units, "ops/s")
 			}
 		}
@@ -80,13 +81,4 @@ func table(out io.Writer, in io.Reader) error {
 		fmt.Fprintf(out, "| %s | %s |\n", r.name, strings.Join(cells, " | "))
 	}
 	return nil
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
