@@ -1,13 +1,17 @@
 package compare
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"ratebench/algorithms"
 	"ratebench/traces"
@@ -174,5 +178,126 @@ func BenchmarkReplay(b *testing.B) {
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n)/float64(b.N), "ns/req")
 			})
 		}
+	}
+}
+
+// benchCSV is a ts,key CSV trace of 2M requests over 100,000 keys, about 10
+// requests per key per minute, in time order (integer ns), built on first
+// use: the input of BenchmarkFloor and BenchmarkReplayCSV, so that their
+// ratio is measured in one run.
+var benchCSV = sync.OnceValue(func() []byte {
+	const keys, n = 100_000, 2_000_000
+	rng := rand.New(rand.NewPCG(31, 32))
+	buf := make([]byte, 0, 32*n)
+	buf = append(buf, "ts,key\n"...)
+	t := int64(1_700_000_000_000_000_000)
+	for range n {
+		t += int64(rng.ExpFloat64() * 60_000) // 16,667 requests/s: ~10 per key per minute
+		k := rng.IntN(keys)
+		buf = fmt.Appendf(buf, "%d,10.%d.%d.%d\n", t, k>>16, (k>>8)&255, k&255)
+	}
+	return buf
+})
+
+const benchCSVRequests = 2_000_000
+
+// BenchmarkFloor is the least any harness does per request, the floor the
+// engine's speed is measured against: read the CSV of benchCSV (a ts of
+// decimal digits, checked for overflow; a key checked to be UTF-8), intern
+// each key in a Go map to a dense id, check that the key's time does not go
+// back, and decide (and record) with the counter, on one goroutine.
+// Compare its req/s with BenchmarkReplayCSV's, from the same run (make
+// bench's table gives the ratio).
+func BenchmarkFloor(b *testing.B) {
+	csv := benchCSV()
+	rule, _ := algorithms.ParseRule("10/1m")
+	admitted := 0
+	b.ResetTimer()
+	for range b.N {
+		lim := algorithms.NewCounter(rule)
+		ids := make(map[string]int32)
+		var last []int64 // by id
+		br := bufio.NewReaderSize(bytes.NewReader(csv), 64<<10)
+		if _, err := br.ReadSlice('\n'); err != nil { // the header
+			b.Fatal(err)
+		}
+		n := 0
+		for {
+			line, err := br.ReadSlice('\n')
+			if len(line) == 0 {
+				if err != io.EOF {
+					b.Fatal(err)
+				}
+				break
+			}
+			line = bytes.TrimSuffix(line, []byte{'\n'})
+			comma := bytes.IndexByte(line, ',')
+			if comma < 1 {
+				b.Fatalf("line %d: no ts,key", n+2)
+			}
+			var t int64
+			for _, c := range line[:comma] {
+				d := int64(c - '0')
+				if c < '0' || c > '9' || t > (math.MaxInt64-d)/10 {
+					b.Fatalf("line %d: bad ts", n+2)
+				}
+				t = 10*t + d
+			}
+			key := line[comma+1:]
+			if !utf8.Valid(key) {
+				b.Fatalf("line %d: key is not UTF-8", n+2)
+			}
+			id, ok := ids[string(key)]
+			if !ok {
+				id = int32(len(ids))
+				ids[string(key)] = id
+				lim.Grow(len(ids))
+				last = append(last, t)
+			}
+			if t < last[id] {
+				b.Fatalf("line %d: time goes back", n+2)
+			}
+			last[id] = t
+			if lim.Decide(id, t, 1) {
+				lim.Record(id, t, 1)
+				admitted++
+			}
+			n++
+		}
+		if n != benchCSVRequests || len(ids) < 99_000 {
+			b.Fatalf("%d requests, %d keys", n, len(ids))
+		}
+	}
+	b.ReportMetric(float64(benchCSVRequests)*float64(b.N)/b.Elapsed().Seconds(), "req/s")
+	b.ReportMetric(float64(admitted)/float64(benchCSVRequests)/float64(b.N), "admit/op")
+}
+
+// BenchmarkReplayCSV is compare -alg log,counter -mode independent on the
+// CSV of BenchmarkFloor, through the engine's API (reading, interning,
+// both decisions, every metric, the summary), with 1 and 2 workers.
+func BenchmarkReplayCSV(b *testing.B) {
+	csv := benchCSV()
+	rule, _ := algorithms.ParseRule("10/1m")
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("log+counter/independent/workers=%d", workers), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				e, err := New(Config{Rules: []algorithms.Rule{rule}, Algorithms: []string{"counter"}, Modes: []Mode{Independent}, Workers: workers})
+				if err != nil {
+					b.Fatal(err)
+				}
+				r, err := traces.NewCSVReader(bytes.NewReader(csv), "bench.csv", traces.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := e.Replay(context.Background(), r); err != nil {
+					b.Fatal(err)
+				}
+				if s := e.Summary(TraceInfo{Path: "bench.csv", Format: "csv"}); s.Trace.Requests != benchCSVRequests {
+					b.Fatalf("%d requests replayed", s.Trace.Requests)
+				}
+			}
+			b.ReportMetric(float64(benchCSVRequests)*float64(b.N)/b.Elapsed().Seconds(), "req/s")
+		})
 	}
 }

@@ -1,7 +1,10 @@
 // Command benchtable reads the output of go test -bench (which stays
 // benchstat-compatible: make bench keeps it in bench.txt) and prints it as
 // a Markdown table: one row per benchmark, one column per unit, and for
-// ns/op the decisions (or requests) per second it means.
+// ns/op the decisions (or requests) per second it means. Where a package
+// has a Floor benchmark (the least a harness does per request), every
+// req/s of that package is also given as a multiple of the floor's, from
+// the same run: the column "× floor".
 //
 //	go test -run '^$' -bench . ./... | tee bench.txt | benchtable
 package main
@@ -25,9 +28,12 @@ func main() {
 
 // row is one benchmark result line.
 type row struct {
-	name    string
-	metrics map[string]string
+	pkg, name string
+	metrics   map[string]string
 }
+
+// floorUnit is the column of the ratios to the package's Floor benchmark.
+const floorUnit = "× floor"
 
 // table reads benchmark lines from in and writes the table to out; lines
 // that are not results pass through as headings (pkg:) or are dropped.
@@ -50,7 +56,7 @@ func table(out io.Writer, in io.Reader) error {
 		if _, err := strconv.Atoi(f[1]); err != nil {
 			continue
 		}
-		r := row{name: strings.TrimPrefix(pkg+".", ".") + strings.TrimPrefix(f[0], "Benchmark"), metrics: map[string]string{}}
+		r := row{pkg: pkg, name: strings.TrimPrefix(pkg+".", ".") + strings.TrimPrefix(f[0], "Benchmark"), metrics: map[string]string{}}
 		for i := 2; i+1 < len(f); i += 2 {
 			unit := f[i+1]
 			if !slices.Contains(units, unit) {
@@ -72,6 +78,9 @@ func table(out io.Writer, in io.Reader) error {
 	if len(rows) == 0 {
 		return fmt.Errorf("no benchmark results in the input")
 	}
+	if floorRatios(rows) {
+		units = append(units, floorUnit)
+	}
 	fmt.Fprintf(out, "| benchmark | %s |\n|---|%s\n", strings.Join(units, " | "), strings.Repeat("---:|", len(units)))
 	for _, r := range rows {
 		cells := make([]string, len(units))
@@ -81,4 +90,27 @@ func table(out io.Writer, in io.Reader) error {
 		fmt.Fprintf(out, "| %s | %s |\n", r.name, strings.Join(cells, " | "))
 	}
 	return nil
+}
+
+// floorRatios sets the floorUnit cell of every row with a req/s in a
+// package that has a Floor benchmark with one, and reports whether it set
+// any.
+func floorRatios(rows []row) bool {
+	floor := map[string]float64{} // by package
+	for _, r := range rows {
+		base, _, _ := strings.Cut(strings.TrimPrefix(r.name, strings.TrimPrefix(r.pkg+".", ".")), "-")
+		if v, err := strconv.ParseFloat(r.metrics["req/s"], 64); base == "Floor" && err == nil && v > 0 {
+			floor[r.pkg] = v
+		}
+	}
+	set := false
+	for _, r := range rows {
+		f, ok := floor[r.pkg]
+		v, err := strconv.ParseFloat(r.metrics["req/s"], 64)
+		if ok && err == nil {
+			r.metrics[floorUnit] = fmt.Sprintf("%.2f", v/f)
+			set = true
+		}
+	}
+	return set
 }
