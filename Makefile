@@ -3,6 +3,7 @@
 #   make compare                         generate the default trace and compare on it
 #   make compare TRACE=path RULE=100/1m  compare on your own trace (results/<trace name>/); more flags in FLAGS='...'
 #   make test                            run the test suite
+#   make race                            the concurrent tests (workers, shards, cancels, Redis clients) under -race
 #   make bench                           run the benchmarks (bench.txt) and print them as a table
 #   make traces                          write the standard scenario set to traces/
 #   make cloudflare                      reproduce Cloudflare's 400M-request experiment (results/cloudflare/)
@@ -37,7 +38,7 @@ FLAGS   ?=
 
 COMPARE_FLAGS = -rule $(RULE) -count $(COUNT) $(if $(ALG),-alg $(ALG)) $(if $(OUT),-o $(OUT)) $(FLAGS)
 
-.PHONY: all build compare test bench vet fmt clean traces cloudflare results report-check fuzz redis-compare
+.PHONY: all build compare test race bench vet fmt clean traces cloudflare results report-check fuzz redis-compare
 all: build
 
 build:
@@ -110,6 +111,14 @@ fuzz:
 
 test:
 	$(GO) test ./...
+
+# The tests that run goroutines side by side, under the race detector:
+# parallel workers, shards and their merge, cancelled and interrupted
+# reads, progress reporting, and the Redis replay's concurrent clients.
+RACE_TESTS := Parallel|Shard|Merge|Cancel|Interrupt|Progress
+race:
+	$(GO) test -race -run '$(RACE_TESTS)' ./compare ./traces ./cmd/ratebench
+	$(GO) test -race ./redisreplay
 
 # The benchmarks, as go test prints them (benchstat-compatible, kept in
 # bench.txt to compare runs: benchstat old.txt bench.txt), then as a table.

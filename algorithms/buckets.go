@@ -53,8 +53,9 @@ func (b *Buckets) Bytes(int32) int64  { return 8 * (b.n + 2) }
 func (*Buckets) FixedSize() bool      { return true }
 func (*Buckets) CountsRejected() bool { return true }
 
-// locate returns t's sub-window s and the remainder t*N - s*W in [0, W).
-func (b *Buckets) locate(t int64) (s, rem int64) {
+// SubWindow returns the sub-window s = floor(t*N/W) that time t >= 0 falls
+// in and the remainder t*N - s*W in [0, W): exact, W/N never rounded.
+func (b *Buckets) SubWindow(t int64) (s, rem int64) {
 	s, rem, _ = divmod(t, b.n, b.rule.W) // t < 2^63 and N <= W: fits
 	return s, rem
 }
@@ -82,23 +83,32 @@ func (b *Buckets) advance(id int32, s int64) (h *bucketsHeader, c []int64) {
 }
 
 func (b *Buckets) Decide(id int32, t, cost int64) bool {
-	W, L := b.rule.W, b.rule.L
-	s, rem := b.locate(t)
+	s, rem := b.SubWindow(t)
 	h, c := b.advance(id, s)
 	old := c[(s+1)%(b.n+1)] // sub-window s-N, in the slot after s's
-	return mul(h.sum, W).add(mul(cost, W)).add(mul(old, W-rem)).le(mul(L, W))
+	// Admits, inlined:
+	return counterLE(old, h.sum, rem, cost, b.rule.L, b.rule.W)
+}
+
+// Admits is b's decision for a request of cost in a sub-window s with
+// remainder rem (see SubWindow), given sum, the cost recorded in
+// sub-windows s-N+1..s, and old, that of s-N (all >= 0): Decide on a key's
+// own counts, exactly: (sum+cost)*W + old*(W-rem) <= L*W, the counter's
+// rule with a sub-window for the window.
+func (b *Buckets) Admits(sum, old, rem, cost int64) bool {
+	return counterLE(old, sum, rem, cost, b.rule.L, b.rule.W)
 }
 
 func (b *Buckets) Record(id int32, t, cost int64) {
-	s, _ := b.locate(t)
+	s, _ := b.SubWindow(t)
 	h, c := b.advance(id, s)
-	c[s%(b.n+1)] = satAdd(c[s%(b.n+1)], cost)
-	h.sum = satAdd(h.sum, cost)
+	c[s%(b.n+1)] = SatAdd(c[s%(b.n+1)], cost)
+	h.sum = SatAdd(h.sum, cost)
 }
 
 // Estimate returns sum + c[s-N]*(1-x).
 func (b *Buckets) Estimate(id int32, t int64) Rational {
-	s, rem := b.locate(t)
+	s, rem := b.SubWindow(t)
 	h, c := b.advance(id, s)
 	return weighted(h.sum, c[(s+1)%(b.n+1)], b.rule.W-rem, b.rule.W)
 }

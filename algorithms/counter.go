@@ -1,5 +1,7 @@
 package algorithms
 
+import "math/bits"
+
 // counterState is one key's pair of fixed-window counts. The zero value is
 // the initial state: both windows empty.
 type counterState struct {
@@ -79,22 +81,66 @@ func (c *Counter) Decide(id int32, t, cost int64) bool {
 	w := t / W
 	s.advance(w)
 	e := t - w*W
+	switch c.admit { // as Admits, with the rules inlined
+	case admitLT:
+		return counterLT(s.prev, s.curr, e, L, W)
+	case admitFloor:
+		return counterFloor(s.prev, s.curr, e, cost, L, W)
+	}
+	return counterLE(s.prev, s.curr, e, cost, L, W)
+}
+
+// Admits is c's decision for a request of cost at time e into its fixed
+// window (0 <= e < W), given the cost recorded in the previous window, prev,
+// and in the current one, curr (all >= 0): Decide on a key's own counts,
+// exactly. A simulation that keeps the two counts elsewhere (package
+// distributed, the non-atomic Redis counter) decides by it.
+func (c *Counter) Admits(prev, curr, e, cost int64) bool {
+	W, L := c.rule.W, c.rule.L
 	switch c.admit {
 	case admitLT:
-		// prev*(W-e) + curr*W < L*W
-		return mul(s.prev, W-e).add(mul(s.curr, W)).lt(mul(L, W))
+		return counterLT(prev, curr, e, L, W)
 	case admitFloor:
-		q, _, _ := divmod(s.prev, W-e, W) // <= prev: always fits
-		return cost <= L && q <= L-cost && s.curr <= L-cost-q
+		return counterFloor(prev, curr, e, cost, L, W)
 	}
-	// prev*(W-e) + (curr+cost)*W <= L*W
-	return mul(s.prev, W-e).add(mul(s.curr, W)).add(mul(cost, W)).le(mul(L, W))
+	return counterLE(prev, curr, e, cost, L, W)
+}
+
+// The three admission rules of the counter, exact in 128 bits. They are
+// written with math/bits rather than u128 to stay within the inliner's
+// budget: Decide (and Buckets.Decide) inline them.
+
+// counterLE is SPEC 3.2: prev*(W-e) + (curr+cost)*W <= L*W. curr+cost is
+// below 2^64 (both are below 2^63), so every sum is exact.
+func counterLE(prev, curr, e, cost, L, W int64) bool {
+	ph, pl := bits.Mul64(uint64(prev), uint64(W-e))
+	ch, cl := bits.Mul64(uint64(curr)+uint64(cost), uint64(W))
+	lo, c := bits.Add64(pl, cl, 0)
+	hi := ph + ch + c
+	lh, ll := bits.Mul64(uint64(L), uint64(W))
+	return hi < lh || hi == lh && lo <= ll
+}
+
+// counterLT is SPEC 3.3: prev*(W-e) + curr*W < L*W, whatever the cost.
+func counterLT(prev, curr, e, L, W int64) bool {
+	ph, pl := bits.Mul64(uint64(prev), uint64(W-e))
+	ch, cl := bits.Mul64(uint64(curr), uint64(W))
+	lo, c := bits.Add64(pl, cl, 0)
+	hi := ph + ch + c
+	lh, ll := bits.Mul64(uint64(L), uint64(W))
+	return hi < lh || hi == lh && lo < ll
+}
+
+// counterFloor is SPEC 3.4: floor(prev*(W-e)/W) + curr + cost <= L.
+func counterFloor(prev, curr, e, cost, L, W int64) bool {
+	q, _, _ := divmod(prev, W-e, W) // <= prev: always fits
+	return cost <= L && q <= L-cost && curr <= L-cost-q
 }
 
 func (c *Counter) Record(id int32, t, cost int64) {
 	s := &c.st[id]
 	s.advance(t / c.rule.W)
-	s.curr = satAdd(s.curr, cost)
+	s.curr = SatAdd(s.curr, cost)
 }
 
 // Estimate returns E = prev*(W-e)/W + curr (for counter-floor, with the
@@ -131,13 +177,17 @@ func (*Fixed) CountsRejected() bool { return true }
 func (f *Fixed) Decide(id int32, t, cost int64) bool {
 	s := &f.st[id]
 	s.advance(t / f.rule.W)
-	return cost <= f.rule.L-s.curr
+	return f.Admits(s.curr, cost)
 }
+
+// Admits is f's decision for a request of cost given the cost recorded in
+// its fixed window, curr (>= 0): Decide on a key's own count.
+func (f *Fixed) Admits(curr, cost int64) bool { return cost <= f.rule.L-curr }
 
 func (f *Fixed) Record(id int32, t, cost int64) {
 	s := &f.st[id]
 	s.advance(t / f.rule.W)
-	s.curr = satAdd(s.curr, cost)
+	s.curr = SatAdd(s.curr, cost)
 }
 
 // Estimate returns curr, the fixed window's view of the window's cost.

@@ -77,7 +77,7 @@ func (g *GCRA) Release(id int32) { g.st[id] = tat{} }
 
 // Idle: every counter still in the window is zero.
 func (b *Buckets) Idle(id int32, t int64) bool {
-	s, _ := b.locate(t)
+	s, _ := b.SubWindow(t)
 	h, c := b.advance(id, s)
 	return h.sum == 0 && c[(s+1)%(b.n+1)] == 0
 }

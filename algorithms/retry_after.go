@@ -1,9 +1,6 @@
 package algorithms
 
-import (
-	"math/bits"
-	"time"
-)
+import "time"
 
 // RetryAfterer is implemented by the limiters that can tell a refused client
 // when to come back: the value of an HTTP Retry-After header, exact to the
@@ -54,49 +51,6 @@ func mulAddTime(a, b, c int64) (int64, bool) {
 		return 0, false
 	}
 	return int64(p.lo), true
-}
-
-// minus returns x-y for x >= y.
-func (x u128) minus(y u128) u128 {
-	lo, b := bits.Sub64(x.lo, y.lo, 0)
-	hi, _ := bits.Sub64(x.hi, y.hi, b)
-	return u128{hi, lo}
-}
-
-// quoFloor returns floor(x/d) for d > 0; ok is false when it does not fit
-// in int64.
-func (x u128) quoFloor(d int64) (int64, bool) {
-	q, _, ok := x.quoRem(d)
-	return q, ok
-}
-
-// quoCeil returns ceil(x/d) for d > 0; ok is false when it does not fit in
-// int64.
-func (x u128) quoCeil(d int64) (int64, bool) {
-	q, r, ok := x.quoRem(d)
-	if !ok {
-		return 0, false
-	}
-	if r > 0 {
-		if q == 1<<63-1 {
-			return 0, false
-		}
-		q++
-	}
-	return q, true
-}
-
-// quoRem returns x/d and x%d for d > 0; ok is false when the quotient does
-// not fit in int64.
-func (x u128) quoRem(d int64) (q, r int64, ok bool) {
-	if x.hi >= uint64(d) {
-		return 0, 0, false
-	}
-	uq, ur := bits.Div64(x.hi, x.lo, uint64(d))
-	if uq > 1<<63-1 {
-		return 0, 0, false
-	}
-	return int64(uq), int64(ur), true
 }
 
 // minElapsed returns the smallest e in [0, W] with p*(W-e) <= k*W, or with
@@ -284,7 +238,7 @@ func (b *Buckets) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	m := N + 1
 	h := b.hdr[id]
 	c := b.c[int64(id)*m : int64(id+1)*m]
-	st, _ := b.locate(t)
+	st, _ := b.SubWindow(t)
 	sum := h.sum
 	for k := int64(0); k <= N+1; k++ {
 		sp := h.s + k
@@ -308,7 +262,7 @@ func (b *Buckets) RetryAfter(id int32, t, cost int64) (int64, bool) {
 			return 0, false
 		}
 		x = max(x, t)
-		if xs, _ := b.locate(x); xs == sp {
+		if xs, _ := b.SubWindow(x); xs == sp {
 			return x, true
 		}
 	}

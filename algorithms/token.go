@@ -85,7 +85,7 @@ func (tk *Token) Decide(id int32, t, cost int64) bool {
 func (tk *Token) Record(id int32, t, cost int64) {
 	s := &tk.st[id]
 	s.refill(t, tk.rule)
-	s.dq = satAdd(s.dq, cost)
+	s.dq = SatAdd(s.dq, cost)
 }
 
 // GCRA is the generic cell rate algorithm (SPEC 3.7): emission interval

@@ -2,6 +2,12 @@ package algorithms
 
 import "math/bits"
 
+// The limiters' 128-bit arithmetic: exact products of non-negative int64
+// values, sums of a few, and their quotients. Packages distributed and
+// redisreplay decide through this package's limiters (Counter.Admits and
+// the like) and need none of their own. The counter's admission rules
+// (counter.go) use math/bits directly, to stay within the inliner's budget.
+
 // u128 is an unsigned 128-bit integer, used for exact products of two
 // non-negative int64 values and sums of a few such products.
 type u128 struct{ hi, lo uint64 }
@@ -36,6 +42,49 @@ func (x u128) quoRemWide(d int64) (u128, int64) {
 	return u128{qh, ql}, int64(r)
 }
 
+// minus returns x-y for x >= y.
+func (x u128) minus(y u128) u128 {
+	lo, b := bits.Sub64(x.lo, y.lo, 0)
+	hi, _ := bits.Sub64(x.hi, y.hi, b)
+	return u128{hi, lo}
+}
+
+// quoFloor returns floor(x/d) for d > 0; ok is false when it does not fit
+// in int64.
+func (x u128) quoFloor(d int64) (int64, bool) {
+	q, _, ok := x.quoRem(d)
+	return q, ok
+}
+
+// quoCeil returns ceil(x/d) for d > 0; ok is false when it does not fit in
+// int64.
+func (x u128) quoCeil(d int64) (int64, bool) {
+	q, r, ok := x.quoRem(d)
+	if !ok {
+		return 0, false
+	}
+	if r > 0 {
+		if q == 1<<63-1 {
+			return 0, false
+		}
+		q++
+	}
+	return q, true
+}
+
+// quoRem returns x/d and x%d for d > 0; ok is false when the quotient does
+// not fit in int64.
+func (x u128) quoRem(d int64) (q, r int64, ok bool) {
+	if x.hi >= uint64(d) {
+		return 0, 0, false
+	}
+	uq, ur := bits.Div64(x.hi, x.lo, uint64(d))
+	if uq > 1<<63-1 {
+		return 0, 0, false
+	}
+	return int64(uq), int64(ur), true
+}
+
 // float returns x as a float64, for reported (never decided-on) estimates.
 func (x u128) float() float64 { return float64(x.hi)*0x1p64 + float64(x.lo) }
 
@@ -53,9 +102,10 @@ func divmod(a, b, d int64) (q, r int64, ok bool) {
 	return int64(uq), int64(ur), true
 }
 
-// satAdd returns a+b for a, b >= 0, saturating at the largest int64 rather
-// than wrapping: a count that large already exceeds every limit.
-func satAdd(a, b int64) int64 {
+// SatAdd returns a+b for a, b >= 0, saturating at the largest int64 rather
+// than wrapping: a count that large already exceeds every limit. The
+// distributed simulation's counts saturate by it too.
+func SatAdd(a, b int64) int64 {
 	if s := a + b; s >= a {
 		return s
 	}

@@ -266,5 +266,5 @@ func (x *XRate) Record(id int32, t, cost int64) {
 	}
 	s := &k.twin
 	s.refill(t, x.rule)
-	s.dq = satAdd(s.dq, cost)
+	s.dq = SatAdd(s.dq, cost)
 }

@@ -2,6 +2,7 @@ package clients
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -86,7 +87,7 @@ func ParsePolicy(s string) (Policy, error) {
 		seen := map[string]bool{}
 		for _, kv := range strings.Split(args, ",") {
 			k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
-			if !ok || !contains(allowed, k) {
+			if !ok || !slices.Contains(allowed, k) {
 				return Policy{}, fmt.Errorf("retry policy %q: parameter %q: want one of %s as name=value", s, kv, strings.Join(allowed, ", "))
 			}
 			if seen[k] {
@@ -118,15 +119,6 @@ func ParsePolicy(s string) (Policy, error) {
 		}
 	}
 	return p, p.check()
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // withDefaults returns p with its zero duration fields set to the defaults.

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 
 	"ratebench/algorithms"
+	"ratebench/internal/mix"
 	"ratebench/summary"
 )
 
@@ -129,20 +130,11 @@ func (s *Sim) intern(key []byte) int32 {
 		h := fnv.New64a()
 		h.Write(key)
 		k := h.Sum64()
-		s.keys[id].rng.Seed(mix64(s.seed^mix64(k)), mix64(k^0x9e3779b97f4a7c15))
+		s.keys[id].rng.Seed(mix.Mix64(s.seed^mix.Mix64(k)), mix.Mix64(k^0x9e3779b97f4a7c15))
 	}
 	s.lim.Grow(len(s.keys))
 	s.base.Grow(len(s.keys))
 	return id
-}
-
-// mix64 is SplitMix64's finalizer: a bijection of 64-bit words that spreads
-// every input bit over the output.
-func mix64(z uint64) uint64 {
-	z += 0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
 }
 
 // Finish sends every pending retry of every key, and the retries they

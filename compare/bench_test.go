@@ -1,40 +1,52 @@
 package compare
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"math"
 	"math/rand/v2"
 	"runtime"
+	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"ratebench/algorithms"
+	"ratebench/summary"
 	"ratebench/traces"
 )
 
-// benchKeys are 100,000 distinct keys; benchReqs a request stream over them
-// in time order, about 10 requests per key per minute.
-var benchKeys, benchReqs = func() ([][]byte, []struct {
+// benchData is the benchmarks' trace: keys are 100,000 distinct keys, reqs
+// a request stream over them in time order, about 10 requests per key per
+// minute. It is built on first use (by benchTrace), not when the package's
+// tests start.
+type benchData struct {
+	keys [][]byte
+	reqs []benchReq
+}
+
+type benchReq struct {
 	key int32
 	t   int64
-}) {
+}
+
+var benchTrace = sync.OnceValue(func() benchData {
 	const keys, n = 100_000, 1 << 20
 	rng := rand.New(rand.NewPCG(21, 22))
 	ks := make([][]byte, keys)
 	for i := range ks {
 		ks[i] = fmt.Appendf(nil, "10.%d.%d.%d", i>>16, (i>>8)&255, i&255)
 	}
-	reqs := make([]struct {
-		key int32
-		t   int64
-	}, n)
+	reqs := make([]benchReq, n)
 	t := int64(1_700_000_000_000_000_000)
 	for i := range reqs {
 		t += int64(rng.ExpFloat64() * 60_000)
 		reqs[i].key, reqs[i].t = int32(rng.IntN(keys)), t
 	}
-	return ks, reqs
-}()
+	return benchData{ks, reqs}
+})
 
 // BenchmarkEngine measures end-to-end replay (interning, every decision,
 // every metric) per request, without parsing.
@@ -53,6 +65,8 @@ func BenchmarkEngine(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			d := benchTrace()
+			benchKeys, benchReqs := d.keys, d.reqs
 			span := benchReqs[len(benchReqs)-1].t - benchReqs[0].t + 1
 			var shift int64
 			i := 0
@@ -84,43 +98,43 @@ func BenchmarkDistinctKeys(b *testing.B) {
 	for _, bc := range []struct {
 		name     string
 		minSweep int
-	}{{"release", minSweep}, {"keep", 1 << 62}} {
+	}{{"release", defaultMinSweep}, {"keep", 1 << 62}} {
 		b.Run(bc.name, func(b *testing.B) {
 			for range b.N {
-				withMinSweep(bc.minSweep, func() {
-					e, err := New(Config{Rules: []algorithms.Rule{rule}, Algorithms: []string{"counter", "token"}, Modes: []Mode{Independent}})
-					if err != nil {
+				e, err := New(withMinSweep(Config{Rules: []algorithms.Rule{rule}, Algorithms: []string{"counter", "token"}, Modes: []Mode{Independent}}, bc.minSweep))
+				if err != nil {
+					b.Fatal(err)
+				}
+				key := make([]byte, 0, 32)
+				for i := range n {
+					key = fmt.Appendf(key[:0], "client-%d", i)
+					if err := e.Add(key, int64(i)*1_000_000, 1); err != nil {
 						b.Fatal(err)
 					}
-					key := make([]byte, 0, 32)
-					for i := range n {
-						key = fmt.Appendf(key[:0], "client-%d", i)
-						if err := e.Add(key, int64(i)*1_000_000, 1); err != nil {
-							b.Fatal(err)
-						}
-					}
-					b.StopTimer()
-					runtime.GC()
-					var m runtime.MemStats
-					runtime.ReadMemStats(&m)
-					b.ReportMetric(float64(m.HeapAlloc)/(1<<20), "heap-MiB")
-					b.ReportMetric(float64(e.rel.peakLive), "peak-live-keys")
-					b.ReportMetric(float64(m.HeapAlloc)/n, "heap-B/key-seen")
-					runtime.KeepAlive(e)
-					b.StartTimer()
-				})
+				}
+				b.StopTimer()
+				runtime.GC()
+				var m runtime.MemStats
+				runtime.ReadMemStats(&m)
+				b.ReportMetric(float64(m.HeapAlloc)/(1<<20), "heap-MiB")
+				b.ReportMetric(float64(e.rel.peakLive), "peak-live-keys")
+				b.ReportMetric(float64(m.HeapAlloc)/n, "heap-B/key-seen")
+				runtime.KeepAlive(e)
+				b.StartTimer()
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "req/s")
 		})
 	}
 }
 
-// benchParquet is benchReqs written as a Parquet trace, in memory.
-var benchParquet = func() []byte {
+// benchParquet is benchTrace written as a Parquet trace, in memory, built
+// on first use.
+var benchParquet = sync.OnceValue(func() []byte {
+	d := benchTrace()
 	var buf bytes.Buffer
 	w := traces.NewParquetWriter(&buf)
-	for _, q := range benchReqs {
-		if err := w.Write(traces.Request{T: q.t, Key: benchKeys[q.key], Cost: 1}); err != nil {
+	for _, q := range d.reqs {
+		if err := w.Write(traces.Request{T: q.t, Key: d.keys[q.key], Cost: 1}); err != nil {
 			panic(err)
 		}
 	}
@@ -128,7 +142,7 @@ var benchParquet = func() []byte {
 		panic(err)
 	}
 	return buf.Bytes()
-}()
+})
 
 // BenchmarkReplay measures the whole replay of a Parquet trace (1M
 // requests over 100,000 keys, rule 10/1m) as compare runs it: reading and
@@ -136,6 +150,7 @@ var benchParquet = func() []byte {
 // one per core.
 func BenchmarkReplay(b *testing.B) {
 	rule, _ := algorithms.ParseRule("10/1m")
+	pq, n := benchParquet(), len(benchTrace().reqs)
 	for _, bc := range []struct {
 		name  string
 		algs  []string
@@ -152,7 +167,7 @@ func BenchmarkReplay(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					r, err := traces.NewParquetReader(bytes.NewReader(benchParquet), int64(len(benchParquet)), "bench.parquet", traces.Options{})
+					r, err := traces.NewParquetReader(bytes.NewReader(pq), int64(len(pq)), "bench.parquet", traces.Options{})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -160,9 +175,130 @@ func BenchmarkReplay(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				b.ReportMetric(float64(len(benchReqs))*float64(b.N)/b.Elapsed().Seconds(), "req/s")
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(len(benchReqs))/float64(b.N), "ns/req")
+				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "req/s")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n)/float64(b.N), "ns/req")
 			})
 		}
+	}
+}
+
+// benchCSV is a ts,key CSV trace of 2M requests over 100,000 keys, about 10
+// requests per key per minute, in time order (integer ns), built on first
+// use: the input of BenchmarkFloor and BenchmarkReplayCSV, so that their
+// ratio is measured in one run.
+var benchCSV = sync.OnceValue(func() []byte {
+	const keys, n = 100_000, 2_000_000
+	rng := rand.New(rand.NewPCG(31, 32))
+	buf := make([]byte, 0, 32*n)
+	buf = append(buf, "ts,key\n"...)
+	t := int64(1_700_000_000_000_000_000)
+	for range n {
+		t += int64(rng.ExpFloat64() * 60_000) // 16,667 requests/s: ~10 per key per minute
+		k := rng.IntN(keys)
+		buf = fmt.Appendf(buf, "%d,10.%d.%d.%d\n", t, k>>16, (k>>8)&255, k&255)
+	}
+	return buf
+})
+
+const benchCSVRequests = 2_000_000
+
+// BenchmarkFloor is the least any harness does per request, the floor the
+// engine's speed is measured against: read the CSV of benchCSV (a ts of
+// decimal digits, checked for overflow; a key checked to be UTF-8), intern
+// each key in a Go map to a dense id, check that the key's time does not go
+// back, and decide (and record) with the counter, on one goroutine.
+// Compare its req/s with BenchmarkReplayCSV's, from the same run (make
+// bench's table gives the ratio).
+func BenchmarkFloor(b *testing.B) {
+	csv := benchCSV()
+	rule, _ := algorithms.ParseRule("10/1m")
+	admitted := 0
+	b.ResetTimer()
+	for range b.N {
+		lim := algorithms.NewCounter(rule)
+		ids := make(map[string]int32)
+		var last []int64 // by id
+		br := bufio.NewReaderSize(bytes.NewReader(csv), 64<<10)
+		if _, err := br.ReadSlice('\n'); err != nil { // the header
+			b.Fatal(err)
+		}
+		n := 0
+		for {
+			line, err := br.ReadSlice('\n')
+			if len(line) == 0 {
+				if err != io.EOF {
+					b.Fatal(err)
+				}
+				break
+			}
+			line = bytes.TrimSuffix(line, []byte{'\n'})
+			comma := bytes.IndexByte(line, ',')
+			if comma < 1 {
+				b.Fatalf("line %d: no ts,key", n+2)
+			}
+			var t int64
+			for _, c := range line[:comma] {
+				d := int64(c - '0')
+				if c < '0' || c > '9' || t > (math.MaxInt64-d)/10 {
+					b.Fatalf("line %d: bad ts", n+2)
+				}
+				t = 10*t + d
+			}
+			key := line[comma+1:]
+			if !utf8.Valid(key) {
+				b.Fatalf("line %d: key is not UTF-8", n+2)
+			}
+			id, ok := ids[string(key)]
+			if !ok {
+				id = int32(len(ids))
+				ids[string(key)] = id
+				lim.Grow(len(ids))
+				last = append(last, t)
+			}
+			if t < last[id] {
+				b.Fatalf("line %d: time goes back", n+2)
+			}
+			last[id] = t
+			if lim.Decide(id, t, 1) {
+				lim.Record(id, t, 1)
+				admitted++
+			}
+			n++
+		}
+		if n != benchCSVRequests || len(ids) < 99_000 {
+			b.Fatalf("%d requests, %d keys", n, len(ids))
+		}
+	}
+	b.ReportMetric(float64(benchCSVRequests)*float64(b.N)/b.Elapsed().Seconds(), "req/s")
+	b.ReportMetric(float64(admitted)/float64(benchCSVRequests)/float64(b.N), "admit/op")
+}
+
+// BenchmarkReplayCSV is compare -alg log,counter -mode independent on the
+// CSV of BenchmarkFloor, through the engine's API (reading, interning,
+// both decisions, every metric, the summary), with 1 and 2 workers.
+func BenchmarkReplayCSV(b *testing.B) {
+	csv := benchCSV()
+	rule, _ := algorithms.ParseRule("10/1m")
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("log+counter/independent/workers=%d", workers), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				e, err := New(Config{Rules: []algorithms.Rule{rule}, Algorithms: []string{"counter"}, Modes: []Mode{Independent}, Workers: workers})
+				if err != nil {
+					b.Fatal(err)
+				}
+				r, err := traces.NewCSVReader(bytes.NewReader(csv), "bench.csv", traces.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := e.Replay(context.Background(), r); err != nil {
+					b.Fatal(err)
+				}
+				if s := e.Summary(summary.TraceInfo{Path: "bench.csv", Format: "csv"}); s.Trace.Requests != benchCSVRequests {
+					b.Fatalf("%d requests replayed", s.Trace.Requests)
+				}
+			}
+			b.ReportMetric(float64(benchCSVRequests)*float64(b.N)/b.Elapsed().Seconds(), "req/s")
+		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 // 20 s, a whole number of seconds) and at 20.5 s (9.5 s), admitted at 31 s:
 // one run of rejections, 21 s long. b: refused at 5 ns, never back.
 func TestClientSideOfTheLog(t *testing.T) {
+	t.Parallel()
 	ms := sec / 1000
 	reqs := []rq{{"a", 0, 1}, {"a", 1 * ms, 1}, {"a", 2 * ms, 1}, {"a", 3 * ms, 1}, {"a", 4 * ms, 1},
 		{"a", 10 * sec, 1}, {"a", 20*sec + 500*ms, 1}, {"a", 31 * sec, 1}, {"b", 0, 1}}

@@ -11,6 +11,7 @@ import (
 // merge exactly across workers; retries amplify the traffic of a limit
 // that is reached.
 func TestClosedLoopClients(t *testing.T) {
+	t.Parallel()
 	pols, err := ParseClients("retry:all")
 	if err != nil || len(pols) != 3 {
 		t.Fatalf("retry:all: %v %v", pols, err)

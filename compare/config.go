@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"ratebench/algorithms"
@@ -58,6 +59,21 @@ type Config struct {
 	// Deployment, if set, adds simulated distributed deployments of the
 	// window algorithms (package distributed).
 	Deployment *summary.Deployment
+
+	// tuning is what only the tests set; its zero value is the harness's.
+	tuning tuning
+}
+
+// tuning are the engine's internal settings that tests change, kept in the
+// Config (not in package variables) so that tests can run in parallel.
+type tuning struct {
+	// minSweep is the number of live keys below which no sweep for idle
+	// keys is made; 0 means defaultMinSweep.
+	minSweep int
+	// ownBurst makes the runs under count accepted measure their burst
+	// from a window of their own admissions rather than from the reference
+	// log and their disagreements (which must agree).
+	ownBurst bool
 }
 
 // DefaultConfig returns the defaults: rule 5/30s, every algorithm of
@@ -114,7 +130,7 @@ func (c Config) normalize() (Config, error) {
 				return c, err
 			}
 			for _, s := range got {
-				if s != "log" && !contains(specs, s) {
+				if s != "log" && !slices.Contains(specs, s) {
 					specs = append(specs, s)
 				}
 			}
@@ -136,10 +152,10 @@ func (c Config) normalize() (Config, error) {
 func distinct[T ~string](in, valid []T, what string) ([]T, error) {
 	var out []T
 	for _, v := range in {
-		if !contains(valid, v) {
+		if !slices.Contains(valid, v) {
 			return nil, fmt.Errorf("unknown %s %q (want %s)", what, v, joinValues(valid))
 		}
-		if !contains(out, v) {
+		if !slices.Contains(out, v) {
 			out = append(out, v)
 		}
 	}
@@ -171,15 +187,6 @@ func ParseModes(s string) ([]Mode, error) {
 // ParseCounts reads a comma-separated list of count policies.
 func ParseCounts(s string) ([]Count, error) {
 	return parseList(s, []Count{CountAccepted, CountAll}, "count policy")
-}
-
-func contains[T comparable](s []T, v T) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // ruleSets returns every experiment's rules: each plain rule as a set of

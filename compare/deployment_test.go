@@ -12,6 +12,7 @@ import (
 // grid point, merge exactly across workers, and a central store (sync 0,
 // no skew) decides as the plain algorithm.
 func TestDeployments(t *testing.T) {
+	t.Parallel()
 	reqs := randomTrace(23, 8000, 30, 30*sec)
 	cfg := Config{Rules: []algorithms.Rule{mustRule(t, "5/30s")}, Algorithms: []string{"counter", "token"}, Modes: []Mode{Independent},
 		Deployment: &summary.Deployment{Nodes: []int{1, 4}, Route: "random", Sync: []int64{0, sec}, Skew: []int64{0}, Seed: 3}}

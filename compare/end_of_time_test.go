@@ -12,6 +12,7 @@ import (
 // admit five, as the log and the token bucket, and tell the refused the
 // same Retry-After: 12 minutes, when a token is back.
 func TestEndOfTimeDecidesAsToken(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2262, 4, 11, 23, 0, 0, 0, time.UTC).UnixNano()
 	cfg := Config{Rules: []algorithms.Rule{mustRule(t, "5/1h")}, Algorithms: []string{"log", "token", "gcra", "leaky"}, Modes: []Mode{Independent}}
 	s := replay(t, cfg, atRepeat("k", at, 10))

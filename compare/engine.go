@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -62,11 +63,6 @@ type candidate struct {
 	admit   bool       // the decision on the last request
 	vsToken *candidate // for a peer library: the token run it is checked against
 }
-
-// burstByDifference says whether runs under count accepted measure their
-// burst from the reference log and their disagreements rather than from a
-// window of their own; the tests turn it off to check both agree.
-var burstByDifference = true
 
 // New returns an engine for cfg (defaults filled in).
 func New(cfg Config) (*Engine, error) {
@@ -135,7 +131,7 @@ func newEngine(cfg Config) (*Engine, error) {
 						cd.est = est
 					}
 					cd.acc = newRunAcc(r, lim, cd.est != nil, m == Independent || cd.recordAll)
-					if c == CountAccepted && cd.acc.burst != nil && burstByDifference {
+					if c == CountAccepted && cd.acc.burst != nil && !cfg.tuning.ownBurst {
 						cd.acc.burst.ref = g.ref // measure the burst from the reference's and the disagreements
 					}
 					g.cands = append(g.cands, cd)
@@ -154,7 +150,7 @@ func newEngine(cfg Config) (*Engine, error) {
 	if e.dist, err = newDeployments(cfg); err != nil {
 		return nil, err
 	}
-	if contains(cfg.Counts, CountAll) {
+	if slices.Contains(cfg.Counts, CountAll) {
 		if n := e.countAllNote(); n != "" {
 			e.notes = append(e.notes, n)
 		}
@@ -170,7 +166,7 @@ func newEngine(cfg Config) (*Engine, error) {
 // shadow mode, recording the log's admissions. The choice does not depend
 // on the order of the modes.
 func countAllMode(modes []Mode) Mode {
-	if contains(modes, Independent) {
+	if slices.Contains(modes, Independent) {
 		return Independent
 	}
 	return Shadow
@@ -186,7 +182,7 @@ func (e *Engine) countAllNote() string {
 			continue
 		}
 		for _, c := range g.cands {
-			if !c.lim.CountsRejected() && !contains(own, c.lim.Name()) {
+			if !c.lim.CountsRejected() && !slices.Contains(own, c.lim.Name()) {
 				own = append(own, c.lim.Name())
 			}
 		}

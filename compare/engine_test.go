@@ -58,6 +58,7 @@ func findRun(t *testing.T, s *summary.Summary, mode, alg string) summary.Run {
 // at 33 s the log admits (its window (3s, 33s] is empty) and the counter
 // refuses (it still charges 4.5): one under-admission, 3 s into the window.
 func TestQuestion3IsOneUnderAdmission(t *testing.T) {
+	t.Parallel()
 	var reqs []rq
 	for i := range 5 {
 		reqs = append(reqs, rq{"k", int64(i) * 200_000_000, 1})
@@ -92,6 +93,7 @@ func TestQuestion3IsOneUnderAdmission(t *testing.T) {
 // Seed 002's boundary: five requests on each side of a window edge. The
 // fixed window admits all ten (burst 2L), the log five.
 func TestBoundaryBurst(t *testing.T) {
+	t.Parallel()
 	var reqs []rq
 	for range 5 {
 		reqs = append(reqs, rq{"a", 59*sec + sec/2, 1})
@@ -124,6 +126,7 @@ func TestBoundaryBurst(t *testing.T) {
 // the counter estimates 5*(25/30) = 4.1667 while the log holds the four
 // requests at 7..25 s, those in (5s, 35s].
 func TestRateErrorShadow(t *testing.T) {
+	t.Parallel()
 	reqs := []rq{{"k", 1 * sec, 1}, {"k", 7 * sec, 1}, {"k", 13 * sec, 1}, {"k", 19 * sec, 1}, {"k", 25 * sec, 1}, {"k", 35 * sec, 1}}
 	cfg := Config{Rules: []algorithms.Rule{mustRule(t, "5/30s")}, Algorithms: []string{"counter", "token"}, Modes: []Mode{Shadow}}
 	s := replay(t, cfg, reqs)
@@ -153,6 +156,7 @@ func TestRateErrorShadow(t *testing.T) {
 }
 
 func TestTimeGoingBackwardsIsAnError(t *testing.T) {
+	t.Parallel()
 	e, err := New(Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -202,6 +206,7 @@ func randomTrace(seed uint64, n, keys int, w int64) []rq {
 // Under --count all a window algorithm records every request whatever it or
 // the reference decides, so shadow and independent must give the same runs.
 func TestCountAllModesCoincide(t *testing.T) {
+	t.Parallel()
 	reqs := randomTrace(1, 5000, 30, 30*sec)
 	base := Config{Rules: []algorithms.Rule{mustRule(t, "5/30s")}, Counts: []Count{CountAll},
 		Algorithms: []string{"counter", "counter-lt", "counter-floor", "fixed", "buckets:3", "token"}}
@@ -240,6 +245,7 @@ func TestCountAllModesCoincide(t *testing.T) {
 // which count only what they admit, record their own admissions in both
 // orders, as in independent mode; the note says so.
 func TestCountAllIgnoresModeOrder(t *testing.T) {
+	t.Parallel()
 	reqs := randomTrace(3, 3000, 20, 30*sec)
 	base := Config{Rules: []algorithms.Rule{mustRule(t, "5/30s")}, Counts: []Count{CountAll},
 		Algorithms: []string{"counter", "fixed", "token", "gcra", "leaky", "xrate"}}
@@ -282,6 +288,7 @@ func TestCountAllIgnoresModeOrder(t *testing.T) {
 // algorithms under count all; the others are where they belong, across
 // every mode and count policy.
 func TestFiguresPresentWhereTheSchemaSays(t *testing.T) {
+	t.Parallel()
 	reqs := randomTrace(4, 3000, 20, 30*sec)
 	window := map[string]bool{"counter": true, "counter-lt": true, "counter-floor": true, "fixed": true, "buckets:2": true}
 	capacity := map[string]bool{"token": true, "gcra": true, "leaky": true, "xrate": true}
@@ -321,6 +328,7 @@ func TestFiguresPresentWhereTheSchemaSays(t *testing.T) {
 }
 
 func TestRunOrderAndDeterminism(t *testing.T) {
+	t.Parallel()
 	reqs := randomTrace(2, 4000, 50, sec)
 	cfg := Config{
 		Rules:      []algorithms.Rule{mustRule(t, "5/1s"), mustRule(t, "20/2s")},
@@ -363,6 +371,7 @@ func TestRunOrderAndDeterminism(t *testing.T) {
 // not report it, nor does shadow mode, where a bucket's admissions do not
 // take its tokens.
 func TestSeed002Bound(t *testing.T) {
+	t.Parallel()
 	reqs := randomTrace(3, 20000, 40, 30*sec)
 	for range 5 {
 		reqs = append(reqs, rq{"edge", 1000*sec - sec/2, 1})
@@ -401,6 +410,7 @@ func TestSeed002Bound(t *testing.T) {
 // The bound check itself must catch a sequence that breaks the bound: feed
 // it the fixed window's 2L at an edge.
 func TestBoundCheckCatchesViolations(t *testing.T) {
+	t.Parallel()
 	rule := mustRule(t, "5/30s")
 	acc := newBoundAcc(rule, algorithms.NewToken(rule, 0))
 	acc.grow(1)
@@ -413,6 +423,7 @@ func TestBoundCheckCatchesViolations(t *testing.T) {
 }
 
 func TestParseSweep(t *testing.T) {
+	t.Parallel()
 	base := mustRule(t, "5/30s")
 	sw, rules, err := ParseSweep("L=5,10;W=1s,1m", base)
 	if err != nil || len(rules) != 4 || rules[1].String() != "10/1s" || rules[2].String() != "5/1m" || len(sw.L) != 2 || sw.W[1] != "1m" {
@@ -431,6 +442,7 @@ func TestParseSweep(t *testing.T) {
 // The burst of a run measured from the reference and the disagreements
 // equals the burst measured from a window of the run's own admissions.
 func TestBurstByDifference(t *testing.T) {
+	t.Parallel()
 	cfg := Config{
 		Rules:      []algorithms.Rule{mustRule(t, "5/30s"), mustRule(t, "3/7s")},
 		Algorithms: []string{"counter", "counter-lt", "fixed", "token", "token:B=9", "buckets:3"},
@@ -440,9 +452,9 @@ func TestBurstByDifference(t *testing.T) {
 	for seed := uint64(10); seed < 14; seed++ {
 		reqs := randomTrace(seed, 20000, 25, 30*sec)
 		a, _ := replay(t, cfg, reqs).Marshal()
-		burstByDifference = false
-		b, _ := replay(t, cfg, reqs).Marshal()
-		burstByDifference = true
+		own := cfg
+		own.tuning.ownBurst = true
+		b, _ := replay(t, own, reqs).Marshal()
 		if !bytes.Equal(a, b) {
 			t.Fatalf("seed %d: the burst by difference and by own window disagree", seed)
 		}

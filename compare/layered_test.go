@@ -27,6 +27,7 @@ func boundaryTrace(w int64, n, windows int) []rq {
 // recording the layered admissions, admit together; and a short layer
 // takes away most of the fixed window's gain at the edges.
 func TestLayeredRules(t *testing.T) {
+	t.Parallel()
 	single := mustRule(t, "100/1m")
 	short := mustRule(t, "5/1s")
 	reqs := boundaryTrace(60*sec, 100, 20)

@@ -60,6 +60,7 @@ func fullConfig(t *testing.T) Config {
 // A parallel replay gives the single replay's summary byte for byte,
 // whatever the number of workers, through Add and through Replay.
 func TestParallelReplayIsIdentical(t *testing.T) {
+	t.Parallel()
 	reqs := randomTrace(7, 20000, 300, 30*sec)
 	csv := csvTrace(reqs)
 	cfg := fullConfig(t)
@@ -91,6 +92,7 @@ func TestParallelReplayIsIdentical(t *testing.T) {
 // Shards replayed apart and merged give the whole replay's summary byte
 // for byte, also after a round trip through summary.json.
 func TestShardsMergeToTheWhole(t *testing.T) {
+	t.Parallel()
 	reqs := randomTrace(11, 20000, 300, 30*sec)
 	csv := csvTrace(reqs)
 	cfg := fullConfig(t)
@@ -143,6 +145,7 @@ func TestShardsMergeToTheWhole(t *testing.T) {
 
 // Merge refuses summaries of different experiments.
 func TestMergeRefusesOtherConfigs(t *testing.T) {
+	t.Parallel()
 	reqs := randomTrace(3, 500, 20, 30*sec)
 	a := replay(t, Config{TopKeys: 3}, reqs)
 	b := replay(t, Config{TopKeys: 4}, reqs)
@@ -153,6 +156,7 @@ func TestMergeRefusesOtherConfigs(t *testing.T) {
 
 // Merge quotes the trace paths it reads from the summaries when they differ.
 func TestMergeQuotesTracePaths(t *testing.T) {
+	t.Parallel()
 	reqs := randomTrace(3, 100, 5, 30*sec)
 	a := replay(t, Config{TopKeys: 3}, reqs)
 	b := replay(t, Config{TopKeys: 3}, reqs)
@@ -173,6 +177,7 @@ func TestMergeQuotesTracePaths(t *testing.T) {
 // A parallel replay reports the error a single pass meets first, with its
 // line.
 func TestParallelReplayReportsTheFirstError(t *testing.T) {
+	t.Parallel()
 	reqs := randomTrace(5, 3000, 50, 30*sec)
 	// Two keys go back in time: the earlier one in the trace must be named.
 	bad := append([]rq(nil), reqs...)
@@ -194,6 +199,7 @@ func TestParallelReplayReportsTheFirstError(t *testing.T) {
 // key's exact window there (8 bytes, 16 with a cost other than 1) and 8
 // bytes per key holding any, checked against a direct count.
 func TestMemorySeriesIsTheExactWindow(t *testing.T) {
+	t.Parallel()
 	reqs := randomTrace(9, 5000, 40, 10*sec)
 	cfg := Config{Rules: []algorithms.Rule{mustRule(t, "1000/10s")}, Algorithms: []string{"counter"}, Modes: []Mode{Independent}}
 	s := replay(t, cfg, reqs) // L is large: the log admits everything
@@ -253,6 +259,7 @@ func firstDiff(a, b []byte) string {
 // rule 5/1m, so bins are the windows and are sampled at their last
 // nanosecond.
 func TestMemoryHeldUntilStateIsInitial(t *testing.T) {
+	t.Parallel()
 	var reqs []rq
 	for range 20 {
 		reqs = append(reqs, rq{"a", 1 * sec, 1})
@@ -307,6 +314,7 @@ func sparseTrace(seed uint64, keys int, w int64) []rq {
 // exactly across shards and workers, though a bucket's state outlives its
 // key's last request (and a shard's), and releasing keys changes nothing.
 func TestMemoryHeldIsTheDirectCount(t *testing.T) {
+	t.Parallel()
 	rule := mustRule(t, "5/10s")
 	reqs := sparseTrace(5, 60, rule.W)
 	cfg := Config{Rules: []algorithms.Rule{rule}, Counts: []Count{CountAccepted, CountAll}, TopKeys: 3,
@@ -383,23 +391,21 @@ func TestMemoryHeldIsTheDirectCount(t *testing.T) {
 			t.Errorf("%d shards of 2 workers merged differ from the whole\n%s", n, firstDiff(g, want))
 		}
 	}
-	withMinSweep(4, func() {
-		e, err := New(cfg)
-		if err != nil {
+	e, err := New(withMinSweep(cfg, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range reqs {
+		if err := e.Add([]byte(q.key), q.t, q.cost); err != nil {
 			t.Fatal(err)
 		}
-		for _, q := range reqs {
-			if err := e.Add([]byte(q.key), q.t, q.cost); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if e.rel.released < 30 {
-			t.Fatalf("%d keys released: the test does not exercise release", e.rel.released)
-		}
-		if g := marshal(t, e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})); !bytes.Equal(g, want) {
-			t.Errorf("releasing idle keys changed the summary\n%s", firstDiff(g, want))
-		}
-	})
+	}
+	if e.rel.released < 30 {
+		t.Fatalf("%d keys released: the test does not exercise release", e.rel.released)
+	}
+	if g := marshal(t, e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})); !bytes.Equal(g, want) {
+		t.Errorf("releasing idle keys changed the summary\n%s", firstDiff(g, want))
+	}
 }
 
 func mustLimiter(t *testing.T, spec string, r algorithms.Rule) algorithms.Limiter {
@@ -415,6 +421,7 @@ func mustLimiter(t *testing.T, spec string, r algorithms.Rule) algorithms.Limite
 // does not come) ends the replay as interrupted, with a partial summary of
 // what was replayed, in one pass or across workers.
 func TestReplayOfACancelledReader(t *testing.T) {
+	t.Parallel()
 	for _, w := range []int{1, 3} {
 		pr, pw := io.Pipe()
 		go pw.Write([]byte("ts,key\n1,a\n2,b\n3,a\n")) // then nothing, and no end

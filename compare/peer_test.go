@@ -11,6 +11,7 @@ import (
 // when its float arithmetic flips a decision: no flip, no disagreement; a
 // flip, at least the one. Its figures merge exactly across workers.
 func TestPeerAgainstToken(t *testing.T) {
+	t.Parallel()
 	for _, rule := range []string{"5/1s", "3/7s", "7/1000ns"} {
 		reqs := randomTrace(13, 20000, 50, mustRule(t, rule).W)
 		cfg := Config{Rules: []algorithms.Rule{mustRule(t, rule)}, Algorithms: []string{"token", "xrate"}}
@@ -45,6 +46,7 @@ func TestPeerAgainstToken(t *testing.T) {
 // A leaky bucket, paired with the token bucket of the same B, admits
 // exactly the same requests (it only delays them), in both modes.
 func TestLeakyAdmitsAsToken(t *testing.T) {
+	t.Parallel()
 	reqs := randomTrace(29, 20000, 40, 30*sec)
 	s := replay(t, Config{Rules: []algorithms.Rule{mustRule(t, "5/30s")}, Algorithms: []string{"token", "leaky", "leaky:B=3"}}, reqs)
 	n := 0

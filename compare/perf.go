@@ -1,9 +1,6 @@
 package compare
 
 import (
-	"encoding/json"
-	"fmt"
-	"os"
 	"runtime"
 	"syscall"
 	"time"
@@ -36,17 +33,4 @@ func MeasurePerf(e *Engine, s *summary.Summary, d time.Duration) summary.Perf {
 		p.MaxRSSBytes = int64(ru.Maxrss) * 1024 // Linux reports KiB
 	}
 	return p
-}
-
-// ReadPerfFile reads a perf.json.
-func ReadPerfFile(path string) (summary.Perf, error) {
-	var p summary.Perf
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return p, err
-	}
-	if err := json.Unmarshal(data, &p); err != nil {
-		return p, fmt.Errorf("%s: %w", path, err)
-	}
-	return p, nil
 }

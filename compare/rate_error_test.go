@@ -31,6 +31,7 @@ func countAllRun(t *testing.T, rule, alg string, reqs []rq) *summary.RateError {
 // count all the fixed window's estimate there is 0 and the log's count n,
 // an error of -n.
 func TestRateErrorIntegerErrorsOnEdges(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		n    int
 		bin  int64 // -n/10 of L
@@ -61,6 +62,7 @@ func TestRateErrorIntegerErrorsOnEdges(t *testing.T) {
 // Eight requests at 59 s and one at 60 s under 5/1m: the fixed window's
 // errors are eight 0 and one -8 = -1.6 L, so p99 = max = 8 and p50 = 0.
 func TestRateErrorQuantileOfAnEdgeErrorIsTheError(t *testing.T) {
+	t.Parallel()
 	reqs := append(atRepeat("k", 59*sec, 8), rq{"k", 60 * sec, 1})
 	re := countAllRun(t, "5/1m", "fixed", reqs)
 	if re.P99 != 8 || re.P99Frac != 1.6 || re.MaxAbs != 8 || re.MaxAbsFrac != 1.6 {
@@ -78,6 +80,7 @@ func TestRateErrorQuantileOfAnEdgeErrorIsTheError(t *testing.T) {
 // L/1000 (and errors below that edge read the maximum: see package
 // summary).
 func TestRateErrorZeroReadsZero(t *testing.T) {
+	t.Parallel()
 	reqs := append(atRepeat("k", 10*sec, 7), atRepeat("k", 20*sec, 5)...)
 	re := countAllRun(t, "10/1m", "fixed", reqs)
 	if re.P50 != 0 || re.P99 != 0 || re.P50Frac != 0 || re.P99Frac != 0 || re.MaxAbs != 0 || re.Histogram.Zero != 12 {
@@ -88,6 +91,7 @@ func TestRateErrorZeroReadsZero(t *testing.T) {
 // A quantile beyond the histogram's ±2L is reported as its lower bound 2L,
 // marked, not as the maximum.
 func TestRateErrorQuantileBeyondTheRangeIsABound(t *testing.T) {
+	t.Parallel()
 	// 3 requests at 59 s, 6 at 60 s under 1/1m: errors 0, 0, 0, then -3
 	// six times (the fixed window restarts at 60 s, the log still holds
 	// the three at 59 s).

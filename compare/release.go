@@ -34,6 +34,7 @@ type releaser struct {
 	ordered   bool  // every request so far came in time order
 	now       int64 // the latest time seen
 	horizon   int64 // a key is considered once this long without a request
+	minSweep  int   // no sweep below this many live keys
 	nextSweep int   // sweep when this many keys are live
 	lastSweep int64 // time of the last sweep that released a key
 	released  int64 // keys released so far
@@ -54,12 +55,16 @@ type fullRecord struct {
 	open              []int64 // keyHot.rejSince: a run of rejections still open
 }
 
-// minSweep is the number of live keys below which no sweep is made; the
-// tests lower it.
-var minSweep = 1 << 16
+// defaultMinSweep is the number of live keys below which no sweep is made
+// (Config.tuning.minSweep, which the tests lower, overrides it).
+const defaultMinSweep = 1 << 16
 
 func newReleaser(e *Engine) releaser {
-	r := releaser{enabled: true, ordered: true, nextSweep: minSweep, index: map[uint64]int32{}, full: map[int32]*fullRecord{}}
+	minSweep := e.cfg.tuning.minSweep
+	if minSweep == 0 {
+		minSweep = defaultMinSweep
+	}
+	r := releaser{enabled: true, ordered: true, minSweep: minSweep, nextSweep: minSweep, index: map[uint64]int32{}, full: map[int32]*fullRecord{}}
 	for _, g := range e.groups {
 		for _, l := range g.layers {
 			r.horizon = max(r.horizon, 2*l.W)
@@ -96,7 +101,7 @@ func (r *releaser) observe(e *Engine, t int64) {
 	r.now = max(r.now, t)
 	if live := e.keys.live; r.enabled && r.ordered && live >= r.nextSweep {
 		e.sweep()
-		r.nextSweep = max(2*e.keys.live, minSweep)
+		r.nextSweep = max(2*e.keys.live, r.minSweep)
 	}
 	r.peakLive = max(r.peakLive, e.keys.live)
 }

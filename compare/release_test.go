@@ -31,37 +31,31 @@ func churnTrace(seed uint64, n int) []rq {
 	return out
 }
 
-// withMinSweep runs f with the sweep threshold set to n.
-func withMinSweep(n int, f func()) {
-	old := minSweep
-	minSweep = n
-	defer func() { minSweep = old }()
-	f()
+// withMinSweep returns cfg with the sweep threshold set to n.
+func withMinSweep(cfg Config, n int) Config {
+	cfg.tuning.minSweep = n
+	return cfg
 }
 
 // Releasing idle keys changes nothing in the summary: every count, top
 // key, burst and memory figure is what a replay that keeps every key
 // gives, also for keys that come back after their release.
 func TestReleaseChangesNothing(t *testing.T) {
+	t.Parallel()
 	reqs := churnTrace(1, 40000)
 	cfg := fullConfig(t)
 	cfg.Algorithms = []string{"counter", "counter-lt", "counter-floor", "fixed", "token", "gcra", "buckets:3", "leaky", "xrate"}
-	var keep, rel *summary.Summary
-	withMinSweep(1<<62, func() { keep = replay(t, cfg, reqs) })
-	var e *Engine
-	withMinSweep(32, func() {
-		var err error
-		e, err = New(cfg)
-		if err != nil {
+	keep := replay(t, withMinSweep(cfg, 1<<62), reqs)
+	e, err := New(withMinSweep(cfg, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range reqs {
+		if err := e.Add([]byte(q.key), q.t, q.cost); err != nil {
 			t.Fatal(err)
 		}
-		for _, q := range reqs {
-			if err := e.Add([]byte(q.key), q.t, q.cost); err != nil {
-				t.Fatal(err)
-			}
-		}
-		rel = e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})
-	})
+	}
+	rel := e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})
 	if e.rel.released < 500 || len(e.rel.full) == 0 {
 		t.Fatalf("%d keys released, %d kept full records: the test did not exercise release", e.rel.released, len(e.rel.full))
 	}
@@ -80,20 +74,17 @@ func TestReleaseChangesNothing(t *testing.T) {
 // Ten times the keys, each seen once, and the state stays that of the
 // keys active in the window.
 func TestReleaseBoundsLiveKeys(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{20000, 200000} {
-		var e *Engine
-		withMinSweep(1024, func() {
-			var err error
-			e, err = New(Config{Algorithms: []string{"counter", "token"}, Modes: []Mode{Independent}})
-			if err != nil {
+		e, err := New(withMinSweep(Config{Algorithms: []string{"counter", "token"}, Modes: []Mode{Independent}}, 1024))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range n { // 1,000 new keys a second; 5/30s: a key is idle 60 s after its request
+			if err := e.Add([]byte(fmt.Sprint("k", i)), int64(i)*sec/1000, 1); err != nil {
 				t.Fatal(err)
 			}
-			for i := range n { // 1,000 new keys a second; 5/30s: a key is idle 60 s after its request
-				if err := e.Add([]byte(fmt.Sprint("k", i)), int64(i)*sec/1000, 1); err != nil {
-					t.Fatal(err)
-				}
-			}
-		})
+		}
 		if e.keys.seen != n {
 			t.Errorf("%d keys counted, want %d", e.keys.seen, n)
 		}
@@ -109,26 +100,25 @@ func TestReleaseBoundsLiveKeys(t *testing.T) {
 // that is not in time order across keys, is an error, not a wrong
 // decision.
 func TestReleasedKeyBackInThePastIsAnError(t *testing.T) {
-	withMinSweep(2, func() {
-		e, err := New(Config{Algorithms: []string{"counter"}, Modes: []Mode{Independent}})
-		if err != nil {
-			t.Fatal(err)
+	t.Parallel()
+	e, err := New(withMinSweep(Config{Algorithms: []string{"counter"}, Modes: []Mode{Independent}}, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := func(k string, at int64) error { return e.Add([]byte(k), at, 1) }
+	for i, q := range []rq{{"a", 1 * sec, 1}, {"b", 2 * sec, 1}, {"c", 500 * sec, 1}, {"d", 501 * sec, 1}} {
+		if err := add(q.key, q.t); err != nil {
+			t.Fatalf("request %d: %v", i, err)
 		}
-		add := func(k string, at int64) error { return e.Add([]byte(k), at, 1) }
-		for i, q := range []rq{{"a", 1 * sec, 1}, {"b", 2 * sec, 1}, {"c", 500 * sec, 1}, {"d", 501 * sec, 1}} {
-			if err := add(q.key, q.t); err != nil {
-				t.Fatalf("request %d: %v", i, err)
-			}
-		}
-		if e.rel.released == 0 {
-			t.Fatal("nothing released")
-		}
-		if err := add("e", 100*sec); err != nil { // out of order across keys: allowed
-			t.Fatal(err)
-		}
-		err = add("a", 200*sec) // a was released at 501 s
-		if err == nil || !strings.Contains(err.Error(), "released") {
-			t.Errorf("a back at 200 s after its release at 501 s: %v", err)
-		}
-	})
+	}
+	if e.rel.released == 0 {
+		t.Fatal("nothing released")
+	}
+	if err := add("e", 100*sec); err != nil { // out of order across keys: allowed
+		t.Fatal(err)
+	}
+	err = add("a", 200*sec) // a was released at 501 s
+	if err == nil || !strings.Contains(err.Error(), "released") {
+		t.Errorf("a back at 200 s after its release at 501 s: %v", err)
+	}
 }

@@ -10,6 +10,7 @@ import (
 // A timeline keeps every request whatever the order and span, in at most
 // summary.MaxTimelineBins bins of a power-of-two multiple of W aligned to t = 0.
 func TestTimeline(t *testing.T) {
+	t.Parallel()
 	const w = 1000
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, span := range []int64{10 * w, 512 * w, 513 * w, 1_000_000 * w} {

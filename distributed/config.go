@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"ratebench/algorithms"
+	"ratebench/internal/mix"
 )
 
 // Route is how the load balancer spreads a key's requests over the nodes
@@ -139,7 +140,7 @@ func (c *Config) Skews() []int64 {
 		return out
 	}
 	if c.SkewRandom {
-		p := rand.NewPCG(mix64(c.Seed^0x736b6577), mix64(c.Seed+0x9e3779b97f4a7c15))
+		p := rand.NewPCG(mix.Mix64(c.Seed^0x736b6577), mix.Mix64(c.Seed+0x9e3779b97f4a7c15))
 		for j := range out {
 			out[j] = int64(uniform(p, uint64(2*S+1))) - S
 		}
@@ -163,15 +164,6 @@ func (c *Config) Skews() []int64 {
 		}
 	}
 	return out
-}
-
-// mix64 is SplitMix64's finaliser: a bijection of 64-bit words that spreads
-// every input bit over the output.
-func mix64(z uint64) uint64 {
-	z += 0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
 }
 
 // uniform returns a uniform integer in [0, n), n > 0, from p without bias

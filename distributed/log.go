@@ -1,6 +1,10 @@
 package distributed
 
-import "sort"
+import (
+	"sort"
+
+	"ratebench/algorithms"
+)
 
 // nodeLog is the log entries one node recorded for one key, in the order it
 // recorded them, which is also stamp order: a node's clock never goes back
@@ -77,7 +81,7 @@ func (k *logKey) visible(node int32, tp, W int64) int64 {
 			end = len(l.st)
 		}
 		if end > l.head {
-			a = satAdd(a, l.sum(end, tp-W, tp))
+			a = algorithms.SatAdd(a, l.sum(end, tp-W, tp))
 		}
 	}
 	return a

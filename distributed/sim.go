@@ -9,16 +9,15 @@ import (
 	"strings"
 
 	"ratebench/algorithms"
+	"ratebench/internal/mix"
 )
 
 // alg is the algorithm a Sim runs.
 type alg int
 
 const (
-	algLog alg = iota
-	algCounter
-	algCounterLT
-	algCounterFloor
+	algLog     alg = iota
+	algCounter     // counter, counter-lt and counter-floor
 	algFixed
 	algBuckets
 )
@@ -38,6 +37,12 @@ type Sim struct {
 	central bool    // Sync == 0
 	nb      int64   // N of buckets:N
 
+	// The window algorithms decide as their in-process limiters do, from the
+	// counts a node sees (which these limiters do not keep): one is set.
+	counter *algorithms.Counter
+	fixed   *algorithms.Fixed
+	buckets *algorithms.Buckets
+
 	ids  map[string]int32
 	keys []keyState
 	win  []windowKey // window algorithms, by key id
@@ -54,7 +59,7 @@ type Sim struct {
 
 // keyState is what the Sim keeps of one key apart from the algorithm's state.
 type keyState struct {
-	hash     uint64 // mix64(FNV-1a-64(key))
+	hash     uint64 // mix.Mix64(FNV-1a-64(key))
 	n        uint64 // requests of the key so far: the index of the next one
 	last     int64  // true time of its last request
 	interval int64  // sync interval of its last request (Sync > 0)
@@ -85,16 +90,19 @@ func New(c Config) (*Sim, error) {
 	case "log":
 		s.alg = algLog
 	case "counter":
-		s.alg = algCounter
+		s.alg, s.counter = algCounter, algorithms.NewCounter(c.Rule)
 	case "counter-lt":
-		s.alg = algCounterLT
+		s.alg, s.counter = algCounter, algorithms.NewCounterLT(c.Rule)
 	case "counter-floor":
-		s.alg = algCounterFloor
+		s.alg, s.counter = algCounter, algorithms.NewCounterFloor(c.Rule)
 	case "fixed":
-		s.alg = algFixed
+		s.alg, s.fixed = algFixed, algorithms.NewFixed(c.Rule)
 	default: // buckets:N, checked
 		s.alg = algBuckets
 		s.nb, _ = strconv.ParseInt(strings.TrimPrefix(spec, "buckets:"), 10, 64)
+		if s.buckets, err = algorithms.NewBuckets(c.Rule, s.nb); err != nil {
+			return nil, fmt.Errorf("distributed: %w", err)
+		}
 	}
 	return s, nil
 }
@@ -149,9 +157,9 @@ func (s *Sim) Add(key []byte, t, cost int64) error {
 	} else {
 		wk := &s.win[id]
 		if s.alg == algBuckets {
-			lowS, _ := s.subWindow(low)
+			lowS, _ := s.buckets.SubWindow(low)
 			wk.prune(lowS - s.nb)
-			sw, rem := s.subWindow(tp)
+			sw, rem := s.buckets.SubWindow(tp)
 			admit = s.decideBuckets(wk, int32(node), sw, rem, cost)
 			if admit || s.cfg.CountAll {
 				wk.record(int32(node), sw, cost, s.central)
@@ -228,7 +236,7 @@ func (s *Sim) route(k *keyState) int {
 		return int((k.hash%n + k.n%n) % n)
 	}
 	var p rand.PCG
-	p.Seed(mix64(s.cfg.Seed^k.hash), mix64(k.hash+mix64(k.n)))
+	p.Seed(mix.Mix64(s.cfg.Seed^k.hash), mix.Mix64(k.hash+mix.Mix64(k.n)))
 	return int(uniform(&p, n))
 }
 
@@ -241,7 +249,7 @@ func (s *Sim) intern(key []byte) int32 {
 	s.ids[string(key)] = id
 	h := fnv.New64a()
 	h.Write(key)
-	s.keys = append(s.keys, keyState{hash: mix64(h.Sum64())})
+	s.keys = append(s.keys, keyState{hash: mix.Mix64(h.Sum64())})
 	if s.alg == algLog {
 		s.logs = append(s.logs, logKey{})
 	} else {

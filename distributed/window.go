@@ -1,6 +1,6 @@
 package distributed
 
-import "math/bits"
+import "ratebench/algorithms"
 
 // winCount is a count of cost in one fixed window (by window index).
 type winCount struct{ win, cost int64 }
@@ -32,7 +32,7 @@ func (k *windowKey) view(node int32, w int64) int64 {
 	}
 	for i := range k.p {
 		if k.p[i].win == w && k.p[i].node == node {
-			return satAdd(c, k.p[i].cost)
+			return algorithms.SatAdd(c, k.p[i].cost)
 		}
 	}
 	return c
@@ -45,7 +45,7 @@ func (k *windowKey) commitCount(w, cost int64) {
 		i--
 	}
 	if i < len(k.g) && k.g[i].win == w {
-		k.g[i].cost = satAdd(k.g[i].cost, cost)
+		k.g[i].cost = algorithms.SatAdd(k.g[i].cost, cost)
 		return
 	}
 	k.g = append(k.g, winCount{})
@@ -61,7 +61,7 @@ func (k *windowKey) record(node int32, w, cost int64, central bool) {
 	}
 	for i := range k.p {
 		if k.p[i].win == w && k.p[i].node == node {
-			k.p[i].cost = satAdd(k.p[i].cost, cost)
+			k.p[i].cost = algorithms.SatAdd(k.p[i].cost, cost)
 			return
 		}
 	}
@@ -98,44 +98,24 @@ func (k *windowKey) prune(low int64) {
 // decideWindow is the window algorithms' decision for a request of cost at
 // clock tp on node, from the counts that node sees.
 func (s *Sim) decideWindow(k *windowKey, node int32, tp, cost int64) bool {
-	W, L := s.rule.W, s.rule.L
+	W := s.rule.W
 	w := tp / W
-	e := tp - w*W
 	curr := k.view(node, w)
-	switch s.alg {
-	case algFixed:
-		return cost <= L-curr
-	case algCounterLT:
-		prev := k.view(node, w-1)
-		return mul(prev, W-e).add(mul(curr, W)).lt(mul(L, W))
-	case algCounterFloor:
-		q := floorMulDiv(k.view(node, w-1), W-e, W)
-		return cost <= L && q <= L-cost && curr <= L-cost-q
+	if s.alg == algFixed {
+		return s.fixed.Admits(curr, cost)
 	}
-	prev := k.view(node, w-1)
-	return mul(prev, W-e).add(mul(curr, W)).add(mul(cost, W)).le(mul(L, W))
-}
-
-// subWindow returns the sub-window of buckets:N that clock tp falls in,
-// s = floor(tp*N/W), and the remainder tp*N - s*W in [0, W): exact, W/N
-// never rounded (SPEC 3.8).
-func (s *Sim) subWindow(tp int64) (sw, rem int64) {
-	hi, lo := bits.Mul64(uint64(tp), uint64(s.nb))
-	q, r := bits.Div64(hi, lo, uint64(s.rule.W)) // N <= W: q <= tp fits
-	return int64(q), int64(r)
+	return s.counter.Admits(k.view(node, w-1), curr, tp-w*W, cost)
 }
 
 // decideBuckets is buckets:N's decision for a request of cost in
-// sub-window sw with remainder rem, from the counts node sees: the cost in
-// sub-windows sw-N+1..sw, plus that of sw-N weighted by (W-rem)/W, plus
-// cost, at most L; exactly, (sum+cost)*W + old*(W-rem) <= L*W. Each node
-// counts in the sub-windows of its own clock.
+// sub-window sw with remainder rem (of clock tp, algorithms.Buckets.SubWindow)
+// from the counts node sees: the cost in sub-windows sw-N+1..sw, plus that
+// of sw-N weighted by (W-rem)/W, plus cost, at most L. Each node counts in
+// the sub-windows of its own clock.
 func (s *Sim) decideBuckets(k *windowKey, node int32, sw, rem, cost int64) bool {
-	W, L := s.rule.W, s.rule.L
 	var sum int64
 	for j := sw - s.nb + 1; j <= sw; j++ {
-		sum = satAdd(sum, k.view(node, j))
+		sum = algorithms.SatAdd(sum, k.view(node, j))
 	}
-	old := k.view(node, sw-s.nb)
-	return mul(satAdd(sum, cost), W).add(mul(old, W-rem)).le(mul(L, W))
+	return s.buckets.Admits(sum, k.view(node, sw-s.nb), rem, cost)
 }

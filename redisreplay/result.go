@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"ratebench/internal/escape"
 )
 
 // SchemaVersion is the version of redis.json's layout.
@@ -223,11 +225,11 @@ func (r *Result) WriteMarkdown(w io.Writer) error {
 	p := func(format string, a ...any) { fmt.Fprintf(ew, format, a...) }
 	server := "started by the harness"
 	if !r.Server.Started {
-		server = "at " + mdEscape(r.Server.Addr)
+		server = "at " + escape.Markdown(r.Server.Addr)
 	}
 	p("# Redis replay, rule %s\n\n", r.Rule)
-	p("Trace `%s` (%s): %d requests, %d keys. Redis %s, %s.\n\n", mdCode(r.Trace.Path), mdEscape(r.Trace.Format),
-		r.Trace.Requests, r.Trace.Keys, mdEscape(r.Server.Version), server)
+	p("Trace `%s` (%s): %d requests, %d keys. Redis %s, %s.\n\n", mdCode(r.Trace.Path), escape.Markdown(r.Trace.Format),
+		r.Trace.Requests, r.Trace.Keys, escape.Markdown(r.Server.Version), server)
 
 	p("## Decisions\n\nEach decision is compared with the in-process algorithm driven in trace order with the same timestamps; " +
 		"over = Redis admits and the model rejects, under = the reverse.\n\n")
@@ -287,7 +289,7 @@ func (r *Result) WriteMarkdown(w io.Writer) error {
 	if len(r.Notes) > 0 {
 		p("\n## Notes\n\n")
 		for _, n := range r.Notes {
-			p("- %s\n", mdEscape(n))
+			p("- %s\n", escape.Markdown(n))
 		}
 	}
 	return ew.err
@@ -325,25 +327,6 @@ func percent(f float64) string {
 }
 
 func micros(ns int64) string { return fmt.Sprintf("%.1f µs", float64(ns)/1e3) }
-
-// mdEscape makes untrusted text (a path, a server version) inert in
-// Markdown: backslash-escapes the characters that mark up, and replaces
-// line breaks and '|' (which would end a table cell).
-func mdEscape(s string) string {
-	var b strings.Builder
-	for _, c := range s {
-		switch {
-		case c == '\n' || c == '\r':
-			b.WriteByte(' ')
-		case strings.ContainsRune("\\`*_{}[]()<>#+!|~", c):
-			b.WriteByte('\\')
-			b.WriteRune(c)
-		default:
-			b.WriteRune(c)
-		}
-	}
-	return b.String()
-}
 
 // mdCode prepares text for a code span: no backticks or line breaks.
 func mdCode(s string) string {

@@ -126,7 +126,7 @@ func newOp(name string, model algorithms.Limiter, r algorithms.Rule, minTTL int6
 			return []any{ts(j), cost(j), L, W, ttl}
 		}}, nil
 	case "counter-nonatomic":
-		return &nonAtomicCounter{rule: r, ttl: ttlMillis(2*r.W, minTTL)}, nil
+		return &nonAtomicCounter{rule: r, counter: algorithms.NewCounter(r), ttl: ttlMillis(2*r.W, minTTL)}, nil
 	}
 	if tk, ok := model.(*algorithms.Token); ok {
 		b := tk.Capacity()
@@ -161,18 +161,19 @@ func gcd(a, b int64) int64 {
 // decides in Go, and, if it admits, sends INCRBY and PEXPIRE in a second
 // round trip. Between the two, other clients may read the same counts and
 // admit too: that race is what it measures. It decides by the rule of
-// counter (SPEC 3.2, prev*(W-e) + (curr+cost)*W <= L*W, exactly, in 128
-// bits), not by the snippet's E < L (SPEC 3.3, counter-lt), so that its
+// counter (SPEC 3.2, prev*(W-e) + (curr+cost)*W <= L*W, exactly: counter's
+// Admits), not by the snippet's E < L (SPEC 3.3, counter-lt), so that its
 // difference from the atomic counter script is the race alone.
 type nonAtomicCounter struct {
-	rule algorithms.Rule
-	ttl  string
+	rule    algorithms.Rule
+	counter *algorithms.Counter // decides
+	ttl     string
 }
 
 func (*nonAtomicCounter) keysPerClient() int { return 2 }
 
 func (n *nonAtomicCounter) do(ctx context.Context, c *redis.Client, r *job) (bool, error) {
-	W, L := n.rule.W, n.rule.L
+	W := n.rule.W
 	w := r.t / W // rebased times are never negative
 	e := r.t - w*W
 	ck := r.key + ":" + strconv.FormatInt(w, 10)
@@ -191,10 +192,7 @@ func (n *nonAtomicCounter) do(ctx context.Context, c *redis.Client, r *job) (boo
 	if err != nil {
 		return false, err
 	}
-	// prev*(W-e) + (curr+cost)*W <= L*W, in 128 bits: every factor is
-	// below 2^63, so no sum of the three products overflows.
-	lhs := mul128(uint64(prev), uint64(W-e)).add(mul128(uint64(curr), uint64(W))).add(mul128(uint64(r.cost), uint64(W)))
-	if !lhs.le(mul128(uint64(L), uint64(W))) {
+	if !n.counter.Admits(prev, curr, e, r.cost) {
 		return false, nil
 	}
 	pipe = c.Pipeline()
@@ -217,19 +215,3 @@ func count(c *redis.StringCmd) (int64, error) {
 	}
 	return v, err
 }
-
-// u128 is an unsigned 128-bit integer.
-type u128 struct{ hi, lo uint64 }
-
-func mul128(a, b uint64) u128 {
-	hi, lo := bits.Mul64(a, b)
-	return u128{hi, lo}
-}
-
-func (x u128) add(y u128) u128 {
-	lo, c := bits.Add64(x.lo, y.lo, 0)
-	hi, _ := bits.Add64(x.hi, y.hi, c)
-	return u128{hi, lo}
-}
-
-func (x u128) le(y u128) bool { return x.hi < y.hi || (x.hi == y.hi && x.lo <= y.lo) }

@@ -175,9 +175,6 @@ func (s *Server) Stop() error {
 	return s.stopErr
 }
 
-// Log returns what the server has written to its log so far.
-func (s *Server) Log() string { return s.log.String() }
-
 // TB is the part of testing.TB that StartForTest uses (so that this package
 // does not import testing).
 type TB interface {

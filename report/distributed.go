@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"ratebench/algorithms"
+	"ratebench/internal/escape"
 	"ratebench/summary"
 )
 
@@ -141,7 +142,7 @@ func (m *model) deploymentFig(name, rule string, rs []summary.DistributedResult,
 	}
 	return &figure{
 		name:  name,
-		title: what + "\n" + visible("rule "+rule+", "+held),
+		title: what + "\n" + escape.Visible("rule "+rule+", "+held),
 		alt:   what + ", rule " + rule + ", " + held,
 		caption: txtf("%s (rule %s, %s): the share of requests a deployment of N nodes lets through that the exact log on true time refuses, one line per N.",
 			what, rule, held),

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"html"
 	"strings"
+
+	"ratebench/internal/escape"
 )
 
 // The report is built once as a small document model and rendered twice,
@@ -95,21 +97,21 @@ func mdInline(in inline) string {
 		}
 		switch s.kind {
 		case strong:
-			b.WriteString("**" + mdEscape(s.text) + "**")
+			b.WriteString("**" + escape.Markdown(s.text) + "**")
 		case code:
 			if mdCodeSafe(s.text) {
 				b.WriteString("`" + s.text + "`")
 			} else {
-				b.WriteString(mdEscape(s.text))
+				b.WriteString(escape.Markdown(s.text))
 			}
 		case quotedCode:
 			if mdCodeSafe(s.text) {
 				b.WriteString("`" + s.text + "`")
 			} else {
-				b.WriteString(mdLiteral(visibleQuoted(s.text)))
+				b.WriteString(escape.MarkdownLiteral(escape.VisibleQuoted(s.text)))
 			}
 		default:
-			b.WriteString(mdEscape(s.text))
+			b.WriteString(escape.Markdown(s.text))
 		}
 	}
 	return b.String()
@@ -117,7 +119,7 @@ func mdInline(in inline) string {
 
 func (d *document) markdown() []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# %s\n", mdEscape(d.title))
+	fmt.Fprintf(&b, "# %s\n", escape.Markdown(d.title))
 	for _, blk := range d.blocks {
 		b.WriteByte('\n')
 		switch x := blk.(type) {
@@ -132,7 +134,7 @@ func (d *document) markdown() []byte {
 		case table:
 			b.WriteString("|")
 			for _, h := range x.head {
-				fmt.Fprintf(&b, " %s |", mdEscape(h))
+				fmt.Fprintf(&b, " %s |", escape.Markdown(h))
 			}
 			b.WriteString("\n|")
 			for i := range x.head {
@@ -158,7 +160,7 @@ func (d *document) markdown() []byte {
 				b.WriteByte('\n')
 			}
 		case figureBlock:
-			fmt.Fprintf(&b, "![%s](plots/%s.svg)\n\n", mdEscape(x.alt), x.name)
+			fmt.Fprintf(&b, "![%s](plots/%s.svg)\n\n", escape.Markdown(x.alt), x.name)
 			cap := mdInline(x.caption)
 			if x.png {
 				cap += fmt.Sprintf(" ([SVG](plots/%s.svg), [PNG](plots/%s.png))", x.name, x.name)
@@ -198,13 +200,13 @@ func htmlInline(in inline) string {
 		}
 		switch s.kind {
 		case strong:
-			b.WriteString("<strong>" + htmlEscape(s.text) + "</strong>")
+			b.WriteString("<strong>" + escape.HTML(s.text) + "</strong>")
 		case code:
-			b.WriteString("<code>" + htmlEscape(s.text) + "</code>")
+			b.WriteString("<code>" + escape.HTML(s.text) + "</code>")
 		case quotedCode:
-			b.WriteString("<code>" + html.EscapeString(visibleQuoted(s.text)) + "</code>")
+			b.WriteString("<code>" + html.EscapeString(escape.VisibleQuoted(s.text)) + "</code>")
 		default:
-			b.WriteString(htmlEscape(s.text))
+			b.WriteString(escape.HTML(s.text))
 		}
 	}
 	return b.String()
@@ -216,8 +218,8 @@ func (d *document) html() []byte {
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	// Nothing in the page needs a script, a fetch or an external file.
 	b.WriteString("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n")
-	fmt.Fprintf(&b, "<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n", htmlEscape(d.title), css)
-	fmt.Fprintf(&b, "<h1>%s</h1>\n", htmlEscape(d.title))
+	fmt.Fprintf(&b, "<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n", escape.HTML(d.title), css)
+	fmt.Fprintf(&b, "<h1>%s</h1>\n", escape.HTML(d.title))
 
 	// Contents: the level-2 headings.
 	var toc []heading
@@ -253,7 +255,7 @@ func (d *document) html() []byte {
 		case table:
 			b.WriteString("<table>\n<thead><tr>")
 			for i, h := range x.head {
-				fmt.Fprintf(&b, "<th%s>%s</th>", alignClass(x.right, i), htmlEscape(h))
+				fmt.Fprintf(&b, "<th%s>%s</th>", alignClass(x.right, i), escape.HTML(h))
 			}
 			b.WriteString("</tr></thead>\n<tbody>\n")
 			for _, row := range x.rows {

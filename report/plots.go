@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"ratebench/internal/escape"
 	"ratebench/summary"
 )
 
@@ -25,7 +26,7 @@ import (
 const figWidth = 7.5 * vg.Inch
 
 func (m *model) figTitle(what string, g *group) string {
-	return what + "\n" + visible(g.title())
+	return what + "\n" + escape.Visible(g.title())
 }
 
 // divergenceFig: over- and under-admission rates side by side per

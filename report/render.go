@@ -15,6 +15,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"ratebench/internal/escape"
 )
 
 // pngDPI is the resolution of the PNG copies of the plots.
@@ -77,7 +79,7 @@ func (f *figure) render(format string) (out []byte, err error) {
 		leg.ThumbnailWidth = vg.Points(18)
 		leg.Padding = vg.Points(2)
 		for _, e := range f.legend {
-			leg.Add(visible(e.name), e.thumbs...)
+			leg.Add(escape.Visible(e.name), e.thumbs...)
 		}
 		lw := leg.Rectangle(body).Size().X + pad
 		legC := draw.Crop(body, body.Size().X-lw, 0, 0, -pad)
@@ -387,7 +389,7 @@ func categoryAxis(a *plot.Axis, names []string) {
 	n := len(names)
 	ticks := make([]plot.Tick, n)
 	for i, name := range names {
-		ticks[n-1-i] = plot.Tick{Value: float64(n - 1 - i), Label: visible(name)}
+		ticks[n-1-i] = plot.Tick{Value: float64(n - 1 - i), Label: escape.Visible(name)}
 	}
 	a.Tick.Marker = plot.ConstantTicks(ticks)
 	a.Min, a.Max = -0.6, float64(n)-0.4
@@ -468,7 +470,7 @@ func (l *pointLabels) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 	gap := vg.Points(5)
 	for i, txt := range l.texts {
-		txt = visible(txt)
+		txt = escape.Visible(txt)
 		w, h := sty.Width(txt), sty.Height(txt)
 		pt := pts[i]
 		cands := []vg.Point{

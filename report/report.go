@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -326,7 +327,7 @@ func (m *model) decisionBases(rule string) ([]*group, string) {
 	gs := m.groupsOf(rule)
 	var counts []string
 	for _, g := range gs {
-		if !contains(counts, g.count) {
+		if !slices.Contains(counts, g.count) {
 			counts = append(counts, g.count)
 		}
 	}
@@ -355,15 +356,6 @@ func (m *model) decisionBases(rule string) ([]*group, string) {
 		return gs, "Only shadow mode was run for this rule: its figures isolate each decision rule's error but are not what a deployment would see (run compare with -mode independent for that)."
 	}
 	return bases, ""
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ranked returns the runs ranked by bytes per key (peak), then by

@@ -16,6 +16,7 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/compare"
+	"ratebench/internal/escape"
 	"ratebench/summary"
 )
 
@@ -359,33 +360,6 @@ func cells(line string) int {
 	return n - 1
 }
 
-func TestVisibleAndMarkdownEscape(t *testing.T) {
-	for _, c := range []struct{ in, vis, md string }{
-		{"plain-key.1", "plain-key.1", "plain-key.1"},
-		{"line\nbreak", `line\nbreak`, `line\\nbreak`},
-		{"\xff\xfe", `\xff\xfe`, `\\xff\\xfe`},
-		{`back\slash`, `back\\slash`, `back\\\\slash`},
-		{"a|b", "a|b", `a\|b`},
-		{"tab\there\x00\x7f", `tab\there\x00\x7f`, `tab\\there\\x00\\x7f`},
-		{"rtl\u202eevil", `rtl\u202eevil`, `rtl\\u202eevil`},
-		{"# title", "# title", `\# title`},
-		{"- item", "- item", `\- item`},
-		{"1. item", "1. item", `1\. item`},
-		{"9.60%", "9.60%", "9.60%"},
-		{"ünïcode ok", "ünïcode ok", "ünïcode ok"},
-	} {
-		if got := visible(c.in); got != c.vis {
-			t.Errorf("visible(%q) = %q, want %q", c.in, got, c.vis)
-		}
-		if got := mdEscape(c.in); got != c.md {
-			t.Errorf("mdEscape(%q) = %q, want %q", c.in, got, c.md)
-		}
-	}
-	if got := htmlEscape("<a href='x'>\n"); got != "&lt;a href=&#39;x&#39;&gt;\\n" {
-		t.Errorf("htmlEscape = %q", got)
-	}
-}
-
 // TestDegenerate: summaries with nothing to compare, nothing to show or
 // odd values still give a report, never an error.
 func TestDegenerate(t *testing.T) {
@@ -533,7 +507,7 @@ func TestDecision(t *testing.T) {
 			t.Fatal("test data: only the log meets the budget")
 		}
 		sec := decisionOf(md, "count accepted, mode independent")
-		if !strings.Contains(sec, "Cheapest algorithm that meets the budget: **"+mdEscape(want)+"**") {
+		if !strings.Contains(sec, "Cheapest algorithm that meets the budget: **"+escape.Markdown(want)+"**") {
 			t.Errorf("decision does not name %s:\n%s", want, sec)
 		}
 		if !strings.Contains(md, "Budget (from the summary): over ≤ 15.00%, under ≤ 25.00%") {
@@ -546,7 +520,7 @@ func TestDecision(t *testing.T) {
 		md := string(readFile(t, filepath.Join(write(t, s, opt), MarkdownFile)))
 		want := cheapest("accepted", 0.25, 0.25)
 		sec := decisionOf(md, "count accepted, mode independent")
-		if !strings.Contains(sec, "Cheapest algorithm that meets the budget: **"+mdEscape(want)+"**") {
+		if !strings.Contains(sec, "Cheapest algorithm that meets the budget: **"+escape.Markdown(want)+"**") {
 			t.Errorf("decision does not name %s:\n%s", want, sec)
 		}
 		if !strings.Contains(md, "Budget (given to the report): over ≤ 25.00%, under ≤ 25.00%") {

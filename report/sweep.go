@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"ratebench/algorithms"
+	"ratebench/internal/escape"
 	"ratebench/summary"
 )
 
@@ -229,7 +230,7 @@ func (m *model) sweepFig(name string, algs []string, xs []float64, gs []*group, 
 	legend := m.addMerged(row, mergeSame(algs, data), true)
 	return &figure{
 		name:  name,
-		title: what + "\n" + visible(label),
+		title: what + "\n" + escape.Visible(label),
 		alt:   what + ", " + label,
 		caption: txtf("%s (%s): the share of requests each candidate decided differently from the log, let through (over) and refused (under).",
 			what, label),

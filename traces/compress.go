@@ -61,9 +61,10 @@ func compressionOfPath(path string) compression {
 	return compressZstd
 }
 
-// zstdMaxWindow bounds the window a zstd frame may ask for, and so the
-// memory of the decoder: 128 MiB is zstd's own default limit (--long=27).
-var zstdMaxWindow uint64 = 128 << 20 // a variable for the fuzz tests
+// defaultZstdMaxWindow bounds the window a zstd frame may ask for, and so
+// the memory of the decoder (Options.zstdMaxWindow overrides it): 128 MiB
+// is zstd's own default limit (--long=27).
+const defaultZstdMaxWindow = 128 << 20
 
 // decompressor is a decompressing reader whose errors say what went wrong
 // with the stream.
@@ -75,8 +76,11 @@ type decompressor struct {
 }
 
 // newDecompressor starts decompressing r. A stream too short for its header
-// is an error.
-func newDecompressor(kind compression, r io.Reader) (*decompressor, error) {
+// is an error. maxWindow bounds a zstd frame's window (0: the default).
+func newDecompressor(kind compression, r io.Reader, maxWindow uint64) (*decompressor, error) {
+	if maxWindow == 0 {
+		maxWindow = defaultZstdMaxWindow
+	}
 	d := &decompressor{kind: kind}
 	switch kind {
 	case compressGzip:
@@ -87,7 +91,7 @@ func newDecompressor(kind compression, r io.Reader) (*decompressor, error) {
 		d.r = gr
 	case compressZstd:
 		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
-			zstd.WithDecoderMaxWindow(zstdMaxWindow))
+			zstd.WithDecoderMaxWindow(maxWindow))
 		if err != nil {
 			return nil, d.wrap(err)
 		}

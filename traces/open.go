@@ -85,7 +85,7 @@ func open(src source, f Format, opt Options) (Reader, error) {
 		if f == FormatParquet {
 			return nil, parquetNeedsFileError(src, kind)
 		}
-		if dec, err = newDecompressor(kind, br); err != nil {
+		if dec, err = newDecompressor(kind, br, opt.zstdMaxWindow); err != nil {
 			return nil, fmt.Errorf("%s: %w", src.name, err)
 		}
 		closer = closers{dec, src.closer}

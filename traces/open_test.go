@@ -404,3 +404,30 @@ func TestOpenReadersSkipCounters(t *testing.T) {
 		r.Close()
 	}
 }
+
+// A zstd frame that asks for a window above the decoder's bound is refused,
+// naming the file; the bound is Options.zstdMaxWindow (128 MiB when zero).
+func TestZstdWindowBound(t *testing.T) {
+	data := []byte("ts,key\n1,a\n2,b\n")
+	// A frame by hand: no checksum, no content size, window descriptor
+	// 0x70 (2^(10+14) = 16 MiB), then the data as one raw last block.
+	frame := append(bytes.Clone(zstdMagic), 0x00, 0x70)
+	bh := uint32(len(data))<<3 | 1
+	frame = append(frame, byte(bh), byte(bh>>8), byte(bh>>16))
+	frame = append(frame, data...)
+	read := func(opt Options) ([]Request, error) {
+		r, err := openStream(bytes.NewReader(frame), "t.csv.zst", FormatCSV, opt)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		return readAll(r)
+	}
+	if got, err := read(Options{}); err != nil || len(got) != 2 {
+		t.Fatalf("a 16 MiB window under the default bound: %d requests, %v", len(got), err)
+	}
+	_, err := read(Options{zstdMaxWindow: 8 << 20})
+	if err == nil || !strings.HasPrefix(err.Error(), "t.csv.zst") {
+		t.Fatalf("a 16 MiB window over an 8 MiB bound: %v", err)
+	}
+}

@@ -52,6 +52,11 @@ type Options struct {
 	// that does not come (a stalled pipe, a named pipe without a writer) or
 	// SkipBad skips a run of bad records. Nil means never.
 	Cancel <-chan struct{}
+
+	// zstdMaxWindow bounds the window a zstd frame may ask for, and so the
+	// memory of the decoder; 0 means defaultZstdMaxWindow. The fuzz tests
+	// lower it.
+	zstdMaxWindow uint64
 }
 
 // Defaults of the limits in Options.

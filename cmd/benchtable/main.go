@@ -1,7 +1,10 @@
 // Command benchtable reads the output of go test -bench (which stays
 // benchstat-compatible: make bench keeps it in bench.txt) and prints it as
 // a Markdown table: one row per benchmark, one column per unit, and for
-// ns/op the decisions (or requests) per second it means.
+// ns/op the decisions (or requests) per second it means. Where a package
+// has a Floor benchmark (the least a harness does per request), every
+// req/s of that package is also given as a multiple of the floor's, from
+// the same run: the column "× floor".
 //
 //	go test -run '^$' -bench . ./... | tee bench.txt | benchtable
 package main
@@ -11,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -24,9 +28,12 @@ func main() {
 
 // row is one benchmark result line.
 type row struct {
-	name    string
-	metrics map[string]string
+	pkg, name string
+	metrics   map[string]string
 }
+
+// floorUnit is the column of the ratios to the package's Floor benchmark.
+const floorUnit = "× floor"
 
 // table reads benchmark lines from in and writes the table to out; lines
 // that are not results pass through as headings (pkg:) or are dropped.
@@ -49,17 +56,17 @@ func table(out io.Writer, in io.Reader) error {
 		if _, err := strconv.Atoi(f[1]); err != nil {
 			continue
 		}
-		r := row{name: strings.TrimPrefix(pkg+".", ".") + strings.TrimPrefix(f[0], "Benchmark"), metrics: map[string]string{}}
+		r := row{pkg: pkg, name: strings.TrimPrefix(pkg+".", ".") + strings.TrimPrefix(f[0], "Benchmark"), metrics: map[string]string{}}
 		for i := 2; i+1 < len(f); i += 2 {
 			unit := f[i+1]
-			if !contains(units, unit) {
+			if !slices.Contains(units, unit) {
 				units = append(units, unit)
 			}
 			r.metrics[unit] = f[i]
 		}
 		if ns, err := strconv.ParseFloat(r.metrics["ns/op"], 64); err == nil && ns > 0 && r.metrics["req/s"] == "" && r.metrics["decisions/s"] == "" {
 			r.metrics["ops/s"] = fmt.Sprintf("%.3gM", 1e3/ns)
-			if !contains(units, "ops/s") {
+			if !slices.Contains(units, "ops/s") {
 				units = append(units, "ops/s")
 			}
 		}
@@ -70,6 +77,9 @@ func table(out io.Writer, in io.Reader) error {
 	}
 	if len(rows) == 0 {
 		return fmt.Errorf("no benchmark results in the input")
+	}
+	if floorRatios(rows) {
+		units = append(units, floorUnit)
 	}
 	fmt.Fprintf(out, "| benchmark | %s |\n|---|%s\n", strings.Join(units, " | "), strings.Repeat("---:|", len(units)))
 	for _, r := range rows {
@@ -82,11 +92,25 @@ func table(out io.Writer, in io.Reader) error {
 	return nil
 }
 
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
+// floorRatios sets the floorUnit cell of every row with a req/s in a
+// package that has a Floor benchmark with one, and reports whether it set
+// any.
+func floorRatios(rows []row) bool {
+	floor := map[string]float64{} // by package
+	for _, r := range rows {
+		base, _, _ := strings.Cut(strings.TrimPrefix(r.name, strings.TrimPrefix(r.pkg+".", ".")), "-")
+		if v, err := strconv.ParseFloat(r.metrics["req/s"], 64); base == "Floor" && err == nil && v > 0 {
+			floor[r.pkg] = v
 		}
 	}
-	return false
+	set := false
+	for _, r := range rows {
+		f, ok := floor[r.pkg]
+		v, err := strconv.ParseFloat(r.metrics["req/s"], 64)
+		if ok && err == nil {
+			r.metrics[floorUnit] = fmt.Sprintf("%.2f", v/f)
+			set = true
+		}
+	}
+	return set
 }
