@@ -65,10 +65,7 @@ func TestInterruptWritesPartialSummary(t *testing.T) {
 		t.Skip("builds the command")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "ratebench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildCommand(t, dir)
 	const someSkipped, anySkipped = -1, -2
 	tests := []struct {
 		name              string
@@ -168,10 +165,7 @@ func TestForceToOverwriteAnotherTrace(t *testing.T) {
 // leaves OUT as it was, with no temporary file beside it.
 func TestInterruptConvertOfAStalledInput(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "ratebench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildCommand(t, dir)
 	out := filepath.Join(dir, "out", "t.csv")
 	os.Mkdir(filepath.Dir(out), 0o755)
 	const earlier = "ts,key\n5,kept\n"
@@ -189,35 +183,14 @@ func TestInterruptConvertOfAStalledInput(t *testing.T) {
 	}
 	io.WriteString(stdin, "ts,key\n1,a\n2,b\n") // then nothing, and no end
 	time.Sleep(300 * time.Millisecond)
-	killer := time.AfterFunc(10*time.Second, func() { cmd.Process.Kill() })
-	defer killer.Stop()
-	signalled := time.Now()
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	err = cmd.Wait()
-	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 {
-		t.Errorf("exit: %v, want status 1", err)
-	}
-	if after := time.Since(signalled); after > 2*time.Second {
-		t.Errorf("exited %v after SIGINT", after)
-	}
-	if got, _ := os.ReadFile(out); string(got) != earlier {
-		t.Errorf("OUT is now %q", got)
-	}
-	if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 1 {
-		t.Errorf("beside OUT: %d entries, want OUT alone", len(entries))
-	}
+	interruptLeavesOutput(t, cmd, out, earlier)
 }
 
 // gen sent SIGINT while it writes stops within a second, and leaves an
 // existing OUT as it was, with no temporary file beside it.
 func TestInterruptGenLeavesTheOutput(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "ratebench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildCommand(t, dir)
 	out := filepath.Join(dir, "out", "t.parquet")
 	os.Mkdir(filepath.Dir(out), 0o755)
 	const earlier = "an earlier trace"
@@ -229,6 +202,24 @@ func TestInterruptGenLeavesTheOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(500 * time.Millisecond)
+	interruptLeavesOutput(t, cmd, out, earlier)
+}
+
+// buildCommand builds ratebench into dir and returns its path.
+func buildCommand(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "ratebench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// interruptLeavesOutput sends SIGINT to the running cmd, which writes the
+// file out, and checks that it exits with status 1 within two seconds and
+// leaves out as it was (holding earlier), with nothing else beside it.
+func interruptLeavesOutput(t *testing.T, cmd *exec.Cmd, out, earlier string) {
+	t.Helper()
 	killer := time.AfterFunc(10*time.Second, func() { cmd.Process.Kill() })
 	defer killer.Stop()
 	signalled := time.Now()
@@ -243,7 +234,7 @@ func TestInterruptGenLeavesTheOutput(t *testing.T) {
 		t.Errorf("exited %v after SIGINT", after)
 	}
 	if got, _ := os.ReadFile(out); string(got) != earlier {
-		t.Errorf("OUT is now %d bytes", len(got))
+		t.Errorf("OUT is now %d bytes, not the %d it held", len(got), len(earlier))
 	}
 	if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 1 {
 		t.Errorf("beside OUT: %d entries, want OUT alone", len(entries))
