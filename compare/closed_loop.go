@@ -1,9 +1,6 @@
 package compare
 
 import (
-	"fmt"
-	"strings"
-
 	"ratebench/clients"
 	"ratebench/summary"
 )
@@ -50,31 +47,4 @@ func (cl *closedLoop) results() []summary.ClientsResult {
 		out = append(out, s.Result())
 	}
 	return out
-}
-
-// ParseClients reads the -clients flag: "retry:POLICY", POLICY as
-// clients.ParsePolicy reads it (immediate, backoff, honor, with
-// parameters: "backoff:base=100ms,max=8"), or "retry:all" for the three
-// with their defaults.
-func ParseClients(v string) ([]clients.Policy, error) {
-	p, ok := strings.CutPrefix(strings.TrimSpace(v), "retry:")
-	if !ok {
-		return nil, fmt.Errorf("clients %q: want retry:immediate, retry:backoff, retry:honor (with parameters, e.g. retry:backoff:base=100ms,max=8) or retry:all", v)
-	}
-	if p == "all" {
-		var out []clients.Policy
-		for _, k := range []string{"immediate", "backoff", "honor"} {
-			pol, err := clients.ParsePolicy(k)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, pol)
-		}
-		return out, nil
-	}
-	pol, err := clients.ParsePolicy(p)
-	if err != nil {
-		return nil, err
-	}
-	return []clients.Policy{pol}, nil
 }

@@ -162,31 +162,12 @@ func distinct[T ~string](in, valid []T, what string) ([]T, error) {
 	return out, nil
 }
 
-// parseList reads a comma-separated list of values, each one of valid.
-func parseList[T ~string](s string, valid []T, what string) ([]T, error) {
-	var in []T
-	for _, f := range strings.Split(s, ",") {
-		in = append(in, T(strings.TrimSpace(f)))
-	}
-	return distinct(in, valid, what)
-}
-
 func joinValues[T ~string](vs []T) string {
 	var ss []string
 	for _, v := range vs {
 		ss = append(ss, string(v))
 	}
 	return strings.Join(ss, " or ") + ", or several comma-separated"
-}
-
-// ParseModes reads a comma-separated list of modes.
-func ParseModes(s string) ([]Mode, error) {
-	return parseList(s, []Mode{Independent, Shadow}, "mode")
-}
-
-// ParseCounts reads a comma-separated list of count policies.
-func ParseCounts(s string) ([]Count, error) {
-	return parseList(s, []Count{CountAccepted, CountAll}, "count policy")
 }
 
 // ruleSets returns every experiment's rules: each plain rule as a set of

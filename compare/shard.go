@@ -1,23 +1,8 @@
 package compare
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
-
 	"ratebench/summary"
 )
-
-// ParseShard reads "i/n".
-func ParseShard(v string) (*summary.Shard, error) {
-	a, b, ok := strings.Cut(v, "/")
-	i, err1 := strconv.Atoi(strings.TrimSpace(a))
-	n, err2 := strconv.Atoi(strings.TrimSpace(b))
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return nil, fmt.Errorf("shard %q: want i/n with 0 <= i < n, e.g. 0/4", v)
-	}
-	return &summary.Shard{Index: i, Count: n}, nil
-}
 
 // KeyHash is the hash that assigns keys to shards and workers: FNV-1a over
 // the key's bytes, then the MurmurHash3 finalizer to spread it over every

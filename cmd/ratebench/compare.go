@@ -61,7 +61,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	}
 	cfg := compare.Config{TopKeys: *top, Algorithms: strings.Split(*algs, ","), Workers: *workers}
 	for _, v := range clientFlags {
-		pols, err := compare.ParseClients(v)
+		pols, err := parseClients(v)
 		if err != nil {
 			return usageError{err.Error()}
 		}
@@ -76,7 +76,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		cfg.Deployment = dp
 	}
 	if *shard != "" {
-		sh, err := compare.ParseShard(*shard)
+		sh, err := parseShard(*shard)
 		if err != nil {
 			return usageError{err.Error()}
 		}
@@ -104,7 +104,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		if len(cfg.Rules) > 0 {
 			base = cfg.Rules[0]
 		}
-		sw, rs, err := compare.ParseSweep(*sweep, base)
+		sw, rs, err := parseSweep(*sweep, base)
 		if err != nil {
 			return usageError{err.Error()}
 		}
@@ -131,13 +131,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 			*b.dst = &r
 		}
 	}
-	var err error
-	if cfg.Modes, err = compare.ParseModes(*modes); err != nil {
-		return usageError{err.Error()}
-	}
-	if cfg.Counts, err = compare.ParseCounts(*counts); err != nil {
-		return usageError{err.Error()}
-	}
+	cfg.Modes, cfg.Counts = parseModes(*modes), parseCounts(*counts)
 	eng, err := compare.New(cfg)
 	if err != nil {
 		return usageError{err.Error()}
@@ -294,7 +288,7 @@ func (j replayJob) replay() (*summary.Summary, summary.Perf, error) {
 	}
 	info.Skipped, info.SkippedExamples = skipped(r)
 	sum := eng.Summary(info)
-	perf := compare.MeasurePerf(eng, sum, elapsed)
+	perf := measurePerf(eng, sum, elapsed)
 	printTable(stdout, sum)
 	fmt.Fprintf(stdout, "\n%d requests, %d keys in %.2fs (%.2fM requests/s)\n", sum.Trace.Requests, sum.Trace.Keys,
 		elapsed.Seconds(), perf.RequestsPerSecond/1e6)

@@ -1,20 +1,20 @@
-package compare
+package main
 
 import (
 	"runtime"
 	"syscall"
 	"time"
 
+	"ratebench/compare"
 	"ratebench/summary"
 )
 
-// MeasurePerf fills a Perf for a replay of s by e that took d.
-func MeasurePerf(e *Engine, s *summary.Summary, d time.Duration) summary.Perf {
-	p := summary.Perf{Requests: s.Trace.Requests, Runs: len(s.Runs), Seconds: d.Seconds(), Workers: max(1, len(e.parts))}
-	for _, w := range append([]*Engine{e}, e.parts...) {
-		p.PeakLiveKeys += int64(w.rel.peakLive)
-		p.ReleasedKeys += w.rel.released
-	}
+// measurePerf fills perf.json's figures for a replay of s by e that took
+// d: what a run measures of itself, which the same trace does not
+// reproduce (so it is kept out of summary.json).
+func measurePerf(e *compare.Engine, s *summary.Summary, d time.Duration) summary.Perf {
+	p := summary.Perf{Requests: s.Trace.Requests, Runs: len(s.Runs), Seconds: d.Seconds()}
+	p.Workers, p.PeakLiveKeys, p.ReleasedKeys = e.KeyStats()
 	if d > 0 {
 		p.RequestsPerSecond = float64(s.Trace.Requests) / d.Seconds()
 	}

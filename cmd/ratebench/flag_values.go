@@ -1,0 +1,120 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"ratebench/algorithms"
+	"ratebench/clients"
+	"ratebench/compare"
+	"ratebench/summary"
+)
+
+// The values of compare's flags that are lists or grids, read into the
+// engine's configuration. Which values are known is the engine's to say:
+// compare.New refuses an unknown mode or count policy.
+
+// parseModes reads a comma-separated list of modes.
+func parseModes(s string) []compare.Mode { return splitList[compare.Mode](s) }
+
+// parseCounts reads a comma-separated list of count policies.
+func parseCounts(s string) []compare.Count { return splitList[compare.Count](s) }
+
+// splitList splits a comma-separated list, each value trimmed.
+func splitList[T ~string](s string) []T {
+	var out []T
+	for _, f := range strings.Split(s, ",") {
+		out = append(out, T(strings.TrimSpace(f)))
+	}
+	return out
+}
+
+// parseShard reads "i/n".
+func parseShard(v string) (*summary.Shard, error) {
+	a, b, ok := strings.Cut(v, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return nil, fmt.Errorf("shard %q: want i/n with 0 <= i < n, e.g. 0/4", v)
+	}
+	return &summary.Shard{Index: i, Count: n}, nil
+}
+
+// parseClients reads the -clients flag: "retry:POLICY", POLICY as
+// clients.ParsePolicy reads it (immediate, backoff, honor, with
+// parameters: "backoff:base=100ms,max=8"), or "retry:all" for the three
+// with their defaults.
+func parseClients(v string) ([]clients.Policy, error) {
+	p, ok := strings.CutPrefix(strings.TrimSpace(v), "retry:")
+	if !ok {
+		return nil, fmt.Errorf("clients %q: want retry:immediate, retry:backoff, retry:honor (with parameters, e.g. retry:backoff:base=100ms,max=8) or retry:all", v)
+	}
+	if p == "all" {
+		var out []clients.Policy
+		for _, k := range []string{"immediate", "backoff", "honor"} {
+			pol, err := clients.ParsePolicy(k)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, pol)
+		}
+		return out, nil
+	}
+	pol, err := clients.ParsePolicy(p)
+	if err != nil {
+		return nil, err
+	}
+	return []clients.Policy{pol}, nil
+}
+
+// parseSweep reads a grid of rules, "L=5,10,50;W=1s,1m": every limit with
+// every window (either axis may be left out, the other taken from base).
+// It returns the grid and its rules, limits varying fastest.
+func parseSweep(spec string, base algorithms.Rule) (*summary.Sweep, []algorithms.Rule, error) {
+	sw := &summary.Sweep{}
+	for _, part := range strings.Split(spec, ";") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		axis, list, ok := strings.Cut(part, "=")
+		if !ok {
+			return nil, nil, fmt.Errorf("sweep %q: want L=5,10;W=1s,1m", spec)
+		}
+		for _, v := range strings.Split(list, ",") {
+			v = strings.TrimSpace(v)
+			switch strings.ToUpper(strings.TrimSpace(axis)) {
+			case "L":
+				l, err := strconv.ParseInt(v, 10, 64)
+				if err != nil || l < 1 {
+					return nil, nil, fmt.Errorf("sweep %q: limit %q is not a positive integer", spec, v)
+				}
+				sw.L = append(sw.L, l)
+			case "W":
+				w, err := time.ParseDuration(v)
+				if err != nil || w <= 0 {
+					return nil, nil, fmt.Errorf("sweep %q: window %q is not a positive duration", spec, v)
+				}
+				sw.W = append(sw.W, algorithms.FormatWindow(int64(w)))
+			default:
+				return nil, nil, fmt.Errorf("sweep %q: unknown axis %q (want L or W)", spec, axis)
+			}
+		}
+	}
+	if len(sw.L) == 0 {
+		sw.L = []int64{base.L}
+	}
+	if len(sw.W) == 0 {
+		sw.W = []string{algorithms.FormatWindow(base.W)}
+	}
+	var rules []algorithms.Rule
+	for _, w := range sw.W {
+		d, _ := time.ParseDuration(w)
+		for _, l := range sw.L {
+			rules = append(rules, algorithms.Rule{L: l, W: int64(d)})
+		}
+	}
+	return sw, rules, nil
+}
