@@ -11,6 +11,7 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/summary"
+	"ratebench/traces"
 )
 
 const sec = int64(time.Second)
@@ -447,5 +448,16 @@ func TestBurstByDifference(t *testing.T) {
 		if r.Algorithm == "fixed" && r.Mode == "independent" && r.Burst.Max <= 5 && r.Rule == "5/30s" {
 			t.Errorf("fixed never exceeds L: the comparison lacks power")
 		}
+	}
+}
+
+// The largest cost a trace may hold is the largest a limiter accepts: the
+// two packages define it each for itself (neither imports the other), and
+// the engine that joins them must find them equal, or a valid trace could
+// carry a cost no limiter takes.
+func TestTraceAndLimiterMaxCostAgree(t *testing.T) {
+	t.Parallel()
+	if traces.MaxCost != algorithms.MaxCost {
+		t.Errorf("traces.MaxCost = %d, algorithms.MaxCost = %d", int64(traces.MaxCost), int64(algorithms.MaxCost))
 	}
 }

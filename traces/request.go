@@ -37,8 +37,6 @@
 // them (SkipCounter).
 package traces
 
-import "ratebench/algorithms"
-
 // Request is one request of a trace.
 type Request struct {
 	// T is the request time in nanoseconds.
@@ -51,7 +49,6 @@ type Request struct {
 }
 
 // MaxCost is the largest cost of one request: the range of the Parquet
-// trace's INT32 cost column (SPEC 6), and the largest the limiters accept
-// (algorithms.MaxCost, which it is). Readers reject larger costs, which
+// trace's INT32 cost column (SPEC 6). Readers reject larger costs, which
 // also keeps every per-window sum of costs far from int64 overflow.
-const MaxCost = algorithms.MaxCost
+const MaxCost = 1<<31 - 1
