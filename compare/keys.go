@@ -1,6 +1,10 @@
 package compare
 
-import "fmt"
+import (
+	"fmt"
+
+	"ratebench/internal/slicesx"
+)
 
 // keyTable interns keys to dense ids in order of first appearance and keeps
 // what every run shares per key: the time of its last request (to check
@@ -83,8 +87,8 @@ func (k *keyTable) intern(key []byte, t int64) (id int32, isNew bool, err error)
 func (k *keyTable) internIndexed(id int32, key []byte, t int64) (isNew bool, err error) {
 	if int(id) >= len(k.names) {
 		n := int(id) + 1
-		k.names = grow(k.names, n)
-		k.state = grow(k.state, n)
+		k.names = slicesx.Grow(k.names, n)
+		k.state = slicesx.Grow(k.state, n)
 	}
 	st := &k.state[id]
 	if st.requests == 0 {

@@ -1,9 +1,8 @@
 package compare
 
 import (
-	"slices"
-
 	"ratebench/algorithms"
+	"ratebench/internal/slicesx"
 	"ratebench/summary"
 )
 
@@ -80,10 +79,10 @@ func (a *runAcc) release(id int32) {
 
 func (a *runAcc) grow(n int) {
 	if a.burst != nil {
-		a.hot = grow(a.hot, n)
+		a.hot = slicesx.Grow(a.hot, n)
 	}
-	a.overByKey = grow(a.overByKey, n)
-	a.underByKey = grow(a.underByKey, n)
+	a.overByKey = slicesx.Grow(a.overByKey, n)
+	a.underByKey = slicesx.Grow(a.underByKey, n)
 	if a.burst != nil {
 		a.burst.grow(n)
 	}
@@ -226,9 +225,9 @@ func (b *burstAcc) grow(n int) {
 	switch {
 	case b.log != nil:
 	case b.ref != nil:
-		b.dis = grow(b.dis, n)
+		b.dis = slicesx.Grow(b.dis, n)
 	default:
-		b.win = grow(b.win, n)
+		b.win = slicesx.Grow(b.win, n)
 	}
 }
 
@@ -409,15 +408,4 @@ type keyHot struct {
 	peak     int64 // the key's burst so far (burstAcc)
 	lastDis  int64 // time of its latest disagreement with the reference (burstAcc)
 	rejSince int64 // 1 + the time of the first rejection of its current run of them; 0 none (clientAcc)
-}
-
-// grow extends s to n zero elements, keeping its contents.
-func grow[T any](s []T, n int) []T {
-	if n <= len(s) {
-		return s
-	}
-	old := len(s)
-	s = slices.Grow(s, n-old)[:n]
-	clear(s[old:])
-	return s
 }

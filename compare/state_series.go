@@ -1,6 +1,9 @@
 package compare
 
-import "ratebench/algorithms"
+import (
+	"ratebench/algorithms"
+	"ratebench/internal/slicesx"
+)
 
 // The state all keys hold together is sampled, for each group (rule ×
 // count), at the last instant of each bin of the reference's timeline (its
@@ -29,7 +32,7 @@ type stateSeries struct {
 	keys []int64 // per key, 1 + the end its log's sum was last counted at (0: none)
 }
 
-func (s *stateSeries) grow(n int) { s.keys = grow(s.keys, n) }
+func (s *stateSeries) grow(n int) { s.keys = slicesx.Grow(s.keys, n) }
 
 // add samples a request of key id at t (just added to tl); recorded says
 // whether the log recorded it.

@@ -3,6 +3,7 @@ package compare
 import (
 	"math"
 
+	"ratebench/internal/slicesx"
 	"ratebench/summary"
 )
 
@@ -29,7 +30,7 @@ func (a *timelineAcc) add(t int64, dOver, dUnder int64) {
 	i := a.bin(t)
 	if i >= len(a.Requests) {
 		n := i + 1
-		a.Requests, a.Over, a.Under = grow(a.Requests, n), grow(a.Over, n), grow(a.Under, n)
+		a.Requests, a.Over, a.Under = slicesx.Grow(a.Requests, n), slicesx.Grow(a.Over, n), slicesx.Grow(a.Under, n)
 	}
 	a.Requests[i]++
 	a.Over[i] += dOver
@@ -109,7 +110,7 @@ func (a *timelineAcc) lastEnd() int64 {
 func (a *timelineAcc) sample(series *[]int64, s, v int64) {
 	i := int(s/a.Width - a.First)
 	if i >= len(*series) {
-		*series = grow(*series, i+1)
+		*series = slicesx.Grow(*series, i+1)
 	}
 	(*series)[i] += v
 }
@@ -123,6 +124,6 @@ func (a *timelineAcc) cover(t int64) {
 	}
 	if i := a.bin(t); i >= len(a.Requests) {
 		n := i + 1
-		a.Requests, a.Over, a.Under = grow(a.Requests, n), grow(a.Over, n), grow(a.Under, n)
+		a.Requests, a.Over, a.Under = slicesx.Grow(a.Requests, n), slicesx.Grow(a.Over, n), slicesx.Grow(a.Under, n)
 	}
 }

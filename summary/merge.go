@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"ratebench/algorithms"
+	"ratebench/internal/slicesx"
 )
 
 // Merge combines the summaries of the shards of one replay (compare -shard
@@ -220,7 +221,7 @@ func TrimZeros(s []int64) []int64 {
 }
 
 func addInto(dst, src []int64) []int64 {
-	dst = grow(dst, len(src))
+	dst = slicesx.Grow(dst, len(src))
 	for i, v := range src {
 		dst[i] += v
 	}

@@ -1,6 +1,6 @@
 package summary
 
-import "slices"
+import "ratebench/internal/slicesx"
 
 // MaxTimelineBins bounds the bins of a timeline; past it the bin width
 // doubles.
@@ -46,7 +46,7 @@ func (a *TimelineBins) Widen() {
 		dst := make([]int64, 0, len(src)/2+1)
 		for i, c := range src {
 			j := int((a.First+int64(i))*a.Width/nw - nfirst)
-			dst = grow(dst, j+1)
+			dst = slicesx.Grow(dst, j+1)
 			dst[j] += c
 		}
 		return dst
@@ -59,7 +59,7 @@ func (a *TimelineBins) Widen() {
 		for i, c := range src {
 			if b := a.First + int64(i); b%2 == 1 {
 				j := int(b/2 - nfirst)
-				dst = grow(dst, j+1)
+				dst = slicesx.Grow(dst, j+1)
 				dst[j] = c
 			}
 		}
@@ -114,7 +114,7 @@ func (a *TimelineBins) merge(o TimelineBins) {
 	a.Over = sum(a.Over, o.Over, a.First, o.First)
 	a.Under = sum(a.Under, o.Under, a.First, o.First)
 	a.Memory = sum(a.Memory, o.Memory, a.First, o.First)
-	a.Held = grow(a.Held, len(o.Held))
+	a.Held = slicesx.Grow(a.Held, len(o.Held))
 	for i := range o.Held {
 		a.Held[i] = sum(a.Held[i], o.Held[i], a.First, o.First)
 	}
@@ -143,16 +143,5 @@ func nonNil(s []int64) []int64 {
 	if s == nil {
 		return []int64{}
 	}
-	return s
-}
-
-// grow extends s to n zero elements, keeping its contents.
-func grow[T any](s []T, n int) []T {
-	if n <= len(s) {
-		return s
-	}
-	old := len(s)
-	s = slices.Grow(s, n-old)[:n]
-	clear(s[old:])
 	return s
 }
