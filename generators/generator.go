@@ -158,9 +158,9 @@ func newGenerator(spec string, p Params, sendingOnly bool) (*Generator, error) {
 	return g, nil
 }
 
-// newSource builds source idx, the k-th of part pt, on rng, and draws its
+// newSource builds the k-th source of part pt, on rng, and draws its
 // first request.
-func (g *Generator) newSource(pt *part, k, idx int, rng *rand.Rand) (source, int64) {
+func (g *Generator) newSource(pt *part, k int, rng *rand.Rand) (source, int64) {
 	pp := g.p
 	pp.Keys = pt.keys // a scenario sees the keys of its own part of a mix
 	src := pt.sc.build(pp, pt.v, k, rng)
@@ -177,7 +177,7 @@ func (g *Generator) addAll() {
 	for i := range g.parts {
 		pt := &g.parts[i]
 		for k := range pt.keys {
-			src, t := g.newSource(pt, k, pt.first+k, g.newRand(pt.first+k))
+			src, t := g.newSource(pt, k, g.newRand(pt.first+k))
 			g.srcs = append(g.srcs, src)
 			g.due = append(g.due, t)
 		}
@@ -201,16 +201,16 @@ func (g *Generator) addSending() {
 		for k := range pt.keys {
 			idx := pt.first + k
 			pcg.Seed(g.p.Seed, uint64(idx))
-			_, t := g.newSource(pt, k, idx, scratch)
+			_, t := g.newSource(pt, k, scratch)
 			f := first{t: t, idx: int32(idx)}
 			switch {
 			case t == never:
 				continue
 			case int64(len(*h)) < g.p.Requests:
-				f.src, _ = g.newSource(pt, k, idx, g.newRand(idx))
+				f.src, _ = g.newSource(pt, k, g.newRand(idx))
 				heap.Push(h, f)
 			case f.before((*h)[0]):
-				f.src, _ = g.newSource(pt, k, idx, g.newRand(idx))
+				f.src, _ = g.newSource(pt, k, g.newRand(idx))
 				(*h)[0] = f
 				heap.Fix(h, 0)
 			}
