@@ -115,22 +115,11 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 			}
 		}
 	}
-	if *maxOver != "" || *maxUnder != "" {
-		cfg.Budget = &summary.Budget{}
-		for _, b := range []struct {
-			v   string
-			dst **float64
-		}{{*maxOver, &cfg.Budget.MaxOver}, {*maxUnder, &cfg.Budget.MaxUnder}} {
-			if b.v == "" {
-				continue
-			}
-			r, err := parseRate(b.v)
-			if err != nil {
-				return usageError{err.Error()}
-			}
-			*b.dst = &r
-		}
+	budget, err := parseBudget(*maxOver, *maxUnder)
+	if err != nil {
+		return usageError{err.Error()}
 	}
+	cfg.Budget = budget
 	cfg.Modes, cfg.Counts = parseModes(*modes), parseCounts(*counts)
 	eng, err := compare.New(cfg)
 	if err != nil {

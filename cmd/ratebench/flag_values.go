@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -117,4 +118,49 @@ func parseSweep(spec string, base algorithms.Rule) (*summary.Sweep, []algorithms
 		}
 	}
 	return sw, rules, nil
+}
+
+// parseBudget reads the -max-over and -max-under flags (either may be
+// empty: no bound); nil when both are.
+func parseBudget(maxOver, maxUnder string) (*summary.Budget, error) {
+	if maxOver == "" && maxUnder == "" {
+		return nil, nil
+	}
+	b := &summary.Budget{}
+	for _, f := range []struct {
+		name, v string
+		dst     **float64
+	}{{"-max-over", maxOver, &b.MaxOver}, {"-max-under", maxUnder, &b.MaxUnder}} {
+		if f.v == "" {
+			continue
+		}
+		r, err := parseRate(f.v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.name, err)
+		}
+		*f.dst = &r
+	}
+	return b, nil
+}
+
+// parseRate reads a rate as a percentage ("0.01%") or a fraction
+// ("0.0001"), for budgets (-max-over and -max-under, of report and of
+// compare).
+func parseRate(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	pct := strings.HasSuffix(s, "%")
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil || math.IsNaN(v) || v < 0 {
+		return 0, fmt.Errorf("rate %q: want a percentage such as 0.01%% or a fraction such as 0.0001", s)
+	}
+	if pct {
+		v /= 100
+	}
+	if v > 1 {
+		return 0, fmt.Errorf("rate %q is above 100%%", s)
+	}
+	if v == 0 {
+		v = 0 // not -0
+	}
+	return v, nil
 }

@@ -5,11 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"ratebench/report"
 	"ratebench/summary"
@@ -51,47 +48,12 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	}
 
 	opt := report.Options{NoPNG: !*png}
-	if *maxOver != "" || *maxUnder != "" {
-		opt.Budget = &summary.Budget{}
-		if *maxOver != "" {
-			r, err := parseRate(*maxOver)
-			if err != nil {
-				return usageError{"report: -max-over: " + err.Error()}
-			}
-			opt.Budget.MaxOver = &r
-		}
-		if *maxUnder != "" {
-			r, err := parseRate(*maxUnder)
-			if err != nil {
-				return usageError{"report: -max-under: " + err.Error()}
-			}
-			opt.Budget.MaxUnder = &r
-		}
+	var err error
+	if opt.Budget, err = parseBudget(*maxOver, *maxUnder); err != nil {
+		return usageError{"report: " + err.Error()}
 	}
 
 	return rewriteReport(stdout, dir, opt)
-}
-
-// parseRate reads a rate as a percentage ("0.01%") or a fraction
-// ("0.0001"), for budgets (-max-over and -max-under, of report and of
-// compare).
-func parseRate(s string) (float64, error) {
-	s = strings.TrimSpace(s)
-	pct := strings.HasSuffix(s, "%")
-	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if err != nil || math.IsNaN(v) || v < 0 {
-		return 0, fmt.Errorf("rate %q: want a percentage such as 0.01%% or a fraction such as 0.0001", s)
-	}
-	if pct {
-		v /= 100
-	}
-	if v > 1 {
-		return 0, fmt.Errorf("rate %q is above 100%%", s)
-	}
-	if v == 0 {
-		v = 0 // not -0
-	}
-	return v, nil
 }
 
 // rewriteReport writes the report of DIR/summary.json into dir, all its
