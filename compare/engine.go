@@ -213,19 +213,41 @@ func (e *Engine) Add(key []byte, t, cost int64) error {
 		return err
 	}
 	e.offeredEnd = max(e.offeredEnd, t)
+	var id int32
+	var isNew bool
+	var err error
 	if e.parts != nil || e.cfg.Shard != nil {
 		h := KeyHash(key)
 		if !owns(e.cfg.Shard, h) {
 			return nil
 		}
 		if e.parts != nil {
-			return e.parts[worker(h, len(e.parts))].Add(key, t, cost)
+			return e.parts[worker(h, len(e.parts))].addHashed(key, h, t, cost)
 		}
+		id, isNew, err = e.keys.internHash(key, h, t)
+	} else {
+		id, isNew, err = e.keys.intern(key, t)
 	}
-	id, isNew, err := e.keys.intern(key, t)
 	if err != nil {
 		return err
 	}
+	return e.added(id, isNew, key, t, cost)
+}
+
+// addHashed is Add on a single engine for a request whose key's hash (KeyHash)
+// the caller has computed, and which is checked and owned.
+func (e *Engine) addHashed(key []byte, h uint64, t, cost int64) error {
+	e.offeredEnd = max(e.offeredEnd, t)
+	id, isNew, err := e.keys.internHash(key, h, t)
+	if err != nil {
+		return err
+	}
+	return e.added(id, isNew, key, t, cost)
+}
+
+// added replays a request of key id, just interned (isNew for a key not
+// live before).
+func (e *Engine) added(id int32, isNew bool, key []byte, t, cost int64) error {
 	if isNew && len(e.rel.index) > 0 {
 		e.ensure(id)
 		back, err := e.restore(id, key, t)

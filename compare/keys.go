@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"math/bits"
 
 	"ratebench/internal/slicesx"
 )
@@ -9,27 +10,50 @@ import (
 // keyTable interns keys to dense ids in order of first appearance and keeps
 // what every run shares per key: the time of its last request (to check
 // that time never goes backwards within a key) and its request count.
+//
+// The lookup is laid out for the cache: an open-addressing table of 8-byte
+// slots (a tag of the key's hash and its id) finds the candidate id, and the
+// key's state, which the request reads and writes anyway, holds the hash
+// and the first bytes of the name to confirm it, so that a request for a
+// key of up to inlineKey bytes touches one slot and one state line.
 type keyTable struct {
-	ids   map[string]int32
+	slots []uint64 // 0 empty; else tag<<32 | id+1, tag the hash's high 32 bits
+	shift uint     // 64 - log2(len(slots))
+
 	names []string
 	state []keyState
 	seen  int     // keys seen: ids may have gaps when the caller assigns them
 	live  int     // keys holding an id now
 	free  []int32 // ids released, to give to new keys
 
-	lastID int32 // the key of the last request (-1: none), checked before the map
+	lastID int32 // the key of the last request (-1: none), checked before hashing
 }
+
+// inlineKey is how many bytes of a key's name its state holds.
+const inlineKey = 30
 
 // keyState is what the table keeps per key, together so that one cache
-// line serves a request.
+// line serves a request: 64 bytes.
 type keyState struct {
-	last     int64 // time of the key's last request
-	from     int64 // its state samples are settled before from (Engine.settle)
-	requests int64
-	live     bool // the id holds a key (not released)
+	last     int64  // time of the key's last request
+	from     int64  // its state samples are settled before from (Engine.settle)
+	requests int64  //
+	hash     uint64 // KeyHash of its name
+	live     bool   // the id holds a key (not released)
+	n        uint8  // bytes of the name in head: min(len(name), inlineKey)
+	head     [inlineKey]byte
 }
 
-func newKeyTable() *keyTable { return &keyTable{ids: map[string]int32{}, lastID: -1} }
+// is reports whether the key of this state is key, whose hash is h; name
+// is the state's full name, read only for keys longer than inlineKey.
+func (s *keyState) is(key []byte, h uint64, name *string) bool {
+	if s.hash != h || int(s.n) != min(len(key), inlineKey) || string(s.head[:s.n]) != string(key[:s.n]) {
+		return false
+	}
+	return len(key) <= inlineKey || *name == string(key)
+}
+
+func newKeyTable() *keyTable { return &keyTable{lastID: -1} }
 
 // OrderError is a request whose time is before the previous request of the
 // same key.
@@ -46,44 +70,117 @@ func (e *OrderError) Error() string {
 // checks that t is not before the key's previous request. The lookup does
 // not allocate; only a new key copies its bytes.
 func (k *keyTable) intern(key []byte, t int64) (id int32, isNew bool, err error) {
-	var ok bool
-	if k.lastID >= 0 && string(key) == k.names[k.lastID] {
-		id, ok = k.lastID, true // a client's requests often come in runs
-	} else {
-		id, ok = k.ids[string(key)]
-	}
-	if !ok {
-		name := string(key)
-		if n := len(k.free); n > 0 {
-			id = k.free[n-1]
-			k.free = k.free[:n-1]
-			k.names[id] = name
-			k.state[id] = keyState{last: t, from: t, live: true}
-		} else {
-			if len(k.names) >= 1<<31-1 {
-				return 0, false, fmt.Errorf("more than %d keys at once", 1<<31-1)
-			}
-			id = int32(len(k.names))
-			k.names = append(k.names, name)
-			k.state = append(k.state, keyState{last: t, from: t, live: true})
+	if id := k.lastID; id >= 0 { // a client's requests often come in runs
+		if st := &k.state[id]; int(st.n) == len(key) && string(st.head[:st.n]) == string(key) {
+			return id, false, k.touch(id, t)
 		}
-		k.ids[name] = id
-		k.seen++
-		k.live++
-		isNew = true
-	} else if st := &k.state[id]; t < st.last {
-		return id, false, &OrderError{Key: k.names[id], T: t, Prev: st.last}
 	}
+	return k.internHash(key, KeyHash(key), t)
+}
+
+// internHash is intern for a key whose hash h (KeyHash) the caller has.
+func (k *keyTable) internHash(key []byte, h uint64, t int64) (id int32, isNew bool, err error) {
+	if len(k.slots) > 0 {
+		tag := h >> 32 << 32
+		for i := h * 0x9e3779b97f4a7c15 >> k.shift; ; i = (i + 1) & uint64(len(k.slots)-1) {
+			s := k.slots[i]
+			if s == 0 {
+				break
+			}
+			if s&^(1<<32-1) == tag {
+				id := int32(uint32(s) - 1)
+				if k.state[id].is(key, h, &k.names[id]) {
+					return id, false, k.touch(id, t)
+				}
+			}
+		}
+	}
+	id, err = k.add(key, h, t)
+	return id, err == nil, err
+}
+
+// touch counts a request of key id at t, which must not be before its last.
+func (k *keyTable) touch(id int32, t int64) error {
 	st := &k.state[id]
+	if t < st.last {
+		return &OrderError{Key: k.names[id], T: t, Prev: st.last}
+	}
 	st.last = t
 	st.requests++
 	k.lastID = id
-	return id, isNew, nil
+	return nil
+}
+
+// add gives a new key an id: a released one, or the next.
+func (k *keyTable) add(key []byte, h uint64, t int64) (int32, error) {
+	var id int32
+	if n := len(k.free); n > 0 {
+		id = k.free[n-1]
+		k.free = k.free[:n-1]
+	} else {
+		if len(k.names) >= 1<<31-1 {
+			return 0, fmt.Errorf("more than %d keys at once", 1<<31-1)
+		}
+		id = int32(len(k.names))
+		k.names = append(k.names, "")
+		k.state = append(k.state, keyState{})
+	}
+	k.names[id] = string(key)
+	st := keyState{last: t, from: t, requests: 1, hash: h, live: true, n: uint8(min(len(key), inlineKey))}
+	copy(st.head[:], key)
+	k.state[id] = st
+	k.seen++
+	k.live++
+	if 2*k.live > len(k.slots) {
+		k.rehash(max(1024, 4*k.live))
+	}
+	k.insert(id, h)
+	k.lastID = id
+	return id, nil
+}
+
+// insert puts id, whose hash is h, in the table (it is not there).
+func (k *keyTable) insert(id int32, h uint64) {
+	mask := uint64(len(k.slots) - 1)
+	i := h * 0x9e3779b97f4a7c15 >> k.shift
+	for k.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	k.slots[i] = h>>32<<32 | uint64(id+1)
+}
+
+// rehash rebuilds the table with n slots (rounded up to a power of two).
+func (k *keyTable) rehash(n int) {
+	b := bits.Len(uint(n - 1))
+	k.slots, k.shift = make([]uint64, 1<<b), uint(64-b)
+	for id := range k.state {
+		if st := &k.state[id]; st.live {
+			k.insert(int32(id), st.hash)
+		}
+	}
+}
+
+// remove takes id, whose hash is h, out of the table, shifting back the
+// entries after it that their probe would otherwise no longer reach.
+func (k *keyTable) remove(id int32, h uint64) {
+	mask := uint64(len(k.slots) - 1)
+	i := h * 0x9e3779b97f4a7c15 >> k.shift
+	for uint32(k.slots[i]) != uint32(id+1) {
+		i = (i + 1) & mask
+	}
+	for j := (i + 1) & mask; k.slots[j] != 0; j = (j + 1) & mask {
+		home := k.state[uint32(k.slots[j])-1].hash * 0x9e3779b97f4a7c15 >> k.shift
+		if (j-home)&mask >= (j-i)&mask { // home is not in (i, j]: the entry may move to i
+			k.slots[i] = k.slots[j]
+			i = j
+		}
+	}
+	k.slots[i] = 0
 }
 
 // internIndexed is intern for keys that come with a dense id of their own
-// (a generator's source index), sparing the map: id must always name the
-// same key.
+// (a generator's source index), sparing the lookup: id must always name
+// the same key.
 func (k *keyTable) internIndexed(id int32, key []byte, t int64) (isNew bool, err error) {
 	if int(id) >= len(k.names) {
 		n := int(id) + 1
@@ -114,7 +211,7 @@ func (k *keyTable) size() int { return len(k.names) }
 
 // release forgets key id and frees the id for another key.
 func (k *keyTable) release(id int32) {
-	delete(k.ids, k.names[id])
+	k.remove(id, k.state[id].hash)
 	if k.lastID == id {
 		k.lastID = -1
 	}

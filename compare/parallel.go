@@ -17,14 +17,15 @@ type batch struct {
 	t, cost   []int64
 	keyEnd    []int32 // key i is keys[keyEnd[i-1]:keyEnd[i]]
 	keys      []byte
-	ids       []int32 // the reader's key indexes, when it has them
-	seq       []int64 // position of each request in the trace, from 0
-	line, row []int64 // where each request is, for errors
+	ids       []int32  // the reader's key indexes, when it has them
+	hash      []uint64 // else the keys' KeyHash
+	seq       []int64  // position of each request in the trace, from 0
+	line, row []int64  // where each request is, for errors
 }
 
 func (b *batch) reset() {
 	b.t, b.cost, b.keyEnd, b.keys = b.t[:0], b.cost[:0], b.keyEnd[:0], b.keys[:0]
-	b.ids, b.seq, b.line, b.row = b.ids[:0], b.seq[:0], b.line[:0], b.row[:0]
+	b.ids, b.hash, b.seq, b.line, b.row = b.ids[:0], b.hash[:0], b.seq[:0], b.line[:0], b.row[:0]
 }
 
 // failure is a worker's first error and where in the trace it happened.
@@ -95,6 +96,7 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 		e.offeredEnd = max(e.offeredEnd, q.T)
 		var w int
 		var id int32
+		var h uint64
 		if indexed {
 			id = ix.KeyIndex()
 			if id < 0 {
@@ -107,7 +109,7 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 			}
 			w, id = int(id)%n, id/int32(n)
 		} else {
-			h := KeyHash(q.Key)
+			h = KeyHash(q.Key)
 			if !owns(e.cfg.Shard, h) {
 				seq++
 				continue
@@ -127,6 +129,8 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 		b.keyEnd = append(b.keyEnd, int32(len(b.keys)))
 		if indexed {
 			b.ids = append(b.ids, id)
+		} else {
+			b.hash = append(b.hash, h)
 		}
 		b.seq = append(b.seq, seq)
 		b.line = append(b.line, pos.Line)
@@ -170,7 +174,7 @@ func (e *Engine) replayBatch(b *batch, file string) *failure {
 		if len(b.ids) > 0 {
 			err = e.AddIndexed(b.ids[i], key, b.t[i], b.cost[i])
 		} else {
-			err = e.Add(key, b.t[i], b.cost[i])
+			err = e.addHashed(key, b.hash[i], b.t[i], b.cost[i])
 		}
 		if err != nil {
 			pos := traces.Position{File: file, Line: b.line[i], Row: b.row[i]}

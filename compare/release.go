@@ -155,7 +155,7 @@ func (a *runAcc) boundIdle(id int32, now int64) bool {
 func (e *Engine) release(id int32, runs []*runAcc) {
 	r := &e.rel
 	name := e.keys.names[id]
-	h := KeyHash([]byte(name))
+	h := e.keys.state[id].hash
 	rec, ok := r.index[h]
 	if !ok {
 		rec = int32(len(r.requests))
@@ -219,7 +219,7 @@ func (e *Engine) restore(id int32, key []byte, t int64) (bool, error) {
 	if len(r.index) == 0 {
 		return false, nil
 	}
-	rec, ok := r.index[KeyHash(key)]
+	rec, ok := r.index[e.keys.state[id].hash]
 	if !ok {
 		return false, nil
 	}
