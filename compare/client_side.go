@@ -21,20 +21,19 @@ type clientAcc struct {
 	early    int64
 	recovery clients.Dense
 	delay    clients.Dense
-	hot      *[]keyHot // the run's: each key's open run of rejections
+	rows     *runRows // the run's: each key's open run of rejections
 }
 
-func newClientAcc(lim algorithms.Limiter, hot *[]keyHot) *clientAcc {
-	a := &clientAcc{hot: hot}
+func newClientAcc(lim algorithms.Limiter, rows *runRows) *clientAcc {
+	a := &clientAcc{rows: rows}
 	a.ra, _ = lim.(algorithms.RetryAfterer)
 	a.dl, _ = lim.(algorithms.Delayer)
 	return a
 }
 
-// observe counts a request of key id that the run decided admit, after
-// the run recorded it or not.
-func (a *clientAcc) observe(id int32, t, cost int64, admit, recorded bool) {
-	h := &(*a.hot)[id]
+// observe counts a request of key id, whose row in the run is h, that the
+// run decided admit, after the run recorded it or not.
+func (a *clientAcc) observe(h *keyRun, id int32, t, cost int64, admit, recorded bool) {
 	if admit {
 		if s := h.rejSince; s != 0 {
 			a.recovery.Add(t - (s - 1))
@@ -75,8 +74,8 @@ func (a *clientAcc) summary(keys *keyTable, retained []*fullRecord, run int) *su
 	if a.dl != nil {
 		c.Delay = denseDistribution(&a.delay)
 	}
-	for id, h := range *a.hot {
-		if h.rejSince != 0 && keys.state[id].live {
+	for id := range int32(a.rows.ids()) {
+		if a.rows.at(id).rejSince != 0 && keys.state[id].live {
 			c.Unrecovered++
 		}
 	}

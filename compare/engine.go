@@ -16,6 +16,7 @@ import (
 type Engine struct {
 	cfg    Config
 	keys   *keyTable
+	rows   keyRows // per key, what every run keeps of it
 	groups []*group
 	capN   int // ids below capN are valid in every limiter and accumulator
 
@@ -49,6 +50,7 @@ type group struct {
 	cands      []*candidate
 	peers      []*candidate // the candidates checked against a token run
 	state      stateSeries  // samples memory on refAcc's timeline
+	base       int          // the index of the group's reference among the engine's runs
 }
 
 // candidate is one algorithm in one mode.
@@ -141,6 +143,15 @@ func newEngine(cfg Config) (*Engine, error) {
 			g.pairPeers()
 			e.groups = append(e.groups, g)
 		}
+	}
+	for i, a := range e.runs() {
+		a.rows = runRows{rows: &e.rows, run: i}
+	}
+	e.rows.stride = len(e.runs())
+	base := 0
+	for _, g := range e.groups {
+		g.base = base
+		base += 1 + len(g.cands)
 	}
 	e.rel = newReleaser(e)
 	var err error
@@ -321,8 +332,9 @@ func (e *Engine) add(id int32, t, cost int64) {
 	st := &e.keys.state[id]
 	from := st.from
 	st.from = max(st.from, t) // (a sweep may have settled past t if the trace is out of order across keys)
+	row := e.rows.row(id)
 	for _, g := range e.groups {
-		g.add(id, t, cost, from)
+		g.add(row[g.base:], id, t, cost, from)
 	}
 }
 
@@ -335,13 +347,13 @@ func (e *Engine) ensure(id int32) {
 
 func (e *Engine) growKeys(n int) {
 	e.capN = n
+	e.rows.grow(n)
 	for _, g := range e.groups {
 		g.ref.Grow(n)
 		for _, l := range g.guards {
 			l.Grow(n)
 		}
 		g.refAcc.grow(n)
-		g.state.grow(n)
 		for _, c := range g.cands {
 			c.lim.Grow(n)
 			c.acc.grow(n)
@@ -349,9 +361,10 @@ func (e *Engine) growKeys(n int) {
 	}
 }
 
-// add replays a request of key id at t; the key's state samples are
+// add replays a request of key id at t, whose row in the group's runs is
+// row (the reference's, then the candidates'); the key's state samples are
 // settled up to from (see settle).
-func (g *group) add(id int32, t, cost, from int64) {
+func (g *group) add(row []keyRun, id int32, t, cost, from int64) {
 	ref := g.ref.Decide(id, t, cost)
 	for _, l := range g.guards { // a layered reference admits iff every layer's log does
 		ref = l.Decide(id, t, cost) && ref
@@ -364,15 +377,16 @@ func (g *group) add(id int32, t, cost, from int64) {
 			l.Record(id, t, cost)
 		}
 	}
-	g.refAcc.add(id, t, cost, ref, ref)
+	g.refAcc.add(&row[0], id, t, cost, ref, ref)
 	if c := g.refAcc.client; c != nil {
-		c.observe(id, t, cost, ref, recorded)
+		c.observe(&row[0], id, t, cost, ref, recorded)
 	}
-	g.state.add(&g.refAcc.timeline, id, t, cost, recorded)
+	g.state.add(&g.refAcc.timeline, &row[0], t, cost, recorded)
 	if from < g.refAcc.timeline.lo { // else from is in t's bin: no end in [from, t)
 		g.settle(id, from, t-1)
 	}
-	for _, c := range g.cands {
+	for i, c := range g.cands {
+		h := &row[1+i]
 		admit := c.lim.Decide(id, t, cost)
 		if c.est != nil {
 			c.acc.rateErr.Add(c.est.Estimate(id, t), exact)
@@ -387,9 +401,9 @@ func (g *group) add(id int32, t, cost, from int64) {
 		if record {
 			c.lim.Record(id, t, cost)
 		}
-		c.acc.add(id, t, cost, admit, ref)
+		c.acc.add(h, id, t, cost, admit, ref)
 		if cl := c.acc.client; cl != nil {
-			cl.observe(id, t, cost, admit, record)
+			cl.observe(h, id, t, cost, admit, record)
 		}
 		c.admit = admit
 	}

@@ -13,11 +13,10 @@ type runAcc struct {
 
 	requests, admitted, admittedCost, cost int64
 	over, under                            int64
-	overByKey, underByKey                  []int64
+	rows                                   runRows // per key: its counts, burst and client state
 	phaseOver, phaseUnder                  [PhaseBins]int64
 	timeline                               timelineAcc
 
-	hot     []keyHot  // per key, what burst and client read at every request; nil without ownHistory
 	burst   *burstAcc // nil without ownHistory
 	bound   boundAcc
 	memory  memoryAcc
@@ -37,8 +36,8 @@ func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr, ownHistory
 	a := &runAcc{rule: rule, lim: lim, memory: memoryAcc{lim: lim}, timeline: newTimelineAcc(rule.W)}
 	if ownHistory {
 		a.bound = newBoundAcc(rule, lim)
-		a.burst = &burstAcc{w: rule.W, hot: &a.hot}
-		a.client = newClientAcc(lim, &a.hot)
+		a.burst = &burstAcc{w: rule.W, rows: &a.rows}
+		a.client = newClientAcc(lim, &a.rows)
 	}
 	if rateErr {
 		a.rateErr = summary.NewRateErrors(rule.L)
@@ -65,32 +64,27 @@ func countKey(r *summary.Run, o, u int64) bool {
 // release resets key id's accumulators (its figures were saved in the
 // release ledger).
 func (a *runAcc) release(id int32) {
-	a.overByKey[id], a.underByKey[id] = 0, 0
+	*a.rows.at(id) = keyRun{}
 	if a.burst != nil {
 		a.burst.release(id)
 	}
 	if a.bound.check != nil {
 		a.bound.check.Release(id)
 	}
-	if a.hot != nil {
-		a.hot[id] = keyHot{}
-	}
 }
 
+// grow makes ids below n valid in the accumulators the run keeps itself
+// (the engine grows the key rows).
 func (a *runAcc) grow(n int) {
-	if a.burst != nil {
-		a.hot = slicesx.Grow(a.hot, n)
-	}
-	a.overByKey = slicesx.Grow(a.overByKey, n)
-	a.underByKey = slicesx.Grow(a.underByKey, n)
 	if a.burst != nil {
 		a.burst.grow(n)
 	}
 	a.bound.grow(n)
 }
 
-// add counts one request that the run decided admit and the reference ref.
-func (a *runAcc) add(id int32, t, cost int64, admit, ref bool) {
+// add counts one request of key id, whose row in the run is h, that the
+// run decided admit and the reference ref.
+func (a *runAcc) add(h *keyRun, id int32, t, cost int64, admit, ref bool) {
 	a.requests++
 	a.cost += cost
 	if admit {
@@ -99,18 +93,18 @@ func (a *runAcc) add(id int32, t, cost int64, admit, ref bool) {
 		a.bound.add(id, t, cost)
 	}
 	if a.burst != nil {
-		a.burst.observe(id, t, cost, admit, ref)
+		a.burst.observe(h, id, t, cost, admit, ref)
 	}
 	var dOver, dUnder int64
 	if admit != ref {
 		if admit {
 			a.over++
-			a.overByKey[id]++
+			h.over++
 			a.phaseOver[phaseBin(t, a.rule.W)]++
 			dOver = 1
 		} else {
 			a.under++
-			a.underByKey[id]++
+			h.under++
 			a.phaseUnder[phaseBin(t, a.rule.W)]++
 			dUnder = 1
 		}
@@ -150,9 +144,9 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, held []in
 		r.UnderRate = float64(r.Under) / float64(a.requests)
 	}
 	var top []int32
-	for id := range a.overByKey {
-		if countKey(&r, a.overByKey[id], a.underByKey[id]) {
-			top = append(top, int32(id))
+	for id := range int32(a.rows.ids()) {
+		if h := a.rows.at(id); countKey(&r, h.over, h.under) {
+			top = append(top, id)
 		}
 	}
 	for _, f := range retained {
@@ -166,15 +160,16 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, held []in
 	}
 	r.TopKeys = []summary.KeyStat{}
 	for _, id := range top {
+		h := a.rows.at(id)
 		r.TopKeys = append(r.TopKeys, summary.KeyStat{
 			Key:      keys.names[id],
 			Requests: keys.state[id].requests,
-			Disagree: a.overByKey[id] + a.underByKey[id],
-			Over:     a.overByKey[id],
-			Under:    a.underByKey[id],
+			Disagree: h.over + h.under,
+			Over:     h.over,
+			Under:    h.under,
 		})
 		if a.burst != nil {
-			p := a.hot[id].peak
+			p := h.peak
 			r.TopKeys[len(r.TopKeys)-1].Burst = &p
 		}
 	}
@@ -209,7 +204,7 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, held []in
 //     key none of whose disagreements is recent costs one read of lastDis;
 //   - otherwise a sliding sum of the run's own admissions per key.
 type burstAcc struct {
-	hot *[]keyHot // the run's: each key's peak and latest disagreement
+	rows *runRows // the run's: each key's peak and latest disagreement
 	log *algorithms.Log
 	ref *algorithms.Log
 	w   int64
@@ -231,10 +226,10 @@ func (b *burstAcc) grow(n int) {
 	}
 }
 
-// observe counts a request the run decided admit and the reference ref;
-// log and ref must already have recorded it.
-func (b *burstAcc) observe(id int32, t, cost int64, admit, ref bool) {
-	h := &(*b.hot)[id]
+// observe counts a request of key id, whose row in the run is h, that the
+// run decided admit and the reference ref; log and ref must already have
+// recorded it.
+func (b *burstAcc) observe(h *keyRun, id int32, t, cost int64, admit, ref bool) {
 	var span int64
 	switch {
 	case b.log != nil:
@@ -275,7 +270,7 @@ func (b *burstAcc) observe(id int32, t, cost int64, admit, ref bool) {
 }
 
 // release forgets key id's burst windows (its peak, saved or folded, is
-// cleared with the run's keyHot).
+// cleared with the run's keyRun).
 func (b *burstAcc) release(id int32) {
 	switch {
 	case b.log != nil:
@@ -300,8 +295,8 @@ func (b *burstAcc) summary(keys *keyTable, l int64, retained []*fullRecord, run 
 			out.Max, out.Key = p, name
 		}
 	}
-	for id := range *b.hot {
-		p := (*b.hot)[id].peak
+	for id := range int32(b.rows.ids()) {
+		p := b.rows.at(id).peak
 		if p > l {
 			out.KeysOverL++
 		}
@@ -401,11 +396,3 @@ const (
 	modelLog   = "per entry in the window, pruned when the key is next seen; total: entries in the window at the end of each timeline bin"
 	modelFixed = "fixed per key; total: keys whose state is not back to its initial value at the end of each timeline bin"
 )
-
-// keyHot is what a run reads of a key at every request, together so that
-// one cache line serves it.
-type keyHot struct {
-	peak     int64 // the key's burst so far (burstAcc)
-	lastDis  int64 // time of its latest disagreement with the reference (burstAcc)
-	rejSince int64 // 1 + the time of the first rejection of its current run of them; 0 none (clientAcc)
-}

@@ -168,13 +168,15 @@ func (e *Engine) release(id int32, runs []*runAcc) {
 	for i, g := range e.groups {
 		gr[2*i] = 0
 		if b := g.refAcc.burst; b != nil {
-			gr[2*i] = g.refAcc.hot[id].peak
+			gr[2*i] = g.refAcc.rows.at(id).peak
 		}
 		gr[2*i+1] = g.ref.KeyPeak(id)
 	}
 	keep := false
-	for _, a := range runs {
-		if a.overByKey[id]+a.underByKey[id] > 0 || (a.burst != nil && a.hot[id].peak > a.rule.L) || (a.client != nil && a.hot[id].rejSince != 0) {
+	row := e.rows.row(id)
+	for i, a := range runs {
+		h := &row[i]
+		if h.over+h.under > 0 || (a.burst != nil && h.peak > a.rule.L) || (a.client != nil && h.rejSince != 0) {
 			keep = true
 		}
 	}
@@ -182,19 +184,20 @@ func (e *Engine) release(id int32, runs []*runAcc) {
 		n := len(runs)
 		f := &fullRecord{name: name, requests: e.keys.state[id].requests, over: make([]int64, n), under: make([]int64, n), peak: make([]int64, n), open: make([]int64, n)}
 		for i, a := range runs {
-			f.over[i], f.under[i] = a.overByKey[id], a.underByKey[id]
+			h := &row[i]
+			f.over[i], f.under[i] = h.over, h.under
 			if a.burst != nil {
-				f.peak[i] = a.hot[id].peak
+				f.peak[i] = h.peak
 			}
 			if a.client != nil {
-				f.open[i] = a.hot[id].rejSince
+				f.open[i] = h.rejSince
 			}
 		}
 		r.full[rec] = f
 	}
-	for _, a := range runs {
+	for i, a := range runs {
 		if a.burst != nil {
-			a.burst.fold(a.hot[id].peak, name)
+			a.burst.fold(row[i].peak, name)
 		}
 		a.release(id)
 	}
@@ -206,7 +209,6 @@ func (e *Engine) release(id int32, runs []*runAcc) {
 		for _, c := range g.cands {
 			c.lim.(algorithms.Releaser).Release(id)
 		}
-		g.state.release(id)
 	}
 	e.keys.release(id)
 	r.released++
@@ -231,20 +233,22 @@ func (e *Engine) restore(id int32, key []byte, t int64) (bool, error) {
 	f := r.full[rec]
 	delete(r.full, rec)
 	runs := e.runs() // each group's reference, then its candidates
+	row := e.rows.row(id)
 	i := 0
 	for gi, g := range e.groups {
 		g.ref.Restore(id, gr[2*gi+1])
 		for _, a := range runs[i : i+1+len(g.cands)] {
+			h := &row[i]
 			if a.burst != nil {
-				a.hot[id].peak = gr[2*gi] // a run that never disagreed admitted as the reference
+				h.peak = gr[2*gi] // a run that never disagreed admitted as the reference
 			}
 			if f != nil {
-				a.overByKey[id], a.underByKey[id] = f.over[i], f.under[i]
+				h.over, h.under = f.over[i], f.under[i]
 				if a.burst != nil {
-					a.hot[id].peak = f.peak[i]
+					h.peak = f.peak[i]
 				}
 				if a.client != nil {
-					a.hot[id].rejSince = f.open[i]
+					h.rejSince = f.open[i]
 				}
 			}
 			i++

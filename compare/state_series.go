@@ -1,9 +1,6 @@
 package compare
 
-import (
-	"ratebench/algorithms"
-	"ratebench/internal/slicesx"
-)
+import "ratebench/algorithms"
 
 // The state all keys hold together is sampled, for each group (rule ×
 // count), at the last instant of each bin of the reference's timeline (its
@@ -26,17 +23,15 @@ import (
 //     takes many windows to refill is counted at each of them.
 //
 // stateSeries is the log's part: each key keeps the last end it was
-// counted at, so that its running sum counts once per end.
+// counted at (keyRun.stateEnd of the reference's run), so that its running
+// sum counts once per end.
 type stateSeries struct {
-	w    int64
-	keys []int64 // per key, 1 + the end its log's sum was last counted at (0: none)
+	w int64
 }
 
-func (s *stateSeries) grow(n int) { s.keys = slicesx.Grow(s.keys, n) }
-
-// add samples a request of key id at t (just added to tl); recorded says
-// whether the log recorded it.
-func (s *stateSeries) add(tl *timelineAcc, id int32, t, cost int64, recorded bool) {
+// add samples a request at t (just added to tl) of a key whose row in the
+// reference's run is h; recorded says whether the log recorded it.
+func (s *stateSeries) add(tl *timelineAcc, h *keyRun, t, cost int64, recorded bool) {
 	if !recorded {
 		return
 	}
@@ -48,16 +43,11 @@ func (s *stateSeries) add(tl *timelineAcc, id int32, t, cost int64, recorded boo
 	if cost != 1 {
 		size = 16
 	}
-	if k := &s.keys[id]; *k != e+1 {
-		*k = e + 1
+	if h.stateEnd != e+1 {
+		h.stateEnd = e + 1
 		size += 8
 	}
 	tl.sample(&tl.Memory, e, size)
-}
-
-// release forgets key id, whose state is back to its initial value.
-func (s *stateSeries) release(id int32) {
-	s.keys[id] = 0
 }
 
 // settle counts, for key id, each candidate that holds state at the ends

@@ -1,0 +1,50 @@
+package compare
+
+import "ratebench/internal/slicesx"
+
+// keyRun is what one run keeps of one key and reads or writes at its
+// requests.
+type keyRun struct {
+	over, under int64 // the key's over- and under-admissions (runAcc)
+	peak        int64 // its burst so far (burstAcc)
+	lastDis     int64 // time of its latest disagreement with the reference (burstAcc)
+	rejSince    int64 // 1 + the time of the first rejection of its current run of them; 0 none (clientAcc)
+	stateEnd    int64 // a reference's: 1 + the timeline end its log's sum was last counted at; 0 none (stateSeries)
+}
+
+// keyRows holds, per key, the keyRun of every run of an engine side by
+// side, so that a request finds what all its runs keep of its key in a few
+// adjacent cache lines rather than one line per run and per metric.
+type keyRows struct {
+	runs   []keyRun // key id's runs are runs[id*stride : (id+1)*stride]
+	stride int      // the engine's runs
+}
+
+// grow makes ids below n valid.
+func (k *keyRows) grow(n int) { k.runs = slicesx.Grow(k.runs, n*k.stride) }
+
+// row returns key id's runs, in the engine's order (Engine.runs).
+func (k *keyRows) row(id int32) []keyRun {
+	i := int(id) * k.stride
+	return k.runs[i : i+k.stride : i+k.stride]
+}
+
+// ids returns one more than the largest valid id.
+func (k *keyRows) ids() int {
+	if k.stride == 0 {
+		return 0
+	}
+	return len(k.runs) / k.stride
+}
+
+// runRows is one run's column of keyRows.
+type runRows struct {
+	rows *keyRows
+	run  int // the run's index in the engine's order
+}
+
+// at returns what the run keeps of key id.
+func (r runRows) at(id int32) *keyRun { return &r.rows.runs[int(id)*r.rows.stride+r.run] }
+
+// ids returns one more than the largest valid id.
+func (r runRows) ids() int { return r.rows.ids() }
