@@ -205,9 +205,9 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, held []in
 //   - otherwise a sliding sum of the run's own admissions per key.
 type burstAcc struct {
 	rows *runRows // the run's: each key's peak and latest disagreement
-	log *algorithms.Log
-	ref *algorithms.Log
-	w   int64
+	log  *algorithms.Log
+	ref  *algorithms.Log
+	w    int64
 
 	relMax int64  // the largest peak of the keys released
 	relKey string // and its key (the least name of those with it)
