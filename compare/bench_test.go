@@ -117,7 +117,7 @@ func BenchmarkDistinctKeys(b *testing.B) {
 				var m runtime.MemStats
 				runtime.ReadMemStats(&m)
 				b.ReportMetric(float64(m.HeapAlloc)/(1<<20), "heap-MiB")
-				b.ReportMetric(float64(e.rel.peakLive), "peak-live-keys")
+				b.ReportMetric(float64(e.workers[0].rel.peakLive), "peak-live-keys")
 				b.ReportMetric(float64(m.HeapAlloc)/n, "heap-B/key-seen")
 				runtime.KeepAlive(e)
 				b.StartTimer()

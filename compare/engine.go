@@ -2,8 +2,6 @@ package compare
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 	"sync/atomic"
 
 	"ratebench/algorithms"
@@ -11,59 +9,21 @@ import (
 )
 
 // Engine replays requests through every experiment of a Config in one pass.
-// Feed it with Add in trace order, then call Summary. Not safe for
-// concurrent use.
+// Feed it with Add in trace order (or Replay a reader), then call Summary.
+// Not safe for concurrent use.
+//
+// The engine coordinates; its workers replay. With one worker it hands
+// every request to it; with several (Config.Workers), each replays the keys
+// that hash to it (KeyHash), and their summaries, of disjoint keys, merge
+// exactly into the one a single pass gives.
 type Engine struct {
-	cfg    Config
-	keys   *keyTable
-	rows   keyRows // per key, what every run keeps of it
-	groups []*group
-	capN   int // ids below capN are valid in every limiter and accumulator
+	cfg     Config
+	workers []*worker
+	notes   []string
 
-	requests, cost int64
-	start, end     int64
-	notes          []string
-	partial        bool         // the replay was interrupted
-	offeredEnd     int64        // the latest time of any request offered, other shards' keys included
-	stateClosed    bool         // closeState has run
-	progress       atomic.Int64 // requests read by Replay, for Progress
-
-	// parts are the workers of a parallel engine, each replaying the keys
-	// that hash to it; nil for a single one, which replays itself.
-	parts  []*Engine
-	rel    releaser    // releases the state of idle keys
-	closed closedLoop  // the closed-loop replays, if any
-	dist   deployments // the simulated distributed deployments, if any
-}
-
-// group is one rule × count policy: a reference log and the candidates of
-// every mode, all fed the same requests.
-type group struct {
-	rule       algorithms.Rule   // the rule, or of layered rules the primary (longest window)
-	layers     []algorithms.Rule // the layers of a layered rule; the rule alone otherwise
-	guards     []*algorithms.Log // the reference's logs of the layers besides the primary
-	guardRules []algorithms.Rule // and their rules
-	count      Count
-	ref        *algorithms.Log
-	refAcc     *runAcc
-	modes      []Mode // the modes this group reports (one under count all)
-	cands      []*candidate
-	peers      []*candidate // the candidates checked against a token run
-	state      stateSeries  // samples memory on refAcc's timeline
-	base       int          // the index of the group's reference among the engine's runs
-}
-
-// candidate is one algorithm in one mode.
-type candidate struct {
-	lim       algorithms.Limiter
-	rel       algorithms.Releaser  // lim's idle test, for the state it holds
-	est       algorithms.Estimator // non-nil where rate error is measured
-	mode      Mode
-	recordAll bool // count all applies to this algorithm
-	acc       *runAcc
-
-	admit   bool       // the decision on the last request
-	vsToken *candidate // for a peer library: the token run it is checked against
+	partial    bool         // the replay was interrupted
+	offeredEnd int64        // the latest time of any request offered, other shards' keys included
+	progress   atomic.Int64 // requests read by Replay, for Progress
 }
 
 // New returns an engine for cfg (defaults filled in).
@@ -72,148 +32,21 @@ func New(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Workers == 1 {
-		return newEngine(cfg)
-	}
 	e := &Engine{cfg: cfg}
 	one := cfg
 	one.Workers, one.Shard = 1, nil
+	if cfg.Workers == 1 {
+		one.Shard = cfg.Shard
+	}
 	for range cfg.Workers {
-		p, err := newEngine(one)
+		w, err := newWorker(one)
 		if err != nil {
 			return nil, err
 		}
-		e.parts = append(e.parts, p)
+		e.workers = append(e.workers, w)
 	}
-	e.notes = e.parts[0].notes
+	e.notes = e.workers[0].notes
 	return e, nil
-}
-
-// newEngine returns a single engine for a normalized cfg.
-func newEngine(cfg Config) (*Engine, error) {
-	e := &Engine{cfg: cfg, keys: newKeyTable()}
-	for _, set := range cfg.ruleSets() {
-		r := algorithms.PrimaryRule(set)
-		for _, c := range cfg.Counts {
-			g := &group{rule: r, layers: set, count: c, ref: algorithms.NewLog(r), modes: cfg.Modes, state: stateSeries{w: r.W}}
-			for _, l := range set {
-				if l != r {
-					g.guards = append(g.guards, algorithms.NewLog(l))
-					g.guardRules = append(g.guardRules, l)
-				}
-			}
-			g.refAcc = newRunAcc(r, g.ref, false, true)
-			if len(g.guards) > 0 { // all layers must admit: Retry-After is their fixed point
-				layers := []algorithms.Limiter{g.ref}
-				rules := []algorithms.Rule{r}
-				for i, l := range g.guards {
-					layers = append(layers, l)
-					rules = append(rules, g.guardRules[i])
-				}
-				g.refAcc.client.ra = algorithms.LayeredOf(layers, rules)
-			}
-			if c == CountAccepted {
-				g.refAcc.burst.log = g.ref // the reference records exactly what it admits
-			}
-			if c == CountAll {
-				g.modes = []Mode{countAllMode(cfg.Modes)}
-			}
-			for _, m := range g.modes {
-				for _, spec := range cfg.Algorithms[1:] { // [0] is the log
-					lim, err := algorithms.New(spec, r)
-					if len(set) > 1 {
-						lim, err = algorithms.NewLayered(spec, set)
-					}
-					if err != nil {
-						return nil, err
-					}
-					cd := &candidate{lim: lim, rel: releaserOf(lim), mode: m, recordAll: c == CountAll && lim.CountsRejected()}
-					est, isEst := lim.(algorithms.Estimator)
-					if isEst && (m == Shadow || cd.recordAll) {
-						cd.est = est
-					}
-					cd.acc = newRunAcc(r, lim, cd.est != nil, m == Independent || cd.recordAll)
-					if c == CountAccepted && cd.acc.burst != nil && !cfg.tuning.ownBurst {
-						cd.acc.burst.ref = g.ref // measure the burst from the reference's and the disagreements
-					}
-					g.cands = append(g.cands, cd)
-				}
-			}
-			g.refAcc.timeline.Held = make([][]int64, len(g.cands))
-			g.pairPeers()
-			e.groups = append(e.groups, g)
-		}
-	}
-	for i, a := range e.runs() {
-		a.rows = runRows{rows: &e.rows, run: i}
-	}
-	e.rows.stride = len(e.runs())
-	base := 0
-	for _, g := range e.groups {
-		g.base = base
-		base += 1 + len(g.cands)
-	}
-	e.rel = newReleaser(e)
-	var err error
-	if e.closed, err = newClosedLoop(cfg); err != nil {
-		return nil, err
-	}
-	if e.dist, err = newDeployments(cfg); err != nil {
-		return nil, err
-	}
-	if slices.Contains(cfg.Counts, CountAll) {
-		if n := e.countAllNote(); n != "" {
-			e.notes = append(e.notes, n)
-		}
-	}
-	return e, nil
-}
-
-// countAllMode is the one mode the runs under count all are made in (SPEC
-// 4): the window algorithms record every request there, so for them the
-// modes coincide, and the algorithms that count only what they admit
-// (token, gcra, leaky, peers) record their own admissions, as in
-// independent mode. Only when independent is not asked for are they run in
-// shadow mode, recording the log's admissions. The choice does not depend
-// on the order of the modes.
-func countAllMode(modes []Mode) Mode {
-	if slices.Contains(modes, Independent) {
-		return Independent
-	}
-	return Shadow
-}
-
-// countAllNote says how the runs under count all are made, naming the
-// configured algorithms that count only what they admit; empty when there
-// is nothing to say (one mode asked for, and no such algorithm).
-func (e *Engine) countAllNote() string {
-	var own []string // the algorithms that count only what they admit
-	for _, g := range e.groups {
-		if g.count != CountAll {
-			continue
-		}
-		for _, c := range g.cands {
-			if !c.lim.CountsRejected() && !slices.Contains(own, c.lim.Name()) {
-				own = append(own, c.lim.Name())
-			}
-		}
-	}
-	m := countAllMode(e.cfg.Modes)
-	var b strings.Builder
-	b.WriteString("count all: the window algorithms record every request, so for them the independent and shadow modes coincide")
-	if len(e.cfg.Modes) > 1 {
-		fmt.Fprintf(&b, "; the runs under count all are made once, as %s", m)
-	} else if len(own) == 0 {
-		return ""
-	}
-	if len(own) > 0 {
-		whose := "their own admissions"
-		if m == Shadow {
-			whose = "the log's admissions"
-		}
-		fmt.Fprintf(&b, ", and the algorithms that count only what they admit (%s) record %s there", strings.Join(own, ", "), whose)
-	}
-	return b.String()
 }
 
 // Add replays one request. key may be reused by the caller after Add
@@ -224,64 +57,14 @@ func (e *Engine) Add(key []byte, t, cost int64) error {
 		return err
 	}
 	e.offeredEnd = max(e.offeredEnd, t)
-	var id int32
-	var isNew bool
-	var err error
-	if e.parts != nil || e.cfg.Shard != nil {
-		h := KeyHash(key)
-		if !owns(e.cfg.Shard, h) {
-			return nil
-		}
-		if e.parts != nil {
-			return e.parts[worker(h, len(e.parts))].addHashed(key, h, t, cost)
-		}
-		id, isNew, err = e.keys.internHash(key, h, t)
-	} else {
-		id, isNew, err = e.keys.intern(key, t)
+	if len(e.workers) == 1 && e.cfg.Shard == nil {
+		return e.workers[0].add1(key, t, cost)
 	}
-	if err != nil {
-		return err
+	h := KeyHash(key)
+	if !owns(e.cfg.Shard, h) {
+		return nil
 	}
-	return e.added(id, isNew, key, t, cost)
-}
-
-// addHashed is Add on a single engine for a request whose key's hash (KeyHash)
-// the caller has computed, and which is checked and owned.
-func (e *Engine) addHashed(key []byte, h uint64, t, cost int64) error {
-	e.offeredEnd = max(e.offeredEnd, t)
-	id, isNew, err := e.keys.internHash(key, h, t)
-	if err != nil {
-		return err
-	}
-	return e.added(id, isNew, key, t, cost)
-}
-
-// added replays a request of key id, just interned (isNew for a key not
-// live before).
-func (e *Engine) added(id int32, isNew bool, key []byte, t, cost int64) error {
-	if isNew && len(e.rel.index) > 0 {
-		e.ensure(id)
-		back, err := e.restore(id, key, t)
-		if err != nil {
-			e.keys.release(id)
-			return err
-		}
-		if back {
-			e.keys.seen-- // a key seen before
-		}
-	}
-	e.add(id, t, cost)
-	e.rel.observe(e, t)
-	return e.others(key, t, cost)
-}
-
-// others feeds the closed-loop and distributed simulations, which keep
-// their own keys.
-func (e *Engine) others(key []byte, t, cost int64) error {
-	if err := e.closed.add(key, t, cost); err != nil {
-		return err
-	}
-	return e.dist.add(key, t, cost)
+	return e.workers[workerOf(h, len(e.workers))].addHashed(key, h, t, cost)
 }
 
 // AddIndexed is Add for a request whose key comes with a dense id of its
@@ -299,16 +82,8 @@ func (e *Engine) AddIndexed(id int32, key []byte, t, cost int64) error {
 	if e.cfg.Shard != nil && !owns(e.cfg.Shard, KeyHash(key)) {
 		return nil
 	}
-	if n := int32(len(e.parts)); n > 0 {
-		return e.parts[id%n].AddIndexed(id/n, key, t, cost)
-	}
-	if _, err := e.keys.internIndexed(id, key, t); err != nil {
-		return err
-	}
-	e.rel.enabled = false // the caller's ids cannot be given to other keys
-	e.rel.peakLive = max(e.rel.peakLive, e.keys.live)
-	e.add(id, t, cost)
-	return e.others(key, t, cost)
+	n := int32(len(e.workers))
+	return e.workers[id%n].addIndexed(id/n, key, t, cost)
 }
 
 func checkRequest(t, cost int64) error {
@@ -321,172 +96,42 @@ func checkRequest(t, cost int64) error {
 	return nil
 }
 
-func (e *Engine) add(id int32, t, cost int64) {
-	e.ensure(id)
-	if e.requests == 0 || t < e.start {
-		e.start = t
-	}
-	e.end = max(e.end, t)
-	e.requests++
-	e.cost += cost
-	st := &e.keys.state[id]
-	from := st.from
-	st.from = max(st.from, t) // (a sweep may have settled past t if the trace is out of order across keys)
-	row := e.rows.row(id)
-	for _, g := range e.groups {
-		g.add(row[g.base:], id, t, cost, from)
-	}
-}
-
-// ensure makes id valid in every limiter and accumulator.
-func (e *Engine) ensure(id int32) {
-	if int(id) >= e.capN {
-		e.growKeys(max(2*e.capN, int(id)+1, 1024))
-	}
-}
-
-func (e *Engine) growKeys(n int) {
-	e.capN = n
-	e.rows.grow(n)
-	for _, g := range e.groups {
-		g.ref.Grow(n)
-		for _, l := range g.guards {
-			l.Grow(n)
-		}
-		g.refAcc.grow(n)
-		for _, c := range g.cands {
-			c.lim.Grow(n)
-			c.acc.grow(n)
-		}
-	}
-}
-
-// add replays a request of key id at t, whose row in the group's runs is
-// row (the reference's, then the candidates'); the key's state samples are
-// settled up to from (see settle).
-func (g *group) add(row []keyRun, id int32, t, cost, from int64) {
-	ref := g.ref.Decide(id, t, cost)
-	for _, l := range g.guards { // a layered reference admits iff every layer's log does
-		ref = l.Decide(id, t, cost) && ref
-	}
-	exact := g.ref.Sum(id) // cost in (t-W, t] before this request
-	recorded := ref || g.count == CountAll
-	if recorded {
-		g.ref.Record(id, t, cost)
-		for _, l := range g.guards {
-			l.Record(id, t, cost)
-		}
-	}
-	g.refAcc.add(&row[0], id, t, cost, ref, ref)
-	if c := g.refAcc.client; c != nil {
-		c.observe(&row[0], id, t, cost, ref, recorded)
-	}
-	g.state.add(&g.refAcc.timeline, &row[0], t, cost, recorded)
-	if from < g.refAcc.timeline.lo { // else from is in t's bin: no end in [from, t)
-		g.settle(id, from, t-1)
-	}
-	for i, c := range g.cands {
-		h := &row[1+i]
-		admit := c.lim.Decide(id, t, cost)
-		if c.est != nil {
-			c.acc.rateErr.Add(c.est.Estimate(id, t), exact)
-		}
-		record := admit
-		switch {
-		case c.recordAll:
-			record = true
-		case c.mode == Shadow:
-			record = ref
-		}
-		if record {
-			c.lim.Record(id, t, cost)
-		}
-		c.acc.add(h, id, t, cost, admit, ref)
-		if cl := c.acc.client; cl != nil {
-			cl.observe(h, id, t, cost, admit, record)
-		}
-		c.admit = admit
-	}
-	for _, c := range g.peers {
-		c.acc.vsToken(c.admit, c.vsToken.admit)
-	}
-}
-
-// traceInfo returns what a single engine saw of the trace (path, format and
-// skipped records are the reader's, for the caller to fill).
-func (e *Engine) traceInfo() summary.TraceInfo {
-	return summary.TraceInfo{Requests: e.requests, Cost: e.cost, Keys: int64(e.keys.len()), StartNS: e.start, EndNS: e.end}
-}
-
 // Summary closes the accumulators and returns the summary, runs ordered by
 // rule, count, mode, then algorithm as configured (the log first). It ends
 // the replay: nothing may be added after it.
 func (e *Engine) Summary(trace summary.TraceInfo) *summary.Summary {
-	if e.parts != nil {
-		var parts []*summary.Summary
-		for _, p := range e.parts {
-			p.offeredEnd = max(p.offeredEnd, e.offeredEnd)
-			parts = append(parts, p.Summary(trace))
-		}
-		s, err := summary.MergeDisjoint(parts)
-		if err != nil { // parts of one engine always merge
-			panic(err)
-		}
-		s.Partial = s.Partial || e.partial
-		s.Shard = e.cfg.Shard
-		return s
+	var parts []*summary.Summary
+	for _, w := range e.workers {
+		w.offeredEnd = max(w.offeredEnd, e.offeredEnd)
+		parts = append(parts, w.summary(trace, e.partial))
 	}
-	e.closeState()
-	info := e.traceInfo()
-	info.Path, info.Format, info.Fingerprint = trace.Path, trace.Format, trace.Fingerprint
-	info.Skipped, info.SkippedExamples = trace.Skipped, trace.SkippedExamples
-	s := &summary.Summary{Schema: summary.SchemaV1, Trace: info, Notes: e.notes, Partial: e.partial, Shard: e.cfg.Shard}
-	s.Config = summary.RunConfig{Algorithms: e.cfg.Algorithms, TopKeys: e.cfg.TopKeys, Sweep: e.cfg.Sweep, Budget: e.cfg.Budget}
-	for _, p := range e.cfg.Clients {
-		s.Config.Clients = append(s.Config.Clients, p.String())
+	if len(parts) == 1 {
+		return parts[0]
 	}
-	s.Clients = e.closed.results()
-	s.Config.Deployment = e.cfg.Deployment
-	s.Distributed = e.dist.results()
-	for _, set := range e.cfg.ruleSets() {
-		s.Config.Rules = append(s.Config.Rules, algorithms.FormatRules(set))
+	s, err := summary.MergeDisjoint(parts)
+	if err != nil { // the workers of one engine always merge
+		panic(err)
 	}
-	for _, c := range e.cfg.Counts {
-		s.Config.Counts = append(s.Config.Counts, string(c))
-	}
-	for _, m := range e.cfg.Modes {
-		s.Config.Modes = append(s.Config.Modes, string(m))
-	}
-	retained := e.rel.retained()
-	base := 0 // index of the group's reference in e.runs()
-	for _, g := range e.groups {
-		state := &g.refAcc.timeline
-		ref := g.refAcc.summary(e.keys, e.cfg.TopKeys, state, nil, retained, base)
-		for _, m := range g.modes {
-			runs := []summary.Run{ref}
-			for i, c := range g.cands {
-				if c.mode == m {
-					runs = append(runs, c.acc.summary(e.keys, e.cfg.TopKeys, state, state.Held[i], retained, base+1+i))
-				}
-			}
-			for _, r := range runs {
-				r.Rule, r.Count, r.Mode = algorithms.FormatRules(g.layers), string(g.count), string(m)
-				s.Runs = append(s.Runs, r)
-			}
-		}
-		base += 1 + len(g.cands)
-	}
+	s.Partial = s.Partial || e.partial
+	s.Shard = e.cfg.Shard
 	return s
 }
 
 // String names the experiment grid, for logs.
 func (e *Engine) String() string {
-	if e.parts != nil {
-		return fmt.Sprintf("%v (%d workers)", e.parts[0], len(e.parts))
+	if len(e.workers) > 1 {
+		return fmt.Sprintf("%v (%d workers)", e.workers[0], len(e.workers))
 	}
-	var parts []string
-	for _, g := range e.groups {
-		parts = append(parts, fmt.Sprintf("%s count=%s modes=%v", algorithms.FormatRules(g.layers), g.count, g.modes))
+	return e.workers[0].String()
+}
+
+// KeyStats tells how the replay held its keys: its workers, the most keys
+// holding state at once (over all workers: idle keys are released) and
+// the keys released.
+func (e *Engine) KeyStats() (workers int, peakLive, released int64) {
+	for _, w := range e.workers {
+		peakLive += int64(w.rel.peakLive)
+		released += w.rel.released
 	}
-	return strings.Join(parts, "; ")
+	return len(e.workers), peakLive, released
 }

@@ -39,7 +39,7 @@ type failure struct {
 // trace order, so every worker's state is what one pass would have built
 // for those keys, and Summary merges them exactly.
 func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
-	n := len(e.parts)
+	n := len(e.workers)
 	ix, indexed := keyIndexer(r)
 	free := make(chan *batch, 4*n)
 	for range 4 * n {
@@ -55,7 +55,7 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p := e.parts[w]
+			p := e.workers[w]
 			for b := range work[w] {
 				if fails[w] == nil {
 					if fails[w] = p.replayBatch(b, file); fails[w] != nil {
@@ -114,7 +114,7 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 				seq++
 				continue
 			}
-			w = worker(h, n)
+			w = workerOf(h, n)
 		}
 		b := pending[w]
 		if b == nil {
@@ -164,15 +164,15 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 	return e.readerErr(r)
 }
 
-// replayBatch replays b on a single engine, stopping at the first error.
-func (e *Engine) replayBatch(b *batch, file string) *failure {
+// replayBatch replays b, stopping at the first error.
+func (e *worker) replayBatch(b *batch, file string) *failure {
 	start := int32(0)
 	for i := range b.t {
 		key := b.keys[start:b.keyEnd[i]]
 		start = b.keyEnd[i]
 		var err error
 		if len(b.ids) > 0 {
-			err = e.AddIndexed(b.ids[i], key, b.t[i], b.cost[i])
+			err = e.addIndexed(b.ids[i], key, b.t[i], b.cost[i])
 		} else {
 			err = e.addHashed(key, b.hash[i], b.t[i], b.cost[i])
 		}

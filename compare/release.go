@@ -59,7 +59,7 @@ type fullRecord struct {
 // (Config.tuning.minSweep, which the tests lower, overrides it).
 const defaultMinSweep = 1 << 16
 
-func newReleaser(e *Engine) releaser {
+func newReleaser(e *worker) releaser {
 	minSweep := e.cfg.tuning.minSweep
 	if minSweep == 0 {
 		minSweep = defaultMinSweep
@@ -82,7 +82,7 @@ func newReleaser(e *Engine) releaser {
 }
 
 // runs returns every run accumulator of the engine in a fixed order.
-func (e *Engine) runs() []*runAcc {
+func (e *worker) runs() []*runAcc {
 	var out []*runAcc
 	for _, g := range e.groups {
 		out = append(out, g.refAcc)
@@ -94,7 +94,7 @@ func (e *Engine) runs() []*runAcc {
 }
 
 // observe notes the time of a request and sweeps when it is time.
-func (r *releaser) observe(e *Engine, t int64) {
+func (r *releaser) observe(e *worker, t int64) {
 	if t < r.now {
 		r.ordered = false
 	}
@@ -107,7 +107,7 @@ func (r *releaser) observe(e *Engine, t int64) {
 }
 
 // sweep releases every idle key.
-func (e *Engine) sweep() {
+func (e *worker) sweep() {
 	r := &e.rel
 	now := r.now
 	runs := e.runs()
@@ -126,7 +126,7 @@ func (e *Engine) sweep() {
 }
 
 // idle reports whether key id's state is initial everywhere at now.
-func (e *Engine) idle(id int32, now int64) bool {
+func (e *worker) idle(id int32, now int64) bool {
 	for _, g := range e.groups {
 		if !g.ref.Idle(id, now) || !g.refAcc.boundIdle(id, now) {
 			return false
@@ -152,7 +152,7 @@ func (a *runAcc) boundIdle(id int32, now int64) bool {
 }
 
 // release writes key id's record and frees its id.
-func (e *Engine) release(id int32, runs []*runAcc) {
+func (e *worker) release(id int32, runs []*runAcc) {
 	r := &e.rel
 	name := e.keys.names[id]
 	h := e.keys.state[id].hash
@@ -216,7 +216,7 @@ func (e *Engine) release(id int32, runs []*runAcc) {
 
 // restore hands a returning key (now id) the record it left, if any, and
 // reports whether there was one. t is the time of its request.
-func (e *Engine) restore(id int32, key []byte, t int64) (bool, error) {
+func (e *worker) restore(id int32, key []byte, t int64) (bool, error) {
 	r := &e.rel
 	if len(r.index) == 0 {
 		return false, nil

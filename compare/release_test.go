@@ -56,18 +56,18 @@ func TestReleaseChangesNothing(t *testing.T) {
 		}
 	}
 	rel := e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})
-	if e.rel.released < 500 || len(e.rel.full) == 0 {
-		t.Fatalf("%d keys released, %d kept full records: the test did not exercise release", e.rel.released, len(e.rel.full))
+	if e.workers[0].rel.released < 500 || len(e.workers[0].rel.full) == 0 {
+		t.Fatalf("%d keys released, %d kept full records: the test did not exercise release", e.workers[0].rel.released, len(e.workers[0].rel.full))
 	}
-	returned := int64(len(e.rel.index)) // distinct keys ever released
-	if e.rel.released <= returned {
-		t.Fatalf("no released key came back (%d releases of %d keys)", e.rel.released, returned)
+	returned := int64(len(e.workers[0].rel.index)) // distinct keys ever released
+	if e.workers[0].rel.released <= returned {
+		t.Fatalf("no released key came back (%d releases of %d keys)", e.workers[0].rel.released, returned)
 	}
 	if g, w := marshal(t, rel), marshal(t, keep); !bytes.Equal(g, w) {
 		t.Errorf("releasing idle keys changed the summary\n%s", firstDiff(g, w))
 	}
-	if e.keys.size() > 2000 {
-		t.Errorf("%d ids for %d keys: released ids are not reused", e.keys.size(), keep.Trace.Keys)
+	if e.workers[0].keys.size() > 2000 {
+		t.Errorf("%d ids for %d keys: released ids are not reused", e.workers[0].keys.size(), keep.Trace.Keys)
 	}
 }
 
@@ -85,13 +85,13 @@ func TestReleaseBoundsLiveKeys(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if e.keys.seen != n {
-			t.Errorf("%d keys counted, want %d", e.keys.seen, n)
+		if e.workers[0].keys.seen != n {
+			t.Errorf("%d keys counted, want %d", e.workers[0].keys.seen, n)
 		}
 		// 60 s of keys (60,000) are not idle yet; a sweep runs when the
 		// live keys double.
-		if e.rel.peakLive > 2*62000 || e.keys.size() > 2*62000 {
-			t.Errorf("%d keys: %d live at most, %d ids: not bounded by the active keys", n, e.rel.peakLive, e.keys.size())
+		if e.workers[0].rel.peakLive > 2*62000 || e.workers[0].keys.size() > 2*62000 {
+			t.Errorf("%d keys: %d live at most, %d ids: not bounded by the active keys", n, e.workers[0].rel.peakLive, e.workers[0].keys.size())
 		}
 	}
 }
@@ -111,7 +111,7 @@ func TestReleasedKeyBackInThePastIsAnError(t *testing.T) {
 			t.Fatalf("request %d: %v", i, err)
 		}
 	}
-	if e.rel.released == 0 {
+	if e.workers[0].rel.released == 0 {
 		t.Fatal("nothing released")
 	}
 	if err := add("e", 100*sec); err != nil { // out of order across keys: allowed

@@ -43,7 +43,7 @@ func keyIndexer(r traces.Reader) (KeyIndexer, bool) {
 // workers replay, each the keys that hash to it; the error it returns is
 // the one a single pass would have met first.
 func (e *Engine) Replay(ctx context.Context, r traces.Reader) error {
-	if e.parts != nil {
+	if len(e.workers) > 1 {
 		return e.replayParallel(ctx, r)
 	}
 	ix, indexed := keyIndexer(r)
@@ -67,7 +67,7 @@ func (e *Engine) Replay(ctx context.Context, r traces.Reader) error {
 			return &traces.ParseError{Pos: r.Pos(), Msg: err.Error()}
 		}
 	}
-	e.progress.Store(int64(e.traceInfo().Requests))
+	e.progress.Store(e.workers[0].requests)
 	return e.readerErr(r)
 }
 

@@ -78,7 +78,7 @@ func (g *group) settle(id int32, from, until int64) {
 
 // settle counts key id's state at the ends of bins up to until in every
 // group, and notes that it has been (keyState.from).
-func (e *Engine) settle(id int32, until int64) {
+func (e *worker) settle(id int32, until int64) {
 	st := &e.keys.state[id]
 	for _, g := range e.groups {
 		g.settle(id, st.from, until)
@@ -91,7 +91,7 @@ func (e *Engine) settle(id int32, until int64) {
 // (other shards' keys included, so that the shards' samples cover the same
 // ends as one replay's), and the keys still live are settled up to the
 // end of the last bin. It runs once; nothing may be added after it.
-func (e *Engine) closeState() {
+func (e *worker) closeState() {
 	if e.stateClosed {
 		return
 	}

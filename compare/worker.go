@@ -1,0 +1,404 @@
+package compare
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"ratebench/algorithms"
+	"ratebench/summary"
+)
+
+// worker replays the keys given to it through every experiment of a
+// Config: the keys' interning and state, every limiter and accumulator. An
+// Engine has one worker, or one per core, each replaying the keys that hash
+// to it. Not safe for concurrent use.
+type worker struct {
+	cfg    Config
+	keys   *keyTable
+	rows   keyRows // per key, what every run keeps of it
+	groups []*group
+	capN   int // ids below capN are valid in every limiter and accumulator
+	notes  []string
+
+	requests, cost int64
+	start, end     int64
+	offeredEnd     int64 // the latest time of any request offered to the engine, other workers' and shards' keys included
+	stateClosed    bool  // closeState has run
+
+	rel    releaser    // releases the state of idle keys
+	closed closedLoop  // the closed-loop replays, if any
+	dist   deployments // the simulated distributed deployments, if any
+}
+
+// group is one rule × count policy: a reference log and the candidates of
+// every mode, all fed the same requests.
+type group struct {
+	rule       algorithms.Rule   // the rule, or of layered rules the primary (longest window)
+	layers     []algorithms.Rule // the layers of a layered rule; the rule alone otherwise
+	guards     []*algorithms.Log // the reference's logs of the layers besides the primary
+	guardRules []algorithms.Rule // and their rules
+	count      Count
+	ref        *algorithms.Log
+	refAcc     *runAcc
+	modes      []Mode // the modes this group reports (one under count all)
+	cands      []*candidate
+	peers      []*candidate // the candidates checked against a token run
+	state      stateSeries  // samples memory on refAcc's timeline
+	base       int          // the index of the group's reference among the engine's runs
+}
+
+// candidate is one algorithm in one mode.
+type candidate struct {
+	lim       algorithms.Limiter
+	rel       algorithms.Releaser  // lim's idle test, for the state it holds
+	est       algorithms.Estimator // non-nil where rate error is measured
+	mode      Mode
+	recordAll bool // count all applies to this algorithm
+	acc       *runAcc
+
+	admit   bool       // the decision on the last request
+	vsToken *candidate // for a peer library: the token run it is checked against
+}
+
+// newWorker returns a worker for a normalized cfg.
+func newWorker(cfg Config) (*worker, error) {
+	e := &worker{cfg: cfg, keys: newKeyTable()}
+	for _, set := range cfg.ruleSets() {
+		r := algorithms.PrimaryRule(set)
+		for _, c := range cfg.Counts {
+			g := &group{rule: r, layers: set, count: c, ref: algorithms.NewLog(r), modes: cfg.Modes, state: stateSeries{w: r.W}}
+			for _, l := range set {
+				if l != r {
+					g.guards = append(g.guards, algorithms.NewLog(l))
+					g.guardRules = append(g.guardRules, l)
+				}
+			}
+			g.refAcc = newRunAcc(r, g.ref, false, true)
+			if len(g.guards) > 0 { // all layers must admit: Retry-After is their fixed point
+				layers := []algorithms.Limiter{g.ref}
+				rules := []algorithms.Rule{r}
+				for i, l := range g.guards {
+					layers = append(layers, l)
+					rules = append(rules, g.guardRules[i])
+				}
+				g.refAcc.client.ra = algorithms.LayeredOf(layers, rules)
+			}
+			if c == CountAccepted {
+				g.refAcc.burst.log = g.ref // the reference records exactly what it admits
+			}
+			if c == CountAll {
+				g.modes = []Mode{countAllMode(cfg.Modes)}
+			}
+			for _, m := range g.modes {
+				for _, spec := range cfg.Algorithms[1:] { // [0] is the log
+					lim, err := algorithms.New(spec, r)
+					if len(set) > 1 {
+						lim, err = algorithms.NewLayered(spec, set)
+					}
+					if err != nil {
+						return nil, err
+					}
+					cd := &candidate{lim: lim, rel: releaserOf(lim), mode: m, recordAll: c == CountAll && lim.CountsRejected()}
+					est, isEst := lim.(algorithms.Estimator)
+					if isEst && (m == Shadow || cd.recordAll) {
+						cd.est = est
+					}
+					cd.acc = newRunAcc(r, lim, cd.est != nil, m == Independent || cd.recordAll)
+					if c == CountAccepted && cd.acc.burst != nil && !cfg.tuning.ownBurst {
+						cd.acc.burst.ref = g.ref // measure the burst from the reference's and the disagreements
+					}
+					g.cands = append(g.cands, cd)
+				}
+			}
+			g.refAcc.timeline.Held = make([][]int64, len(g.cands))
+			g.pairPeers()
+			e.groups = append(e.groups, g)
+		}
+	}
+	for i, a := range e.runs() {
+		a.rows = runRows{rows: &e.rows, run: i}
+	}
+	e.rows.stride = len(e.runs())
+	base := 0
+	for _, g := range e.groups {
+		g.base = base
+		base += 1 + len(g.cands)
+	}
+	e.rel = newReleaser(e)
+	var err error
+	if e.closed, err = newClosedLoop(cfg); err != nil {
+		return nil, err
+	}
+	if e.dist, err = newDeployments(cfg); err != nil {
+		return nil, err
+	}
+	if slices.Contains(cfg.Counts, CountAll) {
+		if n := e.countAllNote(); n != "" {
+			e.notes = append(e.notes, n)
+		}
+	}
+	return e, nil
+}
+
+// countAllMode is the one mode the runs under count all are made in (SPEC
+// 4): the window algorithms record every request there, so for them the
+// modes coincide, and the algorithms that count only what they admit
+// (token, gcra, leaky, peers) record their own admissions, as in
+// independent mode. Only when independent is not asked for are they run in
+// shadow mode, recording the log's admissions. The choice does not depend
+// on the order of the modes.
+func countAllMode(modes []Mode) Mode {
+	if slices.Contains(modes, Independent) {
+		return Independent
+	}
+	return Shadow
+}
+
+// countAllNote says how the runs under count all are made, naming the
+// configured algorithms that count only what they admit; empty when there
+// is nothing to say (one mode asked for, and no such algorithm).
+func (e *worker) countAllNote() string {
+	var own []string // the algorithms that count only what they admit
+	for _, g := range e.groups {
+		if g.count != CountAll {
+			continue
+		}
+		for _, c := range g.cands {
+			if !c.lim.CountsRejected() && !slices.Contains(own, c.lim.Name()) {
+				own = append(own, c.lim.Name())
+			}
+		}
+	}
+	m := countAllMode(e.cfg.Modes)
+	var b strings.Builder
+	b.WriteString("count all: the window algorithms record every request, so for them the independent and shadow modes coincide")
+	if len(e.cfg.Modes) > 1 {
+		fmt.Fprintf(&b, "; the runs under count all are made once, as %s", m)
+	} else if len(own) == 0 {
+		return ""
+	}
+	if len(own) > 0 {
+		whose := "their own admissions"
+		if m == Shadow {
+			whose = "the log's admissions"
+		}
+		fmt.Fprintf(&b, ", and the algorithms that count only what they admit (%s) record %s there", strings.Join(own, ", "), whose)
+	}
+	return b.String()
+}
+
+// add1 replays a request of a worker that has every key (checked).
+func (e *worker) add1(key []byte, t, cost int64) error {
+	e.offeredEnd = max(e.offeredEnd, t)
+	id, isNew, err := e.keys.intern(key, t)
+	if err != nil {
+		return err
+	}
+	return e.added(id, isNew, key, t, cost)
+}
+
+// addHashed replays a request whose key's hash (KeyHash) the caller has
+// computed, checked and owned.
+func (e *worker) addHashed(key []byte, h uint64, t, cost int64) error {
+	e.offeredEnd = max(e.offeredEnd, t)
+	id, isNew, err := e.keys.internHash(key, h, t)
+	if err != nil {
+		return err
+	}
+	return e.added(id, isNew, key, t, cost)
+}
+
+// added replays a request of key id, just interned (isNew for a key not
+// live before).
+func (e *worker) added(id int32, isNew bool, key []byte, t, cost int64) error {
+	if isNew && len(e.rel.index) > 0 {
+		e.ensure(id)
+		back, err := e.restore(id, key, t)
+		if err != nil {
+			e.keys.release(id)
+			return err
+		}
+		if back {
+			e.keys.seen-- // a key seen before
+		}
+	}
+	e.add(id, t, cost)
+	e.rel.observe(e, t)
+	return e.others(key, t, cost)
+}
+
+// others feeds the closed-loop and distributed simulations, which keep
+// their own keys.
+func (e *worker) others(key []byte, t, cost int64) error {
+	if err := e.closed.add(key, t, cost); err != nil {
+		return err
+	}
+	return e.dist.add(key, t, cost)
+}
+
+// addIndexed replays a request whose key comes with a dense id of its own
+// (Engine.AddIndexed), checked and owned.
+func (e *worker) addIndexed(id int32, key []byte, t, cost int64) error {
+	e.offeredEnd = max(e.offeredEnd, t)
+	if _, err := e.keys.internIndexed(id, key, t); err != nil {
+		return err
+	}
+	e.rel.enabled = false // the caller's ids cannot be given to other keys
+	e.rel.peakLive = max(e.rel.peakLive, e.keys.live)
+	e.add(id, t, cost)
+	return e.others(key, t, cost)
+}
+
+func (e *worker) add(id int32, t, cost int64) {
+	e.ensure(id)
+	if e.requests == 0 || t < e.start {
+		e.start = t
+	}
+	e.end = max(e.end, t)
+	e.requests++
+	e.cost += cost
+	st := &e.keys.state[id]
+	from := st.from
+	st.from = max(st.from, t) // (a sweep may have settled past t if the trace is out of order across keys)
+	row := e.rows.row(id)
+	for _, g := range e.groups {
+		g.add(row[g.base:], id, t, cost, from)
+	}
+}
+
+// ensure makes id valid in every limiter and accumulator.
+func (e *worker) ensure(id int32) {
+	if int(id) >= e.capN {
+		e.growKeys(max(2*e.capN, int(id)+1, 1024))
+	}
+}
+
+func (e *worker) growKeys(n int) {
+	e.capN = n
+	e.rows.grow(n)
+	for _, g := range e.groups {
+		g.ref.Grow(n)
+		for _, l := range g.guards {
+			l.Grow(n)
+		}
+		g.refAcc.grow(n)
+		for _, c := range g.cands {
+			c.lim.Grow(n)
+			c.acc.grow(n)
+		}
+	}
+}
+
+// add replays a request of key id at t, whose row in the group's runs is
+// row (the reference's, then the candidates'); the key's state samples are
+// settled up to from (see settle).
+func (g *group) add(row []keyRun, id int32, t, cost, from int64) {
+	ref := g.ref.Decide(id, t, cost)
+	for _, l := range g.guards { // a layered reference admits iff every layer's log does
+		ref = l.Decide(id, t, cost) && ref
+	}
+	exact := g.ref.Sum(id) // cost in (t-W, t] before this request
+	recorded := ref || g.count == CountAll
+	if recorded {
+		g.ref.Record(id, t, cost)
+		for _, l := range g.guards {
+			l.Record(id, t, cost)
+		}
+	}
+	g.refAcc.add(&row[0], id, t, cost, ref, ref)
+	if c := g.refAcc.client; c != nil {
+		c.observe(&row[0], id, t, cost, ref, recorded)
+	}
+	g.state.add(&g.refAcc.timeline, &row[0], t, cost, recorded)
+	if from < g.refAcc.timeline.lo { // else from is in t's bin: no end in [from, t)
+		g.settle(id, from, t-1)
+	}
+	for i, c := range g.cands {
+		h := &row[1+i]
+		admit := c.lim.Decide(id, t, cost)
+		if c.est != nil {
+			c.acc.rateErr.Add(c.est.Estimate(id, t), exact)
+		}
+		record := admit
+		switch {
+		case c.recordAll:
+			record = true
+		case c.mode == Shadow:
+			record = ref
+		}
+		if record {
+			c.lim.Record(id, t, cost)
+		}
+		c.acc.add(h, id, t, cost, admit, ref)
+		if cl := c.acc.client; cl != nil {
+			cl.observe(h, id, t, cost, admit, record)
+		}
+		c.admit = admit
+	}
+	for _, c := range g.peers {
+		c.acc.vsToken(c.admit, c.vsToken.admit)
+	}
+}
+
+// traceInfo returns what the worker saw of the trace (path, format and
+// skipped records are the reader's, for the caller to fill).
+func (e *worker) traceInfo() summary.TraceInfo {
+	return summary.TraceInfo{Requests: e.requests, Cost: e.cost, Keys: int64(e.keys.len()), StartNS: e.start, EndNS: e.end}
+}
+
+// summary closes the worker's accumulators and returns its summary, runs
+// ordered by rule, count, mode, then algorithm as configured (the log
+// first). It ends the worker's replay.
+func (e *worker) summary(trace summary.TraceInfo, partial bool) *summary.Summary {
+	e.closeState()
+	info := e.traceInfo()
+	info.Path, info.Format, info.Fingerprint = trace.Path, trace.Format, trace.Fingerprint
+	info.Skipped, info.SkippedExamples = trace.Skipped, trace.SkippedExamples
+	s := &summary.Summary{Schema: summary.SchemaV1, Trace: info, Notes: e.notes, Partial: partial, Shard: e.cfg.Shard}
+	s.Config = summary.RunConfig{Algorithms: e.cfg.Algorithms, TopKeys: e.cfg.TopKeys, Sweep: e.cfg.Sweep, Budget: e.cfg.Budget}
+	for _, p := range e.cfg.Clients {
+		s.Config.Clients = append(s.Config.Clients, p.String())
+	}
+	s.Clients = e.closed.results()
+	s.Config.Deployment = e.cfg.Deployment
+	s.Distributed = e.dist.results()
+	for _, set := range e.cfg.ruleSets() {
+		s.Config.Rules = append(s.Config.Rules, algorithms.FormatRules(set))
+	}
+	for _, c := range e.cfg.Counts {
+		s.Config.Counts = append(s.Config.Counts, string(c))
+	}
+	for _, m := range e.cfg.Modes {
+		s.Config.Modes = append(s.Config.Modes, string(m))
+	}
+	retained := e.rel.retained()
+	base := 0 // index of the group's reference in e.runs()
+	for _, g := range e.groups {
+		state := &g.refAcc.timeline
+		ref := g.refAcc.summary(e.keys, e.cfg.TopKeys, state, nil, retained, base)
+		for _, m := range g.modes {
+			runs := []summary.Run{ref}
+			for i, c := range g.cands {
+				if c.mode == m {
+					runs = append(runs, c.acc.summary(e.keys, e.cfg.TopKeys, state, state.Held[i], retained, base+1+i))
+				}
+			}
+			for _, r := range runs {
+				r.Rule, r.Count, r.Mode = algorithms.FormatRules(g.layers), string(g.count), string(m)
+				s.Runs = append(s.Runs, r)
+			}
+		}
+		base += 1 + len(g.cands)
+	}
+	return s
+}
+
+// String names the experiment grid, for logs.
+func (e *worker) String() string {
+	var parts []string
+	for _, g := range e.groups {
+		parts = append(parts, fmt.Sprintf("%s count=%s modes=%v", algorithms.FormatRules(g.layers), g.count, g.modes))
+	}
+	return strings.Join(parts, "; ")
+}
