@@ -48,7 +48,7 @@ func (l *Log) Restore(id int32, peak int64) {
 // Idle: both windows counted are over, or nothing is counted.
 func (c *Counter) Idle(id int32, t int64) bool {
 	s := &c.st[id]
-	return t/c.rule.W >= s.win+2 || (s.prev == 0 && s.curr == 0)
+	return t/c.rule.W >= s.start/c.rule.W+2 || (s.prev == 0 && s.curr == 0)
 }
 
 func (c *Counter) Release(id int32) { c.st[id] = counterState{} }
@@ -56,10 +56,10 @@ func (c *Counter) Release(id int32) { c.st[id] = counterState{} }
 // Idle: the window counted is over, or nothing is counted.
 func (f *Fixed) Idle(id int32, t int64) bool {
 	s := &f.st[id]
-	return t/f.rule.W >= s.win+1 || s.curr == 0
+	return t/f.rule.W >= s.start/f.rule.W+1 || s.curr == 0
 }
 
-func (f *Fixed) Release(id int32) { f.st[id] = counterState{} }
+func (f *Fixed) Release(id int32) { f.st[id] = fixedState{} }
 
 // Idle: the bucket is full again.
 func (tk *Token) Idle(id int32, t int64) bool {
