@@ -99,3 +99,71 @@ func TestCounterAdvanceAsDivision(t *testing.T) {
 		}
 	}
 }
+
+// TestLogInlineAsWindowSum: the log keeps a key's first entries in its own
+// block and moves them to a WindowSum when they outgrow it or one costs
+// other than 1; sums, sizes, peaks, idleness and retry times must be those
+// of a plain WindowSum per key (the log's former state), around the
+// inline capacity, through Release and Restore.
+func TestLogInlineAsWindowSum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, r := range []Rule{{L: logInline - 1, W: 100}, {L: logInline, W: 100}, {L: logInline + 1, W: 100}, {L: 3 * logInline, W: 1000}} {
+		const keys = 4
+		l := NewLog(r)
+		l.Grow(keys)
+		ref := make([]WindowSum, keys)
+		peak := make([]int64, keys)
+		now := make([]int64, keys)
+		for i := range 20_000 {
+			id := int32(rng.IntN(keys))
+			now[id] += rng.Int64N(r.W / int64(r.L) * 2)
+			tm, cost := now[id], int64(1)
+			if rng.IntN(40) == 0 {
+				cost = 1 + rng.Int64N(3)
+			}
+			w := &ref[id]
+			w.Expire(tm - r.W)
+			peak[id] = max(peak[id], w.Bytes())
+			got, want := l.Decide(id, tm, cost), cost <= r.L-w.Sum()
+			if got != want || l.Sum(id) != w.Sum() || l.Bytes(id) != w.Bytes() {
+				t.Fatalf("%v step %d key %d t=%d: admit %v sum %d bytes %d, want %v %d %d", r, i, id, tm, got, l.Sum(id), l.Bytes(id), want, w.Sum(), w.Bytes())
+			}
+			if rt, ok := l.RetryAfter(id, tm, cost); !want {
+				need := w.Sum() - (r.L - cost)
+				ts, _ := w.coveredAt(need)
+				if !ok || rt != max(ts+r.W, tm) {
+					t.Fatalf("%v step %d key %d: retry after %d %v, want %d", r, i, id, rt, ok, ts+r.W)
+				}
+			}
+			if got || rng.IntN(3) == 0 {
+				l.Record(id, tm, cost)
+				w.Add(tm, cost)
+				peak[id] = max(peak[id], w.Bytes())
+			}
+			if l.KeyPeak(id) != peak[id] {
+				t.Fatalf("%v step %d key %d: peak %d, want %d", r, i, id, l.KeyPeak(id), peak[id])
+			}
+			later := tm + rng.Int64N(2*r.W)
+			wantIdle := w.Len() == 0 || w.Newest() <= later-r.W
+			if l.Idle(id, later) != wantIdle {
+				t.Fatalf("%v step %d key %d: idle at %d = %v, want %v", r, i, id, later, !wantIdle, wantIdle)
+			}
+			if wantIdle && rng.IntN(4) == 0 { // release, come back at once with the old peak
+				p := l.KeyPeak(id)
+				l.Release(id)
+				l.Restore(id, p)
+				ref[id] = WindowSum{}
+				if l.KeyPeak(id) != peak[id] || l.Bytes(id) != 8 {
+					t.Fatalf("%v step %d key %d: after restore peak %d bytes %d", r, i, id, l.KeyPeak(id), l.Bytes(id))
+				}
+			}
+		}
+		var wantMax, wantSum int64
+		for _, p := range peak {
+			wantMax, wantSum = max(wantMax, p), wantSum+p
+		}
+		if m, s := l.Memory(); m != wantMax || s != wantSum {
+			t.Fatalf("%v: memory %d %d, want %d %d", r, m, s, wantMax, wantSum)
+		}
+	}
+}

@@ -22,8 +22,8 @@ type Releaser interface {
 
 // Idle: every entry has left the window (t-W, t].
 func (l *Log) Idle(id int32, t int64) bool {
-	w := &l.rings[id]
-	return w.Len() == 0 || w.Newest() <= t-l.rule.W
+	k := &l.keys[id]
+	return k.len() == 0 || k.newest() <= t-l.rule.W
 }
 
 // Release frees the key's entries; its largest size stays counted in
@@ -31,7 +31,6 @@ func (l *Log) Idle(id int32, t int64) bool {
 func (l *Log) Release(id int32) {
 	l.relPeakMax = max(l.relPeakMax, l.keys[id].peak)
 	l.relPeakSum += l.keys[id].peak
-	l.rings[id] = WindowSum{}
 	l.keys[id] = logKey{}
 }
 
@@ -41,7 +40,8 @@ func (l *Log) KeyPeak(id int32) int64 { return l.keys[id].peak }
 // Restore gives a released key that returns (now under id) the largest
 // size it had before its release, so that Memory counts it once.
 func (l *Log) Restore(id int32, peak int64) {
-	l.keys[id] = logKey{seen: true, peak: max(peak, l.rings[id].Bytes())}
+	k := &l.keys[id]
+	k.seen, k.peak = true, max(peak, k.bytes())
 	l.relPeakSum -= peak
 }
 
