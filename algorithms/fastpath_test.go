@@ -167,3 +167,72 @@ func TestLogInlineAsWindowSum(t *testing.T) {
 		}
 	}
 }
+
+// tokenRef is the token bucket's deficit as it was kept before it was
+// scaled by W: dq + dr/W, refilled by a division.
+type tokenRef struct{ dq, dr, last int64 }
+
+func (s *tokenRef) refill(t int64, r Rule) {
+	dt := t - s.last
+	s.last = t
+	if dt <= 0 || (s.dq == 0 && s.dr == 0) {
+		return
+	}
+	q, rem, ok := divmod(dt, r.L, r.W)
+	if !ok || q > s.dq || (q == s.dq && rem >= s.dr) {
+		s.dq, s.dr = 0, 0
+		return
+	}
+	s.dq -= q
+	s.dr -= rem
+	if s.dr < 0 {
+		s.dr += r.W
+		s.dq--
+	}
+}
+
+func (s *tokenRef) fits(b, cost int64) bool {
+	room := b - cost
+	return s.dq < room || (s.dq == room && s.dr == 0)
+}
+
+// TestTokenScaledAsDivision: the bucket kept as D*W refills, decides and
+// saturates as the bucket kept as dq + dr/W, for deficits near 0, near B
+// and near 2^63, windows and limits up to 2^63, gaps up to 2^63.
+func TestTokenScaledAsDivision(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for i := range 300_000 {
+		r := Rule{L: 1 + edgeInt(rng, maxInt64-1, 1), W: edgeWindow(rng)}
+		if rng.IntN(2) == 0 {
+			r.L = 1 + rng.Int64N(100)
+		}
+		b := 1 + edgeInt(rng, 1000, 10)
+		ref := tokenRef{dq: edgeInt(rng, maxInt64, b), dr: rng.Int64N(r.W), last: edgeInt(rng, maxInt64/2, r.W)}
+		if rng.IntN(3) == 0 {
+			ref.dq = rng.Int64N(3 * b)
+		}
+		if rng.IntN(4) == 0 {
+			ref.dr = 0
+		}
+		s := tokenState{x: mul(ref.dq, r.W).addInt(ref.dr), last: ref.last}
+		for range 4 {
+			tm := ref.last + edgeInt(rng, maxInt64-ref.last, r.W/max(r.L, 1)+1)
+			if rng.IntN(4) == 0 {
+				tm = ref.last
+			}
+			cost := 1 + edgeInt(rng, MaxCost-1, b)
+			ref.refill(tm, r)
+			s.refill(tm, r)
+			if got, want := s.fits(b, cost, r), ref.fits(b, cost); got != want {
+				t.Fatalf("case %d %v B=%d t=%d cost %d: fits %v, want %v (ref %+v)", i, r, b, tm, cost, got, want, ref)
+			}
+			if rng.IntN(2) == 0 {
+				ref.dq = SatAdd(ref.dq, cost)
+				s.take(cost, r)
+			}
+			if dq, dr := s.deficit(r); dq != ref.dq || dr != ref.dr || s.last != ref.last {
+				t.Fatalf("case %d %v B=%d t=%d cost %d: deficit %d+%d/W, want %d+%d/W", i, r, b, tm, cost, dq, dr, ref.dq, ref.dr)
+			}
+		}
+	}
+}

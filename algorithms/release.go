@@ -65,7 +65,7 @@ func (f *Fixed) Release(id int32) { f.st[id] = fixedState{} }
 func (tk *Token) Idle(id int32, t int64) bool {
 	s := &tk.st[id]
 	s.refill(t, tk.rule)
-	return s.dq == 0 && s.dr == 0
+	return s.x == u128{}
 }
 
 func (tk *Token) Release(id int32) { tk.st[id] = tokenState{} }
@@ -98,7 +98,7 @@ func (lk *Leaky) Release(id int32) { lk.st[id] = leakyState{} }
 func (x *XRate) Idle(id int32, t int64) bool {
 	k := &x.keys[id]
 	k.twin.refill(t, x.rule)
-	return k.twin.dq == 0 && k.twin.dr == 0 && k.lim.TokensAt(time.Unix(0, t)) >= float64(x.b)
+	return k.twin.x == u128{} && k.lim.TokensAt(time.Unix(0, t)) >= float64(x.b)
 }
 
 func (x *XRate) Release(id int32) {

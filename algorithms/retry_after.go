@@ -205,10 +205,10 @@ func (tk *Token) RetryAfter(id int32, t, cost int64) (int64, bool) {
 		return 0, false
 	}
 	s := tk.st[id]
-	if s.fits(tk.b, cost) {
+	if s.fits(tk.b, cost, tk.rule) {
 		return t, true
 	}
-	need := mul(s.dq-(tk.b-cost), tk.rule.W).addInt(s.dr) // dq >= B-cost >= 0
+	need := s.x.minus(mul(tk.b-cost, tk.rule.W)) // D >= B-cost >= 0
 	dt, ok := need.quoCeil(tk.rule.L)
 	if !ok {
 		return 0, false
