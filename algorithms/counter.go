@@ -5,22 +5,50 @@ import "math/bits"
 // counterState is one key's pair of fixed-window counts. The zero value is
 // the initial state: both windows empty.
 type counterState struct {
-	win  int64 // w(t) of the last request seen: the window curr counts
-	prev int64 // cost recorded in window win-1
-	curr int64 // cost recorded in window win
+	start int64 // w(t)*W for the last request seen: the start of the window curr counts
+	prev  int64 // cost recorded in the window before
+	curr  int64 // cost recorded in the window starting at start
 }
 
-// advance rolls the state forward to window w.
-func (s *counterState) advance(w int64) {
-	if w == s.win {
+// advance rolls the state forward to the window w(t) = floor(t/W) and
+// returns e = t - w(t)*W, the time elapsed in it. The window is kept by its
+// start time, so that a request in the same window as the key's last one,
+// or in the next, needs no division: t is in window start/W iff
+// 0 <= t-start < W.
+func (s *counterState) advance(t, W int64) int64 {
+	e := t - s.start
+	if e >= 0 {
+		if e < W {
+			return e
+		}
+		if e -= W; e < W { // the next window
+			s.prev, s.curr, s.start = s.curr, 0, s.start+W
+			return e
+		}
+	}
+	return s.jump(t, W)
+}
+
+// jump is advance's slow path: t is neither in the key's window nor in the
+// next one (it is later, or earlier), so both counts start over.
+func (s *counterState) jump(t, W int64) int64 {
+	s.prev, s.curr, s.start = 0, 0, t/W*W
+	return t - s.start
+}
+
+// fixedState is one key's fixed-window count, kept as counterState's
+// without prev. The zero value is the initial state.
+type fixedState struct {
+	start int64 // w(t)*W for the last request seen
+	curr  int64 // cost recorded in the window starting at start
+}
+
+// advance rolls the state forward to the window of t, as counterState's.
+func (s *fixedState) advance(t, W int64) {
+	if e := t - s.start; e >= 0 && e < W {
 		return
 	}
-	if w == s.win+1 {
-		s.prev = s.curr
-	} else {
-		s.prev = 0
-	}
-	s.curr, s.win = 0, w
+	s.curr, s.start = 0, t/W*W
 }
 
 // admitRule is how a sliding-window counter variant compares its estimate
@@ -78,9 +106,7 @@ func (*Counter) CountsRejected() bool { return true }
 func (c *Counter) Decide(id int32, t, cost int64) bool {
 	W, L := c.rule.W, c.rule.L
 	s := &c.st[id]
-	w := t / W
-	s.advance(w)
-	e := t - w*W
+	e := s.advance(t, W)
 	switch c.admit { // as Admits, with the rules inlined
 	case admitLT:
 		return counterLT(s.prev, s.curr, e, L, W)
@@ -139,7 +165,7 @@ func counterFloor(prev, curr, e, cost, L, W int64) bool {
 
 func (c *Counter) Record(id int32, t, cost int64) {
 	s := &c.st[id]
-	s.advance(t / c.rule.W)
+	s.advance(t, c.rule.W)
 	s.curr = SatAdd(s.curr, cost)
 }
 
@@ -148,7 +174,7 @@ func (c *Counter) Record(id int32, t, cost int64) {
 func (c *Counter) Estimate(id int32, t int64) Rational {
 	W := c.rule.W
 	s := &c.st[id]
-	e := t - s.win*W
+	e := t - s.start
 	E := weighted(s.curr, s.prev, W-e, W)
 	if c.admit == admitFloor {
 		E.Frac, E.Den = 0, 1
@@ -162,7 +188,7 @@ func (c *Counter) Estimate(id int32, t int64) Rational {
 // Memory: the count and the window index, 16 bytes per key.
 type Fixed struct {
 	rule Rule
-	st   []counterState // prev unused
+	st   []fixedState
 }
 
 // NewFixed returns the fixed window limiter for rule r.
@@ -176,7 +202,7 @@ func (*Fixed) CountsRejected() bool { return true }
 
 func (f *Fixed) Decide(id int32, t, cost int64) bool {
 	s := &f.st[id]
-	s.advance(t / f.rule.W)
+	s.advance(t, f.rule.W)
 	return f.Admits(s.curr, cost)
 }
 
@@ -186,7 +212,7 @@ func (f *Fixed) Admits(curr, cost int64) bool { return cost <= f.rule.L-curr }
 
 func (f *Fixed) Record(id int32, t, cost int64) {
 	s := &f.st[id]
-	s.advance(t / f.rule.W)
+	s.advance(t, f.rule.W)
 	s.curr = SatAdd(s.curr, cost)
 }
 

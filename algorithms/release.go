@@ -22,8 +22,8 @@ type Releaser interface {
 
 // Idle: every entry has left the window (t-W, t].
 func (l *Log) Idle(id int32, t int64) bool {
-	w := &l.rings[id]
-	return w.Len() == 0 || w.Newest() <= t-l.rule.W
+	k := &l.keys[id]
+	return k.len() == 0 || k.newest() <= t-l.rule.W
 }
 
 // Release frees the key's entries; its largest size stays counted in
@@ -31,7 +31,6 @@ func (l *Log) Idle(id int32, t int64) bool {
 func (l *Log) Release(id int32) {
 	l.relPeakMax = max(l.relPeakMax, l.keys[id].peak)
 	l.relPeakSum += l.keys[id].peak
-	l.rings[id] = WindowSum{}
 	l.keys[id] = logKey{}
 }
 
@@ -41,14 +40,15 @@ func (l *Log) KeyPeak(id int32) int64 { return l.keys[id].peak }
 // Restore gives a released key that returns (now under id) the largest
 // size it had before its release, so that Memory counts it once.
 func (l *Log) Restore(id int32, peak int64) {
-	l.keys[id] = logKey{seen: true, peak: max(peak, l.rings[id].Bytes())}
+	k := &l.keys[id]
+	k.seen, k.peak = true, max(peak, k.bytes())
 	l.relPeakSum -= peak
 }
 
 // Idle: both windows counted are over, or nothing is counted.
 func (c *Counter) Idle(id int32, t int64) bool {
 	s := &c.st[id]
-	return t/c.rule.W >= s.win+2 || (s.prev == 0 && s.curr == 0)
+	return t/c.rule.W >= s.start/c.rule.W+2 || (s.prev == 0 && s.curr == 0)
 }
 
 func (c *Counter) Release(id int32) { c.st[id] = counterState{} }
@@ -56,16 +56,16 @@ func (c *Counter) Release(id int32) { c.st[id] = counterState{} }
 // Idle: the window counted is over, or nothing is counted.
 func (f *Fixed) Idle(id int32, t int64) bool {
 	s := &f.st[id]
-	return t/f.rule.W >= s.win+1 || s.curr == 0
+	return t/f.rule.W >= s.start/f.rule.W+1 || s.curr == 0
 }
 
-func (f *Fixed) Release(id int32) { f.st[id] = counterState{} }
+func (f *Fixed) Release(id int32) { f.st[id] = fixedState{} }
 
 // Idle: the bucket is full again.
 func (tk *Token) Idle(id int32, t int64) bool {
 	s := &tk.st[id]
 	s.refill(t, tk.rule)
-	return s.dq == 0 && s.dr == 0
+	return s.x == u128{}
 }
 
 func (tk *Token) Release(id int32) { tk.st[id] = tokenState{} }
@@ -98,7 +98,7 @@ func (lk *Leaky) Release(id int32) { lk.st[id] = leakyState{} }
 func (x *XRate) Idle(id int32, t int64) bool {
 	k := &x.keys[id]
 	k.twin.refill(t, x.rule)
-	return k.twin.dq == 0 && k.twin.dr == 0 && k.lim.TokensAt(time.Unix(0, t)) >= float64(x.b)
+	return k.twin.x == u128{} && k.lim.TokensAt(time.Unix(0, t)) >= float64(x.b)
 }
 
 func (x *XRate) Release(id int32) {

@@ -86,12 +86,12 @@ func (l *Log) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	if cost > l.rule.L {
 		return 0, false
 	}
-	w := &l.rings[id]
-	excess := w.Sum() - (l.rule.L - cost)
+	k := &l.keys[id]
+	excess := k.sum() - (l.rule.L - cost)
 	if excess <= 0 {
 		return t, true
 	}
-	ts, ok := w.coveredAt(excess)
+	ts, ok := k.coveredAt(excess)
 	if !ok {
 		return 0, false // unreachable: the entries hold Sum > excess
 	}
@@ -129,12 +129,12 @@ func (w *WindowSum) coveredAt(need int64) (int64, bool) {
 }
 
 // countsIn returns the (prev, curr) counts the state would have in window
-// k >= s.win if nothing more were recorded.
-func (s counterState) countsIn(k int64) (prev, curr int64) {
-	switch k {
-	case s.win:
+// k >= its own (start/W) if nothing more were recorded.
+func (s counterState) countsIn(k, W int64) (prev, curr int64) {
+	switch k - s.start/W {
+	case 0:
 		return s.prev, s.curr
-	case s.win + 1:
+	case 1:
 		return s.curr, 0
 	}
 	return 0, 0
@@ -151,9 +151,9 @@ func (c *Counter) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	}
 	s := c.st[id]
 	wt := t / W
-	last := max(wt, s.win+2) // from s.win+2 on, both counts are zero
+	last := max(wt, s.start/W+2) // from its window+2 on, both counts are zero
 	for k := wt; k <= last; k++ {
-		prev, curr := s.countsIn(k)
+		prev, curr := s.countsIn(k, W)
 		var e int64
 		switch c.admit {
 		case admitLT: // prev*(W-e) < (L-curr)*W
@@ -191,7 +191,7 @@ func (f *Fixed) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	}
 	s := f.st[id]
 	wt := t / W
-	if _, curr := s.countsIn(wt); curr <= L-cost {
+	if wt != s.start/W || s.curr <= L-cost { // a later window counts nothing yet
 		return t, true
 	}
 	return mulAddTime(wt+1, W, 0)
@@ -205,10 +205,10 @@ func (tk *Token) RetryAfter(id int32, t, cost int64) (int64, bool) {
 		return 0, false
 	}
 	s := tk.st[id]
-	if s.fits(tk.b, cost) {
+	if s.fits(tk.b, cost, tk.rule) {
 		return t, true
 	}
-	need := mul(s.dq-(tk.b-cost), tk.rule.W).addInt(s.dr) // dq >= B-cost >= 0
+	need := s.x.minus(mul(tk.b-cost, tk.rule.W)) // D >= B-cost >= 0
 	dt, ok := need.quoCeil(tk.rule.L)
 	if !ok {
 		return 0, false

@@ -1,12 +1,14 @@
 package algorithms
 
 // tokenState is one key's token deficit D = B - tokens, kept exactly as
-// dq + dr/W with 0 <= dr < W. The zero value is a full bucket. In shadow
-// mode a bucket may record requests it had no token for; D then exceeds B
-// (the tokens are negative: a debt) until refills repay it.
+// x = D*W (D = dq + dr/W with 0 <= dr < W, x = dq*W + dr), so that a
+// refill, a decision and a record multiply and never divide. The zero value
+// is a full bucket. In shadow mode a bucket may record requests it had no
+// token for; D then exceeds B (the tokens are negative: a debt) until
+// refills repay it. The whole part dq saturates at the largest int64 (x
+// stays below 2^63*W).
 type tokenState struct {
-	dq   int64 // whole part of the deficit
-	dr   int64 // fraction of a token, in units of 1/W
+	x    u128  // the deficit times W
 	last int64 // time of the last refill
 }
 
@@ -15,27 +17,38 @@ type tokenState struct {
 func (s *tokenState) refill(t int64, r Rule) {
 	dt := t - s.last
 	s.last = t
-	if dt <= 0 || (s.dq == 0 && s.dr == 0) {
+	if dt <= 0 || s.x == (u128{}) {
 		return
 	}
-	q, rem, ok := divmod(dt, r.L, r.W)
-	if !ok || q > s.dq || (q == s.dq && rem >= s.dr) {
-		s.dq, s.dr = 0, 0
-		return
-	}
-	s.dq -= q
-	s.dr -= rem
-	if s.dr < 0 {
-		s.dr += r.W
-		s.dq--
+	if d := mul(dt, r.L); d.lt(s.x) {
+		s.x = s.x.minus(d)
+	} else {
+		s.x = u128{}
 	}
 }
 
 // fits reports whether cost tokens are available with capacity b:
-// B - D >= cost, that is D <= B - cost.
-func (s *tokenState) fits(b, cost int64) bool {
+// B - D >= cost, that is D*W <= (B-cost)*W.
+func (s *tokenState) fits(b, cost int64, r Rule) bool {
 	room := b - cost
-	return s.dq < room || (s.dq == room && s.dr == 0)
+	return room >= 0 && s.x.le(mul(room, r.W))
+}
+
+// take records cost tokens taken: D grows by cost, its whole part
+// saturating at the largest int64 (as SatAdd) and its fraction kept.
+func (s *tokenState) take(cost int64, r Rule) {
+	x := s.x.add(mul(cost, r.W))
+	if top := (u128{uint64(r.W) >> 1, uint64(r.W) << 63}); !x.lt(top) { // D >= 2^63
+		_, dr := s.deficit(r)
+		x = mul(1<<63-1, r.W).addInt(dr)
+	}
+	s.x = x
+}
+
+// deficit returns D = dq + dr/W, 0 <= dr < W.
+func (s *tokenState) deficit(r Rule) (dq, dr int64) {
+	dq, dr, _ = s.x.quoRem(r.W) // x < 2^63*W: dq fits
+	return dq, dr
 }
 
 // Token is the token bucket with lazy refill (SPEC 3.6): it starts full with
@@ -79,13 +92,13 @@ func (tk *Token) Capacity() int64 { return tk.b }
 func (tk *Token) Decide(id int32, t, cost int64) bool {
 	s := &tk.st[id]
 	s.refill(t, tk.rule)
-	return s.fits(tk.b, cost)
+	return s.fits(tk.b, cost, tk.rule)
 }
 
 func (tk *Token) Record(id int32, t, cost int64) {
 	s := &tk.st[id]
 	s.refill(t, tk.rule)
-	s.dq = SatAdd(s.dq, cost)
+	s.take(cost, tk.rule)
 }
 
 // GCRA is the generic cell rate algorithm (SPEC 3.7): emission interval

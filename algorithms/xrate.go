@@ -182,7 +182,7 @@ func (x *XRate) Decide(id int32, t, cost int64) bool {
 	got := allowsN(&k.lim, x.limit, time.Unix(0, t), cost, x.b)
 	s := &k.twin
 	s.refill(t, x.rule)
-	want := s.fits(x.b, cost)
+	want := s.fits(x.b, cost, x.rule)
 	x.arith.Checked++
 	if got != want {
 		x.flip(s, cost, got)
@@ -231,12 +231,13 @@ func (x *XRate) flip(s *tokenState, cost int64, got bool) {
 		a.Under++
 	}
 	// mW = (B - cost - dq)*W - dr = m*W, exactly.
+	dq, dr := s.deficit(x.rule)
 	w := big.NewInt(x.rule.W)
 	mW := big.NewInt(x.b)
 	mW.Sub(mW, big.NewInt(cost))
-	mW.Sub(mW, big.NewInt(s.dq))
+	mW.Sub(mW, big.NewInt(dq))
 	mW.Mul(mW, w)
-	mW.Sub(mW, big.NewInt(s.dr))
+	mW.Sub(mW, big.NewInt(dr))
 	mW.Abs(mW)
 	scaled := new(big.Int).Lsh(mW, 40)
 	bw := new(big.Int).Mul(big.NewInt(x.b), w)
@@ -266,5 +267,5 @@ func (x *XRate) Record(id int32, t, cost int64) {
 	}
 	s := &k.twin
 	s.refill(t, x.rule)
-	s.dq = SatAdd(s.dq, cost)
+	s.take(cost, x.rule)
 }

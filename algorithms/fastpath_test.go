@@ -1,0 +1,238 @@
+package algorithms
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// The limiters' fast paths (a window kept by its start time, precomputed
+// quotients, 64-bit arithmetic where the high word is zero) are checked here
+// against the plain exact definitions they stand for, on random inputs that
+// aim at the edges: window boundaries, times near the largest int64, windows
+// near 2^63 ns, time going back.
+
+const maxInt64 = 1<<63 - 1
+
+// edgeInt returns a value in [0, hi] biased to both ends and to multiples
+// of unit > 0 (a window boundary) and their neighbours.
+func edgeInt(rng *rand.Rand, hi, unit int64) int64 {
+	switch rng.IntN(6) {
+	case 0:
+		return rng.Int64N(min(hi, 4) + 1)
+	case 1:
+		return hi - rng.Int64N(min(hi, 4)+1)
+	case 2, 3:
+		if k := hi / unit; k < maxInt64 {
+			v := rng.Int64N(k+1) * unit // <= hi
+			switch d := rng.IntN(3); {
+			case d == 0 && v > 0:
+				v--
+			case d == 1 && v < hi:
+				v++
+			}
+			return v
+		}
+	}
+	if hi == maxInt64 {
+		return int64(rng.Uint64() >> 1)
+	}
+	return rng.Int64N(hi + 1)
+}
+
+// edgeWindow returns a window length: tiny, ordinary, or near 2^63.
+func edgeWindow(rng *rand.Rand) int64 {
+	switch rng.IntN(4) {
+	case 0:
+		return 1 + rng.Int64N(10)
+	case 1:
+		return maxInt64 - rng.Int64N(10)
+	case 2:
+		return 1 + rng.Int64N(maxInt64)
+	}
+	return 60_000_000_000 + rng.Int64N(1000)
+}
+
+// TestCounterAdvanceAsDivision: advance keeps the window w(t) = t/W by its
+// start, and rolls forward without dividing; it must do what the division
+// says: same window, keep both counts; the next, shift curr into prev; any
+// other (later, or earlier), start over.
+func TestCounterAdvanceAsDivision(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 200_000 {
+		W := edgeWindow(rng)
+		t0 := edgeInt(rng, maxInt64, W)
+		var t1 int64
+		switch rng.IntN(4) {
+		case 0: // the same or the next few windows
+			span := maxInt64 - t0
+			if W <= span/3 {
+				span = 3 * W
+			}
+			t1 = t0 + edgeInt(rng, span, W)
+		case 1: // back in time
+			t1 = edgeInt(rng, t0, W)
+		default:
+			t1 = edgeInt(rng, maxInt64, W)
+		}
+		s := counterState{prev: 3, curr: 5}
+		s.start = t0 / W * W
+		w0, w1 := t0/W, t1/W
+		e := s.advance(t1, W)
+		want := counterState{start: w1 * W}
+		switch w1 {
+		case w0:
+			want.prev, want.curr = 3, 5
+		case w0 + 1:
+			want.prev = 5
+		}
+		if s != want || e != t1-w1*W {
+			t.Fatalf("W=%d, from t=%d to %d: state %+v e=%d, want %+v e=%d", W, t0, t1, s, e, want, t1-w1*W)
+		}
+		f := fixedState{start: t0 / W * W, curr: 5}
+		f.advance(t1, W)
+		wantF := fixedState{start: w1 * W}
+		if w1 == w0 {
+			wantF.curr = 5
+		}
+		if f != wantF {
+			t.Fatalf("fixed W=%d, from t=%d to %d: state %+v, want %+v", W, t0, t1, f, wantF)
+		}
+	}
+}
+
+// TestLogInlineAsWindowSum: the log keeps a key's first entries in its own
+// block and moves them to a WindowSum when they outgrow it or one costs
+// other than 1; sums, sizes, peaks, idleness and retry times must be those
+// of a plain WindowSum per key (the log's former state), around the
+// inline capacity, through Release and Restore.
+func TestLogInlineAsWindowSum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, r := range []Rule{{L: logInline - 1, W: 100}, {L: logInline, W: 100}, {L: logInline + 1, W: 100}, {L: 3 * logInline, W: 1000}} {
+		const keys = 4
+		l := NewLog(r)
+		l.Grow(keys)
+		ref := make([]WindowSum, keys)
+		peak := make([]int64, keys)
+		now := make([]int64, keys)
+		for i := range 20_000 {
+			id := int32(rng.IntN(keys))
+			now[id] += rng.Int64N(r.W / int64(r.L) * 2)
+			tm, cost := now[id], int64(1)
+			if rng.IntN(40) == 0 {
+				cost = 1 + rng.Int64N(3)
+			}
+			w := &ref[id]
+			w.Expire(tm - r.W)
+			peak[id] = max(peak[id], w.Bytes())
+			got, want := l.Decide(id, tm, cost), cost <= r.L-w.Sum()
+			if got != want || l.Sum(id) != w.Sum() || l.Bytes(id) != w.Bytes() {
+				t.Fatalf("%v step %d key %d t=%d: admit %v sum %d bytes %d, want %v %d %d", r, i, id, tm, got, l.Sum(id), l.Bytes(id), want, w.Sum(), w.Bytes())
+			}
+			if rt, ok := l.RetryAfter(id, tm, cost); !want {
+				need := w.Sum() - (r.L - cost)
+				ts, _ := w.coveredAt(need)
+				if !ok || rt != max(ts+r.W, tm) {
+					t.Fatalf("%v step %d key %d: retry after %d %v, want %d", r, i, id, rt, ok, ts+r.W)
+				}
+			}
+			if got || rng.IntN(3) == 0 {
+				l.Record(id, tm, cost)
+				w.Add(tm, cost)
+				peak[id] = max(peak[id], w.Bytes())
+			}
+			if l.KeyPeak(id) != peak[id] {
+				t.Fatalf("%v step %d key %d: peak %d, want %d", r, i, id, l.KeyPeak(id), peak[id])
+			}
+			later := tm + rng.Int64N(2*r.W)
+			wantIdle := w.Len() == 0 || w.Newest() <= later-r.W
+			if l.Idle(id, later) != wantIdle {
+				t.Fatalf("%v step %d key %d: idle at %d = %v, want %v", r, i, id, later, !wantIdle, wantIdle)
+			}
+			if wantIdle && rng.IntN(4) == 0 { // release, come back at once with the old peak
+				p := l.KeyPeak(id)
+				l.Release(id)
+				l.Restore(id, p)
+				ref[id] = WindowSum{}
+				if l.KeyPeak(id) != peak[id] || l.Bytes(id) != 8 {
+					t.Fatalf("%v step %d key %d: after restore peak %d bytes %d", r, i, id, l.KeyPeak(id), l.Bytes(id))
+				}
+			}
+		}
+		var wantMax, wantSum int64
+		for _, p := range peak {
+			wantMax, wantSum = max(wantMax, p), wantSum+p
+		}
+		if m, s := l.Memory(); m != wantMax || s != wantSum {
+			t.Fatalf("%v: memory %d %d, want %d %d", r, m, s, wantMax, wantSum)
+		}
+	}
+}
+
+// tokenRef is the token bucket's deficit as it was kept before it was
+// scaled by W: dq + dr/W, refilled by a division.
+type tokenRef struct{ dq, dr, last int64 }
+
+func (s *tokenRef) refill(t int64, r Rule) {
+	dt := t - s.last
+	s.last = t
+	if dt <= 0 || (s.dq == 0 && s.dr == 0) {
+		return
+	}
+	q, rem, ok := divmod(dt, r.L, r.W)
+	if !ok || q > s.dq || (q == s.dq && rem >= s.dr) {
+		s.dq, s.dr = 0, 0
+		return
+	}
+	s.dq -= q
+	s.dr -= rem
+	if s.dr < 0 {
+		s.dr += r.W
+		s.dq--
+	}
+}
+
+func (s *tokenRef) fits(b, cost int64) bool {
+	room := b - cost
+	return s.dq < room || (s.dq == room && s.dr == 0)
+}
+
+// TestTokenScaledAsDivision: the bucket kept as D*W refills, decides and
+// saturates as the bucket kept as dq + dr/W, for deficits near 0, near B
+// and near 2^63, windows and limits up to 2^63, gaps up to 2^63.
+func TestTokenScaledAsDivision(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for i := range 300_000 {
+		r := Rule{L: 1 + edgeInt(rng, maxInt64-1, 1), W: edgeWindow(rng)}
+		if rng.IntN(2) == 0 {
+			r.L = 1 + rng.Int64N(100)
+		}
+		b := 1 + edgeInt(rng, 1000, 10)
+		ref := tokenRef{dq: edgeInt(rng, maxInt64, b), dr: rng.Int64N(r.W), last: edgeInt(rng, maxInt64/2, r.W)}
+		if rng.IntN(3) == 0 {
+			ref.dq = rng.Int64N(3 * b)
+		}
+		if rng.IntN(4) == 0 {
+			ref.dr = 0
+		}
+		s := tokenState{x: mul(ref.dq, r.W).addInt(ref.dr), last: ref.last}
+		for range 4 {
+			tm := ref.last + edgeInt(rng, maxInt64-ref.last, r.W/max(r.L, 1)+1)
+			if rng.IntN(4) == 0 {
+				tm = ref.last
+			}
+			cost := 1 + edgeInt(rng, MaxCost-1, b)
+			ref.refill(tm, r)
+			s.refill(tm, r)
+			if got, want := s.fits(b, cost, r), ref.fits(b, cost); got != want {
+				t.Fatalf("case %d %v B=%d t=%d cost %d: fits %v, want %v (ref %+v)", i, r, b, tm, cost, got, want, ref)
+			}
+			if rng.IntN(2) == 0 {
+				ref.dq = SatAdd(ref.dq, cost)
+				s.take(cost, r)
+			}
+			if dq, dr := s.deficit(r); dq != ref.dq || dr != ref.dr || s.last != ref.last {
+				t.Fatalf("case %d %v B=%d t=%d cost %d: deficit %d+%d/W, want %d+%d/W", i, r, b, tm, cost, dq, dr, ref.dq, ref.dr)
+			}
+		}
+	}
+}
