@@ -80,7 +80,7 @@ func (a *clientAcc) summary(keys *keyTable, retained []*fullRecord, run int) *su
 		}
 	}
 	for _, f := range retained {
-		if f.open[run] != 0 {
+		if f.runs[run].rejSince != 0 {
 			c.Unrecovered++
 		}
 	}

@@ -12,6 +12,14 @@ type keyRun struct {
 	stateEnd    int64 // a reference's: 1 + the timeline end its log's sum was last counted at; 0 none (stateSeries)
 }
 
+// kept is what of h outlives its key's release, for the key's record in
+// the release ledger: its counts, its burst and its open run of
+// rejections. The rest follows state that is back to its initial value
+// once the key is idle.
+func (h *keyRun) kept() keyRun {
+	return keyRun{over: h.over, under: h.under, peak: h.peak, rejSince: h.rejSince}
+}
+
 // keyRows holds, per key, the keyRun of every run of an engine side by
 // side, so that a request finds what all its runs keep of its key in a few
 // adjacent cache lines rather than one line per run and per metric.

@@ -61,6 +61,14 @@ func countKey(r *summary.Run, o, u int64) bool {
 	return true
 }
 
+// remarkable reports whether a key whose row in the run is h must keep
+// its row when released, rather than be told apart from the reference's
+// figures: it disagreed, its burst passed L, or a run of rejections is
+// still open.
+func (a *runAcc) remarkable(h *keyRun) bool {
+	return h.over+h.under > 0 || h.peak > a.rule.L || h.rejSince != 0
+}
+
 // release resets key id's accumulators (its figures were saved in the
 // release ledger).
 func (a *runAcc) release(id int32) {
@@ -150,7 +158,7 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, held []in
 		}
 	}
 	for _, f := range retained {
-		countKey(&r, f.over[run], f.under[run])
+		countKey(&r, f.runs[run].over, f.runs[run].under)
 	}
 	if a.burst != nil {
 		r.Burst = a.burst.summary(keys, a.rule.L, retained, run)
@@ -174,10 +182,10 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, held []in
 		}
 	}
 	for _, f := range retained {
-		if d := f.over[run] + f.under[run]; d > 0 {
-			ks := summary.KeyStat{Key: f.name, Requests: f.requests, Disagree: d, Over: f.over[run], Under: f.under[run]}
+		if h := &f.runs[run]; h.over+h.under > 0 {
+			ks := summary.KeyStat{Key: f.name, Requests: f.requests, Disagree: h.over + h.under, Over: h.over, Under: h.under}
 			if a.burst != nil {
-				ks.Burst = &f.peak[run]
+				ks.Burst = &h.peak
 			}
 			r.TopKeys = append(r.TopKeys, ks)
 		}
@@ -305,7 +313,7 @@ func (b *burstAcc) summary(keys *keyTable, l int64, retained []*fullRecord, run 
 		}
 	}
 	for _, f := range retained {
-		if f.peak[run] > l {
+		if f.runs[run].peak > l {
 			out.KeysOverL++
 		}
 	}

@@ -46,13 +46,12 @@ type releaser struct {
 	full     map[int32]*fullRecord
 }
 
-// fullRecord is what a released key that disagreed somewhere keeps, per
-// run in the engine's order (runs).
+// fullRecord is what a released key that disagreed somewhere keeps: per
+// run in the engine's order (runs), what its row kept (keyRun.kept).
 type fullRecord struct {
-	name              string
-	requests          int64
-	over, under, peak []int64
-	open              []int64 // keyHot.rejSince: a run of rejections still open
+	name     string
+	requests int64
+	runs     []keyRun
 }
 
 // defaultMinSweep is the number of live keys below which no sweep is made
@@ -175,23 +174,14 @@ func (e *worker) release(id int32, runs []*runAcc) {
 	keep := false
 	row := e.rows.row(id)
 	for i, a := range runs {
-		h := &row[i]
-		if h.over+h.under > 0 || (a.burst != nil && h.peak > a.rule.L) || (a.client != nil && h.rejSince != 0) {
+		if a.remarkable(&row[i]) {
 			keep = true
 		}
 	}
 	if keep {
-		n := len(runs)
-		f := &fullRecord{name: name, requests: e.keys.state[id].requests, over: make([]int64, n), under: make([]int64, n), peak: make([]int64, n), open: make([]int64, n)}
-		for i, a := range runs {
-			h := &row[i]
-			f.over[i], f.under[i] = h.over, h.under
-			if a.burst != nil {
-				f.peak[i] = h.peak
-			}
-			if a.client != nil {
-				f.open[i] = h.rejSince
-			}
+		f := &fullRecord{name: name, requests: e.keys.state[id].requests, runs: make([]keyRun, len(runs))}
+		for i := range runs {
+			f.runs[i] = row[i].kept()
 		}
 		r.full[rec] = f
 	}
@@ -238,18 +228,11 @@ func (e *worker) restore(id int32, key []byte, t int64) (bool, error) {
 	for gi, g := range e.groups {
 		g.ref.Restore(id, gr[2*gi+1])
 		for _, a := range runs[i : i+1+len(g.cands)] {
-			h := &row[i]
-			if a.burst != nil {
-				h.peak = gr[2*gi] // a run that never disagreed admitted as the reference
-			}
-			if f != nil {
-				h.over, h.under = f.over[i], f.under[i]
-				if a.burst != nil {
-					h.peak = f.peak[i]
-				}
-				if a.client != nil {
-					h.rejSince = f.open[i]
-				}
+			switch {
+			case f != nil:
+				row[i] = f.runs[i]
+			case a.burst != nil:
+				row[i].peak = gr[2*gi] // a run that never disagreed admitted as the reference
 			}
 			i++
 		}
