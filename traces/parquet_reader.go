@@ -7,6 +7,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/encoding"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -55,6 +56,7 @@ type ParquetReader struct {
 	maxKey      int
 	bad         badRecords
 	keyBuf      []byte
+	keyRef      int32 // the current key's index in the key column's dictionary, or -1
 	checker     pageChecker
 	req         Request
 	err         error
@@ -68,6 +70,14 @@ type pqCursor struct {
 	vr    parquet.ValueReader
 	buf   []parquet.Value
 	i, n  int
+
+	// The key column's dictionary pages without nulls are read as their
+	// indexes into the dictionary (nextKey), not as values.
+	keyed   bool     // the cursor reads keys (nextKey)
+	idx     []int32  // a dictionary page's indexes; nil on other pages
+	dict    parquet.Dictionary
+	entries [][]byte // dict's values
+	dictGen uint64   // counts the dictionaries read, from 1
 }
 
 // pqBatch is the number of values decoded at a time per column.
@@ -91,6 +101,10 @@ func (c *pqCursor) next() (*parquet.Value, error) {
 				return nil, err
 			}
 			c.page, c.vr = p, p.Values()
+			if c.keyed && c.indexed(p) {
+				c.vr = nil
+				return nil, nil
+			}
 		}
 		n, err := c.vr.ReadValues(c.buf)
 		c.i, c.n = 0, n
@@ -110,6 +124,63 @@ func (c *pqCursor) next() (*parquet.Value, error) {
 	return v, nil
 }
 
+// indexed reports whether page p is read by its dictionary indexes (a key
+// page of a dictionary and no nulls), and if so sets the cursor to them.
+func (c *pqCursor) indexed(p parquet.Page) bool {
+	d := p.Dictionary()
+	if d == nil || p.NumNulls() != 0 {
+		return false
+	}
+	vals := p.Data()
+	if vals.Kind() != encoding.Int32 || int64(len(vals.Int32())) != p.NumValues() {
+		return false
+	}
+	if d != c.dict {
+		dv := d.Page().Data()
+		if dv.Kind() != encoding.ByteArray {
+			return false
+		}
+		data, offsets := dv.ByteArray()
+		if len(offsets) != d.Len()+1 {
+			return false
+		}
+		c.entries = c.entries[:0]
+		for i := range d.Len() {
+			lo, hi := offsets[i], offsets[i+1]
+			if lo > hi || int(hi) > len(data) {
+				return false
+			}
+			c.entries = append(c.entries, data[lo:hi:hi])
+		}
+		c.dict = d
+		c.dictGen++
+	}
+	c.idx, c.i, c.n = vals.Int32(), 0, int(p.NumValues())
+	return true
+}
+
+// nextKey returns the next key of the column, and, when it comes from a
+// dictionary page, its index there (-1 otherwise); v is its value when it
+// does not.
+func (c *pqCursor) nextKey() (key []byte, ref int32, v *parquet.Value, err error) {
+	if c.idx != nil && c.i < c.n {
+		ref = c.idx[c.i]
+		c.i++
+		if ref < 0 || int(ref) >= len(c.entries) {
+			return nil, -1, nil, fmt.Errorf("dictionary index %d out of range [0, %d)", ref, len(c.entries))
+		}
+		return c.entries[ref], ref, nil, nil
+	}
+	c.idx = nil
+	if v, err = c.next(); err != nil {
+		return nil, -1, nil, err
+	}
+	if v == nil { // next moved to a dictionary page
+		return c.nextKey()
+	}
+	return nil, -1, v, nil
+}
+
 func (c *pqCursor) open(chunk parquet.ColumnChunk, rows int64) {
 	c.pages = chunk.Pages()
 	if n := int(min(rows, pqBatch)); len(c.buf) < n {
@@ -119,6 +190,7 @@ func (c *pqCursor) open(chunk parquet.ColumnChunk, rows int64) {
 }
 
 func (c *pqCursor) close() {
+	c.idx, c.dict, c.entries = nil, nil, c.entries[:0]
 	if c.page != nil {
 		parquet.Release(c.page)
 		c.page = nil
@@ -143,7 +215,8 @@ func newParquetReader(r io.ReaderAt, size int64, name string, opt Options, close
 		return nil, err
 	}
 	unit := st.unit
-	p = &ParquetReader{name: name, closer: closer, keyName: st.keyName, maxKey: st.maxKey, bad: badRecords{skip: opt.SkipBad, cancel: opt.Cancel}}
+	p = &ParquetReader{name: name, closer: closer, keyName: st.keyName, maxKey: st.maxKey, bad: badRecords{skip: opt.SkipBad, cancel: opt.Cancel}, keyRef: -1}
+	p.key.keyed = true
 	defer func() {
 		if v := recover(); v != nil {
 			p, err = nil, p.fileErr(fmt.Sprintf("corrupt Parquet file: %v", v))
@@ -432,7 +505,7 @@ func (p *ParquetReader) readRow() (string, error) {
 	if err != nil {
 		return "", p.readErr(`column "ts"`, err)
 	}
-	kv, err := p.key.next()
+	k, ref, kv, err := p.key.nextKey()
 	if err != nil {
 		return "", p.readErr(fmt.Sprintf("column %q", p.keyName), err)
 	}
@@ -458,13 +531,16 @@ func (p *ParquetReader) readRow() (string, error) {
 		return fmt.Sprintf("ts %d%s overflows int64 nanoseconds", raw, p.unitSuffix()), nil
 	}
 
-	if kv.IsNull() {
-		return "key is null", nil
+	if kv != nil {
+		if kv.IsNull() {
+			return "key is null", nil
+		}
+		k = kv.ByteArray()
 	}
-	k := kv.ByteArray()
 	if msg := keyProblem(k, p.maxKey); msg != "" {
 		return msg, nil
 	}
+	p.keyRef = ref
 
 	cost := int64(1)
 	if cv != nil && !cv.IsNull() {
@@ -519,6 +595,19 @@ func (p *ParquetReader) finish() {
 		defer func() { _ = recover() }()
 		p.closeGroup()
 	}()
+}
+
+// KeyRef returns where the current request's key is in the key column's
+// dictionary: dict numbers the dictionaries read so far (from 1: one per
+// row group whose key column is dictionary encoded) and index is the
+// key's entry in it. ok is false when the key was not read from a
+// dictionary. Within one dictionary an index always names the same key, so
+// a consumer may look a key up once per entry.
+func (p *ParquetReader) KeyRef() (dict uint64, index int32, ok bool) {
+	if p.keyRef < 0 {
+		return 0, 0, false
+	}
+	return p.key.dictGen, p.keyRef, true
 }
 
 // Request returns the current request; its Key is valid until the next Scan.
