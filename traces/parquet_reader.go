@@ -73,8 +73,8 @@ type pqCursor struct {
 
 	// The key column's dictionary pages without nulls are read as their
 	// indexes into the dictionary (nextKey), not as values.
-	keyed   bool     // the cursor reads keys (nextKey)
-	idx     []int32  // a dictionary page's indexes; nil on other pages
+	keyed   bool    // the cursor reads keys (nextKey)
+	idx     []int32 // a dictionary page's indexes; nil on other pages
 	dict    parquet.Dictionary
 	entries [][]byte // dict's values
 	dictGen uint64   // counts the dictionaries read, from 1
