@@ -77,6 +77,7 @@ type pqCursor struct {
 	idx     []int32 // a dictionary page's indexes; nil on other pages
 	dict    parquet.Dictionary
 	entries [][]byte // dict's values
+	fine    []bool   // per entry: its key was found without problems (keyProblem)
 	dictGen uint64   // counts the dictionaries read, from 1
 }
 
@@ -144,13 +145,14 @@ func (c *pqCursor) indexed(p parquet.Page) bool {
 		if len(offsets) != d.Len()+1 {
 			return false
 		}
-		c.entries = c.entries[:0]
+		c.entries, c.fine = c.entries[:0], c.fine[:0]
 		for i := range d.Len() {
 			lo, hi := offsets[i], offsets[i+1]
 			if lo > hi || int(hi) > len(data) {
 				return false
 			}
 			c.entries = append(c.entries, data[lo:hi:hi])
+			c.fine = append(c.fine, false)
 		}
 		c.dict = d
 		c.dictGen++
@@ -190,7 +192,7 @@ func (c *pqCursor) open(chunk parquet.ColumnChunk, rows int64) {
 }
 
 func (c *pqCursor) close() {
-	c.idx, c.dict, c.entries = nil, nil, c.entries[:0]
+	c.idx, c.dict, c.entries, c.fine = nil, nil, c.entries[:0], c.fine[:0]
 	if c.page != nil {
 		parquet.Release(c.page)
 		c.page = nil
@@ -537,8 +539,13 @@ func (p *ParquetReader) readRow() (string, error) {
 		}
 		k = kv.ByteArray()
 	}
-	if msg := keyProblem(k, p.maxKey); msg != "" {
-		return msg, nil
+	if ref < 0 || !p.key.fine[ref] { // a dictionary's entry is checked once
+		if msg := keyProblem(k, p.maxKey); msg != "" {
+			return msg, nil
+		}
+		if ref >= 0 {
+			p.key.fine[ref] = true
+		}
 	}
 	p.keyRef = ref
 
