@@ -21,6 +21,8 @@ type Engine struct {
 	workers []*worker
 	notes   []string
 
+	hashes keyRefs[uint64] // the hashes of the current key dictionary's entries (addRef)
+
 	partial    bool         // the replay was interrupted
 	offeredEnd int64        // the latest time of any request offered, other shards' keys included
 	progress   atomic.Int64 // requests read by Replay, for Progress

@@ -53,6 +53,18 @@ func (s *keyState) is(key []byte, h uint64, name *string) bool {
 	return len(key) <= inlineKey || *name == string(key)
 }
 
+// holds reports whether id is live and holds key.
+func (k *keyTable) holds(id int32, key []byte) bool {
+	if int(id) >= len(k.state) {
+		return false
+	}
+	st := &k.state[id]
+	if !st.live || int(st.n) != min(len(key), inlineKey) || string(st.head[:st.n]) != string(key[:st.n]) {
+		return false
+	}
+	return len(key) <= inlineKey || k.names[id] == string(key)
+}
+
 func newKeyTable() *keyTable { return &keyTable{lastID: -1} }
 
 // OrderError is a request whose time is before the previous request of the

@@ -19,13 +19,16 @@ type batch struct {
 	keys      []byte
 	ids       []int32  // the reader's key indexes, when it has them
 	hash      []uint64 // else the keys' KeyHash
+	dict      []uint64 // with hash, when the reader has them: the key's dictionary (KeyRefer)
+	ref       []int32  // and its entry there, -1 none
 	seq       []int64  // position of each request in the trace, from 0
 	line, row []int64  // where each request is, for errors
 }
 
 func (b *batch) reset() {
 	b.t, b.cost, b.keyEnd, b.keys = b.t[:0], b.cost[:0], b.keyEnd[:0], b.keys[:0]
-	b.ids, b.hash, b.seq, b.line, b.row = b.ids[:0], b.hash[:0], b.seq[:0], b.line[:0], b.row[:0]
+	b.ids, b.hash, b.dict, b.ref = b.ids[:0], b.hash[:0], b.dict[:0], b.ref[:0]
+	b.seq, b.line, b.row = b.seq[:0], b.line[:0], b.row[:0]
 }
 
 // failure is a worker's first error and where in the trace it happened.
@@ -41,6 +44,7 @@ type failure struct {
 func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 	n := len(e.workers)
 	ix, indexed := keyIndexer(r)
+	rf, refs := r.(KeyRefer)
 	free := make(chan *batch, 4*n)
 	for range 4 * n {
 		free <- &batch{}
@@ -96,7 +100,8 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 		e.offeredEnd = max(e.offeredEnd, q.T)
 		var w int
 		var id int32
-		var h uint64
+		var h, dict uint64
+		ref := int32(-1)
 		if indexed {
 			id = ix.KeyIndex()
 			if id < 0 {
@@ -109,7 +114,15 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 			}
 			w, id = int(id)%n, id/int32(n)
 		} else {
-			h = KeyHash(q.Key)
+			h = 0
+			if refs {
+				if d, i, ok := rf.KeyRef(); ok {
+					h, dict, ref = e.hashRef(q.Key, d, i), d, i
+				}
+			}
+			if ref < 0 {
+				h = KeyHash(q.Key)
+			}
 			if !owns(e.cfg.Shard, h) {
 				seq++
 				continue
@@ -131,6 +144,10 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 			b.ids = append(b.ids, id)
 		} else {
 			b.hash = append(b.hash, h)
+			if refs {
+				b.dict = append(b.dict, dict)
+				b.ref = append(b.ref, ref)
+			}
 		}
 		b.seq = append(b.seq, seq)
 		b.line = append(b.line, pos.Line)
@@ -171,9 +188,12 @@ func (e *worker) replayBatch(b *batch, file string) *failure {
 		key := b.keys[start:b.keyEnd[i]]
 		start = b.keyEnd[i]
 		var err error
-		if len(b.ids) > 0 {
+		switch {
+		case len(b.ids) > 0:
 			err = e.addIndexed(b.ids[i], key, b.t[i], b.cost[i])
-		} else {
+		case len(b.ref) > 0 && b.ref[i] >= 0:
+			err = e.addRef(key, b.hash[i], b.dict[i], b.ref[i], b.t[i], b.cost[i])
+		default:
 			err = e.addHashed(key, b.hash[i], b.t[i], b.cost[i])
 		}
 		if err != nil {

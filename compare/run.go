@@ -47,6 +47,7 @@ func (e *Engine) Replay(ctx context.Context, r traces.Reader) error {
 		return e.replayParallel(ctx, r)
 	}
 	ix, indexed := keyIndexer(r)
+	rf, refs := r.(KeyRefer)
 	done := ctx.Done()
 	for n := 1; r.Scan(); n++ {
 		if n&4095 == 0 { // every 4096 requests
@@ -58,9 +59,16 @@ func (e *Engine) Replay(ctx context.Context, r traces.Reader) error {
 		}
 		q := r.Request()
 		var err error
-		if indexed {
+		switch {
+		case indexed:
 			err = e.AddIndexed(ix.KeyIndex(), q.Key, q.T, q.Cost)
-		} else {
+		case refs:
+			if d, i, ok := rf.KeyRef(); ok {
+				err = e.addRef(q.Key, d, i, q.T, q.Cost)
+				break
+			}
+			fallthrough
+		default:
 			err = e.Add(q.Key, q.T, q.Cost)
 		}
 		if err != nil {

@@ -16,7 +16,8 @@ import (
 type worker struct {
 	cfg    Config
 	keys   *keyTable
-	rows   keyRows // per key, what every run keeps of it
+	rows   keyRows        // per key, what every run keeps of it
+	refs   keyRefs[int32] // per entry of the current key dictionary, 1 + its key's id (addRef)
 	groups []*group
 	capN   int // ids below capN are valid in every limiter and accumulator
 	notes  []string
