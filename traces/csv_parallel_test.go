@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -472,3 +474,40 @@ func TestCSVParallelCloseWhileReading(t *testing.T) {
 type closerFunc func() error
 
 func (f closerFunc) Close() error { return f() }
+
+// The CSV files of the corpus of bad inputs read in parallel as one record
+// at a time, compressed ones too.
+func TestBadCorpusParallel(t *testing.T) {
+	entries, err := os.ReadDir(badDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		if !strings.Contains(e.Name(), ".csv") {
+			continue
+		}
+		n++
+		path := filepath.Join(badDir, e.Name())
+		for _, skip := range []bool{false, true} {
+			outcome := func(opt Options) csvOutcome {
+				opt.SkipBad = skip
+				r, err := Open(path, FormatAuto, opt)
+				if err != nil {
+					return csvOutcome{err: "open: " + err.Error()}
+				}
+				defer r.Close()
+				return csvOutcomeOf(r)
+			}
+			want := outcome(Options{csvWorkers: 1})
+			for _, tune := range []Options{{csvWorkers: 2, csvAfter: -1, csvChunk: 1, csvRead: 3}, {csvWorkers: 3, csvAfter: 1, csvChunk: 64}} {
+				if got := outcome(tune); diffOutcomes(got, want) != "" {
+					t.Errorf("%s, SkipBad %v, %+v: %s", e.Name(), skip, tune, diffOutcomes(got, want))
+				}
+			}
+		}
+	}
+	if n < 10 {
+		t.Fatalf("only %d CSV files in the corpus", n)
+	}
+}
