@@ -451,6 +451,12 @@ func TestCSVParallelCloseWhileReading(t *testing.T) {
 	if !r.Scan() {
 		t.Fatal(r.Err())
 	}
+	for reading := false; !reading; { // wait for the splitter to wait in a read
+		time.Sleep(time.Millisecond)
+		r.pipe.mu.Lock()
+		reading = r.pipe.reading
+		r.pipe.mu.Unlock()
+	}
 	done := make(chan struct{})
 	go func() { r.Close(); close(done) }()
 	select {
