@@ -2,7 +2,10 @@ package traces
 
 import (
 	"bytes"
+	"fmt"
 	"runtime"
+	"strconv"
+	"sync"
 	"testing"
 )
 
@@ -74,3 +77,75 @@ func benchWrite(b *testing.B, f Format) {
 func BenchmarkParquetWrite(b *testing.B) { benchWrite(b, FormatParquet) }
 func BenchmarkCSVWrite(b *testing.B)     { benchWrite(b, FormatCSV) }
 func BenchmarkJSONLWrite(b *testing.B)   { benchWrite(b, FormatJSONL) }
+
+// engineTrace is a trace shaped like the replay engine's input: 2M lines of
+// ts,key with integer nanosecond timestamps and about 100,000 distinct keys
+// shaped like IPv4 addresses.
+var engineTrace = sync.OnceValue(func() []byte {
+	const n = 2_000_000
+	buf := bytes.NewBufferString("ts,key\n")
+	ts := int64(1_700_000_000_000_000_000)
+	x := uint64(1)
+	for range n {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		ts += int64(x % 2000)
+		k := x >> 20 % 100_000
+		buf.WriteString(strconv.FormatInt(ts, 10))
+		fmt.Fprintf(buf, ",10.%d.%d.%d\n", k/10000, k/100%100, k%100)
+	}
+	return buf.Bytes()
+})
+
+// BenchmarkCSVReadEngine reads engineTrace per iteration: "read" only
+// scans, "hash" also hashes every key, as the replay engine does, so that
+// the reader's own cost on the scanning goroutine shows beside some work of
+// the consumer's.
+func BenchmarkCSVReadEngine(b *testing.B) {
+	data := engineTrace()
+	for _, hash := range []bool{false, true} {
+		name := "read"
+		if hash {
+			name = "hash"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			var n int
+			var sum uint64
+			// The CPU time of the scanning goroutine alone, on a thread of
+			// its own.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			cpu0 := threadCPU()
+			for b.Loop() {
+				r, err := NewCSVReader(bytes.NewReader(data), "bench", Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				n = 0
+				for r.Scan() {
+					n++
+					if hash {
+						h := uint64(14695981039346656037)
+						for _, c := range r.Request().Key {
+							h = (h ^ uint64(c)) * 1099511628211
+						}
+						sum += h
+					}
+				}
+				if r.Err() != nil || n != 2_000_000 {
+					b.Fatal(n, r.Err())
+				}
+				r.Close()
+			}
+			cpu := threadCPU() - cpu0
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/record")
+			if cpu0 >= 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*n), "scan-cpu-ns/record")
+			}
+			_ = sum
+		})
+	}
+}

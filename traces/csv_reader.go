@@ -40,25 +40,39 @@ import (
 // buffers have grown to the longest record: keys are slices of reused
 // buffers, valid until the next Scan.
 type CSVReader struct {
-	name    string
-	lr      lineReader
+	csvParser
 	closer  io.Closer
-	unit    int64
 	keyName string
-	maxKey  int
+	blank   blankLines
+	bad     badRecords
+	err     error
+	done    bool
+
+	// Reading in parallel (csv_parallel.go): par is the pipeline while it
+	// reads, pipe the last one started, for Close. seqLeft counts down the
+	// records to read one at a time before a pipeline starts (< 0: none).
+	tune    csvTuning
+	seqLeft int
+	par     *csvPipe
+	pipe    *csvPipe
+}
+
+// csvParser turns the lines of a CSV trace into records and requests: the
+// reader's own, and each worker's of a parallel reader.
+type csvParser struct {
+	name   string
+	lr     lineReader
+	unit   int64
+	maxKey int
 
 	nfields                int // fields per record, from the header
 	tsCol, keyCol, costCol int // costCol is -1 when there is no cost column
 	fields                 [][]byte
 	rec                    []byte // assembles records that span lines
 	scratch                []byte // unescaped quoted fields
-	blank                  blankLines
-	bad                    badRecords
-	recLine                int64 // line where the current record starts
-	skipping               bool  // the rest of a record refused is still to be read
+	recLine                int64  // line where the current record starts
+	skipping               bool   // the rest of a record refused is still to be read
 	req                    Request
-	err                    error
-	done                   bool
 }
 
 // NewCSVReader returns a reader of the CSV trace in r, reading its header
@@ -72,8 +86,9 @@ func newCSVReader(r io.Reader, name string, opt Options, closer io.Closer) (*CSV
 	if err != nil {
 		return nil, err
 	}
-	c := &CSVReader{name: name, lr: newLineReader(r, st.maxLine), closer: closer, unit: st.unit,
-		keyName: st.keyName, maxKey: st.maxKey, bad: badRecords{skip: opt.SkipBad, cancel: opt.Cancel}}
+	c := &CSVReader{csvParser: csvParser{name: name, lr: newLineReader(r, st.maxLine), unit: st.unit, maxKey: st.maxKey},
+		closer: closer, keyName: st.keyName, bad: badRecords{skip: opt.SkipBad, cancel: opt.Cancel}, tune: opt.csvTuning()}
+	c.seqLeft = c.tune.after
 	c.lr.csv = true
 	if err := c.readHeader(); err != nil {
 		return nil, err
@@ -141,14 +156,27 @@ func (c *CSVReader) readHeader() error {
 	return nil
 }
 
-func (c *CSVReader) errAt(line int64, msg string) error {
+func (c *csvParser) errAt(line int64, msg string) error {
 	return &ParseError{Pos: Position{File: c.name, Line: line}, Msg: msg}
 }
 
 // Scan advances to the next request; see Reader.
 func (c *CSVReader) Scan() bool {
+	if p := c.par; p != nil {
+		if p.i < p.stop {
+			r := &p.recs[p.i]
+			c.req, c.recLine = r.req, p.line+int64(r.line)
+			p.i++
+			return true
+		}
+		return c.scanPipe()
+	}
 	if c.done {
 		return false
+	}
+	if c.seqLeft == 0 && !c.skipping {
+		c.startPipe()
+		return c.scanPipe()
 	}
 	for {
 		rec, msg, err := c.nextRecord()
@@ -171,6 +199,9 @@ func (c *CSVReader) Scan() bool {
 		}
 		if msg == "" {
 			if msg = c.parse(rec); msg == "" {
+				if c.seqLeft > 0 {
+					c.seqLeft--
+				}
 				return true
 			}
 		}
@@ -183,7 +214,7 @@ func (c *CSVReader) Scan() bool {
 
 // parse turns a non-empty record into c.req, returning what is wrong with
 // it or "".
-func (c *CSVReader) parse(rec []byte) string {
+func (c *csvParser) parse(rec []byte) string {
 	n, msg := splitCSVInto(rec, c.fields, &c.scratch)
 	if msg != "" {
 		return msg
@@ -242,13 +273,16 @@ func (c *CSVReader) Skipped() (n int64, first []*ParseError) { return c.bad.skip
 // Close closes the file if the reader was made by Open; a reader made by
 // NewCSVReader leaves its io.Reader alone.
 func (c *CSVReader) Close() error {
-	c.done = true
-	if c.closer == nil {
+	c.done, c.par = true, nil
+	closer := c.closer
+	c.closer = nil
+	if c.pipe != nil && c.pipe.shutdown(closer) {
+		return nil // closed when the read under way returns
+	}
+	if closer == nil {
 		return nil
 	}
-	err := c.closer.Close()
-	c.closer = nil
-	return err
+	return closer.Close()
 }
 
 // nextRecord returns the next record without its line terminator, setting
@@ -258,7 +292,7 @@ func (c *CSVReader) Close() error {
 // record too long, as soon as it passes the limit, its rest being read
 // through by the next call. It returns io.EOF at the end of the input, and
 // other errors when the rest of the input cannot be read.
-func (c *CSVReader) nextRecord() (rec []byte, msg string, err error) {
+func (c *csvParser) nextRecord() (rec []byte, msg string, err error) {
 	if c.skipping {
 		c.skipping = false
 		if err := c.skipRecord(); err != nil {
@@ -311,7 +345,7 @@ func (c *CSVReader) nextRecord() (rec []byte, msg string, err error) {
 	return trimEOL(c.rec), "", nil
 }
 
-func (c *CSVReader) recordTooLong() string {
+func (c *csvParser) recordTooLong() string {
 	return fmt.Sprintf("record spanning lines exceeds the limit of %d bytes (-max-line)", c.lr.max)
 }
 
@@ -319,7 +353,7 @@ func (c *CSVReader) recordTooLong() string {
 // the rest of the line it was refused in, then the lines that follow while
 // a quoted field is open (c.lr.qs tracks the quotes). A quoted field still
 // open at the end of the file is an error.
-func (c *CSVReader) skipRecord() error {
+func (c *csvParser) skipRecord() error {
 	for {
 		if err := c.lr.skipRest(); err != nil {
 			return c.readErr(err)
@@ -340,7 +374,7 @@ func (c *CSVReader) skipRecord() error {
 	}
 }
 
-func (c *CSVReader) readErr(err error) error {
+func (c *csvParser) readErr(err error) error {
 	if err == io.EOF {
 		return err
 	}

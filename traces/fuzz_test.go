@@ -3,6 +3,7 @@ package traces
 import (
 	"bytes"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -113,6 +114,14 @@ func FuzzCSVReader(f *testing.F) {
 		got, err := checkFuzzRead(t, FormatCSV, data, opt)
 		checkSkipping(t, FormatCSV, data, opt, got, err)
 		rewrite(t, FormatCSV, got)
+		// Read in parallel, with chunks and reads cut everywhere, it reads
+		// exactly as one record at a time.
+		whole := func(d []byte) io.Reader { return bytes.NewReader(d) }
+		want := readCSVOutcome(data, sequential(opt), whole)
+		tune := Options{csvWorkers: 2, csvChunk: 1 + len(data)%5, csvRead: 1 + int(mode)%7, csvAfter: -1}
+		if par := readCSVOutcome(data, withTuning(opt, tune), whole); diffOutcomes(par, want) != "" {
+			t.Fatalf("in parallel (%+v): %s", tune, diffOutcomes(par, want))
+		}
 	})
 }
 

@@ -2,6 +2,7 @@ package traces
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -23,9 +24,10 @@ var errLineTooLong = errors.New("line too long")
 // only when the next line is asked for.
 type lineReader struct {
 	br   *bufio.Reader
-	long []byte // overflow buffer for lines longer than br's buffer
-	line int64  // number of the last line returned (or refused), 1-based
-	max  int    // longest line, without its terminator
+	mem  *memLines // when set, the lines come from it instead of br
+	long []byte    // overflow buffer for lines longer than br's buffer
+	line int64     // number of the last line returned (or refused), 1-based
+	max  int       // longest line, without its terminator
 
 	// tooLong is the length of the last line refused, or -1 when it was
 	// refused before its end was read.
@@ -47,6 +49,41 @@ func newLineReader(r io.Reader, max int) lineReader {
 	return lineReader{br: br, max: max}
 }
 
+// readSlice is br.ReadSlice('\n'), or mem's.
+func (l *lineReader) readSlice() ([]byte, error) {
+	if l.mem != nil {
+		return l.mem.readSlice()
+	}
+	return l.br.ReadSlice('\n')
+}
+
+// memLines hands out the lines of a part of a trace held in memory exactly
+// as bufio.Reader.ReadSlice('\n') of a readBufferSize buffer over a reader of
+// it would, without copying them: a line; or, when no line ends within
+// readBufferSize bytes, that many with bufio.ErrBufferFull; or else what is
+// left with end, which the reader of it would have returned after it
+// (io.EOF, or an I/O error).
+type memLines struct {
+	data []byte
+	off  int
+	end  error
+}
+
+func (m *memLines) readSlice() ([]byte, error) {
+	rest := m.data[m.off:]
+	win := rest[:min(len(rest), readBufferSize)]
+	if i := bytes.IndexByte(win, '\n'); i >= 0 {
+		m.off += i + 1
+		return rest[:i+1], nil
+	}
+	if len(rest) >= readBufferSize {
+		m.off += readBufferSize
+		return win, bufio.ErrBufferFull
+	}
+	m.off = len(m.data)
+	return rest, m.end
+}
+
 // next returns the next line with its "\n" terminator, if it has one. At the
 // end of the input it returns io.EOF and no line; a last line without a
 // newline is returned first with a nil error. A line longer than max is
@@ -59,7 +96,7 @@ func (l *lineReader) nextLimit(limit int) ([]byte, error) {
 	if err := l.skipRest(); err != nil {
 		return nil, err
 	}
-	b, err := l.br.ReadSlice('\n')
+	b, err := l.readSlice()
 	if err == bufio.ErrBufferFull {
 		return l.nextLong(b, limit)
 	}
@@ -98,7 +135,7 @@ func (l *lineReader) nextLong(b []byte, limit int) ([]byte, error) {
 			return nil, errLineTooLong
 		}
 		l.long = append(l.long, b...)
-		b, err = l.br.ReadSlice('\n')
+		b, err = l.readSlice()
 	}
 	if err != nil && err != io.EOF {
 		return nil, err
@@ -133,7 +170,7 @@ func (l *lineReader) refuseLong(b []byte) {
 // to be read.
 func (l *lineReader) skipRest() error {
 	for l.rest {
-		b, err := l.br.ReadSlice('\n')
+		b, err := l.readSlice()
 		if l.csv {
 			l.qs = scanQuotes(l.qs, b)
 		}

@@ -57,6 +57,14 @@ type Options struct {
 	// memory of the decoder; 0 means defaultZstdMaxWindow. The fuzz tests
 	// lower it.
 	zstdMaxWindow uint64
+
+	// How a CSV reader reads in parallel (csv_parallel.go), for the tests;
+	// zero means the default. csvWorkers is the number of worker goroutines
+	// (0: GOMAXPROCS; 1: none, the reader reads one record at a time),
+	// csvChunk the bytes of a chunk, csvRead the most bytes one read asks for
+	// (0: as many as the chunk has room for), csvAfter the records read one
+	// at a time before the workers start (< 0: none).
+	csvWorkers, csvChunk, csvRead, csvAfter int
 }
 
 // Defaults of the limits in Options.

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package traces
+
+import "time"
+
+func threadCPU() time.Duration { return -1 }
