@@ -20,11 +20,23 @@
 // A run is one rule × count × mode × algorithm. Its metrics are streaming
 // accumulators: one call per request, closed at the end into the types of
 // package summary (Engine.Summary returns a summary.Summary, the content
-// of summary.json);
-// per-key state lives in slices indexed by the interned key id, so memory
-// follows the number of keys and never the length of the trace. Keys whose
-// state is back to its initial value are released as the replay goes
-// (release.go), so it follows the keys active in the window.
+// of summary.json); per-key state lives in slices indexed by the interned
+// key id, so memory follows the number of keys and never the length of the
+// trace. Keys whose state is back to its initial value are released as the
+// replay goes (release.go), so it follows the keys active in the window.
+//
+// # Layout
+//
+// The Engine coordinates: it checks each request and hands it to a worker
+// (worker.go), the only one, or the one its key hashes to; a parallel
+// Replay reads and hashes in the calling goroutine and hands the workers
+// batches. A worker interns keys in an open-addressing table whose 8-byte
+// slots point to the key's 64-byte state, which also holds the start of
+// its name (keys.go); keys read from a dictionary (a Parquet key column)
+// are looked up once per entry (key_refs.go). What every run keeps of a
+// key (its disagreements, burst, open run of rejections) sits in one row
+// per key (key_rows.go), so that a request touches a few adjacent cache
+// lines for all its runs; the limiters keep their own per-key state.
 //
 // # Exact merging
 //
