@@ -17,20 +17,11 @@ func TestParquetKeyRef(t *testing.T) {
 	for i := range 5000 {
 		reqs = append(reqs, Request{T: int64(i), Key: fmt.Appendf(nil, "k%d", (i*7)%301), Cost: 1})
 	}
-	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[parquetRow](&buf, parquet.MaxRowsPerRowGroup(1234), parquet.PageBufferSize(512))
+	var rows []parquetRow
 	for _, q := range reqs {
-		if _, err := w.Write([]parquetRow{{TS: q.T, Key: q.Key, Cost: int32(q.Cost)}}); err != nil {
-			t.Fatal(err)
-		}
+		rows = append(rows, parquetRow{TS: q.T, Key: q.Key, Cost: int32(q.Cost)})
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	r, err := NewParquetReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "t.parquet", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := parquetOf(t, rows, parquet.MaxRowsPerRowGroup(1234), parquet.PageBufferSize(512))
 	type ref struct {
 		dict  uint64
 		index int32
@@ -69,18 +60,7 @@ func TestParquetKeyRefPlain(t *testing.T) {
 		TS  int64  `parquet:"ts"`
 		Key []byte `parquet:"key,string,plain"`
 	}
-	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[plainRow](&buf)
-	if _, err := w.Write([]plainRow{{1, []byte("a")}, {2, []byte("b")}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	r, err := NewParquetReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "t.parquet", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := parquetOf(t, []plainRow{{1, []byte("a")}, {2, []byte("b")}})
 	n := 0
 	for r.Scan() {
 		if _, _, ok := r.KeyRef(); ok {
@@ -91,4 +71,23 @@ func TestParquetKeyRefPlain(t *testing.T) {
 	if r.Err() != nil || n != 2 {
 		t.Fatalf("%d rows, err %v", n, r.Err())
 	}
+}
+
+// parquetOf writes rows with parquet-go's options and returns a reader of
+// the file.
+func parquetOf[T any](t *testing.T, rows []T, opts ...parquet.WriterOption) *ParquetReader {
+	t.Helper()
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[T](&buf, opts...)
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewParquetReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "t.parquet", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
