@@ -24,8 +24,9 @@ type worker struct {
 
 	requests, cost int64
 	start, end     int64
-	offeredEnd     int64 // the latest time of any request offered to the engine, other workers' and shards' keys included
-	stateClosed    bool  // closeState has run
+	warmSink       uint64 // what warm loaded, kept so that the loads are made
+	offeredEnd     int64  // the latest time of any request offered to the engine, other workers' and shards' keys included
+	stateClosed    bool   // closeState has run
 
 	rel    releaser    // releases the state of idle keys
 	closed closedLoop  // the closed-loop replays, if any
@@ -53,6 +54,7 @@ type group struct {
 type candidate struct {
 	lim       algorithms.Limiter
 	rel       algorithms.Releaser  // lim's idle test, for the state it holds
+	warm      algorithms.Warmer    // lim's state loader, nil if it has none
 	est       algorithms.Estimator // non-nil where rate error is measured
 	mode      Mode
 	recordAll bool // count all applies to this algorithm
@@ -100,7 +102,7 @@ func newWorker(cfg Config) (*worker, error) {
 					if err != nil {
 						return nil, err
 					}
-					cd := &candidate{lim: lim, rel: releaserOf(lim), mode: m, recordAll: c == CountAll && lim.CountsRejected()}
+					cd := &candidate{lim: lim, rel: releaserOf(lim), warm: warmerOf(lim), mode: m, recordAll: c == CountAll && lim.CountsRejected()}
 					est, isEst := lim.(algorithms.Estimator)
 					if isEst && (m == Shadow || cd.recordAll) {
 						cd.est = est
@@ -263,6 +265,7 @@ func (e *worker) add(id int32, t, cost int64) {
 	from := st.from
 	st.from = max(st.from, t) // (a sweep may have settled past t if the trace is out of order across keys)
 	row := e.rows.row(id)
+	e.warm(id, row)
 	for _, g := range e.groups {
 		g.add(row[g.base:], id, t, cost, from)
 	}
@@ -402,4 +405,26 @@ func (e *worker) String() string {
 		parts = append(parts, fmt.Sprintf("%s count=%s modes=%v", algorithms.FormatRules(g.layers), g.count, g.modes))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// warm loads what a request of key id will read, its row and its state in
+// every limiter, before any of them decides: the loads are independent, so
+// the processor waits for their cache misses together.
+func (e *worker) warm(id int32, row []keyRun) {
+	w := uint64(row[0].over) + uint64(row[len(row)-1].over)
+	for _, g := range e.groups {
+		w += g.ref.Warm(id)
+		for _, c := range g.cands {
+			if c.warm != nil {
+				w += c.warm.Warm(id)
+			}
+		}
+	}
+	e.warmSink += w
+}
+
+// warmerOf returns lim's state loader, nil if it has none.
+func warmerOf(lim algorithms.Limiter) algorithms.Warmer {
+	w, _ := lim.(algorithms.Warmer)
+	return w
 }
