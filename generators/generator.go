@@ -74,8 +74,10 @@ type Generator struct {
 	name    string
 	p       Params
 	parts   []part
-	width   int    // digits of a key's index
-	keyBuf  []byte // the current request's key
+	width   int     // digits of a key's index
+	keyBuf  []byte  // scratch for formatting a key
+	names   []byte  // the keys of srcs, back to back
+	nameEnd []int32 // the end in names of each source's key
 	srcs    []source
 	ids     []int32  // each source's index, when not its position in srcs
 	due     []int64  // time of each source's next request
@@ -146,6 +148,7 @@ func newGenerator(spec string, p Params, sendingOnly bool) (*Generator, error) {
 	} else {
 		g.addAll()
 	}
+	g.nameSources()
 	g.end = p.Start
 	for 1<<g.srcBits < len(g.srcs) {
 		g.srcBits++
@@ -222,6 +225,29 @@ func (g *Generator) addSending() {
 		g.due = append(g.due, f.t)
 		g.ids = append(g.ids, f.idx)
 	}
+}
+
+// nameSources formats the key of every source kept, once.
+func (g *Generator) nameSources() {
+	g.nameEnd = make([]int32, len(g.srcs))
+	for i := range g.srcs {
+		idx := i
+		if g.ids != nil {
+			idx = int(g.ids[i])
+		}
+		g.names = append(g.names, g.key(idx)...)
+		g.nameEnd[i] = int32(len(g.names))
+	}
+}
+
+// keyAt returns the key of the source at position pos of srcs.
+func (g *Generator) keyAt(pos int32) []byte {
+	start := int32(0)
+	if pos > 0 {
+		start = g.nameEnd[pos-1]
+	}
+	end := g.nameEnd[pos]
+	return g.names[start:end:end]
 }
 
 // first is a source and its first request.
@@ -305,12 +331,12 @@ func (g *Generator) Scan() bool {
 	e := g.buf[g.i]
 	g.i++
 	g.done++
-	src := int32(e & (1<<g.srcBits - 1))
+	pos := int32(e & (1<<g.srcBits - 1))
+	g.curSrc = pos
 	if g.ids != nil {
-		src = g.ids[src]
+		g.curSrc = g.ids[pos]
 	}
-	g.curSrc = src
-	g.cur = traces.Request{T: g.base + int64(e>>g.srcBits), Key: g.key(int(src)), Cost: 1}
+	g.cur = traces.Request{T: g.base + int64(e>>g.srcBits), Key: g.keyAt(pos), Cost: 1}
 	return true
 }
 
