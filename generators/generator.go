@@ -74,10 +74,9 @@ type Generator struct {
 	name    string
 	p       Params
 	parts   []part
-	width   int     // digits of a key's index
-	keyBuf  []byte  // scratch for formatting a key
-	names   []byte  // the keys of srcs, back to back
-	nameEnd []int32 // the end in names of each source's key
+	width   int      // digits of a key's index
+	keyBuf  []byte   // scratch for formatting a key
+	names   keyTable // the key of each source, by its position in srcs
 	srcs    []source
 	ids     []int32  // each source's index, when not its position in srcs
 	due     []int64  // time of each source's next request
@@ -229,25 +228,32 @@ func (g *Generator) addSending() {
 
 // nameSources formats the key of every source kept, once.
 func (g *Generator) nameSources() {
-	g.nameEnd = make([]int32, len(g.srcs))
+	g.names.ends = make([]int32, len(g.srcs))
 	for i := range g.srcs {
 		idx := i
 		if g.ids != nil {
 			idx = int(g.ids[i])
 		}
-		g.names = append(g.names, g.key(idx)...)
-		g.nameEnd[i] = int32(len(g.names))
+		g.names.keys = append(g.names.keys, g.key(idx)...)
+		g.names.ends[i] = int32(len(g.names.keys))
 	}
 }
 
-// keyAt returns the key of the source at position pos of srcs.
-func (g *Generator) keyAt(pos int32) []byte {
+// keyTable is the keys of the sources kept, back to back: a
+// traces.KeyTable of their positions in Generator.srcs.
+type keyTable struct {
+	keys []byte
+	ends []int32 // the end in keys of each source's key
+}
+
+// Key returns the key of the source at position pos.
+func (k *keyTable) Key(pos int32) []byte {
 	start := int32(0)
 	if pos > 0 {
-		start = g.nameEnd[pos-1]
+		start = k.ends[pos-1]
 	}
-	end := g.nameEnd[pos]
-	return g.names[start:end:end]
+	end := k.ends[pos]
+	return k.keys[start:end:end]
 }
 
 // first is a source and its first request.
@@ -336,7 +342,7 @@ func (g *Generator) Scan() bool {
 	if g.ids != nil {
 		g.curSrc = g.ids[pos]
 	}
-	g.cur = traces.Request{T: g.base + int64(e>>g.srcBits), Key: g.keyAt(pos), Cost: 1}
+	g.cur = traces.Request{T: g.base + int64(e>>g.srcBits), Key: g.names.Key(pos), Cost: 1}
 	return true
 }
 
