@@ -379,7 +379,9 @@ func (g *Generator) fill() bool {
 	if cap(g.tmp) < len(g.buf) {
 		g.tmp = make([]uint64, cap(g.buf))
 	}
-	sortKeys(g.buf, g.tmp[:len(g.buf)], bitLen(uint64(g.end-g.base))+int(g.srcBits))
+	if sorted := sortKeys(g.buf, g.tmp[:len(g.buf)], bitLen(uint64(g.end-g.base))+int(g.srcBits)); &sorted[0] != &g.buf[0] {
+		g.buf, g.tmp = sorted, g.buf[:cap(g.buf)]
+	}
 	return true
 }
 
