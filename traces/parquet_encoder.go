@@ -49,6 +49,7 @@ type pqEncoder struct {
 	idsUsed []int32          // the ids of byID set in this row group
 	checked []uint64         // a bit for each id whose key was checked
 	gather  []int32          // scratch: byID of a batch's ids
+	touched byte             // what touching the keys read, kept so that it is not optimized away
 
 	groups []format.RowGroup
 	rows   int64
@@ -148,6 +149,17 @@ func (e *pqEncoder) addIDs(b *Batch) (int, error) {
 		for j, id := range ids {
 			xs[j] = e.byID[id]
 		}
+		// Touch the keys of the ids new to the row group, so that their
+		// cache misses overlap too, rather than stall the copies below.
+		var touch byte
+		for j, x := range xs {
+			if x == 0 {
+				if k := b.Key(start + j); len(k) > 0 {
+					touch += k[0] + k[len(k)-1]
+				}
+			}
+		}
+		e.touched += touch
 		i := start
 		for j, id := range ids {
 			i = start + j
