@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 func init() {
@@ -36,7 +34,7 @@ func init() {
 				period, amp = 1, 0
 			}
 			s := &diurnal{
-				cand:  distuv.Exponential{Rate: p.Rate * (1 + amp) / 1e9, Src: rng},
+				cand:  p.Rate * (1 + amp) / 1e9,
 				rng:   rng,
 				base:  p.Start,
 				omega: 2 * math.Pi / (period * 1e9),
@@ -52,7 +50,7 @@ func init() {
 // candidate at t is kept with probability rate(t)/peak. Times are ns since
 // base.
 type diurnal struct {
-	cand  distuv.Exponential // candidate gaps, ns, at the peak rate rate*(1+amp)
+	cand  float64 // rate per ns of the candidates, the peak rate rate*(1+amp)
 	rng   *rand.Rand
 	base  int64
 	t     float64 // the last candidate
@@ -63,7 +61,7 @@ type diurnal struct {
 
 func (s *diurnal) next() int64 {
 	for {
-		s.t += s.cand.Rand()
+		s.t += expGap(s.rng, s.cand)
 		if s.amp == 0 || s.rng.Float64()*(1+s.amp) < 1+s.amp*math.Sin(s.omega*s.t+s.phi) {
 			return offsetTime(s.base, s.t)
 		}

@@ -74,8 +74,9 @@ type Generator struct {
 	name    string
 	p       Params
 	parts   []part
-	width   int    // digits of a key's index
-	keyBuf  []byte // the current request's key
+	width   int      // digits of a key's index
+	keyBuf  []byte   // scratch for formatting a key
+	names   keyTable // the key of each source, by its position in srcs
 	srcs    []source
 	ids     []int32  // each source's index, when not its position in srcs
 	due     []int64  // time of each source's next request
@@ -146,6 +147,7 @@ func newGenerator(spec string, p Params, sendingOnly bool) (*Generator, error) {
 	} else {
 		g.addAll()
 	}
+	g.nameSources()
 	g.end = p.Start
 	for 1<<g.srcBits < len(g.srcs) {
 		g.srcBits++
@@ -222,6 +224,36 @@ func (g *Generator) addSending() {
 		g.due = append(g.due, f.t)
 		g.ids = append(g.ids, f.idx)
 	}
+}
+
+// nameSources formats the key of every source kept, once.
+func (g *Generator) nameSources() {
+	g.names.ends = make([]int32, len(g.srcs))
+	for i := range g.srcs {
+		idx := i
+		if g.ids != nil {
+			idx = int(g.ids[i])
+		}
+		g.names.keys = append(g.names.keys, g.key(idx)...)
+		g.names.ends[i] = int32(len(g.names.keys))
+	}
+}
+
+// keyTable is the keys of the sources kept, back to back: a
+// traces.KeyTable of their positions in Generator.srcs.
+type keyTable struct {
+	keys []byte
+	ends []int32 // the end in keys of each source's key
+}
+
+// Key returns the key of the source at position pos.
+func (k *keyTable) Key(pos int32) []byte {
+	start := int32(0)
+	if pos > 0 {
+		start = k.ends[pos-1]
+	}
+	end := k.ends[pos]
+	return k.keys[start:end:end]
 }
 
 // first is a source and its first request.
@@ -305,12 +337,12 @@ func (g *Generator) Scan() bool {
 	e := g.buf[g.i]
 	g.i++
 	g.done++
-	src := int32(e & (1<<g.srcBits - 1))
+	pos := int32(e & (1<<g.srcBits - 1))
+	g.curSrc = pos
 	if g.ids != nil {
-		src = g.ids[src]
+		g.curSrc = g.ids[pos]
 	}
-	g.curSrc = src
-	g.cur = traces.Request{T: g.base + int64(e>>g.srcBits), Key: g.key(int(src)), Cost: 1}
+	g.cur = traces.Request{T: g.base + int64(e>>g.srcBits), Key: g.names.Key(pos), Cost: 1}
 	return true
 }
 
@@ -347,7 +379,9 @@ func (g *Generator) fill() bool {
 	if cap(g.tmp) < len(g.buf) {
 		g.tmp = make([]uint64, cap(g.buf))
 	}
-	sortKeys(g.buf, g.tmp[:len(g.buf)], bitLen(uint64(g.end-g.base))+int(g.srcBits))
+	if sorted := sortKeys(g.buf, g.tmp[:len(g.buf)], bitLen(uint64(g.end-g.base))+int(g.srcBits)); &sorted[0] != &g.buf[0] {
+		g.buf, g.tmp = sorted, g.buf[:cap(g.buf)]
+	}
 	return true
 }
 

@@ -2,8 +2,6 @@ package generators
 
 import (
 	"math/rand/v2"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 func init() {
@@ -25,15 +23,16 @@ func init() {
 			on, off := v["on"], v["off"]
 			rateOn := p.Rate * (on + off) / on // per second
 			s := &onoff{
-				gap:  distuv.Exponential{Rate: rateOn / 1e9, Src: rng},
-				on:   distuv.Exponential{Rate: 1 / (on * 1e9), Src: rng},
-				off:  distuv.Exponential{Rate: 1 / (off * 1e9), Src: rng}, // off = 0: Rate +Inf, periods of 0
-				base: p.Start,
+				rng:     rng,
+				gapRate: rateOn / 1e9,
+				onRate:  1 / (on * 1e9),
+				offRate: 1 / (off * 1e9), // off = 0: rate +Inf, periods of 0
+				base:    p.Start,
 			}
 			if rng.Float64() >= on/(on+off) { // starts off: by memorylessness its rest is a whole period
-				s.t = s.off.Rand()
+				s.t = expGap(rng, s.offRate)
 			}
-			d := s.on.Rand()
+			d := expGap(rng, s.onRate)
 			s.end, s.onNs = s.t+d, d
 			return s
 		},
@@ -43,23 +42,24 @@ func init() {
 // onoff is a Poisson process switched on and off by a two-state Markov
 // chain. Times are ns since base.
 type onoff struct {
-	gap, on, off distuv.Exponential // in ns: gaps while on, on and off periods
-	base         int64
-	t            float64 // the last request, or the start of the current on period
-	end          float64 // end of the current on period
-	onNs         float64 // total length of the on periods drawn so far (tests read it)
+	rng                      *rand.Rand
+	gapRate, onRate, offRate float64 // per ns: of the gaps while on, of the on and off periods
+	base                     int64
+	t                        float64 // the last request, or the start of the current on period
+	end                      float64 // end of the current on period
+	onNs                     float64 // total length of the on periods drawn so far (tests read it)
 }
 
 func (s *onoff) next() int64 {
 	for {
 		// The gap drawn from the start of an on period, or from the last
 		// request, is exponential either way (memoryless).
-		if t := s.t + s.gap.Rand(); t < s.end {
+		if t := s.t + expGap(s.rng, s.gapRate); t < s.end {
 			s.t = t
 			return offsetTime(s.base, t)
 		}
-		s.t = s.end + s.off.Rand()
-		d := s.on.Rand()
+		s.t = s.end + expGap(s.rng, s.offRate)
+		d := expGap(s.rng, s.onRate)
 		s.end = s.t + d
 		s.onNs += d
 		if s.t >= float64(never-s.base) { // past the representable future

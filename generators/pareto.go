@@ -1,9 +1,8 @@
 package generators
 
 import (
+	"math"
 	"math/rand/v2"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // paretoMinAlpha is the smallest tail index pareto accepts: the mean gap,
@@ -23,8 +22,8 @@ func init() {
 		load: steady,
 		build: func(p Params, v values, _ int, rng *rand.Rand) source {
 			alpha := v["alpha"]
-			s := &pareto{gap: distuv.Pareto{Xm: (alpha - 1) / (alpha * p.Rate) * 1e9, Alpha: alpha, Src: rng}, base: p.Start}
-			s.t = s.gap.Rand()
+			s := &pareto{rng: rng, xm: (alpha - 1) / (alpha * p.Rate) * 1e9, alpha: alpha, base: p.Start}
+			s.t = s.gap()
 			return s
 		},
 	})
@@ -32,13 +31,18 @@ func init() {
 
 // pareto is a renewal process with Pareto gaps; times are ns since base.
 type pareto struct {
-	gap  distuv.Pareto // ns
-	base int64
-	t    float64 // next request
+	rng       *rand.Rand
+	xm, alpha float64 // of the gaps, xm in ns
+	base      int64
+	t         float64 // next request
 }
+
+// gap draws a Pareto(xm, alpha) gap: exactly what gonum's
+// distuv.Pareto{Xm: xm, Alpha: alpha, Src: rng}.Rand() returns (see expGap).
+func (s *pareto) gap() float64 { return s.xm * math.Exp(s.rng.ExpFloat64()/s.alpha) }
 
 func (s *pareto) next() int64 {
 	t := offsetTime(s.base, s.t)
-	s.t += s.gap.Rand()
+	s.t += s.gap()
 	return t
 }

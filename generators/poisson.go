@@ -2,8 +2,6 @@ package generators
 
 import (
 	"math/rand/v2"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 func init() {
@@ -12,7 +10,7 @@ func init() {
 		About: "constant-rate sources: exponential gaps of mean 1/rate per key",
 		load:  steady,
 		build: func(p Params, _ values, _ int, rng *rand.Rand) source {
-			a := newExpArrivals(p.Start, p.Rate, distuv.Exponential{Src: rng})
+			a := newExpArrivals(p.Start, p.Rate, rng)
 			return &a
 		},
 	})

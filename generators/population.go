@@ -41,7 +41,7 @@ func init() {
 			} else {
 				r = min(r, MaxRate)
 			}
-			a := newExpArrivals(p.Start, r, distuv.Exponential{Src: rng})
+			a := newExpArrivals(p.Start, r, rng)
 			return &a
 		},
 	})

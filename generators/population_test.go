@@ -21,7 +21,7 @@ func TestPopulationRates(t *testing.T) {
 	rates := make([]float64, n)
 	for k := range rates {
 		src := sc.build(p, v, k, rand.New(rand.NewPCG(9, uint64(k)))).(*expArrivals)
-		rates[k] = src.gap.Rate * 1e9
+		rates[k] = src.rate * 1e9
 		if rates[k] > 50*p.Rate*(1+1e-12) {
 			t.Fatalf("source %d at %g/s, above the cap %g", k, rates[k], 50*p.Rate)
 		}

@@ -5,8 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 func init() {
@@ -67,7 +65,7 @@ func init() {
 		build: func(p Params, v values, _ int, rng *rand.Rand) source {
 			s := &retry{
 				rng:    rng,
-				bg:     newExpArrivals(p.Start, p.Rate, distuv.Exponential{Src: rng}),
+				bg:     newExpArrivals(p.Start, p.Rate, rng),
 				every:  int64(v["every"] * 1e9),
 				burst:  int(v["burst"]),
 				jitter: v["jitter"],

@@ -50,3 +50,39 @@ func (f *failingWriter) Write(traces.Request) error {
 	return nil
 }
 func (f *failingWriter) Close() error { return nil }
+
+// WriteTo into a Parquet writer, which takes the batches with their keys
+// known by ids, writes the stream of Scan exactly: with every source
+// kept, and with only the sending ones (ids are positions among them).
+func TestWriteToParquetMatchesScan(t *testing.T) {
+	for _, c := range []identityCase{identityCases[0], identityCases[5], identityCases[14], identityCases[16]} {
+		var buf bytes.Buffer
+		g, _ := New(c.spec, c.p)
+		w := traces.NewParquetWriter(&buf)
+		n, err := g.WriteTo(w)
+		if err != nil || n != c.p.Requests {
+			t.Fatalf("%s: WriteTo = %d, %v", c.spec, n, err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		r, err := traces.NewParquetReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "t.parquet", traces.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _ = New(c.spec, c.p)
+		for g.Scan() {
+			if !r.Scan() {
+				t.Fatalf("%s: the file ends at request %d: %v", c.spec, g.Pos().Row, r.Err())
+			}
+			got, want := r.Request(), g.Request()
+			if got.T != want.T || got.Cost != want.Cost || !bytes.Equal(got.Key, want.Key) {
+				t.Fatalf("%s: request %d is %+v, want %+v", c.spec, g.Pos().Row, got, want)
+			}
+		}
+		if r.Scan() || r.Err() != nil {
+			t.Fatalf("%s: the file goes on past the trace, or fails: %v", c.spec, r.Err())
+		}
+		r.Close()
+	}
+}

@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"sync"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 func init() {
@@ -23,7 +21,7 @@ func init() {
 		},
 		build: func(p Params, v values, key int, rng *rand.Rand) source {
 			s := v["s"]
-			return &zipf{expArrivals: newExpArrivals(p.Start, zipfRate(p.Rate, p.Keys, s, key), distuv.Exponential{Src: rng})}
+			return &zipf{expArrivals: newExpArrivals(p.Start, zipfRate(p.Rate, p.Keys, s, key), rng)}
 		},
 	})
 }

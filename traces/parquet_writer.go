@@ -1,17 +1,12 @@
 package traces
 
-import (
-	"fmt"
-	"io"
-
-	"github.com/parquet-go/parquet-go"
-)
+import "io"
 
 // parquetRow is the schema of the Parquet traces this package writes:
 //
 //	ts   INT64 TIMESTAMP(NANOS, isAdjustedToUTC=true), DELTA_BINARY_PACKED
-//	key  BYTE_ARRAY STRING, dictionary encoded (falling back to plain when
-//	     the dictionary of a row group passes parquetDictMaxBytes)
+//	key  BYTE_ARRAY STRING, dictionary encoded (a row group ends early
+//	     rather than let its dictionary pass parquetDictMaxBytes)
 //	cost INT32, DELTA_BINARY_PACKED
 //
 // all required, ZSTD compressed.
@@ -22,8 +17,6 @@ type parquetRow struct {
 }
 
 const (
-	// parquetBatch is the number of rows handed to parquet-go at a time.
-	parquetBatch = 4096
 	// parquetRowGroupRows is the number of rows in a row group: about 16 to
 	// 64 MiB of column data for typical keys, buffered in memory until the
 	// group is flushed.
@@ -33,16 +26,13 @@ const (
 )
 
 // ParquetWriter writes a Parquet trace (see parquetRow for the schema) that
-// ParquetReader reads back exactly. Requests are buffered and handed to
-// parquet-go in batches of 4096 rows through its columnar GenericWriter;
-// row groups hold 1Mi rows. Close must be called to write the footer.
+// ParquetReader reads back exactly, with its own column encoder (see
+// pqEncoder). It is a BatchWriter: a Batch with IDs spares it hashing the
+// keys. Close must be called to write the footer.
 type ParquetWriter struct {
-	pw     *parquet.GenericWriter[parquetRow]
+	enc    *pqEncoder
 	closer io.Closer
-	rows   []parquetRow
-	keys   []byte // the keys of rows, back to back
-	ends   []int  // end offset in keys of each row's key
-	err    error
+	err    error // the first error of the output, or errWriterClosed
 	closed bool
 }
 
@@ -53,19 +43,7 @@ func NewParquetWriter(w io.Writer) *ParquetWriter {
 }
 
 func newParquetWriter(w io.Writer, closer io.Closer) *ParquetWriter {
-	pw := parquet.NewGenericWriter[parquetRow](w,
-		parquet.Compression(&parquet.Zstd),
-		parquet.MaxRowsPerRowGroup(parquetRowGroupRows),
-		parquet.DictionaryMaxBytes(parquetDictMaxBytes),
-		parquet.CreatedBy("ratebench", "", ""),
-		parquet.SkipPageBounds("key"), // min/max of keys per page serve no reader of traces, and cost a comparison per row
-	)
-	return &ParquetWriter{
-		pw:     pw,
-		closer: closer,
-		rows:   make([]parquetRow, 0, parquetBatch),
-		ends:   make([]int, 0, parquetBatch),
-	}
+	return &ParquetWriter{enc: newPQEncoder(w), closer: closer}
 }
 
 // Write appends one request.
@@ -73,42 +51,35 @@ func (p *ParquetWriter) Write(r Request) error {
 	if p.err != nil {
 		return p.err
 	}
-	if err := checkRequest(r); err != nil {
-		return err
-	}
-	p.keys = append(p.keys, r.Key...)
-	p.ends = append(p.ends, len(p.keys))
-	p.rows = append(p.rows, parquetRow{TS: r.T, Cost: int32(r.Cost)})
-	if len(p.rows) == parquetBatch {
-		return p.flush()
-	}
-	return nil
+	return p.check(p.enc.addRow(r.T, r.Key, r.Cost))
 }
 
-// flush hands the buffered rows to parquet-go.
-func (p *ParquetWriter) flush() (err error) {
-	if len(p.rows) == 0 {
-		return nil
+// WriteBatch appends the requests of b.
+func (p *ParquetWriter) WriteBatch(b *Batch) (int, error) {
+	if p.err != nil {
+		return 0, p.err
 	}
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("traces: parquet writer: %v", v)
+	if b.IDs == nil {
+		start := 0
+		for i, end := range b.Ends {
+			if err := p.enc.addRow(b.T[i], b.Keys[start:end], b.Cost[i]); err != nil {
+				return i, p.check(err)
+			}
+			start = end
 		}
-		if err != nil && p.err == nil {
-			p.err = err
-		}
-	}()
-	start := 0
-	for i := range p.rows {
-		p.rows[i].Key = p.keys[start:p.ends[i]]
-		start = p.ends[i]
+		return b.Len(), nil
 	}
-	if _, err := p.pw.Write(p.rows); err != nil {
-		return err
+	n, err := p.enc.addIDs(b)
+	return n, p.check(err)
+}
+
+// check keeps an error of the output, which ends the writer; a refused
+// request does not.
+func (p *ParquetWriter) check(err error) error {
+	if p.enc.err != nil && p.err == nil {
+		p.err = p.enc.err
 	}
-	clear(p.rows) // drop the key references
-	p.rows, p.keys, p.ends = p.rows[:0], p.keys[:0], p.ends[:0]
-	return nil
+	return err
 }
 
 // Close writes the buffered rows and the footer, and closes the file if the
@@ -121,16 +92,9 @@ func (p *ParquetWriter) Close() (err error) {
 		return p.err
 	}
 	p.closed = true
-	err = p.flush()
+	err = p.err
 	if err == nil {
-		err = func() (err error) {
-			defer func() {
-				if v := recover(); v != nil {
-					err = fmt.Errorf("traces: parquet writer: %v", v)
-				}
-			}()
-			return p.pw.Close()
-		}()
+		err = p.enc.close()
 	}
 	if p.closer != nil {
 		if cerr := p.closer.Close(); err == nil {

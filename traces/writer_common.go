@@ -15,16 +15,31 @@ const writeBufferSize = 64 << 10
 // checkRequest rejects requests that no reader would accept back, so that
 // every written trace reads again.
 func checkRequest(r Request) error {
+	if err := checkTimeCost(r.T, r.Cost); err != nil {
+		return err
+	}
+	return checkKey(r.Key)
+}
+
+// checkTimeCost is checkRequest's check of a request's time and cost.
+func checkTimeCost(t, cost int64) error {
 	switch {
-	case r.T < 0:
-		return fmt.Errorf("traces: cannot write request with negative ts %d", r.T)
-	case r.Cost < 1 || r.Cost > MaxCost:
-		return fmt.Errorf("traces: cannot write request with cost %d: must be in [1, %d]", r.Cost, MaxCost)
-	case len(r.Key) == 0:
+	case t < 0:
+		return fmt.Errorf("traces: cannot write request with negative ts %d", t)
+	case cost < 1 || cost > MaxCost:
+		return fmt.Errorf("traces: cannot write request with cost %d: must be in [1, %d]", cost, MaxCost)
+	}
+	return nil
+}
+
+// checkKey is checkRequest's check of a request's key.
+func checkKey(key []byte) error {
+	switch {
+	case len(key) == 0:
 		return errors.New("traces: cannot write request with an empty key")
-	case !utf8.Valid(r.Key):
+	case !utf8.Valid(key):
 		return errors.New("traces: cannot write request with a key that is not valid UTF-8")
-	case containsNUL(r.Key):
+	case containsNUL(key):
 		return errors.New("traces: cannot write request with a key holding a NUL byte")
 	}
 	return nil

@@ -61,8 +61,8 @@ func (o *traceOutput) abort() {
 var errStopped = errors.New("interrupted")
 
 // stopOn makes Write fail with errStopped once stop is closed, checked
-// every 4096 records, so that a generator writing into o ends soon after
-// a signal.
+// every 4096 records (and WriteBatch, at every batch), so that a generator
+// writing into o ends soon after a signal.
 func (o *traceOutput) stopOn(stop <-chan struct{}) traces.Writer {
 	return &stoppableWriter{Writer: o.Writer, stop: stop}
 }
@@ -82,4 +82,13 @@ func (w *stoppableWriter) Write(r traces.Request) error {
 		}
 	}
 	return w.Writer.Write(r)
+}
+
+func (w *stoppableWriter) WriteBatch(b *traces.Batch) (int, error) {
+	select {
+	case <-w.stop:
+		return 0, errStopped
+	default:
+	}
+	return traces.WriteBatch(w.Writer, b)
 }

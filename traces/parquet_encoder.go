@@ -1,0 +1,391 @@
+package traces
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+	"github.com/parquet-go/parquet-go/encoding/delta"
+	"github.com/parquet-go/parquet-go/encoding/rle"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// pqEncoder writes a Parquet trace of parquetRow's schema itself, column by
+// column, rather than through parquet-go's row writer: parquet-go finds
+// each row's key in its dictionary by hashing it, a cache miss or two per
+// row once a row group has hundreds of thousands of keys, where a batch
+// that names its keys by a dense id (Batch.IDs) finds it by index. The
+// file is what parquet-go would write but for the page layout: the same
+// schema (taken from parquet-go), encodings (DELTA_BINARY_PACKED times and
+// costs, RLE_DICTIONARY keys with a PLAIN dictionary), ZSTD compression and
+// row groups of parquetRowGroupRows rows, in version 1 data pages of
+// pqPageRows values, without page index. A row group whose dictionary
+// would pass parquetDictMaxBytes ends early instead of falling back to
+// plain keys. A batch of ids and a Write of the same key put it twice in
+// the dictionary, which is allowed.
+type pqEncoder struct {
+	w         io.Writer
+	groupRows int   // rows of a row group: parquetRowGroupRows but in tests
+	dictMax   int   // bytes of a row group's dictionary at most: parquetDictMaxBytes but in tests
+	pageRows  int   // values of a data page: pqPageRows but in tests
+	off       int64 // bytes written so far
+	err       error
+
+	// The current row group.
+	ts      []int64
+	cost    []int32
+	idx     []int32          // dictionary index of each row's key
+	dict    []byte           // the distinct keys, PLAIN encoded (4-byte length, bytes)
+	ndict   int32            // their number
+	byKey   map[string]int32 // dictionary index of a key, for rows without id
+	byID    []int32          // dictionary index + 1 of each id, for rows with one
+	idsUsed []int32          // the ids of byID set in this row group
+	checked []uint64         // a bit for each id whose key was checked
+	gather  []int32          // scratch: byID of a batch's ids
+	touched byte             // what touching the keys read, kept so that it is not optimized away
+
+	groups []format.RowGroup
+	rows   int64
+	page   []byte // scratch: one encoded page
+	comp   []byte // scratch: one compressed page
+}
+
+// pqDictZstd compresses the dictionary pages: zstd's fastest level, which
+// on a dictionary of keys that differ in a few digits is both faster and
+// smaller than the default. Data pages keep the default (parquet.Zstd),
+// which finds the long repeats of periodic data that the fastest misses.
+var pqDictZstd = zstd.Codec{Level: zstd.SpeedFastest}
+
+// pqPageRows is the number of values of a data page.
+const pqPageRows = 64 << 10
+
+var pqSchema = sync.OnceValues(func() ([]format.SchemaElement, []format.ColumnOrder) {
+	// The schema elements parquet-go writes for parquetRow, read back from
+	// an empty file it writes.
+	var b bytes.Buffer
+	w := parquet.NewGenericWriter[parquetRow](&b, parquet.Compression(&parquet.Zstd))
+	if err := w.Close(); err != nil {
+		panic(err)
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(b.Bytes()), int64(b.Len()))
+	if err != nil {
+		panic(err)
+	}
+	md := f.Metadata()
+	return md.Schema, md.ColumnOrders
+})
+
+func newPQEncoder(w io.Writer) *pqEncoder {
+	return &pqEncoder{w: w, groupRows: parquetRowGroupRows, dictMax: parquetDictMaxBytes, pageRows: pqPageRows, byKey: map[string]int32{}}
+}
+
+func (e *pqEncoder) write(b []byte) {
+	if e.err != nil {
+		return
+	}
+	n, err := e.w.Write(b)
+	e.off += int64(n)
+	if err != nil {
+		e.err = err
+	}
+}
+
+// addRow appends one row. It refuses a row that no reader would accept
+// back (see checkRequest): the key is checked when it enters the
+// dictionary of a row group, since a key of the dictionary was checked
+// already.
+func (e *pqEncoder) addRow(t int64, key []byte, cost int64) error {
+	if err := checkTimeCost(t, cost); err != nil {
+		return err
+	}
+	x, err := e.lookup(key)
+	if x < 0 && err == nil { // the dictionary is full: a new row group
+		e.flushGroup()
+		x, err = e.lookup(key)
+	}
+	if err != nil {
+		return err
+	}
+	e.ts = append(e.ts, t)
+	e.cost = append(e.cost, int32(cost))
+	e.idx = append(e.idx, x)
+	if len(e.ts) == e.groupRows {
+		e.flushGroup()
+	}
+	return e.err
+}
+
+// addIDs appends the rows of b, whose IDs are set, and returns how many
+// it took: all of them, or those before the first refused (see addRow).
+// A key is read only when its id is new to the row group, and checked
+// only the first time (the same id, the same key). The ids' dictionary
+// indexes are read in a loop of their own, so that the cache misses of
+// many rows overlap.
+func (e *pqEncoder) addIDs(b *Batch) (int, error) {
+	n := b.Len()
+	if n == 0 {
+		return 0, nil
+	}
+	if top := int(slices.Max(b.IDs)); top >= len(e.byID) {
+		old := len(e.byID)
+		e.byID = slices.Grow(e.byID, top+1-old)[:top+1]
+		clear(e.byID[old:])
+		words := (top + 64) / 64
+		old = len(e.checked)
+		e.checked = slices.Grow(e.checked, max(words-old, 0))[:max(words, old)]
+		clear(e.checked[old:])
+	}
+	for start := 0; start < n; {
+		if cap(e.ts) == 0 {
+			e.ts = make([]int64, 0, e.groupRows)
+			e.cost = make([]int32, 0, e.groupRows)
+			e.idx = make([]int32, 0, e.groupRows)
+		}
+		end := min(n, start+e.groupRows-len(e.ts))
+		ids := b.IDs[start:end]
+		xs := slices.Grow(e.gather[:0], len(ids))[:len(ids)]
+		e.gather = xs
+		for j, id := range ids {
+			xs[j] = e.byID[id]
+		}
+		// Touch the keys of the ids new to the row group, so that their
+		// cache misses overlap too, rather than stall the copies below.
+		var touch byte
+		for j, x := range xs {
+			if x == 0 {
+				if k := b.Key(start + j); len(k) > 0 {
+					touch += k[0] + k[len(k)-1]
+				}
+			}
+		}
+		e.touched += touch
+		i := start
+		for j, id := range ids {
+			i = start + j
+			t, cost := b.T[i], b.Cost[i]
+			if err := checkTimeCost(t, cost); err != nil {
+				return i, err
+			}
+			x := xs[j]
+			if x == 0 {
+				if x = e.byID[id]; x == 0 { // new to the row group, unless earlier in b
+					key := b.Key(i)
+					if w, bit := id/64, uint64(1)<<(id%64); e.checked[w]&bit == 0 {
+						if err := checkKey(key); err != nil {
+							return i, err
+						}
+						e.checked[w] |= bit
+					}
+					if len(e.ts) > 0 && len(e.dict)+4+len(key) > e.dictMax {
+						break // the dictionary is full: a new row group from row i
+					}
+					x = e.insert(key) + 1
+					e.byID[id] = x
+					e.idsUsed = append(e.idsUsed, id)
+				}
+			}
+			e.ts = append(e.ts, t)
+			e.cost = append(e.cost, int32(cost))
+			e.idx = append(e.idx, x-1)
+			i++
+		}
+		if i < end || len(e.ts) == e.groupRows {
+			e.flushGroup()
+			if e.err != nil {
+				return i, e.err
+			}
+		}
+		start = i
+	}
+	return n, nil
+}
+
+// insert adds key to the dictionary and returns its index.
+func (e *pqEncoder) insert(key []byte) int32 {
+	x := e.ndict
+	e.ndict++
+	e.dict = binary.LittleEndian.AppendUint32(e.dict, uint32(len(key)))
+	e.dict = append(e.dict, key...)
+	return x
+}
+
+// lookup returns the dictionary index of key, adding it if new; -1 if it
+// is new and does not fit in the dictionary of a row group that has rows.
+func (e *pqEncoder) lookup(key []byte) (int32, error) {
+	if x, ok := e.byKey[string(key)]; ok {
+		return x, nil
+	}
+	if err := checkKey(key); err != nil {
+		return 0, err
+	}
+	if len(e.ts) > 0 && len(e.dict)+4+len(key) > e.dictMax {
+		return -1, nil
+	}
+	x := e.insert(key)
+	e.byKey[string(key)] = x
+	return x, nil
+}
+
+// column is a column chunk being written.
+type pqColumn struct {
+	meta  format.ColumnMetaData
+	start int64
+	stats map[pqPageKind]int32
+}
+
+type pqPageKind struct {
+	typ format.PageType
+	enc format.Encoding
+}
+
+// writePage compresses and writes one page of the column.
+func (e *pqEncoder) writePage(c *pqColumn, h format.PageHeader, data []byte) {
+	var err error
+	codec := &parquet.Zstd
+	if h.Type == format.DictionaryPage {
+		codec = &pqDictZstd
+	}
+	if e.comp, err = codec.Encode(e.comp[:0], data); err != nil && e.err == nil {
+		e.err = err
+	}
+	h.UncompressedPageSize = int32(len(data))
+	h.CompressedPageSize = int32(len(e.comp))
+	hb, err := thrift.Marshal(new(thrift.CompactProtocol), &h)
+	if err != nil && e.err == nil {
+		e.err = err
+	}
+	if h.Type != format.DictionaryPage && c.meta.DataPageOffset == 0 {
+		c.meta.DataPageOffset = e.off
+	}
+	e.write(hb)
+	e.write(e.comp)
+	c.meta.TotalUncompressedSize += int64(len(hb) + len(data))
+	c.meta.TotalCompressedSize += int64(len(hb) + len(e.comp))
+	enc := format.Plain
+	if d, ok := h.DataPageHeader.Get(); ok {
+		enc = d.Encoding
+	}
+	c.stats[pqPageKind{h.Type, enc}]++
+}
+
+func dataPage(n int, enc format.Encoding) format.PageHeader {
+	return format.PageHeader{Type: format.DataPage, DataPageHeader: thrift.New(format.DataPageHeader{
+		NumValues: int32(n), Encoding: enc, DefinitionLevelEncoding: format.RLE, RepetitionLevelEncoding: format.RLE,
+	})}
+}
+
+func (e *pqEncoder) newColumn(name string, typ format.Type, encs ...format.Encoding) *pqColumn {
+	return &pqColumn{start: e.off, stats: map[pqPageKind]int32{}, meta: format.ColumnMetaData{
+		Type: typ, Encoding: encs, PathInSchema: []string{name}, Codec: format.Zstd, NumValues: int64(len(e.ts)),
+	}}
+}
+
+func (c *pqColumn) chunk() format.ColumnChunk {
+	for _, k := range []pqPageKind{{format.DictionaryPage, format.Plain}, {format.DataPage, format.DeltaBinaryPacked}, {format.DataPage, format.RLEDictionary}} {
+		if n := c.stats[k]; n > 0 {
+			c.meta.EncodingStats = append(c.meta.EncodingStats, format.PageEncodingStats{PageType: k.typ, Encoding: k.enc, Count: n})
+		}
+	}
+	return format.ColumnChunk{FileOffset: c.start, MetaData: c.meta}
+}
+
+// flushGroup writes the current row group, if it has rows.
+func (e *pqEncoder) flushGroup() {
+	n := len(e.ts)
+	if n == 0 || e.err != nil {
+		return
+	}
+	if e.off == 0 {
+		e.write([]byte("PAR1"))
+	}
+	start := e.off
+	var err error
+	// ts: delta binary packed, min and max.
+	ts := e.newColumn("ts", format.Int64, format.DeltaBinaryPacked)
+	lo, hi := e.ts[0], e.ts[0]
+	for _, t := range e.ts {
+		lo, hi = min(lo, t), max(hi, t)
+	}
+	ts.meta.Statistics = format.Statistics{MinValue: binary.LittleEndian.AppendUint64(nil, uint64(lo)), MaxValue: binary.LittleEndian.AppendUint64(nil, uint64(hi))}
+	for i := 0; i < n; i += e.pageRows {
+		part := e.ts[i:min(i+e.pageRows, n)]
+		if e.page, err = new(delta.BinaryPackedEncoding).EncodeInt64(e.page[:0], part); err != nil && e.err == nil {
+			e.err = err
+		}
+		e.writePage(ts, dataPage(len(part), format.DeltaBinaryPacked), e.page)
+	}
+	// key: the dictionary, then its indexes.
+	key := e.newColumn("key", format.ByteArray, format.Plain, format.RLEDictionary)
+	key.meta.DictionaryPageOffset = e.off
+	e.writePage(key, format.PageHeader{Type: format.DictionaryPage, DictionaryPageHeader: thrift.New(format.DictionaryPageHeader{
+		NumValues: e.ndict, Encoding: format.Plain,
+	})}, e.dict)
+	for i := 0; i < n; i += e.pageRows {
+		part := e.idx[i:min(i+e.pageRows, n)]
+		if e.page, err = new(rle.DictionaryEncoding).EncodeInt32(e.page[:0], part); err != nil && e.err == nil {
+			e.err = err
+		}
+		e.writePage(key, dataPage(len(part), format.RLEDictionary), e.page)
+	}
+	// cost: delta binary packed, min and max.
+	cost := e.newColumn("cost", format.Int32, format.DeltaBinaryPacked)
+	clo, chi := e.cost[0], e.cost[0]
+	for _, c := range e.cost {
+		clo, chi = min(clo, c), max(chi, c)
+	}
+	cost.meta.Statistics = format.Statistics{MinValue: binary.LittleEndian.AppendUint32(nil, uint32(clo)), MaxValue: binary.LittleEndian.AppendUint32(nil, uint32(chi))}
+	for i := 0; i < n; i += e.pageRows {
+		part := e.cost[i:min(i+e.pageRows, n)]
+		if e.page, err = new(delta.BinaryPackedEncoding).EncodeInt32(e.page[:0], part); err != nil && e.err == nil {
+			e.err = err
+		}
+		e.writePage(cost, dataPage(len(part), format.DeltaBinaryPacked), e.page)
+	}
+	cols := []format.ColumnChunk{ts.chunk(), key.chunk(), cost.chunk()}
+	var total int64
+	for _, c := range cols {
+		total += c.MetaData.TotalUncompressedSize
+	}
+	if len(e.groups) > math.MaxInt16 && e.err == nil {
+		e.err = errors.New("traces: parquet writer: more than 32767 row groups")
+	}
+	e.groups = append(e.groups, format.RowGroup{
+		Columns: cols, TotalByteSize: total, NumRows: int64(n), FileOffset: start,
+		TotalCompressedSize: e.off - start, Ordinal: int16(len(e.groups)),
+	})
+	e.rows += int64(n)
+	e.ts, e.cost, e.idx, e.dict, e.ndict = e.ts[:0], e.cost[:0], e.idx[:0], e.dict[:0], 0
+	clear(e.byKey)
+	for _, id := range e.idsUsed {
+		e.byID[id] = 0
+	}
+	e.idsUsed = e.idsUsed[:0]
+}
+
+// close writes the last row group and the footer.
+func (e *pqEncoder) close() error {
+	if e.off == 0 && e.err == nil {
+		e.write([]byte("PAR1"))
+	}
+	e.flushGroup()
+	schema, orders := pqSchema()
+	md := format.FileMetaData{
+		Version: 2, Schema: schema, NumRows: e.rows, RowGroups: e.groups,
+		CreatedBy: "ratebench version (build )", ColumnOrders: orders, // what parquet.CreatedBy("ratebench", "", "") wrote
+	}
+	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
+	if err != nil {
+		return fmt.Errorf("traces: parquet writer: %v", err)
+	}
+	footer = binary.LittleEndian.AppendUint32(footer, uint32(len(footer)))
+	e.write(append(footer, "PAR1"...))
+	return e.err
+}
