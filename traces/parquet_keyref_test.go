@@ -91,3 +91,27 @@ func parquetOf[T any](t *testing.T, rows []T, opts ...parquet.WriterOption) *Par
 	}
 	return r
 }
+
+// TestParquetWriterKeyRefs checks that the traces this package writes are
+// read by their key dictionaries.
+func TestParquetWriterKeyRefs(t *testing.T) {
+	reqs := benchRequests(20_000)
+	data := write(t, FormatParquet, reqs)
+	r, err := NewParquetReader(bytes.NewReader(data), int64(len(data)), "t.parquet", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for r.Scan() {
+		if _, _, ok := r.KeyRef(); !ok {
+			t.Fatalf("row %d: no dictionary reference", n+1)
+		}
+		if got := r.Request(); string(got.Key) != string(reqs[n].Key) {
+			t.Fatalf("row %d: key %q, wrote %q", n+1, got.Key, reqs[n].Key)
+		}
+		n++
+	}
+	if r.Err() != nil || n != len(reqs) {
+		t.Fatalf("%d rows, err %v", n, r.Err())
+	}
+}
