@@ -92,23 +92,32 @@ func (k *keyTable) intern(key []byte, t int64) (id int32, isNew bool, err error)
 
 // internHash is intern for a key whose hash h (KeyHash) the caller has.
 func (k *keyTable) internHash(key []byte, h uint64, t int64) (id int32, isNew bool, err error) {
-	if len(k.slots) > 0 {
-		tag := h >> 32 << 32
-		for i := h * 0x9e3779b97f4a7c15 >> k.shift; ; i = (i + 1) & uint64(len(k.slots)-1) {
-			s := k.slots[i]
-			if s == 0 {
-				break
-			}
-			if s&^(1<<32-1) == tag {
-				id := int32(uint32(s) - 1)
-				if k.state[id].is(key, h, &k.names[id]) {
-					return id, false, k.touch(id, t)
-				}
-			}
-		}
+	if id := k.find(key, h); id >= 0 {
+		return id, false, k.touch(id, t)
 	}
 	id, err = k.add(key, h, t)
 	return id, err == nil, err
+}
+
+// find returns the id of key, whose hash is h, or -1 if it holds none: a
+// lookup that changes nothing.
+func (k *keyTable) find(key []byte, h uint64) int32 {
+	if len(k.slots) == 0 {
+		return -1
+	}
+	tag := h >> 32 << 32
+	for i := h * 0x9e3779b97f4a7c15 >> k.shift; ; i = (i + 1) & uint64(len(k.slots)-1) {
+		s := k.slots[i]
+		if s == 0 {
+			return -1
+		}
+		if s&^(1<<32-1) == tag {
+			id := int32(uint32(s) - 1)
+			if k.state[id].is(key, h, &k.names[id]) {
+				return id
+			}
+		}
+	}
 }
 
 // touch counts a request of key id at t, which must not be before its last.
