@@ -93,15 +93,35 @@ func New(spec string, rule algorithms.Rule, p Policy, seed uint64) (*Sim, error)
 // retry of the key due at or before t is sent. Requests of one key must come
 // in non-decreasing time; keys may be interleaved in any order.
 func (s *Sim) Add(key []byte, t, cost int64) error {
+	id, ok := s.ids[string(key)]
+	if !ok {
+		id = int32(min(len(s.keys), math.MaxInt32))
+	}
+	if err := s.AddID(id, key, t, cost); err != nil {
+		return err
+	}
+	if !ok {
+		s.ids[string(key)] = id
+	}
+	return nil
+}
+
+// AddID is Add for a caller that interns the keys itself: id is key's dense
+// id in order of first appearance, so that a key never seen has the next
+// one (the number of keys seen so far). A Sim is fed by Add or by AddID,
+// not both.
+func (s *Sim) AddID(id int32, key []byte, t, cost int64) error {
 	if t < 0 {
 		return fmt.Errorf("clients: key %q: negative time %d", key, t)
 	}
 	if cost < 1 || cost > algorithms.MaxCost {
 		return fmt.Errorf("clients: key %q at %d: cost %d is not in [1, %d]", key, t, cost, int64(algorithms.MaxCost))
 	}
-	id, ok := s.ids[string(key)]
-	if !ok {
-		id = s.intern(key)
+	if id < 0 || int(id) > len(s.keys) {
+		return fmt.Errorf("clients: key %q: id %d is not in order of first appearance (%d keys seen)", key, id, len(s.keys))
+	}
+	if int(id) == len(s.keys) {
+		s.intern(key)
 	} else if t < s.keys[id].last {
 		return fmt.Errorf("clients: key %q: time goes back from %d to %d", key, s.keys[id].last, t)
 	}
@@ -124,7 +144,6 @@ func (s *Sim) intern(key []byte) int32 {
 		panic("clients: more than 2^31-1 keys")
 	}
 	id := int32(len(s.keys))
-	s.ids[string(key)] = id
 	s.keys = append(s.keys, keyState{})
 	if s.policy.Kind == Backoff {
 		h := fnv.New64a()

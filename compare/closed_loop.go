@@ -30,9 +30,9 @@ func newClosedLoop(cfg Config) (closedLoop, error) {
 	return cl, nil
 }
 
-func (cl *closedLoop) add(key []byte, t, cost int64) error {
+func (cl *closedLoop) add(id int32, key []byte, t, cost int64) error {
 	for _, s := range cl.sims {
-		if err := s.Add(key, t, cost); err != nil {
+		if err := s.AddID(id, key, t, cost); err != nil {
 			return err
 		}
 	}

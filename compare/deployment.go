@@ -47,9 +47,9 @@ func newDeployments(cfg Config) (deployments, error) {
 	return d, nil
 }
 
-func (d *deployments) add(key []byte, t, cost int64) error {
+func (d *deployments) add(id int32, key []byte, t, cost int64) error {
 	for _, s := range d.sims {
-		if err := s.Add(key, t, cost); err != nil {
+		if err := s.AddID(id, key, t, cost); err != nil {
 			return err
 		}
 	}

@@ -163,6 +163,7 @@ func (e *worker) release(id int32, runs []*runAcc) {
 		r.groupRec = append(r.groupRec, make([]int64, 2*len(e.groups))...)
 	}
 	r.requests[rec] = e.keys.state[id].requests
+	e.sims.release(id, rec)
 	gr := r.groupRec[int(rec)*2*len(e.groups):]
 	for i, g := range e.groups {
 		gr[2*i] = 0
@@ -215,6 +216,7 @@ func (e *worker) restore(id int32, key []byte, t int64) (bool, error) {
 	if !ok {
 		return false, nil
 	}
+	e.sims.restore(id, rec)
 	if t < r.lastSweep && !r.ordered {
 		return true, fmt.Errorf("key %q: request at %d ns is earlier than %d ns, when the key's state was released as idle: the trace is not in time order across keys (sort it, or use -reorder)", key, t, r.lastSweep)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"ratebench/algorithms"
+	"ratebench/clients"
 	"ratebench/summary"
 )
 
@@ -120,5 +122,37 @@ func TestReleasedKeyBackInThePastIsAnError(t *testing.T) {
 	err = add("a", 200*sec) // a was released at 501 s
 	if err == nil || !strings.Contains(err.Error(), "released") {
 		t.Errorf("a back at 200 s after its release at 501 s: %v", err)
+	}
+}
+
+// Releasing idle keys changes nothing in the closed-loop and distributed
+// simulations either: a key that comes back after its release is the
+// same key to them (its simulation id stays with it).
+func TestReleaseKeepsSimulationKeys(t *testing.T) {
+	t.Parallel()
+	pol, err := clients.ParsePolicy("backoff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := churnTrace(5, 30000)
+	cfg := Config{Rules: []algorithms.Rule{mustRule(t, "5/30s")}, Algorithms: []string{"counter", "token"},
+		Modes: []Mode{Independent}, Clients: []clients.Policy{pol}, ClientSeed: 7,
+		Deployment: &summary.Deployment{Nodes: []int{3}, Route: "random", Sync: []int64{sec}, Skew: []int64{0}, Seed: 3}}
+	want := marshal(t, replay(t, withMinSweep(cfg, 1<<62), reqs))
+	e, err := New(withMinSweep(cfg, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range reqs {
+		if err := e.Add([]byte(q.key), q.t, q.cost); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := marshal(t, e.Summary(summary.TraceInfo{Path: "test", Format: "memory"}))
+	if r := e.workers[0].rel; r.released <= int64(len(r.index)) {
+		t.Fatalf("%d releases of %d keys: no released key came back", r.released, len(r.index))
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("releasing idle keys changed the simulations\n%s", firstDiff(got, want))
 	}
 }

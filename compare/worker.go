@@ -31,6 +31,7 @@ type worker struct {
 	rel    releaser    // releases the state of idle keys
 	closed closedLoop  // the closed-loop replays, if any
 	dist   deployments // the simulated distributed deployments, if any
+	sims   simKeys     // their keys' ids
 }
 
 // group is one rule × count policy: a reference log and the candidates of
@@ -136,6 +137,7 @@ func newWorker(cfg Config) (*worker, error) {
 	if e.dist, err = newDeployments(cfg); err != nil {
 		return nil, err
 	}
+	e.sims.on = len(e.closed.sims)+len(e.dist.sims) > 0
 	if slices.Contains(cfg.Counts, CountAll) {
 		if n := e.countAllNote(); n != "" {
 			e.notes = append(e.notes, n)
@@ -215,6 +217,9 @@ func (e *worker) addHashed(key []byte, h uint64, t, cost int64) error {
 // added replays a request of key id, just interned (isNew for a key not
 // live before).
 func (e *worker) added(id int32, isNew bool, key []byte, t, cost int64) error {
+	if isNew {
+		e.sims.assign(id) // a key seen before gets its old id back in restore
+	}
 	if isNew && len(e.rel.index) > 0 {
 		e.ensure(id)
 		back, err := e.restore(id, key, t)
@@ -228,29 +233,37 @@ func (e *worker) added(id int32, isNew bool, key []byte, t, cost int64) error {
 	}
 	e.add(id, t, cost)
 	e.rel.observe(e, t)
-	return e.others(key, t, cost)
+	return e.others(id, key, t, cost)
 }
 
-// others feeds the closed-loop and distributed simulations, which keep
-// their own keys.
-func (e *worker) others(key []byte, t, cost int64) error {
-	if err := e.closed.add(key, t, cost); err != nil {
+// others feeds the closed-loop and distributed simulations the request of
+// key id.
+func (e *worker) others(id int32, key []byte, t, cost int64) error {
+	if !e.sims.on {
+		return nil
+	}
+	sid := e.sims.ids[id]
+	if err := e.closed.add(sid, key, t, cost); err != nil {
 		return err
 	}
-	return e.dist.add(key, t, cost)
+	return e.dist.add(sid, key, t, cost)
 }
 
 // addIndexed replays a request whose key comes with a dense id of its own
 // (Engine.AddIndexed), checked and owned.
 func (e *worker) addIndexed(id int32, key []byte, t, cost int64) error {
 	e.offeredEnd = max(e.offeredEnd, t)
-	if _, err := e.keys.internIndexed(id, key, t); err != nil {
+	isNew, err := e.keys.internIndexed(id, key, t)
+	if err != nil {
 		return err
+	}
+	if isNew {
+		e.sims.assign(id)
 	}
 	e.rel.enabled = false // the caller's ids cannot be given to other keys
 	e.rel.peakLive = max(e.rel.peakLive, e.keys.live)
 	e.add(id, t, cost)
-	return e.others(key, t, cost)
+	return e.others(id, key, t, cost)
 }
 
 func (e *worker) add(id int32, t, cost int64) {

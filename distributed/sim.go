@@ -114,15 +114,36 @@ func (s *Sim) Config() Config { return s.cfg }
 // Requests of one key must come in non-decreasing time; keys may be
 // interleaved in any order.
 func (s *Sim) Add(key []byte, t, cost int64) error {
+	id, ok := s.ids[string(key)]
+	if !ok {
+		id = int32(min(len(s.keys), math.MaxInt32))
+	}
+	if err := s.AddID(id, key, t, cost); err != nil {
+		return err
+	}
+	if !ok {
+		s.ids[string(key)] = id
+	}
+	return nil
+}
+
+// AddID is Add for a caller that interns the keys itself: id is key's dense
+// id in order of first appearance, so that a key never seen has the next
+// one (the number of keys seen so far). A Sim is fed by Add or by AddID,
+// not both.
+func (s *Sim) AddID(id int32, key []byte, t, cost int64) error {
 	if t < 0 {
 		return fmt.Errorf("distributed: key %q: negative time %d", key, t)
 	}
 	if cost < 1 || cost > algorithms.MaxCost {
 		return fmt.Errorf("distributed: key %q at %d: cost %d is not in [1, %d]", key, t, cost, int64(algorithms.MaxCost))
 	}
-	id, ok := s.ids[string(key)]
+	if id < 0 || int(id) > len(s.keys) {
+		return fmt.Errorf("distributed: key %q: id %d is not in order of first appearance (%d keys seen)", key, id, len(s.keys))
+	}
+	ok := int(id) < len(s.keys)
 	if !ok {
-		id = s.intern(key)
+		s.intern(key)
 	}
 	k := &s.keys[id]
 	if ok && t < k.last {
@@ -246,7 +267,6 @@ func (s *Sim) intern(key []byte) int32 {
 		panic("distributed: more than 2^31-1 keys")
 	}
 	id := int32(len(s.keys))
-	s.ids[string(key)] = id
 	h := fnv.New64a()
 	h.Write(key)
 	s.keys = append(s.keys, keyState{hash: mix.Mix64(h.Sum64())})
