@@ -64,6 +64,14 @@ func (a *clientAcc) observe(h *keyRun, id int32, t, cost int64, admit, recorded 
 	}
 }
 
+func (*clientAcc) grow(int)      {}
+func (*clientAcc) release(int32) {} // a key's open run of rejections is in its row
+
+// close writes the run's client side.
+func (a *clientAcc) close(r *summary.Run, c *closing) {
+	r.Client = a.summary(c.keys, c.retained, c.run)
+}
+
 // summary closes the accumulator; retained are the records of released
 // keys, run this run's index in them.
 func (a *clientAcc) summary(keys *keyTable, retained []*fullRecord, run int) *summary.ClientSide {

@@ -147,7 +147,7 @@ func (e *worker) idle(id int32, now int64) bool {
 // boundIdle reports whether the run's seed 002 check holds nothing for key
 // id at now (true where it is not checked).
 func (a *runAcc) boundIdle(id int32, now int64) bool {
-	return a.bound.check == nil || a.bound.check.Idle(id, now)
+	return a.bound == nil || a.bound.idle(id, now)
 }
 
 // release writes key id's record and frees its id.

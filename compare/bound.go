@@ -1,0 +1,45 @@
+package compare
+
+import (
+	"ratebench/algorithms"
+	"ratebench/summary"
+)
+
+// boundAcc checks seed 002's bound on the admitted requests of token and
+// gcra: in any span of length T a key admits at most B + (L/W)*T. A
+// sequence keeps that bound over every span exactly when an exact token
+// bucket of capacity B and rate L/W, fed the sequence, never lacks a token;
+// so the check is such a bucket that records every admitted request (going
+// into debt where one does not fit) and counts the admissions that did not.
+type boundAcc struct {
+	b          int64
+	check      *algorithms.Token
+	violations int64
+}
+
+// newBoundAcc checks the bound for the algorithms it is about, those with
+// a capacity B (token and gcra); nil for the others.
+func newBoundAcc(rule algorithms.Rule, lim algorithms.Limiter) *boundAcc {
+	if c, ok := lim.(interface{ Capacity() int64 }); ok {
+		return &boundAcc{b: c.Capacity(), check: algorithms.NewToken(rule, c.Capacity())}
+	}
+	return nil
+}
+
+func (a *boundAcc) grow(n int)       { a.check.Grow(n) }
+func (a *boundAcc) release(id int32) { a.check.Release(id) }
+
+// idle reports whether the check holds nothing for key id at now.
+func (a *boundAcc) idle(id int32, now int64) bool { return a.check.Idle(id, now) }
+
+func (a *boundAcc) close(r *summary.Run, _ *closing) {
+	r.Bound = &summary.Bound{B: a.b, Violations: a.violations}
+}
+
+// add counts an admitted request of key id.
+func (a *boundAcc) add(id int32, t, cost int64) {
+	if !a.check.Decide(id, t, cost) {
+		a.violations++
+	}
+	a.check.Record(id, t, cost)
+}

@@ -1,0 +1,137 @@
+package compare
+
+import (
+	"ratebench/algorithms"
+	"ratebench/internal/slicesx"
+	"ratebench/summary"
+)
+
+// burstAcc measures the largest admitted cost in any span (t-W, t], per
+// key, evaluated at each admission (the maximum over spans is reached at an
+// admission time). It has three ways to know the admitted cost of the span:
+//
+//   - log set: a sliding log that records exactly the run's admissions (the
+//     reference under count accepted) already holds it;
+//   - ref set: the run's admissions differ from those of a reference log
+//     (count accepted) only where they disagree, so the span holds the
+//     reference's admitted cost, minus what the run refused and the log
+//     admitted (under), plus what the run admitted and the log refused
+//     (over). Only the disagreements are kept, per key, in one window of
+//     signed costs (+ over, - under) whose sum is the difference, and a
+//     key none of whose disagreements is recent costs one read of lastDis;
+//   - otherwise a sliding sum of the run's own admissions per key.
+type burstAcc struct {
+	rows *runRows // the run's: each key's peak and latest disagreement
+	log  *algorithms.Log
+	ref  *algorithms.Log
+	w    int64
+	l    int64 // the rule's limit, which a key's burst is measured against
+
+	relMax int64  // the largest peak of the keys released
+	relKey string // and its key (the least name of those with it)
+
+	dis []algorithms.WindowSum // ref set: the disagreements, +cost over, -cost under
+	win []algorithms.WindowSum // the run's admissions (neither log nor ref)
+}
+
+func (b *burstAcc) grow(n int) {
+	switch {
+	case b.log != nil:
+	case b.ref != nil:
+		b.dis = slicesx.Grow(b.dis, n)
+	default:
+		b.win = slicesx.Grow(b.win, n)
+	}
+}
+
+// observe counts a request of key id, whose row in the run is h, that the
+// run decided admit and the reference ref; log and ref must already have
+// recorded it.
+func (b *burstAcc) observe(h *keyRun, id int32, t, cost int64, admit, ref bool) {
+	var span int64
+	switch {
+	case b.log != nil:
+		if !admit {
+			return
+		}
+		span = b.log.Sum(id)
+	case b.ref != nil:
+		if admit != ref {
+			d := &b.dis[id]
+			d.Expire(t - b.w)
+			if admit {
+				d.Add(t, cost)
+			} else {
+				d.Add(t, -cost)
+			}
+			h.lastDis = t
+		}
+		if !admit {
+			return
+		}
+		span = b.ref.Sum(id)
+		if h.lastDis > t-b.w { // else every disagreement has left the span
+			d := &b.dis[id]
+			d.Expire(t - b.w)
+			span += d.Sum()
+		}
+	default:
+		if !admit {
+			return
+		}
+		ws := &b.win[id]
+		ws.Expire(t - b.w)
+		ws.Add(t, cost)
+		span = ws.Sum()
+	}
+	h.peak = max(h.peak, span)
+}
+
+// release forgets key id's burst windows (its peak, saved or folded, is
+// cleared with the run's keyRun).
+func (b *burstAcc) release(id int32) {
+	switch {
+	case b.log != nil:
+	case b.ref != nil:
+		b.dis[id] = algorithms.WindowSum{}
+	default:
+		b.win[id] = algorithms.WindowSum{}
+	}
+}
+
+// fold counts the peak of a released key towards the largest burst.
+func (b *burstAcc) fold(p int64, name string) {
+	if p > b.relMax || (p == b.relMax && p > 0 && name < b.relKey) {
+		b.relMax, b.relKey = p, name
+	}
+}
+
+// close writes the run's largest burst and how many keys passed L.
+func (b *burstAcc) close(r *summary.Run, c *closing) {
+	keys, l, retained, run := c.keys, b.l, c.retained, c.run
+	out := &summary.Burst{Max: b.relMax, Key: b.relKey}
+	consider := func(p int64, name string) {
+		if p > out.Max || (p == out.Max && p > 0 && name < out.Key) {
+			out.Max, out.Key = p, name
+		}
+	}
+	for id := range int32(b.rows.ids()) {
+		p := b.rows.at(id).peak
+		if p > l {
+			out.KeysOverL++
+		}
+		if p > 0 {
+			consider(p, keys.names[id])
+		}
+	}
+	for _, f := range retained {
+		if f.runs[run].peak > l {
+			out.KeysOverL++
+		}
+	}
+	if out.Max == 0 {
+		out.Key = ""
+	}
+	out.Ratio = float64(out.Max) / float64(l)
+	r.Burst = out
+}

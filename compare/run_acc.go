@@ -1,0 +1,214 @@
+package compare
+
+import (
+	"ratebench/algorithms"
+	"ratebench/summary"
+)
+
+// runAcc accumulates the metrics of one run, one request at a time.
+type runAcc struct {
+	rule algorithms.Rule
+	lim  algorithms.Limiter // whose memory is measured
+
+	requests, admitted, admittedCost, cost int64
+	over, under                            int64
+	rows                                   runRows // per key: its counts, burst and client state
+	phaseOver, phaseUnder                  [PhaseBins]int64
+	timeline                               timelineAcc
+
+	burst   *burstAcc             // nil without ownHistory
+	bound   *boundAcc             // nil but for token and gcra with ownHistory
+	client  *clientAcc            // nil without ownHistory
+	rateErr *summary.RateErrors   // nil where not measured
+	peer    *summary.Peer         // a peer library's checks; nil for the others
+	vsTok   *summary.Disagreement // disagreement with the token run it is paired with (peers, leaky)
+	metrics []runMetric           // the run's figures beyond its counts
+}
+
+// runMetric is one figure of a run beyond its counts, a type in a file of
+// its own (burst.go, bound.go, memory.go, client_side.go). The run calls it
+// at the events of a replay's life; what it sees of each request it is
+// told by a method of its own, with the key's row, not through this
+// interface. What it keeps per key is in keyRun (key_rows.go), which the
+// release ledger keeps for a key that leaves (keyRun.kept).
+type runMetric interface {
+	grow(n int)                       // make ids below n valid
+	release(id int32)                 // forget key id, whose state is back to initial
+	close(r *summary.Run, c *closing) // write the metric's part of the run's summary
+}
+
+// closing is what a run's metrics read when they close.
+type closing struct {
+	keys     *keyTable
+	state    *timelineAcc  // the group's timeline, with its state samples
+	held     []int64       // the samples of this run's keys holding state (nil for the reference)
+	retained []*fullRecord // the records of released keys that keep their rows
+	run      int           // this run's index in the records
+}
+
+// newRunAcc returns the accumulator of a run of lim. rateErr says whether
+// the run measures its estimate's error; ownHistory whether lim records
+// what it admits itself (not a candidate that records the log's admissions
+// in shadow mode): only then are its admissions a traffic a deployment
+// would let through, whose burst, seed 002 bound and client side mean
+// something.
+func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr, ownHistory bool) *runAcc {
+	a := &runAcc{rule: rule, lim: lim, timeline: newTimelineAcc(rule.W)}
+	a.metrics = append(a.metrics, &memoryAcc{lim: lim})
+	if ownHistory {
+		a.burst = &burstAcc{w: rule.W, l: rule.L, rows: &a.rows}
+		a.client = newClientAcc(lim, &a.rows)
+		a.metrics = append(a.metrics, a.burst, a.client)
+		if a.bound = newBoundAcc(rule, lim); a.bound != nil {
+			a.metrics = append(a.metrics, a.bound)
+		}
+	}
+	if rateErr {
+		a.rateErr = summary.NewRateErrors(rule.L)
+	}
+	return a
+}
+
+// countKey counts a key with o over- and u under-admissions in the keys
+// over, under and disagreeing, and reports whether it disagreed at all.
+func countKey(r *summary.Run, o, u int64) bool {
+	if o > 0 {
+		r.KeysOver++
+	}
+	if u > 0 {
+		r.KeysUnder++
+	}
+	if o+u == 0 {
+		return false
+	}
+	r.KeysDisagree++
+	return true
+}
+
+// remarkable reports whether a key whose row in the run is h must keep
+// its row when released, rather than be told apart from the reference's
+// figures: it disagreed, its burst passed L, or a run of rejections is
+// still open.
+func (a *runAcc) remarkable(h *keyRun) bool {
+	return h.over+h.under > 0 || h.peak > a.rule.L || h.rejSince != 0
+}
+
+// release resets key id's accumulators (its figures were saved in the
+// release ledger).
+func (a *runAcc) release(id int32) {
+	*a.rows.at(id) = keyRun{}
+	for _, m := range a.metrics {
+		m.release(id)
+	}
+}
+
+// grow makes ids below n valid in the accumulators the run keeps itself
+// (the engine grows the key rows).
+func (a *runAcc) grow(n int) {
+	for _, m := range a.metrics {
+		m.grow(n)
+	}
+}
+
+// add counts one request of key id, whose row in the run is h, that the
+// run decided admit and the reference ref.
+func (a *runAcc) add(h *keyRun, id int32, t, cost int64, admit, ref bool) {
+	a.requests++
+	a.cost += cost
+	if admit {
+		a.admitted++
+		a.admittedCost += cost
+		if a.bound != nil {
+			a.bound.add(id, t, cost)
+		}
+	}
+	if a.burst != nil {
+		a.burst.observe(h, id, t, cost, admit, ref)
+	}
+	var dOver, dUnder int64
+	if admit != ref {
+		if admit {
+			a.over++
+			h.over++
+			a.phaseOver[phaseBin(t, a.rule.W)]++
+			dOver = 1
+		} else {
+			a.under++
+			h.under++
+			a.phaseUnder[phaseBin(t, a.rule.W)]++
+			dUnder = 1
+		}
+	}
+	a.timeline.add(t, dOver, dUnder)
+}
+
+// summary closes the accumulator into a Run; retained are the records of
+// released keys that disagreed, with this run's index in them.
+// state is the group's timeline, whose samples held are this run's keys
+// holding state (nil for the reference, whose are the log's).
+func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, held []int64, retained []*fullRecord, run int) summary.Run {
+	r := summary.Run{
+		Algorithm:    a.lim.Name(),
+		Requests:     a.requests,
+		Admitted:     a.admitted,
+		Rejected:     a.requests - a.admitted,
+		AdmittedCost: a.admittedCost,
+		RejectedCost: a.cost - a.admittedCost,
+		Over:         a.over,
+		Under:        a.under,
+		Disagree:     a.over + a.under,
+		Keys:         int64(keys.len()),
+		Phase:        summary.Phase{Bins: PhaseBins, Over: a.phaseOver[:], Under: a.phaseUnder[:]},
+		Timeline:     a.timeline.Timeline(),
+		RateError:    a.rateErr.RateError(),
+	}
+	c := &closing{keys: keys, state: state, held: held, retained: retained, run: run}
+	for _, m := range a.metrics {
+		m.close(&r, c)
+	}
+	r.Peer = a.peerSummary()
+	r.VsToken = a.vsTokenSummary()
+	if a.requests > 0 {
+		r.DisagreeRate = float64(r.Disagree) / float64(a.requests)
+		r.OverRate = float64(r.Over) / float64(a.requests)
+		r.UnderRate = float64(r.Under) / float64(a.requests)
+	}
+	var top []int32
+	for id := range int32(a.rows.ids()) {
+		if h := a.rows.at(id); countKey(&r, h.over, h.under) {
+			top = append(top, id)
+		}
+	}
+	for _, f := range retained {
+		countKey(&r, f.runs[run].over, f.runs[run].under)
+	}
+	r.TopKeys = []summary.KeyStat{}
+	for _, id := range top {
+		h := a.rows.at(id)
+		r.TopKeys = append(r.TopKeys, summary.KeyStat{
+			Key:      keys.names[id],
+			Requests: keys.state[id].requests,
+			Disagree: h.over + h.under,
+			Over:     h.over,
+			Under:    h.under,
+		})
+		if a.burst != nil {
+			p := h.peak
+			r.TopKeys[len(r.TopKeys)-1].Burst = &p
+		}
+	}
+	for _, f := range retained {
+		if h := &f.runs[run]; h.over+h.under > 0 {
+			ks := summary.KeyStat{Key: f.name, Requests: f.requests, Disagree: h.over + h.under, Over: h.over, Under: h.under}
+			if a.burst != nil {
+				ks.Burst = &h.peak
+			}
+			r.TopKeys = append(r.TopKeys, ks)
+		}
+	}
+	summary.SortTopKeys(r.TopKeys)
+	if len(r.TopKeys) > topN {
+		r.TopKeys = r.TopKeys[:topN]
+	}
+	return r
+}
