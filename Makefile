@@ -115,7 +115,7 @@ test:
 # The tests that run goroutines side by side, under the race detector:
 # parallel workers, shards and their merge, cancelled and interrupted
 # reads, progress reporting, and the Redis replay's concurrent clients.
-RACE_TESTS := Parallel|Shard|Merge|Cancel|Interrupt|Progress
+RACE_TESTS := Parallel|Shard|Merge|Cancel|Interrupt|Progress|KeyRefs
 race:
 	$(GO) test -race -run '$(RACE_TESTS)' ./compare ./traces ./cmd/ratebench
 	$(GO) test -race ./redisreplay
