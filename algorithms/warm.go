@@ -10,7 +10,14 @@ type Warmer interface {
 	Warm(id int32) uint64
 }
 
-func (l *Log) Warm(id int32) uint64     { return uint64(l.keys[id].n) }
+// Warm loads key id's block, and its entries if they left the block.
+func (l *Log) Warm(id int32) uint64 {
+	if k := &l.keys[id]; k.ext != nil {
+		return k.ext.Warm()
+	}
+	return uint64(l.keys[id].n)
+}
+
 func (c *Counter) Warm(id int32) uint64 { return uint64(c.st[id].start) }
 func (f *Fixed) Warm(id int32) uint64   { return uint64(f.st[id].start) }
 func (t *Token) Warm(id int32) uint64   { return uint64(t.st[id].last) }

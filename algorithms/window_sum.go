@@ -28,6 +28,15 @@ func (w *WindowSum) Len() int { return w.n }
 // per entry whose cost is not 1, and 8 for the running sum.
 func (w *WindowSum) Bytes() int64 { return int64(8*w.n + 8*w.heavy + 8) }
 
+// Warm loads what Expire reads first, the oldest entry, and returns it
+// (see Warmer).
+func (w *WindowSum) Warm() uint64 {
+	if w.n == 0 {
+		return 0
+	}
+	return uint64(w.ts[w.head])
+}
+
 // Expire drops the entries at or before cutoff; Expire(t-W) leaves the
 // entries in (t-W, t].
 func (w *WindowSum) Expire(cutoff int64) {

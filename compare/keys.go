@@ -3,7 +3,9 @@ package compare
 import (
 	"fmt"
 	"math/bits"
+	"unsafe"
 
+	"ratebench/internal/prefetch"
 	"ratebench/internal/slicesx"
 )
 
@@ -117,6 +119,25 @@ func (k *keyTable) find(key []byte, h uint64) int32 {
 				return id
 			}
 		}
+	}
+}
+
+// prefetchSlot asks for the table's slot of a key of hash h, ahead of its
+// lookup.
+func (k *keyTable) prefetchSlot(h uint64) {
+	if len(k.slots) > 0 {
+		prefetch.Line(unsafe.Pointer(&k.slots[h*0x9e3779b97f4a7c15>>k.shift]))
+	}
+}
+
+// prefetchState asks for the state of the key in the table's slot of hash
+// h (prefetched before), if the slot holds one, ahead of its lookup.
+func (k *keyTable) prefetchState(h uint64) {
+	if len(k.slots) == 0 {
+		return
+	}
+	if s := k.slots[h*0x9e3779b97f4a7c15>>k.shift]; s != 0 && int(uint32(s)-1) < len(k.state) {
+		prefetch.Line(unsafe.Pointer(&k.state[uint32(s)-1]))
 	}
 }
 

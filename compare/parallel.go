@@ -181,12 +181,30 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 	return e.readerErr(r)
 }
 
+// slotAhead and stateAhead are how many requests ahead of the one it
+// replays a worker prefetches the key table's slot of, and then the key's
+// state: a request's lookup then finds both in the cache.
+const slotAhead, stateAhead = 8, 4
+
 // replayBatch replays b, stopping at the first error.
 func (e *worker) replayBatch(b *batch, file string) *failure {
+	if len(b.ref) == 0 {
+		for _, h := range b.hash[:min(slotAhead, len(b.hash))] {
+			e.keys.prefetchSlot(h)
+		}
+	}
 	start := int32(0)
 	for i := range b.t {
 		key := b.keys[start:b.keyEnd[i]]
 		start = b.keyEnd[i]
+		if len(b.ref) == 0 && len(b.hash) > 0 {
+			if j := i + slotAhead; j < len(b.hash) {
+				e.keys.prefetchSlot(b.hash[j])
+			}
+			if j := i + stateAhead; j < len(b.hash) {
+				e.keys.prefetchState(b.hash[j])
+			}
+		}
 		var err error
 		switch {
 		case len(b.ids) > 0:
