@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 
 	"ratebench/algorithms"
+	"ratebench/internal/firstseen"
 	"ratebench/internal/mix"
 	"ratebench/summary"
 )
@@ -93,17 +94,7 @@ func New(spec string, rule algorithms.Rule, p Policy, seed uint64) (*Sim, error)
 // retry of the key due at or before t is sent. Requests of one key must come
 // in non-decreasing time; keys may be interleaved in any order.
 func (s *Sim) Add(key []byte, t, cost int64) error {
-	id, ok := s.ids[string(key)]
-	if !ok {
-		id = int32(min(len(s.keys), math.MaxInt32))
-	}
-	if err := s.AddID(id, key, t, cost); err != nil {
-		return err
-	}
-	if !ok {
-		s.ids[string(key)] = id
-	}
-	return nil
+	return firstseen.Add(s.ids, key, func(id int32) error { return s.AddID(id, key, t, cost) })
 }
 
 // AddID is Add for a caller that interns the keys itself: id is key's dense

@@ -32,6 +32,12 @@ func mustRule(t *testing.T, s string) algorithms.Rule {
 
 func replay(t *testing.T, cfg Config, reqs []rq) *summary.Summary {
 	t.Helper()
+	return fed(t, cfg, reqs).Summary(summary.TraceInfo{Path: "test", Format: "memory"})
+}
+
+// fed returns an engine for cfg that has replayed reqs.
+func fed(t *testing.T, cfg Config, reqs []rq) *Engine {
+	t.Helper()
 	e, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +47,7 @@ func replay(t *testing.T, cfg Config, reqs []rq) *summary.Summary {
 			t.Fatal(err)
 		}
 	}
-	return e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})
+	return e
 }
 
 func findRun(t *testing.T, s *summary.Summary, mode, alg string) summary.Run {

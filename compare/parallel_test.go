@@ -391,15 +391,7 @@ func TestMemoryHeldIsTheDirectCount(t *testing.T) {
 			t.Errorf("%d shards of 2 workers merged differ from the whole\n%s", n, firstDiff(g, want))
 		}
 	}
-	e, err := New(withMinSweep(cfg, 4))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range reqs {
-		if err := e.Add([]byte(q.key), q.t, q.cost); err != nil {
-			t.Fatal(err)
-		}
-	}
+	e := fed(t, withMinSweep(cfg, 4), reqs)
 	if e.workers[0].rel.released < 30 {
 		t.Fatalf("%d keys released: the test does not exercise release", e.workers[0].rel.released)
 	}

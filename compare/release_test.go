@@ -48,15 +48,7 @@ func TestReleaseChangesNothing(t *testing.T) {
 	cfg := fullConfig(t)
 	cfg.Algorithms = []string{"counter", "counter-lt", "counter-floor", "fixed", "token", "gcra", "buckets:3", "leaky", "xrate"}
 	keep := replay(t, withMinSweep(cfg, 1<<62), reqs)
-	e, err := New(withMinSweep(cfg, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range reqs {
-		if err := e.Add([]byte(q.key), q.t, q.cost); err != nil {
-			t.Fatal(err)
-		}
-	}
+	e := fed(t, withMinSweep(cfg, 32), reqs)
 	rel := e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})
 	if e.workers[0].rel.released < 500 || len(e.workers[0].rel.full) == 0 {
 		t.Fatalf("%d keys released, %d kept full records: the test did not exercise release", e.workers[0].rel.released, len(e.workers[0].rel.full))
@@ -139,15 +131,7 @@ func TestReleaseKeepsSimulationKeys(t *testing.T) {
 		Modes: []Mode{Independent}, Clients: []clients.Policy{pol}, ClientSeed: 7,
 		Deployment: &summary.Deployment{Nodes: []int{3}, Route: "random", Sync: []int64{sec}, Skew: []int64{0}, Seed: 3}}
 	want := marshal(t, replay(t, withMinSweep(cfg, 1<<62), reqs))
-	e, err := New(withMinSweep(cfg, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range reqs {
-		if err := e.Add([]byte(q.key), q.t, q.cost); err != nil {
-			t.Fatal(err)
-		}
-	}
+	e := fed(t, withMinSweep(cfg, 32), reqs)
 	got := marshal(t, e.Summary(summary.TraceInfo{Path: "test", Format: "memory"}))
 	if r := e.workers[0].rel; r.released <= int64(len(r.index)) {
 		t.Fatalf("%d releases of %d keys: no released key came back", r.released, len(r.index))

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"ratebench/algorithms"
+	"ratebench/internal/firstseen"
 	"ratebench/internal/mix"
 )
 
@@ -114,17 +115,7 @@ func (s *Sim) Config() Config { return s.cfg }
 // Requests of one key must come in non-decreasing time; keys may be
 // interleaved in any order.
 func (s *Sim) Add(key []byte, t, cost int64) error {
-	id, ok := s.ids[string(key)]
-	if !ok {
-		id = int32(min(len(s.keys), math.MaxInt32))
-	}
-	if err := s.AddID(id, key, t, cost); err != nil {
-		return err
-	}
-	if !ok {
-		s.ids[string(key)] = id
-	}
-	return nil
+	return firstseen.Add(s.ids, key, func(id int32) error { return s.AddID(id, key, t, cost) })
 }
 
 // AddID is Add for a caller that interns the keys itself: id is key's dense

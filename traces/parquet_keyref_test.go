@@ -77,15 +77,8 @@ func TestParquetKeyRefPlain(t *testing.T) {
 // the file.
 func parquetOf[T any](t *testing.T, rows []T, opts ...parquet.WriterOption) *ParquetReader {
 	t.Helper()
-	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[T](&buf, opts...)
-	if _, err := w.Write(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	r, err := NewParquetReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "t.parquet", Options{})
+	data := writeParquetRows(t, rows, opts...)
+	r, err := NewParquetReader(bytes.NewReader(data), int64(len(data)), "t.parquet", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
