@@ -99,8 +99,8 @@ func (s *Sim) Add(key []byte, t, cost int64) error {
 
 // AddID is Add for a caller that interns the keys itself: id is key's dense
 // id in order of first appearance, so that a key never seen has the next
-// one (the number of keys seen so far). A Sim is fed by Add or by AddID,
-// not both.
+// one (the number of keys seen so far). key is read at a key's first
+// request only (and in errors). A Sim is fed by Add or by AddID, not both.
 func (s *Sim) AddID(id int32, key []byte, t, cost int64) error {
 	if t < 0 {
 		return fmt.Errorf("clients: key %q: negative time %d", key, t)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"ratebench/algorithms"
+	"ratebench/clients"
 	"ratebench/summary"
 	"ratebench/traces"
 )
@@ -67,6 +69,68 @@ func TestReplayByKeyRefs(t *testing.T) {
 		}
 		if got := marshal(t, e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})); !bytes.Equal(got, want) {
 			t.Errorf("%s: replayed by dictionary entries, the summary differs\n%s", c.name, firstDiff(got, want))
+		}
+	}
+}
+
+// indexedReader reads requests whose keys come with dense indexes of their
+// own (KeyIndexer), as a generator's do, each key's bytes in a buffer of
+// its own that the reader reuses.
+type indexedReader struct {
+	reqs  []rq
+	index map[string]int32
+	i     int
+	buf   []byte
+}
+
+func (r *indexedReader) Scan() bool { r.i++; return r.i <= len(r.reqs) }
+func (r *indexedReader) Request() traces.Request {
+	q := r.reqs[r.i-1]
+	r.buf = append(r.buf[:0], q.key...)
+	return traces.Request{T: q.t, Key: r.buf, Cost: q.cost}
+}
+func (r *indexedReader) KeyIndex() int32      { return r.index[r.reqs[r.i-1].key] }
+func (r *indexedReader) Pos() traces.Position { return traces.Position{File: "idx", Row: int64(r.i)} }
+func (r *indexedReader) Err() error           { return nil }
+func (r *indexedReader) Close() error         { return nil }
+
+// TestReplayIndexed replays a trace whose keys come with indexes, with one
+// and two workers, a shard, and closed-loop clients and a deployment (which
+// read a key's name when the parallel reader sends it only once), and
+// checks each summary against the replay by key names.
+func TestReplayIndexed(t *testing.T) {
+	t.Parallel()
+	pol, err := clients.ParsePolicy("backoff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := randomTrace(23, 20000, 300, 30*sec)
+	index := map[string]int32{}
+	for _, q := range reqs {
+		if _, ok := index[q.key]; !ok {
+			index[q.key] = int32(len(index) * 131 % 311) // distinct, not in order of first appearance
+		}
+	}
+	base := Config{Rules: []algorithms.Rule{mustRule(t, "5/30s")}, Algorithms: []string{"counter", "token"},
+		Modes: []Mode{Independent}, Clients: []clients.Policy{pol}, ClientSeed: 7,
+		Deployment: &summary.Deployment{Nodes: []int{3}, Route: "random", Sync: []int64{sec}, Skew: []int64{0}, Seed: 3}}
+	for _, c := range []struct {
+		name    string
+		workers int
+		shard   *summary.Shard
+	}{{"1 worker", 1, nil}, {"2 workers", 2, nil}, {"2 workers, shard 0 of 2", 2, &summary.Shard{Index: 0, Count: 2}}} {
+		cfg := base
+		cfg.Workers, cfg.Shard = c.workers, c.shard
+		want := marshal(t, replay(t, cfg, reqs))
+		e, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Replay(context.Background(), &indexedReader{reqs: reqs, index: index}); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := marshal(t, e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})); !bytes.Equal(got, want) {
+			t.Errorf("%s: replayed by key indexes, the summary differs\n%s", c.name, firstDiff(got, want))
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"ratebench/internal/slicesx"
 	"ratebench/traces"
 )
 
@@ -44,6 +45,7 @@ type failure struct {
 func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 	n := len(e.workers)
 	ix, indexed := keyIndexer(r)
+	var ids indexedKeys
 	rf, refs := r.(KeyRefer)
 	free := make(chan *batch, 4*n)
 	for range 4 * n {
@@ -98,6 +100,7 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 			break
 		}
 		e.offeredEnd = max(e.offeredEnd, q.T)
+		key := q.Key
 		var w int
 		var id int32
 		var h, dict uint64
@@ -108,7 +111,16 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 				rerr = &traces.ParseError{Pos: r.Pos(), Msg: "negative key index"}
 				break
 			}
-			if e.cfg.Shard != nil && !owns(e.cfg.Shard, KeyHash(q.Key)) {
+			seen := ids.of(id)
+			if *seen == idUnseen {
+				*seen = idSent
+				if e.cfg.Shard != nil && !owns(e.cfg.Shard, KeyHash(q.Key)) {
+					*seen = idNotOwned
+				}
+			} else if *seen == idSent {
+				key = nil // the worker has its name
+			}
+			if *seen == idNotOwned {
 				seq++
 				continue
 			}
@@ -138,7 +150,7 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 		pos := r.Pos()
 		b.t = append(b.t, q.T)
 		b.cost = append(b.cost, q.Cost)
-		b.keys = append(b.keys, q.Key...)
+		b.keys = append(b.keys, key...)
 		b.keyEnd = append(b.keyEnd, int32(len(b.keys)))
 		if indexed {
 			b.ids = append(b.ids, id)
@@ -220,4 +232,25 @@ func (e *worker) replayBatch(b *batch, file string) *failure {
 		}
 	}
 	return nil
+}
+
+// indexedKeys is what the reader of a parallel replay knows of the keys a
+// reader indexes (KeyIndexer), by index: a key's name goes to its worker
+// with its first request only, and whether its shard owns it is decided
+// once.
+type indexedKeys []uint8
+
+// The states of an indexed key.
+const (
+	idUnseen   uint8 = iota // no request of it yet
+	idSent                  // its worker has its name
+	idNotOwned              // another shard's
+)
+
+// of returns the state of key index id.
+func (k *indexedKeys) of(id int32) *uint8 {
+	if int(id) >= len(*k) {
+		*k = slicesx.Grow(*k, max(int(id)+1, 2*len(*k)))
+	}
+	return &(*k)[id]
 }

@@ -250,7 +250,9 @@ func (e *worker) others(id int32, key []byte, t, cost int64) error {
 }
 
 // addIndexed replays a request whose key comes with a dense id of its own
-// (Engine.AddIndexed), checked and owned.
+// (Engine.AddIndexed), checked and owned. key may be empty for an id seen
+// before (a parallel replay sends a name once): the key table and the
+// simulations read a name only at its key's first request.
 func (e *worker) addIndexed(id int32, key []byte, t, cost int64) error {
 	e.offeredEnd = max(e.offeredEnd, t)
 	isNew, err := e.keys.internIndexed(id, key, t)
