@@ -17,10 +17,12 @@ type parquetRow struct {
 }
 
 const (
-	// parquetRowGroupRows is the number of rows in a row group: about 16 to
-	// 64 MiB of column data for typical keys, buffered in memory until the
-	// group is flushed.
-	parquetRowGroupRows = 1 << 20
+	// parquetRowGroupRows is the number of rows in a row group: about 64 to
+	// 256 MiB of column data for typical keys, buffered in memory until the
+	// group is flushed. Each row group has a key dictionary of its own, so
+	// that a trace with many keys rebuilds it (and a reader looks its keys
+	// up) once per row group: fewer, larger groups cost less of both.
+	parquetRowGroupRows = 1 << 22
 	// parquetDictMaxBytes caps the key dictionary of a row group.
 	parquetDictMaxBytes = 16 << 20
 )
