@@ -38,25 +38,12 @@ func TestReplayByKeyRefs(t *testing.T) {
 	}
 	base := withMinSweep(fullConfig(t), 32)
 	base.Algorithms = []string{"counter", "token", "fixed"}
-	for _, c := range []struct {
-		name    string
-		workers int
-		shard   *summary.Shard
-	}{{"1 worker", 1, nil}, {"2 workers", 2, nil}, {"shard 1 of 2", 1, &summary.Shard{Index: 1, Count: 2}}} {
-		cfg := base
-		cfg.Workers, cfg.Shard = c.workers, c.shard
-		want := marshal(t, replay(t, cfg, reqs))
-		e, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, c := range []workerLayout{{"1 worker", 1, nil}, {"2 workers", 2, nil}, {"shard 1 of 2", 1, &summary.Shard{Index: 1, Count: 2}}} {
 		r, err := traces.NewParquetReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "t.parquet", traces.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := e.Replay(context.Background(), r); err != nil {
-			t.Fatal(err)
-		}
+		e, want := replayedAs(t, base, c, reqs, r)
 		released := int64(0)
 		for _, w := range e.workers {
 			released += w.rel.released
@@ -114,23 +101,34 @@ func TestReplayIndexed(t *testing.T) {
 	base := Config{Rules: []algorithms.Rule{mustRule(t, "5/30s")}, Algorithms: []string{"counter", "token"},
 		Modes: []Mode{Independent}, Clients: []clients.Policy{pol}, ClientSeed: 7,
 		Deployment: &summary.Deployment{Nodes: []int{3}, Route: "random", Sync: []int64{sec}, Skew: []int64{0}, Seed: 3}}
-	for _, c := range []struct {
-		name    string
-		workers int
-		shard   *summary.Shard
-	}{{"1 worker", 1, nil}, {"2 workers", 2, nil}, {"2 workers, shard 0 of 2", 2, &summary.Shard{Index: 0, Count: 2}}} {
-		cfg := base
-		cfg.Workers, cfg.Shard = c.workers, c.shard
-		want := marshal(t, replay(t, cfg, reqs))
-		e, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := e.Replay(context.Background(), &indexedReader{reqs: reqs, index: index}); err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
+	for _, c := range []workerLayout{{"1 worker", 1, nil}, {"2 workers", 2, nil}, {"2 workers, shard 0 of 2", 2, &summary.Shard{Index: 0, Count: 2}}} {
+		e, want := replayedAs(t, base, c, reqs, &indexedReader{reqs: reqs, index: index})
 		if got := marshal(t, e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})); !bytes.Equal(got, want) {
 			t.Errorf("%s: replayed by key indexes, the summary differs\n%s", c.name, firstDiff(got, want))
 		}
 	}
+}
+
+// workerLayout is how many workers replay, and which shard.
+type workerLayout struct {
+	name    string
+	workers int
+	shard   *summary.Shard
+}
+
+// replayedAs returns an engine for base laid out as l that has replayed r,
+// and the summary that replaying reqs (r's requests) by key names gives.
+func replayedAs(t *testing.T, base Config, l workerLayout, reqs []rq, r traces.Reader) (*Engine, []byte) {
+	t.Helper()
+	cfg := base
+	cfg.Workers, cfg.Shard = l.workers, l.shard
+	want := marshal(t, replay(t, cfg, reqs))
+	e, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Replay(context.Background(), r); err != nil {
+		t.Fatalf("%s: %v", l.name, err)
+	}
+	return e, want
 }
