@@ -12,10 +12,11 @@ type Warmer interface {
 
 // Warm loads key id's block, and its entries if they left the block.
 func (l *Log) Warm(id int32) uint64 {
-	if k := &l.keys[id]; k.ext != nil {
+	k := &l.keys[id]
+	if k.ext != nil {
 		return k.ext.Warm()
 	}
-	return uint64(l.keys[id].n)
+	return uint64(k.n)
 }
 
 func (c *Counter) Warm(id int32) uint64 { return uint64(c.st[id].start) }

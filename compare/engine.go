@@ -104,8 +104,7 @@ func checkRequest(t, cost int64) error {
 func (e *Engine) Summary(trace summary.TraceInfo) *summary.Summary {
 	var parts []*summary.Summary
 	for _, w := range e.workers {
-		w.offeredEnd = max(w.offeredEnd, e.offeredEnd)
-		parts = append(parts, w.summary(trace, e.partial))
+		parts = append(parts, w.summary(trace, e.partial, e.offeredEnd))
 	}
 	if len(parts) == 1 {
 		return parts[0]

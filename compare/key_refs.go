@@ -62,7 +62,6 @@ func (e *Engine) addRef(key []byte, dict uint64, index int32, t, cost int64) err
 // The entry remembers the key's id, which is confirmed in the key's state
 // (the id may have been released and given to another key since).
 func (e *worker) addRef(key []byte, h, dict uint64, index int32, t, cost int64) error {
-	e.offeredEnd = max(e.offeredEnd, t)
 	slot := e.refs.at(dict, index)
 	if v := *slot; v != 0 && e.keys.holds(v-1, key) {
 		id := v - 1

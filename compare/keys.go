@@ -55,16 +55,14 @@ func (s *keyState) is(key []byte, h uint64, name *string) bool {
 	return len(key) <= inlineKey || *name == string(key)
 }
 
-// holds reports whether id is live and holds key.
+// holds reports whether id is live and holds key (whatever its hash: a
+// caller that has none, or keys the table was not asked to hash).
 func (k *keyTable) holds(id int32, key []byte) bool {
 	if int(id) >= len(k.state) {
 		return false
 	}
 	st := &k.state[id]
-	if !st.live || int(st.n) != min(len(key), inlineKey) || string(st.head[:st.n]) != string(key[:st.n]) {
-		return false
-	}
-	return len(key) <= inlineKey || k.names[id] == string(key)
+	return st.live && st.is(key, st.hash, &k.names[id])
 }
 
 func newKeyTable() *keyTable { return &keyTable{lastID: -1} }
@@ -84,10 +82,8 @@ func (e *OrderError) Error() string {
 // checks that t is not before the key's previous request. The lookup does
 // not allocate; only a new key copies its bytes.
 func (k *keyTable) intern(key []byte, t int64) (id int32, isNew bool, err error) {
-	if id := k.lastID; id >= 0 { // a client's requests often come in runs
-		if st := &k.state[id]; int(st.n) == len(key) && string(st.head[:st.n]) == string(key) {
-			return id, false, k.touch(id, t)
-		}
+	if id := k.lastID; id >= 0 && k.holds(id, key) { // a client's requests often come in runs
+		return id, false, k.touch(id, t)
 	}
 	return k.internHash(key, KeyHash(key), t)
 }
@@ -101,6 +97,11 @@ func (k *keyTable) internHash(key []byte, h uint64, t int64) (id int32, isNew bo
 	return id, err == nil, err
 }
 
+// home is the slot a key of hash h is looked for first: the hash's bits
+// mixed by a Fibonacci multiplier, so that keys of one shard or worker
+// (whose hashes agree modulo their count) spread over every slot.
+func (k *keyTable) home(h uint64) uint64 { return h * 0x9e3779b97f4a7c15 >> k.shift }
+
 // find returns the id of key, whose hash is h, or -1 if it holds none: a
 // lookup that changes nothing.
 func (k *keyTable) find(key []byte, h uint64) int32 {
@@ -108,7 +109,7 @@ func (k *keyTable) find(key []byte, h uint64) int32 {
 		return -1
 	}
 	tag := h >> 32 << 32
-	for i := h * 0x9e3779b97f4a7c15 >> k.shift; ; i = (i + 1) & uint64(len(k.slots)-1) {
+	for i := k.home(h); ; i = (i + 1) & uint64(len(k.slots)-1) {
 		s := k.slots[i]
 		if s == 0 {
 			return -1
@@ -126,7 +127,7 @@ func (k *keyTable) find(key []byte, h uint64) int32 {
 // lookup.
 func (k *keyTable) prefetchSlot(h uint64) {
 	if len(k.slots) > 0 {
-		prefetch.Line(unsafe.Pointer(&k.slots[h*0x9e3779b97f4a7c15>>k.shift]))
+		prefetch.Line(unsafe.Pointer(&k.slots[k.home(h)]))
 	}
 }
 
@@ -136,7 +137,7 @@ func (k *keyTable) prefetchState(h uint64) {
 	if len(k.slots) == 0 {
 		return
 	}
-	if s := k.slots[h*0x9e3779b97f4a7c15>>k.shift]; s != 0 && int(uint32(s)-1) < len(k.state) {
+	if s := k.slots[k.home(h)]; s != 0 && int(uint32(s)-1) < len(k.state) {
 		prefetch.Line(unsafe.Pointer(&k.state[uint32(s)-1]))
 	}
 }
@@ -184,7 +185,7 @@ func (k *keyTable) add(key []byte, h uint64, t int64) (int32, error) {
 // insert puts id, whose hash is h, in the table (it is not there).
 func (k *keyTable) insert(id int32, h uint64) {
 	mask := uint64(len(k.slots) - 1)
-	i := h * 0x9e3779b97f4a7c15 >> k.shift
+	i := k.home(h)
 	for k.slots[i] != 0 {
 		i = (i + 1) & mask
 	}
@@ -206,12 +207,12 @@ func (k *keyTable) rehash(n int) {
 // entries after it that their probe would otherwise no longer reach.
 func (k *keyTable) remove(id int32, h uint64) {
 	mask := uint64(len(k.slots) - 1)
-	i := h * 0x9e3779b97f4a7c15 >> k.shift
+	i := k.home(h)
 	for uint32(k.slots[i]) != uint32(id+1) {
 		i = (i + 1) & mask
 	}
 	for j := (i + 1) & mask; k.slots[j] != 0; j = (j + 1) & mask {
-		home := k.state[uint32(k.slots[j])-1].hash * 0x9e3779b97f4a7c15 >> k.shift
+		home := k.home(k.state[uint32(k.slots[j])-1].hash)
 		if (j-home)&mask >= (j-i)&mask { // home is not in (i, j]: the entry may move to i
 			k.slots[i] = k.slots[j]
 			i = j

@@ -126,7 +126,6 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 			}
 			w, id = int(id)%n, id/int32(n)
 		} else {
-			h = 0
 			if refs {
 				if d, i, ok := rf.KeyRef(); ok {
 					h, dict, ref = e.hashRef(q.Key, d, i), d, i

@@ -87,19 +87,20 @@ func (e *worker) settle(id int32, until int64) {
 }
 
 // closeState ends the state samples at the end of the replay: every
-// timeline of a group covers the latest request offered to the engine
-// (other shards' keys included, so that the shards' samples cover the same
-// ends as one replay's), and the keys still live are settled up to the
-// end of the last bin. It runs once; nothing may be added after it.
-func (e *worker) closeState() {
+// timeline of a group covers offeredEnd, the latest request offered to
+// the engine (other workers' and shards' keys included, so that their
+// samples cover the same ends as one replay's), and the keys still live
+// are settled up to the end of the last bin. It runs once; nothing may be
+// added after it.
+func (e *worker) closeState(offeredEnd int64) {
 	if e.stateClosed {
 		return
 	}
 	e.stateClosed = true
 	for _, g := range e.groups {
-		g.refAcc.timeline.cover(e.offeredEnd)
+		g.refAcc.timeline.cover(offeredEnd)
 		for _, c := range g.cands {
-			c.acc.timeline.cover(e.offeredEnd)
+			c.acc.timeline.cover(offeredEnd)
 		}
 	}
 	for id := range e.keys.size() {

@@ -25,7 +25,6 @@ type worker struct {
 	requests, cost int64
 	start, end     int64
 	warmSink       uint64 // what warm loaded, kept so that the loads are made
-	offeredEnd     int64  // the latest time of any request offered to the engine, other workers' and shards' keys included
 	stateClosed    bool   // closeState has run
 
 	rel    releaser    // releases the state of idle keys
@@ -195,7 +194,6 @@ func (e *worker) countAllNote() string {
 
 // add1 replays a request of a worker that has every key (checked).
 func (e *worker) add1(key []byte, t, cost int64) error {
-	e.offeredEnd = max(e.offeredEnd, t)
 	id, isNew, err := e.keys.intern(key, t)
 	if err != nil {
 		return err
@@ -206,7 +204,6 @@ func (e *worker) add1(key []byte, t, cost int64) error {
 // addHashed replays a request whose key's hash (KeyHash) the caller has
 // computed, checked and owned.
 func (e *worker) addHashed(key []byte, h uint64, t, cost int64) error {
-	e.offeredEnd = max(e.offeredEnd, t)
 	id, isNew, err := e.keys.internHash(key, h, t)
 	if err != nil {
 		return err
@@ -254,7 +251,6 @@ func (e *worker) others(id int32, key []byte, t, cost int64) error {
 // before (a parallel replay sends a name once): the key table and the
 // simulations read a name only at its key's first request.
 func (e *worker) addIndexed(id int32, key []byte, t, cost int64) error {
-	e.offeredEnd = max(e.offeredEnd, t)
 	isNew, err := e.keys.internIndexed(id, key, t)
 	if err != nil {
 		return err
@@ -368,9 +364,10 @@ func (e *worker) traceInfo() summary.TraceInfo {
 
 // summary closes the worker's accumulators and returns its summary, runs
 // ordered by rule, count, mode, then algorithm as configured (the log
-// first). It ends the worker's replay.
-func (e *worker) summary(trace summary.TraceInfo, partial bool) *summary.Summary {
-	e.closeState()
+// first); offeredEnd is the latest time of any request offered to the
+// engine (see closeState). It ends the worker's replay.
+func (e *worker) summary(trace summary.TraceInfo, partial bool, offeredEnd int64) *summary.Summary {
+	e.closeState(offeredEnd)
 	info := e.traceInfo()
 	info.Path, info.Format, info.Fingerprint = trace.Path, trace.Format, trace.Fingerprint
 	info.Skipped, info.SkippedExamples = trace.Skipped, trace.SkippedExamples
