@@ -15,7 +15,8 @@ import (
 	"ratebench/summary"
 )
 
-const cloudflareSynopsis = "[-requests N] [-sources K] [-rate R] [-alpha A] [-rule L/W] [-seed S] [-o DIR]"
+const cloudflareSynopsis = "[-requests N] [-sources K] [-rate R] [-alpha A] [-rule L/W] [-seed S] [DIR]\n\n" +
+	"DIR (or -o DIR) is the results folder, by default results/cloudflare."
 
 // runCloudflare reproduces Cloudflare's published accuracy experiment for
 // the sliding-window counter on a synthetic population and writes the
@@ -28,10 +29,10 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 	alpha := fs.Float64("alpha", 1.5, "Pareto tail index of the per-source rates (smaller is heavier)")
 	ruleS := fs.String("rule", "100/1m", "the rate limit (Cloudflare did not publish theirs)")
 	seed := fs.Uint64("seed", 1, "random seed")
-	out := fs.String("o", "results/cloudflare", "output `dir`")
+	out := fs.String("o", "results/cloudflare", "the results folder `DIR`")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the replay to `file`")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "goroutines replaying keys in parallel (the results are the same for any number)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseCommand(fs, args, operand{"DIR", "the results folder", "o", out}); err != nil {
 		return err
 	}
 	rule, err := algorithms.ParseRule(*ruleS)

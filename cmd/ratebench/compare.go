@@ -24,7 +24,8 @@ import (
 	"ratebench/traces"
 )
 
-const compareSynopsis = "(-trace FILE | -gen SCENARIO) [-rule L/W ...] [-alg LIST] [-mode LIST] [-count LIST] [-o DIR]"
+const compareSynopsis = "(FILE | -gen SCENARIO) [-rule L/W ...] [-alg LIST] [-mode LIST] [-count LIST] [-o DIR]\n\n" +
+	"FILE (or -trace FILE) is the trace to replay; -gen replays a generated one instead."
 
 func runCompare(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("compare", stderr, compareSynopsis)
@@ -36,7 +37,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	algs := fs.String("alg", strings.Join(algorithms.DefaultSpecs, ","), "comma-separated `algorithms` to compare with the log: "+specList())
 	modes := fs.String("mode", "independent,shadow", "comparison `modes`: independent, shadow, or both")
 	counts := fs.String("count", "accepted", "counting `policy`: accepted, all, or both (accepted,all)")
-	out := fs.String("o", "", "output `dir` (default results/<trace name>)")
+	out := fs.String("o", "", "the results folder `DIR` (default results/<trace name>)")
 	top := fs.Int("top", 10, "keys listed per run by disagreement")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the replay to `file`")
 	memProfile := fs.String("memprofile", "", "write a heap profile at the end of the replay to `file`")
@@ -56,7 +57,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	skews := fs.String("skew", "0", "with -nodes, clock `skews` spread over the nodes, e.g. 0,10ms,100ms,1s")
 	skewRandom := fs.Bool("skew-random", false, "with -nodes, draw each node's clock offset in [-skew, skew] instead of spreading them evenly")
 	shard := fs.String("shard", "", "replay only shard `i/n` of the keys (by hash); combine the shards with ratebench merge")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseCommand(fs, args, tf.operand()); err != nil {
 		return err
 	}
 	cfg := compare.Config{TopKeys: *top, Algorithms: strings.Split(*algs, ","), Workers: *workers}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +11,8 @@ import (
 	"ratebench/traces"
 )
 
-const convertSynopsis = "[-format F] [-to F] [-key K] [-skip-bad] [-reorder D] IN OUT"
+const convertSynopsis = "[-format F] [-to F] [-key K] [-skip-bad] [-reorder D] IN OUT\n\n" +
+	"IN (or -trace IN) is the trace read, OUT (or -o OUT) the file written; given one by flag, the argument is the other."
 
 // runConvert is 'ratebench convert IN OUT': it streams any trace the
 // readers take into CSV, Parquet or JSON lines (from OUT's extension, or
@@ -24,19 +23,16 @@ const convertSynopsis = "[-format F] [-to F] [-key K] [-skip-bad] [-reorder D] I
 func runConvert(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("convert", stderr, convertSynopsis)
 	var tf traceFlags
-	tf.registerReading(fs)
+	tf.register(fs)
+	var out string
+	fs.StringVar(&out, "o", "", "the output `file` OUT")
 	to := fs.String("to", "auto", "output format: csv, parquet, jsonl, or auto (from OUT's extension)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err.Error()}
+	if err := parseCommand(fs, args, operand{"IN", "the input trace", "trace", &tf.path}, operand{"OUT", "the output file", "o", &out}); err != nil {
+		return err
 	}
-	if fs.NArg() != 2 {
-		return usageError{"convert: want IN and OUT"}
+	if tf.path == "" || out == "" {
+		return usageError{"convert: want IN and OUT (or -trace IN and -o OUT)"}
 	}
-	tf.path = fs.Arg(0)
-	out := fs.Arg(1)
 	f, err := traces.ParseFormat(*to)
 	if err != nil {
 		return usageError{err.Error()}

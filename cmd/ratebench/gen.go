@@ -14,7 +14,8 @@ import (
 	"ratebench/traces"
 )
 
-const genSynopsis = "-scenario NAME[:param=value,...] [-requests N] [-keys K] [-rate R] [-duration D] [-window W] [-seed S] -o FILE | -list"
+const genSynopsis = "-scenario NAME[:param=value,...] [-requests N] [-keys K] [-rate R] [-duration D] [-window W] [-seed S] FILE | -list\n\n" +
+	"FILE (or -o FILE) is the trace written; its extension says the format (.csv, .parquet, .jsonl)."
 
 func runGen(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("gen", stderr, genSynopsis)
@@ -32,7 +33,7 @@ func runGen(stdout, stderr io.Writer, args []string) error {
 	format := fs.String("format", "auto", "output format: csv, parquet, jsonl or auto")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the generation to `file`")
 	memProfile := fs.String("memprofile", "", "write a heap profile at the end of the generation to `file`")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseCommand(fs, args, operand{"FILE", "the output file", "o", out}); err != nil {
 		return err
 	}
 	if *list {
@@ -40,7 +41,7 @@ func runGen(stdout, stderr io.Writer, args []string) error {
 		return nil
 	}
 	if *out == "" {
-		return usageError{"-o FILE is required"}
+		return usageError{"gen: want FILE (or -o FILE), the trace to write"}
 	}
 	if err := generators.CheckFlags(p); err != nil { // a zero given is no default
 		return usageError{err.Error()}

@@ -12,10 +12,10 @@ import (
 )
 
 func runInspect(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("inspect", stderr, "-trace FILE")
+	fs := newFlagSet("inspect", stderr, "[flags] FILE\n\nFILE (or -trace FILE) is the trace to describe.")
 	var tf traceFlags
 	tf.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseCommand(fs, args, tf.operand()); err != nil {
 		return err
 	}
 	r, format, err := tf.open()

@@ -4,14 +4,19 @@
 //
 // Usage:
 //
-//	ratebench compare -trace FILE [-rule 5/30s ...] [-alg log,counter,...] [-mode independent,shadow] [-count accepted|all] [-o DIR]
-//	ratebench inspect -trace FILE
+//	ratebench compare FILE [-rule 5/30s ...] [-alg log,counter,...] [-mode independent,shadow] [-count accepted|all] [-o DIR]
+//	ratebench inspect FILE
 //	ratebench report [-max-over 0.01%] [-max-under 0.1%] DIR
 //	ratebench convert IN OUT
 //	ratebench compare -shard i/n ... ; ratebench merge -o DIR SHARD_DIR...
-//	ratebench gen -scenario NAME[:param=value,...] -requests N -keys K -seed S -o FILE
-//	ratebench cloudflare [-requests 400000000] [-sources 270000] [-rule 100/1m]
-//	ratebench redis (-trace FILE | -gen SCENARIO) [-rule L/W] [-alg LIST] [-clients 1,4,16] [-addr HOST:PORT] [-o DIR]
+//	ratebench gen -scenario NAME[:param=value,...] -requests N -keys K -seed S FILE
+//	ratebench cloudflare [-requests 400000000] [-sources 270000] [-rule 100/1m] [DIR]
+//	ratebench redis (FILE | -gen SCENARIO) [-rule L/W] [-alg LIST] [-clients 1,4,16] [-addr HOST:PORT] [-o DIR]
+//
+// Every subcommand reads one grammar (args.go): its main file (the trace
+// FILE, IN and OUT, the results folder DIR) is an argument or the flag
+// that names it (-trace FILE, -o OUT, -o DIR), once; flags may come
+// before or after the arguments, and -- ends them.
 //
 // compare replays the trace through the exact sliding log (the reference)
 // and each candidate algorithm, for every rule, counting policy and mode,
@@ -113,24 +118,10 @@ func newFlagSet(name string, stderr io.Writer, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: ratebench %s %s\n\nflags:\n", name, synopsis)
+		fmt.Fprintf(stderr, "usage: ratebench %s %s\n\n%s\n\nflags:\n", name, synopsis, grammarNote)
 		fs.PrintDefaults()
 	}
 	return fs
-}
-
-// parseFlags parses args, turning flag errors into usage errors.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return fmt.Errorf("%w", usageError{err.Error()})
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Sprintf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))}
-	}
-	return nil
 }
 
 // listFlag is a flag that may be repeated; each value may hold several

@@ -79,7 +79,7 @@ func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{}, {"nope"}, {"compare"}, {"compare", "-trace", "x.csv", "-rule", "5"}, {"compare", "-trace", "x.csv", "-alg", "magic"},
 		{"compare", "-trace", "x.csv", "-mode", "both"}, {"compare", "-trace", "x.csv", "-max-key", "0"}, {"gen"}, {"gen", "-scenario", "nope", "-o", "x.csv"},
-		{"compare", "-bogus"}, {"inspect", "extra"},
+		{"compare", "-bogus"}, {"inspect", "a.csv", "b.csv"}, {"inspect", "a.csv", "-trace", "a.csv"},
 	} {
 		_, _, err := ratebench(t, args...)
 		var ue usageError

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,32 +11,26 @@ import (
 	"ratebench/summary"
 )
 
-const mergeSynopsis = "-o DIR [-report=true] SHARD_DIR..."
+const mergeSynopsis = "-o DIR [-report=true] SHARD_DIR...\n\n" +
+	"The arguments are the results folders of the shards (or their summary.json); -o DIR is the merged folder."
 
 // runMerge is 'ratebench merge': it combines the summary.json of every
 // shard of a replay (compare -shard i/n) into the summary.json of the
 // whole, exactly as one replay of every key would have written it, and
-// writes the report beside it. Flags may come before or after the shard
-// folders.
+// writes the report beside it.
 func runMerge(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("merge", stderr, mergeSynopsis)
 	out := fs.String("o", "", "output `dir` of the merged summary (required)")
 	withReport := fs.Bool("report", true, "write report.md, report.html and plots/ beside summary.json (false removes those of earlier results)")
 	png := fs.Bool("png", true, "with -report, write a PNG of every plot beside its SVG")
-	var dirs []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return err
-			}
-			return usageError{err.Error()}
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		dirs = append(dirs, fs.Arg(0))
-		args = fs.Args()[1:]
+	p, err := parseArgs(fs, args)
+	if err != nil {
+		return err
 	}
+	if v := p.given["o"]; len(v) > 1 {
+		return usageError{fmt.Sprintf("merge: the merged folder is given twice, as -o %q and as -o %q; give it once", v[0], v[1])}
+	}
+	dirs := p.args
 	if *out == "" || len(dirs) == 0 {
 		fs.Usage()
 		return usageError{"merge: want -o DIR and the folders of every shard's summary.json"}

@@ -16,7 +16,8 @@ import (
 	"ratebench/redisreplay"
 )
 
-const redisSynopsis = "(-trace FILE | -gen SCENARIO) [-rule L/W] [-alg log,counter,counter-nonatomic,fixed,token] [-clients 1,4,16] [-addr HOST:PORT] [-o DIR]"
+const redisSynopsis = "(FILE | -gen SCENARIO) [-rule L/W] [-alg log,counter,counter-nonatomic,fixed,token] [-clients 1,4,16] [-addr HOST:PORT] [-o DIR]\n\n" +
+	"FILE (or -trace FILE) is the trace to replay; -gen replays a generated one instead."
 
 // runRedis replays a trace against a real Redis server through Lua
 // scripts (and seed 001's non-atomic counter), compares every decision
@@ -35,7 +36,7 @@ func runRedis(stdout, stderr io.Writer, args []string) error {
 	out := fs.String("o", "", "output `dir` (default results/redis/<trace name>)")
 	minTTL := fs.Duration("min-ttl", 10*time.Minute, "least `duration` a key is given to live (PEXPIRE); no key may expire during the replay")
 	sample := fs.Int("sample", 2000, "most keys per run whose MEMORY USAGE is measured")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseCommand(fs, args, tf.operand()); err != nil {
 		return err
 	}
 	rule, err := algorithms.ParseRule(*ruleS)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,39 +10,28 @@ import (
 	"ratebench/summary"
 )
 
-const reportSynopsis = "[-max-over 0.01%] [-max-under 0.1%] [-png=true] DIR"
+const reportSynopsis = "[-max-over 0.01%] [-max-under 0.1%] [-png=true] DIR\n\n" +
+	"DIR (or -o DIR) is the results folder: its summary.json is read, its report rewritten."
 
 // runReport is 'ratebench report': it reads DIR/summary.json and writes
 // DIR/report.md, DIR/report.html and DIR/plots/, from the summary alone
-// (the trace is not needed), and prints the path of report.html. Flags may
-// come before or after DIR. A budget given here overrides the summary's.
+// (the trace is not needed), and prints the path of report.html. A budget given here overrides the summary's.
 func runReport(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("report", stderr, reportSynopsis)
 	maxOver := fs.String("max-over", "", "budget: the largest over-admission `rate` you accept, e.g. 0.01% (overrides the summary's)")
 	maxUnder := fs.String("max-under", "", "budget: the largest under-admission `rate` you accept, e.g. 0.1% (overrides the summary's)")
 	png := fs.Bool("png", true, "write a PNG of every plot beside its SVG")
-	var dirs []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return err
-			}
-			return usageError{err.Error()}
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		dirs = append(dirs, fs.Arg(0))
-		args = fs.Args()[1:]
+	dir := fs.String("o", "", "the results folder `DIR`")
+	if err := parseCommand(fs, args, operand{"DIR", "the results folder", "o", dir}); err != nil {
+		return err
 	}
-	if len(dirs) != 1 {
+	if *dir == "" {
 		fs.Usage()
-		return usageError{fmt.Sprintf("report: want one DIR, the folder of summary.json (got %d arguments)", len(dirs))}
+		return usageError{"report: want DIR (or -o DIR), the folder of summary.json"}
 	}
-	dir := dirs[0]
 	// DIR/summary.json itself is accepted too.
-	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() && filepath.Ext(dir) == ".json" {
-		dir = filepath.Dir(dir)
+	if fi, err := os.Stat(*dir); err == nil && !fi.IsDir() && filepath.Ext(*dir) == ".json" {
+		*dir = filepath.Dir(*dir)
 	}
 
 	opt := report.Options{NoPNG: !*png}
@@ -53,7 +40,7 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 		return usageError{"report: " + err.Error()}
 	}
 
-	return rewriteReport(stdout, dir, opt)
+	return rewriteReport(stdout, *dir, opt)
 }
 
 // rewriteReport writes the report of DIR/summary.json into dir, all its

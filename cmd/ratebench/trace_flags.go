@@ -43,7 +43,7 @@ func (tf *traceFlags) registerReading(fs *flag.FlagSet) {
 // open opens the trace, returning the reader and its format's name.
 func (tf *traceFlags) open() (traces.Reader, string, error) {
 	if tf.path == "" {
-		return nil, "", usageError{"-trace FILE is required"}
+		return nil, "", usageError{"want FILE (or -trace FILE), the trace to read"}
 	}
 	f, err := traces.ParseFormat(tf.format)
 	if err != nil {
@@ -77,7 +77,7 @@ const genPrefix = "gen:"
 func (tf *traceFlags) openOrGenerate(genSpec string) (r traces.Reader, path, format, name string, err error) {
 	switch {
 	case genSpec != "" && tf.path != "":
-		return nil, "", "", "", usageError{"give -trace or -gen, not both"}
+		return nil, "", "", "", usageError{"give a trace FILE (or -trace FILE) or -gen, not both"}
 	case genSpec != "":
 		g, err := generators.New(genSpec, generators.Params{})
 		if err != nil {
