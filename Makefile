@@ -1,13 +1,13 @@
 # ratebench — see README.md.
 #
 #   make compare                         generate the default trace and compare on it
-#   make compare TRACE=path RULE=100/1m  compare on your own trace (results/<trace name>/); more flags in FLAGS='...'
+#   make compare TRACE=path RULE=100/1m  compare on your own trace (results/runs/<trace name>/, ignored by git); more flags in FLAGS='...'
 #   make test                            run the test suite
 #   make race                            the concurrent tests (workers, shards, cancels, Redis clients) under -race
 #   make bench                           run the benchmarks (bench.txt) and print them as a table
 #   make traces                          write the standard scenario set to traces/
 #   make cloudflare                      reproduce Cloudflare's 400M-request experiment (results/cloudflare/)
-#   make results                         regenerate the committed reference results (results/<scenario>/)
+#   make results                         regenerate the committed reference results (results/<scenario>/; only this and make cloudflare write them)
 #   make report-check                    regenerate every committed report from its summary.json; fail on a diff
 #   make fuzz                            a short run of every trace reader's fuzzer (FUZZTIME each)
 #   make redis-compare                   replay a trace against a real redis-server (started and stopped here)

@@ -15,8 +15,12 @@ import (
 	"ratebench/summary"
 )
 
+// cloudflareRunsDir is the default results folder of cloudflare, beside
+// the other runs: make cloudflare names results/cloudflare/ with -o.
+const cloudflareRunsDir = runsDir + "/cloudflare"
+
 const cloudflareSynopsis = "[-requests N] [-sources K] [-rate R] [-alpha A] [-rule L/W] [-seed S] [DIR]\n\n" +
-	"DIR (or -o DIR) is the results folder, by default results/cloudflare."
+	"DIR (or -o DIR) is the results folder, by default " + cloudflareRunsDir + "; the committed figures in results/cloudflare/ are written only by make cloudflare."
 
 // runCloudflare reproduces Cloudflare's published accuracy experiment for
 // the sliding-window counter on a synthetic population and writes the
@@ -29,7 +33,7 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 	alpha := fs.Float64("alpha", 1.5, "Pareto tail index of the per-source rates (smaller is heavier)")
 	ruleS := fs.String("rule", "100/1m", "the rate limit (Cloudflare did not publish theirs)")
 	seed := fs.Uint64("seed", 1, "random seed")
-	out := fs.String("o", "results/cloudflare", "the results folder `DIR`")
+	out := fs.String("o", cloudflareRunsDir, "the results folder `DIR`")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the replay to `file`")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "goroutines replaying keys in parallel (the results are the same for any number)")
 	if err := parseCommand(fs, args, operand{"DIR", "the results folder", "o", out}); err != nil {

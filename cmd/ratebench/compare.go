@@ -37,7 +37,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	algs := fs.String("alg", strings.Join(algorithms.DefaultSpecs, ","), "comma-separated `algorithms` to compare with the log: "+specList())
 	modes := fs.String("mode", "independent,shadow", "comparison `modes`: independent, shadow, or both")
 	counts := fs.String("count", "accepted", "counting `policy`: accepted, all, or both (accepted,all)")
-	out := fs.String("o", "", "the results folder `DIR` (default results/<trace name>)")
+	out := fs.String("o", "", "the results folder `DIR` (default "+runsDir+"/<trace name>)")
 	top := fs.Int("top", 10, "keys listed per run by disagreement")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the replay to `file`")
 	memProfile := fs.String("memprofile", "", "write a heap profile at the end of the replay to `file`")
@@ -139,7 +139,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	defer r.Close()
 	dir := *out
 	if dir == "" {
-		dir = filepath.Join("results", name)
+		dir = filepath.Join(runsDir, name)
 	}
 	info := summary.TraceInfo{Path: path, Format: format}
 	if *genSpec == "" {

@@ -20,7 +20,7 @@
 //
 // compare replays the trace through the exact sliding log (the reference)
 // and each candidate algorithm, for every rule, counting policy and mode,
-// and writes DIR/summary.json (default DIR: results/<trace name>) and the
+// and writes DIR/summary.json (default DIR: results/runs/<trace name>) and the
 // report (report.md, report.html, plots/), which report rewrites from
 // summary.json alone; -workers splits the keys across cores, -clients adds
 // clients that retry, -nodes simulated distributed deployments. merge

@@ -15,6 +15,13 @@ import (
 	"ratebench/summary"
 )
 
+// runsDir is where a run writes its results when no -o says where:
+// results/runs/<name>/, a folder git ignores, so that a run never touches
+// the committed reference results (results/<scenario>/,
+// results/cloudflare/), which only make results and make cloudflare
+// write, naming them with -o.
+const runsDir = "results/runs"
+
 // The files of a results folder besides the report's (report.Owns), and
 // the two that a run keeps in it only while it runs.
 const (

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -209,4 +210,40 @@ func testJob(t *testing.T, dir, rule string) replayJob {
 	info := summary.TraceInfo{Path: "testdata/small.csv", Format: "csv", Fingerprint: fingerprint("testdata/small.csv")}
 	return replayJob{stdout: io.Discard, stderr: io.Discard, eng: eng, r: r, info: info, dir: dir,
 		report: true, reportOpt: report.Options{NoPNG: true}}
+}
+
+// Without -o, compare and cloudflare write under results/runs/, which git
+// ignores: never into the committed reference results (results/<scenario>/,
+// results/cloudflare/), even for a trace or a scenario of the same name.
+func TestRunsGoToResultsRuns(t *testing.T) {
+	trace, err := filepath.Abs("testdata/small.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ignore, err := os.ReadFile("../../.gitignore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	if _, stderr, err := ratebench(t, "compare", trace, "-alg", "counter", "-mode", "independent", "-report=false"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if _, stderr, err := ratebench(t, "compare", "-gen", "poisson:requests=300,keys=3", "-alg", "counter", "-report=false"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if _, stderr, err := ratebench(t, "cloudflare", "-requests", "3000", "-sources", "30", "-rate", "2", "-workers", "1"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, f := range []string{"results/runs/small/summary.json", "results/runs/poisson/summary.json", "results/runs/cloudflare/summary.json", "results/runs/cloudflare/README.md"} {
+		if _, err := os.Stat(f); err != nil {
+			t.Error(err)
+		}
+	}
+	entries, _ := os.ReadDir("results")
+	if len(entries) != 1 || entries[0].Name() != "runs" {
+		t.Errorf("results/ holds %v, want runs/ alone", entries)
+	}
+	if !slices.Contains(strings.Split(string(ignore), "\n"), "/"+runsDir+"/") {
+		t.Errorf("the repository's .gitignore does not ignore /%s/", runsDir)
+	}
 }
