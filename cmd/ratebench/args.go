@@ -156,8 +156,8 @@ func givenByFlag(ops, free []operand) string {
 }
 
 // grammarNote ends every subcommand's synopsis in its usage text.
-const grammarNote = "A file or folder in capitals may be given as an argument or by the flag named beside it, once.\n" +
-	"Flags may come before or after the arguments; -- ends the flags."
+const grammarNote = "Flags may come before or after the arguments; -- ends the flags (what follows is an argument\n" +
+	"even if it starts with -). A file given as an argument may not be given by its flag too."
 
 // operand is the trace as a subcommand's main argument: FILE, or -trace
 // FILE.
