@@ -62,7 +62,7 @@ type CSVReader struct {
 type csvParser struct {
 	name   string
 	lr     lineReader
-	unit   int64
+	clock  tsClock // the unit of integer ts (0 until auto decides it)
 	maxKey int
 
 	nfields                int // fields per record, from the header
@@ -86,7 +86,7 @@ func newCSVReader(r io.Reader, name string, opt Options, closer io.Closer) (*CSV
 	if err != nil {
 		return nil, err
 	}
-	c := &CSVReader{csvParser: csvParser{name: name, lr: newLineReader(r, st.maxLine), unit: st.unit, maxKey: st.maxKey},
+	c := &CSVReader{csvParser: csvParser{name: name, lr: newLineReader(r, st.maxLine), clock: newTSClock(st.unit), maxKey: st.maxKey},
 		closer: closer, keyName: st.keyName, bad: badRecords{skip: opt.SkipBad, cancel: opt.Cancel}, tune: opt.csvTuning()}
 	c.seqLeft = c.tune.after
 	c.lr.csv = true
@@ -174,7 +174,7 @@ func (c *CSVReader) Scan() bool {
 	if c.done {
 		return false
 	}
-	if c.seqLeft == 0 && !c.skipping {
+	if c.seqLeft == 0 && !c.skipping && c.clock.unit != 0 { // the workers need the unit decided
 		c.startPipe()
 		return c.scanPipe()
 	}
@@ -222,7 +222,7 @@ func (c *csvParser) parse(rec []byte) string {
 	if n != c.nfields {
 		return fmt.Sprintf("%s, header has %d", plural(n, "field"), c.nfields)
 	}
-	ts, msg := parseTS(c.fields[c.tsCol], c.unit)
+	ts, msg := c.clock.parse(c.fields[c.tsCol])
 	if msg != "" {
 		return tsMessage(c.fields[c.tsCol], msg)
 	}

@@ -38,7 +38,7 @@ import (
 type JSONLReader struct {
 	lineRecords
 	closer io.Closer
-	unit   int64
+	clock  tsClock
 	maxKey int
 
 	p          jsonScanner
@@ -57,7 +57,7 @@ func newJSONLReader(r io.Reader, name string, opt Options, closer io.Closer) (*J
 	if err != nil {
 		return nil, err
 	}
-	j := &JSONLReader{lineRecords: newLineRecords(r, name, st.maxLine, opt), closer: closer, unit: st.unit,
+	j := &JSONLReader{lineRecords: newLineRecords(r, name, st.maxLine, opt), closer: closer, clock: newTSClock(st.unit),
 		maxKey: st.maxKey, missingKey: fmt.Sprintf("missing %q", st.keyName)}
 	j.p.keyName = st.keyName
 	return j, nil
@@ -101,11 +101,11 @@ func (j *JSONLReader) parse(line []byte) string {
 		if p.tsExp {
 			return fmt.Sprintf("ts %s has an exponent; write an integer or decimal seconds", p.ts)
 		}
-		if ts, msg = parseTS(p.ts, j.unit); msg != "" {
+		if ts, msg = j.clock.parse(p.ts); msg != "" {
 			return fmt.Sprintf("ts %s %s", p.ts, msg)
 		}
 	case jsonString:
-		if ts, msg = parseTS(p.ts, j.unit); msg != "" {
+		if ts, msg = j.clock.parse(p.ts); msg != "" {
 			return tsMessage(p.ts, msg)
 		}
 	case jsonNull:
