@@ -8,15 +8,22 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"ratebench/algorithms"
+	"ratebench/compare"
 	"ratebench/summary"
+	"ratebench/traces"
 )
 
 func runInspect(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("inspect", stderr, "-trace FILE")
 	var tf traceFlags
 	tf.register(fs)
+	rule := fs.String("rule", compare.DefaultConfig().Rules[0].String(), "the rule `L/W` (or layered L/W+L/W) the trace is meant for: inspect warns when the trace spans less than its window")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if _, err := algorithms.ParseRules(*rule); err != nil {
+		return usageError{err.Error()}
 	}
 	r, format, err := tf.open()
 	if err != nil {
@@ -33,6 +40,7 @@ func runInspect(stdout, stderr io.Writer, args []string) error {
 	}
 	st.skipped, st.skipExamples = skipped(r)
 	st.print(stdout, tf.path, format)
+	st.printUnit(stdout, format, *rule, r)
 	return nil
 }
 
@@ -124,5 +132,18 @@ func (s *traceStats) print(w io.Writer, path, format string) {
 	default:
 		fmt.Fprintf(w, "order      NOT ordered: %d requests go back in time within their key, by up to %v; compare needs -reorder %v\n",
 			s.keyBackwards, time.Duration(s.maxKeyStep), time.Duration(s.maxGlobalStep))
+	}
+}
+
+// printUnit prints how the timestamps were read and the warnings on the
+// trace's times (see summary.TraceWarnings) for rule.
+func (s *traceStats) printUnit(w io.Writer, format, rule string, r traces.Reader) {
+	t := summary.TraceInfo{Format: format, Requests: s.requests, StartNS: s.start, EndNS: s.end}
+	t.TSUnit, t.TSUnitFrom = timeUnit(r)
+	if u := unitText(t.TSUnit, t.TSUnitFrom); u != "" {
+		fmt.Fprintf(w, "ts unit    %s\n", u)
+	}
+	for _, msg := range summary.TraceWarnings(t, []string{rule}) {
+		fmt.Fprintf(w, "warning    %s\n", msg)
 	}
 }

@@ -69,7 +69,8 @@ func TestCompareErrorsNameTheLine(t *testing.T) {
 	path := filepath.Join(dir, "back.csv")
 	os.WriteFile(path, []byte("ts,key\n100,a\n200,b\n150,b\n"), 0o644)
 	_, _, err := ratebench(t, "compare", "-trace", path, "-o", dir)
-	want := path + `:4: key "b": time goes backwards: 150 ns after 200 ns (50 ns earlier)`
+	want := path + `:4: key "b": time goes backwards by 50ns, to 1970-01-01T00:00:00.00000015Z after 1970-01-01T00:00:00.0000002Z; ` +
+		`use -reorder 50ns (ratebench inspect ` + path + ` reports the least that works)`
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v\nwant %s", err, want)
 	}
