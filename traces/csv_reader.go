@@ -19,7 +19,8 @@ import (
 // they are (a "\r\n" inside quotes stays "\r\n"). Lines end in "\n" or
 // "\r\n".
 //
-//   - ts is an integer count of Options.TSUnit, decimal seconds read exactly
+//   - ts is an integer count of Options.TSUnit (by default decided by the
+//     first timestamp's magnitude: see ts_unit.go), decimal seconds read exactly
 //     ("1700000000.123456789", at most nanosecond precision), or an RFC 3339
 //     time ("2024-01-02T03:04:05.123Z", "...+01:00"). It must not be
 //     negative and must fit int64 nanoseconds.

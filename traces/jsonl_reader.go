@@ -10,7 +10,8 @@ import (
 //
 // The model: each line holds one JSON object with the fields
 //
-//   - "ts": a number, either an integer count of Options.TSUnit or decimal
+//   - "ts": a number, either an integer count of Options.TSUnit (by default
+//     decided by the first timestamp's magnitude: see ts_unit.go) or decimal
 //     seconds read exactly (1700000000.123456789; no exponent), or a string
 //     holding an integer, decimal seconds or an RFC 3339 time (see
 //     CSVReader). It must not be negative and must fit int64 nanoseconds.
