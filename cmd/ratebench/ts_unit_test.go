@@ -145,3 +145,34 @@ func TestCompareJSONFloatSeconds(t *testing.T) {
 		t.Errorf("summary %+v\n%s", s.Trace, stderr)
 	}
 }
+
+// An Apache log out of order by under a minute: the error says when, by
+// how much and the -reorder that fixes it, which then does, and inspect
+// reports the same.
+func TestAccessLogOutOfOrderSaysHowToFix(t *testing.T) {
+	line := func(host, at string) string {
+		return host + ` - - [17/May/2015:` + at + ` +0000] "GET /x HTTP/1.1" 200 12` + "\n"
+	}
+	path := filepath.Join(t.TempDir(), "access.log")
+	os.WriteFile(path, []byte(line("1.2.3.4", "10:05:40")+line("5.6.7.8", "10:06:10")+line("1.2.3.4", "10:05:35")), 0o644)
+	dir := filepath.Join(t.TempDir(), "out")
+	_, _, err := ratebench(t, "compare", "-trace", path, "-report=false", "-o", dir)
+	want := path + `:3: key "1.2.3.4": time goes backwards by 5s, to 2015-05-17T10:05:35Z after 2015-05-17T10:05:40Z; ` +
+		`use -reorder 35s (ratebench inspect ` + path + ` reports the least that works)`
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v\nwant %s", err, want)
+	}
+	_, _, err = ratebench(t, "compare", "-trace", path, "-reorder", "20s", "-report=false", "-o", dir)
+	want = path + `:3: key "1.2.3.4": time goes backwards by 5s, to 2015-05-17T10:05:35Z after 2015-05-17T10:05:40Z; ` +
+		`-reorder 20s is too small by 15s: use -reorder 35s (ratebench inspect ` + path + ` reports the least that works)`
+	if err == nil || err.Error() != want {
+		t.Fatalf("-reorder 20s: err = %v\nwant %s", err, want)
+	}
+	if _, _, err := ratebench(t, "compare", "-trace", path, "-reorder", "35s", "-report=false", "-o", dir); err != nil {
+		t.Fatalf("-reorder 35s: %v", err)
+	}
+	out, _, err := ratebench(t, "inspect", "-trace", path)
+	if err != nil || !strings.Contains(out, "compare needs -reorder 35s") || strings.Contains(out, "ts unit") {
+		t.Errorf("inspect: %v\n%s", err, out)
+	}
+}
