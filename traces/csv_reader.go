@@ -223,7 +223,11 @@ func (c *csvParser) parse(rec []byte) string {
 	if n != c.nfields {
 		return fmt.Sprintf("%s, header has %d", plural(n, "field"), c.nfields)
 	}
-	ts, msg := c.clock.parse(c.fields[c.tsCol])
+	unit := c.clock.unit
+	if unit == 0 {
+		unit = c.clock.first(c.fields[c.tsCol])
+	}
+	ts, msg := parseTS(c.fields[c.tsCol], unit)
 	if msg != "" {
 		return tsMessage(c.fields[c.tsCol], msg)
 	}

@@ -97,16 +97,20 @@ func (j *JSONLReader) parse(line []byte) string {
 	}
 	var ts int64
 	var msg string
+	unit := j.clock.unit
+	if unit == 0 && (p.tsKind == jsonNumber && !p.tsExp || p.tsKind == jsonString) {
+		unit = j.clock.first(p.ts)
+	}
 	switch p.tsKind {
 	case jsonNumber:
 		if p.tsExp {
 			return fmt.Sprintf("ts %s has an exponent; write an integer or decimal seconds", p.ts)
 		}
-		if ts, msg = j.clock.parse(p.ts); msg != "" {
+		if ts, msg = parseTS(p.ts, unit); msg != "" {
 			return fmt.Sprintf("ts %s %s", p.ts, msg)
 		}
 	case jsonString:
-		if ts, msg = j.clock.parse(p.ts); msg != "" {
+		if ts, msg = parseTS(p.ts, unit); msg != "" {
 			return tsMessage(p.ts, msg)
 		}
 	case jsonNull:

@@ -84,15 +84,15 @@ func (c *tsClock) decide(s []byte) {
 	}
 }
 
-// parse parses a text timestamp (parseTS), deciding the unit first if it
-// is not yet.
-func (c *tsClock) parse(s []byte) (int64, string) {
-	if c.unit == 0 {
-		if c.decide(s); c.unit == 0 {
-			return parseTS(s, 1) // malformed: the message only
-		}
+// first decides an undecided unit from the text timestamp s and returns
+// it, or 1 for a malformed s, which decides nothing and whose parse fails.
+// Readers call it while unit is 0, then parse s in the unit it returns
+// (parseTS).
+func (c *tsClock) first(s []byte) int64 {
+	if c.decide(s); c.unit == 0 {
+		return 1
 	}
-	return parseTS(s, c.unit)
+	return c.unit
 }
 
 // TimeUnit says how a reader takes the timestamps that carry no unit of
