@@ -229,6 +229,9 @@ func (c *csvParser) parse(rec []byte) string {
 	}
 	ts, msg := parseTS(c.fields[c.tsCol], unit)
 	if msg != "" {
+		if msg == tsErrOverflow && isDigits(c.fields[c.tsCol]) {
+			return tsMessage(c.fields[c.tsCol], msg) + c.clock.overflowHint()
+		}
 		return tsMessage(c.fields[c.tsCol], msg)
 	}
 	key := c.fields[c.keyCol]

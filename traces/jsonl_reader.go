@@ -83,6 +83,15 @@ func isJSONBlank(b []byte) bool {
 	return true
 }
 
+// overflowHint is the clock's overflowHint for an integer ts that
+// overflows (msg), "" for any other message.
+func (j *JSONLReader) overflowHint(msg string) string {
+	if msg != tsErrOverflow || !isDigits(j.p.ts) {
+		return ""
+	}
+	return j.clock.overflowHint()
+}
+
 // parse reads one object into j.req, returning an error message or "".
 func (j *JSONLReader) parse(line []byte) string {
 	p := &j.p
@@ -107,11 +116,11 @@ func (j *JSONLReader) parse(line []byte) string {
 			return fmt.Sprintf("ts %s has an exponent; write an integer or decimal seconds", p.ts)
 		}
 		if ts, msg = parseTS(p.ts, unit); msg != "" {
-			return fmt.Sprintf("ts %s %s", p.ts, msg)
+			return fmt.Sprintf("ts %s %s", p.ts, msg) + j.overflowHint(msg)
 		}
 	case jsonString:
 		if ts, msg = parseTS(p.ts, unit); msg != "" {
-			return tsMessage(p.ts, msg)
+			return tsMessage(p.ts, msg) + j.overflowHint(msg)
 		}
 	case jsonNull:
 		return "ts is null"

@@ -533,7 +533,7 @@ func (p *ParquetReader) readRow() (string, error) {
 	}
 	ts, ok := mulUnit(raw, p.clock.unit)
 	if !ok {
-		return fmt.Sprintf("ts %d%s overflows int64 nanoseconds", raw, p.unitSuffix()), nil
+		return fmt.Sprintf("ts %d%s overflows int64 nanoseconds", raw, p.unitSuffix()) + p.clock.overflowHint(), nil
 	}
 
 	if kv != nil {

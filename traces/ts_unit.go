@@ -95,6 +95,24 @@ func (c *tsClock) first(s []byte) int64 {
 	return c.unit
 }
 
+// overflowHint follows the message of an integer ts that overflows int64
+// nanoseconds in the unit: which unit it was read in and what to try; ""
+// for nanoseconds, and for a Parquet column's unit, which its message
+// names.
+func (c tsClock) overflowHint() string {
+	if c.unit <= 1 {
+		return ""
+	}
+	name := UnitName(time.Duration(c.unit))
+	switch c.how {
+	case unitExplicit:
+		return " as " + name + " (-ts-unit " + name + "): try a smaller unit"
+	case unitAuto:
+		return " as " + name + " (the unit of the trace's first timestamp): give the unit with -ts-unit"
+	}
+	return ""
+}
+
 // TimeUnit says how a reader takes the timestamps that carry no unit of
 // their own.
 type TimeUnit struct {
