@@ -53,9 +53,10 @@ type traceStats struct {
 	requests, cost  int64
 	start, end      int64
 	globalBackwards int64 // requests earlier than the latest before them
-	maxGlobalStep   int64 // largest step back from the latest time seen, ns: what -reorder needs
+	maxGlobalStep   int64 // largest step back from the latest time seen, ns
 	keyBackwards    int64 // requests earlier than their key's previous one
 	maxKeyStep      int64 // largest backwards step within a key, ns
+	maxKeyLate      int64 // of those, the most one came after the latest time before it, ns: what -reorder needs
 	skipped         int64 // bad records skipped (-skip-bad)
 	skipExamples    []summary.SkipExample
 }
@@ -79,6 +80,7 @@ func (s *traceStats) add(key []byte, t, cost int64) {
 	if t < s.last[id] {
 		s.keyBackwards++
 		s.maxKeyStep = max(s.maxKeyStep, s.last[id]-t)
+		s.maxKeyLate = max(s.maxKeyLate, s.end-t) // s.end: the latest before t
 	} else {
 		s.last[id] = t
 	}
@@ -131,7 +133,7 @@ func (s *traceStats) print(w io.Writer, path, format string) {
 			s.globalBackwards, time.Duration(s.maxGlobalStep))
 	default:
 		fmt.Fprintf(w, "order      NOT ordered: %d requests go back in time within their key, by up to %v; compare needs -reorder %v\n",
-			s.keyBackwards, time.Duration(s.maxKeyStep), time.Duration(s.maxGlobalStep))
+			s.keyBackwards, time.Duration(s.maxKeyStep), time.Duration(s.maxKeyLate))
 	}
 }
 

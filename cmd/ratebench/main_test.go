@@ -129,7 +129,9 @@ func TestInspect(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "back.csv")
-	os.WriteFile(path, []byte("ts,key\n100,a\n200,b\n150,b\n90,a\n"), 0o644)
+	// -reorder needs to cover how late the requests that go back within
+	// their key came (a's 90, 110ns after b's 200), not c's 50, in order.
+	os.WriteFile(path, []byte("ts,key\n100,a\n200,b\n150,b\n90,a\n50,c\n"), 0o644)
 	out, _, err = ratebench(t, "inspect", "-trace", path)
 	if err != nil || !strings.Contains(out, "NOT ordered: 2 requests go back in time within their key, by up to 50ns; compare needs -reorder 110ns") {
 		t.Errorf("inspect of an unordered trace: %v\n%s", err, out)
