@@ -179,7 +179,7 @@ func TestTimeGoingBackwardsIsAnError(t *testing.T) {
 	if !errors.As(err, &oe) || oe.T != 99 || oe.Prev != 100 || oe.Key != "a" {
 		t.Fatalf("err = %v", err)
 	}
-	if got := err.Error(); got != `key "a": time goes backwards: 99 ns after 100 ns (1 ns earlier)` {
+	if got := err.Error(); got != `key "a": time goes backwards by 1ns, to 1970-01-01T00:00:00.000000099Z after 1970-01-01T00:00:00.0000001Z; use -reorder 1ns (ratebench inspect FILE reports the least that works)` {
 		t.Errorf("message %q", got)
 	}
 	for _, bad := range []struct{ t, c int64 }{{-1, 1}, {200, 0}, {200, algorithms.MaxCost + 1}} {

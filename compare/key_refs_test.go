@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"testing"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -39,7 +40,7 @@ func TestReplayByKeyRefs(t *testing.T) {
 	base := withMinSweep(fullConfig(t), 32)
 	base.Algorithms = []string{"counter", "token", "fixed"}
 	for _, c := range []workerLayout{{"1 worker", 1, nil}, {"2 workers", 2, nil}, {"shard 1 of 2", 1, &summary.Shard{Index: 1, Count: 2}}} {
-		r, err := traces.NewParquetReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "t.parquet", traces.Options{})
+		r, err := traces.NewParquetReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "t.parquet", traces.Options{TSUnit: time.Nanosecond})
 		if err != nil {
 			t.Fatal(err)
 		}

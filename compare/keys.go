@@ -68,14 +68,19 @@ func (k *keyTable) holds(id int32, key []byte) bool {
 func newKeyTable() *keyTable { return &keyTable{lastID: -1} }
 
 // OrderError is a request whose time is before the previous request of the
-// same key.
+// same key. Replay fills in how late it came and how the trace was read,
+// for its message to say how to fix it (order_error.go).
 type OrderError struct {
 	Key     string
 	T, Prev int64
-}
-
-func (e *OrderError) Error() string {
-	return fmt.Sprintf("key %q: time goes backwards: %d ns after %d ns (%d ns earlier)", e.Key, e.T, e.Prev, e.Prev-e.T)
+	// Late is the latest time read before the request, in file order, less
+	// its own: a -reorder window of Late puts it in order (0: unknown, at
+	// least Prev - T).
+	Late int64
+	// Reorder is the reorder window the trace was read with (0: none), and
+	// File the trace's name.
+	Reorder int64
+	File    string
 }
 
 // intern returns key's id (a new one for a key never seen, with isNew) and

@@ -24,12 +24,13 @@ type batch struct {
 	ref       []int32  // and its entry there, -1 none
 	seq       []int64  // position of each request in the trace, from 0
 	line, row []int64  // where each request is, for errors
+	late      []int64  // how late each came (OrderError.Late), for errors
 }
 
 func (b *batch) reset() {
 	b.t, b.cost, b.keyEnd, b.keys = b.t[:0], b.cost[:0], b.keyEnd[:0], b.keys[:0]
 	b.ids, b.hash, b.dict, b.ref = b.ids[:0], b.hash[:0], b.dict[:0], b.ref[:0]
-	b.seq, b.line, b.row = b.seq[:0], b.line[:0], b.row[:0]
+	b.seq, b.line, b.row, b.late = b.seq[:0], b.line[:0], b.row[:0], b.late[:0]
 }
 
 // failure is a worker's first error and where in the trace it happened.
@@ -47,6 +48,7 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 	ix, indexed := keyIndexer(r)
 	var ids indexedKeys
 	rf, refs := r.(KeyRefer)
+	lr, _ := r.(traces.Lateness)
 	free := make(chan *batch, 4*n)
 	for range 4 * n {
 		free <- &batch{}
@@ -64,7 +66,7 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 			p := e.workers[w]
 			for b := range work[w] {
 				if fails[w] == nil {
-					if fails[w] = p.replayBatch(b, file); fails[w] != nil {
+					if fails[w] = p.replayBatch(b, file, lr); fails[w] != nil {
 						failed.Store(true)
 					}
 				}
@@ -99,6 +101,7 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 			rerr = &traces.ParseError{Pos: r.Pos(), Msg: err.Error()}
 			break
 		}
+		late := lateness(lr, e.offeredEnd, q.T)
 		e.offeredEnd = max(e.offeredEnd, q.T)
 		key := q.Key
 		var w int
@@ -163,6 +166,7 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 		b.seq = append(b.seq, seq)
 		b.line = append(b.line, pos.Line)
 		b.row = append(b.row, pos.Row)
+		b.late = append(b.late, late)
 		if len(b.t) == batchSize || len(b.keys) >= 1<<20 {
 			flush(w)
 		}
@@ -197,8 +201,9 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 // state: a request's lookup then finds both in the cache.
 const slotAhead, stateAhead = 8, 4
 
-// replayBatch replays b, stopping at the first error.
-func (e *worker) replayBatch(b *batch, file string) *failure {
+// replayBatch replays b, stopping at the first error; lr is the reader's
+// Lateness, if it has one, for the errors.
+func (e *worker) replayBatch(b *batch, file string, lr traces.Lateness) *failure {
 	if len(b.ref) == 0 {
 		for _, h := range b.hash[:min(slotAhead, len(b.hash))] {
 			e.keys.prefetchSlot(h)
@@ -226,6 +231,7 @@ func (e *worker) replayBatch(b *batch, file string) *failure {
 			err = e.addHashed(key, b.hash[i], b.t[i], b.cost[i])
 		}
 		if err != nil {
+			err = orderHint(err, b.late[i], lr, file)
 			pos := traces.Position{File: file, Line: b.line[i], Row: b.row[i]}
 			return &failure{seq: b.seq[i], err: &traces.ParseError{Pos: pos, Msg: err.Error()}}
 		}

@@ -48,6 +48,7 @@ func (e *Engine) Replay(ctx context.Context, r traces.Reader) error {
 	}
 	ix, indexed := keyIndexer(r)
 	rf, refs := r.(KeyRefer)
+	lr, _ := r.(traces.Lateness)
 	done := ctx.Done()
 	for n := 1; r.Scan(); n++ {
 		if n&4095 == 0 { // every 4096 requests
@@ -72,6 +73,7 @@ func (e *Engine) Replay(ctx context.Context, r traces.Reader) error {
 			err = e.Add(q.Key, q.T, q.Cost)
 		}
 		if err != nil {
+			err = orderHint(err, lateness(lr, e.offeredEnd, q.T), lr, r.Pos().File)
 			return &traces.ParseError{Pos: r.Pos(), Msg: err.Error()}
 		}
 	}

@@ -370,8 +370,10 @@ func (e *worker) summary(trace summary.TraceInfo, partial bool, offeredEnd int64
 	e.closeState(offeredEnd)
 	info := e.traceInfo()
 	info.Path, info.Format, info.Fingerprint = trace.Path, trace.Format, trace.Fingerprint
+	info.TSUnit, info.TSUnitFrom = trace.TSUnit, trace.TSUnitFrom
 	info.Skipped, info.SkippedExamples = trace.Skipped, trace.SkippedExamples
-	s := &summary.Summary{Schema: summary.SchemaV1, Trace: info, Notes: e.notes, Partial: partial, Shard: e.cfg.Shard}
+	s := &summary.Summary{Trace: info, Notes: e.notes, Partial: partial, Shard: e.cfg.Shard}
+	s.Schema = summary.SchemaOf(s)
 	s.Config = summary.RunConfig{Algorithms: e.cfg.Algorithms, TopKeys: e.cfg.TopKeys, Sweep: e.cfg.Sweep, Budget: e.cfg.Budget}
 	for _, p := range e.cfg.Clients {
 		s.Config.Clients = append(s.Config.Clients, p.String())

@@ -98,14 +98,20 @@ func (m *model) intro(d *document) {
 	items := []inline{
 		inline{}.T("Path: ").C(t.Path),
 		txt("Format: " + t.Format),
-		txt("Requests: " + count(t.Requests)),
 	}
+	if u := unitText(t); u != "" {
+		items = append(items, txt("Timestamps: "+u))
+	}
+	items = append(items, txt("Requests: "+count(t.Requests)))
 	if t.Cost != t.Requests {
 		items = append(items, txt("Total cost: "+count(t.Cost)))
 	}
 	items = append(items, txt("Keys: "+count(t.Keys)))
 	if t.Requests > 0 {
 		items = append(items, txtf("Span: %s to %s (%s)", fmtTime(t.StartNS), fmtTime(t.EndNS), fmtDuration(t.EndNS-t.StartNS)))
+	}
+	for _, w := range s.Warnings() {
+		items = append(items, txt("Warning: "+w))
 	}
 	if s.Partial {
 		items = append(items, txt("Partial: the replay was interrupted; every figure covers the requests above, not the whole trace."))
@@ -447,4 +453,18 @@ func joinInts(vs []int64) string {
 
 func fmtTime(ns int64) string {
 	return time.Unix(0, ns).UTC().Format(time.RFC3339Nano)
+}
+
+// unitText says how the trace's timestamps without a unit of their own
+// were read, "" when none were.
+func unitText(t summary.TraceInfo) string {
+	switch t.TSUnitFrom {
+	case "":
+		return ""
+	case "auto":
+		return t.TSUnit + " (auto-detected from the first timestamp)"
+	case "file":
+		return t.TSUnit + " (the Parquet column's TIMESTAMP unit)"
+	}
+	return t.TSUnit + " (-ts-unit " + t.TSUnit + ")"
 }

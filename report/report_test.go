@@ -663,3 +663,32 @@ func TestLayeredRuleHasNoRateError(t *testing.T) {
 		t.Errorf("the report does not say that a layered rule has no rate error")
 	}
 }
+
+// The report says how the timestamps were read and warns, from the summary
+// alone, when the trace's times look read in the wrong unit; a generated
+// trace never warns.
+func TestTimestampUnitAndWarnings(t *testing.T) {
+	s := readSummary(t, "small.summary.json")
+	md := string(readFile(t, filepath.Join(write(t, s, Options{NoPNG: true}), MarkdownFile)))
+	if strings.Contains(md, "Warning") || strings.Contains(md, "Timestamps:") {
+		t.Error("a generated trace's report warns or names a unit")
+	}
+	s.Trace.Format, s.Trace.TSUnit, s.Trace.TSUnitFrom = "csv", "ns", "explicit"
+	s.Trace.StartNS, s.Trace.EndNS = 1431857112, 1431857112+86400
+	s.Schema = summary.SchemaOf(s)
+	dir := write(t, s, Options{NoPNG: true})
+	md = string(readFile(t, filepath.Join(dir, MarkdownFile)))
+	html := string(readFile(t, filepath.Join(dir, HTMLFile)))
+	for _, want := range []string{
+		"Timestamps: ns (-ts-unit ns)",
+		"Warning: times from 1970-01-01T00:00:01.431857112Z to 1970-01-01T00:00:01.431943512Z fall before 1990: read as ns (explicit); as s they would be 2015-05-17T10:05:12Z to 2015-05-18T10:05:12Z: try -ts-unit s",
+		"Warning: the trace spans 86.4µs, less than the 30s window of rule 5/30s, which never fills: read as ns (explicit); as s it would span 24h0m0s: try -ts-unit s",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+		if !strings.Contains(html, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}

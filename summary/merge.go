@@ -39,6 +39,7 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 	first := parts[0]
 	out := &Summary{Schema: first.Schema, Config: first.Config, Notes: first.Notes}
 	out.Trace = TraceInfo{Path: first.Trace.Path, Format: first.Trace.Format, Fingerprint: first.Trace.Fingerprint,
+		TSUnit: first.Trace.TSUnit, TSUnitFrom: first.Trace.TSUnitFrom,
 		Skipped: first.Trace.Skipped, SkippedExamples: first.Trace.SkippedExamples}
 	cfg, _ := json.Marshal(first.Config)
 	skips, _ := json.Marshal(first.Trace.SkippedExamples)
@@ -55,6 +56,9 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 		}
 		if p.Trace.Fingerprint != first.Trace.Fingerprint {
 			return nil, fmt.Errorf("merge: part %d replayed other content than part 0 under the name %q: not the same trace", i, first.Trace.Path)
+		}
+		if p.Trace.TSUnit != first.Trace.TSUnit {
+			return nil, fmt.Errorf("merge: part %d read the timestamps in %q, part 0 in %q: not the same trace", i, p.Trace.TSUnit, first.Trace.TSUnit)
 		}
 		if sk, _ := json.Marshal(p.Trace.SkippedExamples); p.Trace.Skipped != first.Trace.Skipped || string(sk) != string(skips) {
 			return nil, fmt.Errorf("merge: part %d skipped other records than part 0: not the same trace", i)

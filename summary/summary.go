@@ -7,8 +7,23 @@ import (
 	"os"
 )
 
-// SchemaV1 names the version of the summary.json format that Summary is.
-const SchemaV1 = "ratebench.summary/v1"
+// SchemaV1 names the version of the summary.json format that Summary is;
+// SchemaV1_1 adds to it trace.ts_unit and trace.ts_unit_from. A summary
+// names the oldest version that has every field it holds (SchemaOf), so
+// that a summary without the fields of 1.1 stays what it was.
+const (
+	SchemaV1   = "ratebench.summary/v1"
+	SchemaV1_1 = "ratebench.summary/v1.1"
+)
+
+// SchemaOf returns the schema s is written in: the oldest version that has
+// every field it holds.
+func SchemaOf(s *Summary) string {
+	if s.Trace.TSUnit != "" || s.Trace.TSUnitFrom != "" {
+		return SchemaV1_1
+	}
+	return SchemaV1
+}
 
 // Summary is the content of summary.json: what was replayed and, for every
 // run (rule × count × mode × algorithm), its metrics. It holds only values
@@ -51,6 +66,14 @@ func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 type TraceInfo struct {
 	Path   string `json:"path"`
 	Format string `json:"format"`
+	// TSUnit is the unit the trace's timestamps without a unit of their
+	// own were read in ("s", "ms", "us" or "ns"; schema 1.1), and
+	// TSUnitFrom how it was chosen: "explicit" (-ts-unit), "auto" (from
+	// the first timestamp's magnitude) or "file" (a Parquet TIMESTAMP
+	// column's). Both are absent where no such timestamp was read: a
+	// generated trace, an access log, RFC 3339 times.
+	TSUnit     string `json:"ts_unit,omitempty"`
+	TSUnitFrom string `json:"ts_unit_from,omitempty"`
 	// Fingerprint identifies the content of a trace file (not of a
 	// generated trace, nor of one read from a pipe or standard input):
 	// "sha256:" and the SHA-256 of its size in bytes (decimal), a newline,
@@ -415,8 +438,8 @@ func ReadSummary(r io.Reader) (*Summary, error) {
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("summary: %w", err)
 	}
-	if s.Schema != SchemaV1 {
-		return nil, fmt.Errorf("summary: schema %q, want %q", s.Schema, SchemaV1)
+	if s.Schema != SchemaV1 && s.Schema != SchemaV1_1 {
+		return nil, fmt.Errorf("summary: schema %q, want %q or %q", s.Schema, SchemaV1, SchemaV1_1)
 	}
 	return &s, nil
 }

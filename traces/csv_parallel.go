@@ -150,7 +150,7 @@ func (c *CSVReader) startPipe() {
 	p.ordered = make(chan *csvChunk, p.pool)
 	p.free = make(chan *csvChunk, p.pool)
 	for range c.tune.workers {
-		w := &csvWorker{csvParser: csvParser{name: c.name, lr: lineReader{max: c.lr.max, csv: true}, unit: c.unit,
+		w := &csvWorker{csvParser: csvParser{name: c.name, lr: lineReader{max: c.lr.max, csv: true}, clock: c.clock,
 			maxKey: c.maxKey, nfields: c.nfields, tsCol: c.tsCol, keyCol: c.keyCol, costCol: c.costCol,
 			fields: make([][]byte, c.nfields)}}
 		w.lr.mem = &w.mem

@@ -413,7 +413,7 @@ func TestCSVParallelStalledPipe(t *testing.T) {
 		pw.Write([]byte("\n\"\n3,c\n")) // then nothing, and no end
 	}()
 	cancel := make(chan struct{})
-	r, err := NewCSVReader(pr, "t", Options{Cancel: cancel, csvWorkers: 2, csvAfter: -1})
+	r, err := NewCSVReader(pr, "t", Options{Cancel: cancel, TSUnit: time.Nanosecond, csvWorkers: 2, csvAfter: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,7 +444,7 @@ func TestCSVParallelCloseWhileReading(t *testing.T) {
 	pr, pw := io.Pipe()
 	go pw.Write([]byte("ts,key\n1,a\n"))
 	closed := make(chan struct{})
-	r, err := newCSVReader(pr, "t", Options{csvWorkers: 2, csvAfter: -1}, closerFunc(func() error { close(closed); return nil }))
+	r, err := newCSVReader(pr, "t", Options{TSUnit: time.Nanosecond, csvWorkers: 2, csvAfter: -1}, closerFunc(func() error { close(closed); return nil }))
 	if err != nil {
 		t.Fatal(err)
 	}

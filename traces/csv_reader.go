@@ -19,7 +19,8 @@ import (
 // they are (a "\r\n" inside quotes stays "\r\n"). Lines end in "\n" or
 // "\r\n".
 //
-//   - ts is an integer count of Options.TSUnit, decimal seconds read exactly
+//   - ts is an integer count of Options.TSUnit (by default decided by the
+//     first timestamp's magnitude: see ts_unit.go), decimal seconds read exactly
 //     ("1700000000.123456789", at most nanosecond precision), or an RFC 3339
 //     time ("2024-01-02T03:04:05.123Z", "...+01:00"). It must not be
 //     negative and must fit int64 nanoseconds.
@@ -62,7 +63,7 @@ type CSVReader struct {
 type csvParser struct {
 	name   string
 	lr     lineReader
-	unit   int64
+	clock  tsClock // the unit of integer ts (0 until auto decides it)
 	maxKey int
 
 	nfields                int // fields per record, from the header
@@ -86,7 +87,7 @@ func newCSVReader(r io.Reader, name string, opt Options, closer io.Closer) (*CSV
 	if err != nil {
 		return nil, err
 	}
-	c := &CSVReader{csvParser: csvParser{name: name, lr: newLineReader(r, st.maxLine), unit: st.unit, maxKey: st.maxKey},
+	c := &CSVReader{csvParser: csvParser{name: name, lr: newLineReader(r, st.maxLine), clock: newTSClock(st.unit), maxKey: st.maxKey},
 		closer: closer, keyName: st.keyName, bad: badRecords{skip: opt.SkipBad, cancel: opt.Cancel}, tune: opt.csvTuning()}
 	c.seqLeft = c.tune.after
 	c.lr.csv = true
@@ -174,7 +175,7 @@ func (c *CSVReader) Scan() bool {
 	if c.done {
 		return false
 	}
-	if c.seqLeft == 0 && !c.skipping {
+	if c.seqLeft == 0 && !c.skipping && c.clock.unit != 0 { // the workers need the unit decided
 		c.startPipe()
 		return c.scanPipe()
 	}
@@ -222,8 +223,15 @@ func (c *csvParser) parse(rec []byte) string {
 	if n != c.nfields {
 		return fmt.Sprintf("%s, header has %d", plural(n, "field"), c.nfields)
 	}
-	ts, msg := parseTS(c.fields[c.tsCol], c.unit)
+	unit := c.clock.unit
+	if unit == 0 {
+		unit = c.clock.first(c.fields[c.tsCol])
+	}
+	ts, msg := parseTS(c.fields[c.tsCol], unit)
 	if msg != "" {
+		if msg == tsErrOverflow && isDigits(c.fields[c.tsCol]) {
+			return tsMessage(c.fields[c.tsCol], msg) + c.clock.overflowHint()
+		}
 		return tsMessage(c.fields[c.tsCol], msg)
 	}
 	key := c.fields[c.keyCol]

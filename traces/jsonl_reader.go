@@ -10,7 +10,8 @@ import (
 //
 // The model: each line holds one JSON object with the fields
 //
-//   - "ts": a number, either an integer count of Options.TSUnit or decimal
+//   - "ts": a number, either an integer count of Options.TSUnit (by default
+//     decided by the first timestamp's magnitude: see ts_unit.go) or decimal
 //     seconds read exactly (1700000000.123456789; no exponent), or a string
 //     holding an integer, decimal seconds or an RFC 3339 time (see
 //     CSVReader). It must not be negative and must fit int64 nanoseconds.
@@ -38,7 +39,7 @@ import (
 type JSONLReader struct {
 	lineRecords
 	closer io.Closer
-	unit   int64
+	clock  tsClock
 	maxKey int
 
 	p          jsonScanner
@@ -57,7 +58,7 @@ func newJSONLReader(r io.Reader, name string, opt Options, closer io.Closer) (*J
 	if err != nil {
 		return nil, err
 	}
-	j := &JSONLReader{lineRecords: newLineRecords(r, name, st.maxLine, opt), closer: closer, unit: st.unit,
+	j := &JSONLReader{lineRecords: newLineRecords(r, name, st.maxLine, opt), closer: closer, clock: newTSClock(st.unit),
 		maxKey: st.maxKey, missingKey: fmt.Sprintf("missing %q", st.keyName)}
 	j.p.keyName = st.keyName
 	return j, nil
@@ -82,6 +83,15 @@ func isJSONBlank(b []byte) bool {
 	return true
 }
 
+// overflowHint is the clock's overflowHint for an integer ts that
+// overflows (msg), "" for any other message.
+func (j *JSONLReader) overflowHint(msg string) string {
+	if msg != tsErrOverflow || !isDigits(j.p.ts) {
+		return ""
+	}
+	return j.clock.overflowHint()
+}
+
 // parse reads one object into j.req, returning an error message or "".
 func (j *JSONLReader) parse(line []byte) string {
 	p := &j.p
@@ -96,17 +106,21 @@ func (j *JSONLReader) parse(line []byte) string {
 	}
 	var ts int64
 	var msg string
+	unit := j.clock.unit
+	if unit == 0 && (p.tsKind == jsonNumber && !p.tsExp || p.tsKind == jsonString) {
+		unit = j.clock.first(p.ts)
+	}
 	switch p.tsKind {
 	case jsonNumber:
 		if p.tsExp {
 			return fmt.Sprintf("ts %s has an exponent; write an integer or decimal seconds", p.ts)
 		}
-		if ts, msg = parseTS(p.ts, j.unit); msg != "" {
-			return fmt.Sprintf("ts %s %s", p.ts, msg)
+		if ts, msg = parseTS(p.ts, unit); msg != "" {
+			return fmt.Sprintf("ts %s %s", p.ts, msg) + j.overflowHint(msg)
 		}
 	case jsonString:
-		if ts, msg = parseTS(p.ts, j.unit); msg != "" {
-			return tsMessage(p.ts, msg)
+		if ts, msg = parseTS(p.ts, unit); msg != "" {
+			return tsMessage(p.ts, msg) + j.overflowHint(msg)
 		}
 	case jsonNull:
 		return "ts is null"

@@ -68,6 +68,8 @@ func TestJSONLErrors(t *testing.T) {
 		{"ts bad string", `{"ts":"abc","key":"a"}`, `t.jsonl:1: ts "abc" is not a number, decimal seconds or RFC 3339 time`},
 		{"ts negative", `{"ts":-5,"key":"a"}`, `t.jsonl:1: ts -5 is negative`},
 		{"ts overflow", `{"ts":99999999999999999999,"key":"a"}`, `t.jsonl:1: ts 99999999999999999999 overflows int64 nanoseconds`},
+		{"ts overflow by the auto unit", `{"ts":1431857112,"key":"a"}` + "\n" + `{"ts":"1431857112000","key":"a"}`,
+			`t.jsonl:2: ts "1431857112000" overflows int64 nanoseconds as s (the unit of the trace's first timestamp): give the unit with -ts-unit`},
 		{"ts exponent", `{"ts":1.7e9,"key":"a"}`, `t.jsonl:1: ts 1.7e9 has an exponent; write an integer or decimal seconds`},
 		{"ts too fine", `{"ts":1.0000000001,"key":"a"}`, `t.jsonl:1: ts 1.0000000001 has more than 9 fraction digits (finer than a nanosecond)`},
 		{"ts bool", `{"ts":true,"key":"a"}`, `t.jsonl:1: ts is not a number or a string`},

@@ -11,9 +11,9 @@ import (
 type Options struct {
 	// TSUnit is the unit of integer timestamps that carry no unit of their
 	// own: integer ts in CSV and JSON lines, and a plain (not TIMESTAMP) INT64
-	// ts column in Parquet. Zero means time.Nanosecond. Decimal seconds,
-	// RFC 3339 times, access log dates and Parquet TIMESTAMP columns ignore
-	// it.
+	// ts column in Parquet. Zero means auto: the first timestamp decides,
+	// by its magnitude (ts_unit.go). Decimal seconds, RFC 3339 times,
+	// access log dates and Parquet TIMESTAMP columns ignore it.
 	TSUnit time.Duration
 
 	// Key says where the key comes from. For CSV, JSON lines and Parquet it
@@ -85,12 +85,12 @@ type SkipCounter interface {
 	Skipped() (n int64, first []*ParseError)
 }
 
-// tsUnit returns the integer timestamp multiplier in nanoseconds, or an
-// error for a negative unit.
+// tsUnit returns the integer timestamp multiplier in nanoseconds (0:
+// auto), or an error for a negative unit.
 func (o Options) tsUnit() (int64, error) {
 	switch {
 	case o.TSUnit == 0:
-		return 1, nil
+		return 0, nil
 	case o.TSUnit < 0:
 		return 0, fmt.Errorf("traces: invalid TSUnit %v: must be positive", o.TSUnit)
 	}
@@ -135,10 +135,12 @@ func (o Options) check() error {
 }
 
 // ParseTSUnit parses the value of a -ts-unit flag: "ns", "us" (or "µs"),
-// "ms" or "s"; "" means nanoseconds.
+// "ms" or "s"; "auto" (or "") is 0, auto-detection (see Options.TSUnit).
 func ParseTSUnit(s string) (time.Duration, error) {
 	switch strings.TrimSpace(s) {
-	case "", "ns":
+	case "", "auto":
+		return 0, nil
+	case "ns":
 		return time.Nanosecond, nil
 	case "us", "µs", "μs":
 		return time.Microsecond, nil
@@ -147,13 +149,13 @@ func ParseTSUnit(s string) (time.Duration, error) {
 	case "s":
 		return time.Second, nil
 	}
-	return 0, fmt.Errorf("unknown timestamp unit %q (want ns, us, ms or s)", s)
+	return 0, fmt.Errorf("unknown timestamp unit %q (want auto, ns, us, ms or s)", s)
 }
 
 // settings are Options checked and with their defaults filled in, as the
 // column readers use them.
 type settings struct {
-	unit            int64
+	unit            int64 // 0: auto
 	maxKey, maxLine int
 	keyName         string
 }

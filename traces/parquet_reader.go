@@ -40,7 +40,7 @@ type ParquetReader struct {
 	file   *parquet.File
 	closer io.Closer
 
-	tsUnit      int64 // nanoseconds per ts unit
+	clock       tsClock // nanoseconds per ts unit (0 until auto decides it)
 	tsUnitName  string
 	tsUnsign    bool // the ts column holds unsigned integers
 	costKind    parquet.Kind
@@ -325,24 +325,24 @@ func (p *ParquetReader) checkSchema(unit int64) error {
 	if err != nil {
 		return err
 	}
-	p.tsUnit, p.tsUnitName, p.tsUnsign = unit, "", unsignedInt(ts)
+	p.clock, p.tsUnitName, p.tsUnsign = newTSClock(unit), "", unsignedInt(ts)
 	if lt, ok := ts.LogicalType.Value.(*format.TimestampType); ok {
 		switch lt.Unit.Value.(type) {
 		case *format.NanoSeconds:
-			p.tsUnit, p.tsUnitName = 1, "nanoseconds"
+			p.clock, p.tsUnitName = tsClock{unit: 1, how: unitFile}, "nanoseconds"
 		case *format.MicroSeconds:
-			p.tsUnit, p.tsUnitName = 1e3, "microseconds"
+			p.clock, p.tsUnitName = tsClock{unit: 1e3, how: unitFile}, "microseconds"
 		case *format.MilliSeconds:
-			p.tsUnit, p.tsUnitName = 1e6, "milliseconds"
+			p.clock, p.tsUnitName = tsClock{unit: 1e6, how: unitFile}, "milliseconds"
 		default:
 			return p.fileErr(fmt.Sprintf("column \"ts\" has an unknown TIMESTAMP unit %s", &lt.Unit))
 		}
 	} else if ts.LogicalType.Value == nil && ts.ConvertedType.Valid {
 		switch ts.ConvertedType.V {
 		case deprecated.TimestampMillis:
-			p.tsUnit, p.tsUnitName = 1e6, "milliseconds"
+			p.clock, p.tsUnitName = tsClock{unit: 1e6, how: unitFile}, "milliseconds"
 		case deprecated.TimestampMicros:
-			p.tsUnit, p.tsUnitName = 1e3, "microseconds"
+			p.clock, p.tsUnitName = tsClock{unit: 1e3, how: unitFile}, "microseconds"
 		}
 	}
 	_, keyCol, err := find(p.keyName, format.ByteArray, "BYTE_ARRAY", false)
@@ -528,9 +528,12 @@ func (p *ParquetReader) readRow() (string, error) {
 	case raw < 0:
 		return fmt.Sprintf("ts %d%s is negative", raw, p.unitSuffix()), nil
 	}
-	ts, ok := mulUnit(raw, p.tsUnit)
+	if p.clock.unit == 0 {
+		p.clock.unit = autoUnit(raw)
+	}
+	ts, ok := mulUnit(raw, p.clock.unit)
 	if !ok {
-		return fmt.Sprintf("ts %d%s overflows int64 nanoseconds", raw, p.unitSuffix()), nil
+		return fmt.Sprintf("ts %d%s overflows int64 nanoseconds", raw, p.unitSuffix()) + p.clock.overflowHint(), nil
 	}
 
 	if kv != nil {

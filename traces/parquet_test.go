@@ -187,7 +187,7 @@ func TestParquetErrors(t *testing.T) {
 		{"negative cost", writeParquetRows(t, []pqCost{{1, "k", -4}}), 0, "t.parquet: row 1: cost -4 is not positive"},
 		{"cost above MaxCost", writeParquetRows(t, []pqCost{{1, "k", 1}, {2, "k", MaxCost + 1}}), 0, "t.parquet: row 2: cost 2147483648 exceeds the largest cost, 2147483647"},
 		{"negative ts", writeParquetRows(t, []pqPlain{{1, "a"}, {-5, "b"}}), 0, "t.parquet: row 2: ts -5 is negative"},
-		{"ts overflow by unit", writeParquetRows(t, []pqPlain{{1 << 62, "b"}}), time.Second, "t.parquet: row 1: ts 4611686018427387904 overflows int64 nanoseconds"},
+		{"ts overflow by unit", writeParquetRows(t, []pqPlain{{1 << 62, "b"}}), time.Second, "t.parquet: row 1: ts 4611686018427387904 overflows int64 nanoseconds as s (-ts-unit s): try a smaller unit"},
 		{"unsigned ts of 2^63", writeParquetRows(t, []pqUnsignedTS{{1, "a"}, {1 << 63, "b"}}), 0, "t.parquet: row 2: ts 9223372036854775808 overflows int64 nanoseconds"},
 		{"unsigned ts of 2^64-1", writeParquetRows(t, []pqUnsignedTS{{1<<64 - 1, "b"}}), time.Millisecond, "t.parquet: row 1: ts 18446744073709551615 overflows int64 nanoseconds"},
 		{"millis overflow", writeParquetRows(t, []pqMillis{{1 << 62, "b", 1}}), 0, "t.parquet: row 1: ts 4611686018427387904 milliseconds overflows int64 nanoseconds"},

@@ -39,12 +39,28 @@ type reorderReader struct {
 	eof    bool
 }
 
-// held is a request waiting in the buffer, with its own copy of the key.
+// held is a request waiting in the buffer, with its own copy of the key,
+// and how late it came: the latest time read before it, less its own (0 if
+// it was not before).
 type held struct {
-	req Request
-	pos Position
-	seq int64
+	req  Request
+	pos  Position
+	seq  int64
+	late int64
 }
+
+// Lateness is implemented by the reader Reorder returns, for the errors of
+// a replay it did not put in order: Late is how late the current request
+// came, the latest time read before it (in file order) less its own, 0 if
+// it was the latest; a window of Late would have put it in order. Window
+// is the reorder window.
+type Lateness interface {
+	Late() int64
+	Window() time.Duration
+}
+
+func (r *reorderReader) Late() int64           { return r.cur.late }
+func (r *reorderReader) Window() time.Duration { return time.Duration(r.d) }
 
 func (r *reorderReader) Scan() bool {
 	if r.err != nil {
@@ -65,7 +81,7 @@ func (r *reorderReader) Scan() bool {
 		}
 		q := r.in.Request()
 		q.Key = append([]byte(nil), q.Key...)
-		heap.Push(&r.h, held{req: q, pos: r.in.Pos(), seq: r.seq})
+		heap.Push(&r.h, held{req: q, pos: r.in.Pos(), seq: r.seq, late: max(0, r.latest-q.T)})
 		r.seq++
 		r.latest = max(r.latest, q.T)
 	}

@@ -21,14 +21,18 @@ func TestReorderSorts(t *testing.T) {
 	var got []string
 	for rr.Scan() {
 		q := rr.Request()
-		got = append(got, string(q.Key)+":"+rr.Pos().String())
+		got = append(got, fmt.Sprintf("%s:%v:%d", q.Key, rr.Pos(), rr.(Lateness).Late()))
 	}
 	if err := rr.Err(); err != nil {
 		t.Fatal(err)
 	}
-	want := "a:t.csv:2 c:t.csv:4 d:t.csv:5 b:t.csv:3 f:t.csv:7 e:t.csv:6"
+	// Late: how far each came after the latest time read before it.
+	want := "a:t.csv:2:0 c:t.csv:4:10 d:t.csv:5:10 b:t.csv:3:0 f:t.csv:7:9 e:t.csv:6:0"
 	if strings.Join(got, " ") != want {
 		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
+	}
+	if w := rr.(Lateness).Window(); w != 15 {
+		t.Errorf("Window = %v", w)
 	}
 	if FormatOf(rr) != FormatCSV {
 		t.Errorf("FormatOf(Reorder(csv)) = %v", FormatOf(rr))

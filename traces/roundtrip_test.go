@@ -195,7 +195,7 @@ func TestParseFormat(t *testing.T) {
 
 func TestParseTSUnit(t *testing.T) {
 	for in, want := range map[string]time.Duration{
-		"": time.Nanosecond, "ns": time.Nanosecond, "us": time.Microsecond, "µs": time.Microsecond,
+		"": 0, "auto": 0, "ns": time.Nanosecond, "us": time.Microsecond, "µs": time.Microsecond,
 		"ms": time.Millisecond, "s": time.Second,
 	} {
 		if got, err := ParseTSUnit(in); err != nil || got != want {

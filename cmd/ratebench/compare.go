@@ -277,6 +277,7 @@ func (j replayJob) replay() (*summary.Summary, summary.Perf, error) {
 		return nil, summary.Perf{}, err
 	}
 	info.Skipped, info.SkippedExamples = skipped(r)
+	info.TSUnit, info.TSUnitFrom = timeUnit(r)
 	sum := eng.Summary(info)
 	perf := measurePerf(eng, sum, elapsed)
 	printTable(stdout, sum)
@@ -285,6 +286,7 @@ func (j replayJob) replay() (*summary.Summary, summary.Perf, error) {
 	if sum.Trace.Skipped > 0 {
 		fmt.Fprintf(stdout, "skipped %d bad records (the first are listed in summary.json)\n", sum.Trace.Skipped)
 	}
+	printTraceNotes(j.stderr, sum.Trace, sum.Config.Rules)
 	if interrupted {
 		return sum, perf, fmt.Errorf("interrupted after %d requests: %s is partial", sum.Trace.Requests, filepath.Join(dir, summaryFile))
 	}

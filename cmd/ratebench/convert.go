@@ -63,6 +63,9 @@ func runConvert(stdout, stderr io.Writer, args []string) error {
 	if err := w.commit(); err != nil {
 		return fmt.Errorf("%s: %w", out, err)
 	}
+	if s := unitText(timeUnit(r)); s != "" {
+		fmt.Fprintf(stderr, "timestamps in %s\n", s)
+	}
 	fmt.Fprintf(stdout, "wrote %d requests to %s\n", n, out)
 	if sn, _ := skipped(r); sn > 0 {
 		fmt.Fprintf(stdout, "skipped %d bad records\n", sn)

@@ -8,15 +8,22 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"ratebench/algorithms"
+	"ratebench/compare"
 	"ratebench/summary"
+	"ratebench/traces"
 )
 
 func runInspect(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("inspect", stderr, "[flags] FILE\n\nFILE (or -trace FILE) is the trace to describe.")
 	var tf traceFlags
 	tf.register(fs)
+	rule := fs.String("rule", compare.DefaultConfig().Rules[0].String(), "the rule `L/W` (or layered L/W+L/W) the trace is meant for: inspect warns when the trace spans less than its window")
 	if err := parseCommand(fs, args, tf.operand()); err != nil {
 		return err
+	}
+	if _, err := algorithms.ParseRules(*rule); err != nil {
+		return usageError{err.Error()}
 	}
 	r, format, err := tf.open()
 	if err != nil {
@@ -33,6 +40,7 @@ func runInspect(stdout, stderr io.Writer, args []string) error {
 	}
 	st.skipped, st.skipExamples = skipped(r)
 	st.print(stdout, tf.path, format)
+	st.printUnit(stdout, format, *rule, r)
 	return nil
 }
 
@@ -45,9 +53,10 @@ type traceStats struct {
 	requests, cost  int64
 	start, end      int64
 	globalBackwards int64 // requests earlier than the latest before them
-	maxGlobalStep   int64 // largest step back from the latest time seen, ns: what -reorder needs
+	maxGlobalStep   int64 // largest step back from the latest time seen, ns
 	keyBackwards    int64 // requests earlier than their key's previous one
 	maxKeyStep      int64 // largest backwards step within a key, ns
+	maxKeyLate      int64 // of those, the most one came after the latest time before it, ns: what -reorder needs
 	skipped         int64 // bad records skipped (-skip-bad)
 	skipExamples    []summary.SkipExample
 }
@@ -71,6 +80,7 @@ func (s *traceStats) add(key []byte, t, cost int64) {
 	if t < s.last[id] {
 		s.keyBackwards++
 		s.maxKeyStep = max(s.maxKeyStep, s.last[id]-t)
+		s.maxKeyLate = max(s.maxKeyLate, s.end-t) // s.end: the latest before t
 	} else {
 		s.last[id] = t
 	}
@@ -123,6 +133,19 @@ func (s *traceStats) print(w io.Writer, path, format string) {
 			s.globalBackwards, time.Duration(s.maxGlobalStep))
 	default:
 		fmt.Fprintf(w, "order      NOT ordered: %d requests go back in time within their key, by up to %v; compare needs -reorder %v\n",
-			s.keyBackwards, time.Duration(s.maxKeyStep), time.Duration(s.maxGlobalStep))
+			s.keyBackwards, time.Duration(s.maxKeyStep), time.Duration(s.maxKeyLate))
+	}
+}
+
+// printUnit prints how the timestamps were read and the warnings on the
+// trace's times (see summary.TraceWarnings) for rule.
+func (s *traceStats) printUnit(w io.Writer, format, rule string, r traces.Reader) {
+	t := summary.TraceInfo{Format: format, Requests: s.requests, StartNS: s.start, EndNS: s.end}
+	t.TSUnit, t.TSUnitFrom = timeUnit(r)
+	if u := unitText(t.TSUnit, t.TSUnitFrom); u != "" {
+		fmt.Fprintf(w, "ts unit    %s\n", u)
+	}
+	for _, msg := range summary.TraceWarnings(t, []string{rule}) {
+		fmt.Fprintf(w, "warning    %s\n", msg)
 	}
 }

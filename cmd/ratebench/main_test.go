@@ -69,7 +69,8 @@ func TestCompareErrorsNameTheLine(t *testing.T) {
 	path := filepath.Join(dir, "back.csv")
 	os.WriteFile(path, []byte("ts,key\n100,a\n200,b\n150,b\n"), 0o644)
 	_, _, err := ratebench(t, "compare", "-trace", path, "-o", dir)
-	want := path + `:4: key "b": time goes backwards: 150 ns after 200 ns (50 ns earlier)`
+	want := path + `:4: key "b": time goes backwards by 50ns, to 1970-01-01T00:00:00.00000015Z after 1970-01-01T00:00:00.0000002Z; ` +
+		`use -reorder 50ns (ratebench inspect ` + path + ` reports the least that works)`
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v\nwant %s", err, want)
 	}
@@ -128,7 +129,9 @@ func TestInspect(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "back.csv")
-	os.WriteFile(path, []byte("ts,key\n100,a\n200,b\n150,b\n90,a\n"), 0o644)
+	// -reorder needs to cover how late the requests that go back within
+	// their key came (a's 90, 110ns after b's 200), not c's 50, in order.
+	os.WriteFile(path, []byte("ts,key\n100,a\n200,b\n150,b\n90,a\n50,c\n"), 0o644)
 	out, _, err = ratebench(t, "inspect", "-trace", path)
 	if err != nil || !strings.Contains(out, "NOT ordered: 2 requests go back in time within their key, by up to 50ns; compare needs -reorder 110ns") {
 		t.Errorf("inspect of an unordered trace: %v\n%s", err, out)

@@ -98,6 +98,9 @@ func runRedis(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
+	if s := unitText(timeUnit(r)); s != "" {
+		fmt.Fprintf(stderr, "timestamps in %s\n", s)
+	}
 	if err := res.WriteFiles(rd.stage); err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ func (tf *traceFlags) register(fs *flag.FlagSet) {
 // registerReading registers the flags on how to read, without -trace.
 func (tf *traceFlags) registerReading(fs *flag.FlagSet) {
 	fs.StringVar(&tf.format, "format", "auto", "trace `format`: csv, parquet, jsonl, accesslog, or auto (from the extension, else the content)")
-	fs.StringVar(&tf.tsUnit, "ts-unit", "ns", "`unit` of integer timestamps: ns, us, ms or s")
+	fs.StringVar(&tf.tsUnit, "ts-unit", "auto", "`unit` of integer timestamps: ns, us, ms or s, or auto (from the first one's magnitude; decimal seconds are always seconds)")
 	fs.StringVar(&tf.key, "key", "", "the client identity: a column (CSV, Parquet) or field (JSON) name, default key; for access logs ip (default), user, path or ip+path")
 	fs.BoolVar(&tf.skipBad, "skip-bad", false, "skip bad records instead of stopping; the summary counts them and lists the first")
 	fs.IntVar(&tf.maxKey, "max-key", traces.DefaultMaxKey, "longest key accepted, in `bytes`")

@@ -1,0 +1,76 @@
+package compare
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"ratebench/traces"
+)
+
+// Error says how far the key's time went back, between which dates, and
+// the -reorder that puts the request in order (or by how much the one
+// given is too small), rounded up (reorderHint).
+func (e *OrderError) Error() string {
+	gap := e.Prev - e.T
+	need := reorderHint(max(e.Late, gap))
+	msg := fmt.Sprintf("key %q: time goes backwards by %v, to %s after %s; ", e.Key, time.Duration(gap), fmtDate(e.T), fmtDate(e.Prev))
+	if e.Reorder > 0 {
+		msg += fmt.Sprintf("-reorder %s is too small by %s: ", fmtFlagDuration(e.Reorder), fmtFlagDuration(need-e.Reorder))
+	}
+	file := e.File
+	if file == "" || file == "-" {
+		file = "FILE"
+	}
+	return msg + fmt.Sprintf("use -reorder %s (ratebench inspect %s reports the least that works)", fmtFlagDuration(need), file)
+}
+
+// reorderHint rounds a reorder window up to two significant digits, and
+// to whole seconds from 100 s: 34.2s becomes 35s, 59.3s 1m, 23.41ms 24ms.
+func reorderHint(ns int64) int64 {
+	step := int64(1)
+	for v := ns; v >= 100; v /= 10 {
+		step *= 10
+	}
+	step = min(step, int64(time.Second))
+	return (ns + step - 1) / step * step
+}
+
+// fmtFlagDuration writes d as a flag takes it, without the zero minutes and
+// seconds time.Duration writes: "1m", "1h", "2m10s", "1.5s".
+func fmtFlagDuration(d int64) string {
+	s := time.Duration(d).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+func fmtDate(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339Nano) }
+
+// orderHint fills in an OrderError at the request of r the replay failed
+// on: how late it came (from r's Lateness when r reorders, else latest,
+// the latest time offered before it), the reorder window and the file.
+// Other errors pass as they are.
+func orderHint(err error, late int64, lr traces.Lateness, file string) error {
+	if oe, ok := err.(*OrderError); ok {
+		oe.Late, oe.File = late, file
+		if lr != nil {
+			oe.Reorder = int64(lr.Window())
+		}
+	}
+	return err
+}
+
+// lateness returns how late the current request of r came (see
+// OrderError.Late): r's own account when it reorders (lr), else from
+// latest, the latest time offered before it.
+func lateness(lr traces.Lateness, latest, t int64) int64 {
+	if lr != nil {
+		return lr.Late()
+	}
+	return max(0, latest-t)
+}
