@@ -42,6 +42,7 @@ func badCorpus(t testing.TB) map[string][]byte {
 		fmt.Fprintln(&manyLog, logLine(fmt.Sprintf("10.0.%d.%d", i%7, i*7919%251), "-",
 			fmt.Sprintf("10/Oct/2000:13:%02d:%02d -0700", i/60%60, i%60), fmt.Sprintf("GET /p/%d HTTP/1.1", i*104729%100003)))
 	}
+	albWith := func(old, new string) string { return strings.Replace(logALB, old, new, 1) }
 	cut := func(b []byte, frac float64) []byte { return b[:int(float64(len(b))*frac)] }
 	flip := func(b []byte, at int) []byte {
 		b = bytes.Clone(b)
@@ -98,6 +99,11 @@ func badCorpus(t testing.TB) map[string][]byte {
 		"unclosed_request.log": lines(good, `10.0.0.2 - - [10/Oct/2000:13:55:37 -0700] "GET / HTTP/1.1\" 200 1`, good),
 		"no_path.log":          lines(good, logLine("10.0.0.2", "-", "10/Oct/2000:13:55:37 -0700", "-"), good),
 		"bad_status.log":       lines(good, `10.0.0.2 - - [10/Oct/2000:13:55:37 -0700] "GET / HTTP/1.1" OK 1`, good),
+		// Load balancer, CDN and proxy logs
+		"alb_bad_time.log":     lines(logALB, logALB, albWith("2018-07-02T22:23:00.186641Z", "2018-07-02T25:23:00Z"), logALB),
+		"alb_no_port.log":      lines(logALB, albWith("192.168.131.39:2817", "192.168.131.39"), logALB),
+		"alb_short.log":        lines(logALB, logALB[:100], logALB),
+		"truncated_alb.log.gz": cut(compress(t, compressGzip, bytes.Repeat([]byte(logALB+"\n"), 2000)), 0.6),
 		// Compressed streams
 		"truncated.csv.gz":        cut(compress(t, compressGzip, many(FormatCSV, 3000)), 0.5),
 		"truncated_header.csv.gz": compress(t, compressGzip, many(FormatCSV, 10))[:5],

@@ -12,6 +12,8 @@ func FormatOf(r Reader) Format {
 		return FormatParquet
 	case *AccessLogReader:
 		return FormatAccessLog
+	case *ALBReader:
+		return FormatALB
 	case *reorderReader:
 		return FormatOf(r.in)
 	}

@@ -1,0 +1,93 @@
+package traces
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+)
+
+// FormatNames lists the values of a -format flag, for messages.
+const FormatNames = "csv, parquet, jsonl, accesslog, alb or auto"
+
+// logKinds names the logs read, for messages.
+const logKinds = "NCSA access or ALB"
+
+// formatLog is what the extension .log says: a log of one of the kinds
+// read, which the content tells (sniffLog); the access log when it says
+// nothing.
+const formatLog Format = -1
+
+// isLog reports whether f is one of the (read only) log formats.
+func (f Format) isLog() bool {
+	switch f {
+	case FormatAccessLog, FormatALB:
+		return true
+	}
+	return false
+}
+
+// logTitle names a log format in messages: "an ALB access log".
+func logTitle(f Format) string {
+	switch f {
+	case FormatALB:
+		return "an ALB access log"
+	}
+	return "an access log"
+}
+
+// errReadOnly is the error of writing a log format.
+func errReadOnly(f Format) error {
+	return fmt.Errorf("traces: cannot write %s: the format is read only (write csv, jsonl or parquet)", logTitle(f))
+}
+
+// newLogReader returns a reader of a log of format f; see open.
+func newLogReader(r io.Reader, name string, f Format, opt Options, closer io.Closer) (Reader, error) {
+	switch f {
+	case FormatAccessLog:
+		return newAccessLogReader(r, name, opt, closer)
+	case FormatALB:
+		return newALBReader(r, name, opt, closer)
+	}
+	return nil, fmt.Errorf("%s: unknown trace format %v", name, f)
+}
+
+// logLineFormat returns the log format a line is shaped like (FormatAuto
+// for none): an access log or ALB line.
+func logLineFormat(line []byte) Format {
+	var al accessLine
+	if splitAccessLine(line, &al) == "" {
+		return FormatAccessLog
+	}
+	var fl albLine
+	if splitALBLine(line, &fl, albMinFields) == "" {
+		return FormatALB
+	}
+	return FormatAuto
+}
+
+// sniffLog tells which log the first lines of a .log file are (see Open),
+// reading only as far as it needs: by the shape of the first line, or of
+// one among the first sniffLines; the access log when none is told. err is
+// a read error other than io.EOF.
+func sniffLog(br *bufio.Reader) (Format, error) {
+	head, err := peekUntil(br, func(b []byte) bool {
+		lines := nonBlankLines(b, sniffLines, true)
+		switch {
+		case len(lines) == sniffLines:
+			return true
+		case len(lines) == 0:
+			return false
+		}
+		return logLineFormat(lines[0]) != FormatAuto
+	})
+	if err != nil {
+		return FormatAuto, err
+	}
+	lines := nonBlankLines(head, sniffLines, false)
+	for _, line := range lines {
+		if f := logLineFormat(line); f != FormatAuto {
+			return f, nil
+		}
+	}
+	return FormatAccessLog, nil
+}

@@ -1,0 +1,353 @@
+package traces
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// newLogTestReader builds a reader of an ALB log over r.
+func newLogTestReader(f Format, r io.Reader, name string, opt Options) (Reader, error) {
+	switch f {
+	case FormatALB:
+		return NewALBReader(r, name, opt)
+	}
+	return nil, fmt.Errorf("bad format %v", f)
+}
+
+// One line of each log, as its software writes it.
+const (
+	logALB   = `https 2018-07-02T22:23:00.186641Z app/my-loadbalancer/50dc6c495c0c9188 192.168.131.39:2817 10.0.0.1:80 0.086 0.048 0.037 200 200 0 57 "GET https://www.example.com:443/a/b?x=1 HTTP/1.1" "curl/7.46.0" ECDHE-RSA-AES128-GCM-SHA256 TLSv1.2 arn:aws:elasticloadbalancing:us-east-2:123456789012:targetgroup/my-targets/73e2d6bc24d8a067 "Root=1-58337281-1d84f3d73c47ec4e58577259" "www.example.com" "arn:aws:acm:us-east-2:123456789012:certificate/12345678-1234-1234-1234-123456789012" 1 2018-07-02T22:22:48.364000Z "authenticate,forward" "-" "-" "10.0.0.1:80" "200" "-" "-" TID_1234abcd5678ef90`
+	logALBv6 = `h2 2018-07-02T22:23:00.5Z app/my-loadbalancer/50dc6c495c0c9188 2001:db8:85a3::8a2e:370:7334:53211 - -1 -1 -1 502 - 34 366 "GET http://www.example.com:80/ HTTP/1.1" "-" - - - "-" "-" "-" - 2018-07-02T22:23:00.4Z "-" "-" "-" "-" "-" "-" "-"`
+)
+
+// logFirstLines are a good first record of each log, with the header
+// lines it needs, for the tests of every text reader.
+var logFirstLines = map[Format]string{
+	FormatALB: logALB + "\n",
+}
+
+func utc(s string) int64 {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		panic(err)
+	}
+	return t.UnixNano()
+}
+
+func TestLogRead(t *testing.T) {
+	alb, albv6 := utc("2018-07-02T22:23:00.186641Z"), utc("2018-07-02T22:23:00.5Z")
+	tests := []struct {
+		name string
+		f    Format
+		in   string
+		key  string
+		want []Request
+	}{
+		{"alb, ip", FormatALB, logALB + "\n", "", []Request{{alb, []byte("192.168.131.39"), 1}}},
+		{"alb, ipv6 client", FormatALB, logALBv6, "ip", []Request{{albv6, []byte("2001:db8:85a3::8a2e:370:7334"), 1}}},
+		{"alb, ipv6 in brackets", FormatALB, strings.Replace(logALB, "192.168.131.39:2817", "[2001:db8::1]:2817", 1), "", []Request{{alb, []byte("2001:db8::1"), 1}}},
+		{"alb, path of the URL", FormatALB, logALB, "path", []Request{{alb, []byte("/a/b"), 1}}},
+		{"alb, path of a URL without one", FormatALB, logALBv6, "path", []Request{{albv6, []byte("/"), 1}}},
+		{"alb, ip+path", FormatALB, logALB + "\r\n", "ip+path", []Request{{alb, []byte("192.168.131.39 /a/b"), 1}}},
+		{"alb, user agent", FormatALB, logALB, "user_agent", []Request{{alb, []byte("curl/7.46.0"), 1}}},
+		{"alb, client:port", FormatALB, logALB, "client:port", []Request{{alb, []byte("192.168.131.39:2817"), 1}}},
+		{"alb, last field", FormatALB, logALB, "conn_trace_id", []Request{{alb, []byte("TID_1234abcd5678ef90"), 1}}},
+		{"alb, only up to the request", FormatALB, logALB[:strings.Index(logALB, ` "curl`)] + "\n\n", "path", []Request{{alb, []byte("/a/b"), 1}}},
+		{"alb, escaped quote in a field", FormatALB, strings.Replace(logALB, `"curl/7.46.0"`, `"a \"b\" c"`, 1), "user_agent", []Request{{alb, []byte(`a \"b\" c`), 1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := read(tt.f, []byte(tt.in), "t.log", Options{Key: tt.key})
+			if err != nil {
+				t.Fatal(err)
+			}
+			diffRequests(t, got, tt.want)
+		})
+	}
+}
+
+func TestLogErrors(t *testing.T) {
+	alb := func(old, new string) string { return strings.Replace(logALB, old, new, 1) + "\n" }
+	tests := []struct {
+		name string
+		f    Format
+		in   string
+		key  string
+		want string
+	}{
+		{"alb, bad type", FormatALB, alb("https ", "ftp "), "", `t.log:1: type "ftp" is not http, https, h2, grpcs, ws or wss`},
+		{"alb, leading space", FormatALB, " " + logALB, "", `t.log:1: no type field (the line starts with a space)`},
+		{"alb, short", FormatALB, logALB + "\nhttps 2018-07-02T22:23:00Z elb 1.2.3.4:5 - 1 1 1 200 200 0 57\n", "", `t.log:2: 12 fields, want at least 13 (up to the request)`},
+		{"alb, bad time", FormatALB, alb("2018-07-02T22:23:00.186641Z", "2018-07-02 22:23:00"), "", `t.log:1: time "2018-07-02" is not a valid RFC 3339 time`},
+		{"alb, february 30", FormatALB, alb("2018-07-02T", "2018-02-30T"), "", `t.log:1: time "2018-02-30T22:23:00.186641Z" is not a valid RFC 3339 time`},
+		{"alb, before 1970", FormatALB, alb("2018-07-02T22:23:00.186641Z", "1969-12-31T23:59:59Z"), "", `t.log:1: time "1969-12-31T23:59:59Z" is negative`},
+		{"alb, after 2262", FormatALB, alb("2018-07-02T22:23:00.186641Z", "2263-01-01T00:00:00Z"), "", `t.log:1: time "2263-01-01T00:00:00Z" overflows int64 nanoseconds`},
+		{"alb, no port", FormatALB, alb("192.168.131.39:2817", "192.168.131.39"), "", `t.log:1: client:port "192.168.131.39" is not an address and port`},
+		{"alb, bad status", FormatALB, alb(" 200 200 ", " OK 200 "), "", `t.log:1: elb_status_code "OK" is not a 3-digit number or "-"`},
+		{"alb, request not quoted", FormatALB, alb(`"GET https://www.example.com:443/a/b?x=1 HTTP/1.1"`, "GET"), "", `t.log:1: request field not in quotes`},
+		{"alb, request not closed", FormatALB, `http 2018-07-02T22:23:00Z e 1.2.3.4:5 - 1 1 1 200 200 0 57 "GET / HTTP/1.1\"`, "", `t.log:1: "request" field not closed`},
+		{"alb, quote glued", FormatALB, alb(`"curl/7.46.0" `, `"curl/7.46.0"x `), "user_agent", `t.log:1: no space after the user_agent field`},
+		{"alb, dash field", FormatALB, logALBv6, "user_agent", `t.log:1: user_agent is "-" (nothing to key on)`},
+		{"alb, no such field in the line", FormatALB, logALB[:strings.Index(logALB, ` "curl`)], "domain_name", `t.log:1: no domain_name field (the line has 13)`},
+		{"alb, no path", FormatALB, alb(`"GET https://www.example.com:443/a/b?x=1 HTTP/1.1"`, `"- - - "`), "path", `t.log:1: request "- - - " has no path`},
+		{"alb, key too long", FormatALB, alb("curl/7.46.0", strings.Repeat("c", 5000)), "user_agent", `t.log:1: key of 5000 bytes exceeds the limit of 4096 (-max-key)`},
+		{"alb, NUL", FormatALB, logALB + "\n\x00\n", "", `t.log:2: NUL byte`},
+		{"alb, blank line in the middle", FormatALB, logALB + "\n\n" + logALB, "", `t.log:2: empty line`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := read(tt.f, []byte(tt.in), "t.log", Options{Key: tt.key})
+			if err == nil {
+				t.Fatalf("no error, read %+v", got)
+			}
+			if err.Error() != tt.want {
+				t.Fatalf("error\n got: %s\nwant: %s", err, tt.want)
+			}
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %T is not a *ParseError", err)
+			}
+		})
+	}
+}
+
+// A bad record is skipped with SkipBad; a #Fields line the reader cannot
+// go on after stops it even then.
+func TestLogSkipBad(t *testing.T) {
+	for _, tt := range []struct {
+		f       Format
+		in      string
+		read    int
+		skipped int64
+		err     string
+	}{
+		{FormatALB, logALB + "\nhttp 2018\n" + logALBv6 + "\n", 2, 1, ""},
+	} {
+		got, n, msgs, err := readSkipping(t, tt.f, []byte(tt.in), Options{})
+		if len(got) != tt.read || n != tt.skipped || errString(err) != tt.err || int64(len(msgs)) != n {
+			t.Errorf("%v: read %d, skipped %d %q, error %v; want %d, %d, %s", tt.f, len(got), n, msgs, err, tt.read, tt.skipped, tt.err)
+		}
+	}
+}
+
+func TestLogKeyChoices(t *testing.T) {
+	for _, tt := range []struct {
+		f        Format
+		key, err string
+	}{
+		{FormatALB, "user", "traces: an ALB access log has no user field to key on (want ip, path, ip+path, or a field by its name (type, time, elb, client:port, target:port, request_processing_time, target_processing_time, response_processing_time, elb_status_code, target_status_code, received_bytes, sent_bytes, request, user_agent, ssl_cipher, ssl_protocol, target_group_arn, trace_id, domain_name, chosen_cert_arn, matched_rule_priority, request_creation_time, actions_executed, redirect_url, error_reason, target:port_list, target_status_code_list, classification, classification_reason, conn_trace_id))"},
+		{FormatALB, "cs(User-Agent)", `traces: unknown key "cs(User-Agent)" for an ALB access log (want ip, path, ip+path, or a field by its name (type, time, elb, client:port, target:port, request_processing_time, target_processing_time, response_processing_time, elb_status_code, target_status_code, received_bytes, sent_bytes, request, user_agent, ssl_cipher, ssl_protocol, target_group_arn, trace_id, domain_name, chosen_cert_arn, matched_rule_priority, request_creation_time, actions_executed, redirect_url, error_reason, target:port_list, target_status_code_list, classification, classification_reason, conn_trace_id))`},
+	} {
+		_, err := newLogTestReader(tt.f, strings.NewReader(""), "t", Options{Key: tt.key})
+		if errString(err) != tt.err {
+			t.Errorf("%v -key %s: %v\nwant %s", tt.f, tt.key, err, tt.err)
+		}
+	}
+}
+
+// Each committed sample reads whole, from its content, with the times and
+// keys it was written with.
+func TestLogSamples(t *testing.T) {
+	for _, tt := range []struct {
+		file                  string
+		f                     Format
+		key                   string
+		n, keys               int
+		first, last           string // time and key
+		firstKey, lastKey     string
+		lowest, highest       string // when not first and last
+		wantOutOfOrder, gzTry bool
+	}{
+		{file: "alb.log", f: FormatALB, n: 300, keys: 16, first: "2024-02-09T10:00:02.425404Z", last: "2024-02-09T10:05:24.371922Z",
+			firstKey: "203.0.113.7", lastKey: "192.0.2.201", gzTry: true},
+		{file: "alb.log", f: FormatALB, key: "path", n: 300, keys: 14, first: "2024-02-09T10:00:02.425404Z", last: "2024-02-09T10:05:24.371922Z",
+			firstKey: "/cart", lastKey: "/"},
+	} {
+		path := filepath.Join("samples", tt.file)
+		paths := []string{path}
+		if tt.gzTry { // as the logs are stored: compressed, under a name that says nothing
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gz := filepath.Join(t.TempDir(), "E2EXAMPLE.2024-02-09-10.a1b2c3d4.gz")
+			if err := os.WriteFile(gz, compress(t, compressGzip, data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			paths = append(paths, gz)
+		}
+		for _, p := range paths {
+			r, err := Open(p, FormatAuto, Options{Key: tt.key})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if FormatOf(r) != tt.f {
+				t.Errorf("%s: format %v, want %v", p, FormatOf(r), tt.f)
+			}
+			got, err := readAll(r)
+			r.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys := map[string]bool{}
+			backwards := false
+			for i, q := range got {
+				keys[string(q.Key)] = true
+				backwards = backwards || i > 0 && q.T < got[i-1].T
+			}
+			if len(got) != tt.n || len(keys) != tt.keys || backwards != tt.wantOutOfOrder {
+				t.Fatalf("%s -key %q: %d requests, %d keys, out of order %v", p, tt.key, len(got), len(keys), backwards)
+			}
+			first, last := got[0], got[len(got)-1]
+			if first.T != utc(tt.first) || last.T != utc(tt.last) || string(first.Key) != tt.firstKey || string(last.Key) != tt.lastKey {
+				t.Errorf("%s -key %q: first %s %q, last %s %q", p, tt.key, time.Unix(0, first.T).UTC().Format(time.RFC3339Nano), first.Key,
+					time.Unix(0, last.T).UTC().Format(time.RFC3339Nano), last.Key)
+			}
+		}
+	}
+}
+
+// The format of each log is told from its content: under a name that says
+// nothing, as a .log, and on standard input; the NCSA access log stays
+// what a .log is when its content tells nothing else.
+func TestLogDetection(t *testing.T) {
+	dir := t.TempDir()
+	cases := map[string]struct {
+		in string
+		f  Format
+	}{
+		"alb":      {logALB + "\n", FormatALB},
+		"alb_ipv6": {logALBv6 + "\n", FormatALB},
+		"alb_bom":  {"\xEF\xBB\xBF" + logALB + "\n", FormatALB},
+		"access":   {logCombined + "\n", FormatAccessLog},
+	}
+	for name, c := range cases {
+		for _, file := range []string{name, name + ".log", name + ".log.gz"} {
+			data := []byte(c.in)
+			if strings.HasSuffix(file, ".gz") {
+				data = compress(t, compressGzip, data)
+			}
+			path := filepath.Join(dir, file)
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r, err := Open(path, FormatAuto, Options{})
+			if err != nil {
+				t.Fatalf("%s: %v", file, err)
+			}
+			if FormatOf(r) != c.f {
+				t.Errorf("%s: format %v, want %v", file, FormatOf(r), c.f)
+			}
+			got, err := readAll(r)
+			if err != nil || len(got) != 1 {
+				t.Errorf("%s: %d requests, %v", file, len(got), err)
+			}
+			r.Close()
+		}
+		r, err := openStream(strings.NewReader(c.in), "stdin", FormatAuto, Options{})
+		if err != nil || FormatOf(r) != c.f {
+			t.Errorf("stdin %s: %v, %v", name, r, err)
+		}
+	}
+	// A .log of nothing known is read as an access log, with its errors.
+	path := filepath.Join(dir, "junk.log")
+	os.WriteFile(path, []byte("junk\n"), 0o644)
+	if r, err := Open(path, FormatAuto, Options{}); err != nil || FormatOf(r) != FormatAccessLog {
+		t.Errorf("junk.log: %v", err)
+	} else if _, err := readAll(r); errString(err) != path+":1: no [date] field" {
+		t.Errorf("junk.log: %v", err)
+	}
+}
+
+func TestParseLogFormats(t *testing.T) {
+	for in, want := range map[string]Format{"alb": FormatALB, "ALB": FormatALB} {
+		if got, err := ParseFormat(in); err != nil || got != want {
+			t.Errorf("ParseFormat(%q) = %v, %v", in, got, err)
+		}
+	}
+	for _, f := range []Format{FormatALB} {
+		if got, _ := ParseFormat(f.String()); got != f {
+			t.Errorf("ParseFormat(%v.String()) = %v", f, got)
+		}
+		// The error of an unknown name lists every name.
+		if _, err := ParseFormat("x"); err == nil || !strings.Contains(err.Error(), f.String()) {
+			t.Errorf("ParseFormat(x) = %v, does not list %v", err, f)
+		}
+		if _, err := NewWriter(io.Discard, f); err == nil || !strings.Contains(err.Error(), "read only") {
+			t.Errorf("NewWriter(%v) = %v", f, err)
+		}
+		path := filepath.Join(t.TempDir(), "x.log")
+		if _, err := Create(path, f); err == nil || !strings.Contains(err.Error(), "read only") {
+			t.Errorf("Create(%v) = %v", f, err)
+		}
+		if _, err := os.Stat(path); err == nil {
+			t.Errorf("Create(%v) made the file", f)
+		}
+	}
+	if _, err := ParseFormat("nginx"); errString(err) != `unknown trace format "nginx" (want csv, parquet, jsonl, accesslog, alb or auto)` {
+		t.Errorf("ParseFormat(nginx) = %v", err)
+	}
+}
+
+// Reading allocates nothing per line, whatever the key.
+func TestLogAllocs(t *testing.T) {
+	for _, tt := range []struct {
+		f      Format
+		header string
+		line   string
+		keys   []string
+	}{
+		{FormatALB, "", logALB, []string{"ip", "path", "ip+path", "user_agent"}},
+	} {
+		data := tt.header + strings.Repeat(tt.line+"\n", 60_000)
+		for _, key := range tt.keys {
+			r, err := newLogTestReader(tt.f, strings.NewReader(data), "t", Options{Key: key})
+			if err != nil {
+				t.Fatal(err)
+			}
+			allocs := testing.AllocsPerRun(50, func() {
+				for range 1000 {
+					if !r.Scan() {
+						t.Fatal("short trace", r.Err())
+					}
+				}
+			})
+			if allocs != 0 {
+				t.Errorf("%v key %s: %.0f allocations per 1000 records, want 0", tt.f, key, allocs)
+			}
+		}
+	}
+}
+
+// Telling the log from its first line, Open does not wait for more: a
+// stream that stalls after it opens, as a .log or from standard input.
+func TestLogSniffDoesNotWait(t *testing.T) {
+	for _, stdin := range []bool{false, true} {
+		for f, first := range logFirstLines {
+			pr, pw := io.Pipe()
+			go pw.Write([]byte(first)) // then nothing, and no end
+			done := make(chan struct{})
+			var r Reader
+			var err error
+			go func() {
+				defer close(done)
+				r, err = open(source{r: pr, name: "x.log", stdin: stdin}, FormatAuto, Options{})
+			}()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%v (stdin %v): Open waits for more than the first record", f, stdin)
+			}
+			if err != nil || FormatOf(r) != f {
+				t.Errorf("%v (stdin %v): %v, %v", f, stdin, FormatOf(r), err)
+			}
+			pw.Close()
+		}
+	}
+}

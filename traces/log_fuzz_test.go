@@ -1,0 +1,54 @@
+package traces
+
+import (
+	"bytes"
+	"testing"
+)
+
+// fuzzLog checks a log reader on fuzzed input as FuzzAccessLogReader does
+// the access log's: mode picks the key from keys (low bits), SkipBad (bit
+// 4), a short MaxLine (bit 5) and MaxKey (bit 6).
+func fuzzLog(t *testing.T, f Format, keys []string, data []byte, mode uint8) {
+	opt := Options{Key: keys[int(mode&15)%len(keys)], SkipBad: mode&16 != 0}
+	if mode&32 != 0 {
+		opt.MaxLine = 200
+	}
+	if mode&64 != 0 {
+		opt.MaxKey = 8
+	}
+	got, err := checkFuzzRead(t, f, data, opt)
+	maxKey, _, _ := opt.limits()
+	for _, r := range got {
+		if r.Cost != 1 || len(r.Key) > maxKey {
+			t.Fatalf("bad request %+v", r)
+		}
+	}
+	checkSkipping(t, f, data, opt, got, err)
+	if opt.SkipBad {
+		if err != nil {
+			t.Fatalf("stopped with SkipBad: %v", err)
+		}
+		// Every line is a request, a skipped record or a blank line at
+		// the end.
+		r, _ := newLogTestReader(f, bytes.NewReader(data), "fuzz.in", opt)
+		all, _ := readAll(r)
+		n, _ := r.(SkipCounter).Skipped()
+		lines, blank := countLines(data)
+		if int64(len(all))+n+int64(blank) != int64(lines) {
+			t.Fatalf("%d requests + %d skipped + %d trailing blank lines != %d lines", len(all), n, blank, lines)
+		}
+	}
+	rewrite(t, FormatCSV, got)
+}
+
+func FuzzALBReader(f *testing.F) {
+	for _, s := range []string{
+		logALB + "\n" + logALBv6 + "\n",
+		`ws 2018-07-02T22:23:00Z e [::1]:5 - 1 1 1 - - 0 57 "GET / HTTP/1.1" "a\"b"` + "\r\n\r\n",
+		"https 2018-07-02T22:23:00Z\nh2 1969-12-31T23:59:59Z e 1.2.3.4:5 - 1 1 1 200 200 0 57 \"- - - \"\n\x00\n",
+	} {
+		f.Add([]byte(s), uint8(0))
+	}
+	keys := []string{"", "path", "ip+path", "user_agent", "client:port", "conn_trace_id"}
+	f.Fuzz(func(t *testing.T, data []byte, mode uint8) { fuzzLog(t, FormatALB, keys, data, mode) })
+}
