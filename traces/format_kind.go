@@ -31,10 +31,15 @@ const (
 	// FormatALB is an AWS Application Load Balancer access log (see
 	// ALBReader). It is read only, like the other logs below.
 	FormatALB
+	// FormatCloudFront is an Amazon CloudFront standard log, the W3C
+	// extended format with tabs (see W3CReader).
+	FormatCloudFront
+	// FormatW3C is a W3C extended log as IIS writes it (see W3CReader).
+	FormatW3C
 )
 
 // String returns the format's flag name: "auto", "csv", "parquet", "jsonl",
-// "accesslog", "alb".
+// "accesslog", "alb", "cloudfront", "w3c".
 func (f Format) String() string {
 	switch f {
 	case FormatAuto:
@@ -49,14 +54,19 @@ func (f Format) String() string {
 		return "accesslog"
 	case FormatALB:
 		return "alb"
+	case FormatCloudFront:
+		return "cloudfront"
+	case FormatW3C:
+		return "w3c"
 	}
 	return fmt.Sprintf("Format(%d)", int(f))
 }
 
 // ParseFormat parses the value of a -format flag: "csv", "parquet" (or
 // "pq"), "jsonl" (or its aliases "ndjson" and "json"), "accesslog" (or
-// "clf", "combined", "common"), "alb", and "auto" or "" for FormatAuto.
-// Case is ignored. An unknown name is an error that lists the names.
+// "clf", "combined", "common"), "alb", "cloudfront", "w3c" (or "iis"),
+// and "auto" or "" for FormatAuto. Case is ignored. An unknown
+// name is an error that lists the names.
 func ParseFormat(s string) (Format, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", "auto":
@@ -71,6 +81,10 @@ func ParseFormat(s string) (Format, error) {
 		return FormatAccessLog, nil
 	case "alb":
 		return FormatALB, nil
+	case "cloudfront":
+		return FormatCloudFront, nil
+	case "w3c", "iis":
+		return FormatW3C, nil
 	}
 	return FormatAuto, fmt.Errorf("unknown trace format %q (want %s)", s, FormatNames)
 }

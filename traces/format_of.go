@@ -14,6 +14,8 @@ func FormatOf(r Reader) Format {
 		return FormatAccessLog
 	case *ALBReader:
 		return FormatALB
+	case *W3CReader:
+		return r.format
 	case *reorderReader:
 		return FormatOf(r.in)
 	}

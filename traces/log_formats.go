@@ -2,15 +2,17 @@ package traces
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // FormatNames lists the values of a -format flag, for messages.
-const FormatNames = "csv, parquet, jsonl, accesslog, alb or auto"
+const FormatNames = "csv, parquet, jsonl, accesslog, alb, cloudfront, w3c or auto"
 
 // logKinds names the logs read, for messages.
-const logKinds = "NCSA access or ALB"
+const logKinds = "NCSA access, ALB, CloudFront or W3C"
 
 // formatLog is what the extension .log says: a log of one of the kinds
 // read, which the content tells (sniffLog); the access log when it says
@@ -20,7 +22,7 @@ const formatLog Format = -1
 // isLog reports whether f is one of the (read only) log formats.
 func (f Format) isLog() bool {
 	switch f {
-	case FormatAccessLog, FormatALB:
+	case FormatAccessLog, FormatALB, FormatCloudFront, FormatW3C:
 		return true
 	}
 	return false
@@ -31,6 +33,10 @@ func logTitle(f Format) string {
 	switch f {
 	case FormatALB:
 		return "an ALB access log"
+	case FormatCloudFront:
+		return "a CloudFront log"
+	case FormatW3C:
+		return "a W3C extended log"
 	}
 	return "an access log"
 }
@@ -47,12 +53,15 @@ func newLogReader(r io.Reader, name string, f Format, opt Options, closer io.Clo
 		return newAccessLogReader(r, name, opt, closer)
 	case FormatALB:
 		return newALBReader(r, name, opt, closer)
+	case FormatCloudFront, FormatW3C:
+		return newW3CReader(r, name, f, opt, closer)
 	}
 	return nil, fmt.Errorf("%s: unknown trace format %v", name, f)
 }
 
 // logLineFormat returns the log format a line is shaped like (FormatAuto
-// for none): an access log or ALB line.
+// for none): an access log or ALB line. W3C logs are told by their
+// directives (w3cDialect).
 func logLineFormat(line []byte) Format {
 	var al accessLine
 	if splitAccessLine(line, &al) == "" {
@@ -66,7 +75,8 @@ func logLineFormat(line []byte) Format {
 }
 
 // sniffLog tells which log the first lines of a .log file are (see Open),
-// reading only as far as it needs: by the shape of the first line, or of
+// reading only as far as it needs: W3C (or CloudFront) by their directives
+// up to the #Fields line, the others by the shape of the first line, or of
 // one among the first sniffLines; the access log when none is told. err is
 // a read error other than io.EOF.
 func sniffLog(br *bufio.Reader) (Format, error) {
@@ -77,6 +87,8 @@ func sniffLog(br *bufio.Reader) (Format, error) {
 			return true
 		case len(lines) == 0:
 			return false
+		case isW3CDirective(lines[0]):
+			return slices.ContainsFunc(lines, func(l []byte) bool { return bytes.HasPrefix(l, w3cFields) })
 		}
 		return logLineFormat(lines[0]) != FormatAuto
 	})
@@ -84,10 +96,46 @@ func sniffLog(br *bufio.Reader) (Format, error) {
 		return FormatAuto, err
 	}
 	lines := nonBlankLines(head, sniffLines, false)
+	if len(lines) > 0 && isW3CDirective(lines[0]) {
+		return w3cDialect(lines), nil
+	}
 	for _, line := range lines {
 		if f := logLineFormat(line); f != FormatAuto {
 			return f, nil
 		}
 	}
 	return FormatAccessLog, nil
+}
+
+var w3cFields = []byte("#Fields:")
+
+// w3cDirectives are the directives that begin a W3C extended log.
+var w3cDirectives = [][]byte{[]byte("#Version:"), []byte("#Fields:"), []byte("#Software:"), []byte("#Date:"),
+	[]byte("#Start-Date:"), []byte("#End-Date:"), []byte("#Remark:")}
+
+// isW3CDirective reports whether line is one of the directives of a W3C
+// extended log.
+func isW3CDirective(line []byte) bool {
+	for _, d := range w3cDirectives {
+		if bytes.HasPrefix(line, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// w3cDialect tells a CloudFront log from another W3C extended log by the
+// first #Fields line among lines: CloudFront's name its x-edge-location.
+func w3cDialect(lines [][]byte) Format {
+	for _, line := range lines {
+		if names, ok := bytes.CutPrefix(line, w3cFields); ok {
+			for _, n := range bytes.Fields(names) {
+				if string(n) == "x-edge-location" {
+					return FormatCloudFront
+				}
+			}
+			break
+		}
+	}
+	return FormatW3C
 }

@@ -11,25 +11,34 @@ import (
 	"time"
 )
 
-// newLogTestReader builds a reader of an ALB log over r.
+// newLogTestReader builds a reader of one of the logs ALB, CloudFront and
+// W3C over r.
 func newLogTestReader(f Format, r io.Reader, name string, opt Options) (Reader, error) {
 	switch f {
 	case FormatALB:
 		return NewALBReader(r, name, opt)
+	case FormatCloudFront, FormatW3C:
+		return NewW3CReader(r, name, f, opt)
 	}
 	return nil, fmt.Errorf("bad format %v", f)
 }
 
 // One line of each log, as its software writes it.
 const (
-	logALB   = `https 2018-07-02T22:23:00.186641Z app/my-loadbalancer/50dc6c495c0c9188 192.168.131.39:2817 10.0.0.1:80 0.086 0.048 0.037 200 200 0 57 "GET https://www.example.com:443/a/b?x=1 HTTP/1.1" "curl/7.46.0" ECDHE-RSA-AES128-GCM-SHA256 TLSv1.2 arn:aws:elasticloadbalancing:us-east-2:123456789012:targetgroup/my-targets/73e2d6bc24d8a067 "Root=1-58337281-1d84f3d73c47ec4e58577259" "www.example.com" "arn:aws:acm:us-east-2:123456789012:certificate/12345678-1234-1234-1234-123456789012" 1 2018-07-02T22:22:48.364000Z "authenticate,forward" "-" "-" "10.0.0.1:80" "200" "-" "-" TID_1234abcd5678ef90`
-	logALBv6 = `h2 2018-07-02T22:23:00.5Z app/my-loadbalancer/50dc6c495c0c9188 2001:db8:85a3::8a2e:370:7334:53211 - -1 -1 -1 502 - 34 366 "GET http://www.example.com:80/ HTTP/1.1" "-" - - - "-" "-" "-" - 2018-07-02T22:23:00.4Z "-" "-" "-" "-" "-" "-" "-"`
+	logALB        = `https 2018-07-02T22:23:00.186641Z app/my-loadbalancer/50dc6c495c0c9188 192.168.131.39:2817 10.0.0.1:80 0.086 0.048 0.037 200 200 0 57 "GET https://www.example.com:443/a/b?x=1 HTTP/1.1" "curl/7.46.0" ECDHE-RSA-AES128-GCM-SHA256 TLSv1.2 arn:aws:elasticloadbalancing:us-east-2:123456789012:targetgroup/my-targets/73e2d6bc24d8a067 "Root=1-58337281-1d84f3d73c47ec4e58577259" "www.example.com" "arn:aws:acm:us-east-2:123456789012:certificate/12345678-1234-1234-1234-123456789012" 1 2018-07-02T22:22:48.364000Z "authenticate,forward" "-" "-" "10.0.0.1:80" "200" "-" "-" TID_1234abcd5678ef90`
+	logALBv6      = `h2 2018-07-02T22:23:00.5Z app/my-loadbalancer/50dc6c495c0c9188 2001:db8:85a3::8a2e:370:7334:53211 - -1 -1 -1 502 - 34 366 "GET http://www.example.com:80/ HTTP/1.1" "-" - - - "-" "-" "-" - 2018-07-02T22:23:00.4Z "-" "-" "-" "-" "-" "-" "-"`
+	cfHeader      = "#Version: 1.0\n#Fields: date time x-edge-location sc-bytes c-ip cs-method cs(Host) cs-uri-stem sc-status cs(Referer) cs(User-Agent) cs-uri-query\n"
+	logCloudFront = "2019-12-04\t21:02:31\tLAX1\t392\t192.0.2.100\tGET\td111111abcdef8.cloudfront.net\t/index.html\t200\t-\tMozilla/5.0%20(Windows%20NT)\t-"
+	iisHeader     = "#Software: Microsoft Internet Information Services 10.0\n#Version: 1.0\n#Date: 2024-02-09 00:00:00\n#Fields: date time s-ip cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip cs(User-Agent) cs(Referer) sc-status sc-substatus sc-win32-status time-taken\n"
+	logIIS        = "2024-02-09 00:00:01 10.0.0.5 GET /index.html a=1 443 CONTOSO\\alice 203.0.113.7 Mozilla/5.0+(X11) - 200 0 0 15"
 )
 
 // logFirstLines are a good first record of each log, with the header
 // lines it needs, for the tests of every text reader.
 var logFirstLines = map[Format]string{
-	FormatALB: logALB + "\n",
+	FormatALB:        logALB + "\n",
+	FormatCloudFront: cfHeader + logCloudFront + "\n",
+	FormatW3C:        iisHeader + logIIS + "\n",
 }
 
 func utc(s string) int64 {
@@ -42,6 +51,7 @@ func utc(s string) int64 {
 
 func TestLogRead(t *testing.T) {
 	alb, albv6 := utc("2018-07-02T22:23:00.186641Z"), utc("2018-07-02T22:23:00.5Z")
+	cf, iis := utc("2019-12-04T21:02:31Z"), utc("2024-02-09T00:00:01Z")
 	tests := []struct {
 		name string
 		f    Format
@@ -60,6 +70,20 @@ func TestLogRead(t *testing.T) {
 		{"alb, last field", FormatALB, logALB, "conn_trace_id", []Request{{alb, []byte("TID_1234abcd5678ef90"), 1}}},
 		{"alb, only up to the request", FormatALB, logALB[:strings.Index(logALB, ` "curl`)] + "\n\n", "path", []Request{{alb, []byte("/a/b"), 1}}},
 		{"alb, escaped quote in a field", FormatALB, strings.Replace(logALB, `"curl/7.46.0"`, `"a \"b\" c"`, 1), "user_agent", []Request{{alb, []byte(`a \"b\" c`), 1}}},
+
+		{"cloudfront, ip", FormatCloudFront, cfHeader + logCloudFront + "\n", "", []Request{{cf, []byte("192.0.2.100"), 1}}},
+		{"cloudfront, path", FormatCloudFront, cfHeader + logCloudFront, "path", []Request{{cf, []byte("/index.html"), 1}}},
+		{"cloudfront, header field, any case", FormatCloudFront, cfHeader + logCloudFront, "cs(user-agent)", []Request{{cf, []byte("Mozilla/5.0%20(Windows%20NT)"), 1}}},
+		{"cloudfront, ip+path", FormatCloudFront, cfHeader + logCloudFront, "ip+path", []Request{{cf, []byte("192.0.2.100 /index.html"), 1}}},
+
+		{"iis, ip", FormatW3C, iisHeader + logIIS + "\n", "", []Request{{iis, []byte("203.0.113.7"), 1}}},
+		{"iis, user", FormatW3C, iisHeader + logIIS, "user", []Request{{iis, []byte(`CONTOSO\alice`), 1}}},
+		{"iis, path without the query", FormatW3C, iisHeader + logIIS, "path", []Request{{iis, []byte("/index.html"), 1}}},
+		{"iis, user agent as logged", FormatW3C, iisHeader + logIIS, "cs(User-Agent)", []Request{{iis, []byte("Mozilla/5.0+(X11)"), 1}}},
+		{"iis, fields change midway", FormatW3C, "\xEF\xBB\xBF" + iisHeader + logIIS + "\n#Remark: restarted\n#Fields: c-ip time date\n198.51.100.1 23:59:59.5 2024-02-10\n", "",
+			[]Request{{iis, []byte("203.0.113.7"), 1}, {utc("2024-02-10T23:59:59.5Z"), []byte("198.51.100.1"), 1}}},
+		{"w3c, tabs too", FormatW3C, "#Fields: date time c-ip\n2024-02-09\t00:00:01\t::1\n", "", []Request{{iis, []byte("::1"), 1}}},
+		{"w3c, only directives", FormatW3C, iisHeader, "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,6 +123,23 @@ func TestLogErrors(t *testing.T) {
 		{"alb, key too long", FormatALB, alb("curl/7.46.0", strings.Repeat("c", 5000)), "user_agent", `t.log:1: key of 5000 bytes exceeds the limit of 4096 (-max-key)`},
 		{"alb, NUL", FormatALB, logALB + "\n\x00\n", "", `t.log:2: NUL byte`},
 		{"alb, blank line in the middle", FormatALB, logALB + "\n\n" + logALB, "", `t.log:2: empty line`},
+
+		{"w3c, record before #Fields", FormatW3C, "#Version: 1.0\n" + logIIS, "", `t.log:2: record before any #Fields line`},
+		{"w3c, no date", FormatW3C, "#Fields: time c-ip\n", "", `t.log:1: #Fields has no date and time fields (fields: "time", "c-ip")`},
+		{"w3c, no key field", FormatW3C, iisHeader, "cs(Cookie)", `t.log:4: #Fields has no cs(Cookie) field, for the key cs(Cookie) (fields: "date", "time", "s-ip", "cs-method", "cs-uri-stem", "cs-uri-query", "s-port", "cs-username", "c-ip", "cs(User-Agent)", "cs(Referer)", "sc-status", "sc-substatus", "sc-win32-status", "time-taken")`},
+		{"w3c, no c-ip midway", FormatW3C, iisHeader + logIIS + "\n#Fields: date time s-ip\n", "", `t.log:6: #Fields has no c-ip field, for the key ip (fields: "date", "time", "s-ip")`},
+		{"w3c, too few fields", FormatW3C, iisHeader + "2024-02-09 00:00:01 10.0.0.5\n", "", `t.log:5: 3 fields, #Fields names 15`},
+		{"w3c, too many fields", FormatW3C, iisHeader + logIIS + " x\n", "", `t.log:5: more than 15 fields, #Fields names 15`},
+		{"w3c, bad date", FormatW3C, "#Fields: date time c-ip\n2024-02-30 00:00:01 ::1\n", "", `t.log:2: date "2024-02-30" is not a date YYYY-MM-DD`},
+		{"w3c, bad time", FormatW3C, "#Fields: date time c-ip\n2024-02-09 24:00:01 ::1\n", "", `t.log:2: time "24:00:01" is not a time HH:MM:SS`},
+		{"w3c, time with a zone", FormatW3C, "#Fields: date time c-ip\n2024-02-09 00:00:01Z ::1\n", "", `t.log:2: time "00:00:01Z" is not a time HH:MM:SS`},
+		{"w3c, too fine", FormatW3C, "#Fields: date time c-ip\n2024-02-09 00:00:01.0000000001 ::1\n", "", `t.log:2: time "00:00:01.0000000001" has more than 9 fraction digits (finer than a nanosecond)`},
+		{"w3c, before 1970", FormatW3C, "#Fields: date time c-ip\n1969-12-31 23:59:59 ::1\n", "", `t.log:2: date and time "1969-12-31 23:59:59" is before 1970 (a negative ts)`},
+		{"w3c, after 2262", FormatW3C, "#Fields: date time c-ip\n2262-04-12 00:00:00 ::1\n", "", `t.log:2: date and time "2262-04-12 00:00:00" overflows int64 nanoseconds`},
+		{"w3c, dash user", FormatW3C, iisHeader + strings.Replace(logIIS, `CONTOSO\alice`, "-", 1), "user", `t.log:5: user is "-" (no authenticated user to key on)`},
+		{"w3c, dash field", FormatW3C, iisHeader + logIIS, "cs(Referer)", `t.log:5: cs(Referer) is "-" (nothing to key on)`},
+		{"w3c, dash path", FormatW3C, "#Fields: date time cs-uri-stem\n2024-02-09 00:00:01 -\n", "path", `t.log:2: cs-uri-stem is "-" (no path to key on)`},
+		{"cloudfront, spaces for tabs", FormatCloudFront, cfHeader + strings.ReplaceAll(logCloudFront, "\t", " "), "", `t.log:3: 1 fields, #Fields names 12 (a CloudFront log's fields are separated by tabs)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -128,6 +169,8 @@ func TestLogSkipBad(t *testing.T) {
 		err     string
 	}{
 		{FormatALB, logALB + "\nhttp 2018\n" + logALBv6 + "\n", 2, 1, ""},
+		{FormatW3C, "2024-02-09 00:00:01 ::1\n" + iisHeader + logIIS + "\n" + logIIS + " x\n" + logIIS + "\n#Fields: date c-ip\n" + logIIS + "\n", 2, 2,
+			`t:9: #Fields has no date and time fields (fields: "date", "c-ip")`},
 	} {
 		got, n, msgs, err := readSkipping(t, tt.f, []byte(tt.in), Options{})
 		if len(got) != tt.read || n != tt.skipped || errString(err) != tt.err || int64(len(msgs)) != n {
@@ -143,11 +186,17 @@ func TestLogKeyChoices(t *testing.T) {
 	}{
 		{FormatALB, "user", "traces: an ALB access log has no user field to key on (want ip, path, ip+path, or a field by its name (type, time, elb, client:port, target:port, request_processing_time, target_processing_time, response_processing_time, elb_status_code, target_status_code, received_bytes, sent_bytes, request, user_agent, ssl_cipher, ssl_protocol, target_group_arn, trace_id, domain_name, chosen_cert_arn, matched_rule_priority, request_creation_time, actions_executed, redirect_url, error_reason, target:port_list, target_status_code_list, classification, classification_reason, conn_trace_id))"},
 		{FormatALB, "cs(User-Agent)", `traces: unknown key "cs(User-Agent)" for an ALB access log (want ip, path, ip+path, or a field by its name (type, time, elb, client:port, target:port, request_processing_time, target_processing_time, response_processing_time, elb_status_code, target_status_code, received_bytes, sent_bytes, request, user_agent, ssl_cipher, ssl_protocol, target_group_arn, trace_id, domain_name, chosen_cert_arn, matched_rule_priority, request_creation_time, actions_executed, redirect_url, error_reason, target:port_list, target_status_code_list, classification, classification_reason, conn_trace_id))`},
+		{FormatCloudFront, "user", "traces: a CloudFront log has no user field to key on (want ip, path, ip+path, or a field of #Fields by its name (cs(User-Agent), x-forwarded-for, ...))"},
+		{FormatW3C, "user", ""},
+		{FormatW3C, "cs(Cookie)", ""},
 	} {
 		_, err := newLogTestReader(tt.f, strings.NewReader(""), "t", Options{Key: tt.key})
 		if errString(err) != tt.err {
 			t.Errorf("%v -key %s: %v\nwant %s", tt.f, tt.key, err, tt.err)
 		}
+	}
+	if _, err := NewW3CReader(strings.NewReader(""), "t", FormatALB, Options{}); err == nil {
+		t.Error("NewW3CReader took FormatALB")
 	}
 }
 
@@ -168,6 +217,15 @@ func TestLogSamples(t *testing.T) {
 			firstKey: "203.0.113.7", lastKey: "192.0.2.201", gzTry: true},
 		{file: "alb.log", f: FormatALB, key: "path", n: 300, keys: 14, first: "2024-02-09T10:00:02.425404Z", last: "2024-02-09T10:05:24.371922Z",
 			firstKey: "/cart", lastKey: "/"},
+		{file: "cloudfront.log", f: FormatCloudFront, n: 300, keys: 18, first: "2024-02-09T10:00:02Z", last: "2024-02-09T10:03:34Z",
+			firstKey: "203.0.113.7", lastKey: "203.0.113.7", gzTry: true},
+		{file: "cloudfront.log", f: FormatCloudFront, key: "cs(User-Agent)", n: 300, keys: 5, first: "2024-02-09T10:00:02Z", last: "2024-02-09T10:03:34Z",
+			firstKey: "Mozilla/5.0%20(Windows%20NT%2010.0;%20Win64;%20x64)%20AppleWebKit/537.36%20(KHTML,%20like%20Gecko)%20Chrome/121.0.0.0%20Safari/537.36",
+			lastKey:  "Mozilla/5.0%20(Windows%20NT%2010.0;%20Win64;%20x64)%20AppleWebKit/537.36%20(KHTML,%20like%20Gecko)%20Chrome/121.0.0.0%20Safari/537.36"},
+		{file: "iis.log", f: FormatW3C, n: 300, keys: 19, first: "2024-02-09T10:00:02Z", last: "2024-02-09T10:04:33Z",
+			firstKey: "203.0.113.7", lastKey: "203.0.113.7"},
+		{file: "iis.log", f: FormatW3C, key: "ip+path", n: 300, keys: 106, first: "2024-02-09T10:00:02Z", last: "2024-02-09T10:04:33Z",
+			firstKey: "203.0.113.7 /checkout", lastKey: "203.0.113.7 /api/v1/items"},
 	} {
 		path := filepath.Join("samples", tt.file)
 		paths := []string{path}
@@ -222,10 +280,13 @@ func TestLogDetection(t *testing.T) {
 		in string
 		f  Format
 	}{
-		"alb":      {logALB + "\n", FormatALB},
-		"alb_ipv6": {logALBv6 + "\n", FormatALB},
-		"alb_bom":  {"\xEF\xBB\xBF" + logALB + "\n", FormatALB},
-		"access":   {logCombined + "\n", FormatAccessLog},
+		"alb":             {logALB + "\n", FormatALB},
+		"alb_ipv6":        {logALBv6 + "\n", FormatALB},
+		"cloudfront":      {cfHeader + logCloudFront + "\n", FormatCloudFront},
+		"iis":             {iisHeader + logIIS + "\n", FormatW3C},
+		"w3c_fields_only": {"#Fields: date time c-ip\n2024-02-09 00:00:01 ::1\n", FormatW3C},
+		"alb_bom":         {"\xEF\xBB\xBF" + logALB + "\n", FormatALB},
+		"access":          {logCombined + "\n", FormatAccessLog},
 	}
 	for name, c := range cases {
 		for _, file := range []string{name, name + ".log", name + ".log.gz"} {
@@ -266,12 +327,13 @@ func TestLogDetection(t *testing.T) {
 }
 
 func TestParseLogFormats(t *testing.T) {
-	for in, want := range map[string]Format{"alb": FormatALB, "ALB": FormatALB} {
+	for in, want := range map[string]Format{"alb": FormatALB, "ALB": FormatALB, "cloudfront": FormatCloudFront, "w3c": FormatW3C,
+		"iis": FormatW3C} {
 		if got, err := ParseFormat(in); err != nil || got != want {
 			t.Errorf("ParseFormat(%q) = %v, %v", in, got, err)
 		}
 	}
-	for _, f := range []Format{FormatALB} {
+	for _, f := range []Format{FormatALB, FormatCloudFront, FormatW3C} {
 		if got, _ := ParseFormat(f.String()); got != f {
 			t.Errorf("ParseFormat(%v.String()) = %v", f, got)
 		}
@@ -290,7 +352,7 @@ func TestParseLogFormats(t *testing.T) {
 			t.Errorf("Create(%v) made the file", f)
 		}
 	}
-	if _, err := ParseFormat("nginx"); errString(err) != `unknown trace format "nginx" (want csv, parquet, jsonl, accesslog, alb or auto)` {
+	if _, err := ParseFormat("nginx"); errString(err) != `unknown trace format "nginx" (want csv, parquet, jsonl, accesslog, alb, cloudfront, w3c or auto)` {
 		t.Errorf("ParseFormat(nginx) = %v", err)
 	}
 }
@@ -304,6 +366,8 @@ func TestLogAllocs(t *testing.T) {
 		keys   []string
 	}{
 		{FormatALB, "", logALB, []string{"ip", "path", "ip+path", "user_agent"}},
+		{FormatCloudFront, cfHeader, logCloudFront, []string{"ip", "ip+path", "cs(User-Agent)"}},
+		{FormatW3C, iisHeader, logIIS, []string{"ip", "user", "path"}},
 	} {
 		data := tt.header + strings.Repeat(tt.line+"\n", 60_000)
 		for _, key := range tt.keys {
@@ -326,7 +390,8 @@ func TestLogAllocs(t *testing.T) {
 }
 
 // Telling the log from its first line, Open does not wait for more: a
-// stream that stalls after it opens, as a .log or from standard input.
+// stream that stalls after it opens, as a .log or from standard input; W3C
+// logs are read up to their #Fields line.
 func TestLogSniffDoesNotWait(t *testing.T) {
 	for _, stdin := range []bool{false, true} {
 		for f, first := range logFirstLines {

@@ -24,7 +24,7 @@ func fuzzLog(t *testing.T, f Format, keys []string, data []byte, mode uint8) {
 		}
 	}
 	checkSkipping(t, f, data, opt, got, err)
-	if opt.SkipBad {
+	if opt.SkipBad && f != FormatW3C && f != FormatCloudFront { // a bad #Fields line stops a W3C reader
 		if err != nil {
 			t.Fatalf("stopped with SkipBad: %v", err)
 		}
@@ -51,4 +51,26 @@ func FuzzALBReader(f *testing.F) {
 	}
 	keys := []string{"", "path", "ip+path", "user_agent", "client:port", "conn_trace_id"}
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) { fuzzLog(t, FormatALB, keys, data, mode) })
+}
+
+// FuzzW3CReader reads IIS logs, and CloudFront's with bit 7 of mode.
+func FuzzW3CReader(f *testing.F) {
+	for _, s := range []string{
+		iisHeader + logIIS + "\n#Fields: c-ip time date\n::1 00:00:00.5 2024-02-10\n",
+		cfHeader + logCloudFront + "\n",
+		"#Fields: date time c-ip\n2024-02-30 00:00:01 ::1\n\n2024-02-09\t24:00:00 x\n#Fields: time\n",
+		"\xEF\xBB\xBF2024-02-09 00:00:01 ::1\n#Version: 1.0\r\n",
+	} {
+		f.Add([]byte(s), uint8(0))
+		f.Add([]byte(s), uint8(128))
+	}
+	keys := []string{"", "user", "path", "ip+path", "cs(User-Agent)", "time"}
+	cfKeys := []string{"", "x-forwarded-for", "path", "ip+path", "cs(User-Agent)", "time"} // no user
+	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
+		if mode&128 != 0 {
+			fuzzLog(t, FormatCloudFront, cfKeys, data, mode&127)
+			return
+		}
+		fuzzLog(t, FormatW3C, keys, data, mode)
+	})
 }

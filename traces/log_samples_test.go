@@ -7,11 +7,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
 
-// The log samples of traces/samples (alb.log) are synthetic, written by logSamples below in each format as
+// The log samples of traces/samples (alb.log, cloudfront.log, iis.log) are synthetic, written by logSamples below in each format as
 // its software writes it. go test ./traces -run TestLogSamplesAreCurrent
 // -update-samples rewrites them.
 
@@ -103,9 +104,70 @@ func albSample() []byte {
 	return b.Bytes()
 }
 
+const cloudFrontFields = "date time x-edge-location sc-bytes c-ip cs-method cs(Host) cs-uri-stem sc-status cs(Referer) cs(User-Agent) cs-uri-query cs(Cookie) x-edge-result-type x-edge-request-id x-host-header cs-protocol cs-bytes time-taken x-forwarded-for ssl-protocol ssl-cipher x-edge-response-result-type cs-protocol-version fle-status fle-encrypted-fields c-port time-to-first-byte x-edge-detailed-result-type sc-content-type sc-content-len sc-range-start sc-range-end"
+
+func cloudFrontSample() []byte {
+	rng := rand.New(rand.NewPCG(2, 2))
+	var b bytes.Buffer
+	b.WriteString("#Version: 1.0\n#Fields: " + cloudFrontFields + "\n")
+	const id = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	for _, h := range sampleTraffic(2, 300, 2*time.Second) {
+		status := sampleStatus(rng)
+		result := "Hit"
+		if rng.IntN(3) == 0 {
+			result = "Miss"
+		}
+		if status >= 500 {
+			result = "Error"
+		}
+		reqID := make([]byte, 56)
+		for i := range reqID {
+			reqID[i] = id[rng.IntN(len(id))]
+		}
+		query := "-"
+		if h.page == 12 {
+			query = fmt.Sprintf("q=item%d", rng.IntN(100))
+		}
+		agent := strings.ReplaceAll(sampleAgents[h.client%len(sampleAgents)], " ", "%20")
+		tt := 0.001 + rng.Float64()/5
+		f := []string{h.t.Format("2006-01-02"), h.t.Format("15:04:05"), []string{"IAD89-C1", "IAD89-C2", "FRA56-P4"}[h.client%3],
+			fmt.Sprint(300 + rng.IntN(20000)), sampleIPs[h.client], "GET", "d111111abcdef8.cloudfront.net", samplePages[h.page],
+			fmt.Sprint(status), "-", agent, query, "-", result, string(reqID), "www.example.com", "https", fmt.Sprint(100 + rng.IntN(400)),
+			fmt.Sprintf("%.3f", tt), "-", "TLSv1.3", "TLS_AES_128_GCM_SHA256", result, "HTTP/2.0", "-", "-",
+			fmt.Sprint(1024 + rng.IntN(64000)), fmt.Sprintf("%.3f", tt*0.9), result, "text/html", fmt.Sprint(2000 + rng.IntN(9000)), "-", "-"}
+		b.WriteString(strings.Join(f, "\t") + "\n")
+	}
+	return b.Bytes()
+}
+
+func iisSample() []byte {
+	rng := rand.New(rand.NewPCG(3, 3))
+	var b bytes.Buffer
+	header := func(t time.Time) {
+		fmt.Fprintf(&b, "#Software: Microsoft Internet Information Services 10.0\n#Version: 1.0\n#Date: %s\n"+
+			"#Fields: date time s-ip cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip cs(User-Agent) cs(Referer) sc-status sc-substatus sc-win32-status time-taken\n",
+			t.Format("2006-01-02 15:04:05"))
+	}
+	users := []string{"-", "-", "-", "CONTOSO\\alice", "CONTOSO\\bob", "-", "CONTOSO\\carol"}
+	for i, h := range sampleTraffic(3, 300, 3*time.Second) {
+		if i == 0 || i == 180 { // IIS starts the file, and again after a restart
+			header(h.t.Truncate(time.Second))
+		}
+		query := "-"
+		if h.page == 12 {
+			query = fmt.Sprintf("q=item%d", rng.IntN(100))
+		}
+		status := sampleStatus(rng)
+		fmt.Fprintf(&b, "%s 10.0.0.5 GET %s %s 443 %s %s %s %s %d 0 0 %d\n", h.t.Format("2006-01-02 15:04:05"), samplePages[h.page], query,
+			users[h.client%len(users)], sampleIPs[h.client], strings.ReplaceAll(sampleAgents[h.client%len(sampleAgents)], " ", "+"),
+			"https://www.example.com/", status, 1+rng.IntN(400))
+	}
+	return b.Bytes()
+}
+
 // logSamples are the log samples of samples/, by file name.
 func logSamples() map[string][]byte {
-	return map[string][]byte{"alb.log": albSample()}
+	return map[string][]byte{"alb.log": albSample(), "cloudfront.log": cloudFrontSample(), "iis.log": iisSample()}
 }
 
 func TestLogSamplesAreCurrent(t *testing.T) {

@@ -23,7 +23,7 @@ import (
 // content: "PAR1" is Parquet (which must be an uncompressed file, not
 // standard input), a first line starting with "{" is JSON lines, a line
 // shaped like a log line among the first ten is that log (see
-// logLineFormat), and a
+// logLineFormat; W3C extended logs by their first line, a directive), and a
 // first line naming a "ts" column (and, normally, the key column) is a CSV
 // header. A .log file is a log of the kind its first lines tell, the NCSA
 // access log when they tell none. The reader's Close closes the file.
@@ -223,7 +223,7 @@ func sniffFormat(br *bufio.Reader, src source, opt Options) (Format, error) {
 	if t := bytes.TrimLeft(first, " \t"); len(t) > 0 && t[0] == '{' {
 		return FormatJSONL, nil
 	}
-	if logLineFormat(first) != FormatAuto {
+	if isW3CDirective(first) || logLineFormat(first) != FormatAuto {
 		f, err := sniffLog(br)
 		if err != nil {
 			return FormatAuto, fmt.Errorf("%s: %w", src.name, err)
