@@ -110,6 +110,9 @@ func badCorpus(t testing.TB) map[string][]byte {
 		"iis_short.log":                   []byte(iisHeader + logIIS + "\n2024-02-09 00:00:02 10.0.0.5 GET\n" + logIIS + "\n"),
 		"iis_fields_without_c_ip.log":     []byte(iisHeader + logIIS + "\n2024-02-09 00:00:02 junk\n#Fields: date time s-ip\n2024-02-09 00:00:03 10.0.0.5\n"),
 		"iis_dash_user.log":               []byte(iisHeader + strings.Replace(logIIS, `CONTOSO\alice`, "-", 1) + "\n" + logIIS + "\n"),
+		"haproxy_bad_date.log":            lines(logHAProxySys, strings.Replace(logHAProxySys, "09/Feb/2024", "09/Fev/2024", 1), logHAProxySys),
+		"haproxy_events.log":              lines(logHAProxySys, "Feb  9 10:22:34 lb1 haproxy[1234]: Server static/srv1 is DOWN.", logHAProxySys),
+		"haproxy_no_request.log":          lines(logHAProxySys, logHAProxySys[:strings.Index(logHAProxySys, ` "GET`)], logHAProxySys),
 		// Compressed streams
 		"truncated.csv.gz":        cut(compress(t, compressGzip, many(FormatCSV, 3000)), 0.5),
 		"truncated_header.csv.gz": compress(t, compressGzip, many(FormatCSV, 10))[:5],

@@ -36,10 +36,12 @@ const (
 	FormatCloudFront
 	// FormatW3C is a W3C extended log as IIS writes it (see W3CReader).
 	FormatW3C
+	// FormatHAProxy is HAProxy's HTTP log (see HAProxyReader).
+	FormatHAProxy
 )
 
 // String returns the format's flag name: "auto", "csv", "parquet", "jsonl",
-// "accesslog", "alb", "cloudfront", "w3c".
+// "accesslog", "alb", "cloudfront", "w3c", "haproxy".
 func (f Format) String() string {
 	switch f {
 	case FormatAuto:
@@ -58,6 +60,8 @@ func (f Format) String() string {
 		return "cloudfront"
 	case FormatW3C:
 		return "w3c"
+	case FormatHAProxy:
+		return "haproxy"
 	}
 	return fmt.Sprintf("Format(%d)", int(f))
 }
@@ -65,7 +69,7 @@ func (f Format) String() string {
 // ParseFormat parses the value of a -format flag: "csv", "parquet" (or
 // "pq"), "jsonl" (or its aliases "ndjson" and "json"), "accesslog" (or
 // "clf", "combined", "common"), "alb", "cloudfront", "w3c" (or "iis"),
-// and "auto" or "" for FormatAuto. Case is ignored. An unknown
+// "haproxy", and "auto" or "" for FormatAuto. Case is ignored. An unknown
 // name is an error that lists the names.
 func ParseFormat(s string) (Format, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
@@ -85,6 +89,8 @@ func ParseFormat(s string) (Format, error) {
 		return FormatCloudFront, nil
 	case "w3c", "iis":
 		return FormatW3C, nil
+	case "haproxy":
+		return FormatHAProxy, nil
 	}
 	return FormatAuto, fmt.Errorf("unknown trace format %q (want %s)", s, FormatNames)
 }

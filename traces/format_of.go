@@ -16,6 +16,8 @@ func FormatOf(r Reader) Format {
 		return FormatALB
 	case *W3CReader:
 		return r.format
+	case *HAProxyReader:
+		return FormatHAProxy
 	case *reorderReader:
 		return FormatOf(r.in)
 	}

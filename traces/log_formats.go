@@ -9,10 +9,10 @@ import (
 )
 
 // FormatNames lists the values of a -format flag, for messages.
-const FormatNames = "csv, parquet, jsonl, accesslog, alb, cloudfront, w3c or auto"
+const FormatNames = "csv, parquet, jsonl, accesslog, alb, cloudfront, w3c, haproxy or auto"
 
 // logKinds names the logs read, for messages.
-const logKinds = "NCSA access, ALB, CloudFront or W3C"
+const logKinds = "NCSA access, ALB, CloudFront, W3C or HAProxy"
 
 // formatLog is what the extension .log says: a log of one of the kinds
 // read, which the content tells (sniffLog); the access log when it says
@@ -22,7 +22,7 @@ const formatLog Format = -1
 // isLog reports whether f is one of the (read only) log formats.
 func (f Format) isLog() bool {
 	switch f {
-	case FormatAccessLog, FormatALB, FormatCloudFront, FormatW3C:
+	case FormatAccessLog, FormatALB, FormatCloudFront, FormatW3C, FormatHAProxy:
 		return true
 	}
 	return false
@@ -37,6 +37,8 @@ func logTitle(f Format) string {
 		return "a CloudFront log"
 	case FormatW3C:
 		return "a W3C extended log"
+	case FormatHAProxy:
+		return "an HAProxy log"
 	}
 	return "an access log"
 }
@@ -55,12 +57,14 @@ func newLogReader(r io.Reader, name string, f Format, opt Options, closer io.Clo
 		return newALBReader(r, name, opt, closer)
 	case FormatCloudFront, FormatW3C:
 		return newW3CReader(r, name, f, opt, closer)
+	case FormatHAProxy:
+		return newHAProxyReader(r, name, opt, closer)
 	}
 	return nil, fmt.Errorf("%s: unknown trace format %v", name, f)
 }
 
 // logLineFormat returns the log format a line is shaped like (FormatAuto
-// for none): an access log or ALB line. W3C logs are told by their
+// for none): an access log, ALB or HAProxy line. W3C logs are told by their
 // directives (w3cDialect).
 func logLineFormat(line []byte) Format {
 	var al accessLine
@@ -70,6 +74,10 @@ func logLineFormat(line []byte) Format {
 	var fl albLine
 	if splitALBLine(line, &fl, albMinFields) == "" {
 		return FormatALB
+	}
+	var hl haproxyLine
+	if splitHAProxyLine(line, &hl) == "" {
+		return FormatHAProxy
 	}
 	return FormatAuto
 }

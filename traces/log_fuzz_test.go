@@ -74,3 +74,15 @@ func FuzzW3CReader(f *testing.F) {
 		fuzzLog(t, FormatW3C, keys, data, mode)
 	})
 }
+
+func FuzzHAProxyReader(f *testing.F) {
+	for _, s := range []string{
+		logHAProxy + "\n" + logHAProxySys + "\n" + logHAProxy5424 + "\n",
+		"a [b] 1.2.3.4:5 [09/Feb/2024:10:22:33.1234567891] f b/s 1/2/3/4/+5 -1 +0 {|x} {y} \"GET\n",
+		"1:2 [31/Dec/1969:23:59:59] f b/s 1/2/3/4/5 200 0 {a|b|c \"x\"\n\x00\n",
+	} {
+		f.Add([]byte(s), uint8(0))
+	}
+	keys := []string{"", "path", "ip+path", "capture.req.hdr(0)", "capture.req.hdr(2)", "backend_name", "server_name"}
+	f.Fuzz(func(t *testing.T, data []byte, mode uint8) { fuzzLog(t, FormatHAProxy, keys, data, mode) })
+}

@@ -12,7 +12,8 @@ import (
 	"time"
 )
 
-// The log samples of traces/samples (alb.log, cloudfront.log, iis.log) are synthetic, written by logSamples below in each format as
+// The log samples of traces/samples (alb.log, cloudfront.log, iis.log,
+// haproxy.log) are synthetic, written by logSamples below in each format as
 // its software writes it. go test ./traces -run TestLogSamplesAreCurrent
 // -update-samples rewrites them.
 
@@ -165,9 +166,54 @@ func iisSample() []byte {
 	return b.Bytes()
 }
 
+func haproxySample() []byte {
+	rng := rand.New(rand.NewPCG(4, 4))
+	type line struct {
+		at   time.Time // when HAProxy logs it: once the response is sent
+		text string
+	}
+	var lines []line
+	last := map[int]time.Time{} // a client's requests follow each other
+	for _, h := range sampleTraffic(4, 300, 3*time.Second) {
+		tq, tw, tc, tr := rng.IntN(20), 0, rng.IntN(3), 5+rng.IntN(300)
+		ta := tq + tw + tc + tr + rng.IntN(5)
+		accept := h.t.Truncate(time.Millisecond)
+		if l, ok := last[h.client]; ok && accept.Before(l) {
+			accept = l
+		}
+		done := accept.Add(time.Duration(ta) * time.Millisecond)
+		last[h.client] = done
+		status := sampleStatus(rng)
+		server := fmt.Sprintf("web%d", 1+rng.IntN(3))
+		if status == 502 {
+			tr, server = -1, "<NOSRV>"
+		}
+		query := ""
+		if h.page == 12 {
+			query = fmt.Sprintf("?q=item%d", rng.IntN(100))
+		}
+		text := fmt.Sprintf("%s lb1 haproxy[2841]: %s:%d [%s] https-in~ shop/%s %d/%d/%d/%d/%d %d %d - - ---- %d/%d/%d/%d/0 0/0 {www.example.com|%s} {} \"GET %s%s HTTP/1.1\"",
+			done.Format(time.Stamp), sampleIPs[h.client], 1024+rng.IntN(64000), accept.Format("02/Jan/2006:15:04:05.000"), server,
+			tq, tw, tc, tr, ta, status, 300+rng.IntN(20000), 1+rng.IntN(20), 1+rng.IntN(20), rng.IntN(10), rng.IntN(5),
+			sampleAgents[h.client%len(sampleAgents)], samplePages[h.page], query)
+		lines = append(lines, line{done, text})
+	}
+	// In the order HAProxy writes them: of the responses.
+	for i := 1; i < len(lines); i++ {
+		for j := i; j > 0 && lines[j].at.Before(lines[j-1].at); j-- {
+			lines[j], lines[j-1] = lines[j-1], lines[j]
+		}
+	}
+	var b bytes.Buffer
+	for _, l := range lines {
+		b.WriteString(l.text + "\n")
+	}
+	return b.Bytes()
+}
+
 // logSamples are the log samples of samples/, by file name.
 func logSamples() map[string][]byte {
-	return map[string][]byte{"alb.log": albSample(), "cloudfront.log": cloudFrontSample(), "iis.log": iisSample()}
+	return map[string][]byte{"alb.log": albSample(), "cloudfront.log": cloudFrontSample(), "iis.log": iisSample(), "haproxy.log": haproxySample()}
 }
 
 func TestLogSamplesAreCurrent(t *testing.T) {
