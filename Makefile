@@ -103,7 +103,7 @@ redis-compare: build
 	$(BIN) redis $(if $(TRACE),-trace $(TRACE),-gen '$(REDIS_GEN)') -rule $(RULE) -alg log,counter,counter-nonatomic,fixed,token -clients 1,4,16 $(if $(OUT),-o $(OUT)) $(FLAGS)
 
 FUZZTIME ?= 10s
-FUZZERS  := FuzzCSVReader FuzzJSONLReader FuzzParquetReader FuzzAccessLogReader FuzzCompressedReader
+FUZZERS  := FuzzCSVReader FuzzJSONLReader FuzzParquetReader FuzzAccessLogReader FuzzALBReader FuzzW3CReader FuzzHAProxyReader FuzzCompressedReader
 fuzz:
 	@for f in $(FUZZERS); do \
 		echo "$$f"; $(GO) test ./traces -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s || exit 1; \

@@ -201,27 +201,12 @@ func (a *AccessLogReader) parse(line []byte) string {
 	if msg != "" {
 		return fmt.Sprintf("date %s %s", quoteTrunc(f.date), msg)
 	}
-	var key []byte
-	switch a.key {
-	case accessKeyIP:
-		key = f.host
-	case accessKeyUser:
-		if string(f.user) == "-" {
-			return `user is "-" (no authenticated user to key on)`
-		}
-		key = f.user
-	case accessKeyPath, accessKeyIPPath:
-		path := requestPath(f.request)
-		if len(path) == 0 {
-			return fmt.Sprintf("request %s has no path", quoteTrunc(f.request))
-		}
-		key = path
-		if a.key == accessKeyIPPath {
-			a.keyBuf = append(append(append(a.keyBuf[:0], f.host...), ' '), path...)
-			key = a.keyBuf
-		}
+	l := logLine{ip: f.host, user: f.user, request: f.request}
+	if a.key == accessKeyPath || a.key == accessKeyIPPath {
+		l.path = requestPath(f.request)
 	}
-	if msg := keyProblem(key, a.maxKey); msg != "" {
+	key, msg := logKey{kind: a.key}.of(&l, &a.keyBuf, a.maxKey)
+	if msg != "" {
 		return msg
 	}
 	a.req = Request{T: ts, Key: key, Cost: 1}
@@ -260,28 +245,9 @@ var monthNames = [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Au
 // nanoseconds. msg is "" on success, otherwise one of the dateErr*
 // suffixes.
 func parseCLFDate(s []byte) (ns int64, msg string) {
-	if len(s) < 26 || s[2] != '/' || s[6] != '/' || s[11] != ':' || s[14] != ':' || s[17] != ':' {
-		return 0, dateErrSyntax
-	}
-	month := 0
-	for i, m := range monthNames {
-		if string(s[3:6]) == m {
-			month = i + 1
-			break
-		}
-	}
-	day, year := atoiN(s[0:2]), atoiN(s[7:11])
-	hour, minute, sec := atoiN(s[12:14]), atoiN(s[15:17]), atoiN(s[18:20])
-	if month == 0 || year < 0 || day < 1 || day > daysIn(month, year) ||
-		hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
-		return 0, dateErrSyntax
-	}
-	frac, rest, bad, msg := cutFraction(s[20:])
-	switch {
-	case bad:
-		return 0, dateErrSyntax
-	case msg != "":
-		return 0, dateErrFraction
+	unix, frac, rest, msg := parseCLFClock(s)
+	if msg != "" {
+		return 0, msg
 	}
 	if len(rest) != 6 || rest[0] != ' ' || (rest[1] != '+' && rest[1] != '-') {
 		return 0, dateErrSyntax
@@ -294,7 +260,43 @@ func parseCLFDate(s []byte) (ns int64, msg string) {
 	if rest[1] == '-' {
 		offset = -offset
 	}
-	unix := daysFromCivil(year, month, day)*86400 + int64(hour*3600+minute*60+sec) - offset
+	return unixNS(unix-offset, frac)
+}
+
+// parseCLFClock parses the "10/Oct/2000:13:55:36" of an access log date,
+// with an optional fraction of a second, to Unix seconds (as if in UTC) and
+// the fraction in nanoseconds, returning what follows it. msg is "" on
+// success, otherwise one of the dateErr* suffixes.
+func parseCLFClock(s []byte) (unix, frac int64, rest []byte, msg string) {
+	if len(s) < 20 || s[2] != '/' || s[6] != '/' || s[11] != ':' || s[14] != ':' || s[17] != ':' {
+		return 0, 0, nil, dateErrSyntax
+	}
+	month := 0
+	for i, m := range monthNames {
+		if string(s[3:6]) == m {
+			month = i + 1
+			break
+		}
+	}
+	day, year := atoiN(s[0:2]), atoiN(s[7:11])
+	hour, minute, sec := atoiN(s[12:14]), atoiN(s[15:17]), atoiN(s[18:20])
+	if month == 0 || year < 0 || day < 1 || day > daysIn(month, year) ||
+		hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+		return 0, 0, nil, dateErrSyntax
+	}
+	frac, rest, bad, fmsg := cutFraction(s[20:])
+	switch {
+	case bad:
+		return 0, 0, nil, dateErrSyntax
+	case fmsg != "":
+		return 0, 0, nil, dateErrFraction
+	}
+	return daysFromCivil(year, month, day)*86400 + int64(hour*3600+minute*60+sec), frac, rest, ""
+}
+
+// unixNS returns Unix seconds and a fraction in nanoseconds as Unix
+// nanoseconds, or dateErrNegative or dateErrOverflow.
+func unixNS(unix, frac int64) (int64, string) {
 	if unix < 0 {
 		return 0, dateErrNegative
 	}

@@ -42,6 +42,7 @@ func badCorpus(t testing.TB) map[string][]byte {
 		fmt.Fprintln(&manyLog, logLine(fmt.Sprintf("10.0.%d.%d", i%7, i*7919%251), "-",
 			fmt.Sprintf("10/Oct/2000:13:%02d:%02d -0700", i/60%60, i%60), fmt.Sprintf("GET /p/%d HTTP/1.1", i*104729%100003)))
 	}
+	albWith := func(old, new string) string { return strings.Replace(logALB, old, new, 1) }
 	cut := func(b []byte, frac float64) []byte { return b[:int(float64(len(b))*frac)] }
 	flip := func(b []byte, at int) []byte {
 		b = bytes.Clone(b)
@@ -98,6 +99,20 @@ func badCorpus(t testing.TB) map[string][]byte {
 		"unclosed_request.log": lines(good, `10.0.0.2 - - [10/Oct/2000:13:55:37 -0700] "GET / HTTP/1.1\" 200 1`, good),
 		"no_path.log":          lines(good, logLine("10.0.0.2", "-", "10/Oct/2000:13:55:37 -0700", "-"), good),
 		"bad_status.log":       lines(good, `10.0.0.2 - - [10/Oct/2000:13:55:37 -0700] "GET / HTTP/1.1" OK 1`, good),
+		// Load balancer, CDN and proxy logs
+		"alb_bad_time.log":                lines(logALB, logALB, albWith("2018-07-02T22:23:00.186641Z", "2018-07-02T25:23:00Z"), logALB),
+		"alb_no_port.log":                 lines(logALB, albWith("192.168.131.39:2817", "192.168.131.39"), logALB),
+		"alb_short.log":                   lines(logALB, logALB[:100], logALB),
+		"truncated_alb.log.gz":            cut(compress(t, compressGzip, bytes.Repeat([]byte(logALB+"\n"), 2000)), 0.6),
+		"cloudfront_bad_date.a1b2c3d4.gz": compress(t, compressGzip, []byte(cfHeader+logCloudFront+"\n"+strings.Replace(logCloudFront, "2019-12-04", "2019-13-04", 1)+"\n"+logCloudFront+"\n")),
+		"cloudfront_no_fields.log":        lines("#Version: 1.0", logCloudFront, logCloudFront),
+		"cloudfront_spaces.log":           []byte(cfHeader + strings.ReplaceAll(logCloudFront, "\t", " ") + "\n" + logCloudFront + "\n"),
+		"iis_short.log":                   []byte(iisHeader + logIIS + "\n2024-02-09 00:00:02 10.0.0.5 GET\n" + logIIS + "\n"),
+		"iis_fields_without_c_ip.log":     []byte(iisHeader + logIIS + "\n2024-02-09 00:00:02 junk\n#Fields: date time s-ip\n2024-02-09 00:00:03 10.0.0.5\n"),
+		"iis_dash_user.log":               []byte(iisHeader + strings.Replace(logIIS, `CONTOSO\alice`, "-", 1) + "\n" + logIIS + "\n"),
+		"haproxy_bad_date.log":            lines(logHAProxySys, strings.Replace(logHAProxySys, "09/Feb/2024", "09/Fev/2024", 1), logHAProxySys),
+		"haproxy_events.log":              lines(logHAProxySys, "Feb  9 10:22:34 lb1 haproxy[1234]: Server static/srv1 is DOWN.", logHAProxySys),
+		"haproxy_no_request.log":          lines(logHAProxySys, logHAProxySys[:strings.Index(logHAProxySys, ` "GET`)], logHAProxySys),
 		// Compressed streams
 		"truncated.csv.gz":        cut(compress(t, compressGzip, many(FormatCSV, 3000)), 0.5),
 		"truncated_header.csv.gz": compress(t, compressGzip, many(FormatCSV, 10))[:5],

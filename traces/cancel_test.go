@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 )
@@ -33,11 +35,15 @@ func stopsWithin(t *testing.T, cancel chan struct{}, scan func()) {
 
 // A reader waiting on a pipe where nothing comes stops when cancelled.
 func TestCancelStalledPipe(t *testing.T) {
-	for f, first := range map[Format]string{
+	firsts := map[Format]string{
 		FormatCSV:       "ts,key\n1,a\n",
 		FormatJSONL:     `{"ts":1,"key":"a"}` + "\n",
 		FormatAccessLog: logCommon + "\n",
-	} {
+	}
+	for f, first := range logFirstLines {
+		firsts[f] = first
+	}
+	for f, first := range firsts {
 		pr, pw := io.Pipe()
 		go pw.Write([]byte(first)) // then nothing, and no end
 		cancel := make(chan struct{})
@@ -53,10 +59,7 @@ func TestCancelStalledPipe(t *testing.T) {
 				t.Errorf("%v: read a request from nothing", f)
 			}
 		})
-		want := "t:2: reading interrupted" // the line it waits for
-		if f == FormatCSV {
-			want = "t:3: reading interrupted"
-		}
+		want := fmt.Sprintf("t:%d: reading interrupted", strings.Count(first, "\n")+1) // the line it waits for
 		if err := r.Err(); !errors.Is(err, ErrInterrupted) || err.Error() != want {
 			t.Errorf("%v: %v, want %s", f, err, want)
 		}

@@ -49,6 +49,9 @@ func TestEndlessLine(t *testing.T) {
 		FormatJSONL:     `{"ts":1,"key":"a"}` + "\n",
 		FormatAccessLog: logCommon + "\n",
 	}
+	for f, first := range logFirstLines {
+		good[f] = first
+	}
 	for f, prefix := range good {
 		for _, fill := range []string{"x", "\x00", "ab\r"} {
 			in := &endless{prefix: []byte(prefix), chunk: []byte(fill), limit: 64 << 20}
@@ -150,5 +153,5 @@ func newReaderFrom(f Format, r io.Reader, opt Options) (Reader, error) {
 	case FormatAccessLog:
 		return NewAccessLogReader(r, "t", opt)
 	}
-	return nil, fmt.Errorf("bad format %v", f)
+	return newLogTestReader(f, r, "t", opt)
 }

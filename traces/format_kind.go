@@ -28,10 +28,20 @@ const (
 	// FormatAccessLog is a web server access log in the Common or Combined
 	// Log Format (see AccessLogReader). It is read only.
 	FormatAccessLog
+	// FormatALB is an AWS Application Load Balancer access log (see
+	// ALBReader). It is read only, like the other logs below.
+	FormatALB
+	// FormatCloudFront is an Amazon CloudFront standard log, the W3C
+	// extended format with tabs (see W3CReader).
+	FormatCloudFront
+	// FormatW3C is a W3C extended log as IIS writes it (see W3CReader).
+	FormatW3C
+	// FormatHAProxy is HAProxy's HTTP log (see HAProxyReader).
+	FormatHAProxy
 )
 
 // String returns the format's flag name: "auto", "csv", "parquet", "jsonl",
-// "accesslog".
+// "accesslog", "alb", "cloudfront", "w3c", "haproxy".
 func (f Format) String() string {
 	switch f {
 	case FormatAuto:
@@ -44,14 +54,23 @@ func (f Format) String() string {
 		return "jsonl"
 	case FormatAccessLog:
 		return "accesslog"
+	case FormatALB:
+		return "alb"
+	case FormatCloudFront:
+		return "cloudfront"
+	case FormatW3C:
+		return "w3c"
+	case FormatHAProxy:
+		return "haproxy"
 	}
 	return fmt.Sprintf("Format(%d)", int(f))
 }
 
 // ParseFormat parses the value of a -format flag: "csv", "parquet" (or
 // "pq"), "jsonl" (or its aliases "ndjson" and "json"), "accesslog" (or
-// "clf", "combined", "common"), and "auto" or "" for FormatAuto. Case is
-// ignored.
+// "clf", "combined", "common"), "alb", "cloudfront", "w3c" (or "iis"),
+// "haproxy", and "auto" or "" for FormatAuto. Case is ignored. An unknown
+// name is an error that lists the names.
 func ParseFormat(s string) (Format, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", "auto":
@@ -64,8 +83,16 @@ func ParseFormat(s string) (Format, error) {
 		return FormatJSONL, nil
 	case "accesslog", "clf", "combined", "common":
 		return FormatAccessLog, nil
+	case "alb":
+		return FormatALB, nil
+	case "cloudfront":
+		return FormatCloudFront, nil
+	case "w3c", "iis":
+		return FormatW3C, nil
+	case "haproxy":
+		return FormatHAProxy, nil
 	}
-	return FormatAuto, fmt.Errorf("unknown trace format %q (want csv, parquet, jsonl, accesslog or auto)", s)
+	return FormatAuto, fmt.Errorf("unknown trace format %q (want %s)", s, FormatNames)
 }
 
 // compressionExts are the extensions of compressed files, stripped before
@@ -100,9 +127,10 @@ func formatOfExt(ext string) Format {
 
 // FormatFromPath tells a trace's format from its file extension, ignoring
 // case and a compression extension (.gz, .zst, .zstd) after it: .csv;
-// .parquet or .pq; .jsonl, .ndjson or .json; .log (an access log). An
-// unknown or missing extension is an error naming the path (Open then looks
-// at the content instead).
+// .parquet or .pq; .jsonl, .ndjson or .json; .log (an access log, or
+// another log: Open tells which from the content). An unknown or missing
+// extension is an error naming the path (Open then looks at the content
+// instead).
 func FormatFromPath(path string) (Format, error) {
 	ext := filepath.Ext(stripCompressionExt(path))
 	if f := formatOfExt(ext); f != FormatAuto {

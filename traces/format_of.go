@@ -12,6 +12,12 @@ func FormatOf(r Reader) Format {
 		return FormatParquet
 	case *AccessLogReader:
 		return FormatAccessLog
+	case *ALBReader:
+		return FormatALB
+	case *W3CReader:
+		return r.format
+	case *HAProxyReader:
+		return FormatHAProxy
 	case *reorderReader:
 		return FormatOf(r.in)
 	}

@@ -29,7 +29,7 @@ func newReader(f Format, data []byte, name string, opt Options) (Reader, error) 
 	case FormatAccessLog:
 		return NewAccessLogReader(bytes.NewReader(data), name, opt)
 	}
-	return nil, fmt.Errorf("bad format %v", f)
+	return newLogTestReader(f, bytes.NewReader(data), name, opt)
 }
 
 // read reads a whole trace; a constructor error is returned like a scan

@@ -3,7 +3,6 @@ package traces
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,9 +22,11 @@ import (
 // the extension is missing or unknown and for standard input, from the
 // content: "PAR1" is Parquet (which must be an uncompressed file, not
 // standard input), a first line starting with "{" is JSON lines, a line
-// shaped like an access log line among the first ten is an access log, and a
+// shaped like a log line among the first ten is that log (see
+// logLineFormat; W3C extended logs by their first line, a directive), and a
 // first line naming a "ts" column (and, normally, the key column) is a CSV
-// header. The reader's Close closes the file.
+// header. A .log file is a log of the kind its first lines tell, the NCSA
+// access log when they tell none. The reader's Close closes the file.
 func Open(path string, f Format, opt Options) (Reader, error) {
 	if err := opt.check(); err != nil {
 		return nil, err
@@ -68,7 +69,9 @@ type source struct {
 // error the caller closes src.
 func open(src source, f Format, opt Options) (Reader, error) {
 	if f == FormatAuto && !src.stdin {
-		f = formatOfExt(filepath.Ext(stripCompressionExt(src.name)))
+		if f = formatOfExt(filepath.Ext(stripCompressionExt(src.name))); f == FormatAccessLog {
+			f = formatLog // which log, the content tells
+		}
 	}
 	if f == FormatParquet && src.file != nil {
 		return openParquet(src, opt)
@@ -100,19 +103,25 @@ func open(src source, f Format, opt Options) (Reader, error) {
 
 // openText opens a text trace, or sniffs a Parquet one, from br.
 func openText(src source, br *bufio.Reader, kind compression, closer io.Closer, f Format, opt Options) (Reader, error) {
-	if f == FormatAuto {
-		var err error
+	var err error
+	switch f {
+	case FormatAuto:
 		if f, err = sniffFormat(br, src, opt); err != nil {
 			return nil, err
 		}
+	case formatLog:
+		if f, err = sniffLog(br); err != nil {
+			return nil, fmt.Errorf("%s: %w", src.name, err)
+		}
+	}
+	if f.isLog() {
+		return newLogReader(br, src.name, f, opt, closer)
 	}
 	switch f {
 	case FormatCSV:
 		return newCSVReader(br, src.name, opt, closer)
 	case FormatJSONL:
 		return newJSONLReader(br, src.name, opt, closer)
-	case FormatAccessLog:
-		return newAccessLogReader(br, src.name, opt, closer)
 	case FormatParquet:
 		if kind != compressNone || src.file == nil {
 			return nil, parquetNeedsFileError(src, kind)
@@ -214,9 +223,12 @@ func sniffFormat(br *bufio.Reader, src source, opt Options) (Format, error) {
 	if t := bytes.TrimLeft(first, " \t"); len(t) > 0 && t[0] == '{' {
 		return FormatJSONL, nil
 	}
-	var al accessLine
-	if splitAccessLine(first, &al) == "" {
-		return FormatAccessLog, nil
+	if isW3CDirective(first) || logLineFormat(first) != FormatAuto {
+		f, err := sniffLog(br)
+		if err != nil {
+			return FormatAuto, fmt.Errorf("%s: %w", src.name, err)
+		}
+		return f, nil
 	}
 	var scratch []byte
 	names, _, _ := splitCSV(first, nil, &scratch, true)
@@ -228,8 +240,8 @@ func sniffFormat(br *bufio.Reader, src source, opt Options) (Format, error) {
 	if err == nil {
 		head, err = peekUntil(br, func(b []byte) bool { return len(nonBlankLines(b, sniffLines, true)) == sniffLines })
 		for _, line := range nonBlankLines(head, sniffLines, false)[1:] {
-			if splitAccessLine(line, &al) == "" {
-				return FormatAccessLog, nil
+			if f := logLineFormat(line); f != FormatAuto {
+				return f, nil
 			}
 		}
 	}
@@ -240,7 +252,7 @@ func sniffFormat(br *bufio.Reader, src source, opt Options) (Format, error) {
 	if kerr != nil {
 		keyName = "key"
 	}
-	what := fmt.Sprintf("not CSV with ts and %s columns, JSON lines, Parquet or an access log", keyName)
+	what := fmt.Sprintf("not CSV with ts and %s columns, JSON lines, Parquet, or an %s log", keyName, logKinds)
 	var msg string
 	switch ext := filepath.Ext(stripCompressionExt(src.name)); {
 	case src.stdin:
@@ -272,9 +284,10 @@ func Create(path string, f Format) (Writer, error) {
 		if kind != compressNone {
 			return nil, fmt.Errorf("%s: cannot write compressed Parquet: Parquet compresses its pages (zstd) and needs random access; drop the %s extension", path, filepath.Ext(path))
 		}
-	case FormatAccessLog:
-		return nil, fmt.Errorf("%s: %w", path, errAccessLogWrite)
 	default:
+		if f.isLog() {
+			return nil, fmt.Errorf("%s: %w", path, errReadOnly(f))
+		}
 		return nil, fmt.Errorf("%s: unknown trace format %v", path, f)
 	}
 	file, err := os.Create(path)
@@ -300,8 +313,6 @@ func Create(path string, f Format) (Writer, error) {
 	return &JSONLWriter{t: newTextWriter(w, closer)}, nil
 }
 
-var errAccessLogWrite = errors.New("traces: cannot write an access log: the format is read only (write csv, jsonl or parquet)")
-
 // NewWriter returns a writer of format f (not FormatAuto) to w, for
 // output that is not a file of its own (standard output, a buffer). Close
 // finishes the trace but does not close w.
@@ -313,8 +324,9 @@ func NewWriter(w io.Writer, f Format) (Writer, error) {
 		return NewJSONLWriter(w), nil
 	case FormatParquet:
 		return NewParquetWriter(w), nil
-	case FormatAccessLog:
-		return nil, errAccessLogWrite
+	}
+	if f.isLog() {
+		return nil, errReadOnly(f)
 	}
 	return nil, fmt.Errorf("traces: cannot write trace format %v", f)
 }

@@ -241,9 +241,9 @@ func TestOpenSniffErrors(t *testing.T) {
 		{"blank.txt", []byte("\n\n  \n"), FormatAuto, "blank.txt: empty file, cannot tell the trace format (give the format)"},
 		{"empty.gz", compress(t, compressGzip, nil), FormatAuto, "empty.gz: empty file, cannot tell the trace format (give the format)"},
 		{"prose", []byte("hello world\nthis is not a trace\n"), FormatAuto,
-			"prose: cannot tell the trace format: no file extension, and the content is not CSV with ts and key columns, JSON lines, Parquet or an access log; give the format"},
+			"prose: cannot tell the trace format: no file extension, and the content is not CSV with ts and key columns, JSON lines, Parquet, or an NCSA access, ALB, CloudFront, W3C or HAProxy log; give the format"},
 		{"prose.txt", []byte("a,b\n1,2\n"), FormatAuto,
-			`prose.txt: cannot tell the trace format: the extension ".txt" is unknown, and the content is not CSV with ts and key columns, JSON lines, Parquet or an access log; give the format`},
+			`prose.txt: cannot tell the trace format: the extension ".txt" is unknown, and the content is not CSV with ts and key columns, JSON lines, Parquet, or an NCSA access, ALB, CloudFront, W3C or HAProxy log; give the format`},
 		{"t.parquet.gz", compress(t, compressGzip, valid), FormatAuto,
 			"t.parquet.gz: a gzip-compressed stream cannot be read as Parquet: Parquet needs random access; decompress it to a file first"},
 		{"pq.zst", compress(t, compressZstd, valid), FormatAuto,
@@ -263,7 +263,7 @@ func TestOpenSniffErrors(t *testing.T) {
 	}
 	// A stream that is not a file is sniffed without looking at its name.
 	_, err := openStream(strings.NewReader("what?\n"), "stdin", FormatAuto, Options{Key: "user_id"})
-	if want := "stdin: cannot tell the trace format from the content (not CSV with ts and user_id columns, JSON lines, Parquet or an access log); give the format"; err == nil || err.Error() != want {
+	if want := "stdin: cannot tell the trace format from the content (not CSV with ts and user_id columns, JSON lines, Parquet, or an NCSA access, ALB, CloudFront, W3C or HAProxy log); give the format"; err == nil || err.Error() != want {
 		t.Errorf("stream: %v", err)
 	}
 }

@@ -25,6 +25,9 @@ type Options struct {
 	//	"path"      the request path: the second word of the request line,
 	//	            without its query string
 	//	"ip+path"   host, a space, and path
+	//
+	// and the other logs take the same (ALB, CloudFront and HAProxy logs
+	// have no user), or a field they name (see each reader).
 	Key string
 
 	// SkipBad makes readers skip bad records (a line of the text formats, a

@@ -10,8 +10,10 @@
 //
 // Three formats are read and written: CSV (CSVReader, CSVWriter), JSON lines
 // (JSONLReader, JSONLWriter) and Parquet (ParquetReader, ParquetWriter);
-// web server access logs (Common and Combined Log Format) are read too
-// (AccessLogReader). The doc of each reader states its model exactly. Open
+// logs are read too: web server access logs in the Common and Combined Log
+// Format (AccessLogReader), AWS ALB access logs (ALBReader), W3C extended
+// logs as IIS and CloudFront write them (W3CReader) and HAProxy's HTTP log
+// (HAProxyReader). The doc of each reader states its model exactly. Open
 // and Create pick the format from the file extension unless told
 // (ParseFormat reads a -format flag); Open also tells it from the content
 // when the extension says nothing, reads gzip and zstd compressed text

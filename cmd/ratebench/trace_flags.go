@@ -25,15 +25,15 @@ type traceFlags struct {
 }
 
 func (tf *traceFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&tf.path, "trace", "", "trace `file`: CSV, Parquet, JSON lines or an access log, gzip or zstd compressed or not; - reads standard input")
+	fs.StringVar(&tf.path, "trace", "", "trace `file`: CSV, Parquet, JSON lines or a log (NCSA access, ALB, CloudFront, W3C/IIS, HAProxy), gzip or zstd compressed or not; - reads standard input")
 	tf.registerReading(fs)
 }
 
 // registerReading registers the flags on how to read, without -trace.
 func (tf *traceFlags) registerReading(fs *flag.FlagSet) {
-	fs.StringVar(&tf.format, "format", "auto", "trace `format`: csv, parquet, jsonl, accesslog, or auto (from the extension, else the content)")
+	fs.StringVar(&tf.format, "format", "auto", "trace `format`: csv, parquet, jsonl, accesslog, alb, cloudfront, w3c, haproxy, or auto (from the extension, else the content)")
 	fs.StringVar(&tf.tsUnit, "ts-unit", "auto", "`unit` of integer timestamps: ns, us, ms or s, or auto (from the first one's magnitude; decimal seconds are always seconds)")
-	fs.StringVar(&tf.key, "key", "", "the client identity: a column (CSV, Parquet) or field (JSON) name, default key; for access logs ip (default), user, path or ip+path")
+	fs.StringVar(&tf.key, "key", "", "the client identity: a column (CSV, Parquet) or field (JSON) name, default key; for logs ip (default), user, path, ip+path or a field of the log (user_agent, cs(User-Agent), capture.req.hdr(0))")
 	fs.BoolVar(&tf.skipBad, "skip-bad", false, "skip bad records instead of stopping; the summary counts them and lists the first")
 	fs.IntVar(&tf.maxKey, "max-key", traces.DefaultMaxKey, "longest key accepted, in `bytes`")
 	fs.IntVar(&tf.maxLine, "max-line", traces.DefaultMaxLine, "longest line accepted, in `bytes`")
