@@ -9,15 +9,18 @@ import (
 
 // CSVReader reads a CSV trace.
 //
-// The model: the first line is a header naming the columns; "ts" and the
-// key column ("key", or Options.Key) are required, "cost" is optional, in
-// any order, and other columns are ignored. Names are case-sensitive
-// (spaces around them are ignored) and a UTF-8 byte order mark before the
-// header is skipped. Every following line is one request with exactly as
-// many fields as the header. Fields may be quoted as in RFC 4180: a quoted
-// field may hold commas, doubled quotes "" and line breaks, which are kept as
-// they are (a "\r\n" inside quotes stays "\r\n"). Lines end in "\n" or
-// "\r\n".
+// The model: the first line is a header naming the columns; the ts column
+// ("ts", or Options.TS) and the key column ("key", or Options.Key) are
+// required, the cost column ("cost", or Options.Cost) is optional, in any
+// order, and other columns are ignored. Names are case-sensitive (spaces
+// around them are ignored) and a UTF-8 byte order mark before the header is
+// skipped. Every following line is one request with exactly as many fields
+// as the header. Without a header (Options.Columns), the columns are those
+// given, and every line is a request. Fields are separated by commas, or
+// Options.Sep, or the separator found in the header (see Options.Sep). They
+// may be quoted as in RFC 4180: a quoted field may hold separators, doubled
+// quotes "" and line breaks, which are kept as they are (a "\r\n" inside
+// quotes stays "\r\n"). Lines end in "\n" or "\r\n".
 //
 //   - ts is an integer count of Options.TSUnit, decimal seconds read exactly
 //     ("1700000000.123456789", at most nanosecond precision), or an RFC 3339
@@ -31,7 +34,8 @@ import (
 // A NUL byte anywhere is an error, and so is a record longer than
 // Options.MaxLine. A blank line is an error unless only blank lines follow
 // it (a file may end in extra newlines). A file with a header and no rows is
-// an empty trace; a file without a header is an error.
+// an empty trace, and so is an empty file when the columns are given;
+// otherwise a file without a header is an error.
 //
 // Errors are *ParseError naming the line where the bad record starts. With
 // Options.SkipBad a bad record is skipped and counted (see Skipped); a bad
@@ -42,7 +46,7 @@ import (
 type CSVReader struct {
 	csvParser
 	closer  io.Closer
-	keyName string
+	columns [3]string // names of the ts, key and cost columns
 	blank   blankLines
 	bad     badRecords
 	err     error
@@ -64,6 +68,7 @@ type csvParser struct {
 	lr     lineReader
 	unit   int64
 	maxKey int
+	sep    byte // the field separator
 
 	nfields                int // fields per record, from the header
 	tsCol, keyCol, costCol int // costCol is -1 when there is no cost column
@@ -73,6 +78,8 @@ type csvParser struct {
 	recLine                int64  // line where the current record starts
 	skipping               bool   // the rest of a record refused is still to be read
 	req                    Request
+
+	headerless bool // the columns are those of Options.Columns
 }
 
 // NewCSVReader returns a reader of the CSV trace in r, reading its header
@@ -87,17 +94,53 @@ func newCSVReader(r io.Reader, name string, opt Options, closer io.Closer) (*CSV
 		return nil, err
 	}
 	c := &CSVReader{csvParser: csvParser{name: name, lr: newLineReader(r, st.maxLine), unit: st.unit, maxKey: st.maxKey},
-		closer: closer, keyName: st.keyName, bad: badRecords{skip: opt.SkipBad, cancel: opt.Cancel}, tune: opt.csvTuning()}
+		closer: closer, columns: st.names, bad: badRecords{skip: opt.SkipBad, cancel: opt.Cancel}, tune: opt.csvTuning()}
 	c.seqLeft = c.tune.after
 	c.lr.csv = true
-	if err := c.readHeader(); err != nil {
+	if opt.Columns != nil {
+		err = c.useColumns(opt.Columns, opt.Sep)
+	} else {
+		if c.sep = opt.Sep; c.sep == 0 {
+			c.sep = detectSep(c.peekLine(), c.columns[:colCost], 0)
+		}
+		c.lr.sep = c.sep
+		err = c.readHeader()
+	}
+	if err != nil {
 		return nil, err
 	}
+	c.fields = make([][]byte, c.nfields)
 	return c, nil
 }
 
+// peekLine returns the first line of the input, as far as the buffer
+// holds it, without reading it.
+func (c *CSVReader) peekLine() []byte {
+	head, _ := peekUntil(c.lr.br, func(b []byte) bool { return bytes.IndexByte(b, '\n') >= 0 })
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i+1]
+	}
+	return head
+}
+
+// useColumns takes the columns of a file without a header from cols, and
+// the separator from sep or else the first line.
+func (c *CSVReader) useColumns(cols []string, sep byte) error {
+	at, err := columnsGiven(cols, c.columns)
+	if err != nil {
+		return err
+	}
+	c.tsCol, c.keyCol, c.costCol = at[colTS], at[colKey], at[colCost]
+	c.nfields, c.headerless = len(cols), true
+	if c.sep = sep; c.sep == 0 {
+		c.sep = detectSep(c.peekLine(), nil, len(cols))
+	}
+	c.lr.sep = c.sep
+	return nil
+}
+
 func (c *CSVReader) headerHint() string {
-	return "expected a header with ts," + c.keyName + "[,cost]"
+	return "expected a header with " + c.columns[colTS] + "," + c.columns[colKey] + "[," + c.columns[colCost] + "]"
 }
 
 func (c *CSVReader) readHeader() error {
@@ -118,7 +161,7 @@ func (c *CSVReader) readHeader() error {
 	if msg != "" {
 		return c.errAt(c.recLine, msg)
 	}
-	names, _, msg := splitCSV(rec, nil, &c.scratch, true)
+	names, _, msg := splitCSV(rec, nil, &c.scratch, true, c.sep)
 	if msg != "" {
 		return c.errAt(c.recLine, "header: "+msg)
 	}
@@ -129,11 +172,11 @@ func (c *CSVReader) readHeader() error {
 		trimmed[i] = name
 		var col *int
 		switch name {
-		case "ts":
+		case c.columns[colTS]:
 			col = &c.tsCol
-		case c.keyName:
+		case c.columns[colKey]:
 			col = &c.keyCol
-		case "cost":
+		case c.columns[colCost]:
 			col = &c.costCol
 		default:
 			continue
@@ -146,13 +189,16 @@ func (c *CSVReader) readHeader() error {
 	for _, need := range []struct {
 		col  int
 		name string
-	}{{c.tsCol, "ts"}, {c.keyCol, c.keyName}} {
+	}{{c.tsCol, c.columns[colTS]}, {c.keyCol, c.columns[colKey]}} {
 		if need.col < 0 {
-			return c.errAt(c.recLine, fmt.Sprintf("header has no %q column (columns: %s)", need.name, quoteList(trimmed)))
+			hint := ""
+			if len(trimmed) == 1 {
+				hint = "; give the separator with -sep"
+			}
+			return c.errAt(c.recLine, fmt.Sprintf("header has no %q column (columns: %s%s)", need.name, quoteList(trimmed), hint))
 		}
 	}
 	c.nfields = len(names)
-	c.fields = make([][]byte, c.nfields)
 	return nil
 }
 
@@ -215,11 +261,14 @@ func (c *CSVReader) Scan() bool {
 // parse turns a non-empty record into c.req, returning what is wrong with
 // it or "".
 func (c *csvParser) parse(rec []byte) string {
-	n, msg := splitCSVInto(rec, c.fields, &c.scratch)
+	n, msg := splitCSVInto(rec, c.fields, &c.scratch, c.sep)
 	if msg != "" {
 		return msg
 	}
 	if n != c.nfields {
+		if c.headerless {
+			return fmt.Sprintf("%s, -columns names %d", plural(n, "field"), c.nfields)
+		}
 		return fmt.Sprintf("%s, header has %d", plural(n, "field"), c.nfields)
 	}
 	ts, msg := parseTS(c.fields[c.tsCol], c.unit)
@@ -315,7 +364,7 @@ func (c *csvParser) nextRecord() (rec []byte, msg string, err error) {
 		line = bytes.TrimPrefix(line, utf8BOM)
 	}
 	nul := bytes.IndexByte(line, 0) >= 0
-	if bytes.IndexByte(line, '"') < 0 || scanQuotes(stFieldStart, line) != stQuoted {
+	if bytes.IndexByte(line, '"') < 0 || scanQuotes(stFieldStart, line, c.sep) != stQuoted {
 		if nul {
 			return nil, "NUL byte", nil
 		}
@@ -336,7 +385,7 @@ func (c *csvParser) nextRecord() (rec []byte, msg string, err error) {
 			return nil, "", c.readErr(err)
 		}
 		nul = nul || bytes.IndexByte(line, 0) >= 0
-		st = scanQuotes(st, line)
+		st = scanQuotes(st, line, c.sep)
 		c.rec = append(c.rec, line...)
 	}
 	if nul {
@@ -370,7 +419,7 @@ func (c *csvParser) skipRecord() error {
 		case err != nil:
 			return c.readErr(err)
 		}
-		c.lr.qs = scanQuotes(c.lr.qs, line)
+		c.lr.qs = scanQuotes(c.lr.qs, line, c.sep)
 	}
 }
 
@@ -394,10 +443,10 @@ const (
 	stQuoteInQuoted                   // just after a quote inside a quoted field
 )
 
-// scanQuotes advances the quote state over b. Malformed quoting (a quote in
-// an unquoted field, text after a closing quote) is left to splitCSV to
-// report; here it never opens a quoted field.
-func scanQuotes(st quoteState, b []byte) quoteState {
+// scanQuotes advances the quote state over b, fields separated by sep.
+// Malformed quoting (a quote in an unquoted field, text after a closing
+// quote) is left to splitCSV to report; here it never opens a quoted field.
+func scanQuotes(st quoteState, b []byte, sep byte) quoteState {
 	for i := 0; i < len(b); i++ {
 		ch := b[i]
 		switch st {
@@ -412,7 +461,7 @@ func scanQuotes(st quoteState, b []byte) quoteState {
 			switch ch {
 			case '"':
 				st = stQuoted
-			case ',':
+			case sep:
 				st = stFieldStart
 			default:
 				st = stUnquoted
@@ -421,12 +470,12 @@ func scanQuotes(st quoteState, b []byte) quoteState {
 			switch ch {
 			case '"':
 				st = stQuoted
-			case ',':
+			case sep:
 			default:
 				st = stUnquoted
 			}
 		case stUnquoted:
-			if ch == ',' {
+			if ch == sep {
 				st = stFieldStart
 			}
 		}
@@ -434,16 +483,16 @@ func scanQuotes(st quoteState, b []byte) quoteState {
 	return st
 }
 
-// splitCSVInto splits a record into dst, returning the number of fields
-// (which may exceed len(dst): the extra fields are counted, not stored).
-// Quoted fields with doubled quotes are unescaped into *scratch, which is
-// reset first.
-func splitCSVInto(rec []byte, dst [][]byte, scratch *[]byte) (int, string) {
+// splitCSVInto splits a record of fields separated by sep into dst,
+// returning the number of fields (which may exceed len(dst): the extra
+// fields are counted, not stored). Quoted fields with doubled quotes are
+// unescaped into *scratch, which is reset first.
+func splitCSVInto(rec []byte, dst [][]byte, scratch *[]byte, sep byte) (int, string) {
 	if bytes.IndexByte(rec, '"') < 0 { // fast path: no quoting
 		// A byte loop beats bytes.IndexByte on fields this short.
 		n, start := 0, 0
 		for i, ch := range rec {
-			if ch == ',' {
+			if ch == sep {
 				if n < len(dst) {
 					dst[n] = rec[start:i]
 				}
@@ -456,22 +505,22 @@ func splitCSVInto(rec []byte, dst [][]byte, scratch *[]byte) (int, string) {
 		}
 		return n + 1, ""
 	}
-	_, n, msg := splitCSV(rec, dst, scratch, false)
+	_, n, msg := splitCSV(rec, dst, scratch, false, sep)
 	return n, msg
 }
 
-// splitCSV splits a record with RFC 4180 quoting into dst and returns the
-// number of fields. Fields past len(dst) are appended when grow is set and
+// splitCSV splits a record with RFC 4180 quoting, fields separated by sep,
+// into dst and returns the number of fields. Fields past len(dst) are appended when grow is set and
 // only counted otherwise. Quoted fields with doubled quotes are unescaped
 // into *scratch, which is reset first; other fields are slices of rec.
-func splitCSV(rec []byte, dst [][]byte, scratch *[]byte, grow bool) ([][]byte, int, string) {
+func splitCSV(rec []byte, dst [][]byte, scratch *[]byte, grow bool, sep byte) ([][]byte, int, string) {
 	*scratch = (*scratch)[:0]
 	n := 0
 	for {
 		var f []byte
 		last := false
 		if len(rec) == 0 || rec[0] != '"' {
-			i := bytes.IndexByte(rec, ',')
+			i := bytes.IndexByte(rec, sep)
 			f = rec
 			if i >= 0 {
 				f, rec = rec[:i], rec[i+1:]
@@ -509,7 +558,7 @@ func splitCSV(rec []byte, dst [][]byte, scratch *[]byte, grow bool) ([][]byte, i
 			switch {
 			case len(rec) == 0:
 				last = true
-			case rec[0] == ',':
+			case rec[0] == sep:
 				rec = rec[1:]
 			default:
 				return dst, n, "text after the closing quote of a quoted field"

@@ -39,6 +39,7 @@ type lineReader struct {
 	// ends.
 	csv bool
 	qs  quoteState
+	sep byte // the CSV field separator
 }
 
 func newLineReader(r io.Reader, max int) lineReader {
@@ -108,7 +109,7 @@ func (l *lineReader) nextLimit(limit int) ([]byte, error) {
 	l.line++
 	if n := len(trimEOL(b)); n > limit {
 		if l.csv {
-			l.qs = scanQuotes(l.qs, b)
+			l.qs = scanQuotes(l.qs, b, l.sep)
 		}
 		l.tooLong = int64(n)
 		return nil, errLineTooLong
@@ -160,7 +161,7 @@ func (l *lineReader) nextLong(b []byte, limit int) ([]byte, error) {
 // last, as refused before its end.
 func (l *lineReader) refuseLong(b []byte) {
 	if l.csv {
-		l.qs = scanQuotes(scanQuotes(l.qs, l.long), b)
+		l.qs = scanQuotes(scanQuotes(l.qs, l.long, l.sep), b, l.sep)
 	}
 	l.line++
 	l.tooLong = -1
@@ -172,7 +173,7 @@ func (l *lineReader) skipRest() error {
 	for l.rest {
 		b, err := l.readSlice()
 		if l.csv {
-			l.qs = scanQuotes(l.qs, b)
+			l.qs = scanQuotes(l.qs, b, l.sep)
 		}
 		switch err {
 		case bufio.ErrBufferFull:

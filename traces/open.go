@@ -108,6 +108,9 @@ func openText(src source, br *bufio.Reader, kind compression, closer io.Closer, 
 	}
 	switch f {
 	case FormatCSV:
+		if opt.Sep == 0 && !src.stdin && isTSVPath(src.name) {
+			opt.Sep = '\t'
+		}
 		return newCSVReader(br, src.name, opt, closer)
 	case FormatJSONL:
 		return newJSONLReader(br, src.name, opt, closer)
@@ -218,12 +221,8 @@ func sniffFormat(br *bufio.Reader, src source, opt Options) (Format, error) {
 	if splitAccessLine(first, &al) == "" {
 		return FormatAccessLog, nil
 	}
-	var scratch []byte
-	names, _, _ := splitCSV(first, nil, &scratch, true)
-	for _, n := range names {
-		if string(bytes.Trim(n, " \t")) == "ts" { // the CSV reader tells whether the key column is there
-			return FormatCSV, nil
-		}
+	if looksDelimited(first, opt) {
+		return FormatCSV, nil
 	}
 	if err == nil {
 		head, err = peekUntil(br, func(b []byte) bool { return len(nonBlankLines(b, sniffLines, true)) == sniffLines })
@@ -236,11 +235,11 @@ func sniffFormat(br *bufio.Reader, src source, opt Options) (Format, error) {
 	if err != nil {
 		return FormatAuto, fmt.Errorf("%s: %w", src.name, err)
 	}
-	keyName, kerr := opt.keyColumn()
+	names, kerr := opt.columnNames()
 	if kerr != nil {
-		keyName = "key"
+		names = [3]string{"ts", "key"}
 	}
-	what := fmt.Sprintf("not CSV with ts and %s columns, JSON lines, Parquet or an access log", keyName)
+	what := fmt.Sprintf("not CSV with %s and %s columns, JSON lines, Parquet or an access log", names[colTS], names[colKey])
 	var msg string
 	switch ext := filepath.Ext(stripCompressionExt(src.name)); {
 	case src.stdin:
