@@ -267,7 +267,11 @@ func (c *csvParser) parse(rec []byte) string {
 	}
 	if n != c.nfields {
 		if c.headerless {
-			return fmt.Sprintf("%s, -columns names %d", plural(n, "field"), c.nfields)
+			hint := ""
+			if n == 1 {
+				hint = "; give the separator with -sep"
+			}
+			return fmt.Sprintf("%s, -columns names %d%s", plural(n, "field"), c.nfields, hint)
 		}
 		return fmt.Sprintf("%s, header has %d", plural(n, "field"), c.nfields)
 	}

@@ -294,7 +294,7 @@ func Create(path string, f Format) (Writer, error) {
 		w, closer = cw, closers{cw, file}
 	}
 	if f == FormatCSV {
-		return &CSVWriter{t: newTextWriter(w, closer)}, nil
+		return &CSVWriter{t: newTextWriter(w, closer), tabs: isTSVPath(path)}, nil
 	}
 	return &JSONLWriter{t: newTextWriter(w, closer)}, nil
 }
