@@ -13,7 +13,7 @@ import (
 	"ratebench/traces"
 )
 
-const convertSynopsis = "[-format F] [-to F] [-key K] [-skip-bad] [-reorder D] IN OUT"
+const convertSynopsis = "[-format F] [-to F] [-key K] [-ts T] [-sep S] [-columns C] [-skip-bad] [-reorder D] IN OUT"
 
 // runConvert is 'ratebench convert IN OUT': it streams any trace the
 // readers take into CSV, Parquet or JSON lines (from OUT's extension, or
