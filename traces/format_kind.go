@@ -101,10 +101,9 @@ func formatOfExt(ext string) Format {
 
 // FormatFromPath tells a trace's format from its file extension, ignoring
 // case and a compression extension (.gz, .zst, .zstd) after it: .csv or
-// .tsv;
-// .parquet or .pq; .jsonl, .ndjson or .json; .log (an access log). An
-// unknown or missing extension is an error naming the path (Open then looks
-// at the content instead).
+// .tsv; .parquet or .pq; .jsonl, .ndjson or .json; .log (an access log).
+// An unknown or missing extension is an error naming the path (Open then
+// looks at the content instead).
 func FormatFromPath(path string) (Format, error) {
 	ext := filepath.Ext(stripCompressionExt(path))
 	if f := formatOfExt(ext); f != FormatAuto {

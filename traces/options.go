@@ -18,7 +18,7 @@ type Options struct {
 
 	// Key says where the key comes from. For CSV, JSON lines and Parquet it
 	// names the column (field) that holds it; "" means "key". It cannot be
-	// "ts" or "cost". For access logs it is one of
+	// the ts or cost column (see TS). For access logs it is one of
 	//
 	//	"" or "ip"  the client host, the first field
 	//	"user"      the authenticated user (a line whose user is "-" is bad)
@@ -131,13 +131,6 @@ func (o Options) limits() (maxKey, maxLine int, err error) {
 		maxLine = DefaultMaxLine
 	}
 	return maxKey, maxLine, nil
-}
-
-// keyColumn returns the name of the key column of CSV, JSON lines and
-// Parquet traces.
-func (o Options) keyColumn() (string, error) {
-	names, err := o.columnNames()
-	return names[colKey], err
 }
 
 // check validates the options that every reader uses.
