@@ -117,9 +117,18 @@ func ParseColumns(s string) []string {
 // ignore.
 func unnamedColumn(name string) bool { return name == "" || name == "_" }
 
+// required returns the columns a trace must have: ts and key, and cost
+// when it is named (a cost column left to its default is optional).
+func (o Options) required() []int {
+	if o.Cost != "" {
+		return []int{colTS, colKey, colCost}
+	}
+	return []int{colTS, colKey}
+}
+
 // columnsGiven finds the ts, key and cost columns among the names of
-// Options.Columns.
-func columnsGiven(cols []string, names [3]string) (at [3]int, err error) {
+// Options.Columns, the required ones (see Options.required) among them.
+func columnsGiven(cols []string, names [3]string, required []int) (at [3]int, err error) {
 	at = [3]int{-1, -1, -1}
 	for i, c := range cols {
 		if unnamedColumn(c) {
@@ -135,7 +144,7 @@ func columnsGiven(cols []string, names [3]string) (at [3]int, err error) {
 			at[j] = i
 		}
 	}
-	for _, j := range []int{colTS, colKey} {
+	for _, j := range required {
 		if at[j] < 0 {
 			return at, fmt.Errorf("traces: -columns %s has no %q column (the %s column, %s)",
 				strings.Join(cols, ","), names[j], colWord(j), columnFlags[j])

@@ -93,6 +93,9 @@ func TestCSVMissingNamedColumn(t *testing.T) {
 		{"ts,key,time\n", Options{TS: "time", Key: "ts", Cost: "key"}, ""},
 		{"", Options{Key: "host", TS: "time"}, `t.csv: empty file, expected a header with time,host[,cost]`},
 		{"ts;key;ts\n", Options{}, `t.csv:1: header has two "ts" columns`},
+		{"ts,key\n", Options{Cost: "weight"}, `t.csv:1: header has no "weight" column (columns: "ts", "key")`},
+		{"ts,key\n", Options{Cost: "cost"}, `t.csv:1: header has no "cost" column (columns: "ts", "key")`},
+		{"ts;key;n\n", Options{Cost: "n"}, ""},
 	}
 	for _, tt := range tests {
 		_, err := read(FormatCSV, []byte(tt.in), "t.csv", tt.opt)
@@ -122,6 +125,7 @@ func TestCSVHeaderless(t *testing.T) {
 		{"\n1,a\n", Options{Columns: []string{"ts", "key"}}, nil, `t.csv:1: empty line`},
 		{"1,a\n", Options{Columns: []string{"ts", "k"}}, nil, `traces: -columns ts,k has no "key" column (the key column, -key)`},
 		{"1,a\n", Options{Columns: []string{"key", "key"}}, nil, `traces: -columns key,key names "key" twice`},
+		{"1,a\n", Options{Columns: []string{"ts", "key"}, Cost: "n"}, nil, `traces: -columns ts,key has no "n" column (the cost column, -cost)`},
 		{"1,a\n", Options{Columns: []string{"_", "_", "ts", "key", "cost", "cost"}}, nil, `traces: -columns _,_,ts,key,cost,cost names "cost" twice`},
 	}
 	for _, tt := range tests {
@@ -294,6 +298,10 @@ func TestParquetNamedColumns(t *testing.T) {
 	diffRequests(t, got, reqsOf(1e6, "a", 2, 2e6, "b", 3))
 	_, err = read(FormatParquet, data, "t.parquet", Options{Key: "host", TS: "when"})
 	if want := `t.parquet: no "when" column (columns: "time", "host", "weight", "ts")`; errString(err) != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	_, err = read(FormatParquet, data, "t.parquet", Options{Key: "host", TS: "time", Cost: "n"})
+	if want := `t.parquet: no "n" column (columns: "time", "host", "weight", "ts")`; errString(err) != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
 	_, err = read(FormatParquet, data, "t.parquet", Options{Key: "host", TS: "time", Cost: "ts"})

@@ -47,6 +47,7 @@ type CSVReader struct {
 	csvParser
 	closer  io.Closer
 	columns [3]string // names of the ts, key and cost columns
+	needed  []int     // the columns there must be (colTS...)
 	blank   blankLines
 	bad     badRecords
 	err     error
@@ -97,11 +98,16 @@ func newCSVReader(r io.Reader, name string, opt Options, closer io.Closer) (*CSV
 		closer: closer, columns: st.names, bad: badRecords{skip: opt.SkipBad, cancel: opt.Cancel}, tune: opt.csvTuning()}
 	c.seqLeft = c.tune.after
 	c.lr.csv = true
+	c.needed = opt.required()
 	if opt.Columns != nil {
 		err = c.useColumns(opt.Columns, opt.Sep)
 	} else {
 		if c.sep = opt.Sep; c.sep == 0 {
-			c.sep = detectSep(c.peekLine(), c.columns[:colCost], 0)
+			var want []string
+			for _, i := range c.needed {
+				want = append(want, c.columns[i])
+			}
+			c.sep = detectSep(c.peekLine(), want, 0)
 		}
 		c.lr.sep = c.sep
 		err = c.readHeader()
@@ -126,7 +132,7 @@ func (c *CSVReader) peekLine() []byte {
 // useColumns takes the columns of a file without a header from cols, and
 // the separator from sep or else the first line.
 func (c *CSVReader) useColumns(cols []string, sep byte) error {
-	at, err := columnsGiven(cols, c.columns)
+	at, err := columnsGiven(cols, c.columns, c.needed)
 	if err != nil {
 		return err
 	}
@@ -186,16 +192,14 @@ func (c *CSVReader) readHeader() error {
 		}
 		*col = i
 	}
-	for _, need := range []struct {
-		col  int
-		name string
-	}{{c.tsCol, c.columns[colTS]}, {c.keyCol, c.columns[colKey]}} {
-		if need.col < 0 {
+	cols := [3]int{c.tsCol, c.keyCol, c.costCol}
+	for _, i := range c.needed {
+		if cols[i] < 0 {
 			hint := ""
 			if len(trimmed) == 1 {
 				hint = "; give the separator with -sep"
 			}
-			return c.errAt(c.recLine, fmt.Sprintf("header has no %q column (columns: %s%s)", need.name, quoteList(trimmed), hint))
+			return c.errAt(c.recLine, fmt.Sprintf("header has no %q column (columns: %s%s)", c.columns[i], quoteList(trimmed), hint))
 		}
 	}
 	c.nfields = len(names)

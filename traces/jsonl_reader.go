@@ -22,13 +22,19 @@ import (
 //     and so does a NUL byte, escaped ("\u0000") or not, as in every format.
 //   - "cost": optional; a positive integer, or null for the default 1.
 //
+// Options.TS and Options.Cost name the ts and cost fields as Options.Key
+// does the key's. A dotted name is a path into nested objects:
+// "request.remote_ip" is the field remote_ip of the object in the field
+// request (a field whose own name has the dots matches too). A line without
+// the ts or the key field is bad, its error listing the fields there are.
+//
 // Other fields are ignored whatever their value (nested objects and arrays
 // included); when a field repeats, the last one counts. Lines end in "\n" or
 // "\r\n". A blank line (empty or only JSON white space) is an error unless
 // only blank lines follow it; so is a NUL byte, or a line longer than
 // Options.MaxLine. An empty file is an empty trace.
 //
-// The reader is a small hand-written scanner for flat objects, not
+// The reader is a small hand-written scanner, not
 // encoding/json: it allocates nothing per line once its buffers have grown.
 // Keys are slices of the line buffer, or of a reused buffer when they hold
 // escapes, valid until the next Scan. Errors are *ParseError naming the
@@ -179,14 +185,13 @@ const (
 // maxJSONDepth bounds the nesting of skipped values.
 const maxJSONDepth = 1000
 
-// jsonScanner parses one flat object a line and keeps the raw ts, key and
-// cost. It holds reusable buffers for strings with escapes.
+// jsonScanner parses one object a line and keeps the raw ts, key and cost,
+// looking into nested objects only for the paths of dotted names. It holds
+// reusable buffers for strings with escapes.
 type jsonScanner struct {
-	b        []byte
-	pos      int
-	keyName  string // the field that holds the key
-	tsName   string // the field that holds ts
-	costName string // the field that holds the cost
+	b       []byte
+	pos     int
+	keyName string // the field that holds the key
 
 	// plain: ts and cost are "ts" and "cost", and the key's name has no
 	// dot. Otherwise paths are the names' parts and rests[i][l] the name of
@@ -281,7 +286,7 @@ func (p *jsonScanner) object(b []byte) bool {
 		}
 		p.pos++
 		p.skipWS()
-		switch {
+		switch { // takeTS, takeKey and takeCost, inline
 		case string(name) == "ts":
 			p.hasTS = true
 			p.tsKind, p.tsExp = p.peekKind(), false
@@ -332,8 +337,8 @@ func (p *jsonScanner) object(b []byte) bool {
 
 // setNames sets the names of the ts, key and cost fields.
 func (p *jsonScanner) setNames(names [3]string) {
-	p.tsName, p.keyName, p.costName = names[colTS], names[colKey], names[colCost]
-	p.plain = p.tsName == "ts" && p.costName == "cost" && !strings.Contains(p.keyName, ".")
+	p.keyName = names[colKey]
+	p.plain = names[colTS] == "ts" && names[colCost] == "cost" && !strings.Contains(p.keyName, ".")
 	for i, n := range names {
 		p.paths[i] = strings.Split(n, ".")
 		p.rests[i] = make([]string, len(p.paths[i]))

@@ -240,7 +240,7 @@ func newParquetReader(r io.ReaderAt, size int64, name string, opt Options, close
 	}
 	p.file = f
 	p.checker.r = r
-	if err := p.checkSchema(unit); err != nil {
+	if err := p.checkSchema(unit, opt.Cost == ""); err != nil {
 		return nil, err
 	}
 	if err := p.checkChunks(size); err != nil {
@@ -297,8 +297,9 @@ func topLevel(schema []format.SchemaElement) (names []string, elems map[string]*
 	return names, elems, true
 }
 
-// checkSchema finds the ts, key and cost columns and checks their types.
-func (p *ParquetReader) checkSchema(unit int64) error {
+// checkSchema finds the ts, key and cost columns and checks their types;
+// the cost column may be missing when optCost.
+func (p *ParquetReader) checkSchema(unit int64, optCost bool) error {
 	names, elems, ok := topLevel(p.file.Metadata().Schema)
 	if !ok {
 		return p.fileErr("corrupt Parquet schema")
@@ -355,7 +356,7 @@ func (p *ParquetReader) checkSchema(unit int64) error {
 	if err != nil {
 		return err
 	}
-	cost, costCol, err := find(p.names[colCost], -1, "INT32 or INT64", true)
+	cost, costCol, err := find(p.names[colCost], -1, "INT32 or INT64", optCost)
 	if err != nil {
 		return err
 	}

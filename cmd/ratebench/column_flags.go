@@ -15,7 +15,7 @@ type columnFlags struct {
 
 func (cf *columnFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&cf.ts, "ts", "", "the timestamp's column (CSV, Parquet) or field (JSON; a dotted path such as request.time looks into objects), default ts")
-	fs.StringVar(&cf.cost, "cost", "", "the cost's column or field, default cost (optional in the file: 1 when missing)")
+	fs.StringVar(&cf.cost, "cost", "", "the cost's column or field; default cost, which a file may lack (every cost 1), while a column named must be there")
 	fs.StringVar(&cf.sep, "sep", "", "field separator of CSV: one `character`, or tab; default tab for .tsv, else found in the header (comma, tab, semicolon or pipe)")
 	fs.StringVar(&cf.columns, "columns", "", "the column `names` of a CSV file without a header, in order, comma-separated; _ or nothing skips a column (ts,_,key)")
 }
