@@ -245,6 +245,7 @@ func (p *csvPipe) split(line int64) {
 	scanned := 0       // bytes of ch.data looked at
 	recEnd := 0        // where the last whole record in ch.data ends
 	empty := 0         // reads in a row that returned nothing
+	bom := line == 1   // a byte order mark may start the input, which the parser drops
 	for {
 		d := ch.data
 		limit := recEnd + p.maxLine + 3 // more is a record too long, whatever its end
@@ -270,11 +271,19 @@ func (p *csvPipe) split(line int64) {
 		} else {
 			empty = 0
 		}
-		var last int
-		if st, last = splitScan(d[scanned:], st, p.sep); last >= 0 {
-			recEnd = scanned + last
+		if bom && (len(d) >= len(utf8BOM) || !bytes.HasPrefix(utf8BOM, d)) {
+			bom = false
+			if bytes.HasPrefix(d, utf8BOM) {
+				scanned = len(utf8BOM)
+			}
 		}
-		scanned = len(d)
+		if !bom {
+			var last int
+			if st, last = splitScan(d[scanned:], st, p.sep); last >= 0 {
+				recEnd = scanned + last
+			}
+			scanned = len(d)
+		}
 		switch {
 		case err == io.EOF:
 			ch.line, ch.lines, ch.last = line, bytes.Count(d, []byte{'\n'}), true

@@ -545,3 +545,38 @@ func TestBadCorpusParallel(t *testing.T) {
 		t.Fatalf("only %d CSV files in the corpus", n)
 	}
 }
+
+// Without a header, the first record may start with a byte order mark,
+// which is not part of its first field: a quote after it opens a quoted
+// field, in the record read whole, in one refused as too long and read
+// through, and in the parallel reader's chunks.
+func TestCSVHeaderlessBOM(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	long := strings.Repeat("k", 100)
+	long70k := strings.Repeat("k", 70_000)
+	for _, tt := range []struct {
+		in   string
+		opt  Options
+		want string
+	}{
+		{"\xEF\xBB\xBF\"\n\"", Options{}, `0 requests, err "t.csv:1: 1 field, -columns names 2; give the separator with -sep", 0 skipped [], end at t.csv:1`},
+		{"\xEF\xBB\xBF\"1\",a\n2,b\n", Options{}, `2 requests, err "", 0 skipped [], end at t.csv:2`},
+		{"\xEF\xBB\xBF\"" + long + "\n,x\"\n3,b\n", Options{MaxLine: 50, SkipBad: true},
+			`1 requests, err "", 1 skipped ["t.csv:1: line of 104 bytes exceeds the limit of 50 (-max-line)"], end at t.csv:3`},
+		{"\xEF\xBB\xBF\"" + long70k + "\n,x\"\n3,b\n", Options{MaxLine: 50, SkipBad: true},
+			`1 requests, err "", 1 skipped ["t.csv:1: line longer than the limit of 50 bytes (-max-line)"], end at t.csv:3`},
+	} {
+		tt.opt.Columns = []string{"ts", "key"}
+		whole := func(d []byte) io.Reader { return bytes.NewReader(d) }
+		if got := readCSVOutcome([]byte(tt.in), sequential(tt.opt), whole); got.String() != tt.want {
+			t.Errorf("%.20q: %v\nwant %s", tt.in, got, tt.want)
+		}
+		for range 20 {
+			tune := withTuning(tt.opt, parallelTuning(rng))
+			tune.csvAfter = -1
+			if got := readCSVOutcome([]byte(tt.in), tune, whole); got.String() != tt.want {
+				t.Fatalf("%.20q, %+v: %v\nwant %s", tt.in, tune, got, tt.want)
+			}
+		}
+	}
+}
