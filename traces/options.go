@@ -165,7 +165,6 @@ func ParseTSUnit(s string) (time.Duration, error) {
 type settings struct {
 	unit            int64
 	maxKey, maxLine int
-	keyName         string
 	names           [3]string // of the ts, key and cost columns (colTS, ...)
 }
 
@@ -186,5 +185,5 @@ func (o Options) resolve() (settings, error) {
 	if err := o.checkSep(); err != nil {
 		return settings{}, err
 	}
-	return settings{unit: unit, maxKey: maxKey, maxLine: maxLine, keyName: names[colKey], names: names}, nil
+	return settings{unit: unit, maxKey: maxKey, maxLine: maxLine, names: names}, nil
 }
