@@ -84,6 +84,9 @@ func newAccessLogReader(r io.Reader, name string, opt Options, closer io.Closer)
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
+	if err := opt.refuseColumns("an access log", false); err != nil {
+		return nil, err
+	}
 	maxKey, maxLine, _ := opt.limits()
 	key, err := parseAccessKey(opt.Key)
 	if err != nil {

@@ -72,6 +72,11 @@ func badCorpus(t testing.TB) map[string][]byte {
 		"blank_line.csv":         lines("ts,key,cost", "1,a,1", "", "", "3,c,1", "", ""),
 		"unclosed_quote.csv":     lines("ts,key,cost", "1,a,1", `2,"b,1`, "3,c,1"),
 		"bad_quote.csv":          lines("ts,key,cost", "1,a,1", `2,b"b,1`, `3,"c"c,1`, "4,d,1"),
+		// Tab-separated, columns named or given
+		"missing_time_column.tsv": lines("host\tlogname\ttimestamp", "a\t-\t1"),
+		"bad_time.tsv":            lines("host\tlogname\ttime", "a\t-\t1", "b\t-\tnoon", "c\t-\t3"),
+		"headerless_fields.tsv":   lines("1\ta", "2\tb\tx", "3\tc"),
+		"headerless_bad.txt":      lines("1;a", "2;", "3;c"),
 		// JSON lines
 		"empty.jsonl":             nil,
 		"missing_field.jsonl":     lines(`{"ts":1,"key":"a"}`, `{"ts":2}`, `{"key":"c"}`, `{"ts":4,"key":"d"}`),
@@ -85,6 +90,9 @@ func badCorpus(t testing.TB) map[string][]byte {
 		"invalid_utf8.jsonl":      lines(`{"ts":1,"key":"a"}`, "{\"ts\":2,\"key\":\"\xff\xfe\"}", `{"ts":3,"key":"\ud800"}`),
 		"long_key.jsonl":          lines(`{"ts":1,"key":"abcdefgh"}`, `{"ts":2,"key":"abcdefghi"}`, `{"ts":3,"key":"\u00e9\u00e9\u00e9\u00e9\u00e9"}`),
 		"long_line.jsonl":         lines(`{"ts":1,"key":"a"}`, `{"ts":2,"key":"b","pad":"`+strings.Repeat("p", 100)+`"}`, `{"ts":3,"key":"c"}`),
+		"nested_missing.jsonl": lines(`{"ts":1,"request":{"remote_ip":"a","uri":"/"}}`, `{"ts":2,"request":{"remote_addr":"b","uri":"/"}}`,
+			`{"ts":3,"request":"c"}`, `{"ts":4,"request":{"remote_ip":"d"}}`),
+		"nested_not_string.jsonl": lines(`{"ts":1,"request":{"remote_ip":"a"}}`, `{"ts":2,"request":{"remote_ip":["b"]}}`),
 		"bad_json.jsonl":          lines(`{"ts":1,"key":"a"}`, `{"ts":2,"key":"b"`, `["ts",3]`, `{"ts":4,"key":"d"} trailing`, `{"ts":5,"key":"e"}`),
 		// Access logs
 		"empty.log":            nil,
@@ -206,6 +214,14 @@ func parseExpected(t *testing.T) []badCase {
 				switch k {
 				case "key":
 					c.opt.Key = v
+				case "ts":
+					c.opt.TS = v
+				case "cost":
+					c.opt.Cost = v
+				case "sep":
+					c.opt.Sep, err = ParseSep(v)
+				case "columns":
+					c.opt.Columns = ParseColumns(v)
 				case "max-key":
 					c.opt.MaxKey, err = strconv.Atoi(v)
 				case "max-line":

@@ -149,3 +149,40 @@ func BenchmarkCSVReadEngine(b *testing.B) {
 		})
 	}
 }
+
+// caddyTrace is benchN lines of a JSON access log shaped like Caddy's:
+// the key in a nested object, beside headers, TLS details and escapes that
+// the reader skips.
+var caddyTrace = sync.OnceValue(func() []byte {
+	var buf bytes.Buffer
+	for i := range benchN {
+		fmt.Fprintf(&buf, `{"level":"info","ts":%d.%06d,"logger":"http.log.access.log0","msg":"handled request",`+
+			`"request":{"remote_ip":"10.%d.%d.%d","remote_port":"%d","client_ip":"10.0.0.1","proto":"HTTP/2.0","method":"GET","host":"example.com","uri":"/api/v1/items?page=%d",`+
+			`"headers":{"User-Agent":["Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0 \"x\""],"Accept":["*/*"],"Accept-Encoding":["gzip, deflate, br"]},`+
+			`"tls":{"resumed":false,"version":772,"cipher_suite":4865,"proto":"h2","server_name":"example.com"}},`+
+			`"bytes_read":0,"user_id":"","duration":0.000812,"size":%d,"status":200,"resp_headers":{"Server":["Caddy"],"Content-Type":["text/html; charset=utf-8"]}}`+"\n",
+			1_700_000_000+i/100, i%100*10_000, i%7, i/7%250, i%249, 1024+i%60000, i%97, 100+i%5000)
+	}
+	return buf.Bytes()
+})
+
+// BenchmarkJSONLReadNested reads caddyTrace with -key request.remote_ip.
+func BenchmarkJSONLReadNested(b *testing.B) {
+	data := caddyTrace()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := NewJSONLReader(bytes.NewReader(data), "bench", Options{Key: "request.remote_ip"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for r.Scan() {
+			n++
+		}
+		if r.Err() != nil || n != benchN {
+			b.Fatal(n, r.Err())
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchN), "ns/record")
+}

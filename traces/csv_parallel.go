@@ -115,6 +115,7 @@ type csvPipe struct {
 	tune    csvTuning
 	maxLine int
 	skipBad bool
+	sep     byte
 
 	jobs    chan *csvChunk // to the workers
 	ordered chan *csvChunk // to Scan, in input order
@@ -143,16 +144,16 @@ type csvPipe struct {
 // startPipe hands the rest of the input to a pipeline, from the next line.
 // It is called between records, when none is being read through.
 func (c *CSVReader) startPipe() {
-	p := &csvPipe{src: c.lr.br, tune: c.tune, maxLine: c.lr.max, skipBad: c.bad.skip,
+	p := &csvPipe{src: c.lr.br, tune: c.tune, maxLine: c.lr.max, skipBad: c.bad.skip, sep: c.sep,
 		pool: c.tune.workers + 2, done: make(chan struct{}), exited: make(chan struct{}),
 		nextLine: c.lr.line + 1}
 	p.jobs = make(chan *csvChunk, p.pool)
 	p.ordered = make(chan *csvChunk, p.pool)
 	p.free = make(chan *csvChunk, p.pool)
 	for range c.tune.workers {
-		w := &csvWorker{csvParser: csvParser{name: c.name, lr: lineReader{max: c.lr.max, csv: true}, clock: c.clock,
-			maxKey: c.maxKey, nfields: c.nfields, tsCol: c.tsCol, keyCol: c.keyCol, costCol: c.costCol,
-			fields: make([][]byte, c.nfields)}}
+		w := &csvWorker{csvParser: csvParser{name: c.name, lr: lineReader{max: c.lr.max, csv: true, sep: c.sep}, clock: c.clock,
+			maxKey: c.maxKey, sep: c.sep, headerless: c.headerless, nfields: c.nfields, tsCol: c.tsCol, keyCol: c.keyCol,
+			costCol: c.costCol, fields: make([][]byte, c.nfields)}}
 		w.lr.mem = &w.mem
 		go p.work(w)
 	}
@@ -244,6 +245,7 @@ func (p *csvPipe) split(line int64) {
 	scanned := 0       // bytes of ch.data looked at
 	recEnd := 0        // where the last whole record in ch.data ends
 	empty := 0         // reads in a row that returned nothing
+	bom := line == 1   // a byte order mark may start the input, which the parser drops
 	for {
 		d := ch.data
 		limit := recEnd + p.maxLine + 3 // more is a record too long, whatever its end
@@ -269,11 +271,19 @@ func (p *csvPipe) split(line int64) {
 		} else {
 			empty = 0
 		}
-		var last int
-		if st, last = splitScan(d[scanned:], st); last >= 0 {
-			recEnd = scanned + last
+		if bom && (len(d) >= len(utf8BOM) || !bytes.HasPrefix(utf8BOM, d)) {
+			bom = false
+			if bytes.HasPrefix(d, utf8BOM) {
+				scanned = len(utf8BOM)
+			}
 		}
-		scanned = len(d)
+		if !bom {
+			var last int
+			if st, last = splitScan(d[scanned:], st, p.sep); last >= 0 {
+				recEnd = scanned + last
+			}
+			scanned = len(d)
+		}
 		switch {
 		case err == io.EOF:
 			ch.line, ch.lines, ch.last = line, bytes.Count(d, []byte{'\n'}), true
@@ -326,11 +336,12 @@ type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
-// splitScan advances the quote state st of a record over b, as scanQuotes
-// of the lines of its records would, a line break outside quotes ending a
-// record and starting the next at stFieldStart. It returns the state at the
-// end of b and the end of the last record in b, or -1.
-func splitScan(b []byte, st quoteState) (quoteState, int) {
+// splitScan advances the quote state st of a record of fields separated by
+// sep over b, as scanQuotes of the lines of its records would, a line break
+// outside quotes ending a record and starting the next at stFieldStart. It
+// returns the state at the end of b and the end of the last record in b,
+// or -1.
+func splitScan(b []byte, st quoteState, sep byte) (quoteState, int) {
 	last := -1
 	i := 0
 	for i < len(b) {
@@ -346,7 +357,7 @@ func splitScan(b []byte, st quoteState) (quoteState, int) {
 			switch b[i] {
 			case '"':
 				st = stQuoted
-			case ',':
+			case sep:
 				st = stFieldStart
 			case '\n':
 				st, last = stFieldStart, i+1
@@ -364,7 +375,7 @@ func splitScan(b []byte, st quoteState) (quoteState, int) {
 				last = i + k + 1
 			}
 			if len(seg) > 0 {
-				if ch := seg[len(seg)-1]; ch == ',' || ch == '\n' {
+				if ch := seg[len(seg)-1]; ch == sep || ch == '\n' {
 					st = stFieldStart
 				} else {
 					st = stUnquoted
@@ -543,6 +554,6 @@ func (c *CSVReader) fallBack(ch *csvChunk) bool {
 	c.par.shutdown(nil)
 	c.par = nil
 	c.lr = newLineReader(io.MultiReader(bytes.NewReader(ch.data), ch.rest), c.lr.max)
-	c.lr.line, c.lr.csv = ch.line-1, true
+	c.lr.line, c.lr.csv, c.lr.sep = ch.line-1, true, c.sep
 	return c.Scan()
 }

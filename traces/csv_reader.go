@@ -9,15 +9,18 @@ import (
 
 // CSVReader reads a CSV trace.
 //
-// The model: the first line is a header naming the columns; "ts" and the
-// key column ("key", or Options.Key) are required, "cost" is optional, in
-// any order, and other columns are ignored. Names are case-sensitive
-// (spaces around them are ignored) and a UTF-8 byte order mark before the
-// header is skipped. Every following line is one request with exactly as
-// many fields as the header. Fields may be quoted as in RFC 4180: a quoted
-// field may hold commas, doubled quotes "" and line breaks, which are kept as
-// they are (a "\r\n" inside quotes stays "\r\n"). Lines end in "\n" or
-// "\r\n".
+// The model: the first line is a header naming the columns; the ts column
+// ("ts", or Options.TS) and the key column ("key", or Options.Key) are
+// required, the cost column ("cost", or Options.Cost) is optional, in any
+// order, and other columns are ignored. Names are case-sensitive (spaces
+// around them are ignored) and a UTF-8 byte order mark before the header is
+// skipped. Every following line is one request with exactly as many fields
+// as the header. Without a header (Options.Columns), the columns are those
+// given, and every line is a request. Fields are separated by commas, or
+// Options.Sep, or the separator found in the header (see Options.Sep). They
+// may be quoted as in RFC 4180: a quoted field may hold separators, doubled
+// quotes "" and line breaks, which are kept as they are (a "\r\n" inside
+// quotes stays "\r\n"). Lines end in "\n" or "\r\n".
 //
 //   - ts is an integer count of Options.TSUnit (by default decided by the
 //     first timestamp's magnitude: see ts_unit.go), decimal seconds read exactly
@@ -32,7 +35,8 @@ import (
 // A NUL byte anywhere is an error, and so is a record longer than
 // Options.MaxLine. A blank line is an error unless only blank lines follow
 // it (a file may end in extra newlines). A file with a header and no rows is
-// an empty trace; a file without a header is an error.
+// an empty trace, and so is an empty file when the columns are given;
+// otherwise a file without a header is an error.
 //
 // Errors are *ParseError naming the line where the bad record starts. With
 // Options.SkipBad a bad record is skipped and counted (see Skipped); a bad
@@ -43,7 +47,8 @@ import (
 type CSVReader struct {
 	csvParser
 	closer  io.Closer
-	keyName string
+	columns [3]string // names of the ts, key and cost columns
+	needed  []int     // the columns there must be (colTS...)
 	blank   blankLines
 	bad     badRecords
 	err     error
@@ -65,6 +70,7 @@ type csvParser struct {
 	lr     lineReader
 	clock  tsClock // the unit of integer ts (0 until auto decides it)
 	maxKey int
+	sep    byte // the field separator
 
 	nfields                int // fields per record, from the header
 	tsCol, keyCol, costCol int // costCol is -1 when there is no cost column
@@ -74,6 +80,8 @@ type csvParser struct {
 	recLine                int64  // line where the current record starts
 	skipping               bool   // the rest of a record refused is still to be read
 	req                    Request
+
+	headerless bool // the columns are those of Options.Columns
 }
 
 // NewCSVReader returns a reader of the CSV trace in r, reading its header
@@ -88,17 +96,58 @@ func newCSVReader(r io.Reader, name string, opt Options, closer io.Closer) (*CSV
 		return nil, err
 	}
 	c := &CSVReader{csvParser: csvParser{name: name, lr: newLineReader(r, st.maxLine), clock: newTSClock(st.unit), maxKey: st.maxKey},
-		closer: closer, keyName: st.keyName, bad: badRecords{skip: opt.SkipBad, cancel: opt.Cancel}, tune: opt.csvTuning()}
+		closer: closer, columns: st.names, bad: badRecords{skip: opt.SkipBad, cancel: opt.Cancel}, tune: opt.csvTuning()}
 	c.seqLeft = c.tune.after
 	c.lr.csv = true
-	if err := c.readHeader(); err != nil {
+	c.needed = opt.required()
+	if opt.Columns != nil {
+		err = c.useColumns(opt.Columns, opt.Sep)
+	} else {
+		if c.sep = opt.Sep; c.sep == 0 {
+			var want []string
+			for _, i := range c.needed {
+				want = append(want, c.columns[i])
+			}
+			c.sep = detectSep(c.peekLine(), want, 0)
+		}
+		c.lr.sep = c.sep
+		err = c.readHeader()
+	}
+	if err != nil {
 		return nil, err
 	}
+	c.fields = make([][]byte, c.nfields)
 	return c, nil
 }
 
+// peekLine returns the first line of the input, as far as the buffer
+// holds it, without reading it.
+func (c *CSVReader) peekLine() []byte {
+	head, _ := peekUntil(c.lr.br, func(b []byte) bool { return bytes.IndexByte(b, '\n') >= 0 })
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i+1]
+	}
+	return head
+}
+
+// useColumns takes the columns of a file without a header from cols, and
+// the separator from sep or else the first line.
+func (c *CSVReader) useColumns(cols []string, sep byte) error {
+	at, err := columnsGiven(cols, c.columns, c.needed)
+	if err != nil {
+		return err
+	}
+	c.tsCol, c.keyCol, c.costCol = at[colTS], at[colKey], at[colCost]
+	c.nfields, c.headerless = len(cols), true
+	if c.sep = sep; c.sep == 0 {
+		c.sep = detectSep(c.peekLine(), nil, len(cols))
+	}
+	c.lr.sep = c.sep
+	return nil
+}
+
 func (c *CSVReader) headerHint() string {
-	return "expected a header with ts," + c.keyName + "[,cost]"
+	return "expected a header with " + c.columns[colTS] + "," + c.columns[colKey] + "[," + c.columns[colCost] + "]"
 }
 
 func (c *CSVReader) readHeader() error {
@@ -119,7 +168,7 @@ func (c *CSVReader) readHeader() error {
 	if msg != "" {
 		return c.errAt(c.recLine, msg)
 	}
-	names, _, msg := splitCSV(rec, nil, &c.scratch, true)
+	names, _, msg := splitCSV(rec, nil, &c.scratch, true, c.sep)
 	if msg != "" {
 		return c.errAt(c.recLine, "header: "+msg)
 	}
@@ -130,11 +179,11 @@ func (c *CSVReader) readHeader() error {
 		trimmed[i] = name
 		var col *int
 		switch name {
-		case "ts":
+		case c.columns[colTS]:
 			col = &c.tsCol
-		case c.keyName:
+		case c.columns[colKey]:
 			col = &c.keyCol
-		case "cost":
+		case c.columns[colCost]:
 			col = &c.costCol
 		default:
 			continue
@@ -144,16 +193,17 @@ func (c *CSVReader) readHeader() error {
 		}
 		*col = i
 	}
-	for _, need := range []struct {
-		col  int
-		name string
-	}{{c.tsCol, "ts"}, {c.keyCol, c.keyName}} {
-		if need.col < 0 {
-			return c.errAt(c.recLine, fmt.Sprintf("header has no %q column (columns: %s)", need.name, quoteList(trimmed)))
+	cols := [3]int{c.tsCol, c.keyCol, c.costCol}
+	for _, i := range c.needed {
+		if cols[i] < 0 {
+			hint := ""
+			if len(trimmed) == 1 {
+				hint = "; give the separator with -sep"
+			}
+			return c.errAt(c.recLine, fmt.Sprintf("header has no %q column (columns: %s%s)", c.columns[i], quoteList(trimmed), hint))
 		}
 	}
 	c.nfields = len(names)
-	c.fields = make([][]byte, c.nfields)
 	return nil
 }
 
@@ -216,11 +266,18 @@ func (c *CSVReader) Scan() bool {
 // parse turns a non-empty record into c.req, returning what is wrong with
 // it or "".
 func (c *csvParser) parse(rec []byte) string {
-	n, msg := splitCSVInto(rec, c.fields, &c.scratch)
+	n, msg := splitCSVInto(rec, c.fields, &c.scratch, c.sep)
 	if msg != "" {
 		return msg
 	}
 	if n != c.nfields {
+		if c.headerless {
+			hint := ""
+			if n == 1 {
+				hint = "; give the separator with -sep"
+			}
+			return fmt.Sprintf("%s, -columns names %d%s", plural(n, "field"), c.nfields, hint)
+		}
 		return fmt.Sprintf("%s, header has %d", plural(n, "field"), c.nfields)
 	}
 	unit := c.clock.unit
@@ -323,7 +380,7 @@ func (c *csvParser) nextRecord() (rec []byte, msg string, err error) {
 		line = bytes.TrimPrefix(line, utf8BOM)
 	}
 	nul := bytes.IndexByte(line, 0) >= 0
-	if bytes.IndexByte(line, '"') < 0 || scanQuotes(stFieldStart, line) != stQuoted {
+	if bytes.IndexByte(line, '"') < 0 || scanQuotes(stFieldStart, line, c.sep) != stQuoted {
 		if nul {
 			return nil, "NUL byte", nil
 		}
@@ -344,7 +401,7 @@ func (c *csvParser) nextRecord() (rec []byte, msg string, err error) {
 			return nil, "", c.readErr(err)
 		}
 		nul = nul || bytes.IndexByte(line, 0) >= 0
-		st = scanQuotes(st, line)
+		st = scanQuotes(st, line, c.sep)
 		c.rec = append(c.rec, line...)
 	}
 	if nul {
@@ -378,7 +435,7 @@ func (c *csvParser) skipRecord() error {
 		case err != nil:
 			return c.readErr(err)
 		}
-		c.lr.qs = scanQuotes(c.lr.qs, line)
+		c.lr.qs = scanQuotes(c.lr.qs, line, c.sep)
 	}
 }
 
@@ -402,10 +459,10 @@ const (
 	stQuoteInQuoted                   // just after a quote inside a quoted field
 )
 
-// scanQuotes advances the quote state over b. Malformed quoting (a quote in
-// an unquoted field, text after a closing quote) is left to splitCSV to
-// report; here it never opens a quoted field.
-func scanQuotes(st quoteState, b []byte) quoteState {
+// scanQuotes advances the quote state over b, fields separated by sep.
+// Malformed quoting (a quote in an unquoted field, text after a closing
+// quote) is left to splitCSV to report; here it never opens a quoted field.
+func scanQuotes(st quoteState, b []byte, sep byte) quoteState {
 	for i := 0; i < len(b); i++ {
 		ch := b[i]
 		switch st {
@@ -420,7 +477,7 @@ func scanQuotes(st quoteState, b []byte) quoteState {
 			switch ch {
 			case '"':
 				st = stQuoted
-			case ',':
+			case sep:
 				st = stFieldStart
 			default:
 				st = stUnquoted
@@ -429,12 +486,12 @@ func scanQuotes(st quoteState, b []byte) quoteState {
 			switch ch {
 			case '"':
 				st = stQuoted
-			case ',':
+			case sep:
 			default:
 				st = stUnquoted
 			}
 		case stUnquoted:
-			if ch == ',' {
+			if ch == sep {
 				st = stFieldStart
 			}
 		}
@@ -442,16 +499,16 @@ func scanQuotes(st quoteState, b []byte) quoteState {
 	return st
 }
 
-// splitCSVInto splits a record into dst, returning the number of fields
-// (which may exceed len(dst): the extra fields are counted, not stored).
-// Quoted fields with doubled quotes are unescaped into *scratch, which is
-// reset first.
-func splitCSVInto(rec []byte, dst [][]byte, scratch *[]byte) (int, string) {
+// splitCSVInto splits a record of fields separated by sep into dst,
+// returning the number of fields (which may exceed len(dst): the extra
+// fields are counted, not stored). Quoted fields with doubled quotes are
+// unescaped into *scratch, which is reset first.
+func splitCSVInto(rec []byte, dst [][]byte, scratch *[]byte, sep byte) (int, string) {
 	if bytes.IndexByte(rec, '"') < 0 { // fast path: no quoting
 		// A byte loop beats bytes.IndexByte on fields this short.
 		n, start := 0, 0
 		for i, ch := range rec {
-			if ch == ',' {
+			if ch == sep {
 				if n < len(dst) {
 					dst[n] = rec[start:i]
 				}
@@ -464,22 +521,22 @@ func splitCSVInto(rec []byte, dst [][]byte, scratch *[]byte) (int, string) {
 		}
 		return n + 1, ""
 	}
-	_, n, msg := splitCSV(rec, dst, scratch, false)
+	_, n, msg := splitCSV(rec, dst, scratch, false, sep)
 	return n, msg
 }
 
-// splitCSV splits a record with RFC 4180 quoting into dst and returns the
-// number of fields. Fields past len(dst) are appended when grow is set and
+// splitCSV splits a record with RFC 4180 quoting, fields separated by sep,
+// into dst and returns the number of fields. Fields past len(dst) are appended when grow is set and
 // only counted otherwise. Quoted fields with doubled quotes are unescaped
 // into *scratch, which is reset first; other fields are slices of rec.
-func splitCSV(rec []byte, dst [][]byte, scratch *[]byte, grow bool) ([][]byte, int, string) {
+func splitCSV(rec []byte, dst [][]byte, scratch *[]byte, grow bool, sep byte) ([][]byte, int, string) {
 	*scratch = (*scratch)[:0]
 	n := 0
 	for {
 		var f []byte
 		last := false
 		if len(rec) == 0 || rec[0] != '"' {
-			i := bytes.IndexByte(rec, ',')
+			i := bytes.IndexByte(rec, sep)
 			f = rec
 			if i >= 0 {
 				f, rec = rec[:i], rec[i+1:]
@@ -517,7 +574,7 @@ func splitCSV(rec []byte, dst [][]byte, scratch *[]byte, grow bool) ([][]byte, i
 			switch {
 			case len(rec) == 0:
 				last = true
-			case rec[0] == ',':
+			case rec[0] == sep:
 				rec = rec[1:]
 			default:
 				return dst, n, "text after the closing quote of a quoted field"

@@ -12,10 +12,12 @@ import (
 // or starts or ends with a space or tab. As no reader takes them, negative
 // ts, cost below 1, empty keys and keys that are not valid UTF-8 or hold a
 // NUL byte cannot be written. Output is buffered; the header is written
-// even for an empty trace.
+// even for an empty trace. Create makes a writer of a .tsv file separate
+// the fields with tabs instead of commas.
 type CSVWriter struct {
 	t             textWriter
 	headerWritten bool
+	tabs          bool
 }
 
 // NewCSVWriter returns a writer of a CSV trace to w. Close flushes but does
@@ -26,6 +28,20 @@ func NewCSVWriter(w io.Writer) *CSVWriter {
 
 const csvHeader = "ts,key,cost\n"
 
+func (c *CSVWriter) sep() byte {
+	if c.tabs {
+		return '\t'
+	}
+	return ','
+}
+
+func (c *CSVWriter) header() []byte {
+	if c.tabs {
+		return []byte("ts\tkey\tcost\n")
+	}
+	return []byte(csvHeader)
+}
+
 // Write appends one request.
 func (c *CSVWriter) Write(r Request) error {
 	if err := checkRequest(r); err != nil {
@@ -34,12 +50,13 @@ func (c *CSVWriter) Write(r Request) error {
 	b := c.t.scratch[:0]
 	if !c.headerWritten {
 		c.headerWritten = true
-		b = append(b, csvHeader...)
+		b = append(b, c.header()...)
 	}
+	sep := c.sep()
 	b = strconv.AppendInt(b, r.T, 10)
-	b = append(b, ',')
-	b = appendCSVField(b, r.Key)
-	b = append(b, ',')
+	b = append(b, sep)
+	b = appendCSVField(b, r.Key, sep)
+	b = append(b, sep)
 	b = strconv.AppendInt(b, r.Cost, 10)
 	b = append(b, '\n')
 	c.t.scratch = b
@@ -51,13 +68,14 @@ func (c *CSVWriter) Write(r Request) error {
 func (c *CSVWriter) Close() error {
 	if !c.headerWritten && !c.t.closed {
 		c.headerWritten = true
-		c.t.write([]byte(csvHeader))
+		c.t.write(c.header())
 	}
 	return c.t.close()
 }
 
-// csvNeedsQuotes reports whether a field must be quoted to read back as is.
-func csvNeedsQuotes(f []byte) bool {
+// csvNeedsQuotes reports whether a field must be quoted to read back as
+// is, fields separated by sep.
+func csvNeedsQuotes(f []byte, sep byte) bool {
 	if len(f) == 0 {
 		return false
 	}
@@ -66,15 +84,15 @@ func csvNeedsQuotes(f []byte) bool {
 	}
 	for _, ch := range f {
 		switch ch {
-		case ',', '"', '\r', '\n':
+		case sep, '"', '\r', '\n':
 			return true
 		}
 	}
 	return false
 }
 
-func appendCSVField(b, f []byte) []byte {
-	if !csvNeedsQuotes(f) {
+func appendCSVField(b, f []byte, sep byte) []byte {
+	if !csvNeedsQuotes(f, sep) {
 		return append(b, f...)
 	}
 	b = append(b, '"')

@@ -16,8 +16,9 @@ const (
 	// FormatFromPath) or, when the extension says nothing, from the content
 	// (see Open).
 	FormatAuto Format = iota
-	// FormatCSV is comma-separated text with a header naming the columns
-	// ts, key and optionally cost, in any order.
+	// FormatCSV is delimited text (comma-separated, or tab-separated for
+	// .tsv, or see Options.Sep) with a header naming the columns ts, key
+	// and optionally cost, in any order (or see Options.Columns).
 	FormatCSV
 	// FormatParquet is an Apache Parquet file with columns ts, key and
 	// optionally cost.
@@ -113,7 +114,7 @@ func stripCompressionExt(path string) string {
 // formatOfExt returns the format an extension names, or FormatAuto.
 func formatOfExt(ext string) Format {
 	switch strings.ToLower(ext) {
-	case ".csv":
+	case ".csv", ".tsv":
 		return FormatCSV
 	case ".parquet", ".pq":
 		return FormatParquet
@@ -126,7 +127,7 @@ func formatOfExt(ext string) Format {
 }
 
 // FormatFromPath tells a trace's format from its file extension, ignoring
-// case and a compression extension (.gz, .zst, .zstd) after it: .csv;
+// case and a compression extension (.gz, .zst, .zstd) after it: .csv or .tsv;
 // .parquet or .pq; .jsonl, .ndjson or .json; .log (an access log, or
 // another log: Open tells which from the content). An unknown or missing
 // extension is an error naming the path (Open then looks at the content
@@ -136,7 +137,7 @@ func FormatFromPath(path string) (Format, error) {
 	if f := formatOfExt(ext); f != FormatAuto {
 		return f, nil
 	}
-	const want = "want .csv, .parquet, .pq, .jsonl, .ndjson, .json or .log, or give the format"
+	const want = "want .csv, .tsv, .parquet, .pq, .jsonl, .ndjson, .json or .log, or give the format"
 	if ext == "" {
 		return FormatAuto, fmt.Errorf("%s: cannot tell the trace format: no file extension (%s)", path, want)
 	}

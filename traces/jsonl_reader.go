@@ -3,6 +3,7 @@ package traces
 import (
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -22,13 +23,19 @@ import (
 //     and so does a NUL byte, escaped ("\u0000") or not, as in every format.
 //   - "cost": optional; a positive integer, or null for the default 1.
 //
+// Options.TS and Options.Cost name the ts and cost fields as Options.Key
+// does the key's. A dotted name is a path into nested objects:
+// "request.remote_ip" is the field remote_ip of the object in the field
+// request (a field whose own name has the dots matches too). A line without
+// the ts or the key field is bad, its error listing the fields there are.
+//
 // Other fields are ignored whatever their value (nested objects and arrays
 // included); when a field repeats, the last one counts. Lines end in "\n" or
 // "\r\n". A blank line (empty or only JSON white space) is an error unless
 // only blank lines follow it; so is a NUL byte, or a line longer than
 // Options.MaxLine. An empty file is an empty trace.
 //
-// The reader is a small hand-written scanner for flat objects, not
+// The reader is a small hand-written scanner, not
 // encoding/json: it allocates nothing per line once its buffers have grown.
 // Keys are slices of the line buffer, or of a reused buffer when they hold
 // escapes, valid until the next Scan. Errors are *ParseError naming the
@@ -42,9 +49,8 @@ type JSONLReader struct {
 	clock  tsClock
 	maxKey int
 
-	p          jsonScanner
-	missingKey string
-	req        Request
+	p   jsonScanner
+	req Request
 }
 
 // NewJSONLReader returns a reader of the JSON lines trace in r. name is the
@@ -55,12 +61,15 @@ func NewJSONLReader(r io.Reader, name string, opt Options) (*JSONLReader, error)
 
 func newJSONLReader(r io.Reader, name string, opt Options, closer io.Closer) (*JSONLReader, error) {
 	st, err := opt.resolve()
+	if err == nil {
+		err = opt.refuseColumns("JSON lines", true)
+	}
 	if err != nil {
 		return nil, err
 	}
 	j := &JSONLReader{lineRecords: newLineRecords(r, name, st.maxLine, opt), closer: closer, clock: newTSClock(st.unit),
-		maxKey: st.maxKey, missingKey: fmt.Sprintf("missing %q", st.keyName)}
-	j.p.keyName = st.keyName
+		maxKey: st.maxKey}
+	j.p.setNames(st.names)
 	return j, nil
 }
 
@@ -99,10 +108,10 @@ func (j *JSONLReader) parse(line []byte) string {
 		return p.message()
 	}
 	if !p.hasTS {
-		return `missing "ts"`
+		return p.missing(colTS, line)
 	}
 	if !p.hasKey {
-		return j.missingKey
+		return p.missing(colKey, line)
 	}
 	var ts int64
 	var msg string
@@ -190,12 +199,20 @@ const (
 // maxJSONDepth bounds the nesting of skipped values.
 const maxJSONDepth = 1000
 
-// jsonScanner parses one flat object a line and keeps the raw ts, key and
-// cost. It holds reusable buffers for strings with escapes.
+// jsonScanner parses one object a line and keeps the raw ts, key and cost,
+// looking into nested objects only for the paths of dotted names. It holds
+// reusable buffers for strings with escapes.
 type jsonScanner struct {
 	b       []byte
 	pos     int
 	keyName string // the field that holds the key
+
+	// plain: ts and cost are "ts" and "cost", and the key's name has no
+	// dot. Otherwise paths are the names' parts and rests[i][l] the name of
+	// colTS+i from its part l on.
+	plain bool
+	paths [3][]string
+	rests [3][]string
 
 	ts, key, cost             []byte
 	tsKind, keyKind, costKind jsonKind
@@ -259,6 +276,9 @@ func (p *jsonScanner) object(b []byte) bool {
 	if p.pos >= len(p.b) || p.b[p.pos] != '{' {
 		return p.failChar("'{'")
 	}
+	if !p.plain { // the names given: read as inner does the objects below
+		return p.inner(0, 1<<colTS|1<<colKey|1<<colCost) && p.end()
+	}
 	p.pos++
 	p.skipWS()
 	if p.pos < len(p.b) && p.b[p.pos] == '}' {
@@ -280,7 +300,7 @@ func (p *jsonScanner) object(b []byte) bool {
 		}
 		p.pos++
 		p.skipWS()
-		switch {
+		switch { // takeTS, takeKey and takeCost, inline
 		case string(name) == "ts":
 			p.hasTS = true
 			p.tsKind, p.tsExp = p.peekKind(), false
@@ -327,6 +347,198 @@ func (p *jsonScanner) object(b []byte) bool {
 			return p.failChar("',' or '}'")
 		}
 	}
+}
+
+// setNames sets the names of the ts, key and cost fields.
+func (p *jsonScanner) setNames(names [3]string) {
+	p.keyName = names[colKey]
+	p.plain = names[colTS] == "ts" && names[colCost] == "cost" && !strings.Contains(p.keyName, ".")
+	for i, n := range names {
+		p.paths[i] = strings.Split(n, ".")
+		p.rests[i] = make([]string, len(p.paths[i]))
+		for l := range p.paths[i] {
+			p.rests[i][l] = strings.Join(p.paths[i][l:], ".")
+		}
+	}
+}
+
+// takeTS reads the value at the cursor, at the depth given, as ts.
+func (p *jsonScanner) takeTS(depth int) (ok bool) {
+	p.hasTS = true
+	p.tsKind, p.tsExp = p.peekKind(), false
+	switch p.tsKind {
+	case jsonString:
+		p.ts, ok = p.str(&p.tsBuf)
+	case jsonNumber:
+		p.ts, p.tsExp, ok = p.number()
+	default:
+		ok = p.skip(depth)
+	}
+	return ok
+}
+
+// takeKey reads the value at the cursor as the key.
+func (p *jsonScanner) takeKey(depth int) (ok bool) {
+	p.hasKey = true
+	p.keyKind = p.peekKind()
+	if p.keyKind == jsonString {
+		p.key, ok = p.str(&p.keyBuf)
+	} else {
+		ok = p.skip(depth)
+	}
+	return ok
+}
+
+// takeCost reads the value at the cursor as the cost.
+func (p *jsonScanner) takeCost(depth int) (ok bool) {
+	p.costKind = p.peekKind()
+	if p.costKind == jsonNumber {
+		p.cost, _, ok = p.number()
+	} else {
+		ok = p.skip(depth)
+	}
+	return ok
+}
+
+func (p *jsonScanner) take(i, depth int) bool {
+	switch i {
+	case colTS:
+		return p.takeTS(depth)
+	case colKey:
+		return p.takeKey(depth)
+	}
+	return p.takeCost(depth)
+}
+
+// descend reads the value at the cursor, of the field name at the depth
+// given, whose parent's path matches the first depth parts of the paths
+// in want (a bit a field, 1<<colTS...): when it is an object and name is
+// the next part of some of them, it looks into it for them; otherwise it
+// skips it.
+func (p *jsonScanner) descend(name []byte, depth int, want uint8) bool {
+	in := uint8(0)
+	for i := range p.paths {
+		if want&(1<<i) != 0 && depth+1 < len(p.paths[i]) && p.paths[i][depth] == string(name) {
+			in |= 1 << i
+		}
+	}
+	if in == 0 || p.pos >= len(p.b) || p.b[p.pos] != '{' {
+		return p.skip(depth)
+	}
+	return p.inner(depth+1, in)
+}
+
+// inner reads the object at the cursor, at the depth given (0: the line's
+// object), looking for the fields in want, whose paths match its path: a
+// field named with the rest of one's path is its value; one named with its
+// next part is looked into. Other values are skipped, checked as skip
+// checks them.
+func (p *jsonScanner) inner(depth int, want uint8) bool {
+	if depth-1 > maxJSONDepth { // as skip(depth-1) of the object
+		return p.fail("nesting deeper than 1000")
+	}
+	p.pos++
+	p.skipWS()
+	if p.pos < len(p.b) && p.b[p.pos] == '}' {
+		p.pos++
+		return true
+	}
+	for {
+		p.skipWS()
+		if p.pos >= len(p.b) || p.b[p.pos] != '"' {
+			return p.failChar("a field name")
+		}
+		name, ok := p.str(&p.nameBuf)
+		if !ok {
+			return false
+		}
+		p.skipWS()
+		if p.pos >= len(p.b) || p.b[p.pos] != ':' {
+			return p.failChar("':'")
+		}
+		p.pos++
+		p.skipWS()
+		leaf := -1
+		for i := range p.rests {
+			if want&(1<<i) != 0 && p.rests[i][depth] == string(name) {
+				leaf = i
+			}
+		}
+		if leaf >= 0 {
+			ok = p.take(leaf, depth)
+		} else {
+			ok = p.descend(name, depth, want)
+		}
+		if !ok {
+			return false
+		}
+		p.skipWS()
+		if p.pos >= len(p.b) {
+			return p.failChar("',' or '}'")
+		}
+		switch p.b[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return true
+		default:
+			return p.failChar("',' or '}'")
+		}
+	}
+}
+
+// maxListedFields is the most field names an error lists.
+const maxListedFields = 20
+
+// missing describes the field i missing from the object in line, listing
+// the fields there are where it was looked for: at the top, or in the
+// deepest object along its path.
+func (p *jsonScanner) missing(i int, line []byte) string {
+	path := p.paths[i]
+	p.b, p.pos = line, 0
+	p.skipWS()
+	var names []string
+	where := ""
+	for depth := 0; ; depth++ {
+		names = names[:0]
+		next := -1 // where the object of the next part of the path is
+		p.pos++    // '{', or '"' of a field name below
+		for ok := true; ok; {
+			p.skipWS()
+			if p.pos >= len(p.b) || p.b[p.pos] != '"' {
+				break // "{}"
+			}
+			name, _ := p.str(&p.nameBuf)
+			names = append(names, string(name))
+			p.skipWS()
+			p.pos++ // ':'
+			p.skipWS()
+			if depth+1 < len(path) && string(name) == path[depth] && p.pos < len(p.b) && p.b[p.pos] == '{' {
+				next = p.pos
+			}
+			p.skip(depth)
+			p.skipWS()
+			ok = p.pos < len(p.b) && p.b[p.pos] == ','
+			p.pos++
+		}
+		if next < 0 {
+			break
+		}
+		where += "." + path[depth]
+		p.pos = next
+	}
+	list := "none"
+	if len(names) > 0 {
+		list = quoteList(names[:min(len(names), maxListedFields)])
+		if len(names) > maxListedFields {
+			list += ", ..."
+		}
+	}
+	if where == "" {
+		return fmt.Sprintf("missing %q (fields: %s)", p.rests[i][0], list)
+	}
+	return fmt.Sprintf("missing %q (fields of %s: %s)", p.rests[i][0], where[1:], list)
 }
 
 // end checks that only white space follows the object.

@@ -51,8 +51,8 @@ func TestJSONLErrors(t *testing.T) {
 		name, in string
 		want     string
 	}{
-		{"missing key", good + good + good + `{"ts":1}`, `t.jsonl:4: missing "key"`},
-		{"missing ts", `{"key":"a"}`, `t.jsonl:1: missing "ts"`},
+		{"missing key", good + good + good + `{"ts":1}`, `t.jsonl:4: missing "key" (fields: "ts")`},
+		{"missing ts", `{"key":"a"}`, `t.jsonl:1: missing "ts" (fields: "key")`},
 		{"not an object", good + `[1,2]`, `t.jsonl:2: invalid JSON: expected '{', found '[' at column 1`},
 		{"truncated", good + `{"ts":1,"key":"a"`, `t.jsonl:2: invalid JSON: unexpected end of line, expected ',' or '}' at column 18`},
 		{"trailing comma", `{"ts":1,"key":"a",}`, `t.jsonl:1: invalid JSON: expected a field name, found '}' at column 19`},

@@ -39,6 +39,7 @@ type lineReader struct {
 	// ends.
 	csv bool
 	qs  quoteState
+	sep byte // the CSV field separator
 }
 
 func newLineReader(r io.Reader, max int) lineReader {
@@ -108,7 +109,7 @@ func (l *lineReader) nextLimit(limit int) ([]byte, error) {
 	l.line++
 	if n := len(trimEOL(b)); n > limit {
 		if l.csv {
-			l.qs = scanQuotes(l.qs, b)
+			l.qs = scanQuotes(l.qs, l.dropBOM(b), l.sep)
 		}
 		l.tooLong = int64(n)
 		return nil, errLineTooLong
@@ -159,11 +160,24 @@ func (l *lineReader) nextLong(b []byte, limit int) ([]byte, error) {
 // refuseLong counts the long line in l.long, b being what was read of it
 // last, as refused before its end.
 func (l *lineReader) refuseLong(b []byte) {
-	if l.csv {
-		l.qs = scanQuotes(scanQuotes(l.qs, l.long), b)
-	}
 	l.line++
+	if l.csv {
+		start, rest := l.long, b // the line's start, where a byte order mark may be
+		if len(start) == 0 {
+			start, rest = b, nil
+		}
+		l.qs = scanQuotes(scanQuotes(l.qs, l.dropBOM(start), l.sep), rest, l.sep)
+	}
 	l.tooLong = -1
+}
+
+// dropBOM drops a byte order mark from the start of line 1, which the CSV
+// reader does not take as part of its fields.
+func (l *lineReader) dropBOM(b []byte) []byte {
+	if l.line == 1 {
+		return bytes.TrimPrefix(b, utf8BOM)
+	}
+	return b
 }
 
 // skipRest reads through the rest of the line refused last, if it is still
@@ -172,7 +186,7 @@ func (l *lineReader) skipRest() error {
 	for l.rest {
 		b, err := l.readSlice()
 		if l.csv {
-			l.qs = scanQuotes(l.qs, b)
+			l.qs = scanQuotes(l.qs, b, l.sep)
 		}
 		switch err {
 		case bufio.ErrBufferFull:

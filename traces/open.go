@@ -119,6 +119,9 @@ func openText(src source, br *bufio.Reader, kind compression, closer io.Closer, 
 	}
 	switch f {
 	case FormatCSV:
+		if opt.Sep == 0 && !src.stdin && isTSVPath(src.name) {
+			opt.Sep = '\t'
+		}
 		return newCSVReader(br, src.name, opt, closer)
 	case FormatJSONL:
 		return newJSONLReader(br, src.name, opt, closer)
@@ -230,12 +233,8 @@ func sniffFormat(br *bufio.Reader, src source, opt Options) (Format, error) {
 		}
 		return f, nil
 	}
-	var scratch []byte
-	names, _, _ := splitCSV(first, nil, &scratch, true)
-	for _, n := range names {
-		if string(bytes.Trim(n, " \t")) == "ts" { // the CSV reader tells whether the key column is there
-			return FormatCSV, nil
-		}
+	if looksDelimited(first, opt) {
+		return FormatCSV, nil
 	}
 	if err == nil {
 		head, err = peekUntil(br, func(b []byte) bool { return len(nonBlankLines(b, sniffLines, true)) == sniffLines })
@@ -248,11 +247,11 @@ func sniffFormat(br *bufio.Reader, src source, opt Options) (Format, error) {
 	if err != nil {
 		return FormatAuto, fmt.Errorf("%s: %w", src.name, err)
 	}
-	keyName, kerr := opt.keyColumn()
+	names, kerr := opt.columnNames()
 	if kerr != nil {
-		keyName = "key"
+		names = [3]string{"ts", "key"}
 	}
-	what := fmt.Sprintf("not CSV with ts and %s columns, JSON lines, Parquet, or an %s log", keyName, logKinds)
+	what := fmt.Sprintf("not CSV with %s and %s columns, JSON lines, Parquet, or an %s log", names[colTS], names[colKey], logKinds)
 	var msg string
 	switch ext := filepath.Ext(stripCompressionExt(src.name)); {
 	case src.stdin:
@@ -308,7 +307,7 @@ func Create(path string, f Format) (Writer, error) {
 		w, closer = cw, closers{cw, file}
 	}
 	if f == FormatCSV {
-		return &CSVWriter{t: newTextWriter(w, closer)}, nil
+		return &CSVWriter{t: newTextWriter(w, closer), tabs: isTSVPath(path)}, nil
 	}
 	return &JSONLWriter{t: newTextWriter(w, closer)}, nil
 }

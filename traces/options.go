@@ -18,7 +18,7 @@ type Options struct {
 
 	// Key says where the key comes from. For CSV, JSON lines and Parquet it
 	// names the column (field) that holds it; "" means "key". It cannot be
-	// "ts" or "cost". For access logs it is one of
+	// the ts or cost column (see TS). For access logs it is one of
 	//
 	//	"" or "ip"  the client host, the first field
 	//	"user"      the authenticated user (a line whose user is "-" is bad)
@@ -29,6 +29,26 @@ type Options struct {
 	// and the other logs take the same (ALB, CloudFront and HAProxy logs
 	// have no user), or a field they name (see each reader).
 	Key string
+
+	// TS and Cost name the timestamp and cost columns of CSV and Parquet
+	// traces (fields of JSON lines) as Key does the key's; "" means "ts"
+	// and "cost". The three must differ. In JSON lines each is a dotted
+	// path into nested objects: "request.remote_ip" is the field remote_ip
+	// of the object in the field request (a field named with the dots
+	// itself matches too). Access logs take neither.
+	TS, Cost string
+
+	// Sep is the field separator of CSV (and TSV) traces, one ASCII byte:
+	// see ParseSep. 0 means tab for a file Open reads whose name ends in
+	// .tsv, else the first of comma, tab, semicolon and pipe that splits
+	// the header into columns that include the ts and key columns.
+	Sep byte
+
+	// Columns, when not nil, names the columns of a CSV trace that has no
+	// header, in order; "" or "_" is a column to ignore. The first line is
+	// then a record, and every record has len(Columns) fields. See
+	// ParseColumns.
+	Columns []string
 
 	// SkipBad makes readers skip bad records (a line of the text formats, a
 	// row of Parquet) instead of stopping at the first one; they count them
@@ -116,25 +136,15 @@ func (o Options) limits() (maxKey, maxLine int, err error) {
 	return maxKey, maxLine, nil
 }
 
-// keyColumn returns the name of the key column of CSV, JSON lines and
-// Parquet traces.
-func (o Options) keyColumn() (string, error) {
-	switch o.Key {
-	case "":
-		return "key", nil
-	case "ts", "cost":
-		return "", fmt.Errorf("traces: Options.Key %q: the key column cannot be the %s column", o.Key, o.Key)
-	}
-	return o.Key, nil
-}
-
 // check validates the options that every reader uses.
 func (o Options) check() error {
 	if _, err := o.tsUnit(); err != nil {
 		return err
 	}
-	_, _, err := o.limits()
-	return err
+	if _, _, err := o.limits(); err != nil {
+		return err
+	}
+	return o.checkSep()
 }
 
 // ParseTSUnit parses the value of a -ts-unit flag: "ns", "us" (or "µs"),
@@ -160,7 +170,7 @@ func ParseTSUnit(s string) (time.Duration, error) {
 type settings struct {
 	unit            int64 // 0: auto
 	maxKey, maxLine int
-	keyName         string
+	names           [3]string // of the ts, key and cost columns (colTS, ...)
 }
 
 // resolve checks o and fills in its defaults.
@@ -173,9 +183,12 @@ func (o Options) resolve() (settings, error) {
 	if err != nil {
 		return settings{}, err
 	}
-	keyName, err := o.keyColumn()
+	names, err := o.columnNames()
 	if err != nil {
 		return settings{}, err
 	}
-	return settings{unit: unit, maxKey: maxKey, maxLine: maxLine, keyName: keyName}, nil
+	if err := o.checkSep(); err != nil {
+		return settings{}, err
+	}
+	return settings{unit: unit, maxKey: maxKey, maxLine: maxLine, names: names}, nil
 }

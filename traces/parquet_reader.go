@@ -26,6 +26,9 @@ import (
 //   - "cost", optional, INT32 or INT64 (signed or unsigned); a missing column
 //     or a null value means 1, otherwise it must be positive.
 //
+// Options.TS and Options.Cost name the ts and cost columns as Options.Key
+// does the key column.
+//
 // Other columns are ignored and never read. Row groups are read column by
 // column a page at a time; values are decoded into reused buffers of 1024
 // and the key is copied into a reused buffer, so reading allocates per page,
@@ -52,7 +55,7 @@ type ParquetReader struct {
 	left        int64 // rows left in the current row group
 	ts, key, co pqCursor
 	row         int64 // 1-based number of the current row
-	keyName     string
+	names       [3]string
 	maxKey      int
 	bad         badRecords
 	keyBuf      []byte
@@ -213,11 +216,14 @@ func NewParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*Par
 
 func newParquetReader(r io.ReaderAt, size int64, name string, opt Options, closer io.Closer) (p *ParquetReader, err error) {
 	st, err := opt.resolve()
+	if err == nil {
+		err = opt.refuseColumns("Parquet", true)
+	}
 	if err != nil {
 		return nil, err
 	}
 	unit := st.unit
-	p = &ParquetReader{name: name, closer: closer, keyName: st.keyName, maxKey: st.maxKey, bad: badRecords{skip: opt.SkipBad, cancel: opt.Cancel}, keyRef: -1}
+	p = &ParquetReader{name: name, closer: closer, names: st.names, maxKey: st.maxKey, bad: badRecords{skip: opt.SkipBad, cancel: opt.Cancel}, keyRef: -1}
 	p.key.keyed = true
 	defer func() {
 		if v := recover(); v != nil {
@@ -234,7 +240,7 @@ func newParquetReader(r io.ReaderAt, size int64, name string, opt Options, close
 	}
 	p.file = f
 	p.checker.r = r
-	if err := p.checkSchema(unit); err != nil {
+	if err := p.checkSchema(unit, opt.Cost == ""); err != nil {
 		return nil, err
 	}
 	if err := p.checkChunks(size); err != nil {
@@ -291,8 +297,9 @@ func topLevel(schema []format.SchemaElement) (names []string, elems map[string]*
 	return names, elems, true
 }
 
-// checkSchema finds the ts, key and cost columns and checks their types.
-func (p *ParquetReader) checkSchema(unit int64) error {
+// checkSchema finds the ts, key and cost columns and checks their types;
+// the cost column may be missing when optCost.
+func (p *ParquetReader) checkSchema(unit int64, optCost bool) error {
 	names, elems, ok := topLevel(p.file.Metadata().Schema)
 	if !ok {
 		return p.fileErr("corrupt Parquet schema")
@@ -321,7 +328,7 @@ func (p *ParquetReader) checkSchema(unit int64) error {
 		return e, col.Index(), nil
 	}
 
-	ts, tsCol, err := find("ts", format.Int64, "INT64", false)
+	ts, tsCol, err := find(p.names[colTS], format.Int64, "INT64", false)
 	if err != nil {
 		return err
 	}
@@ -335,7 +342,7 @@ func (p *ParquetReader) checkSchema(unit int64) error {
 		case *format.MilliSeconds:
 			p.clock, p.tsUnitName = tsClock{unit: 1e6, how: unitFile}, "milliseconds"
 		default:
-			return p.fileErr(fmt.Sprintf("column \"ts\" has an unknown TIMESTAMP unit %s", &lt.Unit))
+			return p.fileErr(fmt.Sprintf("column %q has an unknown TIMESTAMP unit %s", p.names[colTS], &lt.Unit))
 		}
 	} else if ts.LogicalType.Value == nil && ts.ConvertedType.Valid {
 		switch ts.ConvertedType.V {
@@ -345,11 +352,11 @@ func (p *ParquetReader) checkSchema(unit int64) error {
 			p.clock, p.tsUnitName = tsClock{unit: 1e3, how: unitFile}, "microseconds"
 		}
 	}
-	_, keyCol, err := find(p.keyName, format.ByteArray, "BYTE_ARRAY", false)
+	_, keyCol, err := find(p.names[colKey], format.ByteArray, "BYTE_ARRAY", false)
 	if err != nil {
 		return err
 	}
-	cost, costCol, err := find("cost", -1, "INT32 or INT64", true)
+	cost, costCol, err := find(p.names[colCost], -1, "INT32 or INT64", optCost)
 	if err != nil {
 		return err
 	}
@@ -361,7 +368,7 @@ func (p *ParquetReader) checkSchema(unit int64) error {
 		case format.Int64:
 			p.costKind = parquet.Int64
 		default:
-			return p.fileErr(fmt.Sprintf("column \"cost\" is %s, want INT32 or INT64", cost.Type.V))
+			return p.fileErr(fmt.Sprintf("column %q is %s, want INT32 or INT64", p.names[colCost], cost.Type.V))
 		}
 		p.costUnsign = unsignedInt(cost)
 		p.hasCost = true
@@ -372,7 +379,7 @@ func (p *ParquetReader) checkSchema(unit int64) error {
 		name string
 		col  int
 		kind parquet.Kind
-	}{{"ts", tsCol, parquet.Int64}, {p.keyName, keyCol, parquet.ByteArray}, {"cost", costCol, p.costKind}} {
+	}{{p.names[colTS], tsCol, parquet.Int64}, {p.names[colKey], keyCol, parquet.ByteArray}, {p.names[colCost], costCol, p.costKind}} {
 		if c.col < 0 {
 			continue
 		}
@@ -470,7 +477,7 @@ func (p *ParquetReader) Scan() (ok bool) {
 				}
 				if err := p.checker.check(&md.Columns[col].MetaData, p.left); err != nil {
 					p.row++
-					return p.failMsg(fmt.Sprintf("column %q: %v", [...]string{"ts", p.keyName, "cost"}[i], err))
+					return p.failMsg(fmt.Sprintf("column %q: %v", p.names[i], err))
 				}
 			}
 			chunks := g.ColumnChunks()
@@ -505,16 +512,16 @@ func (p *ParquetReader) Scan() (ok bool) {
 func (p *ParquetReader) readRow() (string, error) {
 	tv, err := p.ts.next()
 	if err != nil {
-		return "", p.readErr(`column "ts"`, err)
+		return "", p.readErr(fmt.Sprintf("column %q", p.names[colTS]), err)
 	}
 	k, ref, kv, err := p.key.nextKey()
 	if err != nil {
-		return "", p.readErr(fmt.Sprintf("column %q", p.keyName), err)
+		return "", p.readErr(fmt.Sprintf("column %q", p.names[colKey]), err)
 	}
 	var cv *parquet.Value
 	if p.hasCost {
 		if cv, err = p.co.next(); err != nil {
-			return "", p.readErr(`column "cost"`, err)
+			return "", p.readErr(fmt.Sprintf("column %q", p.names[colCost]), err)
 		}
 	}
 

@@ -183,7 +183,7 @@ func TestParseFormat(t *testing.T) {
 		}
 	}
 	_, err := FormatFromPath("dir/trace.txt")
-	if want := `dir/trace.txt: cannot tell the trace format from the extension ".txt" (want .csv, .parquet, .pq, .jsonl, .ndjson, .json or .log, or give the format)`; err == nil || err.Error() != want {
+	if want := `dir/trace.txt: cannot tell the trace format from the extension ".txt" (want .csv, .tsv, .parquet, .pq, .jsonl, .ndjson, .json or .log, or give the format)`; err == nil || err.Error() != want {
 		t.Errorf("FormatFromPath(trace.txt) = %v", err)
 	}
 	for _, f := range []Format{FormatAuto, FormatCSV, FormatParquet, FormatJSONL, FormatAccessLog} {

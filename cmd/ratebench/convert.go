@@ -11,7 +11,7 @@ import (
 	"ratebench/traces"
 )
 
-const convertSynopsis = "[-format F] [-to F] [-key K] [-skip-bad] [-reorder D] IN OUT\n\n" +
+const convertSynopsis = "[-format F] [-to F] [-key K] [-ts T] [-sep S] [-columns C] [-skip-bad] [-reorder D] IN OUT\n\n" +
 	"IN (or -trace IN) is the trace read, OUT (or -o OUT) the file written; given one by flag, the argument is the other."
 
 // runConvert is 'ratebench convert IN OUT': it streams any trace the

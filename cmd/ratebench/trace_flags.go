@@ -15,6 +15,7 @@ type traceFlags struct {
 	format  string
 	tsUnit  string
 	key     string
+	columns columnFlags
 	skipBad bool
 	maxKey  int
 	maxLine int
@@ -34,6 +35,7 @@ func (tf *traceFlags) registerReading(fs *flag.FlagSet) {
 	fs.StringVar(&tf.format, "format", "auto", "trace `format`: csv, parquet, jsonl, accesslog, alb, cloudfront, w3c, haproxy, or auto (from the extension, else the content)")
 	fs.StringVar(&tf.tsUnit, "ts-unit", "auto", "`unit` of integer timestamps: ns, us, ms or s, or auto (from the first one's magnitude; decimal seconds are always seconds)")
 	fs.StringVar(&tf.key, "key", "", "the client identity: a column (CSV, Parquet) or field (JSON) name, default key; for logs ip (default), user, path, ip+path or a field of the log (user_agent, cs(User-Agent), capture.req.hdr(0))")
+	tf.columns.register(fs)
 	fs.BoolVar(&tf.skipBad, "skip-bad", false, "skip bad records instead of stopping; the summary counts them and lists the first")
 	fs.IntVar(&tf.maxKey, "max-key", traces.DefaultMaxKey, "longest key accepted, in `bytes`")
 	fs.IntVar(&tf.maxLine, "max-line", traces.DefaultMaxLine, "longest line accepted, in `bytes`")
@@ -56,8 +58,12 @@ func (tf *traceFlags) open() (traces.Reader, string, error) {
 	if tf.maxKey < 1 || tf.maxLine < 1 || tf.reorder < 0 {
 		return nil, "", usageError{"-max-key and -max-line must be positive, -reorder not negative"}
 	}
-	r, err := traces.Open(tf.path, f, traces.Options{TSUnit: unit, Key: tf.key, SkipBad: tf.skipBad, MaxKey: tf.maxKey, MaxLine: tf.maxLine,
-		Cancel: tf.cancel})
+	opt := traces.Options{TSUnit: unit, Key: tf.key, SkipBad: tf.skipBad, MaxKey: tf.maxKey, MaxLine: tf.maxLine,
+		Cancel: tf.cancel}
+	if err := tf.columns.apply(&opt); err != nil {
+		return nil, "", err
+	}
+	r, err := traces.Open(tf.path, f, opt)
 	if err != nil {
 		return nil, "", err
 	}
