@@ -72,12 +72,12 @@ func TestCompareDelimitedAndNestedSamples(t *testing.T) {
 	plainPath := filepath.Join(dir, "nasa-plain.csv")
 	os.WriteFile(plainPath, plain.Bytes(), 0o644)
 	want, _ := compareFigures(t, dir, "plain", "-trace", plainPath)
-	// Until the unit is told from the values, -ts-unit s says it.
-	got, s := compareFigures(t, dir, "tsv", "-trace", filepath.Join(samplesDir, "nasa.tsv"), "-key", "host", "-ts", "time", "-ts-unit", "s")
+	// Unix seconds, told from their magnitude: no -ts-unit.
+	got, s := compareFigures(t, dir, "tsv", "-trace", filepath.Join(samplesDir, "nasa.tsv"), "-key", "host", "-ts", "time")
 	if got != want {
 		t.Errorf("nasa.tsv:\n%s\nwant\n%s", got, want)
 	}
-	if s.Trace.Format != "csv" || s.Trace.Requests != 400 || s.Trace.Keys != 20 || s.Trace.StartNS != 804571209e9 {
+	if s.Trace.Format != "csv" || s.Trace.Requests != 400 || s.Trace.Keys != 20 || s.Trace.StartNS != 804571209e9 || s.Trace.TSUnit != "s" || s.Trace.TSUnitFrom != "auto" {
 		t.Errorf("nasa.tsv: trace %+v", s.Trace)
 	}
 
