@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
@@ -52,11 +54,31 @@ type pqEncoder struct {
 	gather  []int32          // scratch: byID of a batch's ids
 	touched byte             // what touching the keys read, kept so that it is not optimized away
 
-	groups []format.RowGroup
-	rows   int64
-	page   []byte // scratch: one encoded page
-	comp   []byte // scratch: one compressed page
+	groups  []format.RowGroup
+	rows    int64
+	pages   []pqPage // scratch: the pages of a row group, their buffers kept from one group to the next
+	scratch [][]byte // scratch: a page encoded, one for each worker of encodePages
 }
+
+// pqPage is one page of a row group, encoded and compressed by
+// encodePages: column col's rows [lo, hi), or its dictionary.
+type pqPage struct {
+	col    pageCol
+	lo, hi int
+	size   int    // bytes of the page encoded, uncompressed
+	comp   []byte // the page compressed
+	err    error
+}
+
+// pageCol names the column (or the dictionary) a page holds.
+type pageCol int8
+
+const (
+	pageTS pageCol = iota
+	pageDict
+	pageKey
+	pageCost
+)
 
 // pqDictZstd compresses the dictionary pages: zstd's fastest level, which
 // on a dictionary of keys that differ in a few digits is both faster and
@@ -246,18 +268,65 @@ type pqPageKind struct {
 	enc format.Encoding
 }
 
-// writePage compresses and writes one page of the column.
-func (e *pqEncoder) writePage(c *pqColumn, h format.PageHeader, data []byte) {
+// encodePages encodes and compresses the pages of the current row group,
+// in parallel: each page's bytes depend on its rows alone, so the file is
+// the same as one page after another would write, and the flush of a row
+// group, which holds up the whole pipeline (the generator has only a few
+// batches of room ahead of it), takes a fraction of the time.
+func (e *pqEncoder) encodePages(pages []pqPage) {
+	workers := min(runtime.GOMAXPROCS(0), len(pages), 8)
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	for len(e.scratch) < workers {
+		e.scratch = append(e.scratch, nil)
+	}
+	for w := range workers {
+		raw := &e.scratch[w]
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(pages) {
+					return
+				}
+				e.encodePage(&pages[i], raw)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// encodePage encodes one page into *raw, a worker's scratch, and
+// compresses it (see encodePages).
+func (e *pqEncoder) encodePage(p *pqPage, raw *[]byte) {
 	var err error
-	codec := &parquet.Zstd
-	if h.Type == format.DictionaryPage {
+	codec, data := &parquet.Zstd, *raw
+	switch p.col {
+	case pageTS:
+		data, err = new(delta.BinaryPackedEncoding).EncodeInt64(data[:0], e.ts[p.lo:p.hi])
+	case pageDict:
 		codec = &pqDictZstd
+	case pageKey:
+		data, err = new(rle.DictionaryEncoding).EncodeInt32(data[:0], e.idx[p.lo:p.hi])
+	case pageCost:
+		data, err = new(delta.BinaryPackedEncoding).EncodeInt32(data[:0], e.cost[p.lo:p.hi])
 	}
-	if e.comp, err = codec.Encode(e.comp[:0], data); err != nil && e.err == nil {
-		e.err = err
+	if p.col == pageDict {
+		data = e.dict
+	} else {
+		*raw = data
 	}
-	h.UncompressedPageSize = int32(len(data))
-	h.CompressedPageSize = int32(len(e.comp))
+	p.size = len(data)
+	p.comp, p.err = codec.Encode(p.comp[:0], data)
+	if err != nil {
+		p.err = err
+	}
+}
+
+// writePage writes one page of the column, encoded and compressed: size
+// bytes uncompressed, comp compressed.
+func (e *pqEncoder) writePage(c *pqColumn, h format.PageHeader, size int, comp []byte) {
+	h.UncompressedPageSize = int32(size)
+	h.CompressedPageSize = int32(len(comp))
 	hb, err := thrift.Marshal(new(thrift.CompactProtocol), &h)
 	if err != nil && e.err == nil {
 		e.err = err
@@ -266,9 +335,9 @@ func (e *pqEncoder) writePage(c *pqColumn, h format.PageHeader, data []byte) {
 		c.meta.DataPageOffset = e.off
 	}
 	e.write(hb)
-	e.write(e.comp)
-	c.meta.TotalUncompressedSize += int64(len(hb) + len(data))
-	c.meta.TotalCompressedSize += int64(len(hb) + len(e.comp))
+	e.write(comp)
+	c.meta.TotalUncompressedSize += int64(len(hb) + size)
+	c.meta.TotalCompressedSize += int64(len(hb) + len(comp))
 	enc := format.Plain
 	if d, ok := h.DataPageHeader.Get(); ok {
 		enc = d.Encoding
@@ -307,7 +376,42 @@ func (e *pqEncoder) flushGroup() {
 		e.write([]byte("PAR1"))
 	}
 	start := e.off
-	var err error
+	// The pages, in the order of the file (ts, the key dictionary and
+	// indexes, cost), encoded and compressed all together, then written.
+	pages := e.pages[:0]
+	add := func(col pageCol, lo, hi int) {
+		if len(pages) < cap(pages) {
+			pages = pages[:len(pages)+1]
+		} else {
+			pages = append(pages, pqPage{})
+		}
+		p := &pages[len(pages)-1]
+		p.col, p.lo, p.hi, p.err = col, lo, hi, nil
+	}
+	for _, col := range []pageCol{pageTS, pageDict, pageKey, pageCost} {
+		if col == pageDict {
+			add(col, 0, 0)
+			continue
+		}
+		for i := 0; i < n; i += e.pageRows {
+			add(col, i, min(i+e.pageRows, n))
+		}
+	}
+	e.pages = pages
+	e.encodePages(pages)
+	for i := range pages {
+		if err := pages[i].err; err != nil && e.err == nil {
+			e.err = err
+		}
+	}
+	// writeCol writes the data pages of col, each in encoding enc.
+	writeCol := func(c *pqColumn, col pageCol, enc format.Encoding) {
+		for i := range pages {
+			if p := &pages[i]; p.col == col {
+				e.writePage(c, dataPage(p.hi-p.lo, enc), p.size, p.comp)
+			}
+		}
+	}
 	// ts: delta binary packed, min and max.
 	ts := e.newColumn("ts", format.Int64, format.DeltaBinaryPacked)
 	lo, hi := e.ts[0], e.ts[0]
@@ -315,26 +419,18 @@ func (e *pqEncoder) flushGroup() {
 		lo, hi = min(lo, t), max(hi, t)
 	}
 	ts.meta.Statistics = format.Statistics{MinValue: binary.LittleEndian.AppendUint64(nil, uint64(lo)), MaxValue: binary.LittleEndian.AppendUint64(nil, uint64(hi))}
-	for i := 0; i < n; i += e.pageRows {
-		part := e.ts[i:min(i+e.pageRows, n)]
-		if e.page, err = new(delta.BinaryPackedEncoding).EncodeInt64(e.page[:0], part); err != nil && e.err == nil {
-			e.err = err
-		}
-		e.writePage(ts, dataPage(len(part), format.DeltaBinaryPacked), e.page)
-	}
+	writeCol(ts, pageTS, format.DeltaBinaryPacked)
 	// key: the dictionary, then its indexes.
 	key := e.newColumn("key", format.ByteArray, format.Plain, format.RLEDictionary)
 	key.meta.DictionaryPageOffset = e.off
-	e.writePage(key, format.PageHeader{Type: format.DictionaryPage, DictionaryPageHeader: thrift.New(format.DictionaryPageHeader{
-		NumValues: e.ndict, Encoding: format.Plain,
-	})}, e.dict)
-	for i := 0; i < n; i += e.pageRows {
-		part := e.idx[i:min(i+e.pageRows, n)]
-		if e.page, err = new(rle.DictionaryEncoding).EncodeInt32(e.page[:0], part); err != nil && e.err == nil {
-			e.err = err
+	for i := range pages {
+		if p := &pages[i]; p.col == pageDict {
+			e.writePage(key, format.PageHeader{Type: format.DictionaryPage, DictionaryPageHeader: thrift.New(format.DictionaryPageHeader{
+				NumValues: e.ndict, Encoding: format.Plain,
+			})}, p.size, p.comp)
 		}
-		e.writePage(key, dataPage(len(part), format.RLEDictionary), e.page)
 	}
+	writeCol(key, pageKey, format.RLEDictionary)
 	// cost: delta binary packed, min and max.
 	cost := e.newColumn("cost", format.Int32, format.DeltaBinaryPacked)
 	clo, chi := e.cost[0], e.cost[0]
@@ -342,13 +438,7 @@ func (e *pqEncoder) flushGroup() {
 		clo, chi = min(clo, c), max(chi, c)
 	}
 	cost.meta.Statistics = format.Statistics{MinValue: binary.LittleEndian.AppendUint32(nil, uint32(clo)), MaxValue: binary.LittleEndian.AppendUint32(nil, uint32(chi))}
-	for i := 0; i < n; i += e.pageRows {
-		part := e.cost[i:min(i+e.pageRows, n)]
-		if e.page, err = new(delta.BinaryPackedEncoding).EncodeInt32(e.page[:0], part); err != nil && e.err == nil {
-			e.err = err
-		}
-		e.writePage(cost, dataPage(len(part), format.DeltaBinaryPacked), e.page)
-	}
+	writeCol(cost, pageCost, format.DeltaBinaryPacked)
 	cols := []format.ColumnChunk{ts.chunk(), key.chunk(), cost.chunk()}
 	var total int64
 	for _, c := range cols {
