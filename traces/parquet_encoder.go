@@ -48,11 +48,12 @@ type pqEncoder struct {
 	dict    []byte           // the distinct keys, PLAIN encoded (4-byte length, bytes)
 	ndict   int32            // their number
 	byKey   map[string]int32 // dictionary index of a key, for rows without id
-	byID    []int32          // dictionary index + 1 of each id, for rows with one
+	byID    []pqID           // each id's dictionary index and key, for rows with one
 	idsUsed []int32          // the ids of byID set in this row group
-	checked []uint64         // a bit for each id whose key was checked
+	dictLen int              // bytes of the dictionary, with the keys of pending
+	pending []int32          // rows of the batch under way whose keys the dictionary is owed, in order
+	owed    [][]byte         // scratch: their keys
 	gather  []int32          // scratch: byID of a batch's ids
-	touched byte             // what touching the keys read, kept so that it is not optimized away
 
 	groups  []format.RowGroup
 	rows    int64
@@ -148,9 +149,11 @@ func (e *pqEncoder) addRow(t int64, key []byte, cost int64) error {
 // addIDs appends the rows of b, whose IDs are set, and returns how many
 // it took: all of them, or those before the first refused (see addRow).
 // A key is read only when its id is new to the row group, and checked
-// only the first time (the same id, the same key). The ids' dictionary
-// indexes are read in a loop of their own, so that the cache misses of
-// many rows overlap.
+// only the first time (the same id, the same key), when its length is
+// kept. The ids' dictionary indexes are read in a loop of their own, and
+// the keys new to the row group are copied into its dictionary in another
+// (owed until then, see pending), so that the cache misses of many rows
+// overlap rather than stall the rows between.
 func (e *pqEncoder) addIDs(b *Batch) (int, error) {
 	n := b.Len()
 	if n == 0 {
@@ -160,11 +163,8 @@ func (e *pqEncoder) addIDs(b *Batch) (int, error) {
 		old := len(e.byID)
 		e.byID = slices.Grow(e.byID, top+1-old)[:top+1]
 		clear(e.byID[old:])
-		words := (top + 64) / 64
-		old = len(e.checked)
-		e.checked = slices.Grow(e.checked, max(words-old, 0))[:max(words, old)]
-		clear(e.checked[old:])
 	}
+	defer e.settle(b)
 	for start := 0; start < n; {
 		if cap(e.ts) == 0 {
 			e.ts = make([]int64, 0, e.groupRows)
@@ -176,19 +176,8 @@ func (e *pqEncoder) addIDs(b *Batch) (int, error) {
 		xs := slices.Grow(e.gather[:0], len(ids))[:len(ids)]
 		e.gather = xs
 		for j, id := range ids {
-			xs[j] = e.byID[id]
+			xs[j] = e.byID[id].x
 		}
-		// Touch the keys of the ids new to the row group, so that their
-		// cache misses overlap too, rather than stall the copies below.
-		var touch byte
-		for j, x := range xs {
-			if x == 0 {
-				if k := b.Key(start + j); len(k) > 0 {
-					touch += k[0] + k[len(k)-1]
-				}
-			}
-		}
-		e.touched += touch
 		i := start
 		for j, id := range ids {
 			i = start + j
@@ -198,20 +187,27 @@ func (e *pqEncoder) addIDs(b *Batch) (int, error) {
 			}
 			x := xs[j]
 			if x == 0 {
-				if x = e.byID[id]; x == 0 { // new to the row group, unless earlier in b
-					key := b.Key(i)
-					if w, bit := id/64, uint64(1)<<(id%64); e.checked[w]&bit == 0 {
+				if s := &e.byID[id]; s.x == 0 { // new to the row group, unless earlier in b
+					size := s.size - 1
+					if size < 0 {
+						key := b.Key(i)
 						if err := checkKey(key); err != nil {
 							return i, err
 						}
-						e.checked[w] |= bit
+						size = int32(len(key))
+						s.size = size + 1
 					}
-					if len(e.ts) > 0 && len(e.dict)+4+len(key) > e.dictMax {
+					if len(e.ts) > 0 && e.dictLen+4+int(size) > e.dictMax {
 						break // the dictionary is full: a new row group from row i
 					}
-					x = e.insert(key) + 1
-					e.byID[id] = x
+					x = e.ndict + 1
+					e.ndict++
+					e.dictLen += 4 + int(size)
+					e.pending = append(e.pending, int32(i))
+					s.x = x
 					e.idsUsed = append(e.idsUsed, id)
+				} else {
+					x = s.x
 				}
 			}
 			e.ts = append(e.ts, t)
@@ -220,6 +216,7 @@ func (e *pqEncoder) addIDs(b *Batch) (int, error) {
 			i++
 		}
 		if i < end || len(e.ts) == e.groupRows {
+			e.settle(b)
 			e.flushGroup()
 			if e.err != nil {
 				return i, e.err
@@ -230,10 +227,31 @@ func (e *pqEncoder) addIDs(b *Batch) (int, error) {
 	return n, nil
 }
 
+// settle copies the keys the dictionary is owed, those of the pending
+// rows of b, into it.
+// The keys are found in one loop and copied in another, so that the
+// cache misses of finding them overlap.
+func (e *pqEncoder) settle(b *Batch) {
+	if len(e.pending) == 0 {
+		return
+	}
+	owed := e.owed[:0]
+	for _, i := range e.pending {
+		owed = append(owed, b.Key(int(i)))
+	}
+	for _, key := range owed {
+		e.dict = binary.LittleEndian.AppendUint32(e.dict, uint32(len(key)))
+		e.dict = append(e.dict, key...)
+	}
+	clear(owed) // keep no key alive
+	e.owed, e.pending = owed[:0], e.pending[:0]
+}
+
 // insert adds key to the dictionary and returns its index.
 func (e *pqEncoder) insert(key []byte) int32 {
 	x := e.ndict
 	e.ndict++
+	e.dictLen += 4 + len(key)
 	e.dict = binary.LittleEndian.AppendUint32(e.dict, uint32(len(key)))
 	e.dict = append(e.dict, key...)
 	return x
@@ -248,12 +266,19 @@ func (e *pqEncoder) lookup(key []byte) (int32, error) {
 	if err := checkKey(key); err != nil {
 		return 0, err
 	}
-	if len(e.ts) > 0 && len(e.dict)+4+len(key) > e.dictMax {
+	if len(e.ts) > 0 && e.dictLen+4+len(key) > e.dictMax {
 		return -1, nil
 	}
 	x := e.insert(key)
 	e.byKey[string(key)] = x
 	return x, nil
+}
+
+// pqID is what the encoder keeps of an id, together so that a row whose
+// id is new to the row group finds both with one cache miss.
+type pqID struct {
+	x    int32 // dictionary index + 1 in the row group; 0 while not in it
+	size int32 // 1 + the length of the id's key, once checked; 0 before
 }
 
 // column is a column chunk being written.
@@ -452,10 +477,10 @@ func (e *pqEncoder) flushGroup() {
 		TotalCompressedSize: e.off - start, Ordinal: int16(len(e.groups)),
 	})
 	e.rows += int64(n)
-	e.ts, e.cost, e.idx, e.dict, e.ndict = e.ts[:0], e.cost[:0], e.idx[:0], e.dict[:0], 0
+	e.ts, e.cost, e.idx, e.dict, e.ndict, e.dictLen = e.ts[:0], e.cost[:0], e.idx[:0], e.dict[:0], 0, 0
 	clear(e.byKey)
 	for _, id := range e.idsUsed {
-		e.byID[id] = 0
+		e.byID[id].x = 0
 	}
 	e.idsUsed = e.idsUsed[:0]
 }
