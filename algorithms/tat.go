@@ -27,11 +27,31 @@ func (v *tat) due(t int64) bool {
 func (v *tat) ahead(t int64) u128 { return v.q.minus(u128{0, uint64(t)}) }
 
 // fits reports whether max(v-t, 0)*L <= room*W, for room >= 0: the
-// admission test of GCRA and of the leaky bucket.
+// admission test of GCRA and of the leaky bucket. While v is below 2^64
+// ns it has no branch on v: d = v-t and its fraction r/L, both 0 where
+// v <= t (whence the borrow of q - t).
 func (v *tat) fits(t, room int64, rl Rule) bool {
-	if v.due(t) {
-		return true
+	if v.q.hi != 0 {
+		return v.fitsWide(t, room, rl)
 	}
+	return v.fitsNarrow(t, room, rl)
+}
+
+// fitsNarrow is fits for v below 2^64 ns.
+func (v *tat) fitsNarrow(t, room int64, rl Rule) bool {
+	d, b := bits.Sub64(v.q.lo, uint64(t), 0)
+	r := uint64(v.r)
+	if b != 0 { // v < t: no backlog
+		d, r = 0, 0
+	}
+	hi, lo := bits.Mul64(d, uint64(rl.L)) // (v-t)*L = d*L + r < 2^127
+	lo, c := bits.Add64(lo, r, 0)
+	rh, rlo := bits.Mul64(uint64(room), uint64(rl.W))
+	return le128(hi+c, lo, rh, rlo)
+}
+
+// fitsWide is fits for v >= 2^64 ns (a backlog beyond 2262).
+func (v *tat) fitsWide(t, room int64, rl Rule) bool {
 	d := v.ahead(t)
 	if d.hi == 0 { // (v-t)*L = d*L + r < 2^127
 		hi, lo := bits.Mul64(d.lo, uint64(rl.L))
@@ -44,13 +64,28 @@ func (v *tat) fits(t, room int64, rl Rule) bool {
 
 // push records cost units: v = max(v, t) + cost*W/L.
 func (v *tat) push(t, cost int64, rl Rule) {
-	if v.due(t) {
-		v.q, v.r = u128{0, uint64(t)}, 0
-	}
 	q, r := mul(cost, rl.W).quoRemWide(rl.L)
+	v.pushStep(t, q, r, rl.L)
+}
+
+// pushStep sets v = max(v, t) + q + r/L, for 0 <= r < L: push with the
+// step cost*W/L already divided. While v is below 2^64 ns, max has no
+// branch on v.
+func (v *tat) pushStep(t int64, q u128, r, L int64) {
+	if v.q.hi == 0 {
+		d, b := bits.Sub64(v.q.lo, uint64(t), 0)
+		if d|uint64(v.r) == 0 { // v = t exactly: due
+			b = 1
+		}
+		lo, vr := v.q.lo, v.r
+		if b != 0 {
+			lo, vr = uint64(t), 0
+		}
+		v.q.lo, v.r = lo, vr
+	}
 	v.r += r
-	if v.r >= rl.L {
-		v.r -= rl.L
+	if v.r >= L {
+		v.r -= L
 		q = q.addInt(1)
 	}
 	v.q = v.q.add(q)

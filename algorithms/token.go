@@ -1,5 +1,7 @@
 package algorithms
 
+import "math/bits"
+
 // tokenState is one key's token deficit D = B - tokens, kept exactly as
 // x = D*W (D = dq + dr/W with 0 <= dr < W, x = dq*W + dr), so that a
 // refill, a decision and a record multiply and never divide. The zero value
@@ -13,36 +15,62 @@ type tokenState struct {
 }
 
 // refill advances the bucket to time t: the deficit shrinks by
-// (t-last)*L/W, never below zero (the bucket never holds more than B).
+// (t-last)*L/W, never below zero (the bucket never holds more than B). It
+// has no branch on the state: x - (t-last)*L, or 0 where that borrows (a
+// time that goes back refills nothing).
 func (s *tokenState) refill(t int64, r Rule) {
 	dt := t - s.last
 	s.last = t
-	if dt <= 0 || s.x == (u128{}) {
-		return
+	if dt < 0 {
+		dt = 0
 	}
-	if d := mul(dt, r.L); d.lt(s.x) {
-		s.x = s.x.minus(d)
-	} else {
-		s.x = u128{}
+	dh, dl := bits.Mul64(uint64(dt), uint64(r.L))
+	lo, b := bits.Sub64(s.x.lo, dl, 0)
+	hi, b := bits.Sub64(s.x.hi, dh, b)
+	if b != 0 {
+		hi, lo = 0, 0
 	}
+	s.x = u128{hi, lo}
 }
 
 // fits reports whether cost tokens are available with capacity b:
 // B - D >= cost, that is D*W <= (B-cost)*W.
 func (s *tokenState) fits(b, cost int64, r Rule) bool {
 	room := b - cost
-	return room >= 0 && s.x.le(mul(room, r.W))
+	if room < 0 {
+		return false
+	}
+	rh, rl := bits.Mul64(uint64(room), uint64(r.W))
+	return le128(s.x.hi, s.x.lo, rh, rl)
 }
 
 // take records cost tokens taken: D grows by cost, its whole part
 // saturating at the largest int64 (as SatAdd) and its fraction kept.
 func (s *tokenState) take(cost int64, r Rule) {
-	x := s.x.add(mul(cost, r.W))
+	x, big := s.plus(cost, r)
+	if big {
+		x = s.saturate(x, r)
+	}
+	s.x = x
+}
+
+// plus returns x + cost*W, and whether D may have reached 2^63 (x >=
+// 2^63*W), for saturate to tell.
+func (s *tokenState) plus(cost int64, r Rule) (u128, bool) {
+	ch, cl := bits.Mul64(uint64(cost), uint64(r.W))
+	lo, c := bits.Add64(s.x.lo, cl, 0)
+	x := u128{s.x.hi + ch + c, lo} // below 2^127: no wrap
+	return x, x.hi >= uint64(r.W)>>1
+}
+
+// saturate returns x = D*W, or its whole part saturated at the largest
+// int64 when D >= 2^63: take's slow path.
+func (s *tokenState) saturate(x u128, r Rule) u128 {
 	if top := (u128{uint64(r.W) >> 1, uint64(r.W) << 63}); !x.lt(top) { // D >= 2^63
 		_, dr := s.deficit(r)
 		x = mul(1<<63-1, r.W).addInt(dr)
 	}
-	s.x = x
+	return x
 }
 
 // deficit returns D = dq + dr/W, 0 <= dr < W.
@@ -98,7 +126,11 @@ func (tk *Token) Decide(id int32, t, cost int64) bool {
 func (tk *Token) Record(id int32, t, cost int64) {
 	s := &tk.st[id]
 	s.refill(t, tk.rule)
-	s.take(cost, tk.rule)
+	x, big := s.plus(cost, tk.rule) // take, inlined
+	if big {
+		x = s.saturate(x, tk.rule)
+	}
+	s.x = x
 }
 
 // GCRA is the generic cell rate algorithm (SPEC 3.7): emission interval
@@ -115,6 +147,8 @@ type GCRA struct {
 	rule  Rule
 	b     int64
 	named bool // B was given explicitly
+	stepQ u128 // the emission interval W/L = stepQ + stepR/L
+	stepR int64
 	st    []tat
 }
 
@@ -124,6 +158,7 @@ func NewGCRA(r Rule, b int64) *GCRA {
 	if b <= 0 {
 		g.b = r.L
 	}
+	g.stepQ, g.stepR = mul(1, r.W).quoRemWide(r.L)
 	return g
 }
 
@@ -142,11 +177,24 @@ func (*GCRA) CountsRejected() bool { return false }
 // Decide admits iff X + cost*W/L <= B*W/L, where X = max(TAT-t, 0), that is
 // X*L <= (B-cost)*W.
 func (g *GCRA) Decide(id int32, t, cost int64) bool {
-	return cost <= g.b && g.st[id].fits(t, g.b-cost, g.rule)
+	if cost > g.b {
+		return false
+	}
+	v := &g.st[id]
+	if v.q.hi != 0 {
+		return v.fitsWide(t, g.b-cost, g.rule)
+	}
+	return v.fitsNarrow(t, g.b-cost, g.rule) // fits, inlined
 }
 
 // Record sets TAT = max(TAT, t) + cost*W/L.
-func (g *GCRA) Record(id int32, t, cost int64) { g.st[id].push(t, cost, g.rule) }
+func (g *GCRA) Record(id int32, t, cost int64) {
+	if cost != 1 {
+		g.st[id].push(t, cost, g.rule)
+		return
+	}
+	g.st[id].pushStep(t, g.stepQ, g.stepR, g.rule.L) // W/L, divided once
+}
 
 // Capacity returns B.
 func (g *GCRA) Capacity() int64 { return g.b }

@@ -32,6 +32,15 @@ func (x u128) addInt(v int64) u128 { return x.add(u128{0, uint64(v)}) }
 // le reports whether x <= y.
 func (x u128) le(y u128) bool { return x.hi < y.hi || (x.hi == y.hi && x.lo <= y.lo) }
 
+// le128 reports whether the 128-bit (xh, xl) <= (yh, yl), by the borrow of
+// y-x: no branch, which a decision on a key's freshly loaded state could
+// only mispredict.
+func le128(xh, xl, yh, yl uint64) bool {
+	_, b := bits.Sub64(yl, xl, 0)
+	_, b = bits.Sub64(yh, xh, b)
+	return b == 0
+}
+
 // lt reports whether x < y.
 func (x u128) lt(y u128) bool { return x.hi < y.hi || (x.hi == y.hi && x.lo < y.lo) }
 

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
@@ -46,17 +48,38 @@ type pqEncoder struct {
 	dict    []byte           // the distinct keys, PLAIN encoded (4-byte length, bytes)
 	ndict   int32            // their number
 	byKey   map[string]int32 // dictionary index of a key, for rows without id
-	byID    []int32          // dictionary index + 1 of each id, for rows with one
+	byID    []pqID           // each id's dictionary index and key, for rows with one
 	idsUsed []int32          // the ids of byID set in this row group
-	checked []uint64         // a bit for each id whose key was checked
+	dictLen int              // bytes of the dictionary, with the keys of pending
+	pending []int32          // rows of the batch under way whose keys the dictionary is owed, in order
+	owed    [][]byte         // scratch: their keys
 	gather  []int32          // scratch: byID of a batch's ids
-	touched byte             // what touching the keys read, kept so that it is not optimized away
 
-	groups []format.RowGroup
-	rows   int64
-	page   []byte // scratch: one encoded page
-	comp   []byte // scratch: one compressed page
+	groups  []format.RowGroup
+	rows    int64
+	pages   []pqPage // scratch: the pages of a row group, their buffers kept from one group to the next
+	scratch [][]byte // scratch: a page encoded, one for each worker of encodePages
 }
+
+// pqPage is one page of a row group, encoded and compressed by
+// encodePages: column col's rows [lo, hi), or its dictionary.
+type pqPage struct {
+	col    pageCol
+	lo, hi int
+	size   int    // bytes of the page encoded, uncompressed
+	comp   []byte // the page compressed
+	err    error
+}
+
+// pageCol names the column (or the dictionary) a page holds.
+type pageCol int8
+
+const (
+	pageTS pageCol = iota
+	pageDict
+	pageKey
+	pageCost
+)
 
 // pqDictZstd compresses the dictionary pages: zstd's fastest level, which
 // on a dictionary of keys that differ in a few digits is both faster and
@@ -126,9 +149,11 @@ func (e *pqEncoder) addRow(t int64, key []byte, cost int64) error {
 // addIDs appends the rows of b, whose IDs are set, and returns how many
 // it took: all of them, or those before the first refused (see addRow).
 // A key is read only when its id is new to the row group, and checked
-// only the first time (the same id, the same key). The ids' dictionary
-// indexes are read in a loop of their own, so that the cache misses of
-// many rows overlap.
+// only the first time (the same id, the same key), when its length is
+// kept. The ids' dictionary indexes are read in a loop of their own, and
+// the keys new to the row group are copied into its dictionary in another
+// (owed until then, see pending), so that the cache misses of many rows
+// overlap rather than stall the rows between.
 func (e *pqEncoder) addIDs(b *Batch) (int, error) {
 	n := b.Len()
 	if n == 0 {
@@ -138,11 +163,8 @@ func (e *pqEncoder) addIDs(b *Batch) (int, error) {
 		old := len(e.byID)
 		e.byID = slices.Grow(e.byID, top+1-old)[:top+1]
 		clear(e.byID[old:])
-		words := (top + 64) / 64
-		old = len(e.checked)
-		e.checked = slices.Grow(e.checked, max(words-old, 0))[:max(words, old)]
-		clear(e.checked[old:])
 	}
+	defer e.settle(b)
 	for start := 0; start < n; {
 		if cap(e.ts) == 0 {
 			e.ts = make([]int64, 0, e.groupRows)
@@ -154,19 +176,8 @@ func (e *pqEncoder) addIDs(b *Batch) (int, error) {
 		xs := slices.Grow(e.gather[:0], len(ids))[:len(ids)]
 		e.gather = xs
 		for j, id := range ids {
-			xs[j] = e.byID[id]
+			xs[j] = e.byID[id].x
 		}
-		// Touch the keys of the ids new to the row group, so that their
-		// cache misses overlap too, rather than stall the copies below.
-		var touch byte
-		for j, x := range xs {
-			if x == 0 {
-				if k := b.Key(start + j); len(k) > 0 {
-					touch += k[0] + k[len(k)-1]
-				}
-			}
-		}
-		e.touched += touch
 		i := start
 		for j, id := range ids {
 			i = start + j
@@ -176,20 +187,27 @@ func (e *pqEncoder) addIDs(b *Batch) (int, error) {
 			}
 			x := xs[j]
 			if x == 0 {
-				if x = e.byID[id]; x == 0 { // new to the row group, unless earlier in b
-					key := b.Key(i)
-					if w, bit := id/64, uint64(1)<<(id%64); e.checked[w]&bit == 0 {
+				if s := &e.byID[id]; s.x == 0 { // new to the row group, unless earlier in b
+					size := s.size - 1
+					if size < 0 {
+						key := b.Key(i)
 						if err := checkKey(key); err != nil {
 							return i, err
 						}
-						e.checked[w] |= bit
+						size = int32(len(key))
+						s.size = size + 1
 					}
-					if len(e.ts) > 0 && len(e.dict)+4+len(key) > e.dictMax {
+					if len(e.ts) > 0 && e.dictLen+4+int(size) > e.dictMax {
 						break // the dictionary is full: a new row group from row i
 					}
-					x = e.insert(key) + 1
-					e.byID[id] = x
+					x = e.ndict + 1
+					e.ndict++
+					e.dictLen += 4 + int(size)
+					e.pending = append(e.pending, int32(i))
+					s.x = x
 					e.idsUsed = append(e.idsUsed, id)
+				} else {
+					x = s.x
 				}
 			}
 			e.ts = append(e.ts, t)
@@ -198,6 +216,7 @@ func (e *pqEncoder) addIDs(b *Batch) (int, error) {
 			i++
 		}
 		if i < end || len(e.ts) == e.groupRows {
+			e.settle(b)
 			e.flushGroup()
 			if e.err != nil {
 				return i, e.err
@@ -208,10 +227,31 @@ func (e *pqEncoder) addIDs(b *Batch) (int, error) {
 	return n, nil
 }
 
+// settle copies the keys the dictionary is owed, those of the pending
+// rows of b, into it.
+// The keys are found in one loop and copied in another, so that the
+// cache misses of finding them overlap.
+func (e *pqEncoder) settle(b *Batch) {
+	if len(e.pending) == 0 {
+		return
+	}
+	owed := e.owed[:0]
+	for _, i := range e.pending {
+		owed = append(owed, b.Key(int(i)))
+	}
+	for _, key := range owed {
+		e.dict = binary.LittleEndian.AppendUint32(e.dict, uint32(len(key)))
+		e.dict = append(e.dict, key...)
+	}
+	clear(owed) // keep no key alive
+	e.owed, e.pending = owed[:0], e.pending[:0]
+}
+
 // insert adds key to the dictionary and returns its index.
 func (e *pqEncoder) insert(key []byte) int32 {
 	x := e.ndict
 	e.ndict++
+	e.dictLen += 4 + len(key)
 	e.dict = binary.LittleEndian.AppendUint32(e.dict, uint32(len(key)))
 	e.dict = append(e.dict, key...)
 	return x
@@ -226,12 +266,19 @@ func (e *pqEncoder) lookup(key []byte) (int32, error) {
 	if err := checkKey(key); err != nil {
 		return 0, err
 	}
-	if len(e.ts) > 0 && len(e.dict)+4+len(key) > e.dictMax {
+	if len(e.ts) > 0 && e.dictLen+4+len(key) > e.dictMax {
 		return -1, nil
 	}
 	x := e.insert(key)
 	e.byKey[string(key)] = x
 	return x, nil
+}
+
+// pqID is what the encoder keeps of an id, together so that a row whose
+// id is new to the row group finds both with one cache miss.
+type pqID struct {
+	x    int32 // dictionary index + 1 in the row group; 0 while not in it
+	size int32 // 1 + the length of the id's key, once checked; 0 before
 }
 
 // column is a column chunk being written.
@@ -246,18 +293,65 @@ type pqPageKind struct {
 	enc format.Encoding
 }
 
-// writePage compresses and writes one page of the column.
-func (e *pqEncoder) writePage(c *pqColumn, h format.PageHeader, data []byte) {
+// encodePages encodes and compresses the pages of the current row group,
+// in parallel: each page's bytes depend on its rows alone, so the file is
+// the same as one page after another would write, and the flush of a row
+// group, which holds up the whole pipeline (the generator has only a few
+// batches of room ahead of it), takes a fraction of the time.
+func (e *pqEncoder) encodePages(pages []pqPage) {
+	workers := min(runtime.GOMAXPROCS(0), len(pages), 8)
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	for len(e.scratch) < workers {
+		e.scratch = append(e.scratch, nil)
+	}
+	for w := range workers {
+		raw := &e.scratch[w]
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(pages) {
+					return
+				}
+				e.encodePage(&pages[i], raw)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// encodePage encodes one page into *raw, a worker's scratch, and
+// compresses it (see encodePages).
+func (e *pqEncoder) encodePage(p *pqPage, raw *[]byte) {
 	var err error
-	codec := &parquet.Zstd
-	if h.Type == format.DictionaryPage {
+	codec, data := &parquet.Zstd, *raw
+	switch p.col {
+	case pageTS:
+		data, err = new(delta.BinaryPackedEncoding).EncodeInt64(data[:0], e.ts[p.lo:p.hi])
+	case pageDict:
 		codec = &pqDictZstd
+	case pageKey:
+		data, err = new(rle.DictionaryEncoding).EncodeInt32(data[:0], e.idx[p.lo:p.hi])
+	case pageCost:
+		data, err = new(delta.BinaryPackedEncoding).EncodeInt32(data[:0], e.cost[p.lo:p.hi])
 	}
-	if e.comp, err = codec.Encode(e.comp[:0], data); err != nil && e.err == nil {
-		e.err = err
+	if p.col == pageDict {
+		data = e.dict
+	} else {
+		*raw = data
 	}
-	h.UncompressedPageSize = int32(len(data))
-	h.CompressedPageSize = int32(len(e.comp))
+	p.size = len(data)
+	p.comp, p.err = codec.Encode(p.comp[:0], data)
+	if err != nil {
+		p.err = err
+	}
+}
+
+// writePage writes one page of the column, encoded and compressed: size
+// bytes uncompressed, comp compressed.
+func (e *pqEncoder) writePage(c *pqColumn, h format.PageHeader, size int, comp []byte) {
+	h.UncompressedPageSize = int32(size)
+	h.CompressedPageSize = int32(len(comp))
 	hb, err := thrift.Marshal(new(thrift.CompactProtocol), &h)
 	if err != nil && e.err == nil {
 		e.err = err
@@ -266,9 +360,9 @@ func (e *pqEncoder) writePage(c *pqColumn, h format.PageHeader, data []byte) {
 		c.meta.DataPageOffset = e.off
 	}
 	e.write(hb)
-	e.write(e.comp)
-	c.meta.TotalUncompressedSize += int64(len(hb) + len(data))
-	c.meta.TotalCompressedSize += int64(len(hb) + len(e.comp))
+	e.write(comp)
+	c.meta.TotalUncompressedSize += int64(len(hb) + size)
+	c.meta.TotalCompressedSize += int64(len(hb) + len(comp))
 	enc := format.Plain
 	if d, ok := h.DataPageHeader.Get(); ok {
 		enc = d.Encoding
@@ -307,7 +401,42 @@ func (e *pqEncoder) flushGroup() {
 		e.write([]byte("PAR1"))
 	}
 	start := e.off
-	var err error
+	// The pages, in the order of the file (ts, the key dictionary and
+	// indexes, cost), encoded and compressed all together, then written.
+	pages := e.pages[:0]
+	add := func(col pageCol, lo, hi int) {
+		if len(pages) < cap(pages) {
+			pages = pages[:len(pages)+1]
+		} else {
+			pages = append(pages, pqPage{})
+		}
+		p := &pages[len(pages)-1]
+		p.col, p.lo, p.hi, p.err = col, lo, hi, nil
+	}
+	for _, col := range []pageCol{pageTS, pageDict, pageKey, pageCost} {
+		if col == pageDict {
+			add(col, 0, 0)
+			continue
+		}
+		for i := 0; i < n; i += e.pageRows {
+			add(col, i, min(i+e.pageRows, n))
+		}
+	}
+	e.pages = pages
+	e.encodePages(pages)
+	for i := range pages {
+		if err := pages[i].err; err != nil && e.err == nil {
+			e.err = err
+		}
+	}
+	// writeCol writes the data pages of col, each in encoding enc.
+	writeCol := func(c *pqColumn, col pageCol, enc format.Encoding) {
+		for i := range pages {
+			if p := &pages[i]; p.col == col {
+				e.writePage(c, dataPage(p.hi-p.lo, enc), p.size, p.comp)
+			}
+		}
+	}
 	// ts: delta binary packed, min and max.
 	ts := e.newColumn("ts", format.Int64, format.DeltaBinaryPacked)
 	lo, hi := e.ts[0], e.ts[0]
@@ -315,26 +444,18 @@ func (e *pqEncoder) flushGroup() {
 		lo, hi = min(lo, t), max(hi, t)
 	}
 	ts.meta.Statistics = format.Statistics{MinValue: binary.LittleEndian.AppendUint64(nil, uint64(lo)), MaxValue: binary.LittleEndian.AppendUint64(nil, uint64(hi))}
-	for i := 0; i < n; i += e.pageRows {
-		part := e.ts[i:min(i+e.pageRows, n)]
-		if e.page, err = new(delta.BinaryPackedEncoding).EncodeInt64(e.page[:0], part); err != nil && e.err == nil {
-			e.err = err
-		}
-		e.writePage(ts, dataPage(len(part), format.DeltaBinaryPacked), e.page)
-	}
+	writeCol(ts, pageTS, format.DeltaBinaryPacked)
 	// key: the dictionary, then its indexes.
 	key := e.newColumn("key", format.ByteArray, format.Plain, format.RLEDictionary)
 	key.meta.DictionaryPageOffset = e.off
-	e.writePage(key, format.PageHeader{Type: format.DictionaryPage, DictionaryPageHeader: thrift.New(format.DictionaryPageHeader{
-		NumValues: e.ndict, Encoding: format.Plain,
-	})}, e.dict)
-	for i := 0; i < n; i += e.pageRows {
-		part := e.idx[i:min(i+e.pageRows, n)]
-		if e.page, err = new(rle.DictionaryEncoding).EncodeInt32(e.page[:0], part); err != nil && e.err == nil {
-			e.err = err
+	for i := range pages {
+		if p := &pages[i]; p.col == pageDict {
+			e.writePage(key, format.PageHeader{Type: format.DictionaryPage, DictionaryPageHeader: thrift.New(format.DictionaryPageHeader{
+				NumValues: e.ndict, Encoding: format.Plain,
+			})}, p.size, p.comp)
 		}
-		e.writePage(key, dataPage(len(part), format.RLEDictionary), e.page)
 	}
+	writeCol(key, pageKey, format.RLEDictionary)
 	// cost: delta binary packed, min and max.
 	cost := e.newColumn("cost", format.Int32, format.DeltaBinaryPacked)
 	clo, chi := e.cost[0], e.cost[0]
@@ -342,13 +463,7 @@ func (e *pqEncoder) flushGroup() {
 		clo, chi = min(clo, c), max(chi, c)
 	}
 	cost.meta.Statistics = format.Statistics{MinValue: binary.LittleEndian.AppendUint32(nil, uint32(clo)), MaxValue: binary.LittleEndian.AppendUint32(nil, uint32(chi))}
-	for i := 0; i < n; i += e.pageRows {
-		part := e.cost[i:min(i+e.pageRows, n)]
-		if e.page, err = new(delta.BinaryPackedEncoding).EncodeInt32(e.page[:0], part); err != nil && e.err == nil {
-			e.err = err
-		}
-		e.writePage(cost, dataPage(len(part), format.DeltaBinaryPacked), e.page)
-	}
+	writeCol(cost, pageCost, format.DeltaBinaryPacked)
 	cols := []format.ColumnChunk{ts.chunk(), key.chunk(), cost.chunk()}
 	var total int64
 	for _, c := range cols {
@@ -362,10 +477,10 @@ func (e *pqEncoder) flushGroup() {
 		TotalCompressedSize: e.off - start, Ordinal: int16(len(e.groups)),
 	})
 	e.rows += int64(n)
-	e.ts, e.cost, e.idx, e.dict, e.ndict = e.ts[:0], e.cost[:0], e.idx[:0], e.dict[:0], 0
+	e.ts, e.cost, e.idx, e.dict, e.ndict, e.dictLen = e.ts[:0], e.cost[:0], e.idx[:0], e.dict[:0], 0, 0
 	clear(e.byKey)
 	for _, id := range e.idsUsed {
-		e.byID[id] = 0
+		e.byID[id].x = 0
 	}
 	e.idsUsed = e.idsUsed[:0]
 }
