@@ -10,6 +10,7 @@
 //	ratebench convert IN OUT
 //	ratebench compare -shard i/n ... ; ratebench merge -o DIR SHARD_DIR...
 //	ratebench diff [-o DIR] A B
+//	ratebench explain -key K [-rule R] [-alg counter,fixed,token] FILE
 //	ratebench gen -scenario NAME[:param=value,...] -requests N -keys K -seed S FILE
 //	ratebench cloudflare [-requests 400000000] [-sources 270000] [-rule 100/1m] [DIR]
 //	ratebench redis (FILE | -gen SCENARIO) [-rule L/W] [-alg LIST] [-clients 1,4,16] [-addr HOST:PORT] [-o DIR]
@@ -26,7 +27,8 @@
 // summary.json alone; -workers splits the keys across cores, -clients adds
 // clients that retry, -nodes simulated distributed deployments. merge
 // combines the shards of a replay split across machines. diff sets two
-// summaries side by side, run by run. inspect describes
+// summaries side by side, run by run; explain replays one key and draws
+// its decisions. inspect describes
 // a trace. gen writes a synthetic one (gen -list describes the scenarios).
 // cloudflare replays a population the size of Cloudflare's published
 // experiment and sets the figures beside theirs. redis replays a trace
@@ -68,6 +70,7 @@ type command struct {
 var commands = map[string]command{
 	"compare":    {"replay a trace through the log and the candidates; write summary.json", runCompare},
 	"inspect":    {"describe a trace: requests, keys, time span, rates, order", runInspect},
+	"explain":    {"replay one key through the log and the algorithms: its disagreements, listed and drawn", runExplain},
 	"gen":        {"generate a synthetic trace", runGen},
 	"cloudflare": {"reproduce Cloudflare's accuracy experiment for the sliding-window counter", runCloudflare},
 	"report":     {"write report.md, report.html and plots from DIR/summary.json", runReport},
