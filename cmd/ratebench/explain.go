@@ -298,7 +298,11 @@ func (e *explanation) keep(d compare.KeyDecision) {
 		e.recent = e.recent[i:]
 	case !e.started:
 		// The first disagreement: the span starts in the windows before it.
-		e.kept = append(e.recent, d)
+		i := 0
+		for i < len(e.recent) && e.recent[i].T < d.T-before {
+			i++
+		}
+		e.kept = append(e.recent[i:], d)
 		e.head, e.recent, e.started = nil, nil, true
 	case d.T <= e.firstDis+before:
 		e.kept = append(e.kept, d)
@@ -352,7 +356,7 @@ func (e *explanation) print(w io.Writer, rule, count, mode string, lo, hi int64,
 			fmt.Fprintf(w, "\n%d disagreements:\n", total)
 		}
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  time\tafter first\talgorithm\tlog decided\talgorithm decided\t\tlog's count in (t-W, t]\talgorithm's estimate")
+		fmt.Fprintln(tw, "  time\tafter first\talgorithm\tlog decided\talgorithm decided\tkind\tlog's count in (t-W, t]\talgorithm's estimate")
 		for _, x := range e.listed {
 			kind := "over"
 			if x.d.Log {
