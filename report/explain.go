@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -13,6 +14,7 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/internal/escape"
+	"ratebench/summary"
 )
 
 // KeyView is one key's requests over a span of time and what the log and
@@ -220,4 +222,63 @@ func (thickRing) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
 	p.Arc(pt, sty.Radius, 0, 2*math.Pi)
 	p.Close()
 	c.Stroke(p)
+}
+
+// explainHint says, under a group's top keys, how to see why one of them
+// was decided otherwise: the ratebench explain command line for the key
+// with the most disagreements, on the summary's trace, with the group's
+// rule, count policy, mode and algorithms. (The report reads only the
+// summary, which does not hold a key's requests.)
+func (m *model) explainHint(d *document, g *group) {
+	var key, alg string
+	most := int64(0)
+	var algs []string
+	for _, r := range g.candidates() {
+		algs = append(algs, r.Algorithm)
+		for _, k := range r.TopKeys {
+			if k.Disagree > most {
+				key, alg, most = k.Key, r.Algorithm, k.Disagree
+			}
+		}
+	}
+	if most == 0 {
+		return
+	}
+	d.add(para{inline{}.Tf("To see why, replay one key alone (here %s, where %s disagrees most): ", keyText(key), alg).C(explainCommand(m.s.Trace, key, g.rule, g.count, g.mode, algs)).
+		T(" lists its disagreements and draws its requests over a few windows, one lane per algorithm, beside the log's decisions.")})
+}
+
+// explainCommand is the command line of ratebench explain for key on the
+// trace t.
+func explainCommand(t summary.TraceInfo, key, rule, count, mode string, algs []string) string {
+	args := []string{"ratebench", "explain"}
+	if spec, ok := strings.CutPrefix(t.Path, "gen:"); ok && t.Format == "generated" {
+		args = append(args, "-gen", shellWord(spec))
+	} else {
+		args = append(args, "-trace", shellWord(t.Path))
+	}
+	if t.TSUnitFrom == "explicit" {
+		args = append(args, "-ts-unit", shellWord(t.TSUnit))
+	}
+	args = append(args, "-key", shellWord(key), "-rule", shellWord(rule), "-alg", shellWord(strings.Join(algs, ",")))
+	if count != "accepted" {
+		args = append(args, "-count", shellWord(count))
+	}
+	if mode != "independent" {
+		args = append(args, "-mode", shellWord(mode))
+	}
+	return strings.Join(args, " ")
+}
+
+// shellWord quotes s for a POSIX shell unless it needs no quoting.
+func shellWord(s string) string {
+	safe := s != ""
+	for i := 0; i < len(s) && safe; i++ {
+		c := s[i]
+		safe = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_./:=,+-%@", c) >= 0
+	}
+	if safe && s[0] != '-' {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
