@@ -378,6 +378,7 @@ func (m *model) groupTables(d *document, g *group) {
 			per = "all those the summary lists"
 		}
 		d.add(para{txtf("The keys with the most disagreements, %s per algorithm (burst: the key's worst admitted cost in a window span).", per)}, kt)
+		m.explainHint(d, g)
 	}
 
 	var re []*summary.Run

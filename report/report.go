@@ -42,11 +42,11 @@ const (
 	PlotsDir     = "plots"
 )
 
-// Write writes, from the summary alone, DIR/report.md, a self-contained
-// DIR/report.html (plots inline as SVG, no script, no external file) and
-// DIR/plots/NAME.svg and .png for every plot. Each file is written to a
+// Write writes, from the summary alone, DIR/runs.csv (RunsCSV),
+// DIR/report.md, a self-contained DIR/report.html (plots inline as SVG, no
+// script, no external file) and DIR/plots/NAME.svg and .png for every plot. Each file is written to a
 // temporary file in its folder and renamed into place. The same summary
-// and options give the same bytes of .md, .html and .svg.
+// and options give the same bytes of .csv, .md, .html and .svg.
 func Write(dir string, s *summary.Summary, opt Options) error {
 	if s == nil {
 		return errors.New("report: no summary")
@@ -78,6 +78,9 @@ func Write(dir string, s *summary.Summary, opt Options) error {
 		if err := writePNGs(plots, figs, write); err != nil {
 			return err
 		}
+	}
+	if err := write(filepath.Join(dir, RunsFile), RunsCSV(s)); err != nil {
+		return err
 	}
 	if err := write(filepath.Join(dir, MarkdownFile), doc.markdown()); err != nil {
 		return err
@@ -153,12 +156,12 @@ func isPlotFile(name string) bool {
 }
 
 // Owns tells whether rel, a path relative to a report's folder, names a
-// file that Write writes there: report.md, report.html, or a plot in
+// file that Write writes there: runs.csv, report.md, report.html, or a plot in
 // plots/ of a kind it draws (a report that draws no such plot leaves that
 // file stale). Other files in the folder are not the report's.
 func Owns(rel string) bool {
 	rel = filepath.ToSlash(filepath.Clean(rel))
-	if rel == MarkdownFile || rel == HTMLFile {
+	if rel == MarkdownFile || rel == HTMLFile || rel == RunsFile {
 		return true
 	}
 	name, ok := strings.CutPrefix(rel, PlotsDir+"/")

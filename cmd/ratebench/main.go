@@ -9,6 +9,8 @@
 //	ratebench report [-max-over 0.01%] [-max-under 0.1%] DIR
 //	ratebench convert IN OUT
 //	ratebench compare -shard i/n ... ; ratebench merge -o DIR SHARD_DIR...
+//	ratebench diff [-o DIR] A B
+//	ratebench explain -key K [-rule R] [-alg counter,fixed,token] FILE
 //	ratebench gen -scenario NAME[:param=value,...] -requests N -keys K -seed S FILE
 //	ratebench cloudflare [-requests 400000000] [-sources 270000] [-rule 100/1m] [DIR]
 //	ratebench redis (FILE | -gen SCENARIO) [-rule L/W] [-alg LIST] [-clients 1,4,16] [-addr HOST:PORT] [-o DIR]
@@ -24,7 +26,9 @@
 // report (report.md, report.html, plots/), which report rewrites from
 // summary.json alone; -workers splits the keys across cores, -clients adds
 // clients that retry, -nodes simulated distributed deployments. merge
-// combines the shards of a replay split across machines. inspect describes
+// combines the shards of a replay split across machines. diff sets two
+// summaries side by side, run by run; explain replays one key and draws
+// its decisions. inspect describes
 // a trace. gen writes a synthetic one (gen -list describes the scenarios).
 // cloudflare replays a population the size of Cloudflare's published
 // experiment and sets the figures beside theirs. redis replays a trace
@@ -66,11 +70,13 @@ type command struct {
 var commands = map[string]command{
 	"compare":    {"replay a trace through the log and the candidates; write summary.json", runCompare},
 	"inspect":    {"describe a trace: requests, keys, time span, rates, order", runInspect},
+	"explain":    {"replay one key through the log and the algorithms: its disagreements, listed and drawn", runExplain},
 	"gen":        {"generate a synthetic trace", runGen},
 	"cloudflare": {"reproduce Cloudflare's accuracy experiment for the sliding-window counter", runCloudflare},
 	"report":     {"write report.md, report.html and plots from DIR/summary.json", runReport},
 	"convert":    {"convert a trace to CSV, Parquet or JSON lines", runConvert},
 	"redis":      {"replay a trace against a real Redis server (Lua scripts, seed 001's non-atomic counter)", runRedis},
+	"diff":       {"set two summaries side by side: each headline figure of the same runs, and its change", runDiff},
 	"merge":      {"combine the summaries of the shards of a replay (compare -shard i/n) into one", runMerge},
 }
 

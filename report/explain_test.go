@@ -1,0 +1,68 @@
+package report
+
+import (
+	"bytes"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"ratebench/summary"
+)
+
+// The report names, under a group's top keys, the explain command line
+// for the key that disagrees most, on the summary's trace, quoted for a
+// shell where it must be.
+func TestExplainCommand(t *testing.T) {
+	for _, c := range []struct {
+		trace summary.TraceInfo
+		key   string
+		count string
+		mode  string
+		want  string
+	}{
+		{summary.TraceInfo{Path: "gen:mix:poisson=0.5,requests=100", Format: "generated"}, "boundary-01", "accepted", "independent",
+			"ratebench explain -gen mix:poisson=0.5,requests=100 -key boundary-01 -rule 5/30s -alg counter,token"},
+		{summary.TraceInfo{Path: "traces/my log.csv", Format: "csv", TSUnit: "ms", TSUnitFrom: "explicit"}, "it's", "all", "shadow",
+			`ratebench explain -trace 'traces/my log.csv' -ts-unit ms -key 'it'\''s' -rule 5/30s -alg counter,token -count all -mode shadow`},
+		{summary.TraceInfo{Path: "a.csv", Format: "csv"}, "-x", "accepted", "independent",
+			"ratebench explain -trace a.csv -key '-x' -rule 5/30s -alg counter,token"},
+	} {
+		if got := explainCommand(c.trace, c.key, "5/30s", c.count, c.mode, []string{"counter", "token"}); got != c.want {
+			t.Errorf("got  %s\nwant %s", got, c.want)
+		}
+	}
+	md := string(readFile(t, filepath.Join(write(t, readSummary(t, "small.summary.json"), Options{NoPNG: true}), MarkdownFile)))
+	if want := "To see why, replay one key alone (here "; strings.Count(md, want) != 3 {
+		t.Errorf("report.md holds %q %d times, want once per group (3)", want, strings.Count(md, want))
+	}
+}
+
+// A key's figure: a lane per algorithm, the log's first, the
+// disagreements ringed; an empty span draws too.
+func TestKeyFigure(t *testing.T) {
+	const s = int64(1e9)
+	v := &KeyView{Key: "k<1>", Rule: "2/10s", Count: "accepted", Mode: "independent", L: 2, W: 10 * s,
+		Origin: 100 * s, From: 100 * s, To: 130 * s, Algorithms: []string{"fixed", "token"}}
+	for i, at := range []int64{100, 101, 109, 111, 112} {
+		v.Requests = append(v.Requests, KeyRequest{T: at * s, Cost: 1, Log: i != 2, Exact: int64(min(i, 2)),
+			Admit: []bool{i != 4, true}, Estimate: []float64{float64(i % 2), math.NaN()}})
+	}
+	svg, err := KeyFigure(v, "svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{">log<", ">fixed<", ">token (no estimate)<", ">over: admitted, the log refused<", ">L = 2<", "Key k&lt;1&gt;, rule 2/10s"} {
+		if !bytes.Contains(svg, []byte(want)) {
+			t.Errorf("the SVG lacks %q", want)
+		}
+	}
+	png, err := KeyFigure(v, "png")
+	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+		t.Errorf("png: %v", err)
+	}
+	v.Requests, v.To = nil, v.From
+	if _, err := KeyFigure(v, "svg"); err != nil {
+		t.Errorf("an empty span: %v", err)
+	}
+}
