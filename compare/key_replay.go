@@ -124,14 +124,7 @@ func (k *KeyReplay) Add(t, cost int64) (KeyDecision, error) {
 			e := c.est.Estimate(0, t)
 			d.Estimate[i] = float64(e.Whole) + float64(e.Frac)/float64(e.Den)
 		}
-		record := admit
-		switch {
-		case c.recordAll:
-			record = true
-		case k.mode == Shadow:
-			record = ref
-		}
-		if record {
+		if records(admit, ref, c.recordAll, k.mode) {
 			c.lim.Record(0, t, cost)
 		}
 		d.Admit[i] = admit

@@ -335,13 +335,7 @@ func (g *group) add(row []keyRun, id int32, t, cost, from int64) {
 		if c.est != nil {
 			c.acc.rateErr.Add(c.est.Estimate(id, t), exact)
 		}
-		record := admit
-		switch {
-		case c.recordAll:
-			record = true
-		case c.mode == Shadow:
-			record = ref
-		}
+		record := records(admit, ref, c.recordAll, c.mode)
 		if record {
 			c.lim.Record(id, t, cost)
 		}
@@ -441,4 +435,18 @@ func (e *worker) warm(id int32, row []keyRun) {
 func warmerOf(lim algorithms.Limiter) algorithms.Warmer {
 	w, _ := lim.(algorithms.Warmer)
 	return w
+}
+
+// records says whether a candidate records a request in its state: every
+// request under count all (recordAll: the algorithm counts what it
+// rejects), the reference's decision in shadow mode, its own decision
+// otherwise.
+func records(admit, ref, recordAll bool, mode Mode) bool {
+	switch {
+	case recordAll:
+		return true
+	case mode == Shadow:
+		return ref
+	}
+	return admit
 }

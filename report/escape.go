@@ -25,22 +25,3 @@ func mdCodeSafe(s string) bool {
 	}
 	return s[0] != ' ' && s[len(s)-1] != ' '
 }
-
-// fileSafe turns s into a fragment of a file name: letters, digits, '.'
-// and '-' are kept, anything else becomes '-'.
-func fileSafe(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.' && i > 0, c == '-':
-			b.WriteByte(c)
-		default:
-			b.WriteByte('-')
-		}
-	}
-	if b.Len() == 0 {
-		return "-"
-	}
-	return b.String()
-}

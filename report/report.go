@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"ratebench/algorithms"
+	"ratebench/internal/escape"
 	"ratebench/summary"
 )
 
@@ -270,7 +271,7 @@ func newModel(s *summary.Summary, opt Options) *model {
 		g := byKey[k]
 		if g == nil {
 			g = &group{rule: r.Rule, count: r.Count, mode: r.Mode, m: m}
-			g.id = fileSafe(r.Rule) + "_" + fileSafe(r.Count) + "_" + fileSafe(r.Mode)
+			g.id = escape.FileName(r.Rule) + "_" + escape.FileName(r.Count) + "_" + escape.FileName(r.Mode)
 			if rules, err := algorithms.ParseRules(r.Rule); err == nil {
 				rule := algorithms.PrimaryRule(rules) // of layered rules, the longest window
 				g.l, g.w = rule.L, rule.W

@@ -115,7 +115,7 @@ func (m *model) sweep(d *document, addFig func(*figure, string) error) error {
 					}
 				}
 				wt := algorithms.FormatWindow(w)
-				name := m.uniqueName("sweep-L_" + fileSafe(c.count) + "_" + fileSafe(c.mode) + "_W" + fileSafe(wt))
+				name := m.uniqueName("sweep-L_" + escape.FileName(c.count) + "_" + escape.FileName(c.mode) + "_W" + escape.FileName(wt))
 				f := m.sweepFig(name, algs, xs, gs, "limit L (cost units per window)",
 					fmt.Sprintf("Disagreement against the limit L, window W = %s", wt), label)
 				if f == nil {
@@ -135,7 +135,7 @@ func (m *model) sweep(d *document, addFig func(*figure, string) error) error {
 						gs = append(gs, g)
 					}
 				}
-				name := m.uniqueName("sweep-W_" + fileSafe(c.count) + "_" + fileSafe(c.mode) + "_L" + strconv.FormatInt(l, 10))
+				name := m.uniqueName("sweep-W_" + escape.FileName(c.count) + "_" + escape.FileName(c.mode) + "_L" + strconv.FormatInt(l, 10))
 				f := m.sweepFig(name, algs, xs, gs, "window W (seconds)",
 					fmt.Sprintf("Disagreement against the window W, limit L = %d", l), label)
 				if f == nil {

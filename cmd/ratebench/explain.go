@@ -82,7 +82,7 @@ func runExplain(stdout, stderr io.Writer, args []string) error {
 	}
 	dir := *out
 	if dir == "" {
-		dir = filepath.Join(runsDir, "explain-"+fileSafe(*key))
+		dir = filepath.Join(runsDir, "explain-"+escape.FileName(keyPrefix(*key, 64)))
 	}
 
 	r, path, _, _, err := tf.openOrGenerate(*genSpec)
@@ -169,25 +169,6 @@ func without(list []string, v string) []string {
 		}
 	}
 	return out
-}
-
-// fileSafe turns a key into a fragment of a folder name: letters, digits,
-// '.', '_' and '-' are kept, anything else becomes '-'; at most 64 bytes.
-func fileSafe(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s) && b.Len() < 64; i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.' && i > 0, c == '-', c == '_':
-			b.WriteByte(c)
-		default:
-			b.WriteByte('-')
-		}
-	}
-	if b.Len() == 0 {
-		return "-"
-	}
-	return b.String()
 }
 
 // spanBound is a bound of the span shown: an absolute time, or an offset
@@ -388,4 +369,12 @@ func keyQuoted(k string) string {
 		return fmt.Sprintf("%q", k)
 	}
 	return k
+}
+
+// keyPrefix is key's first n bytes at most: a folder name for any key, however long.
+func keyPrefix(key string, n int) string {
+	if len(key) > n {
+		return key[:n]
+	}
+	return key
 }

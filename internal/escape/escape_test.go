@@ -28,3 +28,19 @@ func TestVisibleAndMarkdownEscape(t *testing.T) {
 		t.Errorf("HTML = %q", got)
 	}
 }
+
+func TestFileName(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", "-"},
+		{"5/30s", "5-30s"},
+		{"buckets:4", "buckets-4"},
+		{"..", "-."},
+		{".hidden", "-hidden"},
+		{"a_b c\x00é", "a-b-c---"},
+		{"10.0.0.1", "10.0.0.1"},
+	} {
+		if got := FileName(c.in); got != c.want {
+			t.Errorf("FileName(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
