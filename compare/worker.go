@@ -373,7 +373,6 @@ func (e *worker) summary(trace summary.TraceInfo, partial bool, offeredEnd int64
 	info.TSUnit, info.TSUnitFrom = trace.TSUnit, trace.TSUnitFrom
 	info.Skipped, info.SkippedExamples = trace.Skipped, trace.SkippedExamples
 	s := &summary.Summary{Trace: info, Notes: e.notes, Partial: partial, Shard: e.cfg.Shard}
-	s.Schema = summary.SchemaOf(s)
 	s.Config = summary.RunConfig{Algorithms: e.cfg.Algorithms, TopKeys: e.cfg.TopKeys, Sweep: e.cfg.Sweep, Budget: e.cfg.Budget}
 	for _, p := range e.cfg.Clients {
 		s.Config.Clients = append(s.Config.Clients, p.String())
@@ -409,6 +408,7 @@ func (e *worker) summary(trace summary.TraceInfo, partial bool, offeredEnd int64
 		}
 		base += 1 + len(g.cands)
 	}
+	s.Schema = summary.SchemaOf(s)
 	return s
 }
 

@@ -321,16 +321,17 @@ func (m *model) groupTables(d *document, g *group) {
 	}
 	d.add(runs)
 
-	hasBurst := false
+	hasBurst, hasBound := false, false
 	for _, r := range g.candidates() {
 		if r.Burst != nil || r.Bound != nil {
 			hasBurst = true
 		}
+		hasBound = hasBound || r.Bound != nil
 	}
 	if hasBurst {
 		d.add(heading{4, "", txt("Burst")})
 		bt := table{
-			head:  []string{"algorithm", "worst burst (cost)", "÷ L", "keys over L", "where (key)", "seed 002 bound B", "bound violations"},
+			head:  []string{"algorithm", "worst burst (cost)", "÷ L", "keys over L", "where (key)", "capacity B", "over B + L·T/W"},
 			right: []bool{false, true, true, true, false, true, true},
 		}
 		for _, r := range g.runs {
@@ -344,6 +345,10 @@ func (m *model) groupTables(d *document, g *group) {
 			bt.rows = append(bt.rows, row)
 		}
 		d.add(bt)
+		if hasBound {
+			d.add(para{txt("A bucket of capacity B admits at most B + L·T/W in any span of length T; " +
+				"the last column counts the admissions at which some span ending there held more (0 but for a float library's flips).")})
+		}
 	}
 
 	d.add(heading{4, "", txt("Top keys")})

@@ -103,6 +103,7 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 		}
 		out.Runs = append(out.Runs, r)
 	}
+	out.Schema = SchemaOf(out)
 	return out, nil
 }
 
