@@ -23,7 +23,7 @@ const (
 // every field it holds.
 func SchemaOf(s *Summary) string {
 	for i := range s.Runs {
-		if s.Runs[i].Bound != nil {
+		if s.Runs[i].Bound != nil || s.Runs[i].Memory.Windows != nil {
 			return SchemaV1_2
 		}
 	}
@@ -367,12 +367,31 @@ type Memory struct {
 	// over Keys.
 	MeanPerKey float64 `json:"mean_per_key"`
 	SumOfPeaks int64   `json:"sum_of_peaks"`
-	// PeakTotal is the largest state all keys held together at the end of
-	// one of the timeline's bins (Timeline.Memory): for the log, the entries
-	// then in the window (as a log pruned exactly when entries expire would
-	// hold); for the others, their size times the keys whose state is not
-	// back to its initial value there.
+	// PeakTotal is the largest state all keys held in one window of the
+	// rule (Windows), each key counted at its largest there: for the log,
+	// its entries in the window (as a log pruned exactly when entries
+	// expire would hold); for the others, their size times the keys with a
+	// request in the window or whose state is not back to its initial value
+	// at its start. It is at least the state all keys held together at any
+	// one instant, and that exactly for fixed and the counters.
 	PeakTotal int64 `json:"peak_total"`
+	// Windows is the series PeakTotal is the largest of, in a shard's
+	// summary only (see MemoryWindows).
+	Windows *MemoryWindows `json:"windows,omitempty"`
+}
+
+// FillWindows sets r's timeline memory and Memory from its windows,
+// which it keeps only if keep (a shard's summary).
+func (r *Run) FillWindows(keep bool) {
+	w := r.Memory.Windows
+	if w == nil {
+		return
+	}
+	r.Timeline.Memory = w.Binned(r.Timeline.WidthNS, r.Timeline.First, len(r.Timeline.Requests))
+	r.Memory.Fill(int(r.Keys), r.Timeline.Memory)
+	if !keep {
+		r.Memory.Windows = nil
+	}
 }
 
 // Fill derives MeanPerKey, from SumOfPeaks over keys, and PeakTotal, the
