@@ -89,7 +89,8 @@ func (m *model) intro(d *document) {
 		inline{}.T("Count ").B("accepted").T(" counts only admitted requests (most libraries); count ").B("all").
 			T(" counts every request, admitted or not (a client that keeps sending stays blocked). Under count all the two modes coincide for the window algorithms, which record every request, " +
 				"and each rule is run once; token, gcra, leaky and peer libraries count only what they admit."),
-		txt("Memory is the analytic state an algorithm keeps per key, in bytes, not counting the key itself; the peak is the most one key needed."),
+		txt("Memory is the analytic state an algorithm keeps per key, in bytes, not counting the key itself. Per key, the peak is the most one key needed (the decision ranks by it) " +
+			"and the mean is the mean over keys of the most each needed (the figure compare prints); the peak total is the most all keys needed together."),
 		txt("Burst is the largest cost admitted for one key within any window span (t−W, t], divided by the limit L: the exact log never exceeds 1."),
 	}})
 
@@ -417,7 +418,7 @@ func (m *model) groupTables(d *document, g *group) {
 
 	d.add(heading{4, "", txt("Memory")})
 	mt := table{
-		head:  []string{"algorithm", "model", "peak per key", "mean per key", "peak total"},
+		head:  []string{"algorithm", "model", "per key: peak", "per key: mean of peaks", "all keys: peak total"},
 		right: []bool{false, false, true, true, true},
 	}
 	for _, r := range g.runs {
