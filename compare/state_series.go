@@ -216,7 +216,8 @@ func (e *worker) closeState(offeredEnd int64) {
 }
 
 // releaserOf returns lim's idle test, nil if it has none (its keys are
-// then counted as holding state at every end after their first request).
+// then counted as holding state at every window start after their first
+// request).
 func releaserOf(lim algorithms.Limiter) algorithms.Releaser {
 	r, _ := lim.(algorithms.Releaser)
 	return r

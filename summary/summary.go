@@ -373,7 +373,8 @@ type Memory struct {
 	// expire would hold); for the others, their size times the keys with a
 	// request in the window or whose state is not back to its initial value
 	// at its start. It is at least the state all keys held together at any
-	// one instant, and that exactly for fixed and the counters.
+	// one instant, and that exactly for fixed and the counters (unless a
+	// key's only requests in a window left no state: each cost more than L).
 	PeakTotal int64 `json:"peak_total"`
 	// Windows is the series PeakTotal is the largest of, in a shard's
 	// summary only (see MemoryWindows).
