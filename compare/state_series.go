@@ -38,6 +38,8 @@ import (
 // keyRun.statePeak is the log's size counted there.
 type windowGrid struct {
 	w      int64
+	lo     int64     // the start of the last window a request was in (start), so that
+	hi     int64     // a request in the same window as the last skips the division
 	first  int64     // the window index of Memory[0] and each Held[c][0]
 	n      int       // the windows covered: first .. first+n-1
 	Memory []int64   // the log's bytes per window
@@ -89,6 +91,19 @@ func (g *windowGrid) cover(t int64) {
 
 // lastStart returns the start of the last window covered.
 func (g *windowGrid) lastStart() int64 { return (g.first + int64(g.n) - 1) * g.w }
+
+// start returns the start of the window that holds t.
+func (g *windowGrid) start(t int64) int64 {
+	if t >= g.lo && t < g.hi {
+		return g.lo
+	}
+	g.lo = windowStart(t, g.w)
+	g.hi = g.lo + g.w
+	if g.hi < g.lo { // the last window of int64 time
+		g.hi = math.MaxInt64
+	}
+	return g.lo
+}
 
 // windowStart returns the start of the window that holds t.
 func windowStart(t, w int64) int64 { return t / w * w }

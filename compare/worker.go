@@ -309,7 +309,7 @@ func (e *worker) growKeys(n int) {
 // row (the reference's, then the candidates'); the key's state samples are
 // settled up to from (see settle).
 func (g *group) add(row []keyRun, id int32, t, cost, from int64) {
-	s := windowStart(t, g.win.w)
+	s := g.win.start(t)
 	if from < s { // else from is in t's window: no start in [from, t)
 		g.settle(row, id, from, s-1)
 	}
