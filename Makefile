@@ -96,7 +96,7 @@ report-check: build
 
 # Replays a trace (TRACE, or a small default mix) against a real
 # redis-server that ratebench starts on a free loopback port and stops:
-# every algorithm as a Lua script, and seed 001's non-atomic counter, with
+# every algorithm as a Lua script, and a non-atomic counter (read, then increment), with
 # 1, 4 and 16 concurrent clients. Writes results/redis/<name>/redis.md.
 REDIS_GEN ?= mix:poisson=0.7,onoff=0.25,early=0.03,boundary=0.02,early.burst=5,boundary.burst=5,requests=20000,keys=200
 redis-compare: build

@@ -34,6 +34,19 @@ func (l *Log) Release(id int32) {
 	l.keys[id] = logKey{}
 }
 
+// SizeAt returns the analytic size key id holds at t, at or after its last
+// request and no later than its next: its entries in (t-W, t] and their
+// sum, 0 when it holds none. It drops the entries that have left the window
+// by t, as the key's next Decide would.
+func (l *Log) SizeAt(id int32, t int64) int64 {
+	k := &l.keys[id]
+	k.expire(t - l.rule.W)
+	if k.len() == 0 {
+		return 0
+	}
+	return k.bytes()
+}
+
 // KeyPeak returns the largest analytic size key id has had.
 func (l *Log) KeyPeak(id int32) int64 { return l.keys[id].peak }
 

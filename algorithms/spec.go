@@ -11,16 +11,16 @@ var DefaultSpecs = []string{"log", "counter", "counter-lt", "counter-floor", "fi
 
 // Catalogue describes each algorithm spec New accepts, for help texts.
 var Catalogue = []struct{ Spec, About string }{
-	{"log", "sliding window log: the exact reference (SPEC 3.1)"},
-	{"counter", "sliding window counter: prev*(W-e)/W + curr + cost <= L (3.2)"},
-	{"counter-lt", "counter admitting iff prev*(W-e)/W + curr < L, as seed 001's Redis snippet (3.3)"},
-	{"counter-floor", "counter with the weighted previous count rounded down, as Upstash (3.4)"},
-	{"fixed", "fixed window: curr + cost <= L (3.5)"},
-	{"token[:B=N]", "token bucket, L/W tokens per unit time, capacity B (default L) (3.6)"},
-	{"gcra[:B=N]", "generic cell rate algorithm, emission interval W/L, burst B; decides as token (3.7)"},
-	{"xrate[:B=N]", "peer library golang.org/x/time/rate: float64 token bucket, rate L/W, burst B (default L) (3.11)"},
-	{"buckets:N", "sliding window over N sub-windows of width W/N; buckets:1 = counter (3.8)"},
-	{"leaky[:B=N]", "leaky bucket as a queue (shaper), capacity B (default L), drains one unit every W/L; admits as token, with a delay (3.10)"},
+	{"log", "sliding window log: the exact reference"},
+	{"counter", "sliding window counter: prev*(W-e)/W + curr + cost <= L"},
+	{"counter-lt", "counter admitting iff prev*(W-e)/W + curr < L, as in a common Redis Lua snippet"},
+	{"counter-floor", "counter with the weighted previous count rounded down, as Upstash"},
+	{"fixed", "fixed window: curr + cost <= L"},
+	{"token[:B=N]", "token bucket, L/W tokens per unit time, capacity B (default L)"},
+	{"gcra[:B=N]", "generic cell rate algorithm, emission interval W/L, burst B; decides as token"},
+	{"xrate[:B=N]", "peer library golang.org/x/time/rate: float64 token bucket, rate L/W, burst B (default L)"},
+	{"buckets:N", "sliding window over N sub-windows of width W/N; buckets:1 = counter"},
+	{"leaky[:B=N]", "leaky bucket as a queue (shaper), capacity B (default L), drains one unit every W/L; admits as token, with a delay"},
 }
 
 // New builds the limiter named by spec for rule r.

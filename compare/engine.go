@@ -106,15 +106,18 @@ func (e *Engine) Summary(trace summary.TraceInfo) *summary.Summary {
 	for _, w := range e.workers {
 		parts = append(parts, w.summary(trace, e.partial, e.offeredEnd))
 	}
-	if len(parts) == 1 {
-		return parts[0]
+	s := parts[0]
+	if len(parts) > 1 {
+		var err error
+		if s, err = summary.MergeDisjoint(parts); err != nil { // the workers of one engine always merge
+			panic(err)
+		}
+		s.Partial = s.Partial || e.partial
+		s.Shard = e.cfg.Shard
 	}
-	s, err := summary.MergeDisjoint(parts)
-	if err != nil { // the workers of one engine always merge
-		panic(err)
+	if s.Shard == nil { // only a shard's summary keeps the memory per window, for merge
+		s.DropWindows()
 	}
-	s.Partial = s.Partial || e.partial
-	s.Shard = e.cfg.Shard
 	return s
 }
 

@@ -319,7 +319,7 @@ func TestFiguresPresentWhereTheSchemaSays(t *testing.T) {
 			}
 			check("burst", r.Burst != nil, own)
 			check("client", r.Client != nil, own)
-			check("seed002_bound", r.Bound != nil, own && capacity[r.Algorithm])
+			check("token_bound", r.Bound != nil, own && capacity[r.Algorithm])
 			check("rate_error", r.RateError != nil, window[r.Algorithm] && (r.Mode == "shadow" || r.Count == "all"))
 			check("client.delay", r.Client != nil && r.Client.Delay != nil, own && r.Algorithm == "leaky")
 			check("vs_token", r.VsToken != nil, r.Algorithm == "leaky")

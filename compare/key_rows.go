@@ -9,7 +9,8 @@ type keyRun struct {
 	peak        int64 // its burst so far (burstAcc)
 	lastDis     int64 // time of its latest disagreement with the reference (burstAcc)
 	rejSince    int64 // 1 + the time of the first rejection of its current run of them; 0 none (clientAcc)
-	stateEnd    int64 // a reference's: 1 + the timeline end its log's sum was last counted at; 0 none (stateSeries)
+	stateEnd    int64 // 1 + the end of the last window the key's state was counted in (windowGrid); 0 none
+	statePeak   int64 // a reference's: the log's size counted in that window
 }
 
 // kept is what of h outlives its key's release, for the key's record in

@@ -7,8 +7,8 @@ import (
 
 // memoryAcc reports the analytic state size of a run's limiter: per key,
 // a fixed size, or, for the log, the largest size each key reached (the
-// limiter follows it); in total, the state all keys held together at the
-// end of each bin of the timeline (stateSeries).
+// limiter follows it); in total, the state all keys held in each window of
+// the rule, each key at its largest there (windowGrid).
 type memoryAcc struct {
 	lim algorithms.Limiter
 }
@@ -22,22 +22,22 @@ type memoryReporter interface {
 func (*memoryAcc) grow(int)      {}
 func (*memoryAcc) release(int32) {}
 
-// close writes the memory of the run and its series at the ends of the
-// timeline's bins (after the timeline).
+// close writes the memory of the run: its state per window of the rule
+// and, from it, the timeline's memory (see windowGrid).
 func (m *memoryAcc) close(r *summary.Run, c *closing) {
-	r.Memory, r.Timeline.Memory = m.summary(c.keys.len(), c.state, c.held)
+	r.Memory = m.summary(c.keys.len(), c.state, c.held)
+	r.FillWindows(true)
 }
 
-// summary returns the memory of the run and its series at the ends of the
-// timeline's bins, from the group's samples tl: the log's, or held, the
-// keys holding state in this run.
-func (m *memoryAcc) summary(keys int, tl *timelineAcc, held []int64) (summary.Memory, []int64) {
+// summary returns the memory of the run, its state per window from the
+// group's counts g: the log's, or held, the keys holding state in this run.
+func (m *memoryAcc) summary(keys int, g *windowGrid, held []int64) summary.Memory {
 	var out summary.Memory
 	var series []int64
 	if r, ok := m.lim.(memoryReporter); ok && !m.lim.FixedSize() {
 		out.Model = modelLog
 		out.PeakPerKey, out.SumOfPeaks = r.Memory()
-		series = append(series, tl.Memory...)
+		series = append(series, g.Memory...)
 	} else {
 		b := m.lim.Bytes(0)
 		out.Model = modelFixed
@@ -47,13 +47,12 @@ func (m *memoryAcc) summary(keys int, tl *timelineAcc, held []int64) (summary.Me
 			series[i] = b * n
 		}
 	}
-	series = summary.TrimZeros(series)
-	out.Fill(keys, series)
-	return out, series
+	out.Windows = &summary.MemoryWindows{WidthNS: g.w, First: g.first, Bytes: summary.TrimZeros(series)}
+	return out
 }
 
 // The memory models, as summary.json names them.
 const (
-	modelLog   = "per entry in the window, pruned when the key is next seen; total: entries in the window at the end of each timeline bin"
-	modelFixed = "fixed per key; total: keys whose state is not back to its initial value at the end of each timeline bin"
+	modelLog   = "per entry in the window, pruned when the key is next seen; total: each key at its largest in each window of the rule"
+	modelFixed = "fixed per key; total: keys holding state at some instant of each window of the rule"
 )

@@ -195,9 +195,41 @@ func TestParallelReplayReportsTheFirstError(t *testing.T) {
 	}
 }
 
-// The memory series is, at the end of each bin, the entries of every
-// key's exact window there (8 bytes, 16 with a cost other than 1) and 8
-// bytes per key holding any, checked against a direct count.
+// logSizeAt is the analytic size at x of a log that recorded reqs, one
+// key's: its entries in (x-w, x] (8 bytes, 16 with a cost other than 1)
+// and 8 bytes for their sum, 0 when it holds none.
+func logSizeAt(reqs []rq, x, w int64) int64 {
+	var size int64
+	for _, q := range reqs {
+		if q.t > x-w && q.t <= x {
+			size += 8
+			if q.cost != 1 {
+				size += 8
+			}
+		}
+	}
+	if size > 0 {
+		size += 8
+	}
+	return size
+}
+
+// windowPeak is the most key's log (its requests reqs, all recorded) holds
+// at any instant of [a, a+w): at a, or just after one of its requests
+// there, as it only decays in between.
+func windowPeak(reqs []rq, a, w int64) int64 {
+	peak := logSizeAt(reqs, a, w)
+	for _, q := range reqs {
+		if q.t >= a && q.t < a+w {
+			peak = max(peak, logSizeAt(reqs, q.t, w))
+		}
+	}
+	return peak
+}
+
+// The log's memory series is, per bin, the largest over its windows of
+// the sum over keys of the most each key's exact log held at any instant
+// of the window, checked against a direct count.
 func TestMemorySeriesIsTheExactWindow(t *testing.T) {
 	t.Parallel()
 	reqs := randomTrace(9, 5000, 40, 10*sec)
@@ -207,30 +239,33 @@ func TestMemorySeriesIsTheExactWindow(t *testing.T) {
 	if log.Admitted != int64(len(reqs)) {
 		t.Fatalf("log admitted %d of %d", log.Admitted, len(reqs))
 	}
+	byKey := map[string][]rq{}
+	for _, q := range reqs {
+		byKey[q.key] = append(byKey[q.key], q)
+	}
 	tl := log.Timeline
 	w := 10 * sec
 	var peak int64
-	for i, got := range tl.Memory {
-		e := (tl.First+int64(i)+1)*tl.WidthNS - 1
+	for i := range tl.Requests {
 		var want int64
-		held := map[string]bool{}
-		for _, q := range reqs {
-			if q.t > e-w && q.t <= e {
-				want += 8
-				if q.cost != 1 {
-					want += 8
-				}
-				held[q.key] = true
+		for a := (tl.First + int64(i)) * tl.WidthNS; a < (tl.First+int64(i)+1)*tl.WidthNS; a += w {
+			var sum int64
+			for _, kr := range byKey {
+				sum += windowPeak(kr, a, w)
 			}
+			want = max(want, sum)
 		}
-		want += 8 * int64(len(held))
+		var got int64
+		if i < len(tl.Memory) {
+			got = tl.Memory[i]
+		}
 		if got != want {
-			t.Errorf("end %d: %d bytes, want %d", e, got, want)
+			t.Errorf("bin %d: %d bytes, want %d", i, got, want)
 		}
 		peak = max(peak, want)
 	}
-	if len(tl.Memory) == 0 || log.Memory.PeakTotal != peak {
-		t.Errorf("peak total %d over %d ends, want %d", log.Memory.PeakTotal, len(tl.Memory), peak)
+	if len(tl.Memory) == 0 || log.Memory.PeakTotal != peak || log.Memory.Windows != nil {
+		t.Errorf("peak total %d over %d bins, want %d; windows %v", log.Memory.PeakTotal, len(tl.Memory), peak, log.Memory.Windows)
 	}
 	c := findRun(t, s, "independent", "counter")
 	for i, m := range c.Timeline.Memory {
@@ -250,14 +285,14 @@ func firstDiff(a, b []byte) string {
 	return fmt.Sprintf("lengths %d and %d", len(la), len(lb))
 }
 
-// A candidate's memory series counts, at the end of each bin, the keys
-// whose state is not back to its initial value there, not the keys with a
-// request in the window: a counter holds its previous window's count for
-// a window more, a token bucket of B = 50 taking 20 tokens holds state for
-// the four minutes it takes to refill, and a fixed window drops its count
-// as its window ends. Key a sends 20 requests at 1 s, key b one at 330 s;
-// rule 5/1m, so bins are the windows and are sampled at their last
-// nanosecond.
+// A candidate's memory series counts, in each window, the keys with a
+// request there or whose state is not back to its initial value at its
+// start, not only the keys with a request: a counter holds its previous
+// window's count for a window more, a token bucket of B = 50 taking 20
+// tokens holds state for the four minutes it takes to refill, gcra's
+// arrival time passes a minute after its burst, and a fixed window drops
+// its count as its window ends. Key a sends 20 requests at 1 s, key b one
+// at 330 s; rule 5/1m, so bins are the windows.
 func TestMemoryHeldUntilStateIsInitial(t *testing.T) {
 	t.Parallel()
 	var reqs []rq
@@ -268,11 +303,11 @@ func TestMemoryHeldUntilStateIsInitial(t *testing.T) {
 	cfg := Config{Rules: []algorithms.Rule{mustRule(t, "5/1m")}, Algorithms: []string{"counter", "fixed", "token:B=50", "gcra"}, Modes: []Mode{Independent}}
 	s := replay(t, cfg, reqs)
 	for alg, want := range map[string][]int64{
-		"log":        {48, 0, 0, 0, 0, 16}, // a's 5 admitted entries and sum; b's
+		"log":        {48, 48, 0, 0, 0, 16}, // a's 5 admitted entries and sum, still in the window at 60 s; b's
 		"counter":    {24, 24, 0, 0, 0, 24},
 		"fixed":      {16, 0, 0, 0, 0, 16},
-		"token:B=50": {16, 16, 16, 16}, // full again at 241 s; b's token is back at 342 s
-		"gcra":       {8},              // B = 5 taken at 1 s: its arrival time is 61 s
+		"token:B=50": {16, 16, 16, 16, 16, 16}, // full again at 241 s; b's token is back at 342 s
+		"gcra":       {8, 8, 0, 0, 0, 8},       // B = 5 taken at 1 s: its arrival time is 61 s
 	} {
 		r := findRun(t, s, "independent", alg)
 		if r.Timeline.First != 0 || r.Timeline.WidthNS != 60*sec {
@@ -307,12 +342,13 @@ func sparseTrace(seed uint64, keys int, w int64) []rq {
 	return out
 }
 
-// Every candidate's memory series is, at the end of each bin, its size
-// times the keys whose state there is not the initial one, counted
-// directly: each key's requests up to that instant replayed on a fresh
-// limiter under the run's policy, then its idle test. The figure merges
-// exactly across shards and workers, though a bucket's state outlives its
-// key's last request (and a shard's), and releasing keys changes nothing.
+// Every candidate's memory series is, per bin, the largest over its
+// windows of its size times the keys with a request in the window or
+// whose state at its start is not the initial one, counted directly: each
+// key's requests before that instant replayed on a fresh limiter under the
+// run's policy, then its idle test. The figure merges exactly across
+// shards and workers, though a bucket's state outlives its key's last
+// request (and a shard's), and releasing keys changes nothing.
 func TestMemoryHeldIsTheDirectCount(t *testing.T) {
 	t.Parallel()
 	rule := mustRule(t, "5/10s")
@@ -332,43 +368,47 @@ func TestMemoryHeldIsTheDirectCount(t *testing.T) {
 		size := mustLimiter(t, r.Algorithm, rule).Bytes(0)
 		tl := r.Timeline
 		for i := range tl.Requests {
-			s := (tl.First+int64(i)+1)*tl.WidthNS - 1
-			var held, active int64
-			for _, kr := range byKey {
-				lim, ref := mustLimiter(t, r.Algorithm, rule), algorithms.NewLog(rule)
-				lim.Grow(1)
-				ref.Grow(1)
-				seen, recent := false, false
-				for _, q := range kr {
-					if q.t > s {
-						break
+			var want int64
+			for a := (tl.First + int64(i)) * tl.WidthNS; a < (tl.First+int64(i)+1)*tl.WidthNS; a += rule.W {
+				var held, active int64
+				for _, kr := range byKey {
+					lim, ref := mustLimiter(t, r.Algorithm, rule), algorithms.NewLog(rule)
+					lim.Grow(1)
+					ref.Grow(1)
+					seen, request := false, false
+					for _, q := range kr {
+						if q.t >= a {
+							request = q.t < a+rule.W
+							break
+						}
+						seen = true
+						admit, logAdmits := lim.Decide(0, q.t, q.cost), ref.Decide(0, q.t, q.cost)
+						if logAdmits || r.Count == "all" {
+							ref.Record(0, q.t, q.cost)
+						}
+						switch {
+						case r.Count == "all" && lim.CountsRejected(), r.Mode == "shadow" && logAdmits, r.Mode == "independent" && admit:
+							lim.Record(0, q.t, q.cost)
+						}
 					}
-					seen, recent = true, recent || q.t > s-rule.W
-					admit, logAdmits := lim.Decide(0, q.t, q.cost), ref.Decide(0, q.t, q.cost)
-					if logAdmits || r.Count == "all" {
-						ref.Record(0, q.t, q.cost)
+					if request || seen && !lim.(algorithms.Releaser).Idle(0, a) {
+						held++
 					}
-					switch {
-					case r.Count == "all" && lim.CountsRejected(), r.Mode == "shadow" && logAdmits, r.Mode == "independent" && admit:
-						lim.Record(0, q.t, q.cost)
+					if request {
+						active++
 					}
 				}
-				if seen && !lim.(algorithms.Releaser).Idle(0, s) {
-					held++
-				}
-				if recent {
-					active++
+				want = max(want, size*held)
+				if held > active {
+					longer++
 				}
 			}
 			var got int64
 			if i < len(tl.Memory) {
 				got = tl.Memory[i]
 			}
-			if got != size*held {
-				t.Errorf("%s %s %s: end %d: %d bytes, want %d keys of %d", r.Count, r.Mode, r.Algorithm, s, got, held, size)
-			}
-			if held > active {
-				longer++
+			if got != want {
+				t.Errorf("%s %s %s: bin %d: %d bytes, want %d", r.Count, r.Mode, r.Algorithm, i, got, want)
 			}
 		}
 	}

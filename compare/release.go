@@ -124,9 +124,14 @@ func (e *worker) sweep() {
 	}
 }
 
-// idle reports whether key id's state is initial everywhere at now.
+// idle reports whether key id's state is initial everywhere at now, and
+// was already at the start of now's window in each group: then the key
+// holds nothing counted in that window (windowGrid), and counts afresh if
+// it returns there. The key's last request must be before those starts
+// (the horizon is at least two windows).
 func (e *worker) idle(id int32, now int64) bool {
 	for _, g := range e.groups {
+		now := windowStart(now, g.win.w)
 		if !g.ref.Idle(id, now) || !g.refAcc.boundIdle(id, now) {
 			return false
 		}

@@ -40,8 +40,8 @@ type runMetric interface {
 // closing is what a run's metrics read when they close.
 type closing struct {
 	keys     *keyTable
-	state    *timelineAcc  // the group's timeline, with its state samples
-	held     []int64       // the samples of this run's keys holding state (nil for the reference)
+	state    *windowGrid   // the group's counts of the state held per window
+	held     []int64       // this run's keys holding state per window (nil for the reference)
 	retained []*fullRecord // the records of released keys that keep their rows
 	run      int           // this run's index in the records
 }
@@ -144,9 +144,9 @@ func (a *runAcc) add(h *keyRun, id int32, t, cost int64, admit, ref bool) {
 
 // summary closes the accumulator into a Run; retained are the records of
 // released keys that disagreed, with this run's index in them.
-// state is the group's timeline, whose samples held are this run's keys
+// state is the group's state counts, whose held are this run's keys
 // holding state (nil for the reference, whose are the log's).
-func (a *runAcc) summary(keys *keyTable, topN int, state *timelineAcc, held []int64, retained []*fullRecord, run int) summary.Run {
+func (a *runAcc) summary(keys *keyTable, topN int, state *windowGrid, held []int64, retained []*fullRecord, run int) summary.Run {
 	r := summary.Run{
 		Algorithm:    a.lim.Name(),
 		Requests:     a.requests,

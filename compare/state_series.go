@@ -1,97 +1,208 @@
 package compare
 
-import "ratebench/algorithms"
+import (
+	"math"
 
-// The state all keys hold together is sampled, for each group (rule ×
-// count), at the last instant of each bin of the reference's timeline (its
-// end), so that the peak total memory is additive over keys and merges
-// exactly across workers and shards. Sampling where a bin ends, not where
-// it starts, sees the window algorithms' state at its largest: a fixed
-// window's count, or a counter's previous window, is dropped as the next
-// window starts, and bins are aligned to the windows.
+	"ratebench/algorithms"
+	"ratebench/internal/slicesx"
+)
+
+// The state all keys hold together is counted, for each group (rule ×
+// count), in every window of the rule's length W aligned to t = 0
+// (windowGrid), whatever the width of the timeline's bins: each key at the
+// largest state it held at any instant of the window. The state of a key
+// changes only at its requests and only decays between them, so that
+// largest is its state at the window's start or just after one of its
+// requests in it; counting it there, and nowhere else, misses no state,
+// however briefly held (a token bucket refilled in a second, a log entry
+// of a request an hour after the last). The count is a sum over keys, so
+// workers and shards add theirs exactly; the timeline's memory is, per
+// bin, the largest of its windows (summary.MemoryWindows).
 //
-//   - The exact log holds, at instant s, the entries recorded in (s-W, s]
-//     (8 bytes each, 16 when the cost is not 1) and an 8-byte running sum
-//     per key with at least one of them (stateSeries). Bins are at least W
-//     wide, so an entry is in the window of at most one end: its own bin's.
-//   - A candidate, of fixed size, holds its bytes for every key whose state
-//     is not back to its initial value at s (algorithms.Releaser's Idle:
-//     a compact implementation drops the key then). A key's state changes
-//     only at its requests and only decays between them, so the ends since
-//     its last request are settled when the next comes (group.settle), or
-//     when it is released, or at the end of the replay; a token bucket that
-//     takes many windows to refill is counted at each of them.
+//   - The exact log holds the entries recorded in (s-W, s] (8 bytes each,
+//     16 when the cost is not 1) and an 8-byte running sum, at the start s
+//     of a window (algorithms.Log.SizeAt, before the key's first request
+//     there) and after each request it records. A window's start sees at
+//     most the entries of the window before: an entry is W old at the start
+//     of the next window but one.
+//   - A candidate, of fixed size, holds its bytes in each window where the
+//     key has a request or where its state is not back to its initial value
+//     at the start (algorithms.Releaser's Idle: a compact implementation
+//     drops the key then). The windows since a key's last request are
+//     settled when the next comes (group.settle), or before it is released,
+//     or at the end of the replay; a token bucket that takes many windows to
+//     refill is counted in each of them.
 //
-// stateSeries is the log's part: each key keeps the last end it was
-// counted at (keyRun.stateEnd of the reference's run), so that its running
-// sum counts once per end.
-type stateSeries struct {
-	w int64
+// keyRun.stateEnd of each run's row is 1 + the end of the last window the
+// key was counted in, so that it counts once per window; the reference's
+// keyRun.statePeak is the log's size counted there.
+type windowGrid struct {
+	w      int64
+	lo     int64     // the start of the last window a request was in (start), so that
+	hi     int64     // a request in the same window as the last skips the division
+	first  int64     // the window index of Memory[0] and each Held[c][0]
+	n      int       // the windows covered: first .. first+n-1
+	Memory []int64   // the log's bytes per window
+	Held   [][]int64 // per candidate, the keys holding state per window
 }
 
-// add samples a request at t (just added to tl) of a key whose row in the
-// reference's run is h; recorded says whether the log recorded it.
-func (s *stateSeries) add(tl *timelineAcc, h *keyRun, t, cost int64, recorded bool) {
-	if !recorded {
-		return
+// index returns the index of the window that starts at s, extending the
+// windows covered to hold it.
+func (g *windowGrid) index(s int64) int {
+	b := s / g.w
+	if g.n == 0 {
+		g.first, g.n = b, 1
+		return 0
 	}
-	e, ok := tl.end(t, s.w)
-	if !ok {
-		return
+	if b < g.first { // a request earlier than any so far (another key's)
+		pad := int(g.first - b)
+		prepend := func(s []int64) []int64 {
+			if len(s) == 0 {
+				return s
+			}
+			return append(make([]int64, pad), s...)
+		}
+		g.Memory = prepend(g.Memory)
+		for i := range g.Held {
+			g.Held[i] = prepend(g.Held[i])
+		}
+		g.first, g.n = b, g.n+pad
 	}
-	size := int64(8)
-	if cost != 1 {
-		size = 16
-	}
-	if h.stateEnd != e+1 {
-		h.stateEnd = e + 1
-		size += 8
-	}
-	tl.sample(&tl.Memory, e, size)
+	i := int(b - g.first)
+	g.n = max(g.n, i+1)
+	return i
 }
 
-// settle counts, for key id, each candidate that holds state at the ends
-// of bins in [from, until]: from is after the key's last request (or its
-// last settle) and until before its next, so its state only decays in
-// between, and a candidate idle at one end is idle at every later one. It
-// must run before the candidates see a request of id after from, as Idle
-// advances their state to the instant asked.
-func (g *group) settle(id int32, from, until int64) {
-	tl := &g.refAcc.timeline
-	w := tl.Width
-	first := binEnd(from, w)
-	if first > until {
+// add adds v to series in the window that starts at s.
+func (g *windowGrid) add(series *[]int64, s, v int64) {
+	i := g.index(s)
+	if i >= len(*series) {
+		*series = slicesx.Grow(*series, i+1)
+	}
+	(*series)[i] += v
+}
+
+// cover extends the windows to the one holding t (see timelineAcc.cover).
+func (g *windowGrid) cover(t int64) {
+	if g.n > 0 {
+		g.index(t / g.w * g.w)
+	}
+}
+
+// lastStart returns the start of the last window covered.
+func (g *windowGrid) lastStart() int64 { return (g.first + int64(g.n) - 1) * g.w }
+
+// start returns the start of the window that holds t.
+func (g *windowGrid) start(t int64) int64 {
+	if t >= g.lo && t < g.hi {
+		return g.lo
+	}
+	g.lo = windowStart(t, g.w)
+	g.hi = g.lo + g.w
+	if g.hi < g.lo { // the last window of int64 time
+		g.hi = math.MaxInt64
+	}
+	return g.lo
+}
+
+// windowStart returns the start of the window that holds t.
+func windowStart(t, w int64) int64 { return t / w * w }
+
+// nextStart returns the first window start at or after t, false when there
+// is none before the end of int64 time.
+func nextStart(t, w int64) (int64, bool) {
+	s := windowStart(t, w)
+	if s == t {
+		return s, true
+	}
+	if s > math.MaxInt64-w {
+		return 0, false
+	}
+	return s + w, true
+}
+
+// countLog counts, before a request of key id in the window that starts at
+// s is decided, the log's size at s, the first time the key is seen there.
+func (g *group) countLog(h *keyRun, id int32, s int64) {
+	if h.stateEnd == s+g.win.w {
 		return
+	}
+	h.stateEnd, h.statePeak = s+g.win.w, g.ref.SizeAt(id, s)
+	if h.statePeak > 0 {
+		g.win.add(&g.win.Memory, s, h.statePeak)
+	}
+}
+
+// held counts candidate i's key, whose row is h, in the window that starts
+// at s, where it has a request, unless it is already.
+func (g *group) held(h *keyRun, i int, s int64) {
+	if h.stateEnd != s+g.win.w {
+		h.stateEnd = s + g.win.w
+		g.win.add(&g.win.Held[i], s, 1)
+	}
+}
+
+// recorded counts the log's size after it recorded a request at t of key
+// id (counted in t's window by count).
+func (g *group) recorded(h *keyRun, id int32, t int64) {
+	if size := g.ref.Bytes(id); size > h.statePeak {
+		g.win.add(&g.win.Memory, windowStart(t, g.win.w), size-h.statePeak)
+		h.statePeak = size
+	}
+}
+
+// settle counts, for key id, the state of the log and of each candidate at
+// the starts of the windows in [from, until]: from is after the key's last
+// request (or its last settle) and until before the window of its next, so
+// its state only decays in between, and a run idle at one start is idle at
+// every later one. It must run before the runs see a request of id after
+// from, as SizeAt and Idle advance their state to the instant asked.
+func (g *group) settle(row []keyRun, id int32, from, until int64) {
+	w := g.win.w
+	first, ok := nextStart(from, w)
+	if !ok || first > until {
+		return
+	}
+	if h := &row[0]; h.stateEnd != first+w { // the log holds no entry past the first start: they are older than W there
+		if size := g.ref.SizeAt(id, first); size > 0 {
+			h.stateEnd, h.statePeak = first+w, size
+			g.win.add(&g.win.Memory, first, size)
+		}
 	}
 	for i, c := range g.cands {
+		h := &row[1+i]
 		for s := first; ; s += w {
 			if c.rel != nil && c.rel.Idle(id, s) {
 				break
 			}
-			tl.sample(&tl.Held[i], s, 1)
-			if s > until-w { // the next end is after until (and s+w cannot overflow)
+			if h.stateEnd != s+w {
+				h.stateEnd = s + w
+				g.win.add(&g.win.Held[i], s, 1)
+			}
+			if s > until-w { // the next start is after until (and s+w cannot overflow)
 				break
 			}
 		}
 	}
 }
 
-// settle counts key id's state at the ends of bins up to until in every
+// settle counts key id's state at the window starts up to until in every
 // group, and notes that it has been (keyState.from).
 func (e *worker) settle(id int32, until int64) {
 	st := &e.keys.state[id]
+	row := e.rows.row(id)
 	for _, g := range e.groups {
-		g.settle(id, st.from, until)
+		g.settle(row[g.base:], id, st.from, until)
 	}
 	st.from = max(st.from, until+1)
 }
 
-// closeState ends the state samples at the end of the replay: every
-// timeline of a group covers offeredEnd, the latest request offered to
-// the engine (other workers' and shards' keys included, so that their
-// samples cover the same ends as one replay's), and the keys still live
-// are settled up to the end of the last bin. It runs once; nothing may be
-// added after it.
+// closeState ends the state counts at the end of the replay: every
+// timeline and window grid of a group covers offeredEnd, the latest request
+// offered to the engine (other workers' and shards' keys included, so that
+// their counts cover the same windows as one replay's), and the keys still
+// live are settled up to the start of the last window. It runs once;
+// nothing may be added after it.
 func (e *worker) closeState(offeredEnd int64) {
 	if e.stateClosed {
 		return
@@ -102,15 +213,17 @@ func (e *worker) closeState(offeredEnd int64) {
 		for _, c := range g.cands {
 			c.acc.timeline.cover(offeredEnd)
 		}
+		g.win.cover(offeredEnd)
 	}
 	for id := range e.keys.size() {
 		st := &e.keys.state[id]
 		if !st.live {
 			continue
 		}
+		row := e.rows.row(int32(id))
 		for _, g := range e.groups {
-			if tl := &g.refAcc.timeline; len(tl.Requests) > 0 {
-				g.settle(int32(id), st.from, tl.lastEnd())
+			if g.win.n > 0 {
+				g.settle(row[g.base:], int32(id), st.from, g.win.lastStart())
 			}
 		}
 		st.from = 1<<63 - 1
@@ -118,7 +231,8 @@ func (e *worker) closeState(offeredEnd int64) {
 }
 
 // releaserOf returns lim's idle test, nil if it has none (its keys are
-// then counted as holding state at every end after their first request).
+// then counted as holding state at every window start after their first
+// request).
 func releaserOf(lim algorithms.Limiter) algorithms.Releaser {
 	r, _ := lim.(algorithms.Releaser)
 	return r

@@ -1,19 +1,14 @@
 package compare
 
 import (
-	"math"
-
 	"ratebench/internal/slicesx"
 	"ratebench/summary"
 )
 
 // timelineAcc counts requests, over- and under-admissions per time bin
-// (summary.TimelineBins), and finds the bin of each request.
-//
-// A reference's timeline also samples state at the last instant of each
-// bin: Memory is the bytes of the exact log's entries and sums there (see
-// stateSeries), Held[c] the keys whose state in the group's candidate c is
-// not back to its initial value there (group.settle).
+// (summary.TimelineBins), and finds the bin of each request. The state all
+// keys hold is counted per window of the rule instead (windowGrid), and
+// its series set per bin when the run is summarized.
 type timelineAcc struct {
 	summary.TimelineBins
 
@@ -76,43 +71,6 @@ func (a *timelineAcc) find(t int64) int {
 		a.lo, a.hi = 0, 0
 	}
 	return int(b - a.First)
-}
-
-// end returns the end of t's bin, the first sampling instant at or after
-// t, and whether t is still in the window of length w ending there: the
-// one instant of the sampling grid at which an entry recorded at t is in
-// the window (bins are at least w wide, so there is at most one).
-func (a *timelineAcc) end(t, w int64) (s int64, ok bool) {
-	if t >= a.lo && t < a.hi && a.hi > a.lo { // t was just added: its bin is the cached one
-		s = a.hi - 1
-	} else {
-		s = binEnd(t, a.Width)
-	}
-	return s, s-t < w
-}
-
-// binEnd returns the last instant of the bin of width w that holds t (the
-// end of int64 time for the last bin).
-func binEnd(t, w int64) int64 {
-	lo := t / w * w
-	if lo > math.MaxInt64-(w-1) {
-		return math.MaxInt64
-	}
-	return lo + w - 1
-}
-
-// lastEnd returns the end of the last bin: the last sampling instant.
-func (a *timelineAcc) lastEnd() int64 {
-	return binEnd((a.First+int64(len(a.Requests))-1)*a.Width, a.Width)
-}
-
-// sample adds v to the state sampled at s, the end of a bin that exists.
-func (a *timelineAcc) sample(series *[]int64, s, v int64) {
-	i := int(s/a.Width - a.First)
-	if i >= len(*series) {
-		*series = slicesx.Grow(*series, i+1)
-	}
-	(*series)[i] += v
 }
 
 // cover extends the bins to the one holding t, counting no request there,

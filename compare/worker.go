@@ -46,7 +46,7 @@ type group struct {
 	modes      []Mode // the modes this group reports (one under count all)
 	cands      []*candidate
 	peers      []*candidate // the candidates checked against a token run
-	state      stateSeries  // samples memory on refAcc's timeline
+	win        windowGrid   // counts the state held per window of the rule
 	base       int          // the index of the group's reference among the engine's runs
 }
 
@@ -70,7 +70,7 @@ func newWorker(cfg Config) (*worker, error) {
 	for _, set := range cfg.ruleSets() {
 		r := algorithms.PrimaryRule(set)
 		for _, c := range cfg.Counts {
-			g := &group{rule: r, layers: set, count: c, ref: algorithms.NewLog(r), modes: cfg.Modes, state: stateSeries{w: r.W}}
+			g := &group{rule: r, layers: set, count: c, ref: algorithms.NewLog(r), modes: cfg.Modes, win: windowGrid{w: r.W}}
 			for _, l := range set {
 				if l != r {
 					g.guards = append(g.guards, algorithms.NewLog(l))
@@ -114,7 +114,7 @@ func newWorker(cfg Config) (*worker, error) {
 					g.cands = append(g.cands, cd)
 				}
 			}
-			g.refAcc.timeline.Held = make([][]int64, len(g.cands))
+			g.win.Held = make([][]int64, len(g.cands))
 			g.pairPeers()
 			e.groups = append(e.groups, g)
 		}
@@ -274,7 +274,7 @@ func (e *worker) add(id int32, t, cost int64) {
 	e.cost += cost
 	st := &e.keys.state[id]
 	from := st.from
-	st.from = max(st.from, t) // (a sweep may have settled past t if the trace is out of order across keys)
+	st.from = max(st.from, t+1) // (a sweep may have settled past t if the trace is out of order across keys)
 	row := e.rows.row(id)
 	e.warm(id, row)
 	for _, g := range e.groups {
@@ -309,6 +309,11 @@ func (e *worker) growKeys(n int) {
 // row (the reference's, then the candidates'); the key's state samples are
 // settled up to from (see settle).
 func (g *group) add(row []keyRun, id int32, t, cost, from int64) {
+	s := g.win.start(t)
+	if from < s { // else from is in t's window: no start in [from, t)
+		g.settle(row, id, from, s-1)
+	}
+	g.countLog(&row[0], id, s)
 	ref := g.ref.Decide(id, t, cost)
 	for _, l := range g.guards { // a layered reference admits iff every layer's log does
 		ref = l.Decide(id, t, cost) && ref
@@ -325,12 +330,12 @@ func (g *group) add(row []keyRun, id int32, t, cost, from int64) {
 	if c := g.refAcc.client; c != nil {
 		c.observe(&row[0], id, t, cost, ref, recorded)
 	}
-	g.state.add(&g.refAcc.timeline, &row[0], t, cost, recorded)
-	if from < g.refAcc.timeline.lo { // else from is in t's bin: no end in [from, t)
-		g.settle(id, from, t-1)
+	if recorded {
+		g.recorded(&row[0], id, t)
 	}
 	for i, c := range g.cands {
 		h := &row[1+i]
+		g.held(h, i, s)
 		admit := c.lim.Decide(id, t, cost)
 		if c.est != nil {
 			c.acc.rateErr.Add(c.est.Estimate(id, t), exact)
@@ -367,7 +372,6 @@ func (e *worker) summary(trace summary.TraceInfo, partial bool, offeredEnd int64
 	info.TSUnit, info.TSUnitFrom = trace.TSUnit, trace.TSUnitFrom
 	info.Skipped, info.SkippedExamples = trace.Skipped, trace.SkippedExamples
 	s := &summary.Summary{Trace: info, Notes: e.notes, Partial: partial, Shard: e.cfg.Shard}
-	s.Schema = summary.SchemaOf(s)
 	s.Config = summary.RunConfig{Algorithms: e.cfg.Algorithms, TopKeys: e.cfg.TopKeys, Sweep: e.cfg.Sweep, Budget: e.cfg.Budget}
 	for _, p := range e.cfg.Clients {
 		s.Config.Clients = append(s.Config.Clients, p.String())
@@ -387,7 +391,7 @@ func (e *worker) summary(trace summary.TraceInfo, partial bool, offeredEnd int64
 	retained := e.rel.retained()
 	base := 0 // index of the group's reference in e.runs()
 	for _, g := range e.groups {
-		state := &g.refAcc.timeline
+		state := &g.win
 		ref := g.refAcc.summary(e.keys, e.cfg.TopKeys, state, nil, retained, base)
 		for _, m := range g.modes {
 			runs := []summary.Run{ref}
@@ -403,6 +407,7 @@ func (e *worker) summary(trace summary.TraceInfo, partial bool, offeredEnd int64
 		}
 		base += 1 + len(g.cands)
 	}
+	s.Schema = summary.SchemaOf(s)
 	return s
 }
 

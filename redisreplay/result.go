@@ -241,8 +241,8 @@ func (r *Result) WriteMarkdown(w io.Writer) error {
 	}
 
 	if len(r.Races) > 0 {
-		p("\n## Race: non-atomic counter (seed 001) vs the atomic counter script\n\n")
-		p("Same trace, same number of concurrent clients, same decision rule (SPEC 3.2); extra = admitted non-atomic - admitted atomic.\n\n")
+		p("\n## Race: non-atomic counter (read, then increment) vs the atomic counter script\n\n")
+		p("Same trace, same number of concurrent clients, same decision rule (the sliding window counter's); extra = admitted non-atomic - admitted atomic.\n\n")
 		p("| clients | decisions | atomic admitted | non-atomic admitted | extra | extra %% | atomic disagree (over) | non-atomic disagree (over) |\n")
 		p("|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 		for _, x := range r.Races {

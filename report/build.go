@@ -89,7 +89,8 @@ func (m *model) intro(d *document) {
 		inline{}.T("Count ").B("accepted").T(" counts only admitted requests (most libraries); count ").B("all").
 			T(" counts every request, admitted or not (a client that keeps sending stays blocked). Under count all the two modes coincide for the window algorithms, which record every request, " +
 				"and each rule is run once; token, gcra, leaky and peer libraries count only what they admit."),
-		txt("Memory is the analytic state an algorithm keeps per key, in bytes, not counting the key itself; the peak is the most one key needed."),
+		txt("Memory is the analytic state an algorithm keeps per key, in bytes, not counting the key itself. Per key, the peak is the most one key needed (the decision ranks by it) " +
+			"and the mean is the mean over keys of the most each needed (the figure compare prints); the peak total is the most all keys needed together."),
 		txt("Burst is the largest cost admitted for one key within any window span (t−W, t], divided by the limit L: the exact log never exceeds 1."),
 	}})
 
@@ -321,16 +322,17 @@ func (m *model) groupTables(d *document, g *group) {
 	}
 	d.add(runs)
 
-	hasBurst := false
+	hasBurst, hasBound := false, false
 	for _, r := range g.candidates() {
 		if r.Burst != nil || r.Bound != nil {
 			hasBurst = true
 		}
+		hasBound = hasBound || r.Bound != nil
 	}
 	if hasBurst {
 		d.add(heading{4, "", txt("Burst")})
 		bt := table{
-			head:  []string{"algorithm", "worst burst (cost)", "÷ L", "keys over L", "where (key)", "seed 002 bound B", "bound violations"},
+			head:  []string{"algorithm", "worst burst (cost)", "÷ L", "keys over L", "where (key)", "capacity B", "over B + L·T/W"},
 			right: []bool{false, true, true, true, false, true, true},
 		}
 		for _, r := range g.runs {
@@ -344,6 +346,10 @@ func (m *model) groupTables(d *document, g *group) {
 			bt.rows = append(bt.rows, row)
 		}
 		d.add(bt)
+		if hasBound {
+			d.add(para{txt("A bucket of capacity B admits at most B + L·T/W in any span of length T; " +
+				"the last column counts the admissions at which some span ending there held more (0 but for a float library's flips).")})
+		}
 	}
 
 	d.add(heading{4, "", txt("Top keys")})
@@ -413,7 +419,7 @@ func (m *model) groupTables(d *document, g *group) {
 
 	d.add(heading{4, "", txt("Memory")})
 	mt := table{
-		head:  []string{"algorithm", "model", "peak per key", "mean per key", "peak total"},
+		head:  []string{"algorithm", "model", "per key: peak", "per key: mean of peaks", "all keys: peak total"},
 		right: []bool{false, false, true, true, true},
 	}
 	for _, r := range g.runs {

@@ -34,7 +34,7 @@ func (m *model) layered(d *document) {
 			if first {
 				d.add(heading{2, "layered", txt("Layered rules against the single rule")})
 				d.add(para{txt("A layered rule admits a request only if every layer does. Pairing a short limit with the long one is " +
-					"the seeds' defence against window shaping: a client that times its bursts to the window edges gets the long " +
+					"the usual defence against window shaping: a client that times its bursts to the window edges gets the long " +
 					"window's limit twice in a short span from a fixed window or a counter, but not past the short layer. " +
 					"Burst is the worst admitted cost in any span of the long window, over its limit; the gain removed is the " +
 					"part of the burst beyond L that the short layers take away.")})

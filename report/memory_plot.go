@@ -10,7 +10,7 @@ import (
 )
 
 // memoryFig: the analytic state all keys hold together over the trace's
-// time (Timeline.Memory, sampled where each bin ends), one line per
+// time (Timeline.Memory, the largest window of each bin), one line per
 // algorithm: whether memory follows the active keys, and how far apart the
 // algorithms are.
 func (m *model) memoryFig(g *group) (*figure, string) {
@@ -72,8 +72,9 @@ func (m *model) memoryFig(g *group) (*figure, string) {
 		name:  g.file("memory"),
 		title: m.figTitle("State of all keys over time", g),
 		alt:   "analytic state of all keys over the trace's time per algorithm, " + g.title(),
-		caption: txt("The analytic state all keys hold together where each bin ends (the log: its entries in the window; " +
-			"the others: their size per key times the keys whose state is not back to its initial value), the figure behind the peak total of the memory table."),
+		caption: txt("The analytic state all keys hold, per bin the largest over its windows of the rule, each key counted at the most it held in the window " +
+			"(the log: its entries in the window; the others: their size per key for each key with a request in the window or whose state is not back to its initial value at its start). " +
+			"Its largest value is the peak total of the memory table: at least what all keys held together at any one instant, and exactly that for fixed and the counters."),
 		panels: [][]*plot.Plot{{p}},
 		legend: legend,
 		w:      figWidth, h: 3.8 * vg.Inch,

@@ -265,7 +265,7 @@ func (m *model) phaseFig(g *group) (*figure, string) {
 		title: m.figTitle("Where in the window the candidates disagree", g),
 		alt:   "over- and under-admissions by position in the fixed window, " + g.title(),
 		caption: txt("Disagreements by how far into the fixed window (e/W, 20 bins) they happen. " +
-			"The seed predicts over-admission late in a window and under-admission after traffic early in the previous one."),
+			"A sliding window counter is expected to over-admit late in a window and to under-admit after traffic early in the previous one."),
 		panels: [][]*plot.Plot{{panels[0]}, {panels[1]}},
 		legend: legend,
 		w:      figWidth, h: 6 * vg.Inch,

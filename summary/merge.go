@@ -28,7 +28,12 @@ func Merge(parts []*Summary) (*Summary, error) {
 	if err := checkShards(parts); err != nil {
 		return nil, err
 	}
-	return MergeDisjoint(parts)
+	s, err := MergeDisjoint(parts)
+	if err != nil {
+		return nil, err
+	}
+	s.DropWindows()
+	return s, nil
 }
 
 // MergeDisjoint merges the summaries of disjoint sets of keys of the same
@@ -103,7 +108,17 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 		}
 		out.Runs = append(out.Runs, r)
 	}
+	out.Schema = SchemaOf(out)
 	return out, nil
+}
+
+// DropWindows removes the memory per window from the runs of a summary of
+// the whole replay, which has what it gives in the timeline.
+func (s *Summary) DropWindows() {
+	for i := range s.Runs {
+		s.Runs[i].Memory.Windows = nil
+	}
+	s.Schema = SchemaOf(s)
 }
 
 func (r *Run) id() string {
@@ -171,6 +186,18 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 		}
 		out.Memory.PeakPerKey = max(out.Memory.PeakPerKey, r.Memory.PeakPerKey)
 		out.Memory.SumOfPeaks += r.Memory.SumOfPeaks
+		if (r.Memory.Windows == nil) != (f.Memory.Windows == nil) {
+			return Run{}, fmt.Errorf("parts have memory per window in some and not in others")
+		}
+		if w := r.Memory.Windows; w != nil {
+			if out.Memory.Windows == nil {
+				out.Memory.Windows = &MemoryWindows{WidthNS: w.WidthNS}
+			}
+			if w.WidthNS != out.Memory.Windows.WidthNS {
+				return Run{}, fmt.Errorf("parts count memory in windows of %d ns and %d ns", w.WidthNS, out.Memory.Windows.WidthNS)
+			}
+			out.Memory.Windows.add(w)
+		}
 		tl.merge(timelineBinsOf(r.Timeline))
 		out.Peer = mergePeer(out.Peer, r.Peer)
 		out.VsToken = mergeDisagreement(out.VsToken, r.VsToken)
@@ -190,6 +217,7 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 	out.Timeline = tl.Timeline()
 	out.Timeline.Memory = TrimZeros(nonNil(tl.Memory))
 	out.Memory.Fill(int(out.Keys), out.Timeline.Memory)
+	out.FillWindows(true)
 	SortTopKeys(out.TopKeys)
 	if len(out.TopKeys) > topN {
 		out.TopKeys = out.TopKeys[:topN]

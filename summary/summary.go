@@ -8,17 +8,25 @@ import (
 )
 
 // SchemaV1 names the version of the summary.json format that Summary is;
-// SchemaV1_1 adds to it trace.ts_unit and trace.ts_unit_from. A summary
-// names the oldest version that has every field it holds (SchemaOf), so
-// that a summary without the fields of 1.1 stays what it was.
+// SchemaV1_1 adds to it trace.ts_unit and trace.ts_unit_from; SchemaV1_2
+// writes a run's bound check as token_bound, which versions 1 and 1.1 named
+// seed002_bound. A summary names the oldest version that has every field it
+// holds (SchemaOf), so that a summary without the fields of a later version
+// stays what it was. ReadSummary reads all three, the bound under either name.
 const (
 	SchemaV1   = "ratebench.summary/v1"
 	SchemaV1_1 = "ratebench.summary/v1.1"
+	SchemaV1_2 = "ratebench.summary/v1.2"
 )
 
 // SchemaOf returns the schema s is written in: the oldest version that has
 // every field it holds.
 func SchemaOf(s *Summary) string {
+	for i := range s.Runs {
+		if s.Runs[i].Bound != nil || s.Runs[i].Memory.Windows != nil {
+			return SchemaV1_2
+		}
+	}
 	if s.Trace.TSUnit != "" || s.Trace.TSUnitFrom != "" {
 		return SchemaV1_1
 	}
@@ -177,7 +185,7 @@ type Run struct {
 
 	Burst     *Burst      `json:"burst,omitempty"`
 	Timeline  Timeline    `json:"timeline"`
-	Bound     *Bound      `json:"seed002_bound,omitempty"`
+	Bound     *Bound      `json:"token_bound,omitempty"`
 	Phase     Phase       `json:"phase"`
 	RateError *RateError  `json:"rate_error,omitempty"`
 	Memory    Memory      `json:"memory"`
@@ -188,6 +196,24 @@ type Run struct {
 	// delays what a bucket admits (a peer's is in Peer).
 	VsToken *Disagreement `json:"vs_token,omitempty"`
 	TopKeys []KeyStat     `json:"top_keys"`
+}
+
+// UnmarshalJSON reads a run, its bound check under either name: token_bound
+// (v1.2) or seed002_bound (v1 and v1.1).
+func (r *Run) UnmarshalJSON(data []byte) error {
+	type plain Run
+	var v struct {
+		plain
+		OldBound *Bound `json:"seed002_bound"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*r = Run(v.plain)
+	if r.Bound == nil {
+		r.Bound = v.OldBound
+	}
+	return nil
 }
 
 // Peer is what a peer library's run (xrate: golang.org/x/time/rate) adds:
@@ -237,10 +263,12 @@ type Burst struct {
 	KeysOverL int64 `json:"keys_over_l"`
 }
 
-// Bound is seed 002's bound checked on the admitted requests of each key of
-// a token or gcra run: in any span of length T at most B + (L/W)*T cost is
-// admitted. Violations counts the admissions at which some span ending
-// there exceeded it; it must be 0.
+// Bound is the token bucket's bound (seed 002's) checked on the admitted
+// requests of each key of a run with a capacity B (token, gcra, leaky,
+// xrate): in any span of length T at most B + (L/W)*T cost is admitted.
+// Violations counts the admissions at which some span ending there exceeded
+// it; it must be 0 but for xrate's float flips. Written as token_bound;
+// summaries before v1.2 named it seed002_bound, which UnmarshalJSON reads.
 type Bound struct {
 	B          int64 `json:"b"`
 	Violations int64 `json:"violations"`
@@ -339,12 +367,32 @@ type Memory struct {
 	// over Keys.
 	MeanPerKey float64 `json:"mean_per_key"`
 	SumOfPeaks int64   `json:"sum_of_peaks"`
-	// PeakTotal is the largest state all keys held together at the end of
-	// one of the timeline's bins (Timeline.Memory): for the log, the entries
-	// then in the window (as a log pruned exactly when entries expire would
-	// hold); for the others, their size times the keys whose state is not
-	// back to its initial value there.
+	// PeakTotal is the largest state all keys held in one window of the
+	// rule (Windows), each key counted at its largest there: for the log,
+	// its entries in the window (as a log pruned exactly when entries
+	// expire would hold); for the others, their size times the keys with a
+	// request in the window or whose state is not back to its initial value
+	// at its start. It is at least the state all keys held together at any
+	// one instant, and that exactly for fixed and the counters (unless a
+	// key's only requests in a window left no state: each cost more than L).
 	PeakTotal int64 `json:"peak_total"`
+	// Windows is the series PeakTotal is the largest of, in a shard's
+	// summary only (see MemoryWindows).
+	Windows *MemoryWindows `json:"windows,omitempty"`
+}
+
+// FillWindows sets r's timeline memory and Memory from its windows,
+// which it keeps only if keep (a shard's summary).
+func (r *Run) FillWindows(keep bool) {
+	w := r.Memory.Windows
+	if w == nil {
+		return
+	}
+	r.Timeline.Memory = w.Binned(r.Timeline.WidthNS, r.Timeline.First, len(r.Timeline.Requests))
+	r.Memory.Fill(int(r.Keys), r.Timeline.Memory)
+	if !keep {
+		r.Memory.Windows = nil
+	}
 }
 
 // Fill derives MeanPerKey, from SumOfPeaks over keys, and PeakTotal, the
@@ -438,9 +486,12 @@ func ReadSummary(r io.Reader) (*Summary, error) {
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("summary: %w", err)
 	}
-	if s.Schema != SchemaV1 && s.Schema != SchemaV1_1 {
-		return nil, fmt.Errorf("summary: schema %q, want %q or %q", s.Schema, SchemaV1, SchemaV1_1)
+	if s.Schema != SchemaV1 && s.Schema != SchemaV1_1 && s.Schema != SchemaV1_2 {
+		return nil, fmt.Errorf("summary: schema %q, want %q, %q or %q", s.Schema, SchemaV1, SchemaV1_1, SchemaV1_2)
 	}
+	// What was read is now held as this version writes it (the bound under
+	// its new name), so that a merge or a rewrite names the right schema.
+	s.Schema = SchemaOf(&s)
 	return &s, nil
 }
 

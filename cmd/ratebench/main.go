@@ -75,7 +75,7 @@ var commands = map[string]command{
 	"cloudflare": {"reproduce Cloudflare's accuracy experiment for the sliding-window counter", runCloudflare},
 	"report":     {"write report.md, report.html and plots from DIR/summary.json", runReport},
 	"convert":    {"convert a trace to CSV, Parquet or JSON lines", runConvert},
-	"redis":      {"replay a trace against a real Redis server (Lua scripts, seed 001's non-atomic counter)", runRedis},
+	"redis":      {"replay a trace against a real Redis server (Lua scripts, and a non-atomic counter that reads, then increments)", runRedis},
 	"diff":       {"set two summaries side by side: each headline figure of the same runs, and its change", runDiff},
 	"merge":      {"combine the summaries of the shards of a replay (compare -shard i/n) into one", runMerge},
 }

@@ -20,7 +20,7 @@ const redisSynopsis = "(FILE | -gen SCENARIO) [-rule L/W] [-alg log,counter,coun
 	"FILE (or -trace FILE) is the trace to replay; -gen replays a generated one instead."
 
 // runRedis replays a trace against a real Redis server through Lua
-// scripts (and seed 001's non-atomic counter), compares every decision
+// scripts (and SPEC seed 001's non-atomic counter), compares every decision
 // with the in-process algorithm, and writes DIR/redis.json and
 // DIR/redis.md.
 func runRedis(stdout, stderr io.Writer, args []string) error {
@@ -29,7 +29,7 @@ func runRedis(stdout, stderr io.Writer, args []string) error {
 	tf.register(fs)
 	genSpec := fs.String("gen", "", "replay a generated `scenario` instead of a trace, e.g. 'mix:poisson=0.7,boundary=0.3,requests=20000,keys=200' (see ratebench gen -list)")
 	ruleS := fs.String("rule", "5/30s", "rate limit `L/W`")
-	algs := fs.String("alg", strings.Join(redisreplay.Algorithms, ","), "comma-separated `algorithms`: log, counter, counter-nonatomic (seed 001's two round trips), fixed, token[:B=N]")
+	algs := fs.String("alg", strings.Join(redisreplay.Algorithms, ","), "comma-separated `algorithms`: log, counter, counter-nonatomic (two round trips: read, then increment), fixed, token[:B=N]")
 	clients := fs.String("clients", "1,4,16", "comma-separated numbers of concurrent `clients`; each algorithm is replayed with each")
 	addr := fs.String("addr", "", "`host:port` of a running Redis server to use (never flushed: the run's keys are deleted after it); default: start redis-server on a free port")
 	server := fs.String("redis-server", "", "redis-server `program` to start (default redis-server from $PATH)")

@@ -24,7 +24,7 @@ func printTable(w io.Writer, s *summary.Summary) {
 			group = g
 			fmt.Fprintf(w, "\n%s\n", g)
 			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "algorithm\tadmitted\tdisagree\tover\tunder\tkeys over\tkeys under\tburst/L\tbytes/key\t")
+			fmt.Fprintln(tw, "algorithm\tadmitted\tdisagree\tover\tunder\tkeys over\tkeys under\tburst/L\tbytes/key (mean)\t")
 		}
 		burst := "-"
 		if r.Burst != nil {
@@ -35,6 +35,7 @@ func printTable(w io.Writer, s *summary.Summary) {
 	}
 	if tw != nil {
 		tw.Flush()
+		fmt.Fprintln(w, "\nbytes/key (mean): the mean over keys of the most each key held; the report ranks by the peak, the most one key held.")
 	}
 }
 

@@ -1,0 +1,50 @@
+package summary
+
+// MemoryWindows is the state all keys of a run held per window of the
+// rule's length (WidthNS, aligned to t = 0): window i covers
+// [(First+i)·WidthNS, (First+i+1)·WidthNS), and Bytes[i] counts each key
+// at the largest state it held at any instant there. It is a sum over
+// keys, so the parts of a replay (workers, shards) add exactly; the
+// timeline's memory is, per bin, the largest of its windows (Binned), and
+// Memory.PeakTotal the largest window. Only a shard's summary holds it,
+// for merge; the whole replay's has the timeline's memory alone.
+type MemoryWindows struct {
+	WidthNS int64   `json:"width_ns"`
+	First   int64   `json:"first"`
+	Bytes   []int64 `json:"bytes"`
+}
+
+// add adds o, of the same width, into w.
+func (w *MemoryWindows) add(o *MemoryWindows) {
+	if len(o.Bytes) == 0 {
+		return
+	}
+	if len(w.Bytes) == 0 {
+		w.First, w.Bytes = o.First, append([]int64(nil), o.Bytes...)
+		return
+	}
+	first := min(w.First, o.First)
+	n := max(int(w.First-first)+len(w.Bytes), int(o.First-first)+len(o.Bytes))
+	out := make([]int64, n)
+	for i, v := range w.Bytes {
+		out[int(w.First-first)+i] += v
+	}
+	for i, v := range o.Bytes {
+		out[int(o.First-first)+i] += v
+	}
+	w.First, w.Bytes = first, out
+}
+
+// Binned returns, for each of the n bins of width binW from bin first (a
+// multiple of the windows' width, aligned alike), the largest of the
+// windows in it, trailing zeros cut.
+func (w *MemoryWindows) Binned(binW, first int64, n int) []int64 {
+	out := make([]int64, n)
+	for i, v := range w.Bytes {
+		b := int((w.First+int64(i))*w.WidthNS/binW - first)
+		if b >= 0 && b < n {
+			out[b] = max(out[b], v)
+		}
+	}
+	return TrimZeros(out)
+}
