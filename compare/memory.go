@@ -47,6 +47,10 @@ func (m *memoryAcc) summary(keys int, g *windowGrid, held []int64) summary.Memor
 			series[i] = b * n
 		}
 	}
+	if g.over {
+		out.TotalNotMeasured = true
+		return out
+	}
 	out.Windows = &summary.MemoryWindows{WidthNS: g.w, First: g.first, Bytes: summary.TrimZeros(series)}
 	return out
 }

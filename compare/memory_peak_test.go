@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"ratebench/algorithms"
+	"ratebench/summary"
 )
 
 // A trace whose requests all fall within one minute of each hour, like an
@@ -77,5 +78,35 @@ func TestPeakTotalOfHourlyBursts(t *testing.T) {
 	}
 	if r := findRun(t, s, "independent", "log"); r.Admitted != int64(len(reqs)) || r.Memory.PeakTotal != 6*(3*8+8) {
 		t.Errorf("log: %d admitted of %d, peak total %d", r.Admitted, len(reqs), r.Memory.PeakTotal)
+	}
+}
+
+// A trace whose requests span more windows of the rule than the state is
+// counted in (two requests a century apart at 5/1s, 3e9 windows) leaves
+// the peak total not measured, with any number of workers, in bounded
+// memory: counting every window would hold 24 GB a series.
+func TestPeakTotalNotMeasuredBeyondTheWindowBound(t *testing.T) {
+	t.Parallel()
+	rule := mustRule(t, "5/1s")
+	reqs := []rq{{"a", 0, 1}, {"b", sec, 1}, {"c", 100 * 365 * 24 * 3600 * sec, 1}}
+	for _, workers := range []int{1, 3} {
+		cfg := Config{Rules: []algorithms.Rule{rule}, Algorithms: []string{"counter", "token"}, Modes: []Mode{Independent}, Workers: workers}
+		s := replay(t, cfg, reqs)
+		for _, r := range s.Runs {
+			if !r.Memory.TotalNotMeasured || r.Memory.PeakTotal != 0 || r.Timeline.Memory != nil || r.Memory.Windows != nil {
+				t.Errorf("workers %d, %s: memory %+v, timeline memory %v: want the total not measured", workers, r.Algorithm, r.Memory, r.Timeline.Memory)
+			}
+			if r.Memory.PeakPerKey == 0 {
+				t.Errorf("workers %d, %s: peak per key 0: the per-key figures are still measured", workers, r.Algorithm)
+			}
+		}
+	}
+	// Within the bound the total is measured.
+	reqs[2].t = (summary.MaxMemoryWindows - 2) * sec
+	s := replay(t, Config{Rules: []algorithms.Rule{rule}, Algorithms: []string{"counter"}, Modes: []Mode{Independent}}, reqs)
+	for _, r := range s.Runs {
+		if r.Memory.TotalNotMeasured || r.Memory.PeakTotal == 0 {
+			t.Errorf("%s within the bound: memory %+v, want the total measured", r.Algorithm, r.Memory)
+		}
 	}
 }

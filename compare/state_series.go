@@ -5,6 +5,7 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/internal/slicesx"
+	"ratebench/summary"
 )
 
 // The state all keys hold together is counted, for each group (rule ×
@@ -44,12 +45,23 @@ type windowGrid struct {
 	n      int       // the windows covered: first .. first+n-1
 	Memory []int64   // the log's bytes per window
 	Held   [][]int64 // per candidate, the keys holding state per window
+	// over says the requests span more than summary.MaxMemoryWindows
+	// windows: the series are dropped and nothing more is counted.
+	over bool
 }
 
 // index returns the index of the window that starts at s, extending the
-// windows covered to hold it.
+// windows covered to hold it; -1 once they span too many (over).
 func (g *windowGrid) index(s int64) int {
 	b := s / g.w
+	if g.over {
+		return -1
+	}
+	if g.n > 0 && max(b, g.first+int64(g.n)-1)-min(b, g.first) >= summary.MaxMemoryWindows {
+		g.over, g.Memory, g.n = true, nil, 0
+		clear(g.Held)
+		return -1
+	}
 	if g.n == 0 {
 		g.first, g.n = b, 1
 		return 0
@@ -76,6 +88,9 @@ func (g *windowGrid) index(s int64) int {
 // add adds v to series in the window that starts at s.
 func (g *windowGrid) add(series *[]int64, s, v int64) {
 	i := g.index(s)
+	if i < 0 {
+		return
+	}
 	if i >= len(*series) {
 		*series = slicesx.Grow(*series, i+1)
 	}
@@ -159,6 +174,9 @@ func (g *group) recorded(h *keyRun, id int32, t int64) {
 // from, as SizeAt and Idle advance their state to the instant asked.
 func (g *group) settle(row []keyRun, id int32, from, until int64) {
 	w := g.win.w
+	if g.win.over {
+		return
+	}
 	first, ok := nextStart(from, w)
 	if !ok || first > until {
 		return

@@ -422,11 +422,19 @@ func (m *model) groupTables(d *document, g *group) {
 		head:  []string{"algorithm", "model", "per key: peak", "per key: mean of peaks", "all keys: peak total"},
 		right: []bool{false, false, true, true, true},
 	}
+	notMeasured := false
 	for _, r := range g.runs {
+		total := bytesPerKey(r.Memory.PeakTotal)
+		if r.Memory.TotalNotMeasured {
+			total, notMeasured = "not measured", true
+		}
 		mt.rows = append(mt.rows, []inline{inline{}.C(r.Algorithm), txt(r.Memory.Model), txt(bytesPerKey(r.Memory.PeakPerKey)),
-			txt(num(r.Memory.MeanPerKey) + " B"), txt(bytesPerKey(r.Memory.PeakTotal))})
+			txt(num(r.Memory.MeanPerKey) + " B"), txt(total)})
 	}
 	d.add(mt)
+	if notMeasured {
+		d.add(para{txt(fmt.Sprintf("The peak total is not measured: the trace spans more than %s windows of the rule, too many to count the state of every window in bounded memory.", num(float64(summary.MaxMemoryWindows))))})
+	}
 	m.peerTable(d, g)
 	m.clientTable(d, g)
 }

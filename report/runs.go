@@ -45,7 +45,7 @@ func RunsCSV(s *summary.Summary) []byte {
 			itoa(r.Under), pctOf(r.Under, r.Requests, r.UnderRate),
 			itoa(r.Keys), itoa(r.KeysDisagree), itoa(r.KeysOver), itoa(r.KeysUnder),
 			"", "",
-			itoa(r.Memory.PeakPerKey), ftoa(r.Memory.MeanPerKey), itoa(r.Memory.PeakTotal),
+			itoa(r.Memory.PeakPerKey), ftoa(r.Memory.MeanPerKey), peakTotal(r.Memory),
 			"", "",
 		}
 		if b := r.Burst; b != nil {
@@ -92,4 +92,12 @@ func trimZeros(v string) string {
 		v = v[:len(v)-1]
 	}
 	return v
+}
+
+// peakTotal is the run's peak total in bytes, empty when not measured.
+func peakTotal(m summary.Memory) string {
+	if m.TotalNotMeasured {
+		return ""
+	}
+	return itoa(m.PeakTotal)
 }

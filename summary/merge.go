@@ -186,17 +186,24 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 		}
 		out.Memory.PeakPerKey = max(out.Memory.PeakPerKey, r.Memory.PeakPerKey)
 		out.Memory.SumOfPeaks += r.Memory.SumOfPeaks
-		if (r.Memory.Windows == nil) != (f.Memory.Windows == nil) {
+		if r.Memory.TotalNotMeasured {
+			out.Memory.TotalNotMeasured = true
+		} else if (r.Memory.Windows == nil) != (f.Memory.Windows == nil) && !f.Memory.TotalNotMeasured {
 			return Run{}, fmt.Errorf("parts have memory per window in some and not in others")
 		}
-		if w := r.Memory.Windows; w != nil {
+		if w := r.Memory.Windows; w != nil && !out.Memory.TotalNotMeasured {
 			if out.Memory.Windows == nil {
 				out.Memory.Windows = &MemoryWindows{WidthNS: w.WidthNS}
 			}
 			if w.WidthNS != out.Memory.Windows.WidthNS {
 				return Run{}, fmt.Errorf("parts count memory in windows of %d ns and %d ns", w.WidthNS, out.Memory.Windows.WidthNS)
 			}
-			out.Memory.Windows.add(w)
+			if !out.Memory.Windows.add(w) {
+				out.Memory.TotalNotMeasured = true
+			}
+		}
+		if out.Memory.TotalNotMeasured {
+			out.Memory.Windows = nil
 		}
 		tl.merge(timelineBinsOf(r.Timeline))
 		out.Peer = mergePeer(out.Peer, r.Peer)
@@ -218,6 +225,9 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 	out.Timeline.Memory = TrimZeros(nonNil(tl.Memory))
 	out.Memory.Fill(int(out.Keys), out.Timeline.Memory)
 	out.FillWindows(true)
+	if out.Memory.TotalNotMeasured {
+		out.Timeline.Memory, out.Memory.PeakTotal = nil, 0
+	}
 	SortTopKeys(out.TopKeys)
 	if len(out.TopKeys) > topN {
 		out.TopKeys = out.TopKeys[:topN]

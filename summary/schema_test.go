@@ -78,3 +78,39 @@ func TestMergeOldBound(t *testing.T) {
 		t.Errorf("merged: schema %q, bound %+v", m.Schema, m.Runs[0].Bound)
 	}
 }
+
+// Two shards each within the window bound, whose union spans more, merge
+// into a total not measured; one shard not measured makes the merge so.
+func TestMergeWindowsBeyondTheBound(t *testing.T) {
+	const part = `{"schema": "ratebench.summary/v1.2", "shard": {"index": %d, "count": 2}, "trace": {}, "config": {}, "runs": [
+ {"rule": "5/1s", "count": "accepted", "mode": "independent", "algorithm": "counter", "keys": 1,
+  "memory": {"model": "m", "peak_per_key": 24, "sum_of_peaks": 24, "peak_total": 24%s}, "top_keys": []}]}`
+	read := func(i int, mem string) *Summary {
+		s, err := ReadSummary(strings.NewReader(fmt.Sprintf(part, i, mem)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	win := func(first int64) string {
+		return fmt.Sprintf(`, "windows": {"width_ns": 1000000000, "first": %d, "bytes": [24]}`, first)
+	}
+	for _, c := range []struct {
+		name       string
+		a, b       string
+		notMeasure bool
+	}{
+		{"within", win(0), win(MaxMemoryWindows - 1), false},
+		{"union beyond", win(0), win(MaxMemoryWindows), true},
+		{"one not measured", win(0), `, "peak_total_not_measured": true`, true},
+	} {
+		m, err := Merge([]*Summary{read(0, c.a), read(1, c.b)})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		mem := m.Runs[0].Memory
+		if mem.TotalNotMeasured != c.notMeasure || c.notMeasure && (mem.Windows != nil || mem.PeakTotal != 0) {
+			t.Errorf("%s: memory %+v, want not measured %v", c.name, mem, c.notMeasure)
+		}
+	}
+}

@@ -23,7 +23,7 @@ const (
 // every field it holds.
 func SchemaOf(s *Summary) string {
 	for i := range s.Runs {
-		if s.Runs[i].Bound != nil || s.Runs[i].Memory.Windows != nil {
+		if s.Runs[i].Bound != nil || s.Runs[i].Memory.Windows != nil || s.Runs[i].Memory.TotalNotMeasured {
 			return SchemaV1_2
 		}
 	}
@@ -379,6 +379,11 @@ type Memory struct {
 	// Windows is the series PeakTotal is the largest of, in a shard's
 	// summary only (see MemoryWindows).
 	Windows *MemoryWindows `json:"windows,omitempty"`
+	// TotalNotMeasured says that the trace spans more than
+	// MaxMemoryWindows windows of the rule, too many to count the state
+	// per window in bounded memory: PeakTotal is then 0 and the timeline
+	// has no memory series, which the report says rather than show 0 B.
+	TotalNotMeasured bool `json:"peak_total_not_measured,omitempty"`
 }
 
 // FillWindows sets r's timeline memory and Memory from its windows,

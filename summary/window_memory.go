@@ -1,5 +1,12 @@
 package summary
 
+// MaxMemoryWindows is the most windows of the rule a run's state is
+// counted in (MemoryWindows): 2^18, 2 MiB a series, three days of a one
+// second window or six months of a one minute one. A replay whose requests
+// span more leaves its total not measured (Memory.TotalNotMeasured), so
+// that its memory stays set by its keys, not by the trace's length.
+const MaxMemoryWindows = 1 << 18
+
 // MemoryWindows is the state all keys of a run held per window of the
 // rule's length (WidthNS, aligned to t = 0): window i covers
 // [(First+i)·WidthNS, (First+i+1)·WidthNS), and Bytes[i] counts each key
@@ -14,17 +21,22 @@ type MemoryWindows struct {
 	Bytes   []int64 `json:"bytes"`
 }
 
-// add adds o, of the same width, into w.
-func (w *MemoryWindows) add(o *MemoryWindows) {
+// add adds o, of the same width, into w; false (and w unchanged) if the
+// sum would span more than MaxMemoryWindows.
+func (w *MemoryWindows) add(o *MemoryWindows) bool {
 	if len(o.Bytes) == 0 {
-		return
+		return true
 	}
 	if len(w.Bytes) == 0 {
 		w.First, w.Bytes = o.First, append([]int64(nil), o.Bytes...)
-		return
+		return len(o.Bytes) <= MaxMemoryWindows
 	}
 	first := min(w.First, o.First)
-	n := max(int(w.First-first)+len(w.Bytes), int(o.First-first)+len(o.Bytes))
+	last := max(w.First+int64(len(w.Bytes)), o.First+int64(len(o.Bytes)))
+	if last-first > MaxMemoryWindows {
+		return false
+	}
+	n := int(last - first)
 	out := make([]int64, n)
 	for i, v := range w.Bytes {
 		out[int(w.First-first)+i] += v
@@ -33,6 +45,7 @@ func (w *MemoryWindows) add(o *MemoryWindows) {
 		out[int(o.First-first)+i] += v
 	}
 	w.First, w.Bytes = first, out
+	return true
 }
 
 // Binned returns, for each of the n bins of width binW from bin first (a
