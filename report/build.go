@@ -39,6 +39,8 @@ func (m *model) build() (*document, []renderedFig, error) {
 		return nil
 	}
 
+	m.verdictSection(d)
+	d.lead = len(d.blocks)
 	m.intro(d)
 	for i, rule := range m.rules {
 		rid := fmt.Sprintf("rule-%d", i+1)

@@ -83,6 +83,9 @@ func (figureBlock) isBlock() {}
 type document struct {
 	title  string
 	blocks []block
+	// lead is how many of the first blocks (the verdict) come before the
+	// contents.
+	lead int
 }
 
 func (d *document) add(b ...block) { d.blocks = append(d.blocks, b...) }
@@ -228,15 +231,19 @@ func (d *document) html() []byte {
 			toc = append(toc, h)
 		}
 	}
+	var nav strings.Builder
 	if len(toc) > 2 {
-		b.WriteString("<nav>\n<ul>\n")
+		nav.WriteString("<nav>\n<ul>\n")
 		for _, h := range toc {
-			fmt.Fprintf(&b, "<li><a href=\"#%s\">%s</a></li>\n", h.id, htmlInline(h.text))
+			fmt.Fprintf(&nav, "<li><a href=\"#%s\">%s</a></li>\n", h.id, htmlInline(h.text))
 		}
-		b.WriteString("</ul>\n</nav>\n")
+		nav.WriteString("</ul>\n</nav>\n")
 	}
 
-	for _, blk := range d.blocks {
+	for i, blk := range d.blocks {
+		if i == d.lead {
+			b.WriteString(nav.String())
+		}
 		switch x := blk.(type) {
 		case heading:
 			id := ""
@@ -275,6 +282,9 @@ func (d *document) html() []byte {
 			b.Write(inlineSVG(x.svg))
 			fmt.Fprintf(&b, "<figcaption>%s</figcaption>\n</figure>\n", htmlInline(x.caption))
 		}
+	}
+	if d.lead >= len(d.blocks) {
+		b.WriteString(nav.String())
 	}
 	b.WriteString("</main>\n</body>\n</html>\n")
 	return b.Bytes()

@@ -5,11 +5,17 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"ratebench/report"
 	"ratebench/summary"
 )
 
-// printTable writes the runs as one table per rule × count × mode.
+// printTable writes the verdict (report.Verdict), then the runs as one
+// table per rule × count × mode.
 func printTable(w io.Writer, s *summary.Summary) {
+	fmt.Fprint(w, report.Verdict(s, report.Options{}))
+	if len(s.Notes) > 0 {
+		fmt.Fprintln(w)
+	}
 	for _, n := range s.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
