@@ -29,6 +29,8 @@ func TestChecksBeforeTheReplay(t *testing.T) {
 		{[]string{"-max-over", "-1%"}, `rate "-1%": want a percentage`},
 		{[]string{"-max-over", "Inf%"}, `rate "Inf%" is above 100%`},
 		{[]string{"-max-over", "101%"}, `rate "101%" is above 100%`},
+		{[]string{"-max-over", "1"}, `-max-over: rate "1": a number without % is a fraction below 1 (0.01 is 1%); write 1% for a percentage`},
+		{[]string{"-max-under", "-1"}, `-max-under: rate "-1": want a percentage`},
 		{[]string{"-o", filepath.Join(file, "res")}, "results folder: mkdir " + file + ": not a directory"},
 	} {
 		args := append([]string{"compare", "-gen", "poisson:requests=100000,keys=100", "-alg", "log,counter", "-o", out}, tc.args...)

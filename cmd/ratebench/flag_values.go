@@ -143,9 +143,11 @@ func parseBudget(maxOver, maxUnder string) (*summary.Budget, error) {
 	return b, nil
 }
 
-// parseRate reads a rate as a percentage ("0.01%") or a fraction
-// ("0.0001"), for budgets (-max-over and -max-under, of report and of
-// compare).
+// parseRate reads a rate for budgets (-max-over and -max-under, of report
+// and of compare). The rule: with a % suffix it is a percentage, from 0% to
+// 100% ("0.01%"); a plain number is a fraction, from 0 up to but not
+// including 1 ("0.0001"). A plain number of 1 or more is refused, as
+// "-max-over 1" could mean 1% as well as 100%.
 func parseRate(s string) (float64, error) {
 	s = strings.TrimSpace(s)
 	pct := strings.HasSuffix(s, "%")
@@ -155,6 +157,8 @@ func parseRate(s string) (float64, error) {
 	}
 	if pct {
 		v /= 100
+	} else if v >= 1 && !math.IsInf(v, 1) {
+		return 0, fmt.Errorf("rate %q: a number without %% is a fraction below 1 (0.01 is 1%%); write %s%% for a percentage", s, s)
 	}
 	if v > 1 {
 		return 0, fmt.Errorf("rate %q is above 100%%", s)

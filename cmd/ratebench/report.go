@@ -18,8 +18,8 @@ const reportSynopsis = "[-max-over 0.01%] [-max-under 0.1%] [-png=true] DIR\n\n"
 // (the trace is not needed), and prints the path of report.html. A budget given here overrides the summary's.
 func runReport(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("report", stderr, reportSynopsis)
-	maxOver := fs.String("max-over", "", "budget: the largest over-admission `rate` you accept, e.g. 0.01% (overrides the summary's)")
-	maxUnder := fs.String("max-under", "", "budget: the largest under-admission `rate` you accept, e.g. 0.1% (overrides the summary's)")
+	maxOver := fs.String("max-over", "", "budget: the largest over-admission `rate` you accept, a percentage such as 0.01% or a fraction below 1 such as 0.0001; overrides the summary's")
+	maxUnder := fs.String("max-under", "", "budget: the largest under-admission `rate` you accept, a percentage such as 0.1% or a fraction below 1 such as 0.001; overrides the summary's")
 	png := fs.Bool("png", true, "write a PNG of every plot beside its SVG")
 	dir := fs.String("o", "", "the results folder `DIR`")
 	if err := parseCommand(fs, args, operand{"DIR", "the results folder", "o", dir}); err != nil {

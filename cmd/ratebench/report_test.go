@@ -96,16 +96,27 @@ func TestReportErrors(t *testing.T) {
 	}
 }
 
-// A budget rate is a percentage or a fraction from 0 to 1.
+// A budget rate is a percentage (a % suffix) up to 100%, or a fraction
+// below 1: a plain 1 is refused, not read as 100%.
 func TestParseRate(t *testing.T) {
-	for in, want := range map[string]float64{"0.01%": 0.0001, "0.0001": 0.0001, "5%": 0.05, "0": 0, "-0%": 0} {
+	for in, want := range map[string]float64{"0.01%": 0.0001, "0.0001": 0.0001, "5%": 0.05, "0": 0, "-0%": 0,
+		"1%": 0.01, "0.5%": 0.005, "0.01": 0.01, "100%": 1, "0.999": 0.999} {
 		if got, err := parseRate(in); err != nil || got != want || math.Signbit(got) {
 			t.Errorf("parseRate(%q) = %v, %v", in, got, err)
 		}
 	}
-	for _, bad := range []string{"x", "-1%", "200%", "NaN%", "nan", "Inf%", "-Inf"} {
+	for _, bad := range []string{"x", "-1%", "200%", "150%", "-1", "1", "1.0", "5", "NaN%", "nan", "Inf%", "Inf", "-Inf"} {
 		if _, err := parseRate(bad); err == nil {
 			t.Errorf("parseRate(%q) accepted", bad)
+		}
+	}
+	for in, want := range map[string]string{
+		"1":    `rate "1": a number without % is a fraction below 1 (0.01 is 1%); write 1% for a percentage`,
+		"150%": `rate "150%" is above 100%`,
+		"-1":   `rate "-1": want a percentage such as 0.01% or a fraction such as 0.0001`,
+	} {
+		if _, err := parseRate(in); err == nil || err.Error() != want {
+			t.Errorf("parseRate(%q): %v, want %q", in, err, want)
 		}
 	}
 }
