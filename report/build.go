@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -211,7 +210,7 @@ func (m *model) decision(d *document, rule, rid string) {
 
 // decisionSentence names the cheapest algorithm meeting the budget, or
 // says that none does, or without a budget names the cheapest, the
-// closest to the log and the trade-off frontier. rows are ranked.
+// closest to the log, and points to the verdict. rows are ranked.
 func (m *model) decisionSentence(rows []*summary.Run) inline {
 	var cands []*summary.Run
 	for _, r := range rows {
@@ -280,15 +279,7 @@ func (m *model) decisionSentence(rows []*summary.Run) inline {
 	} else {
 		out = out.T(" It is also the candidate closest to the log.")
 	}
-	var front []string
-	best := int64(math.MaxInt64)
-	for _, r := range rows {
-		if r.Disagree < best {
-			best = r.Disagree
-			front = append(front, r.Algorithm)
-		}
-	}
-	out = out.T(" The trade-off frontier, where no other algorithm is both cheaper and closer to the log: " + strings.Join(front, ", ") + ".")
+	out = out.T(" The verdict at the top gives the trade-off frontier of memory, over- and under-admission, and what each priority picks.")
 	return out
 }
 
