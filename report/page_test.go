@@ -1,0 +1,58 @@
+package report
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The decision comes first; the glossary and the configuration follow it,
+// folded in the HTML; tables scroll in their own box; numeric cells never
+// wrap.
+func TestPageLayout(t *testing.T) {
+	s := readSummary(t, "small.summary.json")
+	dir := write(t, s, Options{NoPNG: true})
+	html := string(readFile(t, filepath.Join(dir, HTMLFile)))
+	md := string(readFile(t, filepath.Join(dir, MarkdownFile)))
+
+	dec := strings.Index(html, `id="rule-1-decision"`)
+	read := strings.Index(html, `<details id="reading" class="h2">`)
+	trace := strings.Index(html, `<details id="trace" class="h2">`)
+	if dec < 0 || read < 0 || trace < 0 || !(dec < read && read < trace) {
+		t.Errorf("decision at %d, folded glossary at %d, folded trace at %d: want the decision first, then both folded", dec, read, trace)
+	}
+	if i := strings.Index(md, "## How to read this report"); i < strings.Index(md, "### Decision") {
+		t.Errorf("report.md: the glossary (at %d) comes before the decision", i)
+	}
+	if strings.Count(html, "<table>") != strings.Count(html, "<div class=\"scroll\">\n<table>") {
+		t.Error("a table is not in its own scrolling box")
+	}
+	for _, want := range []string{"td.r,th.r{white-space:nowrap", ".scroll{overflow-x:auto", "font-variant-numeric:tabular-nums", "figure svg{width:100%;max-width:100%;height:auto"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the style sheet lacks %q", want)
+		}
+	}
+}
+
+// A column empty (or "—") in every row is left out, in both renderings.
+func TestEmptyColumnsLeftOut(t *testing.T) {
+	tb := table{
+		head:  []string{"algorithm", "burst", "over"},
+		right: []bool{false, true, true},
+		rows:  [][]inline{{txt("counter"), txt("—"), txt("3")}, {txt("fixed"), txt(""), txt("0")}},
+	}
+	d := &document{title: "t", blocks: []block{tb}}
+	md := string(d.markdown())
+	if strings.Contains(md, "burst") || !strings.Contains(md, "| algorithm | over |\n|---|---:|\n| counter | 3 |") {
+		t.Errorf("markdown keeps the empty column:\n%s", md)
+	}
+	html := string(d.html())
+	if strings.Contains(html, "burst") || !strings.Contains(html, `<tr><td>counter</td><td class="r">3</td></tr>`) {
+		t.Errorf("html keeps the empty column:\n%s", html)
+	}
+	s := readSummary(t, "small.summary.json")
+	rep := string(readFile(t, filepath.Join(write(t, s, Options{NoPNG: true}), MarkdownFile)))
+	if strings.Contains(rep, "until left queue") {
+		t.Error("report.md shows the leaky queue's columns for a run without a leaky bucket")
+	}
+}
