@@ -1,7 +1,10 @@
 package report
 
 import (
+	"image/color"
 	"path/filepath"
+	"ratebench/summary"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -54,5 +57,29 @@ func TestEmptyColumnsLeftOut(t *testing.T) {
 	rep := string(readFile(t, filepath.Join(write(t, s, Options{NoPNG: true}), MarkdownFile)))
 	if strings.Contains(rep, "until left queue") {
 		t.Error("report.md shows the leaky queue's columns for a run without a leaky bucket")
+	}
+}
+
+// An algorithm is drawn in the same style in every report, whatever else
+// was run and in whatever order: fixed in the main report as in a sweep
+// of fewer algorithms.
+func TestOneColourPerAlgorithm(t *testing.T) {
+	full := newModel(&summary.Summary{Config: summary.RunConfig{Algorithms: []string{"log", "counter", "counter-lt", "fixed", "token"}}}, Options{})
+	sweep := newModel(&summary.Summary{Config: summary.RunConfig{Algorithms: []string{"log", "counter", "fixed", "buckets:16"}}}, Options{})
+	for _, a := range []string{"counter", "fixed", "buckets:16", "token:B=3"} {
+		if got, want := sweep.style(a), full.style(a); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: drawn %+v in one report, %+v in another", a, got, want)
+		}
+	}
+	seen := map[color.Color]string{}
+	for _, a := range algColours {
+		c := styleOf(a).color
+		if b, ok := seen[c]; ok {
+			t.Errorf("%s and %s share a colour", a, b)
+		}
+		seen[c] = a
+	}
+	if st := styleOf("buckets:16"); st.dashes == nil {
+		t.Error("an algorithm outside the fixed table is drawn solid, like a known one")
 	}
 }

@@ -3,8 +3,10 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"hash/fnv"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -169,6 +171,24 @@ func (st algStyle) line() draw.LineStyle {
 
 func (st algStyle) glyph() draw.GlyphStyle {
 	return draw.GlyphStyle{Color: st.color, Radius: vg.Points(3), Shape: st.shape}
+}
+
+// algColours fixes the style of the known algorithms, in this order, so
+// that an algorithm has the same colour in every plot of every report
+// whatever else was run: the default candidates first, then the others.
+var algColours = []string{"counter", "counter-lt", "counter-floor", "fixed", "token", "gcra", "buckets:4", "leaky", "xrate", "buckets:2"}
+
+// styleOf is how alg is drawn in every plot: a fixed style for the known
+// algorithms and, for any other (buckets:16, token:B=3), a style drawn
+// from a hash of its name, dashed so as not to be mistaken for a known
+// one, and the same in every report.
+func styleOf(alg string) algStyle {
+	if i := slices.Index(algColours, alg); i >= 0 {
+		return styleFor(alg, i)
+	}
+	h := fnv.New32a()
+	h.Write([]byte(alg))
+	return styleFor(alg, len(palette)+int(h.Sum32()%uint32(2*len(palette))))
 }
 
 // styleFor gives the i-th candidate (0-based, the log excluded) its style.

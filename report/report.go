@@ -288,7 +288,7 @@ func newModel(s *summary.Summary, opt Options) *model {
 	return m
 }
 
-func (m *model) style(alg string) algStyle { return styleFor(alg, m.algIdx[alg]) }
+func (m *model) style(alg string) algStyle { return styleOf(alg) }
 
 func (m *model) hasBudget() bool { return m.budget.MaxOver != nil || m.budget.MaxUnder != nil }
 
