@@ -210,7 +210,7 @@ details{margin:1em 0}
 details>summary{cursor:pointer;font-weight:600}
 details.h2>summary{font-size:1.35em;border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:1.6em}
 details.h3>summary{font-size:1.15em}
-p,li{overflow-wrap:break-word}
+h1,h2,h3,h4,summary,p,li,figcaption{overflow-wrap:anywhere}
 code{font:.9em ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f3f3f3;padding:0 .2em;border-radius:3px}
 figure{margin:1em 0 2em}
 figure svg{width:100%;max-width:100%;height:auto;display:block}
