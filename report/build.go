@@ -454,7 +454,17 @@ func (m *model) groupTables(d *document, g *group) {
 		mt.rows = append(mt.rows, []inline{inline{}.C(r.Algorithm), txt(r.Memory.Model), txt(bytesPerKey(r.Memory.PeakPerKey)),
 			txt(num(r.Memory.MeanPerKey) + " B"), txt(total)})
 	}
-	d.add(mt)
+	// The same figures under another count or mode are printed once.
+	k := g.rule + "\x00" + textTable(mt)
+	if first, ok := m.memory[k]; ok {
+		d.add(para{txtf("The same figures as for %s, above.", first)})
+	} else {
+		if m.memory == nil {
+			m.memory = map[string]string{}
+		}
+		m.memory[k] = g.label()
+		d.add(mt)
+	}
 	if notMeasured {
 		d.add(para{txt(fmt.Sprintf("The peak total is not measured: the trace spans more than %s windows of the rule, too many to count the state of every window in bounded memory.", num(float64(summary.MaxMemoryWindows))))})
 	}

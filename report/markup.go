@@ -203,7 +203,7 @@ th{background:#f3f3f3;text-align:left}
 td.r,th.r{text-align:right}
 tr:nth-child(even) td{background:#fafafa}
 td{overflow-wrap:anywhere;max-width:28em}
-td.r,th.r{white-space:nowrap;overflow-wrap:normal}
+td.r,th.r,td code{white-space:nowrap;overflow-wrap:normal}
 .scroll{overflow-x:auto;max-width:100%;margin:.6em 0 1.2em}
 .scroll table{margin:0}
 details{margin:1em 0}

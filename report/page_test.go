@@ -30,7 +30,7 @@ func TestPageLayout(t *testing.T) {
 	if strings.Count(html, "<table>") != strings.Count(html, "<div class=\"scroll\">\n<table>") {
 		t.Error("a table is not in its own scrolling box")
 	}
-	for _, want := range []string{"td.r,th.r{white-space:nowrap", ".scroll{overflow-x:auto", "font-variant-numeric:tabular-nums", "figure svg{width:100%;max-width:100%;height:auto"} {
+	for _, want := range []string{"td.r,th.r,td code{white-space:nowrap", ".scroll{overflow-x:auto", "font-variant-numeric:tabular-nums", "figure svg{width:100%;max-width:100%;height:auto"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the style sheet lacks %q", want)
 		}
@@ -109,5 +109,27 @@ func TestAxisTicks(t *testing.T) {
 	}
 	if want := []string{"0", "2", "4", "6", "8", "10"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("ticks over [0, 10.53]: %v, want %v", got, want)
+	}
+}
+
+// A memory table with the same figures under another count or mode of the
+// rule is printed once; the later group points to it.
+func TestMemoryTableOnce(t *testing.T) {
+	s := readSummary(t, "small.summary.json")
+	first := map[string]summary.Memory{}
+	for _, r := range s.Runs {
+		if _, ok := first[r.Algorithm]; !ok {
+			first[r.Algorithm] = r.Memory
+		}
+	}
+	for i := range s.Runs {
+		s.Runs[i].Memory = first[s.Runs[i].Algorithm]
+	}
+	md := string(readFile(t, filepath.Join(write(t, s, Options{NoPNG: true}), MarkdownFile)))
+	if n := strings.Count(md, "| algorithm | model | per key: peak |"); n != 1 {
+		t.Errorf("the same memory table is printed %d times, want once", n)
+	}
+	if n := strings.Count(md, "The same figures as for count accepted, mode independent, above."); n != 2 {
+		t.Errorf("%d groups point to the memory table printed, want 2", n)
 	}
 }
