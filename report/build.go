@@ -38,6 +38,9 @@ func (m *model) build() (*document, []renderedFig, error) {
 		return nil
 	}
 
+	// The answer first: the verdict, then each rule's decision; then,
+	// folded, how to read the report and what was run; then every figure
+	// of each rule.
 	m.verdictSection(d)
 	d.lead = len(d.blocks)
 	m.intro(d)
@@ -45,6 +48,11 @@ func (m *model) build() (*document, []renderedFig, error) {
 		rid := fmt.Sprintf("rule-%d", i+1)
 		d.add(heading{2, rid, txt("Rule " + rule)})
 		m.decision(d, rule, rid)
+	}
+	m.about(d)
+	for i, rule := range m.rules {
+		rid := fmt.Sprintf("rule-%d", i+1)
+		d.add(heading{2, rid + "-figures", txt("Rule " + rule + ": every figure")})
 		for j, g := range m.groupsOf(rule) {
 			d.add(heading{3, fmt.Sprintf("%s-%d", rid, j+1), txt(g.label())})
 			m.groupTables(d, g)
@@ -78,9 +86,38 @@ func (m *model) intro(d *document) {
 	d.add(para{txtf("ratebench replayed the trace below through the exact sliding-window log (the reference) and %d cheaper rate limiters, "+
 		"and compared every decision. For each rule, the decision section ranks the algorithms by memory per key and says which "+
 		"meet the disagreement budget; the sections after it hold every figure of the summary and the plots.", len(cands))})
+	if ws := m.warnings(); len(ws) > 0 {
+		d.add(bullets{ws})
+	}
+}
 
-	d.add(heading{2, "reading", txt("How to read this report")})
-	d.add(bullets{[]inline{
+// warnings are what the reader must see even with the trace folded: the
+// trace's warnings and an interrupted replay.
+func (m *model) warnings() []inline {
+	var out []inline
+	for _, w := range m.s.Warnings() {
+		out = append(out, txt("Warning: "+w))
+	}
+	if m.s.Partial {
+		out = append(out, txt("Partial: the replay was interrupted; every figure covers the requests the trace section counts, not the whole trace."))
+	}
+	return out
+}
+
+// about writes, after the decisions, the notes and, folded, the glossary,
+// the trace and the configuration.
+func (m *model) about(d *document) {
+	s := m.s
+	if len(s.Notes) > 0 {
+		d.add(heading{2, "notes", txt("Notes")})
+		var notes []inline
+		for _, n := range s.Notes {
+			notes = append(notes, txt(n))
+		}
+		d.add(bullets{notes})
+	}
+
+	d.add(fold{2, "reading", txt("How to read this report"), []block{bullets{[]inline{
 		inline{}.B("Over").T("-admission: the candidate admits a request that the exact log refuses. Traffic above the limit is let through."),
 		inline{}.B("Under").T("-admission: the candidate refuses a request that the log admits. A legitimate client is refused."),
 		txt("Rates are fractions of all the requests of a run; keys affected are the keys (clients) with at least one disagreement."),
@@ -93,9 +130,9 @@ func (m *model) intro(d *document) {
 		txt("Memory is the analytic state an algorithm keeps per key, in bytes, not counting the key itself. Per key, the peak is the most one key needed (the decision ranks by it) " +
 			"and the mean is the mean over keys of the most each needed (the figure compare prints); the peak total is the most all keys needed together."),
 		txt("Burst is the largest cost admitted for one key within any window span (t−W, t], divided by the limit L: the exact log never exceeds 1."),
-	}})
+	}}}})
 
-	d.add(heading{2, "trace", txt("Trace")})
+	var trace []block
 	t := s.Trace
 	items := []inline{
 		inline{}.T("Path: ").C(t.Path),
@@ -112,16 +149,11 @@ func (m *model) intro(d *document) {
 	if t.Requests > 0 {
 		items = append(items, txtf("Span: %s to %s (%s)", fmtTime(t.StartNS), fmtTime(t.EndNS), fmtDuration(t.EndNS-t.StartNS)))
 	}
-	for _, w := range s.Warnings() {
-		items = append(items, txt("Warning: "+w))
-	}
-	if s.Partial {
-		items = append(items, txt("Partial: the replay was interrupted; every figure covers the requests above, not the whole trace."))
-	}
+	items = append(items, m.warnings()...)
 	if t.Skipped > 0 {
 		items = append(items, txtf("Skipped: %s bad records (-skip-bad); the first:", count(t.Skipped)))
 	}
-	d.add(bullets{items})
+	trace = append(trace, bullets{items})
 	if len(t.SkippedExamples) > 0 {
 		var ex []inline
 		for _, e := range t.SkippedExamples {
@@ -131,7 +163,7 @@ func (m *model) intro(d *document) {
 			}
 			ex = append(ex, inline{}.T(where+": ").Q(e.Reason))
 		}
-		d.add(bullets{ex})
+		trace = append(trace, bullets{ex})
 	}
 
 	c := s.Config
@@ -149,16 +181,8 @@ func (m *model) intro(d *document) {
 	} else {
 		cfg = append(cfg, txt("Budget: none given"))
 	}
-	d.add(heading{3, "", txt("Configuration")}, bullets{cfg})
-
-	if len(s.Notes) > 0 {
-		d.add(heading{2, "notes", txt("Notes")})
-		var notes []inline
-		for _, n := range s.Notes {
-			notes = append(notes, txt(n))
-		}
-		d.add(bullets{notes})
-	}
+	trace = append(trace, heading{3, "", txt("Configuration")}, bullets{cfg})
+	d.add(fold{2, "trace", txt("Trace and configuration"), trace})
 }
 
 // decision writes a rule's decision section: which algorithm to pick.
@@ -424,7 +448,17 @@ func (m *model) groupTables(d *document, g *group) {
 		mt.rows = append(mt.rows, []inline{inline{}.C(r.Algorithm), txt(r.Memory.Model), txt(bytesPerKey(r.Memory.PeakPerKey)),
 			txt(num(r.Memory.MeanPerKey) + " B"), txt(total)})
 	}
-	d.add(mt)
+	// The same figures under another count or mode are printed once.
+	k := g.rule + "\x00" + textTable(mt)
+	if first, ok := m.memory[k]; ok {
+		d.add(para{txtf("The same figures as for %s, above.", first)})
+	} else {
+		if m.memory == nil {
+			m.memory = map[string]string{}
+		}
+		m.memory[k] = g.label()
+		d.add(mt)
+	}
 	if notMeasured {
 		d.add(para{txt(fmt.Sprintf("The peak total is not measured: the trace spans more than %s windows of the rule, too many to count the state of every window in bounded memory.", num(float64(summary.MaxMemoryWindows))))})
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -12,7 +11,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"ratebench/algorithms"
 	"ratebench/internal/escape"
 	"ratebench/summary"
 )
@@ -41,32 +39,6 @@ type KeyRequest struct {
 	Estimate []float64
 }
 
-// styleIndex is the index an algorithm's colour is drawn from: its place
-// among the default algorithms, so that a key's plot has the colours of a
-// default report; others after them.
-func styleIndex(alg string, others []string) int {
-	var cands []string
-	for _, a := range algorithms.DefaultSpecs {
-		if a != "log" {
-			cands = append(cands, a)
-		}
-	}
-	if i := slices.Index(cands, alg); i >= 0 {
-		return i
-	}
-	n := len(cands)
-	for _, a := range others {
-		if slices.Contains(cands, a) {
-			continue
-		}
-		if a == alg {
-			return n
-		}
-		n++
-	}
-	return n
-}
-
 // KeyFigure draws v as "svg" or "png": on top, what each request would
 // bring the window's cost to (the log's exact count and the window
 // algorithms' estimates, plus the request's cost) against the limit L;
@@ -91,9 +63,9 @@ func keyFigure(v *KeyView) *figure {
 	xmin, xmax = xmin-pad, xmax+pad
 	styles := make([]algStyle, len(v.Algorithms))
 	for i, a := range v.Algorithms {
-		styles[i] = styleFor(a, styleIndex(a, v.Algorithms))
+		styles[i] = styleOf(a)
 	}
-	logSt := styleFor("log", 0)
+	logSt := styleOf("log")
 
 	// The window's cost with the request, against L.
 	top := newPanel("", "", "cost in (t−W, t] with the request")

@@ -74,11 +74,21 @@ type figureBlock struct {
 	png     bool
 }
 
+// fold is a section a reader opens when needed (the glossary, the
+// configuration): folded in HTML (<details>), a plain section in Markdown.
+type fold struct {
+	level  int // of the heading it stands for
+	id     string
+	title  inline
+	blocks []block
+}
+
 func (heading) isBlock()     {}
 func (para) isBlock()        {}
 func (bullets) isBlock()     {}
 func (table) isBlock()       {}
 func (figureBlock) isBlock() {}
+func (fold) isBlock()        {}
 
 type document struct {
 	title  string
@@ -123,21 +133,30 @@ func mdInline(in inline) string {
 func (d *document) markdown() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s\n", escape.Markdown(d.title))
-	for _, blk := range d.blocks {
+	mdBlocks(&b, d.blocks)
+	return b.Bytes()
+}
+
+func mdBlocks(b *bytes.Buffer, blocks []block) {
+	for _, blk := range blocks {
 		b.WriteByte('\n')
 		switch x := blk.(type) {
+		case fold:
+			fmt.Fprintf(b, "%s %s\n", strings.Repeat("#", x.level), mdInline(x.title))
+			mdBlocks(b, x.blocks)
 		case heading:
-			fmt.Fprintf(&b, "%s %s\n", strings.Repeat("#", x.level), mdInline(x.text))
+			fmt.Fprintf(b, "%s %s\n", strings.Repeat("#", x.level), mdInline(x.text))
 		case para:
-			fmt.Fprintf(&b, "%s\n", mdInline(x.text))
+			fmt.Fprintf(b, "%s\n", mdInline(x.text))
 		case bullets:
 			for _, it := range x.items {
-				fmt.Fprintf(&b, "- %s\n", mdInline(it))
+				fmt.Fprintf(b, "- %s\n", mdInline(it))
 			}
 		case table:
+			x = x.compact()
 			b.WriteString("|")
 			for _, h := range x.head {
-				fmt.Fprintf(&b, " %s |", escape.Markdown(h))
+				fmt.Fprintf(b, " %s |", escape.Markdown(h))
 			}
 			b.WriteString("\n|")
 			for i := range x.head {
@@ -158,20 +177,19 @@ func (d *document) markdown() []byte {
 					if cell == "" {
 						cell = " "
 					}
-					fmt.Fprintf(&b, " %s |", cell)
+					fmt.Fprintf(b, " %s |", cell)
 				}
 				b.WriteByte('\n')
 			}
 		case figureBlock:
-			fmt.Fprintf(&b, "![%s](plots/%s.svg)\n\n", escape.Markdown(x.alt), x.name)
+			fmt.Fprintf(b, "![%s](plots/%s.svg)\n\n", escape.Markdown(x.alt), x.name)
 			cap := mdInline(x.caption)
 			if x.png {
 				cap += fmt.Sprintf(" ([SVG](plots/%s.svg), [PNG](plots/%s.png))", x.name, x.name)
 			}
-			fmt.Fprintf(&b, "%s\n", strings.TrimSpace(cap))
+			fmt.Fprintf(b, "%s\n", strings.TrimSpace(cap))
 		}
 	}
-	return b.Bytes()
 }
 
 // ---- HTML ----
@@ -188,11 +206,20 @@ th{background:#f3f3f3;text-align:left}
 td.r,th.r{text-align:right}
 tr:nth-child(even) td{background:#fafafa}
 td{overflow-wrap:anywhere;max-width:28em}
+td.r,th.r,td code{white-space:nowrap;overflow-wrap:normal}
+.scroll{overflow-x:auto;max-width:100%;margin:.6em 0 1.2em}
+.scroll table{margin:0}
+details{margin:1em 0}
+details>summary{cursor:pointer;font-weight:600}
+details.h2>summary{font-size:1.35em;border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:1.6em}
+details.h3>summary{font-size:1.15em}
+h1,h2,h3,h4,summary,p,li,figcaption{overflow-wrap:anywhere}
 code{font:.9em ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f3f3f3;padding:0 .2em;border-radius:3px}
 figure{margin:1em 0 2em}
-figure svg{max-width:100%;height:auto;display:block}
+figure svg{width:100%;max-width:100%;height:auto;display:block}
 figcaption{font-size:.9em;color:#444;margin-top:.3em}
 nav ul{columns:2;font-size:.9em}
+@media (max-width:900px){main{padding:1em}nav ul{columns:1}}
 `
 
 func htmlInline(in inline) string {
@@ -224,45 +251,68 @@ func (d *document) html() []byte {
 	fmt.Fprintf(&b, "<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n", escape.HTML(d.title), css)
 	fmt.Fprintf(&b, "<h1>%s</h1>\n", escape.HTML(d.title))
 
-	// Contents: the level-2 headings.
+	// Contents: the level-2 headings, folded, so that the first screen
+	// is the answer.
 	var toc []heading
 	for _, blk := range d.blocks {
-		if h, ok := blk.(heading); ok && h.level == 2 && h.id != "" {
-			toc = append(toc, h)
+		switch x := blk.(type) {
+		case heading:
+			if x.level == 2 && x.id != "" {
+				toc = append(toc, x)
+			}
+		case fold:
+			if x.level == 2 && x.id != "" {
+				toc = append(toc, heading{x.level, x.id, x.title})
+			}
 		}
 	}
 	var nav strings.Builder
 	if len(toc) > 2 {
-		nav.WriteString("<nav>\n<ul>\n")
+		nav.WriteString("<nav>\n<details>\n<summary>Contents</summary>\n<ul>\n")
 		for _, h := range toc {
 			fmt.Fprintf(&nav, "<li><a href=\"#%s\">%s</a></li>\n", h.id, htmlInline(h.text))
 		}
-		nav.WriteString("</ul>\n</nav>\n")
+		nav.WriteString("</ul>\n</details>\n</nav>\n")
 	}
+	lead := min(d.lead, len(d.blocks))
+	htmlBlocks(&b, d.blocks[:lead])
+	b.WriteString(nav.String())
+	htmlBlocks(&b, d.blocks[lead:])
+	b.WriteString("</main>\n</body>\n</html>\n")
+	return b.Bytes()
+}
 
-	for i, blk := range d.blocks {
-		if i == d.lead {
-			b.WriteString(nav.String())
-		}
+func htmlBlocks(b *bytes.Buffer, blocks []block) {
+	for _, blk := range blocks {
 		switch x := blk.(type) {
+		case fold:
+			id := ""
+			if x.id != "" {
+				id = fmt.Sprintf(" id=\"%s\"", x.id)
+			}
+			fmt.Fprintf(b, "<details%s class=\"h%d\">\n<summary>%s</summary>\n", id, x.level, htmlInline(x.title))
+			htmlBlocks(b, x.blocks)
+			b.WriteString("</details>\n")
 		case heading:
 			id := ""
 			if x.id != "" {
 				id = fmt.Sprintf(" id=\"%s\"", x.id)
 			}
-			fmt.Fprintf(&b, "<h%d%s>%s</h%d>\n", x.level, id, htmlInline(x.text), x.level)
+			fmt.Fprintf(b, "<h%d%s>%s</h%d>\n", x.level, id, htmlInline(x.text), x.level)
 		case para:
-			fmt.Fprintf(&b, "<p>%s</p>\n", htmlInline(x.text))
+			fmt.Fprintf(b, "<p>%s</p>\n", htmlInline(x.text))
 		case bullets:
 			b.WriteString("<ul>\n")
 			for _, it := range x.items {
-				fmt.Fprintf(&b, "<li>%s</li>\n", htmlInline(it))
+				fmt.Fprintf(b, "<li>%s</li>\n", htmlInline(it))
 			}
 			b.WriteString("</ul>\n")
 		case table:
-			b.WriteString("<table>\n<thead><tr>")
+			x = x.compact()
+			// A wide table scrolls in its own box, never the page.
+			b.WriteString("<div class=\"scroll\">\n<table>\n<thead><tr>")
 			for i, h := range x.head {
-				fmt.Fprintf(&b, "<th%s>%s</th>", alignClass(x.right, i), escape.HTML(h))
+				fmt.Fprintf(b, "<th%s>%s</th>", alignClass(x.right, i), escape.HTML(h))
 			}
 			b.WriteString("</tr></thead>\n<tbody>\n")
 			for _, row := range x.rows {
@@ -272,22 +322,54 @@ func (d *document) html() []byte {
 					if i < len(row) {
 						cell = htmlInline(row[i])
 					}
-					fmt.Fprintf(&b, "<td%s>%s</td>", alignClass(x.right, i), cell)
+					fmt.Fprintf(b, "<td%s>%s</td>", alignClass(x.right, i), cell)
 				}
 				b.WriteString("</tr>\n")
 			}
-			b.WriteString("</tbody>\n</table>\n")
+			b.WriteString("</tbody>\n</table>\n</div>\n")
 		case figureBlock:
-			fmt.Fprintf(&b, "<figure id=\"fig-%s\">\n", x.name)
+			fmt.Fprintf(b, "<figure id=\"fig-%s\">\n", x.name)
 			b.Write(inlineSVG(x.svg))
-			fmt.Fprintf(&b, "<figcaption>%s</figcaption>\n</figure>\n", htmlInline(x.caption))
+			fmt.Fprintf(b, "<figcaption>%s</figcaption>\n</figure>\n", htmlInline(x.caption))
 		}
 	}
-	if d.lead >= len(d.blocks) {
-		b.WriteString(nav.String())
+}
+
+// compact leaves out the columns that are empty (or "—") in every row:
+// a figure the run did not measure.
+func (t table) compact() table {
+	if len(t.rows) == 0 {
+		return t
 	}
-	b.WriteString("</main>\n</body>\n</html>\n")
-	return b.Bytes()
+	var keep []int
+	for i := range t.head {
+		for _, row := range t.rows {
+			if i < len(row) {
+				if c := strings.TrimSpace(plainText(row[i])); c != "" && c != "—" {
+					keep = append(keep, i)
+					break
+				}
+			}
+		}
+	}
+	if len(keep) == len(t.head) {
+		return t
+	}
+	out := table{}
+	for _, i := range keep {
+		out.head = append(out.head, t.head[i])
+		out.right = append(out.right, i < len(t.right) && t.right[i])
+	}
+	for _, row := range t.rows {
+		r := make([]inline, len(keep))
+		for j, i := range keep {
+			if i < len(row) {
+				r[j] = row[i]
+			}
+		}
+		out.rows = append(out.rows, r)
+	}
+	return out
 }
 
 func alignClass(right []bool, i int) string {

@@ -3,8 +3,10 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"hash/fnv"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -171,6 +173,24 @@ func (st algStyle) glyph() draw.GlyphStyle {
 	return draw.GlyphStyle{Color: st.color, Radius: vg.Points(3), Shape: st.shape}
 }
 
+// algColours fixes the style of the known algorithms, in this order, so
+// that an algorithm has the same colour in every plot of every report
+// whatever else was run: the default candidates first, then the others.
+var algColours = []string{"counter", "counter-lt", "counter-floor", "fixed", "token", "gcra", "buckets:4", "leaky", "xrate", "buckets:2"}
+
+// styleOf is how alg is drawn in every plot: a fixed style for the known
+// algorithms and, for any other (buckets:16, token:B=3), a style drawn
+// from a hash of its name, dashed so as not to be mistaken for a known
+// one, and the same in every report.
+func styleOf(alg string) algStyle {
+	if i := slices.Index(algColours, alg); i >= 0 {
+		return styleFor(alg, i)
+	}
+	h := fnv.New32a()
+	h.Write([]byte(alg))
+	return styleFor(alg, len(palette)+int(h.Sum32()%uint32(2*len(palette))))
+}
+
 // styleFor gives the i-th candidate (0-based, the log excluded) its style.
 func styleFor(alg string, i int) algStyle {
 	if alg == "log" {
@@ -311,16 +331,39 @@ func (log10Ticks) Ticks(min, max float64) []plot.Tick {
 	return ts
 }
 
-// linTicks are gonum's default ticks labelled with at most three
-// significant digits and no trailing zeros ("25", not "25.00").
+// linTicks label 3 to 8 ticks (mostly 4 to 7) at a round step (1, 2, 2.5 or 5 times a
+// power of ten; gonum's default gives about three), with at most three
+// significant digits and no trailing zeros ("25", not "25.00"), and an
+// unlabelled tick halfway between two labelled ones.
 type linTicks struct{}
 
 func (linTicks) Ticks(min, max float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(min, max)
-	for i := range ts {
-		if ts[i].Label != "" {
-			ts[i].Label = fmtAxis(ts[i].Value)
+	span := max - min
+	if !(span > 0) || math.IsInf(span, 0) || math.IsNaN(span) {
+		return plot.DefaultTicks{}.Ticks(min, max)
+	}
+	mag := math.Pow(10, math.Floor(math.Log10(span/6)))
+	step := 10 * mag
+	for _, f := range []float64{1, 2, 2.5, 5, 10} {
+		if span/(f*mag) <= 7 {
+			step = f * mag
+			break
 		}
+	}
+	var ts []plot.Tick
+	first := math.Ceil(min/step - 1e-9)
+	for k := first; k*step <= max+step*1e-9; k++ {
+		v := k * step
+		if math.Abs(v) < step*1e-9 {
+			v = 0
+		}
+		ts = append(ts, plot.Tick{Value: v, Label: fmtAxis(v)})
+		if h := v + step/2; h <= max {
+			ts = append(ts, plot.Tick{Value: h})
+		}
+	}
+	if h := first*step - step/2; h >= min {
+		ts = append(ts, plot.Tick{Value: h})
 	}
 	return ts
 }
@@ -452,7 +495,8 @@ func (n note) Plot(c draw.Canvas, p *plot.Plot) {
 
 // pointLabels writes a label beside each point, choosing for each the
 // first of several places around it that overlaps no label placed before
-// and no point.
+// and no point; a label with no such place is left out (the legend names
+// every point).
 type pointLabels struct {
 	xs, ys []float64
 	texts  []string
@@ -482,8 +526,11 @@ func (l *pointLabels) Plot(c draw.Canvas, p *plot.Plot) {
 			{X: pt.X + gap, Y: pt.Y - gap - h}, // below right
 			{X: pt.X - gap - w, Y: pt.Y + gap}, // above left
 			{X: pt.X - gap - w, Y: pt.Y - gap - h},
-			{X: pt.X + gap, Y: pt.Y + gap + h},
-			{X: pt.X + gap, Y: pt.Y - gap - 2*h},
+		}
+		for k := vg.Length(1); k <= 3; k++ { // stacked further above and below
+			cands = append(cands,
+				vg.Point{X: pt.X + gap, Y: pt.Y + gap + k*h}, vg.Point{X: pt.X + gap, Y: pt.Y - gap - (k+1)*h},
+				vg.Point{X: pt.X - gap - w, Y: pt.Y + gap + k*h}, vg.Point{X: pt.X - gap - w, Y: pt.Y - gap - (k+1)*h})
 		}
 		best := -1
 		for k, at := range cands {
@@ -495,14 +542,11 @@ func (l *pointLabels) Plot(c draw.Canvas, p *plot.Plot) {
 				best = k
 				break
 			}
-			if best < 0 {
-				best = -2 - k // first that fits the canvas, if all overlap
-			}
 		}
-		if best < -1 {
-			best = -2 - best
-		} else if best == -1 {
-			best = 0
+		if best < 0 {
+			// Every place overlaps a label or a point: no label rather
+			// than one over another; the legend names the point.
+			continue
 		}
 		at := cands[best]
 		taken = append(taken, vg.Rectangle{Min: at, Max: vg.Point{X: at.X + w, Y: at.Y + h}})

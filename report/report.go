@@ -179,7 +179,8 @@ type model struct {
 	algIdx  map[string]int // candidate index, for styles
 	groups  []*group
 	rules   []string
-	names   map[string]bool // plot names taken
+	names   map[string]bool   // plot names taken
+	memory  map[string]string // a rule's memory table, as text → the group that printed it
 }
 
 // group is the runs of one rule × count × mode, in summary order.
@@ -288,7 +289,7 @@ func newModel(s *summary.Summary, opt Options) *model {
 	return m
 }
 
-func (m *model) style(alg string) algStyle { return styleFor(alg, m.algIdx[alg]) }
+func (m *model) style(alg string) algStyle { return styleOf(alg) }
 
 func (m *model) hasBudget() bool { return m.budget.MaxOver != nil || m.budget.MaxUnder != nil }
 

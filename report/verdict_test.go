@@ -154,11 +154,11 @@ func TestVerdictFirst(t *testing.T) {
 		t.Errorf("report.md does not open with the verdict:\n%.400s", md)
 	}
 	choose := strings.Index(md, "- Choose **counter**")
-	if first := strings.Index(md, "## How to read"); choose < 0 || first < 0 || choose > first || strings.Count(md[:first], "\n## ") != 1 {
-		t.Errorf("the choice (at %d) is not before the first section after the verdict (at %d)", choose, first)
+	if first := strings.Index(md, "\n## Rule "); choose < 0 || first < 0 || choose > first || strings.Count(md[:first], "\n## ") != 1 || strings.Index(md, "## How to read") < first {
+		t.Errorf("the choice (at %d) is not before the first section after the verdict (at %d), ahead of the glossary", choose, first)
 	}
 	html := string(d.html())
-	v, nav, reading := strings.Index(html, `<h2 id="verdict">`), strings.Index(html, "<nav>"), strings.Index(html, `<h2 id="reading">`)
+	v, nav, reading := strings.Index(html, `<h2 id="verdict">`), strings.Index(html, "<nav>"), strings.Index(html, `<details id="reading"`)
 	if !(strings.Index(html, "<h1>") < v && v < nav && nav < reading) {
 		t.Errorf("report.html: h1, verdict at %d, contents at %d, glossary at %d", v, nav, reading)
 	}

@@ -1,0 +1,135 @@
+package report
+
+import (
+	"image/color"
+	"path/filepath"
+	"ratebench/summary"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// The decision comes first; the glossary and the configuration follow it,
+// folded in the HTML; tables scroll in their own box; numeric cells never
+// wrap.
+func TestPageLayout(t *testing.T) {
+	s := readSummary(t, "small.summary.json")
+	dir := write(t, s, Options{NoPNG: true})
+	html := string(readFile(t, filepath.Join(dir, HTMLFile)))
+	md := string(readFile(t, filepath.Join(dir, MarkdownFile)))
+
+	dec := strings.Index(html, `id="rule-1-decision"`)
+	read := strings.Index(html, `<details id="reading" class="h2">`)
+	trace := strings.Index(html, `<details id="trace" class="h2">`)
+	if dec < 0 || read < 0 || trace < 0 || !(dec < read && read < trace) {
+		t.Errorf("decision at %d, folded glossary at %d, folded trace at %d: want the decision first, then both folded", dec, read, trace)
+	}
+	if i := strings.Index(md, "## How to read this report"); i < strings.Index(md, "### Decision") {
+		t.Errorf("report.md: the glossary (at %d) comes before the decision", i)
+	}
+	if strings.Count(html, "<table>") != strings.Count(html, "<div class=\"scroll\">\n<table>") {
+		t.Error("a table is not in its own scrolling box")
+	}
+	for _, want := range []string{"td.r,th.r,td code{white-space:nowrap", ".scroll{overflow-x:auto", "font-variant-numeric:tabular-nums", "figure svg{width:100%;max-width:100%;height:auto"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the style sheet lacks %q", want)
+		}
+	}
+}
+
+// A column empty (or "—") in every row is left out, in both renderings.
+func TestEmptyColumnsLeftOut(t *testing.T) {
+	tb := table{
+		head:  []string{"algorithm", "burst", "over"},
+		right: []bool{false, true, true},
+		rows:  [][]inline{{txt("counter"), txt("—"), txt("3")}, {txt("fixed"), txt(""), txt("0")}},
+	}
+	d := &document{title: "t", blocks: []block{tb}}
+	md := string(d.markdown())
+	if strings.Contains(md, "burst") || !strings.Contains(md, "| algorithm | over |\n|---|---:|\n| counter | 3 |") {
+		t.Errorf("markdown keeps the empty column:\n%s", md)
+	}
+	html := string(d.html())
+	if strings.Contains(html, "burst") || !strings.Contains(html, `<tr><td>counter</td><td class="r">3</td></tr>`) {
+		t.Errorf("html keeps the empty column:\n%s", html)
+	}
+	s := readSummary(t, "small.summary.json")
+	rep := string(readFile(t, filepath.Join(write(t, s, Options{NoPNG: true}), MarkdownFile)))
+	if strings.Contains(rep, "until left queue") {
+		t.Error("report.md shows the leaky queue's columns for a run without a leaky bucket")
+	}
+}
+
+// An algorithm is drawn in the same style in every report, whatever else
+// was run and in whatever order: fixed in the main report as in a sweep
+// of fewer algorithms.
+func TestOneColourPerAlgorithm(t *testing.T) {
+	full := newModel(&summary.Summary{Config: summary.RunConfig{Algorithms: []string{"log", "counter", "counter-lt", "fixed", "token"}}}, Options{})
+	sweep := newModel(&summary.Summary{Config: summary.RunConfig{Algorithms: []string{"log", "counter", "fixed", "buckets:16"}}}, Options{})
+	for _, a := range []string{"counter", "fixed", "buckets:16", "token:B=3"} {
+		if got, want := sweep.style(a), full.style(a); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: drawn %+v in one report, %+v in another", a, got, want)
+		}
+	}
+	seen := map[color.Color]string{}
+	for _, a := range algColours {
+		c := styleOf(a).color
+		if b, ok := seen[c]; ok {
+			t.Errorf("%s and %s share a colour", a, b)
+		}
+		seen[c] = a
+	}
+	if st := styleOf("buckets:16"); st.dashes == nil {
+		t.Error("an algorithm outside the fixed table is drawn solid, like a known one")
+	}
+}
+
+// Every linear axis has 3 to 8 labelled ticks at a round step, whatever
+// its range (gonum's default labels two or three).
+func TestAxisTicks(t *testing.T) {
+	for _, r := range [][2]float64{{0, 10.53}, {0, 1}, {-0.4, 12.3}, {0, 632}, {0, 1.08}, {3, 7}, {0, 0.0021}, {-5, 5}, {0, 1e6}, {17, 18}} {
+		var labels []string
+		for _, tk := range (linTicks{}).Ticks(r[0], r[1]) {
+			if tk.Value < r[0]-1e-9 || tk.Value > r[1]+1e-9 {
+				t.Errorf("%v: tick %v outside the range", r, tk.Value)
+			}
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+			}
+		}
+		if len(labels) < 3 || len(labels) > 8 {
+			t.Errorf("%v: %d labelled ticks %v, want 3 to 8", r, len(labels), labels)
+		}
+	}
+	got := []string{}
+	for _, tk := range (linTicks{}).Ticks(0, 10.53) {
+		if tk.Label != "" {
+			got = append(got, tk.Label)
+		}
+	}
+	if want := []string{"0", "2", "4", "6", "8", "10"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ticks over [0, 10.53]: %v, want %v", got, want)
+	}
+}
+
+// A memory table with the same figures under another count or mode of the
+// rule is printed once; the later group points to it.
+func TestMemoryTableOnce(t *testing.T) {
+	s := readSummary(t, "small.summary.json")
+	first := map[string]summary.Memory{}
+	for _, r := range s.Runs {
+		if _, ok := first[r.Algorithm]; !ok {
+			first[r.Algorithm] = r.Memory
+		}
+	}
+	for i := range s.Runs {
+		s.Runs[i].Memory = first[s.Runs[i].Algorithm]
+	}
+	md := string(readFile(t, filepath.Join(write(t, s, Options{NoPNG: true}), MarkdownFile)))
+	if n := strings.Count(md, "| algorithm | model | per key: peak |"); n != 1 {
+		t.Errorf("the same memory table is printed %d times, want once", n)
+	}
+	if n := strings.Count(md, "The same figures as for count accepted, mode independent, above."); n != 2 {
+		t.Errorf("%d groups point to the memory table printed, want 2", n)
+	}
+}
