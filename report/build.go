@@ -44,10 +44,13 @@ func (m *model) build() (*document, []renderedFig, error) {
 	m.verdictSection(d)
 	d.lead = len(d.blocks)
 	m.intro(d)
+	onTop := map[*group]bool{} // the groups whose trade-off plot the decision shows
 	for i, rule := range m.rules {
 		rid := fmt.Sprintf("rule-%d", i+1)
 		d.add(heading{2, rid, txt("Rule " + rule)})
-		m.decision(d, rule, rid)
+		if err := m.decision(d, rule, rid, onTop, addFig); err != nil {
+			return nil, nil, err
+		}
 	}
 	m.about(d)
 	for i, rule := range m.rules {
@@ -57,7 +60,11 @@ func (m *model) build() (*document, []renderedFig, error) {
 			d.add(heading{3, fmt.Sprintf("%s-%d", rid, j+1), txt(g.label())})
 			m.groupTables(d, g)
 			d.add(heading{4, "", txt("Plots")})
-			for _, mk := range []func(*group) (*figure, string){m.divergenceFig, m.phaseFig, m.burstFig, m.frontierFig, m.rateErrorFig, m.timelineFig, m.memoryFig} {
+			mks := []func(*group) (*figure, string){m.divergenceFig, m.phaseFig, m.burstFig}
+			if !onTop[g] { // else shown with the decision
+				mks = append(mks, m.frontierFig)
+			}
+			for _, mk := range append(mks, m.rateErrorFig, m.timelineFig, m.memoryFig) {
 				if err := addFig(mk(g)); err != nil {
 					return nil, nil, err
 				}
@@ -185,8 +192,9 @@ func (m *model) about(d *document) {
 	d.add(fold{2, "trace", txt("Trace and configuration"), trace})
 }
 
-// decision writes a rule's decision section: which algorithm to pick.
-func (m *model) decision(d *document, rule, rid string) {
+// decision writes a rule's decision section: which algorithm to pick, and
+// beside each table decided on its trade-off plot (noted in onTop).
+func (m *model) decision(d *document, rule, rid string, onTop map[*group]bool, addFig func(*figure, string) error) error {
 	d.add(heading{3, rid + "-decision", txt("Decision")})
 	if m.hasBudget() {
 		d.add(para{txtf("Budget (%s): %s of all requests. An algorithm meets it when its over- and under-admission rates are within it "+
@@ -229,7 +237,15 @@ func (m *model) decision(d *document, rule, rid string) {
 			})
 		}
 		d.add(tb)
+		f, _ := m.frontierFig(g)
+		if f != nil {
+			onTop[g] = true
+			if err := addFig(f, ""); err != nil {
+				return err
+			}
+		}
 	}
+	return nil
 }
 
 // decisionSentence names the cheapest algorithm meeting the budget, or

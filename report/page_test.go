@@ -27,6 +27,13 @@ func TestPageLayout(t *testing.T) {
 	if i := strings.Index(md, "## How to read this report"); i < strings.Index(md, "### Decision") {
 		t.Errorf("report.md: the glossary (at %d) comes before the decision", i)
 	}
+	// The trade-off plot of the table decided on is with the decision, on
+	// the first screen, and not drawn again with every figure.
+	front := strings.Index(html, `<figure id="fig-frontier_5-30s_accepted_independent">`)
+	if front < 0 || front < dec || front > read || strings.Count(html, `id="fig-frontier_5-30s_accepted_independent"`) != 1 {
+		t.Errorf("the trade-off plot at %d (%d times): want it once, after the decision (%d), before the glossary (%d)",
+			front, strings.Count(html, `id="fig-frontier_5-30s_accepted_independent"`), dec, read)
+	}
 	if strings.Count(html, "<table>") != strings.Count(html, "<div class=\"scroll\">\n<table>") {
 		t.Error("a table is not in its own scrolling box")
 	}

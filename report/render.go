@@ -24,6 +24,14 @@ import (
 // pngDPI is the resolution of the PNG copies of the plots.
 const pngDPI = 144
 
+// Every plot's text is in Liberation Sans, a sans-serif font that gonum
+// embeds in the program, so that a PNG draws alike on every machine (an
+// SVG names it, for the browser's font or its sans-serif fallback).
+func init() {
+	plot.DefaultFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
+	plotter.DefaultFont = plot.DefaultFont
+}
+
 // figure is one plot file: a title over one or more panels (rows × cols
 // of gonum plots) and a legend on the right, outside the panels so that it
 // never hides data.
@@ -106,6 +114,9 @@ func (f *figure) render(format string) (out []byte, err error) {
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, err
+	}
+	if format == "svg" { // a browser without Liberation Sans takes another sans-serif
+		return bytes.ReplaceAll(buf.Bytes(), []byte("font-family:Liberation Sans;"), []byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")), nil
 	}
 	return buf.Bytes(), nil
 }
