@@ -20,6 +20,7 @@ var Catalogue = []struct{ Spec, About string }{
 	{"gcra[:B=N]", "generic cell rate algorithm, emission interval W/L, burst B; decides as token"},
 	{"xrate[:B=N]", "peer library golang.org/x/time/rate: float64 token bucket, rate L/W, burst B (default L)"},
 	{"buckets:N", "sliding window over N sub-windows of width W/N; buckets:1 = counter"},
+	{"nginx[:rate=Nr/s|Nr/m][:burst=N]", "nginx limit_req: leaky bucket in milli-requests on a millisecond clock, rate truncated as nginx parses it (default: rate L/W, burst L-1)"},
 	{"leaky[:B=N]", "leaky bucket as a queue (shaper), capacity B (default L), drains one unit every W/L; admits as token, with a delay"},
 }
 
@@ -63,6 +64,15 @@ func New(spec string, r Rule) (Limiter, error) {
 			return NewLeaky(r, b), nil
 		}
 		return NewGCRA(r, b), nil
+	case "nginx":
+		if hasArg && strings.TrimSpace(arg) == "" {
+			return nil, fmt.Errorf("algorithm %q: want nginx, or nginx:rate=Nr/s or Nr/m and :burst=N", spec)
+		}
+		ng, err := NewNginx(r, arg)
+		if err != nil {
+			return nil, err
+		}
+		return ng, nil
 	case "buckets":
 		n, err := strconv.ParseInt(arg, 10, 64)
 		if !hasArg || err != nil {
@@ -70,7 +80,7 @@ func New(spec string, r Rule) (Limiter, error) {
 		}
 		return NewBuckets(r, n)
 	}
-	return nil, fmt.Errorf("unknown algorithm %q (known: log, counter, counter-lt, counter-floor, fixed, token[:B=N], gcra[:B=N], buckets:N, xrate[:B=N], leaky[:B=N])", spec)
+	return nil, fmt.Errorf("unknown algorithm %q (known: log, counter, counter-lt, counter-floor, fixed, token[:B=N], gcra[:B=N], buckets:N, xrate[:B=N], leaky[:B=N], nginx[:rate=Nr/s|Nr/m][:burst=N])", spec)
 }
 
 // ParseSpecs splits a comma-separated list of specs and checks each against
