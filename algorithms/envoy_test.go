@@ -50,6 +50,16 @@ func TestEnvoyTimeline(t *testing.T) {
 	if !algorithms.CountsEvery(l) {
 		t.Fatal("envoy does not count every request")
 	}
+	rules, err := algorithms.ParseRules("5/1s+100/1m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ly, err := algorithms.NewLayered("envoy", rules); err != nil || !algorithms.CountsEvery(ly) {
+		t.Errorf("layered envoy: %v, counts every request %v", err, err == nil && algorithms.CountsEvery(ly))
+	}
+	if ly, _ := algorithms.NewLayered("fixed", rules); algorithms.CountsEvery(ly) || algorithms.CountsEvery(mustNew(t, "envoy-local", "10/1m")) {
+		t.Error("fixed or envoy-local counts every request")
+	}
 	play(t, l, true, []step{
 		{sec / 2, 1, true},               // count 1
 		{30 * sec, 2, true},              // 1+2 = 3, not > 3
