@@ -128,6 +128,9 @@ func (ly *Layered) FixedSize() bool {
 
 func (ly *Layered) CountsRejected() bool { return ly.layers[0].CountsRejected() }
 
+// CountsEvery: the layers' algorithm counts every request (EveryCounter).
+func (ly *Layered) CountsEvery() bool { return CountsEvery(ly.layers[0]) }
+
 // RetryAfter returns the earliest time every layer admits: starting from
 // t, it moves to each layer's own RetryAfter in turn and repeats until one
 // pass over the layers moves no more (a fixed point). Each layer's answer

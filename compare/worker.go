@@ -57,7 +57,7 @@ type candidate struct {
 	warm      algorithms.Warmer    // lim's state loader, nil if it has none
 	est       algorithms.Estimator // non-nil where rate error is measured
 	mode      Mode
-	recordAll bool // count all applies to this algorithm
+	recordAll bool // it records every request: count all applies, or it counts every request (CountsEvery)
 	acc       *runAcc
 
 	admit   bool       // the decision on the last request
@@ -102,7 +102,7 @@ func newWorker(cfg Config) (*worker, error) {
 					if err != nil {
 						return nil, err
 					}
-					cd := &candidate{lim: lim, rel: releaserOf(lim), warm: warmerOf(lim), mode: m, recordAll: c == CountAll && lim.CountsRejected()}
+					cd := &candidate{lim: lim, rel: releaserOf(lim), warm: warmerOf(lim), mode: m, recordAll: c == CountAll && lim.CountsRejected() || algorithms.CountsEvery(lim)}
 					est, isEst := lim.(algorithms.Estimator)
 					if isEst && (m == Shadow || cd.recordAll) {
 						cd.est = est
@@ -444,8 +444,8 @@ func warmerOf(lim algorithms.Limiter) algorithms.Warmer {
 
 // records says whether a candidate records a request in its state: every
 // request under count all (recordAll: the algorithm counts what it
-// rejects), the reference's decision in shadow mode, its own decision
-// otherwise.
+// rejects) or for a product that counts every request (CountsEvery), the
+// reference's decision in shadow mode, its own decision otherwise.
 func records(admit, ref, recordAll bool, mode Mode) bool {
 	switch {
 	case recordAll:

@@ -1,0 +1,221 @@
+package algorithms
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// EnvoyLocal is Envoy's local rate limit filter (github.com/envoyproxy/envoy,
+// source/extensions/filters/common/local_ratelimit/local_ratelimit_impl.cc
+// at commit 016c0c8007133da7f1b1e22a1809f76fa40ae912), one token bucket per
+// key (a descriptor per key), modelled exactly from the source:
+//
+//   - The bucket is filled by a timer, not lazily: the constructor refuses a
+//     fill_interval below 50 ms (lines 89-91), fills the bucket to
+//     max_tokens and arms the timer for fill_interval (lines 93-100), and
+//     each firing adds tokens_per_fill, capped at max_tokens:
+//     new_tokens_value = std::min(bucket.max_tokens_, expected_tokens +
+//     tokens_per_fill) (onFillTimerHelper, line 183), then re-arms itself
+//     (onFillTimer, lines 156-166). fill_interval is whole milliseconds
+//     (a std::chrono::milliseconds, line 79).
+//   - A request is allowed iff the bucket holds a token: `if
+//     (expected_tokens == 0) return false`, else it takes one token
+//     (requestAllowedHelper, lines 208-222). A request takes one token
+//     whatever its cost: the filter has no hits_addend at this commit.
+//
+// The model fires the timer at the instants phase + k*fill_interval of the
+// trace's clock (k any integer): the configuration is taken to have loaded
+// at a time congruent to phase, before the trace (default phase 0: at the
+// multiples of fill_interval from the trace's time 0; keys interact through
+// no other state, so the phase is the same for every key and independent of
+// which key comes first). A firing at the instant of a request comes first.
+// Every key starts full, as a descriptor does when the configuration loads
+// (line 125), and a full bucket stays full. The timer's drift (it is
+// re-armed after each callback) is not modelled. In shadow mode the harness
+// may record a request without a token; the bucket then owes it (negative
+// tokens), as token does, which the product's uint32 never does.
+//
+// Default mapping of a rule L/W: max_tokens = L, and the smallest
+// tokens_per_fill with tokens_per_fill/fill_interval = L/W exactly, the
+// interval a whole number of milliseconds of at least 50 ms; a rule with no
+// such pair (or one needing tokens_per_fill > L, whose fills the cap would
+// cut) is refused.
+//
+// Memory: the token count and the timer's tick of its last update, 16 bytes
+// per key.
+type EnvoyLocal struct {
+	max, fill, interval, phase int64
+	named                      bool // parameters given explicitly
+	st                         []envoyLocalState
+}
+
+// envoyLocalState is a key's deficit max_tokens - tokens (the zero value is
+// a full bucket) and the index of the last timer tick applied to it.
+type envoyLocalState struct {
+	deficit, tick int64
+}
+
+// envoyLocalMinInterval is the shortest fill_interval Envoy accepts.
+const envoyLocalMinInterval = 50 * int64(time.Millisecond)
+
+// NewEnvoyLocal returns the local rate limit filter with max_tokens max,
+// tokens_per_fill fill every interval ns, ticking at phase mod interval.
+func NewEnvoyLocal(max, fill, interval, phase int64) (*EnvoyLocal, error) {
+	switch {
+	case max < 1 || fill < 1:
+		return nil, fmt.Errorf("algorithm \"envoy-local\": max and fill must be positive integers")
+	case max+fill > 1<<32-1:
+		return nil, fmt.Errorf("algorithm \"envoy-local\": max+fill must stay within Envoy's 32-bit token count")
+	case interval%int64(time.Millisecond) != 0 || interval < envoyLocalMinInterval:
+		return nil, fmt.Errorf("algorithm \"envoy-local\": the fill interval must be a whole number of milliseconds, at least 50ms, not %s", FormatWindow(interval))
+	case phase < 0 || phase >= interval:
+		return nil, fmt.Errorf("algorithm \"envoy-local\": the phase must be in [0, interval)")
+	}
+	return &EnvoyLocal{max: max, fill: fill, interval: interval, phase: phase}, nil
+}
+
+// EnvoyLocalFill returns the default tokens_per_fill and fill_interval for
+// rule r: the smallest tokens_per_fill n with n*W/L a whole number of
+// milliseconds of at least 50 ms, or an error when n would exceed L.
+func EnvoyLocalFill(r Rule) (fill, interval int64, err error) {
+	ms := int64(time.Millisecond)
+	// n*W/L whole ms <=> n*W divisible by L*ms <=> n a multiple of
+	// L*ms/gcd(W, L*ms). L*ms below 2^63 for L < 9.2e12.
+	bad := fmt.Errorf("algorithm \"envoy-local\": the rule %s has no tokens_per_fill <= %d with a fill interval of whole milliseconds, at least 50ms; give envoy-local:max=N:fill=N:interval=D", r, r.L)
+	if r.L > (1<<63-1)/ms {
+		return 0, 0, bad
+	}
+	lm := r.L * ms
+	step := lm / gcd(r.W, lm)
+	for n := step; n <= r.L; n += step {
+		q, _, ok := divmod(n, r.W, r.L) // exact: n*W divisible by L
+		if !ok {
+			break
+		}
+		if q >= envoyLocalMinInterval {
+			return n, q, nil
+		}
+	}
+	return 0, 0, bad
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// newEnvoyLocalSpec reads the parameters of envoy-local[:max=N:fill=N:
+// interval=D:phase=D] for rule r.
+func newEnvoyLocalSpec(spec, arg string, hasArg bool, r Rule) (Limiter, error) {
+	max, fill, interval, phase := r.L, int64(0), int64(0), int64(0)
+	if hasArg {
+		for _, kv := range strings.Split(arg, ":") {
+			k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
+			var err error
+			switch k {
+			case "max", "fill":
+				var n int64
+				n, err = strconv.ParseInt(v, 10, 64)
+				if err == nil && n < 1 {
+					err = fmt.Errorf("not positive")
+				}
+				if k == "max" {
+					max = n
+				} else {
+					fill = n
+				}
+			case "interval", "phase":
+				var d time.Duration
+				d, err = time.ParseDuration(v)
+				if k == "interval" {
+					interval = int64(d)
+				} else {
+					phase = int64(d)
+				}
+			default:
+				err = fmt.Errorf("unknown")
+			}
+			if err != nil {
+				return nil, fmt.Errorf("algorithm %q: want envoy-local[:max=N:fill=N:interval=D:phase=D] with N positive integers and D durations (%q)", spec, kv)
+			}
+		}
+	}
+	if (fill == 0) != (interval == 0) {
+		return nil, fmt.Errorf("algorithm %q: give fill and interval together", spec)
+	}
+	if fill == 0 {
+		var err error
+		if fill, interval, err = EnvoyLocalFill(r); err != nil {
+			return nil, err
+		}
+	}
+	el, err := NewEnvoyLocal(max, fill, interval, phase)
+	if err != nil {
+		return nil, err
+	}
+	el.named = hasArg
+	return el, nil
+}
+
+func (el *EnvoyLocal) Name() string {
+	if !el.named {
+		return "envoy-local"
+	}
+	s := "envoy-local:max=" + itoa(el.max) + ":fill=" + itoa(el.fill) + ":interval=" + FormatWindow(el.interval)
+	if el.phase != 0 {
+		s += ":phase=" + FormatWindow(el.phase)
+	}
+	return s
+}
+
+func (el *EnvoyLocal) Grow(n int)        { el.st = grow(el.st, n) }
+func (*EnvoyLocal) Bytes(int32) int64    { return 16 }
+func (*EnvoyLocal) FixedSize() bool      { return true }
+func (*EnvoyLocal) CountsRejected() bool { return false }
+
+// Params returns max_tokens, tokens_per_fill, fill_interval and phase.
+func (el *EnvoyLocal) Params() (max, fill, interval, phase int64) {
+	return el.max, el.fill, el.interval, el.phase
+}
+
+// refill applies the timer's ticks in (last, t]: the tick index of t is
+// floor((t-phase)/interval); each tick adds fill tokens up to max.
+func (el *EnvoyLocal) refill(s *envoyLocalState, t int64) {
+	n := floorDivInt(t-el.phase, el.interval)
+	if k := n - s.tick; k > 0 && s.deficit > 0 {
+		if k >= (s.deficit+el.fill-1)/el.fill { // ceil(deficit/fill) ticks fill it
+			s.deficit = 0
+		} else {
+			s.deficit -= k * el.fill // k*fill < deficit: no overflow
+		}
+	}
+	if n > s.tick || s.deficit == 0 {
+		s.tick = n
+	}
+}
+
+func (el *EnvoyLocal) Decide(id int32, t, _ int64) bool {
+	s := &el.st[id]
+	el.refill(s, t)
+	return s.deficit < el.max // tokens > 0
+}
+
+func (el *EnvoyLocal) Record(id int32, t, _ int64) {
+	s := &el.st[id]
+	el.refill(s, t)
+	s.deficit = SatAdd(s.deficit, 1)
+}
+
+// Idle: the bucket is full at t.
+func (el *EnvoyLocal) Idle(id int32, t int64) bool {
+	s := &el.st[id]
+	el.refill(s, t)
+	return s.deficit == 0
+}
+
+func (el *EnvoyLocal) Release(id int32)     { el.st[id] = envoyLocalState{} }
+func (el *EnvoyLocal) Warm(id int32) uint64 { return uint64(el.st[id].deficit) }

@@ -1,0 +1,241 @@
+package algorithms_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"ratebench/algorithms"
+)
+
+const (
+	ms  = int64(time.Millisecond)
+	sec = int64(time.Second)
+)
+
+// play replays steps (as runSteps) on key 0 of l, recording every request
+// (all) or the admitted ones, and checks each decision.
+func play(t *testing.T, l algorithms.Limiter, all bool, steps []step) {
+	t.Helper()
+	l.Grow(1)
+	for i, s := range steps {
+		got := l.Decide(0, s.t, s.cost)
+		if got != s.admit {
+			t.Errorf("%s: request %d at %dns cost %d: admit %v, want %v", l.Name(), i, s.t, s.cost, got, s.admit)
+		}
+		if all || got {
+			l.Record(0, s.t, s.cost)
+		}
+	}
+}
+
+func mustNew(t *testing.T, spec, rule string) algorithms.Limiter {
+	t.Helper()
+	r, err := algorithms.ParseRule(rule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := algorithms.New(spec, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// The service's arithmetic for requests_per_unit 3, unit minute: the key is
+// now/60*60 with now in whole seconds; INCRBY adds hits_addend for every
+// request; over the limit iff the count after it exceeds 3.
+func TestEnvoyTimeline(t *testing.T) {
+	l := mustNew(t, "envoy", "3/1m")
+	if !algorithms.CountsEvery(l) {
+		t.Fatal("envoy does not count every request")
+	}
+	rules, err := algorithms.ParseRules("5/1s+100/1m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ly, err := algorithms.NewLayered("envoy", rules); err != nil || !algorithms.CountsEvery(ly) {
+		t.Errorf("layered envoy: %v, counts every request %v", err, err == nil && algorithms.CountsEvery(ly))
+	}
+	if ly, _ := algorithms.NewLayered("fixed", rules); algorithms.CountsEvery(ly) || algorithms.CountsEvery(mustNew(t, "envoy-local", "10/1m")) {
+		t.Error("fixed or envoy-local counts every request")
+	}
+	play(t, l, true, []step{
+		{sec / 2, 1, true},               // count 1
+		{30 * sec, 2, true},              // 1+2 = 3, not > 3
+		{60*sec - 1, 1, false},           // now = 59: same key; 4 > 3, counted: 4
+		{60 * sec, 1, true},              // now = 60: key 60, count 1
+		{61 * sec, 3, false},             // 1+3 = 4 > 3: refused, counted: 4
+		{62 * sec, 1, false},             // 4+1 = 5 > 3 (fixed, counting admissions, admits: 1+1 = 2)
+		{119*sec + 999*ms, 1, false},     // now = 119, key 60: 6 > 3
+		{120 * sec, 3, true},             // key 120: 3
+		{120*sec + 500*ms, 1, false},     // 4
+		{int64(1e18), 3, true},           // far: another key
+		{int64(1e18) + 1, 1, false},      // same second, same key
+		{int64(1e18) + 10*sec, 0, false}, // 1e9 s is 40 s into its minute; hits_addend 0: 4 > 3 still
+	})
+	// Cost 1: count-after-increment > L decides as curr+1 <= L.
+	play(t, mustNew(t, "envoy", "2/1s"), true, []step{
+		{900 * ms, 1, true}, {950 * ms, 1, true}, {999 * ms, 1, false}, {sec, 1, true}, {sec + 1, 1, true}, {2*sec - 1, 1, false},
+	})
+}
+
+// Before the epoch, now = time.Now().Unix() floors, and now/divider
+// truncates toward zero as Go's division: -1/60 = 0, so the second before
+// the epoch shares minute 0's key.
+func TestEnvoyBeforeTheEpoch(t *testing.T) {
+	play(t, mustNew(t, "envoy", "1/1m"), true, []step{
+		{-sec / 2, 1, true}, // now = -1, key 0
+		{30 * sec, 1, false},
+		{-61 * sec, 1, true}, // now = -61, key -60 (a new key: the count restarts)
+	})
+}
+
+func TestEnvoyUnits(t *testing.T) {
+	for _, w := range []string{"1s", "1m", "1h", "24h", "168h", "720h", "8760h"} {
+		if _, err := algorithms.New("envoy", algorithms.Rule{L: 10, W: mustDur(t, w)}); err != nil {
+			t.Errorf("10/%s: %v", w, err)
+		}
+	}
+	for _, w := range []string{"90s", "2m", "500ms", "30s", "12h"} {
+		_, err := algorithms.New("envoy", algorithms.Rule{L: 10, W: mustDur(t, w)})
+		if err == nil || !strings.Contains(err.Error(), "second, minute, hour, day") || !strings.Contains(err.Error(), "not "+algorithms.FormatWindow(mustDur(t, w))) {
+			t.Errorf("10/%s: error %v", w, err)
+		}
+	}
+	if _, err := algorithms.New("envoy", algorithms.Rule{L: 1 << 32, W: sec}); err == nil || !strings.Contains(err.Error(), "32-bit") {
+		t.Errorf("L = 2^32: error %v", err)
+	}
+	if _, err := algorithms.New("envoy:x=1", algorithms.Rule{L: 1, W: sec}); err == nil {
+		t.Error("envoy takes no parameter")
+	}
+}
+
+func mustDur(t *testing.T, s string) int64 {
+	t.Helper()
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int64(d)
+}
+
+// The filter's timer: max_tokens 2, tokens_per_fill 1, fill_interval 1s,
+// firing at the whole seconds (phase 0); a request takes one token if the
+// bucket holds one, whatever its cost.
+func TestEnvoyLocalTimeline(t *testing.T) {
+	l := mustNew(t, "envoy-local:max=2:fill=1:interval=1s", "10/1m")
+	play(t, l, false, []step{
+		{100 * ms, 1, true},  // 2 -> 1
+		{200 * ms, 1, true},  // 1 -> 0
+		{300 * ms, 1, false}, // 0
+		{sec - 1, 1, false},  // the tick at 1s has not fired
+		{sec, 1, true},       // it fires first: 1 -> 0
+		{1500 * ms, 1, false},
+		{2500 * ms, 1, true},  // tick at 2s: 1 -> 0
+		{5 * sec, 1, true},    // ticks at 3, 4, 5 s: min(2, 0+3) = 2 -> 1
+		{5 * sec, 1, true},    // 1 -> 0
+		{5 * sec, 1, false},   // 0
+		{7 * sec, 5, true},    // ticks at 6, 7 s: 2; cost 5 takes one token -> 1
+		{7 * sec, 9, true},    // 1 -> 0
+		{7*sec + 1, 1, false}, // 0
+	})
+}
+
+// The phase is when the timer fires within an interval: the configuration
+// loaded at a time congruent to it.
+func TestEnvoyLocalPhase(t *testing.T) {
+	play(t, mustNew(t, "envoy-local:max=1:fill=1:interval=1s:phase=500ms", "10/1m"), false, []step{
+		{100 * ms, 1, true}, {600 * ms, 1, true}, {1200 * ms, 1, false}, {1500 * ms, 1, true}, {1999 * ms, 1, false},
+	})
+	play(t, mustNew(t, "envoy-local:max=1:fill=1:interval=1s", "10/1m"), false, []step{
+		{100 * ms, 1, true}, {600 * ms, 1, false}, {1200 * ms, 1, true}, {1500 * ms, 1, false},
+	})
+	// fill 3 every 200 ms, max 5, phase 50 ms: ticks at ..., 50, 250, 450 ms.
+	l := mustNew(t, "envoy-local:max=5:fill=3:interval=200ms:phase=50ms", "10/1m")
+	var steps []step
+	for range 5 {
+		steps = append(steps, step{10 * ms, 1, true})
+	}
+	steps = append(steps, step{49 * ms, 1, false}, step{50 * ms, 1, true}, step{249 * ms, 1, true}, step{249 * ms, 1, true},
+		step{249 * ms, 1, false}, step{450 * ms, 1, true}) // 250 and 450 ms: min(5, 0+6) = 5
+	for range 4 {
+		steps = append(steps, step{450 * ms, 1, true})
+	}
+	steps = append(steps, step{450 * ms, 1, false})
+	play(t, l, false, steps)
+}
+
+func TestEnvoyLocalMapping(t *testing.T) {
+	for _, c := range []struct {
+		rule, name     string
+		fill, interval int64
+	}{
+		{"10/1m", "envoy-local", 1, 6 * sec},
+		{"100/1s", "envoy-local", 5, 50 * ms},
+		{"3/1s", "envoy-local", 3, sec},
+		{"7/1s", "envoy-local", 7, sec},
+		{"25/1s", "envoy-local", 2, 80 * ms},
+		{"30/1s", "envoy-local", 3, 100 * ms},
+		{"1000/1s", "envoy-local", 50, 50 * ms},
+		{"10/100ms", "envoy-local", 5, 50 * ms},
+	} {
+		l := mustNew(t, "envoy-local", c.rule)
+		el := l.(*algorithms.EnvoyLocal)
+		max, fill, interval, phase := el.Params()
+		r, _ := algorithms.ParseRule(c.rule)
+		if l.Name() != c.name || max != r.L || fill != c.fill || interval != c.interval || phase != 0 {
+			t.Errorf("%s: %s max %d fill %d interval %d phase %d, want fill %d interval %d", c.rule, l.Name(), max, fill, interval, phase, c.fill, c.interval)
+		}
+	}
+	for _, rule := range []string{"10/10ms", "1000/1ms", "3/1001ns"} {
+		r, _ := algorithms.ParseRule(rule)
+		if _, err := algorithms.New("envoy-local", r); err == nil || !strings.Contains(err.Error(), "give envoy-local:max=N:fill=N:interval=D") {
+			t.Errorf("%s: error %v", rule, err)
+		}
+	}
+	r, _ := algorithms.ParseRule("10/1m")
+	for spec, want := range map[string]string{
+		"envoy-local:max=5:fill=1:interval=1s":           "envoy-local:max=5:fill=1:interval=1s",
+		"envoy-local:interval=2s: fill=2":                "envoy-local:max=10:fill=2:interval=2s",
+		"envoy-local:max=4":                              "envoy-local:max=4:fill=1:interval=6s",
+		"envoy-local:fill=1:interval=1000ms:phase=250ms": "envoy-local:max=10:fill=1:interval=1s:phase=250ms",
+	} {
+		l, err := algorithms.New(spec, r)
+		if err != nil || l.Name() != want {
+			t.Errorf("%s: %v %v, want %s", spec, l, err, want)
+		}
+	}
+	for spec, want := range map[string]string{
+		"envoy-local:fill=1:interval=40ms":              "at least 50ms",
+		"envoy-local:fill=1:interval=1500us":            "whole number of milliseconds",
+		"envoy-local:fill=1":                            "fill and interval together",
+		"envoy-local:rate=1":                            "want envoy-local[:max=N",
+		"envoy-local:max=0":                             "want envoy-local[:max=N",
+		"envoy-local:fill=1:interval=1s:phase=1s":       "phase must be in",
+		"envoy-local:max=4294967295:fill=1:interval=1s": "32-bit",
+	} {
+		if _, err := algorithms.New(spec, r); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", spec, err, want)
+		}
+	}
+}
+
+// Both release a key whose state is back to the initial one.
+func TestEnvoyIdle(t *testing.T) {
+	e := mustNew(t, "envoy", "3/1m")
+	e.Grow(1)
+	rel := e.(algorithms.Releaser)
+	e.Record(0, sec, 2)
+	if rel.Idle(0, 59*sec) || !rel.Idle(0, 60*sec) {
+		t.Error("envoy idle: want busy in its window, idle in the next")
+	}
+	l := mustNew(t, "envoy-local:max=2:fill=1:interval=1s", "10/1m")
+	l.Grow(1)
+	rl := l.(algorithms.Releaser)
+	l.Record(0, 100*ms, 1)
+	l.Record(0, 100*ms, 1)
+	if rl.Idle(0, sec) || !rl.Idle(0, 2*sec) {
+		t.Error("envoy-local idle: want busy after one tick, full after two")
+	}
+}
