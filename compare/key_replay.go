@@ -77,7 +77,7 @@ func NewKeyReplay(rules []algorithms.Rule, specs []string, count Count, mode Mod
 			return nil, err
 		}
 		lim.Grow(1)
-		c := keyCandidate{spec: lim.Name(), lim: lim, recordAll: count == CountAll && lim.CountsRejected() || algorithms.CountsEvery(lim)}
+		c := keyCandidate{spec: lim.Name(), lim: lim, recordAll: recordsAll(lim, count)}
 		if est, ok := lim.(algorithms.Estimator); ok {
 			c.est = est
 		}

@@ -102,7 +102,7 @@ func newWorker(cfg Config) (*worker, error) {
 					if err != nil {
 						return nil, err
 					}
-					cd := &candidate{lim: lim, rel: releaserOf(lim), warm: warmerOf(lim), mode: m, recordAll: c == CountAll && lim.CountsRejected() || algorithms.CountsEvery(lim)}
+					cd := &candidate{lim: lim, rel: releaserOf(lim), warm: warmerOf(lim), mode: m, recordAll: recordsAll(lim, c)}
 					est, isEst := lim.(algorithms.Estimator)
 					if isEst && (m == Shadow || cd.recordAll) {
 						cd.est = est
@@ -454,4 +454,11 @@ func records(admit, ref, recordAll bool, mode Mode) bool {
 		return ref
 	}
 	return admit
+}
+
+// recordsAll says whether a candidate records every request, whatever it
+// decides: under count all for an algorithm that counts what it rejects,
+// and always for a product that counts every request (CountsEvery).
+func recordsAll(lim algorithms.Limiter, c Count) bool {
+	return c == CountAll && lim.CountsRejected() || algorithms.CountsEvery(lim)
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"ratebench/summary"
@@ -181,13 +182,7 @@ func (m *model) verdictLines(g *group) []inline {
 	// The choice.
 	var choice inline
 	if m.hasBudget() {
-		var pick *summary.Run
-		for _, r := range rows {
-			if m.meets(r) {
-				pick = r
-				break
-			}
-		}
+		pick := firstOf(rows, m.meets)
 		switch {
 		case pick == nil:
 			choice = txt("None of the algorithms meets the budget.")
@@ -201,13 +196,7 @@ func (m *model) verdictLines(g *group) []inline {
 			choice = inline{}.T("Choose ").B(pick.Algorithm).T(" (" + figs(pick) + "): the cheapest algorithm that meets the budget.")
 		}
 	} else {
-		var pick *summary.Run
-		for _, r := range rows {
-			if withinClose(r) {
-				pick = r
-				break
-			}
-		}
+		pick := firstOf(rows, withinClose)
 		switch {
 		case pick == nil:
 			choice = txt("No algorithm decides within 0.1% of the exact log; see the priorities below.")
@@ -333,4 +322,12 @@ func sameMemory(a, b *summary.Run) bool { return a.Memory.PeakPerKey == b.Memory
 // under-admissions.
 func sameFigures(a, b *summary.Run) bool {
 	return sameMemory(a, b) && a.Over == b.Over && a.Under == b.Under
+}
+
+// firstOf returns the first of rows that ok accepts, nil if none.
+func firstOf(rows []*summary.Run, ok func(*summary.Run) bool) *summary.Run {
+	if i := slices.IndexFunc(rows, ok); i >= 0 {
+		return rows[i]
+	}
+	return nil
 }

@@ -439,10 +439,7 @@ func (e *pqEncoder) flushGroup() {
 	}
 	// ts: delta binary packed, min and max.
 	ts := e.newColumn("ts", format.Int64, format.DeltaBinaryPacked)
-	lo, hi := e.ts[0], e.ts[0]
-	for _, t := range e.ts {
-		lo, hi = min(lo, t), max(hi, t)
-	}
+	lo, hi := slices.Min(e.ts), slices.Max(e.ts)
 	ts.meta.Statistics = format.Statistics{MinValue: binary.LittleEndian.AppendUint64(nil, uint64(lo)), MaxValue: binary.LittleEndian.AppendUint64(nil, uint64(hi))}
 	writeCol(ts, pageTS, format.DeltaBinaryPacked)
 	// key: the dictionary, then its indexes.
@@ -458,10 +455,7 @@ func (e *pqEncoder) flushGroup() {
 	writeCol(key, pageKey, format.RLEDictionary)
 	// cost: delta binary packed, min and max.
 	cost := e.newColumn("cost", format.Int32, format.DeltaBinaryPacked)
-	clo, chi := e.cost[0], e.cost[0]
-	for _, c := range e.cost {
-		clo, chi = min(clo, c), max(chi, c)
-	}
+	clo, chi := slices.Min(e.cost), slices.Max(e.cost)
 	cost.meta.Statistics = format.Statistics{MinValue: binary.LittleEndian.AppendUint32(nil, uint32(clo)), MaxValue: binary.LittleEndian.AppendUint32(nil, uint32(chi))}
 	writeCol(cost, pageCost, format.DeltaBinaryPacked)
 	cols := []format.ColumnChunk{ts.chunk(), key.chunk(), cost.chunk()}
