@@ -26,8 +26,24 @@ var Catalogue = []struct{ Spec, About string }{
 	{"envoy-local[:max=N:fill=N:interval=D:phase=D]", "Envoy's local rate limit filter: max tokens (default L), fill tokens every interval (>= 50ms, default the exact L/W), one token per request"},
 }
 
-// New builds the limiter named by spec for rule r.
+// New builds the limiter named by spec for rule r. Besides its own
+// parameters, any spec takes ":block" or ":block=D" (a refusal cache, see
+// Blocked) and a product's ":without=NAME" (a deviation turned off, see
+// Product).
 func New(spec string, r Rule) (Limiter, error) {
+	g, err := splitGeneric(spec)
+	if err != nil {
+		return nil, err
+	}
+	l, err := newBase(g.spec, r)
+	if err != nil {
+		return nil, err
+	}
+	return applyGeneric(l, g, spec, r)
+}
+
+// newBase builds the limiter named by spec, without generic parameters.
+func newBase(spec string, r Rule) (Limiter, error) {
 	name, arg, hasArg := strings.Cut(strings.TrimSpace(spec), ":")
 	noArg := func(l Limiter) (Limiter, error) {
 		if hasArg {

@@ -1,0 +1,160 @@
+package algorithms
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Product is a limiter modelling a deployed product (nginx's limit_req,
+// Envoy, Upstash, a Go library) from its source: a textbook algorithm, its
+// twin, plus named deviations, each a way the product's arithmetic departs
+// from the twin (its clock's granularity, a rate truncated when parsed, a
+// window anchored at the key's first request, refused requests counted, a
+// refusal cache, float arithmetic). Each deviation can be turned off,
+// "nginx:without=clock"; with all of them off the product decides as its
+// twin, request by request (the tests check it for each product), so that
+// replaying the product with one deviation off at a time says how much of
+// its disagreement with the twin that deviation explains.
+type Product interface {
+	Limiter
+	// Twin is the spec of the textbook algorithm the product runs, under
+	// the same rule and with the product's parameters ("token:B=10" for
+	// nginx's default burst 9), or "" when no spec expresses it (a rate
+	// that is not the rule's).
+	Twin() string
+	// Deviations lists the product's deviations from its twin, in a fixed
+	// order, whether or not they are turned off.
+	Deviations() []Deviation
+	// Off reports whether the named deviation is turned off.
+	Off(name string) bool
+	// Without turns the named deviation off; New calls it for each
+	// ":without=NAME" of the spec, before the first Grow.
+	Without(name string) error
+}
+
+// Deviation is one way a product departs from its twin.
+type Deviation struct {
+	// Name is how a spec turns it off, ":without=NAME": a short word,
+	// "clock", "rate-truncation".
+	Name string
+	// About says what the product does, in a line: "decides on a
+	// millisecond clock: the trace's time floored to whole milliseconds".
+	About string
+}
+
+// deviations is embedded by a product: its list of deviations and which
+// are off. A product's Name appends suffix().
+type deviations struct {
+	list []Deviation
+	off  []bool
+}
+
+// setDeviations declares the product's deviations, all on.
+func (d *deviations) setDeviations(list ...Deviation) {
+	d.list, d.off = list, make([]bool, len(list))
+}
+
+func (d *deviations) Deviations() []Deviation { return d.list }
+
+// Off reports whether the deviation named is off (false for a name the
+// product does not have).
+func (d *deviations) Off(name string) bool {
+	for i, v := range d.list {
+		if v.Name == name {
+			return d.off[i]
+		}
+	}
+	return false
+}
+
+// on reports whether deviation i of the list is on.
+func (d *deviations) on(i int) bool { return !d.off[i] }
+
+func (d *deviations) Without(name string) error {
+	for i, v := range d.list {
+		if v.Name == name {
+			d.off[i] = true
+			return nil
+		}
+	}
+	names := make([]string, len(d.list))
+	for i, v := range d.list {
+		names[i] = v.Name
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("no deviation %q: this product has none to turn off", name)
+	}
+	return fmt.Errorf("no deviation %q (known: %s)", name, strings.Join(names, ", "))
+}
+
+// suffix is the canonical spec of the deviations turned off,
+// ":without=NAME" for each in the list's order.
+func (d *deviations) suffix() string {
+	var b strings.Builder
+	for i, v := range d.list {
+		if d.off[i] {
+			b.WriteString(":without=")
+			b.WriteString(v.Name)
+		}
+	}
+	return b.String()
+}
+
+// genericParams are the parameters of a spec that any product (without=)
+// or any algorithm (block) takes, split from the algorithm's own.
+type genericParams struct {
+	without []string
+	block   string // "" none, "window" till the window resets, else a duration
+	spec    string // the spec without them
+}
+
+// splitGeneric removes the generic parameters from spec: the ':'-separated
+// fields "without=NAME" and "block" or "block=D".
+func splitGeneric(spec string) (genericParams, error) {
+	var g genericParams
+	fields := strings.Split(strings.TrimSpace(spec), ":")
+	kept := fields[:1]
+	for _, f := range fields[1:] {
+		f = strings.TrimSpace(f)
+		switch {
+		case strings.HasPrefix(f, "without="):
+			name := strings.TrimPrefix(f, "without=")
+			if name == "" {
+				return g, fmt.Errorf("algorithm %q: want without=NAME, the name of a deviation", spec)
+			}
+			g.without = append(g.without, name)
+		case f == "block" || strings.HasPrefix(f, "block="):
+			if g.block != "" {
+				return g, fmt.Errorf("algorithm %q: block given twice", spec)
+			}
+			g.block = "window"
+			if v, ok := strings.CutPrefix(f, "block="); ok {
+				g.block = v
+			}
+		default:
+			kept = append(kept, f)
+		}
+	}
+	g.spec = strings.Join(kept, ":")
+	return g, nil
+}
+
+// applyGeneric turns off the deviations named in g and wraps l in a
+// refusal cache if g asks for one.
+func applyGeneric(l Limiter, g genericParams, spec string, r Rule) (Limiter, error) {
+	if len(g.without) > 0 {
+		p, ok := l.(Product)
+		if !ok {
+			return nil, fmt.Errorf("algorithm %q: without= turns off a product's deviation from its textbook algorithm; %s is not a product", spec, l.Name())
+		}
+		for _, name := range g.without {
+			if err := p.Without(name); err != nil {
+				return nil, fmt.Errorf("algorithm %q: %v", spec, err)
+			}
+		}
+	}
+	if g.block == "" {
+		return l, nil
+	}
+	return NewBlocked(l, r, g.block)
+}
