@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Nginx is nginx's limit_req, modelled on its source as it decides: the
@@ -89,11 +90,35 @@ import (
 // queue link (24), inside an rbtree node (32) and the key's bytes, none of
 // which the bucket's arithmetic needs.
 type Nginx struct {
+	deviations
 	rate      int64 // milli-requests per second, truncated as nginx
 	burst     int64 // burst*1000
 	name      string
 	st        []nginxState
 	rateGiven string // as given, "10r/s", or "" for the default
+	rule      Rule
+	n, scale  int64 // the rate as configured: n r/s (scale 1) or n r/m (scale 60)
+
+	// The arithmetic, as the deviations set it (configure): the clock's
+	// unit in ns, and the drain of an elapsed e units, floor(rn*e/dd)
+	// milli-requests; or, with the drain's truncation off, the exact token
+	// bucket it approximates.
+	unit, rn, dd int64
+	exact        *Token
+}
+
+// The deviations of nginx from its twin, the token bucket of capacity
+// burst+1 at the configured rate, in the order of Deviations.
+const (
+	nginxClock = iota
+	nginxRateTruncation
+	nginxDrainTruncation
+)
+
+var nginxDeviations = []Deviation{
+	{"clock", "decides on a millisecond clock: the trace's time floored to whole milliseconds"},
+	{"rate-truncation", "keeps the rate in whole milli-requests per second, truncated as it parses it (10r/m becomes 166, not 166.67)"},
+	{"drain-truncation", "drains whole milli-requests: rate*ms/1000 truncated, the fraction lost while the time of the last request moves on"},
 }
 
 // nginxState is one key's node: excess in milli-requests and last in
@@ -112,17 +137,18 @@ const nginxMaxParam = 1 << 40
 // spec "nginx[:rate=Nr/s|Nr/m][:burst=N]" (arg is what follows "nginx:",
 // "" for the defaults).
 func NewNginx(r Rule, arg string) (*Nginx, error) {
-	ng := &Nginx{burst: -1}
+	ng := &Nginx{burst: -1, rule: r}
+	ng.setDeviations(nginxDeviations...)
 	if arg != "" {
 		for _, kv := range strings.Split(arg, ":") {
 			k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 			switch {
 			case ok && k == "rate" && ng.rateGiven == "":
-				rate, err := parseNginxRate(v)
+				n, scale, err := parseNginxRate(v)
 				if err != nil {
 					return nil, fmt.Errorf("algorithm \"nginx:%s\": %v", arg, err)
 				}
-				ng.rate, ng.rateGiven = rate, v
+				ng.n, ng.scale, ng.rateGiven = n, scale, v
 			case ok && k == "burst" && ng.burst < 0:
 				n, err := strconv.ParseInt(v, 10, 64)
 				if err != nil || n < 0 || n > nginxMaxParam {
@@ -142,7 +168,7 @@ func NewNginx(r Rule, arg string) (*Nginx, error) {
 		if err != nil {
 			return nil, err
 		}
-		ng.rate, _ = parseNginxRate(v)
+		ng.n, ng.scale, _ = parseNginxRate(v)
 	}
 	if ng.burst >= 0 {
 		name += ":burst=" + itoa(ng.burst)
@@ -154,24 +180,69 @@ func NewNginx(r Rule, arg string) (*Nginx, error) {
 	}
 	ng.burst *= 1000
 	ng.name = name
+	ng.rate = ng.n * 1000 / ng.scale
+	ng.configure()
 	return ng, nil
 }
 
-// parseNginxRate reads "Nr/s" or "Nr/m" and returns the rate as nginx
-// keeps it: N*1000/scale milli-requests per second, truncated.
-func parseNginxRate(v string) (int64, error) {
-	scale := int64(0)
+// Without turns a deviation off (see Product).
+func (ng *Nginx) Without(name string) error {
+	if err := ng.deviations.Without(name); err != nil {
+		return err
+	}
+	ng.configure()
+	return nil
+}
+
+// configure sets the arithmetic from the deviations turned on: the clock
+// in ms or ns; the rate truncated (rate milli-requests per second) or exact
+// (n*1000/scale); the drain truncated to whole milli-requests or exact, a
+// token bucket of capacity burst+1 at that rate on that clock. The token
+// bucket is nginx exactly with the drain exact: with D its deficit, nginx's
+// excess after an admission is D-1 (the request being admitted is not in
+// excess), so max(0, excess - drain + 1) + cost-1 <= burst iff
+// max(0, D - drain) + cost <= burst+1, and the recorded excess stays D-1.
+func (ng *Nginx) configure() {
+	ng.unit, ng.exact = 1e6, nil
+	if !ng.on(nginxClock) {
+		ng.unit = 1
+	}
+	ng.rn, ng.dd = ng.rate, 1e9/ng.unit // rate*e*unit/1e9
+	if !ng.on(nginxRateTruncation) {
+		ng.rn, ng.dd = ng.n*1000, ng.scale*(1e9/ng.unit)
+	}
+	if !ng.on(nginxDrainTruncation) {
+		// rn/(dd*unit) milli-requests per ns: rn requests per dd*unit*1000 ns.
+		ng.exact = NewToken(Rule{L: ng.rn, W: ng.dd * ng.unit * 1000}, ng.burst/1000+1)
+	}
+}
+
+// Twin is the token bucket of capacity burst+1, when the rate nginx is
+// configured with is the rule's.
+func (ng *Nginx) Twin() string {
+	configured := new(big.Int).Mul(big.NewInt(ng.n), big.NewInt(ng.rule.W))
+	rule := new(big.Int).Mul(big.NewInt(ng.rule.L), big.NewInt(ng.scale*int64(time.Second)))
+	if configured.Cmp(rule) != 0 { // n/(scale s) != L/W
+		return ""
+	}
+	return "token:B=" + itoa(ng.burst/1000+1)
+}
+
+// parseNginxRate reads "Nr/s" or "Nr/m" and returns N and the scale, 1 or
+// 60; nginx keeps the rate as N*1000/scale milli-requests per second,
+// truncated.
+func parseNginxRate(v string) (n, scale int64, err error) {
 	num, ok := strings.CutSuffix(v, "r/s")
 	if ok {
 		scale = 1
 	} else if num, ok = strings.CutSuffix(v, "r/m"); ok {
 		scale = 60
 	}
-	n, err := strconv.ParseInt(num, 10, 64)
+	n, err = strconv.ParseInt(num, 10, 64)
 	if scale == 0 || err != nil || n < 1 || n > nginxMaxParam {
-		return 0, fmt.Errorf("rate %q: want Nr/s or Nr/m with N a whole number from 1 to %d", v, int64(nginxMaxParam))
+		return 0, 0, fmt.Errorf("rate %q: want Nr/s or Nr/m with N a whole number from 1 to %d", v, int64(nginxMaxParam))
 	}
-	return n * 1000 / scale, nil
+	return n, scale, nil
 }
 
 // NginxRate returns the rate of rule r as nginx must be configured for it,
@@ -198,12 +269,23 @@ func NginxRate(r Rule) (string, error) {
 	return "", fmt.Errorf("algorithm nginx: rule %s is not a whole number of requests per second or per minute, which is all nginx's rate takes; give the rate, e.g. nginx:rate=%sr/m", r, q.String())
 }
 
-func (ng *Nginx) Name() string         { return ng.name }
-func (ng *Nginx) Grow(n int)           { ng.st = grow(ng.st, n) }
+func (ng *Nginx) Name() string { return ng.name + ng.suffix() }
+func (ng *Nginx) Grow(n int) {
+	if ng.exact != nil {
+		ng.exact.Grow(n)
+		return
+	}
+	ng.st = grow(ng.st, n)
+}
 func (*Nginx) Bytes(int32) int64       { return 16 }
 func (*Nginx) FixedSize() bool         { return true }
 func (*Nginx) CountsRejected() bool    { return false }
-func (ng *Nginx) Warm(id int32) uint64 { return uint64(ng.st[id].last) }
+func (ng *Nginx) Warm(id int32) uint64 {
+	if ng.exact != nil {
+		return ng.exact.Warm(id)
+	}
+	return uint64(ng.st[id].last)
+}
 
 // Rate returns the rate as nginx keeps it, in milli-requests per second.
 func (ng *Nginx) Rate() int64 { return ng.rate }
@@ -211,19 +293,14 @@ func (ng *Nginx) Rate() int64 { return ng.rate }
 // Burst returns the burst as nginx keeps it, burst*1000.
 func (ng *Nginx) Burst() int64 { return ng.burst }
 
-// nginxMsec is ngx_current_msec for trace time t: t floored to whole ms.
-func nginxMsec(t int64) int64 {
-	ms := t / 1e6
-	if t%1e6 < 0 {
-		ms--
-	}
-	return ms
-}
+// clock is ngx_current_msec for trace time t: t floored to whole ms (to
+// whole units of the clock, ns with the clock's deviation off).
+func (ng *Nginx) clock(t int64) int64 { return floorDivInt(t, ng.unit) }
 
-// elapsed returns ms as lines 450-456 clamp it.
-func (s *nginxState) elapsed(now int64) int64 {
+// elapsed returns ms as lines 450-456 clamp it (in the clock's units).
+func (ng *Nginx) elapsed(s *nginxState, now int64) int64 {
 	ms := now - s.last
-	if ms < -60000 {
+	if ms < -60000*(1e6/ng.unit) {
 		return 1
 	} else if ms < 0 {
 		return 0
@@ -231,14 +308,21 @@ func (s *nginxState) elapsed(now int64) int64 {
 	return ms
 }
 
-// drained reports whether rate*ms/1000 >= e, for ms >= 0 and e >= 0.
-func drained(rate, ms, e int64) bool {
-	hi, lo := bits.Mul64(uint64(rate), uint64(ms))
-	if hi >= 1000 {
-		return true // the quotient is 2^64 or more
+// drained reports whether the drain over ms units, floor(rn*ms/dd),
+// reaches e, for ms >= 0 and e >= 0.
+func (ng *Nginx) drained(ms, e int64) bool {
+	q, big := ng.drain(ms)
+	return big || q >= uint64(e)
+}
+
+// drain returns floor(rn*ms/dd), or big when it is 2^64 or more.
+func (ng *Nginx) drain(ms int64) (q uint64, big bool) {
+	hi, lo := bits.Mul64(uint64(ng.rn), uint64(ms))
+	if hi >= uint64(ng.dd) {
+		return 0, true
 	}
-	q, _ := bits.Div64(hi, lo, 1000)
-	return q >= uint64(e)
+	q, _ = bits.Div64(hi, lo, uint64(ng.dd))
+	return q, false
 }
 
 // next returns excess' for a request of cost c at now, and ms.
@@ -247,20 +331,22 @@ func (ng *Nginx) next(s *nginxState, now, cost int64) (int64, int64) {
 	if !s.seen {
 		return extra, 0
 	}
-	ms := s.elapsed(now)
+	ms := ng.elapsed(s, now)
 	e := s.excess + 1000 // excess never exceeds 2^63 - 1001: SatAdd below
-	if drained(ng.rate, ms, e) {
+	q, big := ng.drain(ms)
+	if big || q >= uint64(e) {
 		return extra, ms
 	}
-	hi, lo := bits.Mul64(uint64(ng.rate), uint64(ms))
-	q, _ := bits.Div64(hi, lo, 1000)
 	return SatAdd(e-int64(q), extra), ms
 }
 
 // Decide admits iff excess' <= burst*1000 (a new node is admitted if its
 // cost fits the burst: always, for cost 1).
 func (ng *Nginx) Decide(id int32, t, cost int64) bool {
-	e, _ := ng.next(&ng.st[id], nginxMsec(t), cost)
+	if ng.exact != nil {
+		return ng.exact.Decide(id, ng.clock(t)*ng.unit, cost)
+	}
+	e, _ := ng.next(&ng.st[id], ng.clock(t), cost)
 	return e <= ng.burst
 }
 
@@ -268,8 +354,12 @@ func (ng *Nginx) Decide(id int32, t, cost int64) bool {
 // an admission does (lines 470-477, 511-519). A refused request is not
 // recorded by nginx; recording one (shadow mode) stores it the same way.
 func (ng *Nginx) Record(id int32, t, cost int64) {
+	if ng.exact != nil {
+		ng.exact.Record(id, ng.clock(t)*ng.unit, cost)
+		return
+	}
 	s := &ng.st[id]
-	now := nginxMsec(t)
+	now := ng.clock(t)
 	e, ms := ng.next(s, now, cost)
 	if !s.seen || ms != 0 {
 		s.last = now
@@ -282,12 +372,21 @@ func (ng *Nginx) Record(id int32, t, cost int64) {
 // a new node: rate*ms/1000 >= excess + 1000 (so ms > 0 and last moves to
 // now, as a new node's).
 func (ng *Nginx) Idle(id int32, t int64) bool {
+	if ng.exact != nil {
+		return ng.exact.Idle(id, ng.clock(t)*ng.unit)
+	}
 	s := &ng.st[id]
 	if !s.seen {
 		return true
 	}
-	now := nginxMsec(t)
-	return now >= s.last && drained(ng.rate, now-s.last, s.excess+1000)
+	now := ng.clock(t)
+	return now >= s.last && ng.drained(now-s.last, s.excess+1000)
 }
 
-func (ng *Nginx) Release(id int32) { ng.st[id] = nginxState{} }
+func (ng *Nginx) Release(id int32) {
+	if ng.exact != nil {
+		ng.exact.Release(id)
+		return
+	}
+	ng.st[id] = nginxState{}
+}

@@ -1,0 +1,156 @@
+package algorithms_test
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"ratebench/algorithms"
+)
+
+// productRules are rules that every product can express with its default
+// parameters or refuses (whole seconds and minutes, rates in whole
+// requests per second or minute).
+var productRules = []algorithms.Rule{
+	{L: 10, W: int64(time.Minute)},
+	{L: 3, W: int64(time.Second)},
+	{L: 60, W: int64(time.Minute)},
+	{L: 100, W: int64(time.Second)},
+}
+
+// products returns every product of the catalogue under rule r, with its
+// default parameters (those the rule cannot express are left out).
+func products(r algorithms.Rule) []algorithms.Product {
+	var out []algorithms.Product
+	for _, c := range algorithms.Catalogue {
+		name, _, _ := strings.Cut(c.Spec, "[")
+		l, err := algorithms.New(name, r)
+		if err != nil {
+			continue
+		}
+		if p, ok := l.(algorithms.Product); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// withoutAll is p's spec with every deviation turned off.
+func withoutAll(p algorithms.Product) string {
+	spec := p.Name()
+	for _, d := range p.Deviations() {
+		spec += ":without=" + d.Name
+	}
+	return spec
+}
+
+// With every deviation off, a product decides as its twin, request by
+// request: the deviations are all that sets it apart.
+func TestProductsWithoutDeviationsDecideAsTheirTwins(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 1))
+	tested := map[string]bool{}
+	for _, r := range productRules {
+		for _, p := range products(r) {
+			if p.Twin() == "" {
+				t.Errorf("%s under %s: no twin with its default parameters", p.Name(), r)
+				continue
+			}
+			tested[p.Name()] = true
+			trace := poissonish(rng, r, 20, 20000)
+			sameDecisions(t, p.Twin(), withoutAll(p), r, trace, false)
+		}
+	}
+	if !tested["nginx"] {
+		t.Errorf("nginx not tested (products: %v)", tested)
+	}
+}
+
+// A product's spec with deviations off reads back as given, each off once.
+func TestProductWithoutRoundTrips(t *testing.T) {
+	r := algorithms.Rule{L: 10, W: int64(time.Minute)}
+	for _, p := range products(r) {
+		for _, d := range p.Deviations() {
+			spec := p.Name() + ":without=" + d.Name
+			l, err := algorithms.New(spec, r)
+			if err != nil {
+				t.Fatalf("%s: %v", spec, err)
+			}
+			if l.Name() != spec || !l.(algorithms.Product).Off(d.Name) {
+				t.Errorf("%s: name %q, off %v", spec, l.Name(), l.(algorithms.Product).Off(d.Name))
+			}
+			if d.About == "" || strings.ContainsAny(d.Name, " :,=") {
+				t.Errorf("%s: deviation %+v", p.Name(), d)
+			}
+		}
+		if _, err := algorithms.New(p.Name()+":without=nonesuch", r); err == nil || !strings.Contains(err.Error(), "known:") {
+			t.Errorf("%s: an unknown deviation: %v", p.Name(), err)
+		}
+	}
+}
+
+// timeline replays requests of cost 1 at the given times (one key) through
+// spec, and returns the decisions as a string of A and R.
+func timeline(t *testing.T, spec string, r algorithms.Rule, times ...int64) string {
+	t.Helper()
+	l, err := algorithms.New(spec, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Grow(1)
+	var b strings.Builder
+	for _, at := range times {
+		if l.Decide(0, at, 1) {
+			l.Record(0, at, 1)
+			b.WriteByte('A')
+		} else {
+			b.WriteByte('R')
+		}
+	}
+	return b.String()
+}
+
+// Each of nginx's deviations, alone, changes a decision of its twin. The
+// expected values are worked out from limit_req's arithmetic (see Nginx).
+func TestNginxEachDeviationAloneChangesADecision(t *testing.T) {
+	ms := int64(time.Millisecond)
+	for _, c := range []struct {
+		name, rule, spec string
+		times            []int64
+		twin, product    string
+	}{
+		// 10r/s, burst 0: the second request comes 99.1 ms after the
+		// first, too early for the exact bucket (0.991 drained), but
+		// 100 ms later on nginx's clock (0.9 ms floors to 0).
+		{"clock", "10/1s", "nginx:burst=0:without=rate-truncation:without=drain-truncation",
+			[]int64{9 * ms / 10, 100 * ms}, "AR", "AA"},
+		// 10r/m is 166 milli-requests per second, not 166.67: after 6 s
+		// the exact bucket has drained one request, nginx 996/1000.
+		{"rate-truncation", "10/1m", "nginx:burst=0:without=clock:without=drain-truncation",
+			[]int64{0, 6000 * ms}, "AA", "AR"},
+		// 3r/s, burst 1, on a nanosecond clock: 1 ns drains nothing
+		// (0.003 milli-requests truncated), and 333333333 ns later
+		// 999.999999 truncates to 999, one short of the exact bucket.
+		{"drain-truncation", "3/1s", "nginx:burst=1:without=clock:without=rate-truncation",
+			[]int64{0, 1, 333_333_334}, "AAA", "AAR"},
+	} {
+		r, err := algorithms.ParseRule(c.rule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := algorithms.New(c.spec, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		twin := l.(algorithms.Product).Twin()
+		if got := timeline(t, twin, r, c.times...); got != c.twin {
+			t.Errorf("%s: twin %s decides %s, want %s", c.name, twin, got, c.twin)
+		}
+		if got := timeline(t, c.spec, r, c.times...); got != c.product {
+			t.Errorf("%s: %s decides %s, want %s", c.name, c.spec, got, c.product)
+		}
+		if got := timeline(t, c.spec+":without="+c.name, r, c.times...); got != c.twin {
+			t.Errorf("%s off too: %s, want the twin's %s", c.name, got, c.twin)
+		}
+	}
+}
