@@ -277,9 +277,9 @@ func (ng *Nginx) Grow(n int) {
 	}
 	ng.st = grow(ng.st, n)
 }
-func (*Nginx) Bytes(int32) int64       { return 16 }
-func (*Nginx) FixedSize() bool         { return true }
-func (*Nginx) CountsRejected() bool    { return false }
+func (*Nginx) Bytes(int32) int64    { return 16 }
+func (*Nginx) FixedSize() bool      { return true }
+func (*Nginx) CountsRejected() bool { return false }
 func (ng *Nginx) Warm(id int32) uint64 {
 	if ng.exact != nil {
 		return ng.exact.Warm(id)
