@@ -217,15 +217,18 @@ func (ng *Nginx) configure() {
 	}
 }
 
-// Twin is the token bucket of capacity burst+1, when the rate nginx is
-// configured with is the rule's.
+// Twin is the token bucket of capacity burst+1 ("token" when that is L),
+// when the rate nginx is configured with is the rule's.
 func (ng *Nginx) Twin() string {
 	configured := new(big.Int).Mul(big.NewInt(ng.n), big.NewInt(ng.rule.W))
 	rule := new(big.Int).Mul(big.NewInt(ng.rule.L), big.NewInt(ng.scale*int64(time.Second)))
 	if configured.Cmp(rule) != 0 { // n/(scale s) != L/W
 		return ""
 	}
-	return "token:B=" + itoa(ng.burst/1000+1)
+	if b := ng.burst/1000 + 1; b != ng.rule.L {
+		return "token:B=" + itoa(b)
+	}
+	return "token"
 }
 
 // parseNginxRate reads "Nr/s" or "Nr/m" and returns N and the scale, 1 or

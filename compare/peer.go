@@ -19,6 +19,9 @@ type peerLimiter interface {
 // admit exactly as the token bucket does (it only delays).
 func (g *group) pairPeers() {
 	for _, c := range g.cands {
+		if c.companion { // a product's companions are weighed against its twin only
+			continue
+		}
 		p, isPeer := c.lim.(peerLimiter)
 		lk, isLeaky := c.lim.(*algorithms.Leaky)
 		var b int64
@@ -33,7 +36,7 @@ func (g *group) pairPeers() {
 		}
 		for _, d := range g.cands {
 			tk, ok := d.lim.(*algorithms.Token)
-			if ok && d.mode == c.mode && tk.Capacity() == b {
+			if ok && !d.companion && d.mode == c.mode && tk.Capacity() == b {
 				c.vsToken = d
 				c.acc.vsTok = &summary.Disagreement{}
 				g.peers = append(g.peers, c)

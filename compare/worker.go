@@ -46,6 +46,7 @@ type group struct {
 	modes      []Mode // the modes this group reports (one under count all)
 	cands      []*candidate
 	peers      []*candidate // the candidates checked against a token run
+	products   []*candidate // the products weighed against their twins
 	win        windowGrid   // counts the state held per window of the rule
 	base       int          // the index of the group's reference among the engine's runs
 }
@@ -62,6 +63,25 @@ type candidate struct {
 
 	admit   bool       // the decision on the last request
 	vsToken *candidate // for a peer library: the token run it is checked against
+
+	companion bool         // replayed for a product's analysis, not listed in the summary
+	product   *productLink // for a product with a twin: its analysis
+}
+
+// newCandidate returns the run of lim in mode m in group g; full says
+// whether it measures everything (a companion of a product's analysis
+// only counts its decisions).
+func (g *group) newCandidate(cfg Config, lim algorithms.Limiter, m Mode, full bool) *candidate {
+	cd := &candidate{lim: lim, rel: releaserOf(lim), warm: warmerOf(lim), mode: m, recordAll: recordsAll(lim, g.count)}
+	est, isEst := lim.(algorithms.Estimator)
+	if full && isEst && (m == Shadow || cd.recordAll) {
+		cd.est = est
+	}
+	cd.acc = newRunAcc(g.rule, lim, cd.est != nil, full && (m == Independent || cd.recordAll))
+	if g.count == CountAccepted && cd.acc.burst != nil && !cfg.tuning.ownBurst {
+		cd.acc.burst.ref = g.ref // measure the burst from the reference's and the disagreements
+	}
+	return cd
 }
 
 // newWorker returns a worker for a normalized cfg.
@@ -94,6 +114,7 @@ func newWorker(cfg Config) (*worker, error) {
 				g.modes = []Mode{countAllMode(cfg.Modes)}
 			}
 			for _, m := range g.modes {
+				first := len(g.cands)
 				for _, spec := range cfg.Algorithms[1:] { // [0] is the log
 					lim, err := algorithms.New(spec, r)
 					if len(set) > 1 {
@@ -102,16 +123,12 @@ func newWorker(cfg Config) (*worker, error) {
 					if err != nil {
 						return nil, err
 					}
-					cd := &candidate{lim: lim, rel: releaserOf(lim), warm: warmerOf(lim), mode: m, recordAll: recordsAll(lim, c)}
-					est, isEst := lim.(algorithms.Estimator)
-					if isEst && (m == Shadow || cd.recordAll) {
-						cd.est = est
-					}
-					cd.acc = newRunAcc(r, lim, cd.est != nil, m == Independent || cd.recordAll)
-					if c == CountAccepted && cd.acc.burst != nil && !cfg.tuning.ownBurst {
-						cd.acc.burst.ref = g.ref // measure the burst from the reference's and the disagreements
-					}
-					g.cands = append(g.cands, cd)
+					g.cands = append(g.cands, g.newCandidate(cfg, lim, m, true))
+				}
+				listed := slices.Clone(g.cands[first:])
+				err := g.addCompanions(listed, func(lim algorithms.Limiter) *candidate { return g.newCandidate(cfg, lim, m, false) })
+				if err != nil {
+					return nil, err
 				}
 			}
 			g.win.Held = make([][]int64, len(g.cands))
@@ -353,6 +370,9 @@ func (g *group) add(row []keyRun, id int32, t, cost, from int64) {
 	for _, c := range g.peers {
 		c.acc.vsToken(c.admit, c.vsToken.admit)
 	}
+	for _, c := range g.products {
+		c.product.count(c.admit)
+	}
 }
 
 // traceInfo returns what the worker saw of the trace (path, format and
@@ -396,8 +416,12 @@ func (e *worker) summary(trace summary.TraceInfo, partial bool, offeredEnd int64
 		for _, m := range g.modes {
 			runs := []summary.Run{ref}
 			for i, c := range g.cands {
-				if c.mode == m {
-					runs = append(runs, c.acc.summary(e.keys, e.cfg.TopKeys, state, state.Held[i], retained, base+1+i))
+				if c.mode == m && !c.companion {
+					r := c.acc.summary(e.keys, e.cfg.TopKeys, state, state.Held[i], retained, base+1+i)
+					if c.product != nil {
+						r.Product = c.product.summary()
+					}
+					runs = append(runs, r)
 				}
 			}
 			for _, r := range runs {

@@ -208,6 +208,9 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 		tl.merge(timelineBinsOf(r.Timeline))
 		out.Peer = mergePeer(out.Peer, r.Peer)
 		out.VsToken = mergeDisagreement(out.VsToken, r.VsToken)
+		if out.Product, err = mergeProduct(out.Product, r.Product); err != nil {
+			return Run{}, err
+		}
 		out.Client = mergeClientSide(out.Client, r.Client)
 		out.TopKeys = append(out.TopKeys, r.TopKeys...)
 	}

@@ -5,23 +5,35 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 )
 
 // SchemaV1 names the version of the summary.json format that Summary is;
 // SchemaV1_1 adds to it trace.ts_unit and trace.ts_unit_from; SchemaV1_2
 // writes a run's bound check as token_bound, which versions 1 and 1.1 named
-// seed002_bound. A summary names the oldest version that has every field it
-// holds (SchemaOf), so that a summary without the fields of a later version
-// stays what it was. ReadSummary reads all three, the bound under either name.
+// seed002_bound; SchemaV1_3 adds a product's run its product analysis. A
+// summary names the oldest version that has every field it holds
+// (SchemaOf), so that a summary without the fields of a later version stays
+// what it was. ReadSummary reads them all, the bound under either name.
 const (
 	SchemaV1   = "ratebench.summary/v1"
 	SchemaV1_1 = "ratebench.summary/v1.1"
 	SchemaV1_2 = "ratebench.summary/v1.2"
+	SchemaV1_3 = "ratebench.summary/v1.3"
 )
+
+// Schemas are the versions ReadSummary reads, oldest first.
+var Schemas = []string{SchemaV1, SchemaV1_1, SchemaV1_2, SchemaV1_3}
 
 // SchemaOf returns the schema s is written in: the oldest version that has
 // every field it holds.
 func SchemaOf(s *Summary) string {
+	for i := range s.Runs {
+		if s.Runs[i].Product != nil {
+			return SchemaV1_3
+		}
+	}
 	for i := range s.Runs {
 		if s.Runs[i].Bound != nil || s.Runs[i].Memory.Windows != nil || s.Runs[i].Memory.TotalNotMeasured {
 			return SchemaV1_2
@@ -195,7 +207,10 @@ type Run struct {
 	// than the token run of the same B and mode: none, as a queue only
 	// delays what a bucket admits (a peer's is in Peer).
 	VsToken *Disagreement `json:"vs_token,omitempty"`
-	TopKeys []KeyStat     `json:"top_keys"`
+	// Product, for a deployed product modelled from its source, compares
+	// it with its textbook twin and weighs its deviations.
+	Product *Product  `json:"product,omitempty"`
+	TopKeys []KeyStat `json:"top_keys"`
 }
 
 // UnmarshalJSON reads a run, its bound check under either name: token_bound
@@ -491,8 +506,8 @@ func ReadSummary(r io.Reader) (*Summary, error) {
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("summary: %w", err)
 	}
-	if s.Schema != SchemaV1 && s.Schema != SchemaV1_1 && s.Schema != SchemaV1_2 {
-		return nil, fmt.Errorf("summary: schema %q, want %q, %q or %q", s.Schema, SchemaV1, SchemaV1_1, SchemaV1_2)
+	if !slices.Contains(Schemas, s.Schema) {
+		return nil, fmt.Errorf("summary: schema %q, want one of %s", s.Schema, strings.Join(Schemas, ", "))
 	}
 	// What was read is now held as this version writes it (the bound under
 	// its new name), so that a merge or a rewrite names the right schema.

@@ -1,0 +1,95 @@
+package compare
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"ratebench/algorithms"
+	"ratebench/summary"
+)
+
+// A product's analysis counts what separate runs count: the twin's
+// disagreement with the log is the twin's run's, and the product with a
+// deviation off disagrees with the log as that spec's own run does; the
+// companions are not listed as runs; the shares follow from the counts;
+// and shards merge to the whole replay's analysis.
+func TestProductAnalysisMatchesSeparateRuns(t *testing.T) {
+	t.Parallel()
+	reqs := randomTrace(16, 6000, 20, 30*sec) // gaps of 5 s on average, about the rate of 10/1m
+	rule := mustRule(t, "10/1m")
+	modes := []Mode{Independent, Shadow}
+	cfg := Config{Rules: []algorithms.Rule{rule}, Algorithms: []string{"nginx"}, Modes: modes}
+	s := replay(t, cfg, reqs)
+	if len(s.Runs) != 2*2 || s.Schema != summary.SchemaV1_3 {
+		t.Fatalf("%d runs (want the log and nginx per mode), schema %s", len(s.Runs), s.Schema)
+	}
+	sep := replay(t, Config{Rules: cfg.Rules, Modes: modes, Algorithms: []string{"token",
+		"nginx:without=clock", "nginx:without=rate-truncation", "nginx:without=drain-truncation"}}, reqs)
+	for _, m := range []string{"independent", "shadow"} {
+		p := findRun(t, s, m, "nginx").Product
+		if p == nil || p.Twin != "token" || len(p.Deviations) != 3 {
+			t.Fatalf("%s: analysis %+v", m, p)
+		}
+		if tw := findRun(t, sep, m, "token"); p.TwinVsLog != (summary.Disagreement{Over: tw.Over, Under: tw.Under}) {
+			t.Errorf("%s: twin vs log %+v, the token run's %d/%d", m, p.TwinVsLog, tw.Over, tw.Under)
+		}
+		if p.VsTwin.Total() == 0 && m == "independent" {
+			t.Errorf("%s: nginx agrees with its twin on every request", m)
+		}
+		for _, d := range p.Deviations {
+			r := findRun(t, sep, m, d.Without)
+			if d.VsLog != (summary.Disagreement{Over: r.Over, Under: r.Under}) {
+				t.Errorf("%s %s: vs log %+v, its run's %d/%d", m, d.Name, d.VsLog, r.Over, r.Under)
+			}
+			want := 0.0
+			if p.VsTwin.Total() > 0 {
+				want = float64(p.VsTwin.Total()-d.VsTwin.Total()) / float64(p.VsTwin.Total())
+			}
+			if d.Share != want {
+				t.Errorf("%s %s: share %v, want %v", m, d.Name, d.Share, want)
+			}
+		}
+	}
+	// Each deviation matters somewhere: turning the rate's truncation off
+	// removes disagreements with the twin at 10r/m (166 per second).
+	if d := findRun(t, s, "independent", "nginx").Product.Deviations[1]; d.Name != "rate-truncation" || d.Share <= 0 {
+		t.Errorf("rate-truncation: %+v", d)
+	}
+	whole, _ := json.Marshal(s.Runs)
+	var parts []*summary.Summary
+	for i := range 3 {
+		c := cfg
+		c.Shard = &summary.Shard{Index: i, Count: 3}
+		parts = append(parts, replay(t, c, reqs))
+	}
+	m, err := summary.Merge(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := json.Marshal(m.Runs); string(got) != string(whole) {
+		t.Errorf("merged shards differ from the whole replay")
+	}
+}
+
+// A product listed with its twin is weighed against that run, and the
+// twin's run is listed once; a layered rule weighs no product.
+func TestProductTwinListedOnce(t *testing.T) {
+	t.Parallel()
+	reqs := randomTrace(17, 2000, 8, time.Minute.Nanoseconds())
+	cfg := Config{Rules: []algorithms.Rule{mustRule(t, "10/1m")}, Algorithms: []string{"token", "nginx"}, Modes: []Mode{Independent}}
+	s := replay(t, cfg, reqs)
+	if len(s.Runs) != 3 {
+		t.Fatalf("%d runs, want log, token, nginx", len(s.Runs))
+	}
+	tw := findRun(t, s, "independent", "token")
+	if p := findRun(t, s, "independent", "nginx").Product; p == nil || p.TwinVsLog != (summary.Disagreement{Over: tw.Over, Under: tw.Under}) {
+		t.Errorf("analysis %+v, the token run %d/%d", p, tw.Over, tw.Under)
+	}
+	ly := replay(t, Config{Layered: [][]algorithms.Rule{{mustRule(t, "10/1m"), mustRule(t, "3/1s")}}, Algorithms: []string{"nginx:rate=10r/m"}, Modes: []Mode{Independent}}, reqs)
+	for _, r := range ly.Runs {
+		if r.Product != nil {
+			t.Errorf("layered %s: analysis %+v", r.Algorithm, r.Product)
+		}
+	}
+}

@@ -1,0 +1,85 @@
+package summary
+
+import "fmt"
+
+// Product is what a product's run adds (a deployed limiter, such as nginx's
+// limit_req, modelled from its source as a textbook algorithm, its twin,
+// plus deviations). The harness replays, beside the product and in the same
+// mode, its twin and the product with each deviation turned off in turn,
+// and compares their decisions request by request with the twin's: what a
+// deviation explains of the product's disagreement with its twin is what
+// that disagreement loses when the deviation alone is turned off.
+type Product struct {
+	// Twin is the spec of the textbook algorithm.
+	Twin string `json:"twin"`
+	// TwinVsLog is the twin's disagreement with the log (over: the twin
+	// admitted, the log refused).
+	TwinVsLog Disagreement `json:"twin_vs_log"`
+	// VsTwin is the product's disagreement with its twin (over: the
+	// product admitted, the twin refused).
+	VsTwin     Disagreement      `json:"vs_twin"`
+	Deviations []DeviationEffect `json:"deviations"`
+}
+
+// DeviationEffect is one deviation of a product, and the product's
+// decisions with that deviation alone turned off.
+type DeviationEffect struct {
+	Name  string `json:"name"`
+	About string `json:"about"`
+	// Without is the spec of the product with the deviation off.
+	Without string `json:"without"`
+	// VsLog and VsTwin are that product's disagreements with the log and
+	// with the twin.
+	VsLog  Disagreement `json:"vs_log"`
+	VsTwin Disagreement `json:"vs_twin"`
+	// Share is the part of the product's disagreement with its twin that
+	// turning the deviation off removes: (D - D')/D, D and D' the
+	// disagreements with the twin with the deviation on and off; 0 when
+	// the product agrees with its twin. Deviations interact, so the shares
+	// need not add up to 1, and one may be negative (turning it off alone
+	// makes the product stray further).
+	Share float64 `json:"share"`
+}
+
+// Total is the number of requests decided differently.
+func (d Disagreement) Total() int64 { return d.Over + d.Under }
+
+// SetShares computes every deviation's Share from the counts.
+func (p *Product) SetShares() {
+	d := p.VsTwin.Total()
+	for i := range p.Deviations {
+		e := &p.Deviations[i]
+		e.Share = 0
+		if d > 0 {
+			e.Share = float64(d-e.VsTwin.Total()) / float64(d)
+		}
+	}
+}
+
+// mergeProduct adds o into p (nil when the runs are not a product's with a
+// twin).
+func mergeProduct(p, o *Product) (*Product, error) {
+	if o == nil {
+		return p, nil
+	}
+	if p == nil {
+		c := *o
+		c.Deviations = append([]DeviationEffect(nil), o.Deviations...)
+		return &c, nil
+	}
+	if p.Twin != o.Twin || len(p.Deviations) != len(o.Deviations) {
+		return nil, fmt.Errorf("the product's twin or deviations differ between parts")
+	}
+	add := func(d *Disagreement, o Disagreement) { d.Over += o.Over; d.Under += o.Under }
+	add(&p.TwinVsLog, o.TwinVsLog)
+	add(&p.VsTwin, o.VsTwin)
+	for i := range p.Deviations {
+		if p.Deviations[i].Without != o.Deviations[i].Without {
+			return nil, fmt.Errorf("the product's deviations differ between parts")
+		}
+		add(&p.Deviations[i].VsLog, o.Deviations[i].VsLog)
+		add(&p.Deviations[i].VsTwin, o.Deviations[i].VsTwin)
+	}
+	p.SetShares()
+	return p, nil
+}
