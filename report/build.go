@@ -479,6 +479,7 @@ func (m *model) groupTables(d *document, g *group) {
 		d.add(para{txt(fmt.Sprintf("The peak total is not measured: the trace spans more than %s windows of the rule, too many to count the state of every window in bounded memory.", num(float64(summary.MaxMemoryWindows))))})
 	}
 	m.peerTable(d, g)
+	m.productTables(d, g)
 	m.clientTable(d, g)
 }
 

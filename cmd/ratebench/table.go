@@ -43,6 +43,16 @@ func printTable(w io.Writer, s *summary.Summary) {
 		tw.Flush()
 		fmt.Fprintln(w, "\nbytes/key (mean): the mean over keys of the most each key held; the report ranks by the peak, the most one key held.")
 	}
+	first := true
+	for i := range s.Runs {
+		if line := report.ProductLine(&s.Runs[i]); line != "" {
+			if first {
+				fmt.Fprintln(w)
+				first = false
+			}
+			fmt.Fprintf(w, "%s, %s: %s\n", s.Runs[i].Rule, s.Runs[i].Mode, line)
+		}
+	}
 }
 
 func pct(v float64) string {

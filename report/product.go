@@ -1,0 +1,117 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"ratebench/summary"
+)
+
+// productTables adds, for each product of a group (a deployed limiter
+// modelled from its source), how it decides against the log and against
+// its textbook twin, and how much of its disagreement with the twin each of
+// its deviations explains.
+func (m *model) productTables(d *document, g *group) {
+	first := true
+	for _, r := range g.runs {
+		p := r.Product
+		if p == nil {
+			continue
+		}
+		if first {
+			d.add(heading{4, "", txt("Products against their textbook twins")})
+			d.add(para{txt("A product is modelled from its source as a textbook algorithm, its twin, plus deviations. " +
+				"Its twin and the product with each deviation alone turned off are replayed beside it, in the same mode; " +
+				"a deviation's share is the part of the product's disagreement with its twin that turning it off removes. " +
+				"Deviations interact, so the shares need not add up to 100%.")})
+			first = false
+		}
+		n := r.Requests
+		d.add(para{productSentence(r, p)})
+		t := table{
+			head:  []string{"replayed", "disagree with the log", "over", "under", "otherwise than the twin", "over", "under", "share"},
+			right: []bool{false, true, true, true, true, true, true, true},
+		}
+		t.rows = append(t.rows,
+			[]inline{inline{}.C(r.Algorithm), txt(pctOfRuns(r.Over+r.Under, n)), txt(count(r.Over)), txt(count(r.Under)),
+				txt(count(p.VsTwin.Total())), txt(count(p.VsTwin.Over)), txt(count(p.VsTwin.Under)), txt("")},
+			[]inline{inline{}.C(p.Twin).T(" (twin)"), txt(pctOfRuns(p.TwinVsLog.Total(), n)), txt(count(p.TwinVsLog.Over)), txt(count(p.TwinVsLog.Under)),
+				txt("0"), txt("0"), txt("0"), txt("")})
+		for _, e := range p.Deviations {
+			share := "—"
+			if p.VsTwin.Total() > 0 {
+				share = signedPct(e.Share)
+			}
+			t.rows = append(t.rows, []inline{inline{}.T("without " + e.Name + ": ").C(e.Without),
+				txt(pctOfRuns(e.VsLog.Total(), n)), txt(count(e.VsLog.Over)), txt(count(e.VsLog.Under)),
+				txt(count(e.VsTwin.Total())), txt(count(e.VsTwin.Over)), txt(count(e.VsTwin.Under)), txt(share)})
+		}
+		d.add(t)
+		var devs []inline
+		for _, e := range p.Deviations {
+			devs = append(devs, inline{}.C(e.Name).T(": "+e.About+"."))
+		}
+		if len(devs) > 0 {
+			d.add(bullets{devs})
+		}
+	}
+}
+
+// productSentence says in a line how far the product is from its twin and
+// which deviation explains most of it.
+func productSentence(r *summary.Run, p *summary.Product) inline {
+	dt := p.VsTwin.Total()
+	s := inline{}.C(r.Algorithm).T(" runs ").C(p.Twin)
+	if dt == 0 {
+		return s.T(" with other arithmetic, and decided every request as its twin did.")
+	}
+	s = s.T(fmt.Sprintf(" with other arithmetic: it decided %s requests (%s) otherwise than its twin, %s admitted that the twin refused and %s refused that it admitted",
+		count(dt), pctOfRuns(dt, r.Requests), count(p.VsTwin.Over), count(p.VsTwin.Under)))
+	best := -1
+	for i, e := range p.Deviations {
+		if e.Share > 0 && (best < 0 || e.Share > p.Deviations[best].Share) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return s.T("; no deviation turned off alone brings it closer.")
+	}
+	e := p.Deviations[best]
+	return s.T("; turning off its ").C(e.Name).T(fmt.Sprintf(" alone removes %s of those.", signedPct(e.Share)))
+}
+
+// pctOfRuns is n of total requests as a percentage.
+func pctOfRuns(n, total int64) string {
+	if total <= 0 {
+		return "—"
+	}
+	return pct(float64(n) / float64(total))
+}
+
+// signedPct is a share as a percentage, with its sign when negative.
+func signedPct(v float64) string {
+	if v < 0 {
+		return "−" + strings.TrimPrefix(pct(-v), "-")
+	}
+	return pct(v)
+}
+
+// ProductLine says in one line of plain text how a product's run decided
+// against its twin and what each deviation explains, for the terminal;
+// "" for a run without a product analysis.
+func ProductLine(r *summary.Run) string {
+	p := r.Product
+	if p == nil {
+		return ""
+	}
+	dt := p.VsTwin.Total()
+	s := fmt.Sprintf("%s against its twin %s: %s requests (%s) decided otherwise", r.Algorithm, p.Twin, count(dt), pctOfRuns(dt, r.Requests))
+	if dt == 0 || len(p.Deviations) == 0 {
+		return s
+	}
+	var parts []string
+	for _, e := range p.Deviations {
+		parts = append(parts, e.Name+" "+signedPct(e.Share))
+	}
+	return s + "; each deviation's share: " + strings.Join(parts, ", ")
+}
