@@ -86,6 +86,7 @@ func (b *Blocked) Bytes(id int32) int64 { return b.inner.Bytes(id) + 8 }
 func (b *Blocked) FixedSize() bool      { return b.inner.FixedSize() }
 func (b *Blocked) CountsRejected() bool { return b.inner.CountsRejected() }
 func (b *Blocked) CountsEvery() bool    { return CountsEvery(b.inner) }
+func (b *Blocked) CouplesKeys() bool    { return CouplesKeys(b.inner) }
 
 // Warm loads the limiter's state and the block's end.
 func (b *Blocked) Warm(id int32) uint64 {

@@ -131,6 +131,10 @@ func (ly *Layered) CountsRejected() bool { return ly.layers[0].CountsRejected() 
 // CountsEvery: the layers' algorithm counts every request (EveryCounter).
 func (ly *Layered) CountsEvery() bool { return CountsEvery(ly.layers[0]) }
 
+// CouplesKeys: the layers are the same algorithm; one that couples keys
+// couples them in every layer.
+func (ly *Layered) CouplesKeys() bool { return CouplesKeys(ly.layers[0]) }
+
 // RetryAfter returns the earliest time every layer admits: starting from
 // t, it moves to each layer's own RetryAfter in turn and repeats until one
 // pass over the layers moves no more (a fixed point). Each layer's answer

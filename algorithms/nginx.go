@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"math/bits"
 	"strconv"
+	"slices"
 	"strings"
 	"time"
 )
@@ -105,6 +106,8 @@ type Nginx struct {
 	// bucket it approximates.
 	unit, rn, dd int64
 	exact        *Token
+
+	zone *nginxZone // with :zone, the zone's expiry of idle nodes
 }
 
 // The deviations of nginx from its twin, the token bucket of capacity
@@ -114,6 +117,11 @@ const (
 	nginxRateTruncation
 	nginxDrainTruncation
 )
+
+// nginxZoneExpiry is the deviation of nginx:zone: the zone's expiry.
+const nginxZoneExpiry = nginxDrainTruncation + 1
+
+var nginxZoneDeviation = Deviation{"zone-expiry", "drops idle, drained nodes when another key's node is created, so that a key returning after 60 s may start afresh, with more room than its bucket had left"}
 
 var nginxDeviations = []Deviation{
 	{"clock", "decides on a millisecond clock: the trace's time floored to whole milliseconds"},
@@ -155,8 +163,10 @@ func NewNginx(r Rule, arg string) (*Nginx, error) {
 					return nil, fmt.Errorf("algorithm \"nginx:%s\": burst %q is not a whole number from 0 to %d", arg, v, int64(nginxMaxParam))
 				}
 				ng.burst = n
+			case kv == "zone" && ng.zone == nil:
+				ng.zone = newNginxZone()
 			default:
-				return nil, fmt.Errorf("algorithm \"nginx:%s\": want nginx:rate=Nr/s or nginx:rate=Nr/m, and :burst=N, each at most once, e.g. nginx:rate=10r/m:burst=9", arg)
+				return nil, fmt.Errorf("algorithm \"nginx:%s\": want nginx:rate=Nr/s or nginx:rate=Nr/m, :burst=N and :zone, each at most once, e.g. nginx:rate=10r/m:burst=9", arg)
 			}
 		}
 	}
@@ -179,6 +189,10 @@ func NewNginx(r Rule, arg string) (*Nginx, error) {
 		}
 	}
 	ng.burst *= 1000
+	if ng.zone != nil {
+		name += ":zone"
+		ng.setDeviations(append(slices.Clone(nginxDeviations), nginxZoneDeviation)...)
+	}
 	ng.name = name
 	ng.rate = ng.n * 1000 / ng.scale
 	ng.configure()
@@ -274,13 +288,38 @@ func NginxRate(r Rule) (string, error) {
 
 func (ng *Nginx) Name() string { return ng.name + ng.suffix() }
 func (ng *Nginx) Grow(n int) {
+	if ng.zone != nil {
+		ng.zone.grow(n)
+	}
 	if ng.exact != nil {
 		ng.exact.Grow(n)
 		return
 	}
 	ng.st = grow(ng.st, n)
 }
-func (*Nginx) Bytes(int32) int64    { return 16 }
+// Bytes: excess and last, and with :zone the node's queue link.
+func (ng *Nginx) Bytes(int32) int64 {
+	if ng.zone != nil {
+		return 32
+	}
+	return 16
+}
+
+// CouplesKeys reports whether the zone's expiry is modelled: a key's
+// decision then depends on the other keys' requests (see KeyCoupler).
+func (ng *Nginx) CouplesKeys() bool { return ng.zone != nil && ng.on(nginxZoneExpiry) }
+
+// idleNode is the expiry's test of node id, idle for ms >= 60 s:
+// excess - rate*ms/1000 <= 0 (with the drain exact, the token bucket's
+// deficit at most the one request being served: D - 1 <= 0).
+func (ng *Nginx) idleNode(id int32, ms int64) bool {
+	if ng.exact != nil {
+		s := &ng.exact.st[id]
+		s.refill(SatAdd(ng.zone.last[id], ms)*ng.unit, ng.exact.rule)
+		return s.fits(1, 0, ng.exact.rule)
+	}
+	return ng.drained(ms, ng.st[id].excess)
+}
 func (*Nginx) FixedSize() bool      { return true }
 func (*Nginx) CountsRejected() bool { return false }
 func (ng *Nginx) Warm(id int32) uint64 {
@@ -346,6 +385,9 @@ func (ng *Nginx) next(s *nginxState, now, cost int64) (int64, int64) {
 // Decide admits iff excess' <= burst*1000 (a new node is admitted if its
 // cost fits the burst: always, for cost 1).
 func (ng *Nginx) Decide(id int32, t, cost int64) bool {
+	if ng.CouplesKeys() {
+		ng.zone.lookup(id, ng.clock(t), 60000*(1e6/ng.unit), ng.idleNode, ng.Release)
+	}
 	if ng.exact != nil {
 		return ng.exact.Decide(id, ng.clock(t)*ng.unit, cost)
 	}
@@ -357,15 +399,21 @@ func (ng *Nginx) Decide(id int32, t, cost int64) bool {
 // an admission does (lines 470-477, 511-519). A refused request is not
 // recorded by nginx; recording one (shadow mode) stores it the same way.
 func (ng *Nginx) Record(id int32, t, cost int64) {
+	now := ng.clock(t)
 	if ng.exact != nil {
-		ng.exact.Record(id, ng.clock(t)*ng.unit, cost)
+		ng.exact.Record(id, now*ng.unit, cost)
+		if ng.zone != nil {
+			ng.zone.last[id] = now
+		}
 		return
 	}
 	s := &ng.st[id]
-	now := ng.clock(t)
 	e, ms := ng.next(s, now, cost)
 	if !s.seen || ms != 0 {
 		s.last = now
+		if ng.zone != nil {
+			ng.zone.last[id] = now
+		}
 	}
 	s.seen = true
 	s.excess = min(e, 1<<63-1001)
@@ -375,6 +423,9 @@ func (ng *Nginx) Record(id int32, t, cost int64) {
 // a new node: rate*ms/1000 >= excess + 1000 (so ms > 0 and last moves to
 // now, as a new node's).
 func (ng *Nginx) Idle(id int32, t int64) bool {
+	if ng.CouplesKeys() { // its node may yet shield another from the expiry
+		return false
+	}
 	if ng.exact != nil {
 		return ng.exact.Idle(id, ng.clock(t)*ng.unit)
 	}
@@ -387,6 +438,9 @@ func (ng *Nginx) Idle(id int32, t int64) bool {
 }
 
 func (ng *Nginx) Release(id int32) {
+	if ng.zone != nil {
+		ng.zone.release(id)
+	}
 	if ng.exact != nil {
 		ng.exact.Release(id)
 		return

@@ -314,3 +314,53 @@ func TestNginxExpiryCanDiffer(t *testing.T) {
 		t.Errorf("a new node admits %d of 10, want 10", n)
 	}
 }
+
+// With :zone, the zone's expiry couples keys. Key a fills its bucket at 0
+// (10 requests, excess 9000) and comes back at 60.2 s with 10 more. Kept,
+// its node has drained 166*60200/1000 = 9993, so excess' = 9000-9993+1000
+// = 7, and 9 are admitted (7, 1007, ..., 8007; the 10th would be 9007 >
+// 9000). But key b's node, created at 60.1 s, first expires the tail of
+// the queue: a, idle 60100 >= 60000 ms and drained (9000 - 9976 <= 0), is
+// dropped, returns afresh with excess 0, and has its 10 admitted.
+func TestNginxZoneExpiryDropsAReturningKeysNode(t *testing.T) {
+	r := Rule{L: 10, W: int64(time.Minute)}
+	type at struct {
+		key int32
+		t   int64
+	}
+	var reqs []at
+	for range 10 {
+		reqs = append(reqs, at{0, 0})
+	}
+	reqs = append(reqs, at{1, 60100 * ms})
+	for range 10 {
+		reqs = append(reqs, at{0, 60200 * ms})
+	}
+	run := func(spec string) (admitted int) {
+		l, err := New(spec, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Grow(2)
+		for _, q := range reqs {
+			if l.Decide(q.key, q.t, 1) {
+				l.Record(q.key, q.t, 1)
+				admitted++
+			}
+		}
+		return admitted
+	}
+	for spec, want := range map[string]int{"nginx": 20, "nginx:zone": 21, "nginx:zone:without=zone-expiry": 20,
+		"nginx:zone:without=drain-truncation": 21} {
+		if got := run(spec); got != want {
+			t.Errorf("%s: %d admitted, want %d", spec, got, want)
+		}
+	}
+	z := newNginx(t, "nginx:zone", r)
+	if !z.CouplesKeys() || z.Idle(0, 0) || z.Bytes(0) != 32 || z.Name() != "nginx:zone" {
+		t.Errorf("nginx:zone: couples %v, idle %v, bytes %d, name %s", z.CouplesKeys(), z.Idle(0, 0), z.Bytes(0), z.Name())
+	}
+	if n := newNginx(t, "nginx", r); n.CouplesKeys() {
+		t.Error("nginx without a zone couples keys")
+	}
+}

@@ -158,3 +158,19 @@ func applyGeneric(l Limiter, g genericParams, spec string, r Rule) (Limiter, err
 	}
 	return NewBlocked(l, r, g.block)
 }
+
+// KeyCoupler is implemented by a limiter whose decision for one key may
+// depend on other keys' requests: nginx:zone, whose zone drops idle nodes
+// when another key's node is created. Such a limiter must see every key of
+// the trace in one replay, in the trace's order: one worker, no shards,
+// and never one key alone.
+type KeyCoupler interface {
+	CouplesKeys() bool
+}
+
+// CouplesKeys reports whether l's keys interact (a KeyCoupler that says
+// so).
+func CouplesKeys(l Limiter) bool {
+	c, ok := l.(KeyCoupler)
+	return ok && c.CouplesKeys()
+}

@@ -137,6 +137,12 @@ func (c Config) normalize() (Config, error) {
 		}
 	}
 	c.Algorithms = specs
+	if coupled := c.coupled(); coupled != "" {
+		if c.Shard != nil {
+			return c, fmt.Errorf("%s couples keys (a key's decision depends on the others' requests): it must see every key in one replay, not shard %d/%d", coupled, c.Shard.Index, c.Shard.Count)
+		}
+		c.Workers = 1
+	}
 	var err error
 	if c.Modes, err = distinct(c.Modes, []Mode{Independent, Shadow}, "mode"); err != nil {
 		return c, err
@@ -145,6 +151,20 @@ func (c Config) normalize() (Config, error) {
 		return c, err
 	}
 	return c, nil
+}
+
+// coupled returns the first algorithm of c whose keys interact
+// (algorithms.KeyCoupler), "" if none: the engine replays those with one
+// worker.
+func (c Config) coupled() string {
+	for _, spec := range c.Algorithms {
+		for _, set := range c.ruleSets() {
+			if l, err := algorithms.New(spec, set[0]); err == nil && algorithms.CouplesKeys(l) {
+				return l.Name()
+			}
+		}
+	}
+	return ""
 }
 
 // distinct returns the values of in without repeats, in order, checking

@@ -76,6 +76,9 @@ func NewKeyReplay(rules []algorithms.Rule, specs []string, count Count, mode Mod
 		if err != nil {
 			return nil, err
 		}
+		if algorithms.CouplesKeys(lim) {
+			return nil, fmt.Errorf("%s couples keys (a key's decision depends on the others' requests): one key's requests alone cannot replay it; leave it out", lim.Name())
+		}
 		lim.Grow(1)
 		c := keyCandidate{spec: lim.Name(), lim: lim, recordAll: recordsAll(lim, count)}
 		if est, ok := lim.(algorithms.Estimator); ok {

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,5 +92,31 @@ func TestProductTwinListedOnce(t *testing.T) {
 		if r.Product != nil {
 			t.Errorf("layered %s: analysis %+v", r.Algorithm, r.Product)
 		}
+	}
+}
+
+// A limiter that couples keys (nginx:zone) is replayed by one worker
+// whatever -workers says, never in shards, never for one key alone.
+func TestCoupledKeysReplayedInOnePass(t *testing.T) {
+	t.Parallel()
+	reqs := randomTrace(18, 3000, 40, 30*sec)
+	cfg := Config{Rules: []algorithms.Rule{mustRule(t, "10/1m")}, Algorithms: []string{"nginx:zone"}, Modes: []Mode{Independent}}
+	one := replay(t, cfg, reqs)
+	cfg.Workers = 4
+	four := replay(t, cfg, reqs)
+	a, _ := json.Marshal(one)
+	b, _ := json.Marshal(four)
+	if string(a) != string(b) {
+		t.Error("four workers give another summary")
+	}
+	if len(one.Notes) != 1 || one.Notes[0] != "nginx:zone couples keys (a key's decision depends on the others' requests), so every key was replayed in one pass, in the trace's order" {
+		t.Errorf("notes %q", one.Notes)
+	}
+	cfg.Shard = &summary.Shard{Index: 0, Count: 2}
+	if _, err := New(cfg); err == nil || !strings.Contains(err.Error(), "not shard 0/2") {
+		t.Errorf("a shard: %v", err)
+	}
+	if _, err := NewKeyReplay(cfg.Rules, []string{"nginx:zone"}, CountAccepted, Independent); err == nil || !strings.Contains(err.Error(), "one key's requests alone") {
+		t.Errorf("one key: %v", err)
 	}
 }

@@ -154,6 +154,9 @@ func newWorker(cfg Config) (*worker, error) {
 		return nil, err
 	}
 	e.sims.on = len(e.closed.sims)+len(e.dist.sims) > 0
+	if name := cfg.coupled(); name != "" {
+		e.notes = append(e.notes, name+" couples keys (a key's decision depends on the others' requests), so every key was replayed in one pass, in the trace's order")
+	}
 	if slices.Contains(cfg.Counts, CountAll) {
 		if n := e.countAllNote(); n != "" {
 			e.notes = append(e.notes, n)

@@ -1,0 +1,99 @@
+package algorithms
+
+// nginxZone is the zone's queue of nodes in the order they were last
+// looked up, as ngx_http_limit_req_lookup keeps it (the file and commit of
+// Nginx's doc): every request moves its key's node to the head (lines
+// 442-443), refused or not, and creating a node first calls
+// ngx_http_limit_req_expire(ctx, 1) (line 492), which looks at the node at
+// the tail up to twice (lines 651-684) and drops it when it has been idle
+// for at least 60 s and is drained, |now - last| >= 60000 and
+// excess - rate*ms/1000 <= 0, stopping at the first it keeps. A dropped
+// key's next request finds no node and starts afresh with excess 0. With
+// one limit_req a node's count is always 0 (account is set, lines 466-475
+// and 515-518), so the count test (line 655) never stops the expiry.
+//
+// The queue is a doubly linked list over the keys' ids: prev and next of
+// each, -1 at the ends.
+type nginxZone struct {
+	prev, next []int32
+	in         []bool  // the key has a node
+	last       []int64 // the node's last, in the clock's units
+	head, tail int32
+}
+
+func newNginxZone() *nginxZone { return &nginxZone{head: -1, tail: -1} }
+
+func (z *nginxZone) grow(n int) {
+	old := len(z.in)
+	z.prev, z.next = grow(z.prev, n), grow(z.next, n)
+	z.in, z.last = grow(z.in, n), grow(z.last, n)
+	for i := old; i < n; i++ {
+		z.prev[i], z.next[i] = -1, -1
+	}
+}
+
+// unlink takes node id out of the queue.
+func (z *nginxZone) unlink(id int32) {
+	p, n := z.prev[id], z.next[id]
+	if p >= 0 {
+		z.next[p] = n
+	} else {
+		z.head = n
+	}
+	if n >= 0 {
+		z.prev[n] = p
+	} else {
+		z.tail = p
+	}
+	z.prev[id], z.next[id] = -1, -1
+}
+
+// pushHead puts node id at the head of the queue.
+func (z *nginxZone) pushHead(id int32) {
+	z.prev[id], z.next[id] = -1, z.head
+	if z.head >= 0 {
+		z.prev[z.head] = id
+	} else {
+		z.tail = id
+	}
+	z.head = id
+}
+
+// lookup is the zone's part of a request of key id at now (clock units):
+// its node moves to the head; a key without a node first lets the expiry
+// drop up to two drained nodes idle for 60 s from the tail (drop resets
+// a dropped key's state), then gets a node at the head.
+func (z *nginxZone) lookup(id int32, now, minute int64, drained func(id int32, ms int64) bool, drop func(id int32)) {
+	if z.in[id] {
+		z.unlink(id)
+		z.pushHead(id)
+		return
+	}
+	for range 2 {
+		q := z.tail
+		if q < 0 {
+			break
+		}
+		ms := now - z.last[q]
+		if ms < 0 {
+			ms = -ms
+		}
+		if ms < minute || !drained(q, ms) {
+			break
+		}
+		z.unlink(q)
+		z.in[q] = false
+		drop(q)
+	}
+	z.in[id] = true
+	z.last[id] = now
+	z.pushHead(id)
+}
+
+// release takes key id out of the zone.
+func (z *nginxZone) release(id int32) {
+	if z.in[id] {
+		z.unlink(id)
+		z.in[id] = false
+	}
+}
