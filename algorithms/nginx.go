@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math/big"
 	"math/bits"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -58,28 +58,31 @@ import (
 // rate*ms of 2^64 or more (beyond nginx's own integer range) counts as
 // fully drained.
 //
-// # Zone expiry (ngx_http_limit_req_expire, lines 632-695): not modelled
+// # Zone expiry (ngx_http_limit_req_expire, lines 632-695): nginx:zone
 //
 // On creating a node (line 492) the zone drops up to two least recently
 // used nodes not in use (lines 660-667) whose last is at least 60000 ms old
 // and whose excess - rate*ms/1000 <= 0 (lines 670-684), and when the zone
 // is full it drops the oldest node by force (lines 494-497, n == 0 skipping
-// the test on its first pass). Neither is modelled: the zone here never
-// fills, and nodes are never dropped. The first coupling can change a
-// decision. A dropped node comes back fresh (excess 0, always
-// admitted), a kept one decides max(0, excess - rate*ms/1000 + 1000): the
-// two agree iff rate*ms/1000 >= excess + 1000, while the drop needs only
+// the test on its first pass). With the parameter zone the first is
+// modelled (nginxZone), as the deviation zone-expiry; the zone never fills
+// (its size is not modelled). Without it nodes are never dropped, and keys
+// do not interact. The expiry can change a decision. A dropped node comes
+// back fresh (excess 0, always admitted), a kept one decides
+// max(0, excess - rate*ms/1000 + 1000): the two agree iff
+// rate*ms/1000 >= excess + 1000, while the drop needs only
 // rate*ms/1000 >= excess. A key that returns while
 // excess <= rate*ms/1000 < excess + 1000 after another key created a node
-// is therefore admitted with excess 0 by nginx but keeps up to 999
-// milli-requests here (and, with no burst, is refused here and admitted by
-// nginx). This cannot happen when rate*60 >= (burst+1)*1000, since a node
-// then drains burst+1 requests in the 60 s it must idle (excess never
-// exceeds burst*1000 when only admissions are recorded): for rule L/W with
-// the default mapping, when W < 1m, or W = 1m with L a multiple of 3 (so
-// that L r/m is not truncated); at 10/1m (rate 166, burst 9,
-// 166*60 = 9960 < 10000) it can. nginx's dropping order also depends on every key's activity, so replaying
-// keys apart (-workers, -shard) stays exact only because it is not modelled.
+// is therefore admitted with excess 0 by nginx:zone but keeps up to 999
+// milli-requests in nginx (and, with no burst, is refused by nginx and
+// admitted by nginx:zone). This cannot happen when
+// rate*60 >= (burst+1)*1000, since a node then drains burst+1 requests in
+// the 60 s it must idle (excess never exceeds burst*1000 when only
+// admissions are recorded): for rule L/W with the default mapping, when
+// W < 1m, or W = 1m with L a multiple of 3 (so that L r/m is not
+// truncated); at 10/1m (rate 166, burst 9, 166*60 = 9960 < 10000) it can.
+// Which node is dropped depends on every key's requests: nginx:zone
+// couples keys (CouplesKeys), and the harness replays it in one pass.
 //
 // nodelay and delay=N (lines 1008-1023, 1061) change when an admitted
 // request is served (ngx_http_limit_req_account), never whether it is
@@ -297,6 +300,7 @@ func (ng *Nginx) Grow(n int) {
 	}
 	ng.st = grow(ng.st, n)
 }
+
 // Bytes: excess and last, and with :zone the node's queue link.
 func (ng *Nginx) Bytes(int32) int64 {
 	if ng.zone != nil {
