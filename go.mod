@@ -8,6 +8,7 @@ require (
 	github.com/klauspost/compress v1.17.9
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/sethvargo/go-limiter v0.7.1
 	github.com/ulule/limiter/v3 v3.11.2
 	golang.org/x/time v0.16.0
 	gonum.org/v1/gonum v0.17.0

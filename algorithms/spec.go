@@ -25,6 +25,7 @@ var Catalogue = []struct{ Spec, About string }{
 	{"envoy", "Envoy's global rate limit service: fixed window on the epoch in whole seconds, W one unit (1s, 1m, 1h, 24h, ...), every request counted"},
 	{"envoy-local[:max=N:fill=N:interval=D:phase=D]", "Envoy's local rate limit filter: max tokens (default L), fill tokens every interval (>= 50ms, default the exact L/W), one token per request"},
 	{"ulule", "github.com/ulule/limiter (Redis store): fixed window anchored at the key's first hit, Redis's millisecond clock, every request counted"},
+	{"go-limiter", "github.com/sethvargo/go-limiter (memorystore): fixed window anchored at the key's first request, one token per request"},
 }
 
 // New builds the limiter named by spec for rule r. Besides its own
@@ -101,6 +102,8 @@ func newBase(spec string, r Rule) (Limiter, error) {
 		return newEnvoyLocalSpec(spec, arg, hasArg, r)
 	case "ulule":
 		return noArg(NewUlule(r))
+	case "go-limiter":
+		return noArg(NewGoLimiter(r))
 	case "buckets":
 		n, err := strconv.ParseInt(arg, 10, 64)
 		if !hasArg || err != nil {
@@ -108,7 +111,7 @@ func newBase(spec string, r Rule) (Limiter, error) {
 		}
 		return NewBuckets(r, n)
 	}
-	return nil, fmt.Errorf("unknown algorithm %q (known: log, counter, counter-lt, counter-floor, fixed, token[:B=N], gcra[:B=N], buckets:N, xrate[:B=N], leaky[:B=N], nginx[:rate=Nr/s|Nr/m][:burst=N], envoy, envoy-local[:max=N][:fill=N][:interval=D][:phase=D], ulule)", spec)
+	return nil, fmt.Errorf("unknown algorithm %q (known: log, counter, counter-lt, counter-floor, fixed, token[:B=N], gcra[:B=N], buckets:N, xrate[:B=N], leaky[:B=N], nginx[:rate=Nr/s|Nr/m][:burst=N], envoy, envoy-local[:max=N][:fill=N][:interval=D][:phase=D], ulule, go-limiter)", spec)
 }
 
 // ParseSpecs splits a comma-separated list of specs and checks each against
