@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	git.sr.ht/~sbinet/cmpimg v0.1.0
 	github.com/alicebob/miniredis/v2 v2.40.0
+	github.com/juju/ratelimit v1.0.2
 	github.com/klauspost/compress v1.17.9
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/redis/go-redis/v9 v9.23.0
@@ -36,5 +37,6 @@ require (
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 	google.golang.org/protobuf v1.34.2 // indirect
+	gopkg.in/check.v1 v1.0.0-20201130134442-10cb98267c6c // indirect
 	rsc.io/pdf v0.1.1 // indirect
 )

@@ -26,6 +26,7 @@ var Catalogue = []struct{ Spec, About string }{
 	{"envoy-local[:max=N:fill=N:interval=D:phase=D]", "Envoy's local rate limit filter: max tokens (default L), fill tokens every interval (>= 50ms, default the exact L/W), one token per request"},
 	{"ulule", "github.com/ulule/limiter (Redis store): fixed window anchored at the key's first hit, Redis's millisecond clock, every request counted"},
 	{"go-limiter", "github.com/sethvargo/go-limiter (memorystore): fixed window anchored at the key's first request, one token per request"},
+	{"juju[:rate][:capacity=N][:quantum=N:interval=D]", "github.com/juju/ratelimit: quantum tokens every whole interval from the key's first request, capacity N (default L, and the exact rate L/W; rate: as NewBucketWithRate, within 1%)"},
 }
 
 // New builds the limiter named by spec for rule r. Besides its own
@@ -104,6 +105,8 @@ func newBase(spec string, r Rule) (Limiter, error) {
 		return noArg(NewUlule(r))
 	case "go-limiter":
 		return noArg(NewGoLimiter(r))
+	case "juju":
+		return newJujuSpec(spec, arg, hasArg, r)
 	case "buckets":
 		n, err := strconv.ParseInt(arg, 10, 64)
 		if !hasArg || err != nil {
@@ -111,7 +114,7 @@ func newBase(spec string, r Rule) (Limiter, error) {
 		}
 		return NewBuckets(r, n)
 	}
-	return nil, fmt.Errorf("unknown algorithm %q (known: log, counter, counter-lt, counter-floor, fixed, token[:B=N], gcra[:B=N], buckets:N, xrate[:B=N], leaky[:B=N], nginx[:rate=Nr/s|Nr/m][:burst=N], envoy, envoy-local[:max=N][:fill=N][:interval=D][:phase=D], ulule, go-limiter)", spec)
+	return nil, fmt.Errorf("unknown algorithm %q (known: log, counter, counter-lt, counter-floor, fixed, token[:B=N], gcra[:B=N], buckets:N, xrate[:B=N], leaky[:B=N], nginx[:rate=Nr/s|Nr/m][:burst=N], envoy, envoy-local[:max=N][:fill=N][:interval=D][:phase=D], ulule, go-limiter, juju[:rate][:capacity=N][:quantum=N:interval=D])", spec)
 }
 
 // ParseSpecs splits a comma-separated list of specs and checks each against
