@@ -28,7 +28,7 @@ var benchTrace = func() []req {
 func BenchmarkDecide(b *testing.B) {
 	r := algorithms.Rule{L: 10, W: int64(time.Minute)}
 	span := benchTrace[len(benchTrace)-1].t - benchTrace[0].t + 1
-	for _, spec := range []string{"log", "counter", "counter-lt", "counter-floor", "fixed", "token", "gcra", "buckets:4", "buckets:16"} {
+	for _, spec := range []string{"log", "counter", "counter-lt", "counter-floor", "fixed", "token", "gcra", "buckets:4", "buckets:16", "ulule", "go-limiter", "juju"} {
 		b.Run(spec, func(b *testing.B) {
 			lim, _ := algorithms.New(spec, r)
 			lim.Grow(100_000)

@@ -6,7 +6,7 @@ import (
 )
 
 // releaseSpecs are the limiters that release idle keys.
-var releaseSpecs = []string{"log", "counter", "counter-lt", "counter-floor", "fixed", "token", "token:B=3", "gcra", "gcra:B=7", "buckets:1", "buckets:4", "leaky", "leaky:B=3", "xrate", "xrate:B=4"}
+var releaseSpecs = []string{"log", "counter", "counter-lt", "counter-floor", "fixed", "token", "token:B=3", "gcra", "gcra:B=7", "buckets:1", "buckets:4", "leaky", "leaky:B=3", "xrate", "xrate:B=4", "ulule:without=clock", "ulule"}
 
 // A key released when Idle says so decides afterwards exactly as a key
 // that kept its state: on random traces, in both recording policies (own

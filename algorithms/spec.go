@@ -24,6 +24,9 @@ var Catalogue = []struct{ Spec, About string }{
 	{"leaky[:B=N]", "leaky bucket as a queue (shaper), capacity B (default L), drains one unit every W/L; admits as token, with a delay"},
 	{"envoy", "Envoy's global rate limit service: fixed window on the epoch in whole seconds, W one unit (1s, 1m, 1h, 24h, ...), every request counted"},
 	{"envoy-local[:max=N:fill=N:interval=D:phase=D]", "Envoy's local rate limit filter: max tokens (default L), fill tokens every interval (>= 50ms, default the exact L/W), one token per request"},
+	{"ulule", "github.com/ulule/limiter (Redis store): fixed window anchored at the key's first hit, Redis's millisecond clock, every request counted"},
+	{"go-limiter", "github.com/sethvargo/go-limiter (memorystore): fixed window anchored at the key's first request, one token per request"},
+	{"juju[:rate][:capacity=N][:quantum=N:interval=D]", "github.com/juju/ratelimit: quantum tokens every whole interval from the key's first request, capacity N (default L, and the exact rate L/W; rate: as NewBucketWithRate, within 1%)"},
 }
 
 // New builds the limiter named by spec for rule r. Besides its own
@@ -98,6 +101,12 @@ func newBase(spec string, r Rule) (Limiter, error) {
 		return NewEnvoy(r)
 	case "envoy-local":
 		return newEnvoyLocalSpec(spec, arg, hasArg, r)
+	case "ulule":
+		return noArg(NewUlule(r))
+	case "go-limiter":
+		return noArg(NewGoLimiter(r))
+	case "juju":
+		return newJujuSpec(spec, arg, hasArg, r)
 	case "buckets":
 		n, err := strconv.ParseInt(arg, 10, 64)
 		if !hasArg || err != nil {
@@ -105,7 +114,7 @@ func newBase(spec string, r Rule) (Limiter, error) {
 		}
 		return NewBuckets(r, n)
 	}
-	return nil, fmt.Errorf("unknown algorithm %q (known: log, counter, counter-lt, counter-floor, fixed, token[:B=N], gcra[:B=N], buckets:N, xrate[:B=N], leaky[:B=N], nginx[:rate=Nr/s|Nr/m][:burst=N][:zone], envoy, envoy-local[:max=N][:fill=N][:interval=D][:phase=D])", spec)
+	return nil, fmt.Errorf("unknown algorithm %q (known: %s)", spec, knownSpecs())
 }
 
 // ParseSpecs splits a comma-separated list of specs and checks each against
@@ -130,4 +139,13 @@ func ParseSpecs(list string, r Rule) ([]string, error) {
 		return nil, fmt.Errorf("no algorithm named in %q", list)
 	}
 	return out, nil
+}
+
+// knownSpecs lists the catalogue's specs, for an error.
+func knownSpecs() string {
+	names := make([]string, len(Catalogue))
+	for i, c := range Catalogue {
+		names[i] = c.Spec
+	}
+	return strings.Join(names, ", ")
 }
