@@ -25,6 +25,7 @@ var Catalogue = []struct{ Spec, About string }{
 	{"envoy", "Envoy's global rate limit service: fixed window on the epoch in whole seconds, W one unit (1s, 1m, 1h, 24h, ...), every request counted"},
 	{"envoy-local[:max=N:fill=N:interval=D:phase=D]", "Envoy's local rate limit filter: max tokens (default L), fill tokens every interval (>= 50ms, default the exact L/W), one token per request"},
 	{"kong", "Kong's rate-limiting plugin, local policy: fixed window on the UTC calendar (W 1s, 1m, 1h, 24h; 720h a calendar month, 8760h a calendar year), admitted while the count is below L, one hit per request"},
+	{"redis-cell[:burst=N]", "redis-cell's CL.THROTTLE: GCRA in nanoseconds, max_burst N (default L-1, so L at once), emission interval period/count truncated, the period whole seconds"},
 }
 
 // New builds the limiter named by spec for rule r. Besides its own
@@ -104,6 +105,8 @@ func newBase(spec string, r Rule) (Limiter, error) {
 			return nil, fmt.Errorf("algorithm %q takes no parameter", spec)
 		}
 		return NewKong(r)
+	case "redis-cell":
+		return newRedisCellSpec(spec, arg, hasArg, r)
 	case "buckets":
 		n, err := strconv.ParseInt(arg, 10, 64)
 		if !hasArg || err != nil {
@@ -111,7 +114,7 @@ func newBase(spec string, r Rule) (Limiter, error) {
 		}
 		return NewBuckets(r, n)
 	}
-	return nil, fmt.Errorf("unknown algorithm %q (known: log, counter, counter-lt, counter-floor, fixed, token[:B=N], gcra[:B=N], buckets:N, xrate[:B=N], leaky[:B=N], nginx[:rate=Nr/s|Nr/m][:burst=N], envoy, envoy-local[:max=N][:fill=N][:interval=D][:phase=D], kong)", spec)
+	return nil, fmt.Errorf("unknown algorithm %q (known: log, counter, counter-lt, counter-floor, fixed, token[:B=N], gcra[:B=N], buckets:N, xrate[:B=N], leaky[:B=N], nginx[:rate=Nr/s|Nr/m][:burst=N], envoy, envoy-local[:max=N][:fill=N][:interval=D][:phase=D], kong, redis-cell[:burst=N])", spec)
 }
 
 // ParseSpecs splits a comma-separated list of specs and checks each against
