@@ -87,13 +87,16 @@ type Kong struct {
 }
 
 // kongState is one key's counter in its current window [start, end):
-// count, and whether its shm key exists (live) and until when (ms).
+// count, and until when (ms) its shm key lives. end and expires are kept
+// XOR math.MinInt64, so that the zero value is no window and no key.
 type kongState struct {
-	start, end int64
-	count      int64
-	expires    int64
-	seen, live bool
+	start, endX int64
+	count       int64
+	expiresX    int64
 }
+
+func (s *kongState) end() int64     { return s.endX ^ math.MinInt64 }
+func (s *kongState) expires() int64 { return s.expiresX ^ math.MinInt64 }
 
 const (
 	kongOneHit = iota
@@ -183,12 +186,12 @@ func unixNanoSat(u time.Time) int64 {
 // advance moves the key to the window of t (a new counter, absent) and
 // drops a counter whose key has expired at t.
 func (k *Kong) advance(s *kongState, t int64) {
-	if !s.seen || t < s.start || t >= s.end {
+	if t < s.start || t >= s.end() {
 		start, end := k.window(t)
-		*s = kongState{start: start, end: end, seen: true}
+		*s = kongState{start: start, endX: end ^ math.MinInt64}
 	}
-	if s.live && k.calendar != 0 && k.on(kongExpiry) && nginxMsec(t) >= s.expires {
-		s.count, s.live = 0, false
+	if s.expiresX != 0 && k.calendar != 0 && k.on(kongExpiry) && nginxMsec(t) >= s.expires() {
+		s.count, s.expiresX = 0, 0
 	}
 }
 
@@ -207,8 +210,8 @@ func (k *Kong) Decide(id int32, t, cost int64) bool {
 func (k *Kong) Record(id int32, t, cost int64) {
 	s := &k.st[id]
 	k.advance(s, t)
-	if !s.live {
-		s.live, s.expires = true, SatAdd(nginxMsec(t), k.ttl)
+	if s.expiresX == 0 {
+		s.expiresX = SatAdd(nginxMsec(t), k.ttl) ^ math.MinInt64
 	}
 	if k.on(kongOneHit) {
 		cost = 1
