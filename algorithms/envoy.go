@@ -43,9 +43,18 @@ import (
 // this decides as fixed; with larger costs a refused request still uses up
 // the window.
 //
+// As a Product its twin is fixed, and its one deviation is counts-refused:
+// every request is counted, refused ones included (off: only what the
+// harness records, as fixed). The whole-second clock is no deviation: the
+// unit is whole seconds and the windows start on the epoch, so the window
+// of floor(t/1s) is the window of t for any t >= 0 (a trace's times are);
+// only before the epoch would the division's truncation toward zero
+// differ.
+//
 // Memory: the count and the window, 16 bytes per key (a Redis counter and
 // its key's window start).
 type Envoy struct {
+	deviations
 	rule Rule
 	div  int64 // the unit in seconds
 	st   []envoyState
@@ -73,20 +82,26 @@ func NewEnvoy(r Rule) (*Envoy, error) {
 	}
 	for _, u := range envoyUnits {
 		if r.W == u.secs*int64(time.Second) {
-			return &Envoy{rule: r, div: u.secs}, nil
+			e := &Envoy{rule: r, div: u.secs}
+			e.setDeviations(Deviation{"counts-refused", "counts every request in the window, refused ones included (a refused request of cost > 1 still uses up the window)"})
+			return e, nil
 		}
 	}
 	return nil, fmt.Errorf("algorithm \"envoy\": the rate limit service's units are second, minute, hour, day, week, month (30 days) and year (365 days): give a window of 1s, 1m, 1h, 24h, 168h, 720h or 8760h, not %s", FormatWindow(r.W))
 }
 
-func (*Envoy) Name() string         { return "envoy" }
+func (e *Envoy) Name() string       { return "envoy" + e.suffix() }
+func (*Envoy) Twin() string         { return "fixed" }
 func (e *Envoy) Grow(n int)         { e.st = grow(e.st, n) }
 func (*Envoy) Bytes(int32) int64    { return 16 }
 func (*Envoy) FixedSize() bool      { return true }
 func (*Envoy) CountsRejected() bool { return true }
 
-// CountsEvery: the service increments the counter for every request.
-func (*Envoy) CountsEvery() bool { return true }
+// CountsEvery: the service increments the counter for every request
+// (deviation counts-refused).
+func (e *Envoy) CountsEvery() bool { return e.on(envoyCountsRefused) }
+
+const envoyCountsRefused = 0
 
 // advance moves the key to the window of t: now = floor(t/1s), window
 // now/divider with Go's division, as the cache key (a new key starts at 0).

@@ -2,6 +2,7 @@ package algorithms
 
 import (
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 	"time"
@@ -43,13 +44,32 @@ import (
 // such pair (or one needing tokens_per_fill > L, whose fills the cap would
 // cut) is refused.
 //
+// As a Product its twin is token:B=max, the continuous token bucket of
+// rate tokens_per_fill/fill_interval, when that rate is the rule's L/W (as
+// by default; otherwise no spec expresses it and Twin is ""). Its
+// deviations:
+//
+//   - timer-fill: tokens come in whole fills at the timer's ticks, not
+//     continuously (off: the bucket refills tokens_per_fill per
+//     fill_interval continuously, as token on that rate).
+//   - one-token: a request takes one token whatever its cost, and passes
+//     with one token in the bucket (off: it needs and takes cost tokens).
+//
 // Memory: the token count and the timer's tick of its last update, 16 bytes
 // per key.
 type EnvoyLocal struct {
+	deviations
 	max, fill, interval, phase int64
 	named                      bool // parameters given explicitly
 	st                         []envoyLocalState
+	twin                       string
+	tk                         *Token // the continuous bucket, without timer-fill
 }
+
+const (
+	envoyLocalTimerFill = iota
+	envoyLocalOneToken
+)
 
 // envoyLocalState is a key's deficit max_tokens - tokens (the zero value is
 // a full bucket) and the index of the last timer tick applied to it.
@@ -73,7 +93,12 @@ func NewEnvoyLocal(max, fill, interval, phase int64) (*EnvoyLocal, error) {
 	case phase < 0 || phase >= interval:
 		return nil, fmt.Errorf("algorithm \"envoy-local\": the phase must be in [0, interval)")
 	}
-	return &EnvoyLocal{max: max, fill: fill, interval: interval, phase: phase}, nil
+	el := &EnvoyLocal{max: max, fill: fill, interval: interval, phase: phase}
+	el.setDeviations(
+		Deviation{"timer-fill", "adds tokens_per_fill at each tick of a timer every fill_interval, not continuously"},
+		Deviation{"one-token", "a request takes one token whatever its cost, and passes with one token left"})
+	el.tk = NewToken(Rule{L: fill, W: interval}, max)
+	return el, nil
 }
 
 // EnvoyLocalFill returns the default tokens_per_fill and fill_interval for
@@ -158,21 +183,37 @@ func newEnvoyLocalSpec(spec, arg string, hasArg bool, r Rule) (Limiter, error) {
 		return nil, err
 	}
 	el.named = hasArg
+	if hi, lo := bits.Mul64(uint64(fill), uint64(r.W)); hi == 0 && lo < 1<<63 {
+		if hi2, lo2 := bits.Mul64(uint64(r.L), uint64(interval)); hi2 == hi && lo2 == lo {
+			el.twin = "token:B=" + itoa(max) // the rule's rate
+		}
+	}
 	return el, nil
 }
 
+// Twin is token:B=max when the fill rate is the rule's, else "".
+func (el *EnvoyLocal) Twin() string { return el.twin }
+
 func (el *EnvoyLocal) Name() string {
 	if !el.named {
-		return "envoy-local"
+		return "envoy-local" + el.suffix()
 	}
 	s := "envoy-local:max=" + itoa(el.max) + ":fill=" + itoa(el.fill) + ":interval=" + FormatWindow(el.interval)
 	if el.phase != 0 {
 		s += ":phase=" + FormatWindow(el.phase)
 	}
-	return s
+	return s + el.suffix()
 }
 
-func (el *EnvoyLocal) Grow(n int)        { el.st = grow(el.st, n) }
+// Grow grows the timer's buckets, or the continuous one without timer-fill.
+func (el *EnvoyLocal) Grow(n int) {
+	if el.on(envoyLocalTimerFill) {
+		el.st = grow(el.st, n)
+	} else {
+		el.tk.Grow(n)
+	}
+}
+
 func (*EnvoyLocal) Bytes(int32) int64    { return 16 }
 func (*EnvoyLocal) FixedSize() bool      { return true }
 func (*EnvoyLocal) CountsRejected() bool { return false }
@@ -198,24 +239,58 @@ func (el *EnvoyLocal) refill(s *envoyLocalState, t int64) {
 	}
 }
 
-func (el *EnvoyLocal) Decide(id int32, t, _ int64) bool {
-	s := &el.st[id]
-	el.refill(s, t)
-	return s.deficit < el.max // tokens > 0
+// tokens returns what a request of cost takes: one (one-token), or cost.
+func (el *EnvoyLocal) tokens(cost int64) int64 {
+	if el.on(envoyLocalOneToken) {
+		return 1
+	}
+	return cost
 }
 
-func (el *EnvoyLocal) Record(id int32, t, _ int64) {
+// Decide admits iff the bucket holds the tokens the request takes: for one
+// token, tokens > 0.
+func (el *EnvoyLocal) Decide(id int32, t, cost int64) bool {
+	c := el.tokens(cost)
+	if !el.on(envoyLocalTimerFill) {
+		return el.tk.Decide(id, t, c)
+	}
 	s := &el.st[id]
 	el.refill(s, t)
-	s.deficit = SatAdd(s.deficit, 1)
+	return c <= el.max-s.deficit // for c = 1: tokens > 0
+}
+
+func (el *EnvoyLocal) Record(id int32, t, cost int64) {
+	c := el.tokens(cost)
+	if !el.on(envoyLocalTimerFill) {
+		el.tk.Record(id, t, c)
+		return
+	}
+	s := &el.st[id]
+	el.refill(s, t)
+	s.deficit = SatAdd(s.deficit, c)
 }
 
 // Idle: the bucket is full at t.
 func (el *EnvoyLocal) Idle(id int32, t int64) bool {
+	if !el.on(envoyLocalTimerFill) {
+		return el.tk.Idle(id, t)
+	}
 	s := &el.st[id]
 	el.refill(s, t)
 	return s.deficit == 0
 }
 
-func (el *EnvoyLocal) Release(id int32)     { el.st[id] = envoyLocalState{} }
-func (el *EnvoyLocal) Warm(id int32) uint64 { return uint64(el.st[id].deficit) }
+func (el *EnvoyLocal) Release(id int32) {
+	if !el.on(envoyLocalTimerFill) {
+		el.tk.Release(id)
+		return
+	}
+	el.st[id] = envoyLocalState{}
+}
+
+func (el *EnvoyLocal) Warm(id int32) uint64 {
+	if !el.on(envoyLocalTimerFill) {
+		return el.tk.Warm(id)
+	}
+	return uint64(el.st[id].deficit)
+}

@@ -1,6 +1,7 @@
 package algorithms_test
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -238,4 +239,88 @@ func TestEnvoyIdle(t *testing.T) {
 	if rl.Idle(0, sec) || !rl.Idle(0, 2*sec) {
 		t.Error("envoy-local idle: want busy after one tick, full after two")
 	}
+}
+
+// replay is play recording what the engine records in independent mode:
+// the admitted requests, or every request for a product that counts every
+// request.
+func replay(t *testing.T, l algorithms.Limiter, steps []step) {
+	t.Helper()
+	play(t, l, algorithms.CountsEvery(l), steps)
+}
+
+// counts-refused: the service counts a refused request of cost 3 (INCRBY
+// for every request, fixed_cache_impl.go:36, 161-187); without it, envoy
+// counts only what it admits, as fixed.
+func TestEnvoyCountsRefused(t *testing.T) {
+	l := mustNew(t, "envoy", "3/1m")
+	p := l.(algorithms.Product)
+	if p.Twin() != "fixed" || len(p.Deviations()) != 1 || p.Deviations()[0].Name != "counts-refused" {
+		t.Fatalf("twin %q, deviations %v", p.Twin(), p.Deviations())
+	}
+	steps := func(counted bool) []step {
+		return []step{{0, 2, true}, {sec, 3, false}, {2 * sec, 1, !counted}}
+	}
+	replay(t, l, steps(true))
+	off := mustNew(t, "envoy:without=counts-refused", "3/1m")
+	if off.Name() != "envoy:without=counts-refused" || algorithms.CountsEvery(off) || !off.CountsRejected() {
+		t.Errorf("%s: counts every request %v", off.Name(), algorithms.CountsEvery(off))
+	}
+	replay(t, off, steps(false))
+}
+
+// timer-fill: the bucket gets its token at the tick (1s), not
+// continuously; one-token: a request of cost 5 takes one token of 2.
+func TestEnvoyLocalDeviations(t *testing.T) {
+	spec := "envoy-local:max=2:fill=1:interval=1s"
+	timer := func(on bool) []step {
+		return []step{{0, 1, true}, {100 * ms, 1, true}, {1200 * ms, 1, on}, {1300 * ms, 1, false}}
+	}
+	replay(t, mustNew(t, spec, "2/2s"), timer(true))
+	// Continuous: 1.1 tokens at 1.2 s, then 0.1 + 0.1 at 1.3 s.
+	replay(t, mustNew(t, spec+":without=timer-fill", "2/2s"), []step{{0, 1, true}, {100 * ms, 1, true}, {1200 * ms, 1, true}, {1300 * ms, 1, false}})
+	replay(t, mustNew(t, spec+":without=timer-fill", "2/2s"), []step{{0, 1, true}, {100 * ms, 1, true}, {999 * ms, 1, false}, {sec, 1, true}}) // t/1s tokens from 100 ms
+	cost := func(on bool) []step { return []step{{0, 5, on}, {0, 2, true}, {0, 1, false}} }
+	replay(t, mustNew(t, spec, "2/2s"), cost(true))
+	replay(t, mustNew(t, spec+":without=one-token", "2/2s"), cost(false))
+	for s, want := range map[string]string{
+		"envoy-local":                                      "token:B=10",
+		"envoy-local:max=5:fill=1:interval=6s":             "token:B=5",
+		"envoy-local:max=2:fill=1:interval=1s":             "", // 1/s is not 10/1m
+		"envoy-local:max=2:fill=1:interval=6s":             "token:B=2",
+		"envoy-local:without=timer-fill:without=one-token": "token:B=10",
+	} {
+		l := mustNew(t, s, "10/1m")
+		if got := l.(algorithms.Product).Twin(); got != want || l.Name() != s {
+			t.Errorf("%s: name %s, twin %q, want %q", s, l.Name(), got, want)
+		}
+	}
+}
+
+// With every deviation off, envoy decides as fixed and envoy-local as its
+// twin, request by request.
+func TestEnvoyWithoutDeviationsIsTheTwin(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 3))
+	for _, r := range []algorithms.Rule{{L: 5, W: sec}, {L: 100, W: 60 * sec}, {L: 7, W: 3600 * sec}, {L: 1_000_000, W: 86400 * sec}} {
+		trace := poissonish(rng, r, 20, 20000)
+		sameDecisions(t, "envoy:without=counts-refused", "fixed", r, trace, false)
+		sameDecisions(t, "envoy:without=counts-refused", "fixed", r, trace, true)
+	}
+	for _, r := range []algorithms.Rule{{L: 5, W: 30 * sec}, {L: 100, W: 60 * sec}, {L: 1_000_000, W: 86400 * sec}, {L: 3, W: sec}} {
+		trace := poissonish(rng, r, 20, 20000)
+		spec := "envoy-local:without=timer-fill:without=one-token"
+		twin := mustNewRule(t, spec, r).(algorithms.Product).Twin()
+		sameDecisions(t, spec, twin, r, trace, false)
+		sameDecisions(t, spec, twin, r, trace, true)
+		sameDecisions(t, "envoy-local:max=4:fill=2:interval=1s:without=timer-fill:without=one-token", "token:B=4", algorithms.Rule{L: 2, W: sec}, trace, false)
+	}
+}
+
+func mustNewRule(t *testing.T, spec string, r algorithms.Rule) algorithms.Limiter {
+	t.Helper()
+	l, err := algorithms.New(spec, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }

@@ -27,6 +27,8 @@ var Catalogue = []struct{ Spec, About string }{
 	{"ulule", "github.com/ulule/limiter (Redis store): fixed window anchored at the key's first hit, Redis's millisecond clock, every request counted"},
 	{"go-limiter", "github.com/sethvargo/go-limiter (memorystore): fixed window anchored at the key's first request, one token per request"},
 	{"juju[:rate][:capacity=N][:quantum=N:interval=D]", "github.com/juju/ratelimit: quantum tokens every whole interval from the key's first request, capacity N (default L, and the exact rate L/W; rate: as NewBucketWithRate, within 1%)"},
+	{"kong", "Kong's rate-limiting plugin, local policy: fixed window on the UTC calendar (W 1s, 1m, 1h, 24h; 720h a calendar month, 8760h a calendar year), admitted while the count is below L, one hit per request"},
+	{"redis-cell[:burst=N]", "redis-cell's CL.THROTTLE: GCRA in nanoseconds, max_burst N (default L-1, so L at once), emission interval period/count truncated, the period whole seconds"},
 }
 
 // New builds the limiter named by spec for rule r. Besides its own
@@ -107,6 +109,13 @@ func newBase(spec string, r Rule) (Limiter, error) {
 		return noArg(NewGoLimiter(r))
 	case "juju":
 		return newJujuSpec(spec, arg, hasArg, r)
+	case "kong":
+		if hasArg {
+			return nil, fmt.Errorf("algorithm %q takes no parameter", spec)
+		}
+		return NewKong(r)
+	case "redis-cell":
+		return newRedisCellSpec(spec, arg, hasArg, r)
 	case "buckets":
 		n, err := strconv.ParseInt(arg, 10, 64)
 		if !hasArg || err != nil {
