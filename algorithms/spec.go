@@ -24,6 +24,9 @@ var Catalogue = []struct{ Spec, About string }{
 	{"leaky[:B=N]", "leaky bucket as a queue (shaper), capacity B (default L), drains one unit every W/L; admits as token, with a delay"},
 	{"envoy", "Envoy's global rate limit service: fixed window on the epoch in whole seconds, W one unit (1s, 1m, 1h, 24h, ...), every request counted"},
 	{"envoy-local[:max=N:fill=N:interval=D:phase=D]", "Envoy's local rate limit filter: max tokens (default L), fill tokens every interval (>= 50ms, default the exact L/W), one token per request"},
+	{"upstash", "Upstash's slidingWindow: floor(prev*(W-e)/W) + curr >= L refuses, on a millisecond clock, behind its ephemeral cache"},
+	{"upstash-fixed", "Upstash's fixedWindow: every request counted, behind its ephemeral cache"},
+	{"upstash-token[:max=N][:refill=N:interval=D]", "Upstash's tokenBucket: refill tokens per whole interval from the key's first request (default the rule's rate), max tokens (default L), behind its ephemeral cache"},
 }
 
 // New builds the limiter named by spec for rule r. Besides its own
@@ -98,6 +101,19 @@ func newBase(spec string, r Rule) (Limiter, error) {
 		return NewEnvoy(r)
 	case "envoy-local":
 		return newEnvoyLocalSpec(spec, arg, hasArg, r)
+	case "upstash", "upstash-fixed":
+		if hasArg {
+			return nil, fmt.Errorf("algorithm %q takes no parameter", spec)
+		}
+		if name == "upstash" {
+			return NewUpstash(r)
+		}
+		return NewUpstashFixed(r)
+	case "upstash-token":
+		if hasArg && strings.TrimSpace(arg) == "" {
+			return nil, fmt.Errorf("algorithm %q: want upstash-token, or upstash-token:max=N and :refill=N:interval=D", spec)
+		}
+		return NewUpstashToken(r, arg)
 	case "buckets":
 		n, err := strconv.ParseInt(arg, 10, 64)
 		if !hasArg || err != nil {
@@ -105,7 +121,7 @@ func newBase(spec string, r Rule) (Limiter, error) {
 		}
 		return NewBuckets(r, n)
 	}
-	return nil, fmt.Errorf("unknown algorithm %q (known: log, counter, counter-lt, counter-floor, fixed, token[:B=N], gcra[:B=N], buckets:N, xrate[:B=N], leaky[:B=N], nginx[:rate=Nr/s|Nr/m][:burst=N], envoy, envoy-local[:max=N][:fill=N][:interval=D][:phase=D])", spec)
+	return nil, fmt.Errorf("unknown algorithm %q (known: log, counter, counter-lt, counter-floor, fixed, token[:B=N], gcra[:B=N], buckets:N, xrate[:B=N], leaky[:B=N], nginx[:rate=Nr/s|Nr/m][:burst=N], envoy, envoy-local[:max=N][:fill=N][:interval=D][:phase=D], upstash, upstash-fixed, upstash-token[:max=N][:refill=N:interval=D])", spec)
 }
 
 // ParseSpecs splits a comma-separated list of specs and checks each against
