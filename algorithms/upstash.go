@@ -50,7 +50,7 @@ import (
 //
 // What changes no decision, and is left out: analytics (default off,
 // ratelimit.ts:143-148; when on, submitAnalytics records the result after
-// the decision, ratelimit.ts:370-405); the deny list (enableProtection,
+// the decision, ratelimit.ts:370-411); the deny list (enableProtection,
 // default false, ratelimit.ts:133); dynamic limits (default false,
 // ratelimit.ts:131: the scripts then read the limit from a key instead of
 // the argument); the timeout (default 5000 ms, ratelimit.ts:129, 336-358),
