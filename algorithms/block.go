@@ -29,6 +29,10 @@ type Blocked struct {
 	d     int64   // the block's duration, or 0 for till the window's end
 	until []int64 // the block's end XOR math.MinInt64: the zero value is no block
 	name  string
+	// reset, when set, gives the block's end for a refusal of key id at t
+	// instead of the rule's window or the duration: a product whose cache
+	// keeps the reset its limiter returns (Upstash).
+	reset func(id int32, t int64) int64
 }
 
 // blockedUntil returns when key id's block ends (math.MinInt64: none).
@@ -71,7 +75,11 @@ func (b *Blocked) Decide(id int32, t, cost int64) bool {
 	if b.inner.Decide(id, t, cost) {
 		return true
 	}
-	b.until[id] = b.end(t) ^ math.MinInt64
+	end := b.end(t)
+	if b.reset != nil {
+		end = b.reset(id, t)
+	}
+	b.until[id] = end ^ math.MinInt64
 	return false
 }
 

@@ -14,7 +14,7 @@ var Catalogue = []struct{ Spec, About string }{
 	{"log", "sliding window log: the exact reference"},
 	{"counter", "sliding window counter: prev*(W-e)/W + curr + cost <= L"},
 	{"counter-lt", "counter admitting iff prev*(W-e)/W + curr < L, as in a common Redis Lua snippet"},
-	{"counter-floor", "counter with the weighted previous count rounded down, as Upstash"},
+	{"counter-floor", "counter with the weighted previous count rounded down (with cost 1 it decides as counter-lt, and as Upstash's slidingWindow without its cache)"},
 	{"fixed", "fixed window: curr + cost <= L"},
 	{"token[:B=N]", "token bucket, L/W tokens per unit time, capacity B (default L)"},
 	{"gcra[:B=N]", "generic cell rate algorithm, emission interval W/L, burst B; decides as token"},
@@ -29,6 +29,9 @@ var Catalogue = []struct{ Spec, About string }{
 	{"juju[:rate][:capacity=N][:quantum=N:interval=D]", "github.com/juju/ratelimit: quantum tokens every whole interval from the key's first request, capacity N (default L, and the exact rate L/W; rate: as NewBucketWithRate, within 1%)"},
 	{"kong", "Kong's rate-limiting plugin, local policy: fixed window on the UTC calendar (W 1s, 1m, 1h, 24h; 720h a calendar month, 8760h a calendar year), admitted while the count is below L, one hit per request"},
 	{"redis-cell[:burst=N]", "redis-cell's CL.THROTTLE: GCRA in nanoseconds, max_burst N (default L-1, so L at once), emission interval period/count truncated, the period whole seconds"},
+	{"upstash", "Upstash's slidingWindow: floor(prev*(W-e)/W) + curr >= L refuses, on a millisecond clock, behind its ephemeral cache"},
+	{"upstash-fixed", "Upstash's fixedWindow: every request counted, behind its ephemeral cache"},
+	{"upstash-token[:max=N][:refill=N:interval=D]", "Upstash's tokenBucket: refill tokens per whole interval from the key's first request (default the rule's rate), max tokens (default L), behind its ephemeral cache"},
 }
 
 // New builds the limiter named by spec for rule r. Besides its own
@@ -116,6 +119,19 @@ func newBase(spec string, r Rule) (Limiter, error) {
 		return NewKong(r)
 	case "redis-cell":
 		return newRedisCellSpec(spec, arg, hasArg, r)
+	case "upstash", "upstash-fixed":
+		if hasArg {
+			return nil, fmt.Errorf("algorithm %q takes no parameter", spec)
+		}
+		if name == "upstash" {
+			return NewUpstash(r)
+		}
+		return NewUpstashFixed(r)
+	case "upstash-token":
+		if hasArg && strings.TrimSpace(arg) == "" {
+			return nil, fmt.Errorf("algorithm %q: want upstash-token, or upstash-token:max=N and :refill=N:interval=D", spec)
+		}
+		return NewUpstashToken(r, arg)
 	case "buckets":
 		n, err := strconv.ParseInt(arg, 10, 64)
 		if !hasArg || err != nil {
