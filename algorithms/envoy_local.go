@@ -185,7 +185,7 @@ func newEnvoyLocalSpec(spec, arg string, hasArg bool, r Rule) (Limiter, error) {
 	el.named = hasArg
 	if hi, lo := bits.Mul64(uint64(fill), uint64(r.W)); hi == 0 && lo < 1<<63 {
 		if hi2, lo2 := bits.Mul64(uint64(r.L), uint64(interval)); hi2 == hi && lo2 == lo {
-			el.twin = "token:B=" + itoa(max) // the rule's rate
+			el.twin = bucketSpec("token", max, r) // the rule's rate
 		}
 	}
 	return el, nil

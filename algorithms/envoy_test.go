@@ -284,11 +284,11 @@ func TestEnvoyLocalDeviations(t *testing.T) {
 	replay(t, mustNew(t, spec, "2/2s"), cost(true))
 	replay(t, mustNew(t, spec+":without=one-token", "2/2s"), cost(false))
 	for s, want := range map[string]string{
-		"envoy-local":                                      "token:B=10",
+		"envoy-local":                                      "token",
 		"envoy-local:max=5:fill=1:interval=6s":             "token:B=5",
 		"envoy-local:max=2:fill=1:interval=1s":             "", // 1/s is not 10/1m
 		"envoy-local:max=2:fill=1:interval=6s":             "token:B=2",
-		"envoy-local:without=timer-fill:without=one-token": "token:B=10",
+		"envoy-local:without=timer-fill:without=one-token": "token",
 	} {
 		l := mustNew(t, s, "10/1m")
 		if got := l.(algorithms.Product).Twin(); got != want || l.Name() != s {

@@ -187,7 +187,7 @@ func (j *Juju) Twin() string {
 	if h1 != h2 || l1 != l2 {
 		return ""
 	}
-	return "token:B=" + itoa(j.capacity)
+	return bucketSpec("token", j.capacity, j.rule)
 }
 
 // Params returns capacity, quantum and fillInterval.

@@ -20,7 +20,7 @@ import (
 func TestJujuTimeline(t *testing.T) {
 	j := mustNew(t, "juju", "3/1m")
 	p := j.(algorithms.Product)
-	if cp, q, fi := j.(*algorithms.Juju).Params(); cp != 3 || q != 1 || fi != 20*sec || p.Twin() != "token:B=3" || j.Name() != "juju" {
+	if cp, q, fi := j.(*algorithms.Juju).Params(); cp != 3 || q != 1 || fi != 20*sec || p.Twin() != "token" || j.Name() != "juju" {
 		t.Fatalf("juju 3/1m: capacity %d quantum %d interval %d twin %q name %s", cp, q, fi, p.Twin(), j.Name())
 	}
 	play(t, j, false, []step{
@@ -49,16 +49,16 @@ func TestJujuMapping(t *testing.T) {
 		rule, spec, name, twin  string
 		capacity, quantum, fill int64
 	}{
-		{"10/1m", "juju", "juju", "token:B=10", 10, 1, 6 * sec},
-		{"3/1s", "juju", "juju", "token:B=3", 3, 3, sec},               // W/L is not whole ns: 3 every second
-		{"7/1000000003ns", "juju", "juju", "token:B=7", 7, 7, sec + 3}, // gcd 1
-		{"100/1ms", "juju", "juju", "token:B=100", 100, 1, 10 * us},    // W/L whole
-		{"6/1s", "juju", "juju", "token:B=6", 6, 3, 500 * ms},          // gcd 2e8... 6/gcd(1e9, 6) = 3
+		{"10/1m", "juju", "juju", "token", 10, 1, 6 * sec},
+		{"3/1s", "juju", "juju", "token", 3, 3, sec},               // W/L is not whole ns: 3 every second
+		{"7/1000000003ns", "juju", "juju", "token", 7, 7, sec + 3}, // gcd 1
+		{"100/1ms", "juju", "juju", "token", 100, 1, 10 * us},      // W/L whole
+		{"6/1s", "juju", "juju", "token", 6, 3, 500 * ms},          // gcd 2e8... 6/gcd(1e9, 6) = 3
 		{"10/1m", "juju:capacity=4", "juju:capacity=4:quantum=1:interval=6s", "token:B=4", 4, 1, 6 * sec},
 		{"10/1m", "juju:quantum=2:interval=10s", "juju:capacity=10:quantum=2:interval=10s", "", 10, 2, 10 * sec},
-		{"10/1m", "juju:rate", "juju:rate", "token:B=10", 10, 1, 6 * sec}, // 1e9*1/(10/60.0) = 6e9: exact
-		{"3/1s", "juju:rate", "juju:rate", "", 3, 1, 333333333},           // rate 3.000000003
-		{"1000/1ms", "juju:rate", "juju:rate", "token:B=1000", 1000, 1, us},
+		{"10/1m", "juju:rate", "juju:rate", "token", 10, 1, 6 * sec}, // 1e9*1/(10/60.0) = 6e9: exact
+		{"3/1s", "juju:rate", "juju:rate", "", 3, 1, 333333333},      // rate 3.000000003
+		{"1000/1ms", "juju:rate", "juju:rate", "token", 1000, 1, us},
 	} {
 		r, _ := algorithms.ParseRule(c.rule)
 		l, err := algorithms.New(c.spec, r)

@@ -242,10 +242,7 @@ func (ng *Nginx) Twin() string {
 	if configured.Cmp(rule) != 0 { // n/(scale s) != L/W
 		return ""
 	}
-	if b := ng.burst/1000 + 1; b != ng.rule.L {
-		return "token:B=" + itoa(b)
-	}
-	return "token"
+	return bucketSpec("token", ng.burst/1000+1, ng.rule)
 }
 
 // parseNginxRate reads "Nr/s" or "Nr/m" and returns N and the scale, 1 or

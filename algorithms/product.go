@@ -174,3 +174,13 @@ func CouplesKeys(l Limiter) bool {
 	c, ok := l.(KeyCoupler)
 	return ok && c.CouplesKeys()
 }
+
+// bucketSpec is the spec of bucket algorithm alg ("token", "gcra") of
+// capacity b under rule r, as a twin: alg alone when b is its default, L,
+// so that a twin is the run of the same name when one is listed.
+func bucketSpec(alg string, b int64, r Rule) string {
+	if b == r.L {
+		return alg
+	}
+	return alg + ":B=" + itoa(b)
+}

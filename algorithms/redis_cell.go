@@ -146,7 +146,7 @@ func (rc *RedisCell) Name() string {
 	return s + rc.suffix()
 }
 
-func (rc *RedisCell) Twin() string { return "gcra:B=" + itoa(rc.burst+1) }
+func (rc *RedisCell) Twin() string { return bucketSpec("gcra", rc.burst+1, rc.rule) }
 
 // Interval returns the emission interval in ns as CL.THROTTLE computes it.
 func (rc *RedisCell) Interval() int64 { return rc.interval }

@@ -15,7 +15,7 @@ import (
 func TestRedisCellTimeline(t *testing.T) {
 	l := mustNew(t, "redis-cell", "3/1s")
 	rc := l.(*algorithms.RedisCell)
-	if rc.Interval() != 333333333 || rc.Twin() != "gcra:B=3" || l.Name() != "redis-cell" {
+	if rc.Interval() != 333333333 || rc.Twin() != "gcra" || l.Name() != "redis-cell" {
 		t.Fatalf("%s: interval %d, twin %s", l.Name(), rc.Interval(), rc.Twin())
 	}
 	t0 := int64(1_700_000_000) * sec

@@ -498,7 +498,7 @@ func NewUpstashToken(r Rule, arg string) (*Upstash, error) {
 	}
 	twin := ""
 	if a, b := mul(refill, r.W), mul(r.L, interval); a == b {
-		twin = "token:B=" + itoa(max)
+		twin = bucketSpec("token", max, r)
 	}
 	c := &upstashToken{max: max, refill: refill, interval: interval, rr: Rule{L: refill, W: interval}}
 	u := newUpstash(name, twin, c, 24, utCounts, r,

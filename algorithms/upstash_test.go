@@ -96,9 +96,9 @@ func TestUpstashSpecs(t *testing.T) {
 	}{
 		{"upstash", "upstash", "counter", []string{"clock", "lt", "float", "cache"}, false},
 		{"upstash-fixed", "upstash-fixed", "fixed", []string{"clock", "counts-refused", "cache"}, true},
-		{"upstash-token", "upstash-token", "token:B=10", []string{"clock", "interval", "counts-refused", "cache"}, true},
+		{"upstash-token", "upstash-token", "token", []string{"clock", "interval", "counts-refused", "cache"}, true},
 		{"upstash-token:max=20", "upstash-token:max=20", "token:B=20", []string{"clock", "interval", "counts-refused", "cache"}, true},
-		{"upstash-token:interval=12s:refill=2", "upstash-token:refill=2:interval=12s", "token:B=10", nil, true},
+		{"upstash-token:interval=12s:refill=2", "upstash-token:refill=2:interval=12s", "token", nil, true},
 		{"upstash-token:refill=3:interval=10s", "upstash-token:refill=3:interval=10s", "", nil, true},
 		{"upstash-fixed:without=counts-refused", "upstash-fixed:without=counts-refused", "fixed", nil, false},
 		{"upstash:without=cache:without=clock", "upstash:without=clock:without=cache", "counter", nil, false},
@@ -359,10 +359,10 @@ func TestUpstashTokenMapping(t *testing.T) {
 		r    algorithms.Rule
 		twin string
 	}{
-		{algorithms.Rule{L: 10, W: int64(time.Minute)}, "token:B=10"},
-		{algorithms.Rule{L: 7, W: int64(time.Minute)}, "token:B=7"},
-		{algorithms.Rule{L: 1_000_000, W: int64(24 * time.Hour)}, "token:B=1000000"},
-		{algorithms.Rule{L: 3, W: 1001 * upstashMs}, "token:B=3"},
+		{algorithms.Rule{L: 10, W: int64(time.Minute)}, "token"},
+		{algorithms.Rule{L: 7, W: int64(time.Minute)}, "token"},
+		{algorithms.Rule{L: 1_000_000, W: int64(24 * time.Hour)}, "token"},
+		{algorithms.Rule{L: 3, W: 1001 * upstashMs}, "token"},
 	} {
 		lim, err := algorithms.New("upstash-token", c.r)
 		if err != nil {
