@@ -23,6 +23,8 @@ var Catalogue = []struct{ Spec, About string }{
 	{"nginx[:rate=Nr/s|Nr/m][:burst=N]", "nginx limit_req: leaky bucket in milli-requests on a millisecond clock, rate truncated as nginx parses it (default: rate L/W, burst L-1)"},
 	{"leaky[:B=N]", "leaky bucket as a queue (shaper), capacity B (default L), drains one unit every W/L; admits as token, with a delay"},
 	{"envoy", "Envoy's global rate limit service: fixed window on the epoch in whole seconds, W one unit (1s, 1m, 1h, 24h, ...), every request counted"},
+	{"redis_rate[:burst=N]", "go-redis/redis_rate v10: GCRA in a Lua script on float64 seconds from Redis TIME (microseconds), Limit{Rate: L, Period: W, Burst: N (default L)}"},
+	{"throttled[:burst=N]", "throttled/throttled v2 with its memory store: GCRA in integer ns, emission interval W/L truncated, MaxBurst N (default L-1) admitting N+1 at once"},
 	{"envoy-local[:max=N:fill=N:interval=D:phase=D]", "Envoy's local rate limit filter: max tokens (default L), fill tokens every interval (>= 50ms, default the exact L/W), one token per request"},
 }
 
@@ -98,6 +100,10 @@ func newBase(spec string, r Rule) (Limiter, error) {
 		return NewEnvoy(r)
 	case "envoy-local":
 		return newEnvoyLocalSpec(spec, arg, hasArg, r)
+	case "redis_rate":
+		return NewRedisRate(r, arg, hasArg)
+	case "throttled":
+		return NewThrottled(r, arg, hasArg)
 	case "buckets":
 		n, err := strconv.ParseInt(arg, 10, 64)
 		if !hasArg || err != nil {
@@ -105,7 +111,7 @@ func newBase(spec string, r Rule) (Limiter, error) {
 		}
 		return NewBuckets(r, n)
 	}
-	return nil, fmt.Errorf("unknown algorithm %q (known: log, counter, counter-lt, counter-floor, fixed, token[:B=N], gcra[:B=N], buckets:N, xrate[:B=N], leaky[:B=N], nginx[:rate=Nr/s|Nr/m][:burst=N], envoy, envoy-local[:max=N][:fill=N][:interval=D][:phase=D])", spec)
+	return nil, fmt.Errorf("unknown algorithm %q (known: log, counter, counter-lt, counter-floor, fixed, token[:B=N], gcra[:B=N], buckets:N, xrate[:B=N], leaky[:B=N], nginx[:rate=Nr/s|Nr/m][:burst=N], envoy, envoy-local[:max=N][:fill=N][:interval=D][:phase=D], redis_rate[:burst=N], throttled[:burst=N])", spec)
 }
 
 // ParseSpecs splits a comma-separated list of specs and checks each against
