@@ -60,8 +60,10 @@ import (
 // and every request is admitted.
 //
 // The key's expiry (EX ceil(new_tat - now), whole seconds on Redis's
-// clock) comes when now >= new_tat, where max(tat, now) = now anyway: a
-// key that expired decides as one that did not. It is not modelled.
+// clock) comes when now >= new_tat (up to the rounding of new_tat - now,
+// a few units in the last place of now), where max(tat, now) = now
+// anyway: a key that expired decides as one that did not. It is not
+// modelled (nor in miniredis, whose keys expire only by FastForward).
 //
 // # Deviations
 //
