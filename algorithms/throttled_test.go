@@ -170,3 +170,54 @@ func BenchmarkGCRAProducts(b *testing.B) {
 		})
 	}
 }
+
+// Releasing a key when Idle says so changes no decision, and both products
+// are in the Catalogue.
+func TestGCRAProductsIdleRelease(t *testing.T) {
+	rng := rand.New(rand.NewPCG(169, 170))
+	for _, spec := range []string{"redis_rate", "redis_rate:without=float", "redis_rate:without=clock", "throttled", "throttled:burst=0"} {
+		for _, r := range propertyRules[:3] {
+			trace := poissonish(rng, r, 10, 5000)
+			kept, rel := mustNewRule(t, spec, r), mustNewRule(t, spec, r)
+			kept.Grow(10)
+			rel.Grow(10)
+			released := 0
+			for i, q := range trace {
+				id := int32(q.key)
+				if rl := rel.(algorithms.Releaser); rl.Idle(id, q.t) {
+					rl.Release(id)
+					released++
+				}
+				a, b := kept.Decide(id, q.t, q.cost), rel.Decide(id, q.t, q.cost)
+				if a != b {
+					t.Fatalf("%s %v: request %d %+v: %v kept, %v released", spec, r, i, q, a, b)
+				}
+				if a {
+					kept.Record(id, q.t, q.cost)
+					rel.Record(id, q.t, q.cost)
+				}
+			}
+			if released == 0 {
+				t.Errorf("%s %v: no key was ever idle", spec, r)
+			}
+		}
+	}
+	for _, name := range []string{"redis_rate", "throttled"} {
+		found := false
+		for _, c := range algorithms.Catalogue {
+			found = found || strings.HasPrefix(c.Spec, name+"[")
+		}
+		if !found {
+			t.Errorf("%s is not in the Catalogue", name)
+		}
+	}
+}
+
+func mustNewRule(t *testing.T, spec string, r algorithms.Rule) algorithms.Limiter {
+	t.Helper()
+	l, err := algorithms.New(spec, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
