@@ -23,6 +23,8 @@ var Catalogue = []struct{ Spec, About string }{
 	{"nginx[:rate=Nr/s|Nr/m][:burst=N][:zone]", "nginx limit_req: leaky bucket in milli-requests on a millisecond clock, rate truncated as nginx parses it (default: rate L/W, burst L-1); zone models the zone's expiry of idle nodes, which couples keys"},
 	{"leaky[:B=N]", "leaky bucket as a queue (shaper), capacity B (default L), drains one unit every W/L; admits as token, with a delay"},
 	{"envoy", "Envoy's global rate limit service: fixed window on the epoch in whole seconds, W one unit (1s, 1m, 1h, 24h, ...), every request counted"},
+	{"redis_rate[:burst=N]", "go-redis/redis_rate v10: GCRA in a Lua script on float64 seconds from Redis TIME (microseconds), Limit{Rate: L, Period: W, Burst: N (default L)}"},
+	{"throttled[:burst=N]", "throttled/throttled v2 with its memory store: GCRA in integer ns, emission interval W/L truncated, MaxBurst N (default L-1) admitting N+1 at once"},
 	{"envoy-local[:max=N:fill=N:interval=D:phase=D]", "Envoy's local rate limit filter: max tokens (default L), fill tokens every interval (>= 50ms, default the exact L/W), one token per request"},
 	{"ulule", "github.com/ulule/limiter (Redis store): fixed window anchored at the key's first hit, Redis's millisecond clock, every request counted"},
 	{"go-limiter", "github.com/sethvargo/go-limiter (memorystore): fixed window anchored at the key's first request, one token per request"},
@@ -132,6 +134,10 @@ func newBase(spec string, r Rule) (Limiter, error) {
 			return nil, fmt.Errorf("algorithm %q: want upstash-token, or upstash-token:max=N and :refill=N:interval=D", spec)
 		}
 		return NewUpstashToken(r, arg)
+	case "redis_rate":
+		return NewRedisRate(r, arg, hasArg)
+	case "throttled":
+		return NewThrottled(r, arg, hasArg)
 	case "buckets":
 		n, err := strconv.ParseInt(arg, 10, 64)
 		if !hasArg || err != nil {
