@@ -37,7 +37,7 @@ func TestMarshalRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(back, s) {
 		t.Errorf("read back %+v\nwant %+v", back, s)
 	}
-	if _, err := ReadSummary(strings.NewReader(`{"schema": "ratebench.summary/v0"}`)); err == nil || !strings.Contains(err.Error(), `want "ratebench.summary/v1"`) {
+	if _, err := ReadSummary(strings.NewReader(`{"schema": "ratebench.summary/v0"}`)); err == nil || !strings.Contains(err.Error(), `want one of ratebench.summary/v1, `) {
 		t.Errorf("another schema: %v", err)
 	}
 }
