@@ -34,6 +34,8 @@ var Catalogue = []struct{ Spec, About string }{
 	{"upstash", "Upstash's slidingWindow: floor(prev*(W-e)/W) + curr >= L refuses, on a millisecond clock, behind its ephemeral cache"},
 	{"upstash-fixed", "Upstash's fixedWindow: every request counted, behind its ephemeral cache"},
 	{"upstash-token[:max=N][:refill=N:interval=D]", "Upstash's tokenBucket: refill tokens per whole interval from the key's first request (default the rule's rate), max tokens (default L), behind its ephemeral cache"},
+	{"ALG:block[=D]", "any algorithm behind a refusal cache: a key it refuses is refused until the end of the rule's window (block), or for D (block=D)"},
+	{"PRODUCT:without=NAME", "a deployed product with one of its deviations from its textbook algorithm turned off"},
 }
 
 // New builds the limiter named by spec for rule r. Besides its own
