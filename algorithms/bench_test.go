@@ -23,15 +23,28 @@ var benchTrace = func() []req {
 	return out
 }()
 
+// benchSpecs are the algorithms BenchmarkDecide measures: the textbook
+// ones, every product of the catalogue with its defaults, and a few
+// products with a deviation off (float arithmetic, the refusal cache).
+func benchSpecs(r algorithms.Rule) []string {
+	specs := []string{"log", "counter", "counter-lt", "counter-floor", "fixed", "token", "gcra", "buckets:4", "buckets:16", "leaky", "xrate"}
+	for _, p := range products(r) {
+		specs = append(specs, p.Name())
+	}
+	return append(specs, "redis_rate:without=float", "upstash:without=cache", "upstash-token:without=interval", "counter:block")
+}
+
 // BenchmarkDecide measures one decision plus the record of an admitted
-// request, per algorithm, over 100,000 interned keys.
+// request (of every request, for a product that counts every request, as
+// the harness does), per algorithm, over 100,000 interned keys.
 func BenchmarkDecide(b *testing.B) {
 	r := algorithms.Rule{L: 10, W: int64(time.Minute)}
 	span := benchTrace[len(benchTrace)-1].t - benchTrace[0].t + 1
-	for _, spec := range []string{"log", "counter", "counter-lt", "counter-floor", "fixed", "token", "gcra", "buckets:4", "buckets:16", "ulule", "go-limiter", "juju"} {
+	for _, spec := range benchSpecs(r) {
 		b.Run(spec, func(b *testing.B) {
 			lim, _ := algorithms.New(spec, r)
 			lim.Grow(100_000)
+			every := algorithms.CountsEvery(lim)
 			var shift int64
 			i, admitted := 0, 0
 			b.ReportAllocs()
@@ -40,8 +53,11 @@ func BenchmarkDecide(b *testing.B) {
 				q := &benchTrace[i]
 				t := q.t + shift
 				id := int32(q.key)
-				if lim.Decide(id, t, q.cost) {
+				ok := lim.Decide(id, t, q.cost)
+				if ok || every {
 					lim.Record(id, t, q.cost)
+				}
+				if ok {
 					admitted++
 				}
 				if i++; i == len(benchTrace) {

@@ -104,27 +104,3 @@ func TestRedisCellWithoutTruncationIsGCRA(t *testing.T) {
 		sameDecisions(t, "redis-cell:burst=3:without=truncation", "gcra:B=4", r, trace, false)
 	}
 }
-
-// BenchmarkDecideKongCell is BenchmarkDecide for kong and redis-cell, beside
-// their twins.
-func BenchmarkDecideKongCell(b *testing.B) {
-	r := algorithms.Rule{L: 10, W: 60 * sec}
-	for _, spec := range []string{"kong", "fixed", "redis-cell", "gcra"} {
-		b.Run(spec, func(b *testing.B) {
-			lim, _ := algorithms.New(spec, r)
-			lim.Grow(100_000)
-			i := 0
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				q := &benchTrace[i]
-				if lim.Decide(int32(q.key), q.t, q.cost) {
-					lim.Record(int32(q.key), q.t, q.cost)
-				}
-				if i++; i == len(benchTrace) {
-					i = 0
-				}
-			}
-		})
-	}
-}

@@ -143,34 +143,6 @@ func TestThrottledMatchesModule(t *testing.T) {
 	}
 }
 
-// BenchmarkGCRAProducts measures one decision plus the record of an
-// admitted request for the GCRA products, as BenchmarkDecide.
-func BenchmarkGCRAProducts(b *testing.B) {
-	r := algorithms.Rule{L: 10, W: int64(time.Minute)}
-	span := benchTrace[len(benchTrace)-1].t - benchTrace[0].t + 1
-	for _, spec := range []string{"gcra", "redis_rate", "redis_rate:without=float", "throttled"} {
-		b.Run(spec, func(b *testing.B) {
-			lim, _ := algorithms.New(spec, r)
-			lim.Grow(100_000)
-			var shift int64
-			i := 0
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				q := &benchTrace[i]
-				t := q.t + shift
-				id := int32(q.key)
-				if lim.Decide(id, t, q.cost) {
-					lim.Record(id, t, q.cost)
-				}
-				if i++; i == len(benchTrace) {
-					i, shift = 0, shift+span
-				}
-			}
-		})
-	}
-}
-
 // Releasing a key when Idle says so changes no decision, and both products
 // are in the Catalogue.
 func TestGCRAProductsIdleRelease(t *testing.T) {

@@ -414,37 +414,3 @@ func TestUpstashState(t *testing.T) {
 		}
 	}
 }
-
-// BenchmarkUpstash is BenchmarkDecide for Upstash's limiters (recording
-// every request for those that count every request, as the harness does).
-func BenchmarkUpstash(b *testing.B) {
-	r := algorithms.Rule{L: 10, W: int64(time.Minute)}
-	span := benchTrace[len(benchTrace)-1].t - benchTrace[0].t + 1
-	for _, spec := range []string{"upstash", "upstash:without=cache", "upstash-fixed", "upstash-token", "upstash-token:without=interval"} {
-		b.Run(spec, func(b *testing.B) {
-			lim, _ := algorithms.New(spec, r)
-			lim.Grow(100_000)
-			every := algorithms.CountsEvery(lim)
-			var shift int64
-			i, admitted := 0, 0
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				q := &benchTrace[i]
-				t := q.t + shift
-				id := int32(q.key)
-				ok := lim.Decide(id, t, q.cost)
-				if ok || every {
-					lim.Record(id, t, q.cost)
-				}
-				if ok {
-					admitted++
-				}
-				if i++; i == len(benchTrace) {
-					i, shift = 0, shift+span
-				}
-			}
-			b.ReportMetric(float64(admitted)/float64(b.N), "admit/op")
-		})
-	}
-}
