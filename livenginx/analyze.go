@@ -1,0 +1,521 @@
+package livenginx
+
+import (
+	"fmt"
+	"slices"
+
+	"ratebench/algorithms"
+)
+
+// SchemaVersion is the version of live.json's layout.
+const SchemaVersion = 1
+
+// Result is what a live replay measured. Trace and Setup are
+// deterministic for a given trace and command line; the decisions and
+// agreements depend on when nginx saw each request (on a serial replay
+// they are the same from run to run when nginx keeps the pace, and the
+// agreement with the model fed nginx's own clock always is 100%); Timing
+// (rates, lateness, latency) varies from run to run and is kept apart
+// (jq 'del(.timing)').
+type Result struct {
+	Schema int       `json:"schema"`
+	Trace  TraceInfo `json:"trace"`
+	Setup  Setup     `json:"setup"`
+	// Admitted and Refused count nginx's answers, 200 and 429.
+	Admitted int64 `json:"admitted"`
+	Refused  int64 `json:"refused"`
+	// Model sets nginx beside its model fed the clock nginx decided on:
+	// ngx_current_msec, from $connection_time.
+	Model Agreement `json:"model"`
+	// ModelWall sets nginx beside its model fed $msec, the wall clock of
+	// the same instant, whose millisecond boundaries are not those of the
+	// monotonic clock limit_req reads.
+	ModelWall Agreement `json:"model_wall_clock"`
+	// Intended sets nginx beside its model fed the trace's own times
+	// (scaled by the speed): what a replay that kept the trace's pace to
+	// the millisecond would get.
+	Intended Agreement `json:"intended"`
+	// Log sets nginx beside the exact sliding-window log with the
+	// trace's rule on the trace's own times.
+	Log Agreement `json:"log"`
+	// Clock is how the replay's timing reached nginx.
+	Clock  ClockInfo `json:"clock"`
+	Timing Timing    `json:"timing"`
+}
+
+// TraceInfo describes the replayed trace.
+type TraceInfo struct {
+	Path     string `json:"path"`
+	Format   string `json:"format"`
+	Requests int64  `json:"requests"`
+	Keys     int    `json:"keys"`
+	FirstNS  int64  `json:"first_ns"`
+	LastNS   int64  `json:"last_ns"`
+}
+
+// Setup is the replay's configuration.
+type Setup struct {
+	Rule    string `json:"rule"`
+	Speed   string `json:"speed"`
+	Clients int    `json:"clients"`
+	// NginxRate and Burst are what nginx was configured with: the rule's
+	// rate times the speed, and the burst.
+	NginxRate string `json:"nginx_rate"`
+	Burst     int64  `json:"burst"`
+	NoDelay   bool   `json:"nodelay"`
+	Delay     int64  `json:"delay,omitempty"`
+	// ModelSpec is the model's spec (algorithms.New).
+	ModelSpec string `json:"model_spec"`
+	Nginx     string `json:"nginx"`
+}
+
+// Agreement compares nginx's answers with another decider's.
+type Agreement struct {
+	Against string `json:"against"`
+	Times   string `json:"times"`
+	Agree   int64  `json:"agree"`
+	// NginxOnly counts requests nginx admitted and the other refused;
+	// OtherOnly the reverse.
+	NginxOnly int64   `json:"nginx_only"`
+	OtherOnly int64   `json:"other_only"`
+	Classes   []Class `json:"classes,omitempty"`
+}
+
+// Disagree is the number of requests decided differently.
+func (a Agreement) Disagree() int64 { return a.NginxOnly + a.OtherOnly }
+
+// Percent is the agreement in percent.
+func (a Agreement) Percent() float64 {
+	n := a.Agree + a.Disagree()
+	if n == 0 {
+		return 100
+	}
+	return 100 * float64(a.Agree) / float64(n)
+}
+
+// Class is one explanation of disagreements: how many it explains and
+// the first such request (1-based, in the trace).
+type Class struct {
+	Name    string `json:"name"`
+	Meaning string `json:"meaning"`
+	Count   int64  `json:"count"`
+	First   int    `json:"first_request"`
+}
+
+// ClockInfo tells how the client's times and nginx's clock relate.
+type ClockInfo struct {
+	// OutsideBracket counts requests whose decision time, as nginx's
+	// clock gives it, falls outside the whole milliseconds between the
+	// client's send and its receipt of the answer.
+	OutsideBracket int64 `json:"outside_bracket"`
+	// Reordered counts requests that nginx decided in another order than
+	// the trace's, within their key.
+	Reordered int64 `json:"reordered"`
+	// Moved counts requests whose gap to their key's previous request, in
+	// nginx's clock, is not the gap in the trace's scaled times (whole ms).
+	Moved int64 `json:"moved"`
+	// NginxConnections is the number of connections nginx saw.
+	NginxConnections int `json:"nginx_connections"`
+}
+
+// Timing is what the replay's pace and latency were.
+type Timing struct {
+	DurationNS int64 `json:"duration_ns"`
+	// RequestedPerS is the rate the trace asks for, scaled (requests per
+	// second between the first and last); AchievedPerS the rate sent.
+	RequestedPerS float64 `json:"requested_per_s"`
+	AchievedPerS  float64 `json:"achieved_per_s"`
+	// Late is how late each request was sent against its due time.
+	Late Percentiles `json:"late"`
+	// Latency is from sending a request to reading its answer.
+	Latency Percentiles `json:"latency"`
+}
+
+// Percentiles of a set of durations in ns (the smallest value with at
+// least that fraction at or below it).
+type Percentiles struct {
+	P50NS int64 `json:"p50_ns"`
+	P90NS int64 `json:"p90_ns"`
+	P99NS int64 `json:"p99_ns"`
+	MaxNS int64 `json:"max_ns"`
+}
+
+func percentiles(xs []int64) Percentiles {
+	if len(xs) == 0 {
+		return Percentiles{}
+	}
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	q := func(f float64) int64 {
+		i := int(f*float64(len(xs))+0.999999999) - 1
+		return xs[min(max(i, 0), len(xs)-1)]
+	}
+	return Percentiles{q(0.5), q(0.9), q(0.99), xs[len(xs)-1]}
+}
+
+// ModelSpec is the model of the nginx a replay configures: the scaled
+// rate, the burst, and the zone's expiry of idle nodes (which real nginx
+// always does).
+func ModelSpec(rate string, burst int64) string {
+	return fmt.Sprintf("nginx:rate=%s:burst=%d:zone", rate, burst)
+}
+
+// runModel replays the requests in order through spec for rule r at
+// times, recording what it admits, and returns each request's decision.
+func runModel(spec string, r algorithms.Rule, tr *Trace, order []int, times []int64) ([]bool, error) {
+	l, err := algorithms.New(spec, r)
+	if err != nil {
+		return nil, err
+	}
+	l.Grow(tr.Keys)
+	out := make([]bool, len(tr.T))
+	for _, i := range order {
+		id := tr.Key[i]
+		if ok := l.Decide(id, times[i], 1); ok {
+			l.Record(id, times[i], 1)
+			out[i] = true
+		}
+	}
+	return out, nil
+}
+
+// Analyze compares what nginx decided with its model, fed nginx's own
+// clock, its wall clock and the trace's times, and with the exact log.
+func Analyze(cfg Config, raw *Raw, info TraceInfo) (*Result, error) {
+	tr := raw.Trace
+	n := len(tr.T)
+	burst := cfg.burst()
+	spec := ModelSpec(raw.Rate, burst)
+	res := &Result{Schema: SchemaVersion, Trace: info,
+		Setup: Setup{Rule: cfg.Rule.String(), Speed: cfg.SpeedString(), Clients: cfg.Clients, NginxRate: raw.Rate, Burst: burst,
+			NoDelay: cfg.NoDelay, Delay: cfg.Delay, ModelSpec: spec, Nginx: raw.Version}}
+	res.Trace.Requests, res.Trace.Keys = int64(n), tr.Keys
+	res.Trace.FirstNS, res.Trace.LastNS = tr.T[0], tr.T[n-1]
+
+	// nginx's answers, from its log (the client's statuses must match).
+	real := make([]bool, n)
+	seen := make([]bool, n)
+	order := make([]int, 0, n) // nginx's order of decision
+	for _, l := range raw.Logged {
+		if l.ID < 0 || l.ID >= n || seen[l.ID] {
+			return nil, fmt.Errorf("nginx's access log, line %d: request %d is unknown or logged twice", l.Line, l.ID)
+		}
+		seen[l.ID] = true
+		if l.Status != raw.Sent[l.ID].Status {
+			return nil, fmt.Errorf("nginx's access log, line %d: status %d, but the client read %d", l.Line, l.Status, raw.Sent[l.ID].Status)
+		}
+		switch l.Status {
+		case 200:
+			real[l.ID] = true
+			res.Admitted++
+		case 429:
+			res.Refused++
+		default:
+			return nil, fmt.Errorf("nginx's access log, line %d: status %d, want 200 or 429", l.Line, l.Status)
+		}
+		order = append(order, l.ID)
+	}
+
+	// nginx's clock: per connection, ngx_current_msec is the connection's
+	// start plus $connection_time; the start is the offset that puts the
+	// most decisions inside their request's send..receive bracket.
+	nginxMS := reconstruct(raw, &res.Clock)
+	mono := make([]int64, n)
+	wall := make([]int64, n)
+	for _, l := range raw.Logged {
+		mono[l.ID] = nginxMS[l.ID] * 1e6
+		wall[l.ID] = l.MsecMS * 1e6
+	}
+	// The trace's own times, scaled, from the start of the replay.
+	scaled := make([]int64, n)
+	for i, t := range tr.T {
+		scaled[i] = int64(cfg.offset(t, tr.T[0]))
+	}
+	traceOrder := make([]int, n)
+	for i := range traceOrder {
+		traceOrder[i] = i
+	}
+
+	model, err := runModel(spec, cfg.Rule, tr, order, mono)
+	if err != nil {
+		return nil, err
+	}
+	res.Model = agreement(spec, "nginx's clock: ngx_current_msec, from $connection_time", real, model)
+	res.Model.Classes = classifyModel(spec, cfg.Rule, tr, order, mono, real, model, raw, nginxMS)
+
+	modelWall, err := runModel(spec, cfg.Rule, tr, order, wall)
+	if err != nil {
+		return nil, err
+	}
+	res.ModelWall = agreement(spec, "nginx's $msec (the wall clock)", real, modelWall)
+
+	intended, err := runModel(spec, cfg.Rule, tr, traceOrder, scaled)
+	if err != nil {
+		return nil, err
+	}
+	res.Intended = agreement(spec, "the trace's times, scaled", real, intended)
+	res.Intended.Classes = classifyIntended(tr, order, nginxMS, scaled, real, intended, &res.Clock)
+
+	logDec, err := runModel("log", cfg.Rule, tr, traceOrder, tr.T)
+	if err != nil {
+		return nil, err
+	}
+	res.Log = agreement("log", "the trace's times, rule "+cfg.Rule.String(), real, logDec)
+	var byModel, byTiming Class
+	byModel = Class{Name: "nginx's algorithm", Meaning: "its model on the trace's times decides as nginx did: a deviation of nginx's limit_req from the log"}
+	byTiming = Class{Name: "the replay's timing", Meaning: "its model on the trace's times decides as the log: nginx saw the request at another time"}
+	for i := range n {
+		if real[i] == logDec[i] {
+			continue
+		}
+		c := &byTiming
+		if intended[i] == real[i] {
+			c = &byModel
+		}
+		if c.Count == 0 {
+			c.First = i + 1
+		}
+		c.Count++
+	}
+	for _, c := range []Class{byModel, byTiming} {
+		if c.Count > 0 {
+			res.Log.Classes = append(res.Log.Classes, c)
+		}
+	}
+
+	// Timing.
+	late := make([]int64, n)
+	lat := make([]int64, n)
+	for i, s := range raw.Sent {
+		late[i] = max(s.Send-s.Due, 0)
+		lat[i] = s.Recv - s.Send
+	}
+	res.Timing.Late, res.Timing.Latency = percentiles(late), percentiles(lat)
+	res.Timing.DurationNS = raw.Sent[n-1].Recv - raw.Sent[0].Send
+	if n > 1 {
+		if span := scaled[n-1]; span > 0 {
+			res.Timing.RequestedPerS = float64(n-1) / (float64(span) / 1e9)
+		}
+		if span := raw.Sent[n-1].Send - raw.Sent[0].Send; span > 0 {
+			res.Timing.AchievedPerS = float64(n-1) / (float64(span) / 1e9)
+		}
+	}
+	return res, nil
+}
+
+func agreement(against, times string, real, other []bool) Agreement {
+	a := Agreement{Against: against, Times: times}
+	for i := range real {
+		switch {
+		case real[i] == other[i]:
+			a.Agree++
+		case real[i]:
+			a.NginxOnly++
+		default:
+			a.OtherOnly++
+		}
+	}
+	return a
+}
+
+// reconstruct returns, per request, ngx_current_msec at its decision.
+func reconstruct(raw *Raw, ci *ClockInfo) []int64 {
+	n := len(raw.Sent)
+	out := make([]int64, n)
+	byConn := map[int64][]Logged{}
+	var conns []int64
+	for _, l := range raw.Logged {
+		if _, ok := byConn[l.Conn]; !ok {
+			conns = append(conns, l.Conn)
+		}
+		byConn[l.Conn] = append(byConn[l.Conn], l)
+	}
+	ci.NginxConnections = len(conns)
+	for _, c := range conns {
+		ls := byConn[c]
+		// Each request puts the start in [lo - ct, hi - ct]; take the
+		// point in the most intervals (the lowest such).
+		type ev struct {
+			at    int64
+			delta int
+		}
+		evs := make([]ev, 0, 2*len(ls))
+		for _, l := range ls {
+			s := raw.Sent[l.ID]
+			lo, hi := floorMS(s.Send)-l.ConnMS, floorMS(s.Recv)-l.ConnMS
+			evs = append(evs, ev{lo, 1}, ev{hi + 1, -1})
+		}
+		slices.SortFunc(evs, func(a, b ev) int {
+			if a.at != b.at {
+				return cmpInt(a.at, b.at)
+			}
+			return a.delta - b.delta
+		})
+		best, bestAt, cur := -1, int64(0), 0
+		for _, e := range evs {
+			cur += e.delta
+			if cur > best {
+				best, bestAt = cur, e.at
+			}
+		}
+		for _, l := range ls {
+			m := bestAt + l.ConnMS
+			out[l.ID] = m
+			s := raw.Sent[l.ID]
+			if m < floorMS(s.Send) || m > floorMS(s.Recv) {
+				ci.OutsideBracket++
+			}
+		}
+	}
+	return out
+}
+
+func floorMS(ns int64) int64 {
+	q := ns / 1e6
+	if ns%1e6 < 0 {
+		q--
+	}
+	return q
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// maxExamined bounds the disagreements with the model that are each
+// replayed again to be explained.
+const maxExamined = 50
+
+// classifyModel explains each disagreement of nginx with its model fed
+// nginx's clock.
+func classifyModel(spec string, r algorithms.Rule, tr *Trace, order []int, mono []int64, real, model []bool, raw *Raw, nginxMS []int64) []Class {
+	classes := []Class{
+		{Name: "outside the bracket", Meaning: "nginx's clock, as reconstructed, falls outside the milliseconds between the request's send and its answer"},
+		{Name: "millisecond boundary", Meaning: "the model agrees if nginx's clock had read 1 ms earlier or later: the request crossed a millisecond between send and decision"},
+		{Name: "not examined", Meaning: "beyond the first disagreements, which are replayed again one by one"},
+		{Name: "unexplained", Meaning: "none of the above: nginx's limit_req and its model differ"},
+	}
+	examined := 0
+	add := func(k, i int) {
+		if classes[k].Count == 0 {
+			classes[k].First = i + 1
+		}
+		classes[k].Count++
+	}
+	for i := range real {
+		if real[i] == model[i] {
+			continue
+		}
+		s := raw.Sent[i]
+		if m := nginxMS[i]; m < floorMS(s.Send) || m > floorMS(s.Recv) {
+			add(0, i)
+			continue
+		}
+		if examined >= maxExamined {
+			add(2, i)
+			continue
+		}
+		examined++
+		flipped := false
+		for _, d := range []int64{-1e6, 1e6} {
+			times := slices.Clone(mono)
+			times[i] += d
+			dec, err := runModel(spec, r, tr, order, times)
+			if err == nil && dec[i] == real[i] {
+				flipped = true
+				break
+			}
+		}
+		if flipped {
+			add(1, i)
+		} else {
+			add(3, i)
+		}
+	}
+	return nonEmpty(classes)
+}
+
+// classifyIntended explains each disagreement of nginx with its model on
+// the trace's scaled times, and counts how the replay moved requests.
+func classifyIntended(tr *Trace, order []int, nginxMS, scaled []int64, real, intended []bool, ci *ClockInfo) []Class {
+	n := len(tr.T)
+	classes := []Class{
+		{Name: "reordered", Meaning: "nginx decided it in another order than the trace's, within its key (concurrent connections)"},
+		{Name: "after a disagreement", Meaning: "an earlier request of its key was already decided differently, so the bucket differs"},
+		{Name: "millisecond boundary", Meaning: "its gap to its key's previous request is 1 ms off in nginx's clock: a millisecond boundary fell elsewhere than in the trace's times"},
+		{Name: "late", Meaning: "its gap to its key's previous request is more than 1 ms off in nginx's clock: the request was sent or decided late"},
+		{Name: "unexplained", Meaning: "none of the above"},
+	}
+	// Per key, the previous request in the trace and in nginx's order.
+	prevTrace := make([]int, n)
+	prevNginx := make([]int, n)
+	last := make([]int, tr.Keys)
+	for k := range last {
+		last[k] = -1
+	}
+	for i := range n {
+		prevTrace[i] = last[tr.Key[i]]
+		last[tr.Key[i]] = i
+	}
+	for k := range last {
+		last[k] = -1
+	}
+	for _, i := range order {
+		prevNginx[i] = last[tr.Key[i]]
+		last[tr.Key[i]] = i
+	}
+	moved := make([]int64, n) // gap in nginx's clock minus gap in the trace's ms
+	for i := range n {
+		if p := prevTrace[i]; p >= 0 {
+			moved[i] = (nginxMS[i] - nginxMS[p]) - (floorMS(scaled[i]) - floorMS(scaled[p]))
+		}
+		if prevTrace[i] != prevNginx[i] {
+			ci.Reordered++
+		} else if moved[i] != 0 {
+			ci.Moved++
+		}
+	}
+	bad := make([]bool, tr.Keys)
+	add := func(k, i int) {
+		if classes[k].Count == 0 {
+			classes[k].First = i + 1
+		}
+		classes[k].Count++
+	}
+	for i := range n {
+		if real[i] == intended[i] {
+			continue
+		}
+		key := tr.Key[i]
+		switch {
+		case prevTrace[i] != prevNginx[i]:
+			add(0, i)
+		case bad[key]:
+			add(1, i)
+		case moved[i] == 1 || moved[i] == -1:
+			add(2, i)
+		case moved[i] != 0:
+			add(3, i)
+		default:
+			add(4, i)
+		}
+		bad[key] = true
+	}
+	return nonEmpty(classes)
+}
+
+func nonEmpty(cs []Class) []Class {
+	var out []Class
+	for _, c := range cs {
+		if c.Count > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}

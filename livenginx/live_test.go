@@ -1,0 +1,118 @@
+package livenginx
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"ratebench/algorithms"
+	"ratebench/generators"
+)
+
+// requireNginx fails (never skips) when nginx is missing: CI installs it,
+// and a skipped live test proves nothing.
+func requireNginx(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath(Binary); err != nil {
+		t.Fatalf("nginx is not installed (%v): these tests replay traces through a real nginx; install it with apt-get install -y nginx", err)
+	}
+}
+
+func genTrace(t *testing.T, spec string) *Trace {
+	t.Helper()
+	g, err := generators.New(spec, generators.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Load(g, "gen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func replay(t *testing.T, cfg Config, tr *Trace) *Result {
+	t.Helper()
+	raw, err := Replay(context.Background(), cfg, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Analyze(cfg, raw, TraceInfo{Path: "gen", Format: "generated"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	res.WriteMarkdown(&b)
+	t.Log("\n" + b.String())
+	return res
+}
+
+// On a serial replay, real nginx decides every request as its model does
+// when the model is fed the clock nginx decided on; and the replay refuses
+// some requests, so the agreement is not vacuous.
+func TestSerialReplayAgreesWithModel(t *testing.T) {
+	requireNginx(t)
+	tr := genTrace(t, "mix:poisson=0.5,onoff=0.3,boundary=0.2,requests=600,keys=6,rate=2,seed=3")
+	// 60 s of trace at speed 20: 3 s, at 100r/s.
+	cfg := Config{Rule: algorithms.Rule{L: 5, W: 1e9}, SpeedNum: 20, SpeedDen: 1, Clients: 1, Burst: -1, NoDelay: true}
+	res := replay(t, cfg, tr)
+	if res.Model.Disagree() != 0 {
+		t.Errorf("nginx and its model disagree on %d requests: %+v", res.Model.Disagree(), res.Model.Classes)
+	}
+	if res.Admitted == 0 || res.Refused == 0 {
+		t.Errorf("admitted %d, refused %d: want both", res.Admitted, res.Refused)
+	}
+	if res.Admitted+res.Refused != int64(len(tr.T)) || res.Clock.OutsideBracket != 0 || res.Clock.Reordered != 0 {
+		t.Errorf("decisions %d+%d of %d, outside bracket %d, reordered %d", res.Admitted, res.Refused, len(tr.T), res.Clock.OutsideBracket, res.Clock.Reordered)
+	}
+}
+
+// A cancelled replay (Ctrl-C in the command) returns at once with the
+// context's error, and nginx is gone.
+func TestCancelStopsNginx(t *testing.T) {
+	requireNginx(t)
+	tr := genTrace(t, "poisson:requests=100000,keys=10,rate=1,seed=1") // hours of trace
+	ctx, cancel := context.WithCancel(context.Background())
+	pid := 0
+	cfg := Config{Rule: algorithms.Rule{L: 5, W: 1e9}, SpeedNum: 1, SpeedDen: 1, Clients: 2, Burst: -1, NoDelay: true,
+		Started: func(s *Server) {
+			pid = s.Pid()
+			time.AfterFunc(300*time.Millisecond, cancel)
+		}}
+	start := time.Now()
+	_, err := Replay(ctx, cfg, tr)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Replay = %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Replay took %v after its cancel", d)
+	}
+	if pid == 0 {
+		t.Fatal("nginx never started")
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("nginx (pid %d) still there after the cancel: kill 0 = %v", pid, err)
+	}
+}
+
+// A speed at which nginx cannot express the scaled rate is refused, naming
+// the speeds that work.
+func TestSpeedNginxCannotExpress(t *testing.T) {
+	cfg := Config{Rule: algorithms.Rule{L: 7, W: 60e9}, SpeedNum: 1, SpeedDen: 2}
+	_, err := cfg.Scaled()
+	if err == nil || !strings.Contains(err.Error(), "multiples of 1/7") {
+		t.Fatalf("Scaled = %v, want a refusal naming the multiples of 1/7", err)
+	}
+	cfg.SpeedNum, cfg.SpeedDen = 3, 7
+	if rate, err := cfg.Scaled(); err != nil || rate != "3r/m" {
+		t.Fatalf("Scaled at 3/7 = %q, %v; want 3r/m", rate, err)
+	}
+	cfg.Rule, cfg.SpeedNum, cfg.SpeedDen = algorithms.Rule{L: 5, W: 30e9}, 20, 1
+	if rate, err := cfg.Scaled(); err != nil || rate != "200r/m" {
+		t.Fatalf("Scaled 5/30s at 20 = %q, %v; want 200r/m", rate, err)
+	}
+}

@@ -1,0 +1,305 @@
+package livenginx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Binary is the program Start runs when given no path.
+const Binary = "nginx"
+
+// Limit is the limit_req configuration of the started nginx.
+type Limit struct {
+	// Rate is the zone's rate as nginx takes it: "Nr/s" or "Nr/m".
+	Rate string
+	// Burst is limit_req's burst (0: no burst parameter).
+	Burst int64
+	// Delay is limit_req's delay=N; with NoDelay it is not written.
+	Delay int64
+	// NoDelay writes nodelay: excess requests within the burst are served
+	// at once, so that no delay distorts the timing.
+	NoDelay bool
+	// ZoneBytes is the size of the shared memory zone (at least 1 MiB).
+	ZoneBytes int64
+}
+
+// KeyHeader carries the trace's key (as a dense id) to nginx; IDHeader
+// the request's index in the trace, logged so that every log line is
+// mapped back to its request.
+const (
+	KeyHeader = "X-Ratebench-Key"
+	IDHeader  = "X-Ratebench-Id"
+)
+
+// logFormat is the access log's line: the request's index, the status,
+// $msec (the wall clock of the event loop's last time update, as seconds
+// with ms), the connection's serial number, its request count and
+// $connection_time (ngx_current_msec - the connection's start: the
+// monotonic ms clock that limit_req reads), and $request_time.
+const logFormat = `$http_x_ratebench_id $status $msec $connection $connection_requests $connection_time $request_time`
+
+// ConfFile returns the nginx.conf that Start writes into dir for a server
+// on host:port (loopback): one process (no master, no workers), one zone keyed
+// by KeyHeader, a location that answers 200 at once with an empty file, and an access log of
+// logFormat.
+func ConfFile(dir, host string, port int, l Limit) string {
+	zone := max(l.ZoneBytes, 1<<20)
+	lr := "limit_req zone=ratebench"
+	if l.Burst > 0 {
+		lr += " burst=" + strconv.FormatInt(l.Burst, 10)
+	}
+	if l.NoDelay {
+		lr += " nodelay"
+	} else if l.Delay > 0 {
+		lr += " delay=" + strconv.FormatInt(l.Delay, 10)
+	}
+	p := func(name string) string { return strconv.Quote(filepath.Join(dir, name)) }
+	var b strings.Builder
+	fmt.Fprintf(&b, `# Written by ratebench live nginx.
+master_process off;
+daemon off;
+worker_processes 1;
+pid %s;
+error_log %s warn;
+events {
+    worker_connections 4096;
+}
+http {
+    access_log off;
+    client_body_temp_path %s;
+    proxy_temp_path %s;
+    fastcgi_temp_path %s;
+    uwsgi_temp_path %s;
+    scgi_temp_path %s;
+    keepalive_requests 100000000;
+    keepalive_timeout 600s;
+    limit_req_zone $http_x_ratebench_key zone=ratebench:%dk rate=%s;
+    limit_req_status 429;
+    limit_req_log_level info;
+    log_format ratebench '%s';
+    server {
+        listen %s;
+        access_log %s ratebench;
+        root %s;
+        location = /ok {
+            %s;
+        }
+    }
+}
+`, p("nginx.pid"), p("error.log"), p("tmp/body"), p("tmp/proxy"), p("tmp/fastcgi"), p("tmp/uwsgi"), p("tmp/scgi"),
+		(zone+1023)/1024, l.Rate, logFormat, net.JoinHostPort(host, strconv.Itoa(port)), p("access.log"), p("www"), lr)
+	return b.String()
+}
+
+// Server is an nginx process that the harness started for itself: one
+// process (master_process off, daemon off) bound to 127.0.0.1 on a free
+// port, its configuration, logs and temporary files in a fresh temporary
+// directory, killed by Stop (and by the kernel if the harness dies).
+type Server struct {
+	Addr    string
+	Dir     string // the temporary directory: nginx.conf, access.log, error.log
+	Version string
+
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+
+	stopOnce sync.Once
+}
+
+// Start writes the configuration for l and runs nginx (binary, or Binary
+// from $PATH), waiting until it accepts connections. A free port is asked
+// of the kernel; if another process takes it first, the start is retried.
+func Start(ctx context.Context, binary string, l Limit) (*Server, error) {
+	if binary == "" {
+		binary = Binary
+	}
+	path, err := exec.LookPath(binary)
+	if err != nil {
+		return nil, fmt.Errorf("nginx not found (%w); install it (apt-get install -y nginx)", err)
+	}
+	version := nginxVersion(path)
+	var last error
+	for range 3 {
+		s, err := start(ctx, path, l)
+		if err == nil {
+			s.Version = version
+			return s, nil
+		}
+		last = err
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, last
+}
+
+// nginxVersion returns what nginx -v prints, "nginx/1.22.1".
+func nginxVersion(path string) string {
+	out, _ := exec.Command(path, "-v").CombinedOutput()
+	s := strings.TrimSpace(string(out))
+	if _, v, ok := strings.Cut(s, "version: "); ok {
+		return v
+	}
+	return s
+}
+
+func start(ctx context.Context, path string, l Limit) (*Server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	return startPath(ctx, path, "127.0.0.1", port, l)
+}
+
+// startAt starts nginx (binary, or Binary from $PATH) on host:port.
+func startAt(ctx context.Context, binary, host string, port int, l Limit) (*Server, error) {
+	if binary == "" {
+		binary = Binary
+	}
+	path, err := exec.LookPath(binary)
+	if err != nil {
+		return nil, fmt.Errorf("nginx not found (%w); install it (apt-get install -y nginx)", err)
+	}
+	s, err := startPath(ctx, path, host, port, l)
+	if err == nil {
+		s.Version = nginxVersion(path)
+	}
+	return s, err
+}
+
+func startPath(ctx context.Context, path, host string, port int, l Limit) (*Server, error) {
+	dir, err := os.MkdirTemp("", "ratebench-nginx-")
+	if err != nil {
+		return nil, err
+	}
+	// The answer is the empty static file www/ok, served in the content
+	// phase, after limit_req (a return would answer in the rewrite phase,
+	// before it).
+	err = os.MkdirAll(filepath.Join(dir, "tmp"), 0o755)
+	if err == nil {
+		err = os.MkdirAll(filepath.Join(dir, "www"), 0o755)
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "www", "ok"), nil, 0o644)
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	conf := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(conf, []byte(ConfFile(dir, host, port, l)), 0o644); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	s := &Server{Addr: net.JoinHostPort(host, strconv.Itoa(port)), Dir: dir, done: make(chan struct{})}
+	// -e: the error log before the configuration is read (else nginx opens
+	// its compiled-in /var/log/nginx/error.log).
+	s.cmd = exec.Command(path, "-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log"))
+	s.cmd.Dir = dir
+	out := &tailBuffer{}
+	s.cmd.Stdout, s.cmd.Stderr = out, out
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := s.cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("starting %s: %w", path, err)
+	}
+	go func() {
+		s.err = s.cmd.Wait()
+		close(s.done)
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
+		c, err := net.DialTimeout("tcp", s.Addr, 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return s, nil
+		}
+		select {
+		case <-s.done:
+			msg := out.String() + s.errorLog()
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("nginx exited at start (%v): %s", s.err, strings.TrimSpace(msg))
+		case <-ctx.Done():
+			s.Stop()
+			return nil, ctx.Err()
+		case <-time.After(delay):
+		}
+		if time.Now().After(deadline) {
+			s.Stop()
+			return nil, fmt.Errorf("nginx at %s did not accept a connection within 10s", s.Addr)
+		}
+	}
+}
+
+func (s *Server) errorLog() string {
+	b, _ := os.ReadFile(filepath.Join(s.Dir, "error.log"))
+	return string(b)
+}
+
+// AccessLog is the path of the access log.
+func (s *Server) AccessLog() string { return filepath.Join(s.Dir, "access.log") }
+
+// Pid is the process id of nginx.
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
+
+// Exited is closed once the process has exited.
+func (s *Server) Exited() <-chan struct{} { return s.done }
+
+// Stop kills nginx, waits for it to exit and removes its directory (read
+// the access log before). It is safe to call more than once.
+func (s *Server) Stop() {
+	s.stopOnce.Do(func() {
+		select {
+		case <-s.done:
+		default:
+			if err := s.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+				return
+			}
+			<-s.done
+		}
+		os.RemoveAll(s.Dir)
+	})
+}
+
+// freePort asks the kernel for a free TCP port on 127.0.0.1.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// tailBuffer keeps the last 4 KiB written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if len(b.buf) > 4096 {
+		b.buf = b.buf[len(b.buf)-4096:]
+	}
+	return len(p), nil
+}
+
+func (b *tailBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf)
+}
