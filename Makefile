@@ -11,6 +11,7 @@
 #   make report-check                    regenerate every committed report from its summary.json; fail on a diff
 #   make fuzz                            a short run of every trace reader's fuzzer (FUZZTIME each)
 #   make redis-compare                   replay a trace against a real redis-server (started and stopped here)
+#   make live-nginx                      replay a small trace through a real nginx (started and stopped here) and print its agreement with its model
 
 GO      ?= go
 BIN     := bin/ratebench
@@ -38,7 +39,7 @@ FLAGS   ?=
 
 COMPARE_FLAGS = -rule $(RULE) -count $(COUNT) $(if $(ALG),-alg $(ALG)) $(if $(OUT),-o $(OUT)) $(FLAGS)
 
-.PHONY: all build compare test race bench vet fmt clean traces cloudflare results report-check fuzz redis-compare
+.PHONY: all build compare test race bench vet fmt clean traces cloudflare results report-check fuzz redis-compare live-nginx
 all: build
 
 build:
@@ -104,6 +105,18 @@ report-check: build
 REDIS_GEN ?= mix:poisson=0.7,onoff=0.25,early=0.03,boundary=0.02,early.burst=5,boundary.burst=5,requests=20000,keys=200
 redis-compare: build
 	$(BIN) redis $(if $(TRACE),-trace $(TRACE),-gen '$(REDIS_GEN)') -rule $(RULE) -alg log,counter,counter-nonatomic,fixed,token -clients 1,4,16 $(if $(OUT),-o $(OUT)) $(FLAGS)
+
+# Replays a trace (TRACE, or a small default mix of 2,000 requests over
+# 100 s) through a real nginx that ratebench starts on a free loopback port
+# and stops, serially, at LIVE_SPEED times the trace's pace (nginx's rate
+# scaled alike), and sets nginx's decisions beside its model fed the clock
+# nginx decided on, the model on the trace's times and the exact log.
+# Writes results/live/<name>/live.md.
+LIVE_GEN   ?= mix:poisson=0.7,onoff=0.25,early=0.03,boundary=0.02,early.burst=5,boundary.burst=5,requests=2000,keys=20,rate=1
+LIVE_RULE  ?= 5/1s
+LIVE_SPEED ?= 20
+live-nginx: build
+	$(BIN) live nginx $(if $(TRACE),-trace $(TRACE),-gen '$(LIVE_GEN)') -rule $(LIVE_RULE) -speed $(LIVE_SPEED) $(if $(OUT),-o $(OUT)) $(FLAGS)
 
 FUZZTIME ?= 10s
 FUZZERS  := FuzzCSVReader FuzzJSONLReader FuzzParquetReader FuzzAccessLogReader FuzzALBReader FuzzW3CReader FuzzHAProxyReader FuzzCompressedReader

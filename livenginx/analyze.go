@@ -450,6 +450,7 @@ func classifyIntended(tr *Trace, order []int, nginxMS, scaled []int64, real, int
 		{Name: "after a disagreement", Meaning: "an earlier request of its key was already decided differently, so the bucket differs"},
 		{Name: "millisecond boundary", Meaning: "its gap to its key's previous request is 1 ms off in nginx's clock: a millisecond boundary fell elsewhere than in the trace's times"},
 		{Name: "late", Meaning: "its gap to its key's previous request is more than 1 ms off in nginx's clock: the request was sent or decided late"},
+		{Name: "earlier gap moved", Meaning: "an earlier request of its key was seen at another time than the trace's, which changed the bucket without changing that decision"},
 		{Name: "unexplained", Meaning: "none of the above"},
 	}
 	// Per key, the previous request in the trace and in nginx's order.
@@ -482,6 +483,7 @@ func classifyIntended(tr *Trace, order []int, nginxMS, scaled []int64, real, int
 		}
 	}
 	bad := make([]bool, tr.Keys)
+	movedKey := make([]bool, tr.Keys) // an earlier request of the key moved
 	add := func(k, i int) {
 		if classes[k].Count == 0 {
 			classes[k].First = i + 1
@@ -489,10 +491,11 @@ func classifyIntended(tr *Trace, order []int, nginxMS, scaled []int64, real, int
 		classes[k].Count++
 	}
 	for i := range n {
+		key := tr.Key[i]
 		if real[i] == intended[i] {
+			movedKey[key] = movedKey[key] || moved[i] != 0
 			continue
 		}
-		key := tr.Key[i]
 		switch {
 		case prevTrace[i] != prevNginx[i]:
 			add(0, i)
@@ -502,8 +505,10 @@ func classifyIntended(tr *Trace, order []int, nginxMS, scaled []int64, real, int
 			add(2, i)
 		case moved[i] != 0:
 			add(3, i)
-		default:
+		case movedKey[key]:
 			add(4, i)
+		default:
+			add(5, i)
 		}
 		bad[key] = true
 	}

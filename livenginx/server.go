@@ -121,12 +121,9 @@ type Server struct {
 // from $PATH), waiting until it accepts connections. A free port is asked
 // of the kernel; if another process takes it first, the start is retried.
 func Start(ctx context.Context, binary string, l Limit) (*Server, error) {
-	if binary == "" {
-		binary = Binary
-	}
-	path, err := exec.LookPath(binary)
+	path, err := LookPath(binary)
 	if err != nil {
-		return nil, fmt.Errorf("nginx not found (%w); install it (apt-get install -y nginx)", err)
+		return nil, err
 	}
 	version := nginxVersion(path)
 	var last error
@@ -142,6 +139,22 @@ func Start(ctx context.Context, binary string, l Limit) (*Server, error) {
 		}
 	}
 	return nil, last
+}
+
+// LookPath finds binary, or nginx from $PATH and else /usr/sbin/nginx
+// (where Debian installs it, outside an unprivileged user's $PATH).
+func LookPath(binary string) (string, error) {
+	if binary != "" {
+		return exec.LookPath(binary)
+	}
+	path, err := exec.LookPath(Binary)
+	if err == nil {
+		return path, nil
+	}
+	if p, err2 := exec.LookPath("/usr/sbin/nginx"); err2 == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("nginx not found (%w); install it (apt-get install -y nginx)", err)
 }
 
 // nginxVersion returns what nginx -v prints, "nginx/1.22.1".
@@ -164,12 +177,9 @@ func start(ctx context.Context, path string, l Limit) (*Server, error) {
 
 // startAt starts nginx (binary, or Binary from $PATH) on host:port.
 func startAt(ctx context.Context, binary, host string, port int, l Limit) (*Server, error) {
-	if binary == "" {
-		binary = Binary
-	}
-	path, err := exec.LookPath(binary)
+	path, err := LookPath(binary)
 	if err != nil {
-		return nil, fmt.Errorf("nginx not found (%w); install it (apt-get install -y nginx)", err)
+		return nil, err
 	}
 	s, err := startPath(ctx, path, host, port, l)
 	if err == nil {

@@ -14,6 +14,7 @@
 //	ratebench gen -scenario NAME[:param=value,...] -requests N -keys K -seed S FILE
 //	ratebench cloudflare [-requests 400000000] [-sources 270000] [-rule 100/1m] [DIR]
 //	ratebench redis (FILE | -gen SCENARIO) [-rule L/W] [-alg LIST] [-clients 1,4,16] [-addr HOST:PORT] [-o DIR]
+//	ratebench live nginx (FILE | -gen SCENARIO) [-rule L/W] [-speed S] [-clients C] [-burst N] [-o DIR]
 //
 // Every subcommand reads one grammar (args.go): its main file (the trace
 // FILE, IN and OUT, the results folder DIR) is an argument or the flag
@@ -32,7 +33,8 @@
 // a trace. gen writes a synthetic one (gen -list describes the scenarios).
 // cloudflare replays a population the size of Cloudflare's published
 // experiment and sets the figures beside theirs. redis replays a trace
-// against a real redis-server. Run a subcommand with -h for its flags.
+// against a real redis-server; live nginx through a real nginx, beside
+// its model fed the clock nginx decided on. Run a subcommand with -h for its flags.
 package main
 
 import (
@@ -76,6 +78,7 @@ var commands = map[string]command{
 	"report":     {"write report.md, report.html and plots from DIR/summary.json", runReport},
 	"convert":    {"convert a trace to CSV, Parquet or JSON lines", runConvert},
 	"redis":      {"replay a trace against a real Redis server (Lua scripts, and a non-atomic counter that reads, then increments)", runRedis},
+	"live":       {"replay a trace through a real nginx (started on a loopback port) and set its decisions beside its model", runLive},
 	"diff":       {"set two summaries side by side: each headline figure of the same runs, and its change", runDiff},
 	"merge":      {"combine the summaries of the shards of a replay (compare -shard i/n) into one", runMerge},
 }

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"ratebench/livenginx"
+)
+
+// TestLiveNginxEndToEnd replays a small generated trace serially through
+// a real nginx (fails, not skips, without one) and requires nginx and its
+// model to agree on every request.
+func TestLiveNginxEndToEnd(t *testing.T) {
+	if _, err := livenginx.LookPath(""); err != nil {
+		t.Fatalf("this test replays a trace through a real nginx: %v", err)
+	}
+	dir := t.TempDir()
+	// 300 requests over about 60 s, at speed 30: 2 s.
+	stdout, stderr, err := ratebench(t, "live", "nginx", "-gen", "mix:poisson=0.6,onoff=0.2,boundary=0.2,requests=300,keys=5,rate=1,seed=2",
+		"-rule", "3/1s", "-speed", "30", "-o", dir)
+	if err != nil {
+		t.Fatalf("%v\nstderr:\n%s", err, stderr)
+	}
+	for _, want := range []string{"# Live replay through a real nginx", "`rate=90r/s`, `burst=2`, `nodelay`",
+		"| `nginx:rate=90r/s:burst=2:zone` | nginx's clock: ngx_current_msec, from $connection_time | 300 | 100% | 0 | 0 |",
+		"nginx agrees with its model on 300 of 300 requests (100.000%)", "wrote " + filepath.Join(dir, "live.json")} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "live.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res livenginx.Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Trace.Requests != 300 || res.Model.Agree != 300 || res.Refused == 0 || res.Setup.Speed != "30" || res.Setup.NginxRate != "90r/s" {
+		t.Errorf("requests %d, model agrees on %d, refused %d, setup %+v", res.Trace.Requests, res.Model.Agree, res.Refused, res.Setup)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "live.md")); err != nil {
+		t.Error(err)
+	}
+}
+
+// Bad command lines are refused before nginx starts: a speed at which
+// nginx cannot express the rate, and an address off the loopback.
+func TestLiveNginxRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-rule", "7/1m", "-speed", "1/2"}, "the speeds that work are the multiples of 1/7"},
+		{[]string{"-speed", "0"}, "-speed \"0\": want a positive number"},
+		{[]string{"-addr", "192.0.2.1:8080"}, "sends only to an IPv4 loopback address"},
+	} {
+		args := append([]string{"live", "nginx", "-gen", "poisson:requests=10,keys=2", "-o", t.TempDir()}, tc.args...)
+		_, stderr, err := ratebench(t, args...)
+		if err == nil || !strings.Contains(err.Error()+stderr, tc.want) {
+			t.Errorf("%v: err %v, stderr %q; want %q", tc.args, err, stderr, tc.want)
+		}
+	}
+}
+
+// Ctrl-C during a live replay stops it within a second, exits non-zero
+// and leaves no nginx listening.
+func TestLiveNginxInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	dir := t.TempDir()
+	bin := buildCommand(t, dir)
+	cmd := exec.Command(bin, "live", "nginx", "-gen", "poisson:requests=100000,keys=10,rate=1", "-speed", "1", "-o", filepath.Join(dir, "out"))
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	killer := time.AfterFunc(10*time.Second, func() { cmd.Process.Kill() })
+	defer killer.Stop()
+	sc := bufio.NewScanner(stderr)
+	addr := ""
+	for sc.Scan() {
+		if _, rest, ok := strings.Cut(sc.Text(), " at "); ok && strings.HasPrefix(sc.Text(), "started nginx") {
+			addr, _, _ = strings.Cut(rest, " ")
+			break
+		}
+	}
+	if addr == "" {
+		t.Fatal("nginx never started")
+	}
+	time.Sleep(300 * time.Millisecond)
+	signalled := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	var rest strings.Builder
+	for sc.Scan() {
+		rest.WriteString(sc.Text() + "\n")
+	}
+	err = cmd.Wait()
+	if d := time.Since(signalled); d > time.Second {
+		t.Errorf("exited %v after SIGINT", d)
+	}
+	if err == nil || !strings.Contains(rest.String(), "interrupted: nginx stopped") {
+		t.Errorf("exit %v, stderr %q; want a non-zero exit saying nginx stopped", err, rest.String())
+	}
+	if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
+		c.Close()
+		t.Errorf("nginx still listens at %s after the interrupt", addr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "live.json")); err == nil {
+		t.Error("an interrupted replay wrote live.json")
+	}
+}
