@@ -205,14 +205,23 @@ func Replay(ctx context.Context, cfg Config, tr *Trace) (*Raw, error) {
 		}()
 	}
 
+	// The replay starts on a millisecond boundary of nginx's clock, so
+	// that the trace's scaled times fall in nginx's milliseconds as they
+	// fall in the model's (whose clock's phase is 0).
 	start := time.Now().Add(20 * time.Millisecond)
+	start = start.Add(-time.Duration(clock.at(start) % 1e6))
 	raw.Start = clock.at(start)
 	first := tr.T[0]
 dispatch:
 	for i, t := range tr.T {
-		due := start.Add(cfg.offset(t, first))
+		// nginx decides on whole milliseconds of its clock: a request is
+		// sent at the start of the millisecond it is due in, which leaves
+		// it the most time to be decided within that millisecond.
+		due := start.Add(cfg.offset(t, first).Truncate(time.Millisecond))
 		raw.Sent[i].Due = clock.at(due)
-		if d := time.Until(due); d > 0 {
+		// A timer wakes up to a millisecond late: sleep until shortly
+		// before the due time, then spin.
+		if d := time.Until(due) - spin; d > 0 {
 			timer := time.NewTimer(d)
 			select {
 			case <-timer.C:
@@ -220,6 +229,8 @@ dispatch:
 				timer.Stop()
 				break dispatch
 			}
+		}
+		for time.Now().Before(due) {
 		}
 		select {
 		case jobs <- i:
@@ -257,6 +268,10 @@ dispatch:
 	}
 	return raw, nil
 }
+
+// spin is how long before a request's due time the dispatcher stops
+// sleeping and waits in a loop.
+const spin = 1500 * time.Microsecond
 
 // startOn starts nginx on listen (loopback only), or a free port.
 func startOn(ctx context.Context, binary, listen string, l Limit) (*Server, error) {
