@@ -3,6 +3,7 @@ package livenginx
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -113,5 +114,55 @@ func TestSpeedNginxCannotExpress(t *testing.T) {
 	cfg.Rule, cfg.SpeedNum, cfg.SpeedDen = algorithms.Rule{L: 5, W: 30e9}, 20, 1
 	if rate, err := cfg.Scaled(); err != nil || rate != "200r/m" {
 		t.Fatalf("Scaled 5/30s at 20 = %q, %v; want 200r/m", rate, err)
+	}
+}
+
+// With concurrent connections nginx's order is not the trace's, but fed
+// nginx's clock, connection by connection, in nginx's order, the model
+// still decides every request as nginx did.
+func TestConcurrentReplayAgreesWithModel(t *testing.T) {
+	requireNginx(t)
+	tr := genTrace(t, "mix:poisson=0.5,onoff=0.3,boundary=0.2,requests=600,keys=6,rate=2,seed=4")
+	cfg := Config{Rule: algorithms.Rule{L: 5, W: 1e9}, SpeedNum: 20, SpeedDen: 1, Clients: 4, Burst: -1, NoDelay: true}
+	res := replay(t, cfg, tr)
+	if res.Model.Disagree() != 0 || res.Clock.NginxConnections != 4 {
+		t.Errorf("nginx and its model disagree on %d requests (%+v), over %d connections", res.Model.Disagree(), res.Model.Classes, res.Clock.NginxConnections)
+	}
+}
+
+// The configuration carries the rule as nginx must write it, and the
+// access log's format what the analysis reads.
+func TestConfFile(t *testing.T) {
+	conf := ConfFile("/tmp/x", "127.0.0.1", 8080, Limit{Rate: "166r/m", Burst: 9, NoDelay: true})
+	for _, want := range []string{
+		"limit_req_zone $http_x_ratebench_key zone=ratebench:1024k rate=166r/m;",
+		"limit_req zone=ratebench burst=9 nodelay;",
+		"limit_req_status 429;",
+		"listen 127.0.0.1:8080;",
+		"master_process off;",
+		"log_format ratebench '$http_x_ratebench_id $status $msec $connection $connection_requests $connection_time $request_time';",
+		`access_log "/tmp/x/access.log" ratebench;`,
+	} {
+		if !strings.Contains(conf, want) {
+			t.Errorf("nginx.conf lacks %q:\n%s", want, conf)
+		}
+	}
+	if conf := ConfFile("/tmp/x", "127.0.0.1", 1, Limit{Rate: "1r/s", Burst: 3, Delay: 2}); !strings.Contains(conf, "limit_req zone=ratebench burst=3 delay=2;") {
+		t.Errorf("delay=N not written:\n%s", conf)
+	}
+}
+
+// The access log is read line by line; a last line still being written is
+// left for the next read, and a bad line names the file and line.
+func TestParseLog(t *testing.T) {
+	p := t.TempDir() + "/access.log"
+	os.WriteFile(p, []byte("0 200 1796143236.070 2 1 0.000 0.000\n1 429 1796143236.071 2 2 0.012 0.000\n2 200 17961"), 0o644)
+	ls, err := ParseLog(p)
+	if err != nil || len(ls) != 2 || ls[1] != (Logged{ID: 1, Status: 429, MsecMS: 1796143236071, Conn: 2, ConnMS: 12, Line: 2}) {
+		t.Fatalf("ParseLog = %+v, %v", ls, err)
+	}
+	os.WriteFile(p, []byte("0 200 1796143236.070 2 1 0.000 0.000\nx 200 1.000 2 1 0.000 0.000\n"), 0o644)
+	if _, err := ParseLog(p); err == nil || !strings.Contains(err.Error(), "access.log:2:") {
+		t.Fatalf("ParseLog of a bad line = %v", err)
 	}
 }

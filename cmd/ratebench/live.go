@@ -52,7 +52,7 @@ func runLiveNginx(stdout, stderr io.Writer, args []string) error {
 	speedS := fs.String("speed", "1", "replay `S` times as fast as the trace (a whole number, a decimal or a fraction such as 1/7); nginx's rate is scaled by S")
 	clients := fs.Int("clients", 1, "concurrent keep-alive `connections`; 1 replays serially, in the trace's order")
 	burst := fs.Int64("burst", -1, "limit_req's `burst` (default L-1: a bucket of L requests)")
-	noDelay := fs.Bool("nodelay", true, "limit_req's nodelay: requests within the burst are served at once (-nodelay=false delays them, which distorts the timing)")
+	noDelay := fs.Bool("nodelay", true, "limit_req's nodelay: requests within the burst are served at once (-nodelay=false delays them: nginx then logs a delayed request at the end of its delay, not at its decision, and the model's clock is off)")
 	delay := fs.Int64("delay", 0, "limit_req's delay=`N` (with -nodelay=false)")
 	addr := fs.String("addr", "", "loopback `host:port` for nginx to listen on (default a free port on 127.0.0.1)")
 	binary := fs.String("nginx", "", "nginx `program` to start (default nginx from $PATH)")
