@@ -5,140 +5,24 @@ import (
 	"slices"
 
 	"ratebench/algorithms"
+	"ratebench/summary"
+)
+
+// The live replay's results are summary's types, so that the report can
+// show them.
+type (
+	Result      = summary.LiveNginx
+	TraceInfo   = summary.LiveTrace
+	Setup       = summary.LiveSetup
+	Agreement   = summary.LiveAgreement
+	Class       = summary.LiveClass
+	ClockInfo   = summary.LiveClock
+	Timing      = summary.LiveTiming
+	Percentiles = summary.LivePercentiles
 )
 
 // SchemaVersion is the version of live.json's layout.
-const SchemaVersion = 1
-
-// Result is what a live replay measured. Trace and Setup are
-// deterministic for a given trace and command line; the decisions and
-// agreements depend on when nginx saw each request (on a serial replay
-// they are the same from run to run when nginx keeps the pace, and the
-// agreement with the model fed nginx's own clock always is 100%); Timing
-// (rates, lateness, latency) varies from run to run and is kept apart
-// (jq 'del(.timing)').
-type Result struct {
-	Schema int       `json:"schema"`
-	Trace  TraceInfo `json:"trace"`
-	Setup  Setup     `json:"setup"`
-	// Admitted and Refused count nginx's answers, 200 and 429.
-	Admitted int64 `json:"admitted"`
-	Refused  int64 `json:"refused"`
-	// Model sets nginx beside its model fed the clock nginx decided on:
-	// ngx_current_msec, from $connection_time.
-	Model Agreement `json:"model"`
-	// ModelWall sets nginx beside its model fed $msec, the wall clock of
-	// the same instant, whose millisecond boundaries are not those of the
-	// monotonic clock limit_req reads.
-	ModelWall Agreement `json:"model_wall_clock"`
-	// Intended sets nginx beside its model fed the trace's own times
-	// (scaled by the speed): what a replay that kept the trace's pace to
-	// the millisecond would get.
-	Intended Agreement `json:"intended"`
-	// Log sets nginx beside the exact sliding-window log with the
-	// trace's rule on the trace's own times.
-	Log Agreement `json:"log"`
-	// Clock is how the replay's timing reached nginx.
-	Clock  ClockInfo `json:"clock"`
-	Timing Timing    `json:"timing"`
-}
-
-// TraceInfo describes the replayed trace.
-type TraceInfo struct {
-	Path     string `json:"path"`
-	Format   string `json:"format"`
-	Requests int64  `json:"requests"`
-	Keys     int    `json:"keys"`
-	FirstNS  int64  `json:"first_ns"`
-	LastNS   int64  `json:"last_ns"`
-}
-
-// Setup is the replay's configuration.
-type Setup struct {
-	Rule    string `json:"rule"`
-	Speed   string `json:"speed"`
-	Clients int    `json:"clients"`
-	// NginxRate and Burst are what nginx was configured with: the rule's
-	// rate times the speed, and the burst.
-	NginxRate string `json:"nginx_rate"`
-	Burst     int64  `json:"burst"`
-	NoDelay   bool   `json:"nodelay"`
-	Delay     int64  `json:"delay,omitempty"`
-	// ModelSpec is the model's spec (algorithms.New).
-	ModelSpec string `json:"model_spec"`
-	Nginx     string `json:"nginx"`
-}
-
-// Agreement compares nginx's answers with another decider's.
-type Agreement struct {
-	Against string `json:"against"`
-	Times   string `json:"times"`
-	Agree   int64  `json:"agree"`
-	// NginxOnly counts requests nginx admitted and the other refused;
-	// OtherOnly the reverse.
-	NginxOnly int64   `json:"nginx_only"`
-	OtherOnly int64   `json:"other_only"`
-	Classes   []Class `json:"classes,omitempty"`
-}
-
-// Disagree is the number of requests decided differently.
-func (a Agreement) Disagree() int64 { return a.NginxOnly + a.OtherOnly }
-
-// Percent is the agreement in percent.
-func (a Agreement) Percent() float64 {
-	n := a.Agree + a.Disagree()
-	if n == 0 {
-		return 100
-	}
-	return 100 * float64(a.Agree) / float64(n)
-}
-
-// Class is one explanation of disagreements: how many it explains and
-// the first such request (1-based, in the trace).
-type Class struct {
-	Name    string `json:"name"`
-	Meaning string `json:"meaning"`
-	Count   int64  `json:"count"`
-	First   int    `json:"first_request"`
-}
-
-// ClockInfo tells how the client's times and nginx's clock relate.
-type ClockInfo struct {
-	// OutsideBracket counts requests whose decision time, as nginx's
-	// clock gives it, falls outside the whole milliseconds between the
-	// client's send and its receipt of the answer.
-	OutsideBracket int64 `json:"outside_bracket"`
-	// Reordered counts requests that nginx decided in another order than
-	// the trace's, within their key.
-	Reordered int64 `json:"reordered"`
-	// Moved counts requests whose gap to their key's previous request, in
-	// nginx's clock, is not the gap in the trace's scaled times (whole ms).
-	Moved int64 `json:"moved"`
-	// NginxConnections is the number of connections nginx saw.
-	NginxConnections int `json:"nginx_connections"`
-}
-
-// Timing is what the replay's pace and latency were.
-type Timing struct {
-	DurationNS int64 `json:"duration_ns"`
-	// RequestedPerS is the rate the trace asks for, scaled (requests per
-	// second between the first and last); AchievedPerS the rate sent.
-	RequestedPerS float64 `json:"requested_per_s"`
-	AchievedPerS  float64 `json:"achieved_per_s"`
-	// Late is how late each request was sent against its due time.
-	Late Percentiles `json:"late"`
-	// Latency is from sending a request to reading its answer.
-	Latency Percentiles `json:"latency"`
-}
-
-// Percentiles of a set of durations in ns (the smallest value with at
-// least that fraction at or below it).
-type Percentiles struct {
-	P50NS int64 `json:"p50_ns"`
-	P90NS int64 `json:"p90_ns"`
-	P99NS int64 `json:"p99_ns"`
-	MaxNS int64 `json:"max_ns"`
-}
+const SchemaVersion = summary.LiveSchemaVersion
 
 func percentiles(xs []int64) Percentiles {
 	if len(xs) == 0 {
@@ -150,7 +34,7 @@ func percentiles(xs []int64) Percentiles {
 		i := int(f*float64(len(xs))+0.999999999) - 1
 		return xs[min(max(i, 0), len(xs)-1)]
 	}
-	return Percentiles{q(0.5), q(0.9), q(0.99), xs[len(xs)-1]}
+	return Percentiles{P50NS: q(0.5), P90NS: q(0.9), P99NS: q(0.99), MaxNS: xs[len(xs)-1]}
 }
 
 // ModelSpec is the model of the nginx a replay configures: the scaled

@@ -79,6 +79,7 @@ func (m *model) build() (*document, []renderedFig, error) {
 	if err := m.sweep(d, addFig); err != nil {
 		return nil, nil, err
 	}
+	m.liveSection(d)
 	return d, figs, nil
 }
 

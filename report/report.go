@@ -34,6 +34,9 @@ type Options struct {
 	// summary.WriteFileAtomic; it may be called from several goroutines
 	// at once. Tests use it to fail a write part way.
 	WriteFile func(path string, data []byte) error
+	// Live, if not nil, is a live replay through a real nginx to show at
+	// the end of the report (Write reads the folder's live.json when nil).
+	Live *summary.LiveNginx
 }
 
 // Files written into the report's folder.
@@ -51,6 +54,13 @@ const (
 func Write(dir string, s *summary.Summary, opt Options) error {
 	if s == nil {
 		return errors.New("report: no summary")
+	}
+	if opt.Live == nil {
+		live, err := ReadLive(dir)
+		if err != nil {
+			return err
+		}
+		opt.Live = live
 	}
 	m := newModel(s, opt)
 	doc, figs, err := m.build()

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +15,8 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/livenginx"
+	"ratebench/report"
+	"ratebench/summary"
 )
 
 const liveSynopsis = "nginx (FILE | -gen SCENARIO) [-rule L/W] [-speed S] [-clients C] [-burst N] [-nodelay | -delay N] [-addr 127.0.0.1:PORT] [-o DIR]\n\n" +
@@ -115,13 +119,13 @@ func runLiveNginx(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := res.WriteFiles(rd.stage); err != nil {
+	if err := writeLive(rd.stage, res); err != nil {
 		return err
 	}
 	if err := rd.commit(ownsLive); err != nil {
 		return err
 	}
-	if err := res.WriteMarkdown(stdout); err != nil {
+	if err := report.LiveMarkdown(stdout, res); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "\nnginx agrees with its model on %d of %d requests (%s)\nwrote %s and %s\n", res.Model.Agree, res.Trace.Requests,
@@ -131,3 +135,19 @@ func runLiveNginx(stdout, stderr io.Writer, args []string) error {
 
 // ownsLive tells the files a live run owns in its results folder.
 func ownsLive(rel string) bool { return rel == "live.json" || rel == "live.md" }
+
+// writeLive writes dir/live.json and dir/live.md.
+func writeLive(dir string, res *summary.LiveNginx) error {
+	data, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := summary.WriteFileAtomic(filepath.Join(dir, report.LiveFile), append(data, '\n')); err != nil {
+		return err
+	}
+	var md bytes.Buffer
+	if err := report.LiveMarkdown(&md, res); err != nil {
+		return err
+	}
+	return summary.WriteFileAtomic(filepath.Join(dir, "live.md"), md.Bytes())
+}

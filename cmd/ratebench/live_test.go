@@ -30,7 +30,7 @@ func TestLiveNginxEndToEnd(t *testing.T) {
 		t.Fatalf("%v\nstderr:\n%s", err, stderr)
 	}
 	for _, want := range []string{"# Live replay through a real nginx", "`rate=90r/s`, `burst=2`, `nodelay`",
-		"| `nginx:rate=90r/s:burst=2:zone` | nginx's clock: ngx_current_msec, from $connection_time | 300 | 100% | 0 | 0 |",
+		"| `nginx:rate=90r/s:burst=2:zone` | nginx's clock: ngx\\_current\\_msec, from \\$connection\\_time | 300 | 100% | 0 | 0 |",
 		"nginx agrees with its model on 300 of 300 requests (100.000%)", "wrote " + filepath.Join(dir, "live.json")} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
