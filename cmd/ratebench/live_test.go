@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"ratebench/livenginx"
+	"ratebench/summary"
 )
 
 // TestLiveNginxEndToEnd replays a small generated trace serially through
@@ -122,5 +123,30 @@ func TestLiveNginxInterrupt(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out", "live.json")); err == nil {
 		t.Error("an interrupted replay wrote live.json")
+	}
+}
+
+// A live replay written into a comparison's folder shows in its report
+// when the report is written again.
+func TestReportShowsTheFoldersLiveReplay(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := ratebench(t, "compare", "-trace", "testdata/small.csv", "-rule", "10/1m", "-alg", "log,nginx", "-o", dir); err != nil {
+		t.Fatal(err)
+	}
+	live := summary.LiveNginx{Schema: summary.LiveSchemaVersion, Setup: summary.LiveSetup{Rule: "10/1m", Speed: "1", Clients: 1, Nginx: "nginx/1.22.1"},
+		Model: summary.LiveAgreement{Against: "nginx:rate=10r/m:burst=9:zone", Times: "nginx's clock", Agree: 2000}}
+	data, _ := json.Marshal(live)
+	if err := os.WriteFile(filepath.Join(dir, "live.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ratebench(t, "report", dir); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil || !strings.Contains(string(md), "## Live replay through a real nginx") || !strings.Contains(string(md), "| 2,000 | 100% |") {
+		t.Errorf("report without the live replay: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "live.json")); err != nil {
+		t.Errorf("the report removed live.json: %v", err)
 	}
 }

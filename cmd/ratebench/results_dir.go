@@ -160,10 +160,18 @@ func (rd *resultsDir) writeSummary(s *summary.Summary, perf *summary.Perf) error
 	return rd.write(perfFile, data)
 }
 
-// writeReport stages the report of s (see report.Write).
+// writeReport stages the report of s (see report.Write), with the live
+// replay the folder holds, if any.
 func (rd *resultsDir) writeReport(s *summary.Summary, opt report.Options) error {
 	if opt.WriteFile == nil {
 		opt.WriteFile = rd.writeFile
+	}
+	if opt.Live == nil {
+		live, err := report.ReadLive(rd.dir)
+		if err != nil {
+			return err
+		}
+		opt.Live = live
 	}
 	return report.Write(rd.stage, s, opt)
 }
