@@ -11,31 +11,17 @@ import (
 // The live replay's results are summary's types, so that the report can
 // show them.
 type (
-	Result      = summary.LiveNginx
-	TraceInfo   = summary.LiveTrace
-	Setup       = summary.LiveSetup
-	Agreement   = summary.LiveAgreement
-	Class       = summary.LiveClass
-	ClockInfo   = summary.LiveClock
-	Timing      = summary.LiveTiming
-	Percentiles = summary.LivePercentiles
+	Result    = summary.LiveNginx
+	TraceInfo = summary.LiveTrace
+	Setup     = summary.LiveSetup
+	Agreement = summary.LiveAgreement
+	Class     = summary.LiveClass
+	ClockInfo = summary.LiveClock
+	Timing    = summary.LiveTiming
 )
 
 // SchemaVersion is the version of live.json's layout.
 const SchemaVersion = summary.LiveSchemaVersion
-
-func percentiles(xs []int64) Percentiles {
-	if len(xs) == 0 {
-		return Percentiles{}
-	}
-	xs = slices.Clone(xs)
-	slices.Sort(xs)
-	q := func(f float64) int64 {
-		i := int(f*float64(len(xs))+0.999999999) - 1
-		return xs[min(max(i, 0), len(xs)-1)]
-	}
-	return Percentiles{P50NS: q(0.5), P90NS: q(0.9), P99NS: q(0.99), MaxNS: xs[len(xs)-1]}
-}
 
 // ModelSpec is the model of the nginx a replay configures: the scaled
 // rate, the burst, and the zone's expiry of idle nodes (which real nginx
@@ -168,13 +154,12 @@ func Analyze(cfg Config, raw *Raw, info TraceInfo) (*Result, error) {
 	}
 
 	// Timing.
-	late := make([]int64, n)
-	lat := make([]int64, n)
-	for i, s := range raw.Sent {
-		late[i] = max(s.Send-s.Due, 0)
-		lat[i] = s.Recv - s.Send
+	var late, lat summary.Durations
+	for _, s := range raw.Sent {
+		late.Add(max(s.Send-s.Due, 0))
+		lat.Add(max(s.Recv-s.Send, 0))
 	}
-	res.Timing.Late, res.Timing.Latency = percentiles(late), percentiles(lat)
+	res.Timing.Late, res.Timing.Latency = late.Summary(), lat.Summary()
 	res.Timing.DurationNS = raw.Sent[n-1].Recv - raw.Sent[0].Send
 	if n > 1 {
 		if span := scaled[n-1]; span > 0 {

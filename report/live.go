@@ -99,7 +99,7 @@ func addLive(d *document, r *summary.LiveNginx, sub int) {
 	pt := table{head: []string{"", "p50", "p90", "p99", "max"}, right: []bool{false, true, true, true, true}}
 	for _, p := range []struct {
 		name string
-		p    summary.LivePercentiles
+		p    summary.DurationSummary
 	}{{"sent late by", tm.Late}, {"latency", tm.Latency}} {
 		pt.rows = append(pt.rows, []inline{txt(p.name), txt(liveDur(p.p.P50NS)), txt(liveDur(p.p.P90NS)), txt(liveDur(p.p.P99NS)), txt(liveDur(p.p.MaxNS))})
 	}

@@ -123,16 +123,7 @@ type LiveTiming struct {
 	RequestedPerS float64 `json:"requested_per_s"`
 	AchievedPerS  float64 `json:"achieved_per_s"`
 	// Late is how late each request was sent against its due time.
-	Late LivePercentiles `json:"late"`
+	Late DurationSummary `json:"late"`
 	// Latency is from sending a request to reading its answer.
-	Latency LivePercentiles `json:"latency"`
-}
-
-// LivePercentiles of a set of durations in ns (the smallest value with at
-// least that fraction at or below it).
-type LivePercentiles struct {
-	P50NS int64 `json:"p50_ns"`
-	P90NS int64 `json:"p90_ns"`
-	P99NS int64 `json:"p99_ns"`
-	MaxNS int64 `json:"max_ns"`
+	Latency DurationSummary `json:"latency"`
 }
