@@ -72,7 +72,10 @@ type Pass struct {
 	Model string `json:"model"`
 	// Atomic is true for the Lua scripts: one atomic round trip per
 	// decision.
-	Atomic        bool    `json:"atomic"`
+	Atomic bool `json:"atomic"`
+	// Product is true for a product's own Redis code, compared with its
+	// model (see Products).
+	Product       bool    `json:"product,omitempty"`
 	Clients       int     `json:"clients"`
 	Decisions     int64   `json:"decisions"`
 	Admitted      int64   `json:"admitted"`
@@ -183,6 +186,21 @@ type PassTiming struct {
 	Seconds      float64 `json:"seconds"`
 	OpsPerSecond float64 `json:"ops_per_second"`
 	Latency      Latency `json:"latency"`
+	// Live is set for a live replay (redis_rate, on Redis TIME).
+	Live *LiveTiming `json:"live,omitempty"`
+}
+
+// LiveTiming is the pace of a live replay: request i is due
+// (t_i - t_0)/Speed after the start, under Rule (the rule's window divided
+// by Speed); RequestedSeconds is the trace's span divided by Speed, to
+// compare with Seconds, and LagMaxNS the latest a request was handed to a
+// client after it was due.
+type LiveTiming struct {
+	Speed            int64   `json:"speed"`
+	Rule             string  `json:"rule"`
+	TraceSeconds     float64 `json:"trace_seconds"`
+	RequestedSeconds float64 `json:"requested_seconds"`
+	LagMaxNS         int64   `json:"lag_max_ns"`
 }
 
 // Latency is the distribution of the time per decision: from sending the
