@@ -5,6 +5,8 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/go-redis/redis_rate/v10"
@@ -109,4 +111,22 @@ func TestProductsRace(t *testing.T) {
 	var md bytes.Buffer
 	res.WriteMarkdown(&md)
 	t.Logf("\n%s", md.String())
+}
+
+// TestLiveFallsBehind: a live replay too fast to keep its pace says so.
+func TestLiveFallsBehind(t *testing.T) {
+	srv := StartForTest(t)
+	// 2000 requests over some 3 min of trace, at a million times: 0.2 ms
+	// asked, some 0.2 s taken.
+	res := run(t, srv, Config{Rule: mustRule(t, "5/1s"), Algorithms: []string{"redis_rate"}, Speed: 1_000_000}, randomTrace(16, 2000, 2, 1e9, 1))
+	if p := res.Runs[0]; p.Agree != p.Decisions {
+		t.Errorf("%d of %d agree", p.Agree, p.Decisions)
+	}
+	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "fell behind the trace's pace") }) {
+		t.Errorf("notes %q, want one saying the replay fell behind", res.Notes)
+	}
+	if _, err := Run(context.Background(), Config{Addr: srv.Addr, Flush: true, Rule: mustRule(t, "5/1s"), Algorithms: []string{"redis_rate"}, Speed: 3},
+		randomTrace(16, 10, 2, 1e9, 1)); err == nil || !strings.Contains(err.Error(), "whole nanoseconds") {
+		t.Errorf("speed 3 on a 1s window: err = %v", err)
+	}
 }

@@ -297,6 +297,10 @@ func Run(ctx context.Context, cfg Config, r traces.Reader) (*Result, error) {
 				res.Notes = append(res.Notes, fmt.Sprintf("%s with 1 client disagrees with the in-process %s on %d decisions: a bug (with one client they must agree exactly)",
 					a.name, a.model, run.Decisions-run.Agree))
 			}
+			if l := tim.Live; l != nil && tim.Seconds > 1.25*l.RequestedSeconds+0.05 {
+				res.Notes = append(res.Notes, fmt.Sprintf("%s with %d clients took %.3fs for the %.3fs requested at speed %d: the replay fell behind the trace's pace "+
+					"(its decisions still agree, being fed Redis's times, but the trace's timing is lost); lower -speed", a.name, c, tim.Seconds, l.RequestedSeconds, l.Speed))
+			}
 			if ttl := productTTL(a.name, rule); ttl > 0 && !a.live && tim.Seconds > ttl.Seconds() {
 				res.Notes = append(res.Notes, fmt.Sprintf("%s with %d clients took %.1fs, longer than its keys' lifetime %v on the server's clock: a window's count may have expired mid-window",
 					a.name, c, tim.Seconds, ttl))
