@@ -21,15 +21,42 @@ func liveRule(r algorithms.Rule, speed int64) (algorithms.Rule, error) {
 }
 
 // productTTL is the shortest lifetime a product gives its keys on the
-// server's clock (0: not a product replayed on trace time).
-func productTTL(name string, r algorithms.Rule) time.Duration {
+// server's clock (0: not a product replayed on trace time), and the number
+// of windows a key is read in (the sliding window reads the previous one).
+func productTTL(name string, r algorithms.Rule) (time.Duration, int) {
 	switch name {
 	case "upstash-fixed", "envoy", "kong":
-		return time.Duration(r.W)
+		return time.Duration(r.W), 1
 	case "upstash":
-		return 2*time.Duration(r.W) + time.Second
+		return 2*time.Duration(r.W) + time.Second, 2
 	}
-	return 0
+	return 0, 0
+}
+
+// keyLife measures the longest a product's window key has to live on the
+// server's clock: from the first request of its window to the last request
+// that reads it (in its window, or in the next for a key read in two), as
+// the requests are handed to the clients. Windows come in time order.
+type keyLife struct {
+	w, reads int64
+	win      [2]int64 // the current window, the one before
+	start    [2]time.Time
+	n        int
+	max      time.Duration
+}
+
+func (l *keyLife) see(t int64, now time.Time) {
+	w := t / l.w
+	if l.n == 0 || w != l.win[0] {
+		l.win[1], l.start[1] = l.win[0], l.start[0]
+		l.win[0], l.start[0] = w, now
+		l.n++
+	}
+	from := l.start[0]
+	if l.reads == 2 && l.n > 1 && l.win[1] == w-1 {
+		from = l.start[1]
+	}
+	l.max = max(l.max, now.Sub(from))
 }
 
 // decision is one answer of a live replay: the request and the time Redis

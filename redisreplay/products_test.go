@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
@@ -128,5 +129,26 @@ func TestLiveFallsBehind(t *testing.T) {
 	if _, err := Run(context.Background(), Config{Addr: srv.Addr, Flush: true, Rule: mustRule(t, "5/1s"), Algorithms: []string{"redis_rate"}, Speed: 3},
 		randomTrace(16, 10, 2, 1e9, 1)); err == nil || !strings.Contains(err.Error(), "whole nanoseconds") {
 		t.Errorf("speed 3 on a 1s window: err = %v", err)
+	}
+}
+
+// TestKeyLife: the longest a window key must live, from its window's first
+// request to the last that reads it (the next window's too when it is read
+// in two).
+func TestKeyLife(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	at := func(ms int64) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	sends := []struct{ trace, real int64 }{{0, 0}, {500, 100}, {999, 700}, {1000, 800}, {1500, 2000}, {3000, 2100}, {3100, 2200}}
+	for _, c := range []struct {
+		reads int64
+		want  time.Duration
+	}{{1, 1200 * time.Millisecond}, {2, 2000 * time.Millisecond}} {
+		l := keyLife{w: int64(time.Second), reads: c.reads}
+		for _, s := range sends {
+			l.see(s.trace*int64(time.Millisecond), at(s.real))
+		}
+		if l.max != c.want {
+			t.Errorf("read in %d windows: %v, want %v", c.reads, l.max, c.want)
+		}
 	}
 }

@@ -301,9 +301,9 @@ func Run(ctx context.Context, cfg Config, r traces.Reader) (*Result, error) {
 				res.Notes = append(res.Notes, fmt.Sprintf("%s with %d clients took %.3fs for the %.3fs requested at speed %d: the replay fell behind the trace's pace "+
 					"(its decisions still agree, being fed Redis's times, but the trace's timing is lost); lower -speed", a.name, c, tim.Seconds, l.RequestedSeconds, l.Speed))
 			}
-			if ttl := productTTL(a.name, rule); ttl > 0 && !a.live && tim.Seconds > ttl.Seconds() {
-				res.Notes = append(res.Notes, fmt.Sprintf("%s with %d clients took %.1fs, longer than its keys' lifetime %v on the server's clock: a window's count may have expired mid-window",
-					a.name, c, tim.Seconds, ttl))
+			if ttl, _ := productTTL(a.name, rule); ttl > 0 && time.Duration(tim.KeyLifeNS) > ttl {
+				res.Notes = append(res.Notes, fmt.Sprintf("%s with %d clients: a key had to live %v on the server's clock, longer than the lifetime %v the product gives it: a window's count may have expired before its end",
+					a.name, c, time.Duration(tim.KeyLifeNS).Round(time.Millisecond), ttl))
 			}
 			if tim.Seconds > cfg.MinTTL.Seconds() {
 				res.Notes = append(res.Notes, fmt.Sprintf("%s with %d clients took %.0fs, longer than the least TTL %v: keys may have expired mid-replay (raise Config.MinTTL / -min-ttl)",
@@ -468,10 +468,15 @@ func (rp *replay) pass(ctx context.Context, a algorithm, o op, clients int) (Pas
 		}(&all[w])
 	}
 	every := algorithms.CountsEvery(model)
+	ttl, reads := productTTL(a.name, rp.cfg.Rule)
+	life := keyLife{w: rp.cfg.Rule.W, reads: int64(reads)}
 	err = rp.sp.scan(func(seq, t int64, id int32, cost int64) (bool, error) {
 		admit := model.Decide(id, t, cost)
 		if admit || every {
 			model.Record(id, t, cost)
+		}
+		if ttl > 0 {
+			life.see(t, time.Now())
 		}
 		select {
 		case jobs <- job{seq: seq, t: t - rp.base, abs: t, id: id, cost: cost, key: rkeys[id], model: admit}:
@@ -493,7 +498,9 @@ func (rp *replay) pass(ctx context.Context, a algorithm, o op, clients int) (Pas
 		return Pass{}, PassTiming{}, err
 	}
 
-	return rp.result(ctx, a, o, model, prefix, all, clients, elapsed, lat)
+	run, tim, err := rp.result(ctx, a, o, model, prefix, all, clients, elapsed, lat)
+	tim.KeyLifeNS = int64(life.max)
+	return run, tim, err
 }
 
 // result sums a pass's counts, measures its keys' memory and its timing.

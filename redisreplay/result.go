@@ -189,6 +189,11 @@ type PassTiming struct {
 	Latency      Latency `json:"latency"`
 	// Live is set for a live replay (redis_rate, on Redis TIME).
 	Live *LiveTiming `json:"live,omitempty"`
+	// KeyLifeNS (upstash, upstash-fixed, envoy, kong, whose keys live as
+	// long as the product says on the server's clock) is the longest a
+	// window's key had to live for the replay: from the window's first
+	// request to the last that reads the key, as handed to the clients.
+	KeyLifeNS int64 `json:"key_life_ns,omitempty"`
 }
 
 // LiveTiming is the pace of a live replay: request i is due
