@@ -102,9 +102,17 @@ report-check: build
 # redis-server that ratebench starts on a free loopback port and stops:
 # every algorithm as a Lua script, and a non-atomic counter (read, then increment), with
 # 1, 4 and 16 concurrent clients. Writes results/redis/<name>/redis.md.
+# Then the products' own Redis code against their models, under
+# REDIS_PRODUCT_RULE (a window Envoy and Kong can express), redis_rate live
+# on Redis TIME at REDIS_SPEED times the trace's pace (the default mix: 5 s):
+# results/redis/<name>-products/redis.md.
 REDIS_GEN ?= mix:poisson=0.7,onoff=0.25,early=0.03,boundary=0.02,early.burst=5,boundary.burst=5,requests=20000,keys=200
+REDIS_PRODUCT_RULE ?= 10/1m
+REDIS_SPEED ?= 100
+REDIS_NAME = $(if $(TRACE),$(basename $(notdir $(TRACE))),mix)
 redis-compare: build
 	$(BIN) redis $(if $(TRACE),-trace $(TRACE),-gen '$(REDIS_GEN)') -rule $(RULE) -alg log,counter,counter-nonatomic,fixed,token -clients 1,4,16 $(if $(OUT),-o $(OUT)) $(FLAGS)
+	$(BIN) redis $(if $(TRACE),-trace $(TRACE),-gen '$(REDIS_GEN)') -rule $(REDIS_PRODUCT_RULE) -alg upstash,upstash-fixed,envoy,redis_rate,kong -clients 1,4,16 -speed $(REDIS_SPEED) -o $(if $(OUT),$(OUT)-products,results/redis/$(REDIS_NAME)-products) $(FLAGS)
 
 # Replays a trace (TRACE, or a small default mix of 2,000 requests over
 # 100 s) through a real nginx that ratebench starts on a free loopback port

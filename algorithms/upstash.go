@@ -185,32 +185,36 @@ func upstashTick(d *deviations, i int) int64 {
 //	previous = math.floor((1 - percentageInCurrent) * previous)    (line 79)
 //	refused iff previous + current >= limit                         (line 82)
 //
-// a refused call returns -1 before the INCRBY (line 83): a refused request
-// is not counted. An admitted one does INCRBY current incrementBy (line 86)
-// and sets the key's PEXPIRE to 2W + 1 s (line 90), which outlives the
-// window that reads it: no decision depends on it. success is
-// remaining >= 0 (single.ts:325), the reset (currentWindow+1)*W
-// (single.ts:326). The weight is the part of the previous window still in
-// the sliding window, 1 - elapsed/W, as the counter's (W-e)/W.
+// a call refused there returns -1 before the INCRBY (line 83) and is not
+// counted. Any other does INCRBY current incrementBy (line 86), sets the
+// key's PEXPIRE to 2W + 1 s (line 90), which outlives the window that reads
+// it (no decision depends on it), and returns remaining = limit -
+// (newValue + previous) (line 92), newValue the count after the INCRBY.
+// success is remaining >= 0 (single.ts:325), the reset
+// (currentWindow+1)*W (single.ts:326). The weight is the part of the
+// previous window still in the sliding window, 1 - elapsed/W, as the
+// counter's (W-e)/W.
 //
-// The floor changes no decision: for whole numbers curr and L,
-// floor(x) + curr >= L iff x + curr >= L. So the script refuses iff
-// E >= L, E = prev*(W-e)/W + curr the counter's estimate, whatever the
-// cost: it decides as counter-lt (and, when every cost is 1, as
-// counter-floor, which adds the cost), on its clock and with its float64
-// weight.
+// So a request is admitted iff floor(previous) + current + cost <= limit,
+// counter-floor's rule; and one refused by that test while
+// floor(previous) + current < limit was counted all the same (a request
+// costing more than the room left). For whole numbers curr and L,
+// floor(x) + curr < L iff x + curr < L: with cost 1 the script admits iff
+// E < L, E = prev*(W-e)/W + curr the counter's estimate (counter-lt), and
+// counts nothing it refuses. The live replay against Redis (package
+// redisreplay) holds this against the script on traces with costs.
 //
 // Against counter (E + cost <= L) it deviates in: the clock (e in whole
-// ms); the comparison (admitted iff E < L: with cost 1 it admits where
-// L-1 < E < L, and a costly request is admitted whenever the count before
-// it is below the limit); the float64 arithmetic of the weight, which acts
-// through the floor (Redis's Lua numbers are doubles: now % window is
-// exact, a - floor(a/b)*b on integers below 2^53, but the quotient, 1 - p
-// and the product are rounded, so a weighted count that is exactly a whole
-// number may floor to one less: at 10/1m, previous 10 at 54 s into the
-// window gives math.floor(0.9999999999999998) = 0, not 1; with the
-// comparison off, E + cost <= L has no floor for it to act on); and the
-// cache.
+// ms); the comparison (admitted iff floor(prev*(W-e)/W) + curr + cost <= L:
+// with cost 1 it admits where L-1 < E < L); the float64 arithmetic of the
+// weight, which acts through the floor (Redis's Lua numbers are doubles:
+// now % window is exact, a - floor(a/b)*b on integers below 2^53, but the
+// quotient, 1 - p and the product are rounded, so a weighted count that is
+// exactly a whole number may floor to one less: at 10/1m, previous 10 at
+// 54 s into the window gives math.floor(0.9999999999999998) = 0, not 1;
+// with the comparison off, E + cost <= L has no floor for it to act on);
+// the refused requests it counts (costly ones only, see above; off, a
+// refused request counts nothing); and the cache.
 //
 // Memory: the two windows' counts and the window, 24 bytes per key, as the
 // counter's.
@@ -225,6 +229,7 @@ const (
 	usClock = iota
 	usLT
 	usFloat
+	usCounts
 	usCache
 )
 
@@ -234,10 +239,11 @@ func NewUpstash(r Rule) (*Upstash, error) {
 		return nil, err
 	}
 	c := &upstashSliding{rule: r}
-	u := newUpstash("upstash", "counter", c, 24, -1, r,
+	u := newUpstash("upstash", "counter", c, 24, usCounts, r,
 		Deviation{"clock", upstashClockAbout + ": the weight of the previous window moves in whole-millisecond steps"},
-		Deviation{"lt", "refuses iff floor(previous*weight) + current >= limit, that is iff the estimate reaches the limit, whatever the request's cost: admitted while the count before it is below the limit"},
+		Deviation{"lt", "admits iff floor(previous*weight) + current + cost <= limit: with cost 1, iff the estimate is below the limit"},
 		Deviation{"float", "weighs the previous window in float64, as Redis's Lua numbers, before flooring: a weighted count that is a whole number may floor to one less"},
+		Deviation{"counts-refused", "a request refused for costing more than the room left is counted all the same when floor(previous*weight) + current is below the limit (the script increments before the client sees the remaining count negative)"},
 		upstashCache)
 	c.d = &u.deviations
 	return u, nil
@@ -256,29 +262,54 @@ func (c *upstashSliding) reset(_ int32, t int64) int64 {
 	return SatAdd(floorDivInt(t, c.rule.W)*c.rule.W+c.rule.W, upstashTick(c.d, usClock))
 }
 
+// elapsed advances key id to t and returns the time e into the window on
+// the clock.
+func (c *upstashSliding) elapsed(id int32, t int64) (*counterState, int64) {
+	s := &c.st[id]
+	e := s.advance(t, c.rule.W)
+	tick := upstashTick(c.d, usClock)
+	return s, e - e%tick // the window starts on a whole millisecond
+}
+
+// floored is line 79 in float64, each operation rounded (the explicit
+// conversions forbid a fused multiply-add): floor((1 - (now % window) /
+// window) * previous).
+func (c *upstashSliding) floored(s *counterState, e int64) int64 {
+	tick := upstashTick(c.d, usClock)
+	p := float64(float64(e/tick) / float64(c.rule.W/tick))
+	w := float64(1 - p)
+	return int64(math.Floor(float64(w * float64(s.prev))))
+}
+
+// below is line 82's test passed: floor(previous) + current < limit.
+func (c *upstashSliding) below(s *counterState, e int64) bool {
+	if !c.d.on(usFloat) {
+		return counterLT(s.prev, s.curr, e, c.rule.L, c.rule.W)
+	}
+	q := c.floored(s, e)
+	return s.curr < c.rule.L && q < c.rule.L-s.curr
+}
+
 func (c *upstashSliding) Decide(id int32, t, cost int64) bool {
 	W, L := c.rule.W, c.rule.L
-	s := &c.st[id]
-	e := s.advance(t, W)
-	tick := upstashTick(c.d, usClock)
-	e -= e % tick // the window starts on a whole millisecond
+	s, e := c.elapsed(id, t)
 	if !c.d.on(usLT) {
 		return counterLE(s.prev, s.curr, e, cost, L, W)
 	}
 	if !c.d.on(usFloat) {
-		return counterLT(s.prev, s.curr, e, L, W)
+		return counterFloor(s.prev, s.curr, e, cost, L, W)
 	}
-	// lines 77, 79 and 82 in float64, each operation rounded (the explicit
-	// conversions forbid a fused multiply-add)
-	p := float64(float64(e/tick) / float64(W/tick))
-	w := float64(1 - p)
-	q := int64(math.Floor(float64(w * float64(s.prev))))
-	return s.curr < L && q < L-s.curr
+	q := c.floored(s, e) // remaining = L - (curr + cost + q) >= 0
+	return cost <= L && q <= L-cost && s.curr <= L-cost-q
 }
 
+// Record counts the request, unless counts-refused is on (every request is
+// then recorded, CountsEvery) and line 82 refused it before the INCRBY.
 func (c *upstashSliding) Record(id int32, t, cost int64) {
-	s := &c.st[id]
-	s.advance(t, c.rule.W)
+	s, e := c.elapsed(id, t)
+	if c.d.on(usCounts) && !c.below(s, e) {
+		return
+	}
 	s.curr = SatAdd(s.curr, cost)
 }
 

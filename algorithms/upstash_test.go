@@ -94,14 +94,15 @@ func TestUpstashSpecs(t *testing.T) {
 		devs             []string
 		every            bool
 	}{
-		{"upstash", "upstash", "counter", []string{"clock", "lt", "float", "cache"}, false},
+		{"upstash", "upstash", "counter", []string{"clock", "lt", "float", "counts-refused", "cache"}, true},
 		{"upstash-fixed", "upstash-fixed", "fixed", []string{"clock", "counts-refused", "cache"}, true},
 		{"upstash-token", "upstash-token", "token", []string{"clock", "interval", "counts-refused", "cache"}, true},
 		{"upstash-token:max=20", "upstash-token:max=20", "token:B=20", []string{"clock", "interval", "counts-refused", "cache"}, true},
 		{"upstash-token:interval=12s:refill=2", "upstash-token:refill=2:interval=12s", "token", nil, true},
 		{"upstash-token:refill=3:interval=10s", "upstash-token:refill=3:interval=10s", "", nil, true},
 		{"upstash-fixed:without=counts-refused", "upstash-fixed:without=counts-refused", "fixed", nil, false},
-		{"upstash:without=cache:without=clock", "upstash:without=clock:without=cache", "counter", nil, false},
+		{"upstash:without=cache:without=clock", "upstash:without=clock:without=cache", "counter", nil, true},
+		{"upstash:without=counts-refused", "upstash:without=counts-refused", "counter", nil, false},
 	} {
 		lim, err := algorithms.New(c.spec, r)
 		if err != nil {
@@ -137,7 +138,7 @@ func TestUpstashSpecs(t *testing.T) {
 		{"upstash-token:max=0", r, "want upstash-token"},
 		{"upstash-token:burst=3", r, "want upstash-token"},
 		{"upstash:x=1", r, "takes no parameter"},
-		{"upstash:without=floor", r, `no deviation "floor" (known: clock, lt, float, cache)`},
+		{"upstash:without=floor", r, `no deviation "floor" (known: clock, lt, float, counts-refused, cache)`},
 	} {
 		_, err := algorithms.New(c.spec, c.r)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -231,15 +232,20 @@ func TestUpstashSlidingTimeline(t *testing.T) {
 		"upstash:without=clock": with(true, true, true, true, true),
 	})
 
-	// cost: lt admits a request whatever its cost while the count before it
-	// is below the limit: 30 s in, 5 + 0 < 10 admits a request of cost 9,
-	// which the counter (5 + 9 > 10) refuses.
+	// cost and counts-refused: 30 s in, previous weighs 5; a request of
+	// cost 9 passes line 82 (5 + 0 < 10) and is counted (INCRBY to 9), but
+	// remaining = 10 - (9 + 5) < 0 refuses it; the next, of cost 1, then
+	// finds 5 + 9 >= 10. Not counting the refusal, 5 + 0 + 1 <= 10 admits
+	// it (unless the cache blocks it).
 	tr = append(upstashPrev(), req{0, upstashAt(30000), 9}, req{0, upstashAt(30000), 1})
 	checkTimeline(t, r, tr, map[string][]bool{
-		"upstash":                          with(true, false),
-		"upstash:without=lt:without=cache": with(false, true),
-		"upstash:without=lt":               with(false, false), // blocked
-
+		"upstash":               with(false, false),
+		"upstash:without=cache": with(false, false),
+		"upstash:without=counts-refused:without=cache":            with(false, true),
+		"upstash:without=counts-refused":                          with(false, false), // blocked
+		"upstash:without=lt:without=cache":                        with(false, false),
+		"upstash:without=lt:without=counts-refused:without=cache": with(false, true),
+		"counter": with(false, true),
 	})
 }
 

@@ -30,6 +30,21 @@
 //   - token: a hash per client holding tokens*W/gcd(L,W) and the time of
 //     the last refill, as integers (SPEC 3.6).
 //
+// # Products
+//
+// The products' own Redis code is replayed the same way against their
+// models (Products; see products.go for the sources): Upstash's sliding-
+// and fixed-window scripts verbatim, on the trace's time in ms, with the
+// ephemeral cache on the client; Envoy's pipelined INCRBY + EXPIRE, decided
+// on the count returned; Kong's read of the usage, then its increment in a
+// second round trip; and redis_rate's script, which reads Redis TIME and is
+// replayed live (at Config.Speed times the trace's pace, under the rule's
+// window divided by the speed), its model fed the times the script read in
+// the order Redis decided. With one client each agrees with its model on
+// every request (the tests require it). With several, Kong's
+// read-then-increment admits beyond its model; the others, atomic in Redis,
+// only decide overlapping requests in another order.
+//
 // Run reads the trace once (to a temporary spool file), then replays it
 // once per algorithm and number of clients. The requests are handed out in
 // trace order to the clients, each of which sends one request, waits for

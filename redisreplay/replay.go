@@ -57,6 +57,10 @@ type Config struct {
 	Trace TraceInfo
 	// Log, if not nil, is told about each pass as it starts.
 	Log func(format string, args ...any)
+	// Speed is the factor by which a live replay (redis_rate, whose script
+	// reads Redis TIME) runs faster than the trace, its rule's window
+	// divided by the same factor (default 1: the trace's own pace).
+	Speed int64
 }
 
 func (c Config) withDefaults() Config {
@@ -72,6 +76,9 @@ func (c Config) withDefaults() Config {
 	if c.MemorySample <= 0 {
 		c.MemorySample = 2000
 	}
+	if c.Speed <= 0 {
+		c.Speed = 1
+	}
 	if c.LatencySample <= 0 {
 		c.LatencySample = DefaultLatencySamples
 	}
@@ -84,6 +91,9 @@ type algorithm struct {
 	model  string // the in-process spec it is compared with
 	tag    string // its part of the Redis key namespace
 	atomic bool
+	// product: a product's own Redis code (see Products); live: it reads
+	// Redis TIME and is replayed at the trace's pace (livePass).
+	product, live bool
 }
 
 // ParseAlgorithms checks a list of algorithm names against rule r and
@@ -143,7 +153,11 @@ func parseAlgorithms(list []string, r algorithms.Rule) ([]algorithm, []string, e
 		case strings.HasPrefix(name, "token"):
 			add(algorithm{name: name, model: name, tag: "t", atomic: true})
 		default:
-			return nil, nil, fmt.Errorf("algorithm %q has no Redis implementation (available: log, counter, counter-nonatomic, fixed, token[:B=N])", s)
+			p, ok := productAlgorithm(l)
+			if !ok {
+				return nil, nil, fmt.Errorf("algorithm %q has no Redis implementation (available: log, counter, counter-nonatomic, fixed, token[:B=N], upstash, upstash-fixed, envoy, redis_rate[:burst=N], kong)", s)
+			}
+			add(p)
 		}
 	}
 	if len(out) == 0 {
@@ -155,7 +169,8 @@ func parseAlgorithms(list []string, r algorithms.Rule) ([]algorithm, []string, e
 // Run replays the trace r against the Redis server at cfg.Addr, once per
 // algorithm and number of clients, and compares every decision with the
 // in-process algorithm (algorithms.New) driven in trace order with the
-// same timestamps.
+// same timestamps, recording what it admits (and, for a product that
+// counts every request, algorithms.CountsEvery, every request).
 //
 // The model of a replay: the trace is read once into a spool (see spool).
 // A pass then starts from an empty state (FLUSHDB, or a fresh key
@@ -191,11 +206,22 @@ func Run(ctx context.Context, cfg Config, r traces.Reader) (*Result, error) {
 	ops := make([]op, len(algs))
 	minTTL := max(int64(cfg.MinTTL/time.Millisecond), 1)
 	for i, a := range algs {
-		model, err := algorithms.New(a.model, rule)
+		r := rule
+		if a.live {
+			if r, err = liveRule(rule, cfg.Speed); err != nil {
+				return nil, fmt.Errorf("%s: %w", a.name, err)
+			}
+		}
+		model, err := algorithms.New(a.model, r)
 		if err != nil {
 			return nil, err
 		}
-		if ops[i], err = newOp(a.name, model, rule, minTTL); err != nil {
+		if a.product {
+			ops[i], err = newProductOp(a.name, model, r)
+		} else {
+			ops[i], err = newOp(a.name, model, r, minTTL)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -238,7 +264,7 @@ func Run(ctx context.Context, cfg Config, r traces.Reader) (*Result, error) {
 	if !cfg.Flush {
 		server.Addr = cfg.Addr
 	}
-	for _, s := range []*redis.Script{ScriptLog, ScriptCounter, ScriptFixed, ScriptToken} {
+	for _, s := range []*redis.Script{ScriptLog, ScriptCounter, ScriptFixed, ScriptToken, ScriptUpstashSliding, ScriptUpstashFixed, ScriptRedisRate} {
 		if err := s.Load(ctx, client).Err(); err != nil {
 			return nil, fmt.Errorf("loading a script: %w", err)
 		}
@@ -255,15 +281,29 @@ func Run(ctx context.Context, cfg Config, r traces.Reader) (*Result, error) {
 			if cfg.Log != nil {
 				cfg.Log("redis: %s with %d client(s)", a.name, c)
 			}
-			run, tim, err := rp.pass(ctx, a, ops[i], c)
+			var run Pass
+			var tim PassTiming
+			if a.live {
+				run, tim, err = rp.livePass(ctx, a, ops[i].(*redisRateOp), c)
+			} else {
+				run, tim, err = rp.pass(ctx, a, ops[i], c)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%s with %d clients: %w", a.name, c, err)
 			}
 			res.Runs = append(res.Runs, run)
 			res.Timing.Runs = append(res.Timing.Runs, tim)
-			if a.atomic && c == 1 && run.Agree != run.Decisions {
-				res.Notes = append(res.Notes, fmt.Sprintf("%s with 1 client disagrees with the in-process %s on %d decisions: a bug (the scripts must agree exactly)",
+			if (a.atomic || a.product) && c == 1 && run.Agree != run.Decisions {
+				res.Notes = append(res.Notes, fmt.Sprintf("%s with 1 client disagrees with the in-process %s on %d decisions: a bug (with one client they must agree exactly)",
 					a.name, a.model, run.Decisions-run.Agree))
+			}
+			if l := tim.Live; l != nil && tim.Seconds > 1.25*l.RequestedSeconds+0.05 {
+				res.Notes = append(res.Notes, fmt.Sprintf("%s with %d clients took %.3fs for the %.3fs requested at speed %d: the replay fell behind the trace's pace "+
+					"(its decisions still agree, being fed Redis's times, but the trace's timing is lost); lower -speed", a.name, c, tim.Seconds, l.RequestedSeconds, l.Speed))
+			}
+			if ttl, _ := productTTL(a.name, rule); ttl > 0 && time.Duration(tim.KeyLifeNS) > ttl {
+				res.Notes = append(res.Notes, fmt.Sprintf("%s with %d clients: a key had to live %v on the server's clock, longer than the lifetime %v the product gives it: a window's count may have expired before its end",
+					a.name, c, time.Duration(tim.KeyLifeNS).Round(time.Millisecond), ttl))
 			}
 			if tim.Seconds > cfg.MinTTL.Seconds() {
 				res.Notes = append(res.Notes, fmt.Sprintf("%s with %d clients took %.0fs, longer than the least TTL %v: keys may have expired mid-replay (raise Config.MinTTL / -min-ttl)",
@@ -341,26 +381,57 @@ type stats struct {
 	memberBytes                                            int64 // log: length of the members added
 }
 
-// pass replays the whole trace through one algorithm with c clients.
-func (rp *replay) pass(ctx context.Context, a algorithm, o op, clients int) (Pass, PassTiming, error) {
-	rule := rp.cfg.Rule
-	prefix := fmt.Sprintf("%s:%s%d:", rp.ns, a.tag, clients)
+// tally counts one decision of Redis (ok) against the model's.
+func (st *stats) tally(ok, model bool) {
+	st.decisions++
+	if ok {
+		st.admitted++
+	}
+	if model {
+		st.modelAdmitted++
+	}
+	switch {
+	case ok == model:
+		st.agree++
+	case ok:
+		st.over++
+	default:
+		st.under++
+	}
+}
+
+// begin starts a pass from an empty state (FLUSHDB, or a fresh namespace
+// whose keys done deletes) and returns the pass's key prefix, each trace
+// key's Redis key, and the model for rule r.
+func (rp *replay) begin(ctx context.Context, a algorithm, clients int, r algorithms.Rule) (prefix string, rkeys []string, model algorithms.Limiter, done func(), err error) {
+	prefix = fmt.Sprintf("%s:%s%d:", rp.ns, a.tag, clients)
+	done = func() {}
 	if rp.cfg.Flush {
 		if err := rp.client.FlushDB(ctx).Err(); err != nil {
-			return Pass{}, PassTiming{}, err
+			return "", nil, nil, nil, err
 		}
 	} else {
-		defer rp.unlink(context.WithoutCancel(ctx), prefix)
+		done = func() { rp.unlink(context.WithoutCancel(ctx), prefix) }
 	}
-	model, err := algorithms.New(a.model, rule)
-	if err != nil {
-		return Pass{}, PassTiming{}, err
+	if model, err = algorithms.New(a.model, r); err != nil {
+		done()
+		return "", nil, nil, nil, err
 	}
 	model.Grow(len(rp.sp.keys))
-	rkeys := make([]string, len(rp.sp.keys))
+	rkeys = make([]string, len(rp.sp.keys))
 	for i, k := range rp.sp.keys {
 		rkeys[i] = prefix + k
 	}
+	return prefix, rkeys, model, done, nil
+}
+
+// pass replays the whole trace through one algorithm with c clients.
+func (rp *replay) pass(ctx context.Context, a algorithm, o op, clients int) (Pass, PassTiming, error) {
+	prefix, rkeys, model, done, err := rp.begin(ctx, a, clients, rp.cfg.Rule)
+	if err != nil {
+		return Pass{}, PassTiming{}, err
+	}
+	defer done()
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -389,34 +460,26 @@ func (rp *replay) pass(ctx context.Context, a algorithm, o op, clients int) (Pas
 					fail(fmt.Errorf("request %d: %w", j.seq, err))
 					return
 				}
-				st.decisions++
-				if ok {
-					st.admitted++
-					if isLog {
-						st.memberBytes += int64(len(logMember(&j)))
-					}
-				}
-				if j.model {
-					st.modelAdmitted++
-				}
-				switch {
-				case ok == j.model:
-					st.agree++
-				case ok:
-					st.over++
-				default:
-					st.under++
+				st.tally(ok, j.model)
+				if ok && isLog {
+					st.memberBytes += int64(len(logMember(&j)))
 				}
 			}
 		}(&all[w])
 	}
+	every := algorithms.CountsEvery(model)
+	ttl, reads := productTTL(a.name, rp.cfg.Rule)
+	life := keyLife{w: rp.cfg.Rule.W, reads: int64(reads)}
 	err = rp.sp.scan(func(seq, t int64, id int32, cost int64) (bool, error) {
 		admit := model.Decide(id, t, cost)
-		if admit {
+		if admit || every {
 			model.Record(id, t, cost)
 		}
+		if ttl > 0 {
+			life.see(t, time.Now())
+		}
 		select {
-		case jobs <- job{seq: seq, t: t - rp.base, cost: cost, key: rkeys[id], model: admit}:
+		case jobs <- job{seq: seq, t: t - rp.base, abs: t, id: id, cost: cost, key: rkeys[id], model: admit}:
 			return true, nil
 		case <-ctx.Done():
 			return false, nil
@@ -435,8 +498,17 @@ func (rp *replay) pass(ctx context.Context, a algorithm, o op, clients int) (Pas
 		return Pass{}, PassTiming{}, err
 	}
 
-	run := Pass{Algorithm: a.name, Model: a.model, Atomic: a.atomic, Clients: clients}
+	run, tim, err := rp.result(ctx, a, o, model, prefix, all, clients, elapsed, lat)
+	tim.KeyLifeNS = int64(life.max)
+	return run, tim, err
+}
+
+// result sums a pass's counts, measures its keys' memory and its timing.
+func (rp *replay) result(ctx context.Context, a algorithm, o op, model algorithms.Limiter, prefix string, all []stats, clients int, elapsed time.Duration, lat *reservoir) (Pass, PassTiming, error) {
+	isLog := a.name == "log"
+	run := Pass{Algorithm: a.name, Model: a.model, Atomic: a.atomic, Product: a.product, Clients: clients}
 	var memberBytes int64
+	var err error
 	for _, s := range all {
 		memberBytes += s.memberBytes
 		run.Decisions += s.decisions
@@ -449,7 +521,7 @@ func (rp *replay) pass(ctx context.Context, a algorithm, o op, clients int) (Pas
 	if run.Decisions > 0 {
 		run.AgreeFraction = float64(run.Agree) / float64(run.Decisions)
 	}
-	if run.Memory, err = measureMemory(ctx, rp.client, prefix, rp.cfg.MemorySample, a.name == "log"); err != nil {
+	if run.Memory, err = measureMemory(ctx, rp.client, prefix, rp.cfg.MemorySample, isLog); err != nil {
 		return Pass{}, PassTiming{}, fmt.Errorf("measuring memory: %w", err)
 	}
 	run.Memory.KeysPerClient = o.keysPerClient()

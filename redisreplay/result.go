@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"ratebench/internal/escape"
@@ -72,7 +73,10 @@ type Pass struct {
 	Model string `json:"model"`
 	// Atomic is true for the Lua scripts: one atomic round trip per
 	// decision.
-	Atomic        bool    `json:"atomic"`
+	Atomic bool `json:"atomic"`
+	// Product is true for a product's own Redis code, compared with its
+	// model (see Products).
+	Product       bool    `json:"product,omitempty"`
 	Clients       int     `json:"clients"`
 	Decisions     int64   `json:"decisions"`
 	Admitted      int64   `json:"admitted"`
@@ -183,6 +187,26 @@ type PassTiming struct {
 	Seconds      float64 `json:"seconds"`
 	OpsPerSecond float64 `json:"ops_per_second"`
 	Latency      Latency `json:"latency"`
+	// Live is set for a live replay (redis_rate, on Redis TIME).
+	Live *LiveTiming `json:"live,omitempty"`
+	// KeyLifeNS (upstash, upstash-fixed, envoy, kong, whose keys live as
+	// long as the product says on the server's clock) is the longest a
+	// window's key had to live for the replay: from the window's first
+	// request to the last that reads the key, as handed to the clients.
+	KeyLifeNS int64 `json:"key_life_ns,omitempty"`
+}
+
+// LiveTiming is the pace of a live replay: request i is due
+// (t_i - t_0)/Speed after the start, under Rule (the rule's window divided
+// by Speed); RequestedSeconds is the trace's span divided by Speed, to
+// compare with Seconds, and LagMaxNS the latest a request was handed to a
+// client after it was due.
+type LiveTiming struct {
+	Speed            int64   `json:"speed"`
+	Rule             string  `json:"rule"`
+	TraceSeconds     float64 `json:"trace_seconds"`
+	RequestedSeconds float64 `json:"requested_seconds"`
+	LagMaxNS         int64   `json:"lag_max_ns"`
 }
 
 // Latency is the distribution of the time per decision: from sending the
@@ -251,11 +275,35 @@ func (r *Result) WriteMarkdown(w io.Writer) error {
 		}
 	}
 
+	if slices.ContainsFunc(r.Runs, func(x Pass) bool { return x.Product }) {
+		p("\n## Products against their models\n\nEach product's own Redis code (its Lua script verbatim, or its commands) against its model; " +
+			"beyond = admitted - model admitted. With one client they must agree on every request; with more, what a read-then-increment lets through shows as beyond.\n\n")
+		p("| product | model | clients | decisions | admitted | model admitted | beyond | over | under |\n|---|---|--:|--:|--:|--:|--:|--:|--:|\n")
+		for _, x := range r.Runs {
+			if x.Product {
+				p("| %s | %s | %d | %d | %d | %d | %+d | %d | %d |\n", x.Algorithm, escape.Markdown(x.Model), x.Clients, x.Decisions, x.Admitted,
+					x.ModelAdmitted, x.Admitted-x.ModelAdmitted, x.Over, x.Under)
+			}
+		}
+	}
+
 	p("\n## Timing\n\n%s\n\n", r.Timing.Method)
 	p("| algorithm | clients | seconds | ops/s | p50 | p99 | max |\n|---|--:|--:|--:|--:|--:|--:|\n")
 	for _, t := range r.Timing.Runs {
 		p("| %s | %d | %.3f | %.0f | %s | %s | %s |\n", t.Algorithm, t.Clients, t.Seconds, t.OpsPerSecond,
 			micros(t.Latency.P50NS), micros(t.Latency.P99NS), micros(t.Latency.MaxNS))
+	}
+
+	if slices.ContainsFunc(r.Timing.Runs, func(t PassTiming) bool { return t.Live != nil }) {
+		p("\nLive replays (on Redis TIME): request i sent (t_i - t_0)/speed after the start, under the rule's window divided by the speed; " +
+			"the model is fed the times the script read, so a late send changes no agreement.\n\n")
+		p("| algorithm | clients | speed | rule | trace s | requested s | seconds | latest send |\n|---|--:|--:|---|--:|--:|--:|--:|\n")
+		for _, t := range r.Timing.Runs {
+			if l := t.Live; l != nil {
+				p("| %s | %d | %d | %s | %.3f | %.3f | %.3f | %s |\n", t.Algorithm, t.Clients, l.Speed, l.Rule, l.TraceSeconds,
+					l.RequestedSeconds, t.Seconds, micros(l.LagMaxNS))
+			}
+		}
 	}
 
 	p("\n## Memory\n\nMEMORY USAGE key SAMPLES 0 after the replay (key name and object overhead included), " +

@@ -66,6 +66,8 @@ type op interface {
 type job struct {
 	seq   int64  // index in the trace
 	t     int64  // rebased time, ns
+	abs   int64  // the trace's time, ns (the products' clocks)
+	id    int32  // the key's id in the spool
 	cost  int64  //
 	key   string // the client's Redis key or key prefix
 	model bool   // the in-process algorithm's decision

@@ -16,7 +16,7 @@ import (
 	"ratebench/redisreplay"
 )
 
-const redisSynopsis = "(FILE | -gen SCENARIO) [-rule L/W] [-alg log,counter,counter-nonatomic,fixed,token] [-clients 1,4,16] [-addr HOST:PORT] [-o DIR]\n\n" +
+const redisSynopsis = "(FILE | -gen SCENARIO) [-rule L/W] [-alg log,counter,counter-nonatomic,fixed,token,upstash,envoy,...] [-clients 1,4,16] [-speed S] [-addr HOST:PORT] [-o DIR]\n\n" +
 	"FILE (or -trace FILE) is the trace to replay; -gen replays a generated one instead."
 
 // runRedis replays a trace against a real Redis server through Lua
@@ -29,7 +29,9 @@ func runRedis(stdout, stderr io.Writer, args []string) error {
 	tf.register(fs)
 	genSpec := fs.String("gen", "", "replay a generated `scenario` instead of a trace, e.g. 'mix:poisson=0.7,boundary=0.3,requests=20000,keys=200' (see ratebench gen -list)")
 	ruleS := fs.String("rule", "5/30s", "rate limit `L/W`")
-	algs := fs.String("alg", strings.Join(redisreplay.Algorithms, ","), "comma-separated `algorithms`: log, counter, counter-nonatomic (two round trips: read, then increment), fixed, token[:B=N]")
+	algs := fs.String("alg", strings.Join(redisreplay.Algorithms, ","), "comma-separated `algorithms`: log, counter, counter-nonatomic (two round trips: read, then increment), fixed, token[:B=N]; "+
+		"and the products' own Redis code against their models: upstash, upstash-fixed (their Lua scripts), envoy (INCRBY+EXPIRE), kong (read, then increment), redis_rate[:burst=N] (its script, live on Redis TIME: see -speed)")
+	speed := fs.Int64("speed", 1, "replay redis_rate, whose script reads Redis TIME, live at the trace's pace times `S`, its rule's window divided by S")
 	clients := fs.String("clients", "1,4,16", "comma-separated numbers of concurrent `clients`; each algorithm is replayed with each")
 	addr := fs.String("addr", "", "`host:port` of a running Redis server to use (never flushed: the run's keys are deleted after it); default: start redis-server on a free port")
 	server := fs.String("redis-server", "", "redis-server `program` to start (default redis-server from $PATH)")
@@ -55,8 +57,8 @@ func runRedis(stdout, stderr io.Writer, args []string) error {
 		}
 		cs = append(cs, n)
 	}
-	if *sample < 1 || *minTTL <= 0 {
-		return usageError{"-sample and -min-ttl must be positive"}
+	if *sample < 1 || *minTTL <= 0 || *speed < 1 {
+		return usageError{"-sample, -min-ttl and -speed must be positive"}
 	}
 
 	// A signal stops the reading of the trace too, even while it waits for
@@ -82,7 +84,7 @@ func runRedis(stdout, stderr io.Writer, args []string) error {
 	}
 	defer rd.close()
 
-	cfg := redisreplay.Config{Addr: *addr, Rule: rule, Algorithms: algList, Clients: cs, MinTTL: *minTTL, MemorySample: *sample,
+	cfg := redisreplay.Config{Addr: *addr, Rule: rule, Algorithms: algList, Clients: cs, MinTTL: *minTTL, MemorySample: *sample, Speed: *speed,
 		Trace: redisreplay.TraceInfo{Path: path, Format: format},
 		Log:   func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) }}
 	if cfg.Addr == "" {

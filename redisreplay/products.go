@@ -1,0 +1,283 @@
+package redisreplay
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"ratebench/algorithms"
+)
+
+// The products' own Redis code, replayed against the models of package
+// algorithms (upstash.go, envoy.go, redis_rate.go, kong.go: their doc
+// comments cite the sources line by line).
+//
+//   - upstash, upstash-fixed: the Lua scripts of @upstash/ratelimit
+//     (github.com/upstash/ratelimit-js at commit
+//     5b5448a5f0bae809cd624a7c639771a8b2e227cb, src/lua-scripts/single.ts:
+//     slidingWindowLimitScript and fixedWindowLimitScript), copied byte for
+//     byte into lua/upstash_sliding.lua and lua/upstash_fixed.lua: their
+//     SHA1s are the hashes src/lua-scripts/hash.ts gives them (977fb636...
+//     and 472e5544..., checked by a test), so EVALSHA runs the product's
+//     very scripts. The client's side is single.ts's limit (lines 160-223,
+//     278-344): Date.now() is the trace's time floored to whole ms (not
+//     rebased: the product's keys are identifier:floor(now/window)), the
+//     dynamic-limit key is "" (dynamicLimits off, the default), and the
+//     ephemeral cache (cache.ts), on by default, is kept by the client as
+//     the product keeps it: a refused identifier is blocked until the
+//     reset the call returned, while reset >= Date.now(). The cache is one
+//     per replay, shared by its clients, as one application process's.
+//   - envoy: the Redis backend of envoyproxy/ratelimit
+//     (src/redis/fixed_cache_impl.go:36-38, 161-187): INCRBY key hits and
+//     EXPIRE key divider, pipelined, on the key ending with the epoch-
+//     aligned window start (src/limiter/cache_key.go:81-82); the client
+//     refuses when the INCRBY result exceeds the limit
+//     (src/limiter/base_limiter.go:104). The local over-limit cache is off,
+//     as by default (LOCAL_CACHE_SIZE_IN_BYTES 0).
+//   - redis_rate: go-redis/redis_rate/v10 v10.0.1's allowN script (lua.go),
+//     copied byte for byte into lua/redis_rate.lua (a test checks that the
+//     library's own AllowN loads a script of the same SHA1). It reads Redis
+//     TIME, so it is replayed live (see livePass); it runs inside a small
+//     wrapper that hands it, as redis, a proxy keeping the TIME it read,
+//     returned after its own reply: the model is fed that very time.
+//   - kong: the rate-limiting plugin's decision (handler.lua:89-114, 126-216):
+//     read the usage (GET), decide usage < limit, then, if admitted, the
+//     increment in a second round trip (INCRBY key 1, EXPIRE key
+//     EXPIRATION[period] NX: shm:incr's init_ttl), on the key ending with
+//     the period's start in ms and the period (policies/init.lua:68-73). This
+//     is the local policy's sequence carried out on Redis; Kong's own redis
+//     policy with sync_rate -1 counts in one atomic EVAL of INCR instead,
+//     every request included, which is not what the model kong models.
+//
+// The products' key lifetimes are their own (upstash: window or 2*window +
+// 1 s in ms, envoy and kong: the unit), on the server's clock: a replay
+// faster than its trace outlives none of them within a window, but a
+// window whose requests take longer than that to replay would lose its
+// count (Run notes it).
+var (
+	//go:embed lua/upstash_sliding.lua
+	luaUpstashSliding string
+	//go:embed lua/upstash_fixed.lua
+	luaUpstashFixed string
+	//go:embed lua/redis_rate.lua
+	luaRedisRate string
+
+	ScriptUpstashSliding = redis.NewScript(luaUpstashSliding)
+	ScriptUpstashFixed   = redis.NewScript(luaUpstashFixed)
+	// ScriptRedisRate is redis_rate's allowN run with a redis whose call
+	// keeps the TIME the script reads; it returns allowN's reply followed
+	// by TIME's seconds and microseconds.
+	ScriptRedisRate = redis.NewScript(`-- ratebench: go-redis/redis_rate v10.0.1's allowN, verbatim, and the TIME it read
+local seen
+local proxy = setmetatable({call = function(cmd, ...)
+  local r = redis.call(cmd, ...)
+  if cmd == "TIME" then seen = r end
+  return r
+end}, {__index = redis})
+local reply = (function(redis)
+` + luaRedisRate + `
+end)(proxy)
+reply[5], reply[6] = seen[1], seen[2]
+return reply
+`)
+)
+
+// UpstashSlidingSHA1 and UpstashFixedSHA1 are the scripts' hashes in
+// ratelimit-js (src/lua-scripts/hash.ts).
+const (
+	UpstashSlidingSHA1 = "977fb636fb5ceb7e98a96d1b3a1272ba018efdae"
+	UpstashFixedSHA1   = "472e55443b62f60d0991028456c57815a387066d"
+)
+
+// Products are the products' Redis implementations Run accepts (besides
+// Algorithms), each compared with the model of the same name.
+var Products = []string{"upstash", "upstash-fixed", "envoy", "redis_rate", "kong"}
+
+// productAlgorithm returns the algorithm for a product's model l, or false
+// when l is no product with a Redis implementation here.
+func productAlgorithm(l algorithms.Limiter) (algorithm, bool) {
+	name := l.Name()
+	switch l.(type) {
+	case *algorithms.Upstash:
+		if name == "upstash" || name == "upstash-fixed" {
+			return algorithm{name: name, model: name, tag: map[string]string{"upstash": "us", "upstash-fixed": "uf"}[name], atomic: true, product: true}, true
+		}
+	case *algorithms.Envoy:
+		if name == "envoy" {
+			return algorithm{name: name, model: name, tag: "e", product: true}, true
+		}
+	case *algorithms.Kong:
+		if name == "kong" {
+			return algorithm{name: name, model: name, tag: "k", product: true}, true
+		}
+	case *algorithms.RedisRate:
+		if name == "redis_rate" || name == "redis_rate:burst="+strconv.FormatInt(l.(*algorithms.RedisRate).Burst(), 10) {
+			return algorithm{name: name, model: name, tag: "r", atomic: true, product: true, live: true}, true
+		}
+	}
+	return algorithm{}, false
+}
+
+// newProductOp returns the Redis implementation of product name (see
+// productAlgorithm) for rule r.
+func newProductOp(name string, model algorithms.Limiter, r algorithms.Rule) (op, error) {
+	switch name {
+	case "upstash", "upstash-fixed":
+		s := &upstashOp{sliding: name == "upstash", L: r.L, W: r.W / int64(time.Millisecond), cache: map[string]int64{}}
+		s.script = ScriptUpstashFixed
+		if s.sliding {
+			s.script = ScriptUpstashSliding
+		}
+		return s, nil
+	case "envoy":
+		return &envoyOp{L: r.L, div: r.W / int64(time.Second)}, nil
+	case "kong":
+		k := model.(*algorithms.Kong)
+		switch k.Period() {
+		case "second", "minute", "hour", "day":
+		default:
+			return nil, fmt.Errorf("kong with rule %s: the Redis replay supports the periods second to day (1s, 1m, 1h, 24h), not the calendar %s", r, k.Period())
+		}
+		return &kongOp{L: r.L, W: r.W, period: k.Period()}, nil
+	}
+	if rr, ok := model.(*algorithms.RedisRate); ok {
+		return &redisRateOp{burst: rr.Burst()}, nil
+	}
+	return nil, fmt.Errorf("product %q has no Redis implementation", name)
+}
+
+// upstashOp is single.ts's limit over one of the two scripts, with the
+// ephemeral cache.
+type upstashOp struct {
+	script  *redis.Script
+	sliding bool
+	L, W    int64 // W in ms
+	mu      sync.Mutex
+	cache   map[string]int64 // identifier -> reset, ms (cache.ts)
+}
+
+func (u *upstashOp) keysPerClient() int {
+	if u.sliding {
+		return 2
+	}
+	return 1
+}
+
+func (u *upstashOp) do(ctx context.Context, c *redis.Client, j *job) (bool, error) {
+	now := j.abs / int64(time.Millisecond) // Date.now(); trace times are not negative
+	u.mu.Lock()
+	reset, blocked := u.cache[j.key]
+	if blocked && reset < now { // cache.ts:18-21
+		delete(u.cache, j.key)
+		blocked = false
+	}
+	u.mu.Unlock()
+	if blocked {
+		return false, nil
+	}
+	bucket := now / u.W
+	key := j.key + ":" + strconv.FormatInt(bucket, 10)
+	var ok bool
+	if u.sliding {
+		prev := j.key + ":" + strconv.FormatInt(bucket-1, 10)
+		v, err := u.script.EvalSha(ctx, c, []string{key, prev, ""}, u.L, now, u.W, j.cost).Int64Slice()
+		if err != nil {
+			return false, err
+		}
+		ok = v[0] >= 0 // single.ts:325: remainingTokens >= 0
+	} else {
+		v, err := u.script.EvalSha(ctx, c, []string{key, ""}, u.L, u.W, j.cost).Int64Slice()
+		if err != nil {
+			return false, err
+		}
+		ok = v[0] <= v[1] // single.ts:204: usedTokensAfterUpdate <= effectiveLimit
+	}
+	if !ok {
+		u.mu.Lock()
+		u.cache[j.key] = (bucket + 1) * u.W // blockUntil(identifier, reset)
+		u.mu.Unlock()
+	}
+	return ok, nil
+}
+
+// envoyOp is the rate limit service's pipeline: INCRBY and EXPIRE, the
+// decision on the count returned.
+type envoyOp struct{ L, div int64 }
+
+func (*envoyOp) keysPerClient() int { return 1 }
+
+func (e *envoyOp) do(ctx context.Context, c *redis.Client, j *job) (bool, error) {
+	now := j.abs / int64(time.Second) // time.Now().Unix()
+	key := j.key + "_" + strconv.FormatInt(now/e.div*e.div, 10)
+	pipe := c.Pipeline()
+	incr := pipe.IncrBy(ctx, key, j.cost)
+	pipe.Expire(ctx, key, time.Duration(e.div)*time.Second)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return false, err
+	}
+	return !(incr.Val() > e.L), nil // limitAfterIncrease > overLimitThreshold
+}
+
+// kongOp is the plugin's read, decision, and later increment.
+type kongOp struct {
+	L, W   int64
+	period string
+}
+
+func (*kongOp) keysPerClient() int { return 1 }
+
+func (k *kongOp) do(ctx context.Context, c *redis.Client, j *job) (bool, error) {
+	start := j.abs / k.W * k.W / int64(time.Millisecond) // period_date, ms
+	key := j.key + ":" + strconv.FormatInt(start, 10) + ":" + k.period
+	usage, err := count(c.Get(ctx, key))
+	if err != nil {
+		return false, err
+	}
+	if k.L-usage <= 0 { // handler.lua:100, 108
+		return false, nil
+	}
+	pipe := c.Pipeline()
+	pipe.IncrBy(ctx, key, 1)
+	pipe.ExpireNX(ctx, key, time.Duration(k.W))
+	if _, err := pipe.Exec(ctx); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// redisRateOp runs AllowN's script: ARGV = {Burst, Rate, Period.Seconds(),
+// n} (rate.go:101), here with the rule live at the replay's speed; it
+// returns the decision and the TIME the script read, in ns.
+type redisRateOp struct {
+	burst  int64
+	rate   int64
+	period float64
+}
+
+func (*redisRateOp) keysPerClient() int { return 1 }
+
+func (r *redisRateOp) do(context.Context, *redis.Client, *job) (bool, error) {
+	return false, fmt.Errorf("redis_rate reads Redis TIME: it is replayed live")
+}
+
+func (r *redisRateOp) allow(ctx context.Context, c *redis.Client, key string, cost int64) (bool, int64, error) {
+	v, err := ScriptRedisRate.EvalSha(ctx, c, []string{key}, r.burst, r.rate, r.period, cost).Slice()
+	if err != nil {
+		return false, 0, err
+	}
+	if len(v) != 6 {
+		return false, 0, fmt.Errorf("redis_rate script: %d values in the reply, want 6", len(v))
+	}
+	allowed, _ := v[0].(int64)
+	sec, err1 := strconv.ParseInt(fmt.Sprint(v[4]), 10, 64)
+	usec, err2 := strconv.ParseInt(fmt.Sprint(v[5]), 10, 64)
+	if err1 != nil || err2 != nil {
+		return false, 0, fmt.Errorf("redis_rate script: TIME %v %v", v[4], v[5])
+	}
+	return allowed > 0, sec*int64(time.Second) + usec*int64(time.Microsecond), nil
+}

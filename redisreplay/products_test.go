@@ -1,0 +1,154 @@
+package redisreplay
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/redis/go-redis/v9"
+
+	"ratebench/traces"
+)
+
+// TestProductScriptsVerbatim: the Upstash scripts are the product's (their
+// SHA1s are the hashes ratelimit-js gives them), and the redis_rate script
+// is the one the library itself loads into Redis.
+func TestProductScriptsVerbatim(t *testing.T) {
+	if h := ScriptUpstashSliding.Hash(); h != UpstashSlidingSHA1 {
+		t.Errorf("upstash sliding window script: SHA1 %s, want %s", h, UpstashSlidingSHA1)
+	}
+	if h := ScriptUpstashFixed.Hash(); h != UpstashFixedSHA1 {
+		t.Errorf("upstash fixed window script: SHA1 %s, want %s", h, UpstashFixedSHA1)
+	}
+	srv := StartForTest(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	defer c.Close()
+	ctx := context.Background()
+	if _, err := redis_rate.NewLimiter(c).Allow(ctx, "x", redis_rate.PerSecond(5)); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha1.Sum([]byte(luaRedisRate))
+	ok, err := c.ScriptExists(ctx, hex.EncodeToString(sum[:])).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok[0] {
+		t.Error("lua/redis_rate.lua is not the script redis_rate's AllowN runs")
+	}
+}
+
+// TestProductsAgreeWithOneClient: with one client each product's own Redis
+// code decides exactly as its model on every request.
+func TestProductsAgreeWithOneClient(t *testing.T) {
+	srv := StartForTest(t)
+	cases := []struct {
+		name  string
+		rule  string
+		algs  []string
+		speed int64
+		trace func() traces.Reader
+	}{
+		{"5/1s", "5/1s", []string{"upstash", "upstash-fixed", "envoy", "kong"}, 0, func() traces.Reader { return randomTrace(11, 3000, 6, 1e9, 1) }},
+		{"10/1m", "10/1m", []string{"upstash", "upstash-fixed", "envoy", "kong"}, 0, func() traces.Reader { return randomTrace(12, 3000, 4, 60e9, 1) }},
+		// costs: refused requests counted (upstash: those that passed its
+		// script's first test; upstash-fixed, envoy: all) use up the window
+		{"costs 20/1s", "20/1s", []string{"upstash", "upstash-fixed", "envoy", "kong"}, 0, func() traces.Reader { return randomTrace(13, 3000, 3, 1e9, 7) }},
+		// live, at speed 100: 10 ms windows, some 40 s of trace in 0.4 s
+		{"live 5/1s", "5/1s", []string{"redis_rate", "redis_rate:burst=2"}, 100, func() traces.Reader { return randomTrace(14, 400, 3, 1e9, 1) }},
+		{"live costs 10/1s", "10/1s", []string{"redis_rate"}, 100, func() traces.Reader { return randomTrace(15, 400, 2, 1e9, 3) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := run(t, srv, Config{Rule: mustRule(t, c.rule), Algorithms: c.algs, Speed: c.speed}, c.trace())
+			for _, p := range res.Runs {
+				if p.Decisions == 0 || p.Agree != p.Decisions {
+					t.Errorf("%s: %d of %d decisions agree with the model %s (over %d, under %d)",
+						p.Algorithm, p.Agree, p.Decisions, p.Model, p.Over, p.Under)
+				}
+				if p.Admitted == 0 || p.Admitted == p.Decisions {
+					t.Errorf("%s: admitted %d of %d: the trace does not exercise both outcomes", p.Algorithm, p.Admitted, p.Decisions)
+				}
+			}
+			for _, n := range res.Notes {
+				t.Errorf("note: %s", n)
+			}
+			var md bytes.Buffer
+			res.WriteMarkdown(&md)
+			t.Logf("\n%s", md.String())
+		})
+	}
+}
+
+// TestProductsRace: under concurrent clients Kong's read-then-increment
+// lets through more than its model; Envoy's decision on the INCRBY result
+// does not (with cost 1 it admits exactly L per key and window whatever
+// the order), nor do the atomic scripts.
+func TestProductsRace(t *testing.T) {
+	srv := StartForTest(t)
+	rule := mustRule(t, "50/1s")
+	res := run(t, srv, Config{Rule: rule, Algorithms: []string{"kong", "envoy", "upstash-fixed"}, Clients: []int{1, 16}},
+		raceTrace(2, 5, 200, rule.W))
+	want := int64(5 * 2 * rule.L)
+	for _, p := range res.Runs {
+		t.Logf("%s, %d clients: admitted %d, model %d, over %d, under %d", p.Algorithm, p.Clients, p.Admitted, p.ModelAdmitted, p.Over, p.Under)
+		if p.ModelAdmitted != want {
+			t.Errorf("%s: the model admitted %d, want %d", p.Algorithm, p.ModelAdmitted, want)
+		}
+		switch {
+		case p.Algorithm == "kong" && p.Clients > 1:
+			if p.Admitted <= want {
+				t.Errorf("kong with %d clients admitted %d, want more than the model's %d", p.Clients, p.Admitted, want)
+			}
+		case p.Admitted != want:
+			t.Errorf("%s with %d clients admitted %d, want %d", p.Algorithm, p.Clients, p.Admitted, want)
+		}
+	}
+	var md bytes.Buffer
+	res.WriteMarkdown(&md)
+	t.Logf("\n%s", md.String())
+}
+
+// TestLiveFallsBehind: a live replay too fast to keep its pace says so.
+func TestLiveFallsBehind(t *testing.T) {
+	srv := StartForTest(t)
+	// 2000 requests over some 3 min of trace, at a million times: 0.2 ms
+	// asked, some 0.2 s taken.
+	res := run(t, srv, Config{Rule: mustRule(t, "5/1s"), Algorithms: []string{"redis_rate"}, Speed: 1_000_000}, randomTrace(16, 2000, 2, 1e9, 1))
+	if p := res.Runs[0]; p.Agree != p.Decisions {
+		t.Errorf("%d of %d agree", p.Agree, p.Decisions)
+	}
+	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "fell behind the trace's pace") }) {
+		t.Errorf("notes %q, want one saying the replay fell behind", res.Notes)
+	}
+	if _, err := Run(context.Background(), Config{Addr: srv.Addr, Flush: true, Rule: mustRule(t, "5/1s"), Algorithms: []string{"redis_rate"}, Speed: 3},
+		randomTrace(16, 10, 2, 1e9, 1)); err == nil || !strings.Contains(err.Error(), "whole nanoseconds") {
+		t.Errorf("speed 3 on a 1s window: err = %v", err)
+	}
+}
+
+// TestKeyLife: the longest a window key must live, from its window's first
+// request to the last that reads it (the next window's too when it is read
+// in two).
+func TestKeyLife(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	at := func(ms int64) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	sends := []struct{ trace, real int64 }{{0, 0}, {500, 100}, {999, 700}, {1000, 800}, {1500, 2000}, {3000, 2100}, {3100, 2200}}
+	for _, c := range []struct {
+		reads int64
+		want  time.Duration
+	}{{1, 1200 * time.Millisecond}, {2, 2000 * time.Millisecond}} {
+		l := keyLife{w: int64(time.Second), reads: c.reads}
+		for _, s := range sends {
+			l.see(s.trace*int64(time.Millisecond), at(s.real))
+		}
+		if l.max != c.want {
+			t.Errorf("read in %d windows: %v, want %v", c.reads, l.max, c.want)
+		}
+	}
+}
