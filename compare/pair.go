@@ -29,41 +29,13 @@ type Pair struct {
 	Count     Count
 }
 
-// PairResult is what the pair replay measured: the candidate's decisions
-// against the log's, both behind the same mechanism.
-type PairResult struct {
-	Requests int64 `json:"requests"`
-	Keys     int64 `json:"sources"`
-	// RefRefused is how many requests the log (behind the cache) refused.
-	RefRefused int64 `json:"reference_refused"`
-	// Over are requests the candidate admitted and the log refused, Under
-	// the reverse; KeysOver and KeysUnder the sources with at least one.
-	Over      int64 `json:"over"`
-	Under     int64 `json:"under"`
-	KeysOver  int64 `json:"sources_over"`
-	KeysUnder int64 `json:"sources_under"`
-	// Disagree is Over+Under; DisagreeRate its share of Requests.
-	Disagree     int64   `json:"disagree"`
-	DisagreeRate float64 `json:"disagree_rate"`
-	// BurstRatio is the most the candidate admitted in any window (t-W, t]
-	// of one source, divided by L; KeysBurstOverL the sources whose
-	// admissions exceeded L in some window.
-	BurstRatio     float64 `json:"burst_ratio"`
-	KeysBurstOverL int64   `json:"sources_burst_over_l"`
-	// MeanGap is the mean of |estimate - exact| / exact over the requests
-	// whose exact count is positive, the candidate's estimate against the
-	// log's count of what both recorded (a shared history: count all, or
-	// no cache under count all); -1 where the histories differ.
-	MeanGap float64 `json:"mean_gap"`
-}
-
 // ReplayPair replays r through the log and p.Candidate, each behind the
 // refusal cache p.Block, and counts where their decisions differ. Under
 // count all both record every request, so the candidate's estimate is
 // measured against the log's exact count of the same history; under count
 // accepted each records what it admitted.
-func ReplayPair(r KeyedReader, p Pair) (PairResult, error) {
-	var res PairResult
+func ReplayPair(r KeyedReader, p Pair) (summary.PairResult, error) {
+	var res summary.PairResult
 	cand := p.Candidate
 	if cand == "" {
 		cand = "counter"
@@ -104,18 +76,28 @@ func ReplayPair(r KeyedReader, p Pair) (PairResult, error) {
 		gaps = summary.NewRateErrors(p.Rule.L)
 	}
 	var maxBurst int64
+	perKey := make([]int64, n)
+	first, last := int64(0), int64(0)
 	for r.Scan() {
 		q := r.Request()
 		id := r.KeyIndex()
 		if int(id) >= n || id < 0 {
 			return res, fmt.Errorf("request %d: source %d outside the trace's %d sources", res.Requests+1, id, n)
 		}
+		if res.Requests == 0 {
+			first = q.T
+		}
+		last = q.T
 		res.Requests++
+		perKey[id]++
 		a := ref.Decide(id, q.T, q.Cost)
-		exact := log.Sum(id)
 		b := lim.Decide(id, q.T, q.Cost)
 		if gaps != nil {
-			gaps.Add(est.Estimate(id, q.T), exact)
+			// A blocked source's request reaches neither limiter: bring
+			// both to t (Decide only advances the state) to read them.
+			log.Decide(id, q.T, q.Cost)
+			inner.Decide(id, q.T, q.Cost)
+			gaps.Add(est.Estimate(id, q.T), log.Sum(id))
 		}
 		if a || all {
 			ref.Record(id, q.T, q.Cost)
@@ -154,11 +136,27 @@ func ReplayPair(r KeyedReader, p Pair) (PairResult, error) {
 		if under[i] {
 			res.KeysUnder++
 		}
+		if over[i] && under[i] {
+			res.KeysBoth++
+		}
 		if burst[i] {
 			res.KeysBurstOverL++
 		}
 	}
 	res.Keys = int64(n)
+	if span := last - first; span > 0 && res.Requests > 0 {
+		res.Span = float64(span) / 1e9
+		var load, near float64
+		for _, c := range perKey {
+			mu := float64(c) * float64(p.Rule.W) / float64(span) / float64(p.Rule.L)
+			load += float64(c) * mu
+			if 2*mu >= 1 {
+				near += float64(c)
+			}
+		}
+		res.Load = load / float64(res.Requests)
+		res.NearShare = near / float64(res.Requests)
+	}
 	res.Disagree = res.Over + res.Under
 	if res.Requests > 0 {
 		res.DisagreeRate = float64(res.Disagree) / float64(res.Requests)

@@ -101,3 +101,29 @@ func (k *keyedSlice) Request() traces.Request { return traces.Request{T: k.ts[k.
 func (k *keyedSlice) KeyIndex() int32         { return 0 }
 func (k *keyedSlice) Keys() int               { return 1 }
 func (k *keyedSlice) Err() error              { return nil }
+
+// Under count all the counter's estimate does not depend on its
+// decisions: behind a timeout, the mean gap is the one without (the
+// blocked requests, which reach neither limiter, are measured on states
+// brought to their time).
+func TestReplayPairGapIgnoresTheBlock(t *testing.T) {
+	const spec = "population:requests=40000,sources=200,rate=0.5,alpha=1.5,seed=5"
+	rule, _ := algorithms.ParseRule("20/10s")
+	plain, err := ReplayPair(pairGen(t, spec), Pair{Rule: rule})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocked, err := ReplayPair(pairGen(t, spec), Pair{Rule: rule, Block: "1m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if blocked.RefRefused <= plain.RefRefused {
+		t.Fatalf("the timeout refused no more: %d vs %d", blocked.RefRefused, plain.RefRefused)
+	}
+	if blocked.MeanGap != plain.MeanGap || plain.MeanGap <= 0 {
+		t.Errorf("mean gap %v behind the timeout, %v without", blocked.MeanGap, plain.MeanGap)
+	}
+	if plain.Load <= 0 || plain.NearShare <= 0 || plain.NearShare > 1 || plain.Span <= 0 {
+		t.Errorf("load %v, near share %v, span %v", plain.Load, plain.NearShare, plain.Span)
+	}
+}
