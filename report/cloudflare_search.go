@@ -1,0 +1,322 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"ratebench/summary"
+)
+
+// File is a file a report writes: its name in the results folder and its
+// bytes.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// searchPlot is the file name of the search's plot.
+const searchPlot = "disagreement.svg"
+
+// blockName is how a mitigation timeout reads in the search's tables.
+func blockName(b string) string {
+	switch b {
+	case "":
+		return "none"
+	case "window":
+		return "till the window's end"
+	}
+	return b
+}
+
+// cfFit says how far a point's figures are from the published four, scaled
+// to the full experiment's 270,000 sources by s.Scale: the decades between
+// the disagreement rates, the relative gap between the mean gaps, the
+// false positives (any is a miss), and the sources let through against 3.
+type cfFit struct {
+	decades, gapRel float64
+	under, over     float64 // at full scale
+	score           float64
+}
+
+func fitOf(p *summary.SearchPoint, scale float64) cfFit {
+	f := cfFit{under: float64(p.Under) * scale, over: float64(p.KeysOver) * scale}
+	d := math.Max(p.DisagreeRate, cfDisagreeRate/1000) // zero disagreements: three decades off
+	f.decades = math.Abs(math.Log10(d / cfDisagreeRate))
+	f.gapRel = math.Abs(p.MeanGap-cfMeanGap) / cfMeanGap
+	f.score = f.decades + f.gapRel + math.Log10(1+f.under) + math.Abs(math.Log10((1+f.over)/(1+cfSourcesOver)))
+	return f
+}
+
+// closest returns the index of the point nearest to all four published
+// figures (by cfFit's score; the first of equals), -1 if there is none.
+func closest(s *summary.CloudflareSearch) int {
+	best, bestScore := -1, math.Inf(1)
+	for i := range s.Points {
+		if f := fitOf(&s.Points[i], s.Scale); f.score < bestScore {
+			best, bestScore = i, f.score
+		}
+	}
+	return best
+}
+
+// CloudflareSearchPlots draws the search: the disagreement rate of every
+// point against its mean gap, and against the share of its requests from
+// sources that come near the threshold, with the published figures marked.
+func CloudflareSearchPlots(s *summary.CloudflareSearch) ([]File, error) {
+	var blocks []string
+	for _, p := range s.Points {
+		if !contains(blocks, p.Block) {
+			blocks = append(blocks, p.Block)
+		}
+	}
+	var rates []float64
+	for _, p := range s.Points {
+		rates = append(rates, 100*p.DisagreeRate)
+	}
+	lo, hi, ok := logRange(append(rates, 100*cfDisagreeRate), 1)
+	if !ok {
+		lo, hi = 100*cfDisagreeRate/10, 100*cfDisagreeRate*10
+	}
+	floor := math.Pow(10, math.Floor(math.Log10(lo/3)))
+	y := func(r float64) float64 { return math.Log10(math.Max(100*r, floor)) }
+
+	gap := newPanel("", "mean gap, approximate vs real rate (%)", "requests decided differently (%, log scale)")
+	near := newPanel("", "requests from sources averaging at least L/2 per window (%, log scale)", "")
+	setLog(&gap.Y, floor, hi*2)
+	setLog(&near.Y, floor, hi*2)
+	var nears []float64
+	for _, p := range s.Points {
+		nears = append(nears, 100*p.NearShare)
+	}
+	nlo, nhi, nok := logRange(nears, 1)
+	if !nok {
+		nlo, nhi = 0.001, 1
+	}
+	nfloor := math.Pow(10, math.Floor(math.Log10(nlo/3)))
+	setLog(&near.X, nfloor, math.Max(nhi*2, 1))
+	gap.X.Min = 0
+	var legend []legendEntry
+	for i, b := range blocks {
+		var g, n plotter.XYs
+		for _, p := range s.Points {
+			if p.Block != b {
+				continue
+			}
+			g = append(g, plotter.XY{X: 100 * p.MeanGap, Y: y(p.DisagreeRate)})
+			n = append(n, plotter.XY{X: math.Log10(math.Max(100*p.NearShare, nfloor)), Y: y(p.DisagreeRate)})
+		}
+		sty := draw.GlyphStyle{Color: palette[i%len(palette)], Radius: vg.Points(3), Shape: shapes[i%len(shapes)]}
+		gap.Add(&plotter.Scatter{XYs: g, GlyphStyle: sty})
+		near.Add(&plotter.Scatter{XYs: n, GlyphStyle: sty})
+		legend = append(legend, legendEntry{"timeout " + blockName(b), []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: sty}}})
+	}
+	pub := draw.GlyphStyle{Color: color.Black, Radius: vg.Points(7), Shape: thickRing{}}
+	gap.Add(&plotter.Scatter{XYs: plotter.XYs{{X: 100 * cfMeanGap, Y: math.Log10(100 * cfDisagreeRate)}}, GlyphStyle: pub})
+	line := &plotter.Line{XYs: plotter.XYs{{X: near.X.Min, Y: math.Log10(100 * cfDisagreeRate)}, {X: near.X.Max, Y: math.Log10(100 * cfDisagreeRate)}},
+		LineStyle: draw.LineStyle{Color: color.Black, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}}
+	near.Add(line)
+	legend = append(legend,
+		legendEntry{"Cloudflare (6%, 0.003%)", []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: pub}}},
+		legendEntry{"Cloudflare's 0.003%", []plot.Thumbnailer{line}})
+	f := &figure{
+		name:   strings.TrimSuffix(searchPlot, ".svg"),
+		title:  fmt.Sprintf("Log and counter behind the same mitigation timeout, count all: %d points", len(s.Points)),
+		panels: [][]*plot.Plot{{gap, near}},
+		legend: legend,
+		w:      figWidth * 1.6, h: 4.2 * vg.Inch,
+	}
+	svg, err := f.render("svg")
+	if err != nil {
+		return nil, err
+	}
+	return []File{{searchPlot, svg}}, nil
+}
+
+func contains(ss []string, s string) bool {
+	for _, v := range ss {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// CloudflareSearchREADME writes the search's section: the closest point
+// to the published figures, the argument, and every point's figures.
+// Headings start at level h ("#" for a page of its own, "##" inside the
+// experiment's page); plotDir is the plot's folder relative to the page.
+func CloudflareSearchREADME(w io.Writer, s *summary.CloudflareSearch, plotDir string) error {
+	return cloudflareSearch(w, s, "#", plotDir)
+}
+
+func cloudflareSearch(w io.Writer, s *summary.CloudflareSearch, h, plotDir string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s When is the counter this accurate?\n\n", h)
+	fmt.Fprintf(&b, "Cloudflare's counter counts every request and, once a source crosses the threshold, blocks it for a mitigation "+
+		"timeout. The search below puts the exact log and the counter behind the same timeout, so that what differs is the "+
+		"estimate alone (a log without the timeout would count the timeout's own refusals as the counter's errors), and "+
+		"replays populations whose rates sit mostly far below the threshold:\n\n")
+	fmt.Fprintf(&b, "```\n%s\n```\n\n", s.Command)
+	fmt.Fprintf(&b, "Every point replays %s requests from %s sources under count all: the full-scale experiment's traffic per source "+
+		"from 1/%g of its sources, over the same span. Rates (requests decided differently, mean gap) carry over to the full "+
+		"scale as they are; counts of sources and requests scale by %g.\n\n", count(s.Requests), count(int64(s.Sources)), s.Scale, s.Scale)
+	if i := closest(s); i >= 0 {
+		p := &s.Points[i]
+		fmt.Fprintf(&b, "%s# The closest point\n\n", h)
+		fmt.Fprintf(&b, "%s, rule %s, mean rate %g/s per source, alpha %g, rates capped at %g× the mean, timeout %s "+
+			"(`ratebench cloudflare -rule %s -rate %g -alpha %g -max %g -block %s`):\n\n",
+			p.Algorithm, p.Rule, p.Rate, p.Alpha, p.Max, blockName(p.Block), p.Rule, p.Rate, p.Alpha, p.Max, blockFlag(p.Block))
+		fmt.Fprintf(&b, "| figure | Cloudflare | this point | at 270,000 sources (×%g) |\n|---|---|---|---|\n", s.Scale)
+		fmt.Fprintf(&b, "| requests decided differently | %s | %s | %s |\n", pct(cfDisagreeRate), pct(p.DisagreeRate), pct(p.DisagreeRate))
+		fmt.Fprintf(&b, "| refused, the log admitted (false positives) | 0 | %s requests, %s sources | ≈%s requests, ≈%s sources |\n",
+			count(p.Under), count(p.KeysUnder), scaled(p.Under, s.Scale), scaled(p.KeysUnder, s.Scale))
+		fmt.Fprintf(&b, "| sources let through | %d, slightly above | %s (worst burst %.3g× L) | ≈%s |\n", cfSourcesOver, count(p.KeysOver), p.BurstRatio, scaled(p.KeysOver, s.Scale))
+		fmt.Fprintf(&b, "| mean gap, approximate vs real rate | %s | %s | %s |\n\n", pct(cfMeanGap), pct(p.MeanGap), pct(p.MeanGap))
+	}
+	fmt.Fprintf(&b, "![disagreement rate over the searched space](%s)\n\n", plotDir+searchPlot)
+	fmt.Fprintf(&b, "Left: every point's requests decided differently against its mean gap, the published pair ringed. Right: against the "+
+		"share of its requests from sources whose mean count per window is at least L/2; the dashed line is the published 0.003%%. "+
+		"A point with no disagreement sits on the bottom edge.\n\n")
+	b.WriteString(searchArgument(s, h))
+	fmt.Fprintf(&b, "%s# Every point\n\n", h)
+	fmt.Fprintf(&b, "Load: a source's mean count per window ÷ L, averaged over requests. Near L: the share of requests from sources whose mean "+
+		"count per window is at least L/2. Counts are of this point's sources, not scaled.\n\n")
+	fmt.Fprintf(&b, "| counter | rule | rate /s | alpha | max | timeout | load | near L | decided differently | let through | refused | sources let through | sources refused | worst burst ÷ L | mean gap |\n")
+	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, p := range s.Points {
+		fmt.Fprintf(&b, "| %s | %s | %g | %g | %g | %s | %.3g | %s | %s | %s | %s | %s | %s | %.3g | %s |\n",
+			p.Algorithm, p.Rule, p.Rate, p.Alpha, p.Max, blockName(p.Block), p.Load, pct(p.NearShare), pct(p.DisagreeRate),
+			count(p.Over), count(p.Under), count(p.KeysOver), count(p.KeysUnder), p.BurstRatio, pct(p.MeanGap))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func blockFlag(b string) string {
+	if b == "" {
+		return "0"
+	}
+	return b
+}
+
+// scaled formats n × scale, rounded.
+func scaled(n int64, scale float64) string { return count(int64(math.Round(float64(n) * scale))) }
+
+// searchArgument is the section that reads the search: what sets each
+// published figure, shown by the points.
+func searchArgument(s *summary.CloudflareSearch, h string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s# What sets each figure\n\n", h)
+	fmt.Fprintf(&b, "- **The mean gap is set by the traffic per window alone.** Under count all the counter's estimate does not depend on "+
+		"its decisions, so neither the limit nor the timeout moves it. Between two windows the counter charges a share (W−e)/W of the "+
+		"previous window's P requests where the log holds a binomial draw from them, an error of standard deviation √(P·φ(1−φ)), "+
+		"φ = e/W; for a Poisson source of μ requests per window the mean relative gap is about √(2/π)·(π/8)/√μ ≈ 0.31/√μ. "+
+		"The published 6%% says the requests come from sources of about (0.31/0.06)² ≈ 27 requests per window.")
+	for _, rate := range distinctRates(s) {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, p := range s.Points {
+			if p.Rate == rate && p.MeanGap >= 0 {
+				lo, hi = math.Min(lo, p.MeanGap), math.Max(hi, p.MeanGap)
+			}
+		}
+		if !math.IsInf(lo, 0) {
+			fmt.Fprintf(&b, " Mean rate %g/s: %s to %s.", rate, pct(lo), pct(hi))
+		}
+	}
+	b.WriteString("\n")
+	// Disagreements against the share of requests near L.
+	maxOK, minOver := -1.0, math.Inf(1)
+	var zeroPts int
+	for _, p := range s.Points {
+		if p.Disagree == 0 {
+			zeroPts++
+		}
+		if p.DisagreeRate <= cfDisagreeRate {
+			maxOK = math.Max(maxOK, p.NearShare)
+		} else {
+			minOver = math.Min(minOver, p.NearShare)
+		}
+	}
+	fmt.Fprintf(&b, "- **Requests decided differently come only from sources near the threshold.** A decision differs only when the "+
+		"exact count is within that √(P·φ(1−φ)) of L; a Poisson source of μ ≪ L requests per window gets there with the "+
+		"probability of a Poisson tail, which is nil in practice (for μ = 30 and L = 100, P(N ≥ 95) is below 10⁻¹⁸). "+
+		"The rate decided differently is the share of requests from the sources that do come near L, times how often "+
+		"their requests flip. %d of the %d points decided nothing differently: the cap keeps their fastest sources well below L. ", zeroPts, len(s.Points))
+	if maxOK >= 0 && !math.IsInf(minOver, 0) {
+		fmt.Fprintf(&b, "Every point at or under the published 0.003%% has at most %s of its requests from sources averaging L/2 or more; "+
+			"every point above it has at least %s.", pct(maxOK), pct(minOver))
+	}
+	b.WriteString("\n")
+	// False positives against sources let through.
+	var over, under, both, pts, mismatch int64
+	for _, p := range s.Points {
+		if p.KeysOver > 0 {
+			over += p.KeysOver
+			under += p.KeysUnder
+			both += p.KeysBoth
+			pts++
+		}
+		if p.KeysUnder > p.KeysBoth {
+			mismatch++
+		}
+	}
+	if over > 0 {
+		q := float64(under) / float64(over)
+		fmt.Fprintf(&b, "- **No false positives is the figure that rules the plain counter out.** The error above is symmetric: a source "+
+			"whose previous window was back-loaded is undercharged (let through), one whose previous window was front-loaded is "+
+			"overcharged (refused while the log admits), and a source that comes near L meets both. Over the %d points that let "+
+			"a source through, %s sources were let through and %s refused a request the log admitted; ", pts, count(over), count(under))
+		if mismatch == 0 {
+			fmt.Fprintf(&b, "every one of those %s was also a source let through. ", count(under))
+		} else {
+			fmt.Fprintf(&b, "%s of them were also let through. ", count(both))
+		}
+		fmt.Fprintf(&b, "With a share q = %.2f of the sources let through also refused, 3 sources let through and none refused "+
+			"happens with a probability of about (1−q)³ = %.0f%%: the published figures are possible, but as a draw of luck, not as "+
+			"the counter's property; a larger population, a longer span or more sources near L make false positives certain. "+
+			"Rounding the estimate down (counter-floor) shifts requests from refused to let through but leaves the refused sources.\n",
+			q, 100*math.Pow(1-q, 3))
+	}
+	// The timeout.
+	fmt.Fprintf(&b, "- **The timeout multiplies the requests let through.** When the counter lets through a request the log refuses, "+
+		"the log's block starts and the counter's does not: every request until the counter refuses too is decided differently. "+
+		"So a timeout raises the requests decided differently of the sources that come near L, mostly let through, without "+
+		"changing which sources those are.")
+	if i := closest(s); i >= 0 {
+		c := s.Points[i]
+		for _, p := range s.Points {
+			if p.Rule == c.Rule && p.Rate == c.Rate && p.Alpha == c.Alpha && p.Max == c.Max && p.Algorithm == c.Algorithm {
+				fmt.Fprintf(&b, " Timeout %s: %s let through, %s refused.", blockName(p.Block), count(p.Over), count(p.Under))
+			}
+		}
+	}
+	b.WriteString("\n\n")
+	fmt.Fprintf(&b, "**For the figure to apply to your traffic**: the sources that send most requests should send a few tens of requests per "+
+		"window (for a 6%% mean gap, about 27; the gap falls as 1/√ of that), and well under 1%% of requests should come from "+
+		"sources that average half the limit or more; then the requests decided differently are a few in 100,000. Expect the "+
+		"sources that do come near the limit to be refused wrongly about as often as let through wrongly: the absence of false "+
+		"positives is not a property of the counter. Measure it on your own trace with `ratebench compare -count all -alg counter`.\n\n")
+	return b.String()
+}
+
+func distinctRates(s *summary.CloudflareSearch) []float64 {
+	var out []float64
+	for _, p := range s.Points {
+		found := false
+		for _, r := range out {
+			found = found || r == p.Rate
+		}
+		if !found {
+			out = append(out, p.Rate)
+		}
+	}
+	return out
+}
