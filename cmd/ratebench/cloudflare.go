@@ -77,6 +77,10 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 		if set["sources"] {
 			k = *sources
 		}
+		dir := *out
+		if dir == cloudflareRunsDir { // beside a run's summary, not over it
+			dir = filepath.Join(cloudflareRunsDir, "search")
+		}
 		pts, err := runSearch(g, n, k, *seed, *workers)
 		if err != nil {
 			return err
@@ -88,7 +92,7 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 			}
 		})
 		s := &summary.CloudflareSearch{Command: command, Requests: n, Sources: k, Scale: float64(cfFullSources) / float64(k), Count: string(compare.CountAll), Points: pts}
-		return writeSearch(stdout, *out, s)
+		return writeSearch(stdout, dir, s)
 	}
 	spec := fmt.Sprintf("population:requests=%d,sources=%d,rate=%g,alpha=%g,seed=%d", *requests, *sources, *rate, *alpha, *seed)
 	if set["max"] {
