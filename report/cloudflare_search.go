@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"ratebench/algorithms"
 	"ratebench/summary"
 )
 
@@ -71,6 +72,18 @@ func closest(s *summary.CloudflareSearch) int {
 // point against its mean gap, and against the share of its requests from
 // sources that come near the threshold, with the published figures marked.
 func CloudflareSearchPlots(s *summary.CloudflareSearch) ([]File, error) {
+	f, err := cloudflareSearchFigure(s)
+	if err != nil {
+		return nil, err
+	}
+	svg, err := f.render("svg")
+	if err != nil {
+		return nil, err
+	}
+	return []File{{searchPlot, svg}}, nil
+}
+
+func cloudflareSearchFigure(s *summary.CloudflareSearch) (*figure, error) {
 	var blocks []string
 	for _, p := range s.Points {
 		if !contains(blocks, p.Block) {
@@ -88,7 +101,7 @@ func CloudflareSearchPlots(s *summary.CloudflareSearch) ([]File, error) {
 	floor := math.Pow(10, math.Floor(math.Log10(lo/3)))
 	y := func(r float64) float64 { return math.Log10(math.Max(100*r, floor)) }
 
-	gap := newPanel("", "mean gap, approximate vs real rate (%)", "requests decided differently (%, log scale)")
+	gap := newPanel("", "mean gap, approximate vs real rate (%)", "")
 	near := newPanel("", "requests from sources averaging at least L/2 per window (%, log scale)", "")
 	setLog(&gap.Y, floor, hi*2)
 	setLog(&near.Y, floor, hi*2)
@@ -103,19 +116,30 @@ func CloudflareSearchPlots(s *summary.CloudflareSearch) ([]File, error) {
 	nfloor := math.Pow(10, math.Floor(math.Log10(nlo/3)))
 	setLog(&near.X, nfloor, math.Max(nhi*2, 1))
 	gap.X.Min = 0
+	capP := newPanel("", "fastest rate allowed ÷ threshold (max × rate × W ÷ L)", "requests decided differently (%, log scale)")
+	setLog(&capP.Y, floor, hi*2)
+	capOf := func(p *summary.SearchPoint) float64 {
+		w, l, ok := ruleParts(p.Rule)
+		if !ok {
+			return 0
+		}
+		return p.Max * p.Rate * w / l
+	}
 	var legend []legendEntry
 	for i, b := range blocks {
-		var g, n plotter.XYs
+		var g, n, c plotter.XYs
 		for _, p := range s.Points {
 			if p.Block != b {
 				continue
 			}
 			g = append(g, plotter.XY{X: 100 * p.MeanGap, Y: y(p.DisagreeRate)})
 			n = append(n, plotter.XY{X: math.Log10(math.Max(100*p.NearShare, nfloor)), Y: y(p.DisagreeRate)})
+			c = append(c, plotter.XY{X: capOf(&p), Y: y(p.DisagreeRate)})
 		}
 		sty := draw.GlyphStyle{Color: palette[i%len(palette)], Radius: vg.Points(3), Shape: shapes[i%len(shapes)]}
 		gap.Add(&plotter.Scatter{XYs: g, GlyphStyle: sty})
 		near.Add(&plotter.Scatter{XYs: n, GlyphStyle: sty})
+		capP.Add(&plotter.Scatter{XYs: c, GlyphStyle: sty})
 		legend = append(legend, legendEntry{"timeout " + blockName(b), []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: sty}}})
 	}
 	pub := draw.GlyphStyle{Color: color.Black, Radius: vg.Points(7), Shape: thickRing{}}
@@ -123,21 +147,26 @@ func CloudflareSearchPlots(s *summary.CloudflareSearch) ([]File, error) {
 	line := &plotter.Line{XYs: plotter.XYs{{X: near.X.Min, Y: math.Log10(100 * cfDisagreeRate)}, {X: near.X.Max, Y: math.Log10(100 * cfDisagreeRate)}},
 		LineStyle: draw.LineStyle{Color: color.Black, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}}
 	near.Add(line)
+	capMax := 1.0
+	for i := range s.Points {
+		capMax = math.Max(capMax, capOf(&s.Points[i]))
+	}
+	capMax = math.Min(capMax, 100) * 1.1
+	capLine := *line
+	capLine.XYs = plotter.XYs{{X: 0, Y: line.XYs[0].Y}, {X: capMax, Y: line.XYs[0].Y}}
+	capP.Add(&capLine)
+	capP.X.Min, capP.X.Max = 0, capMax
 	legend = append(legend,
 		legendEntry{"Cloudflare (6%, 0.003%)", []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: pub}}},
 		legendEntry{"Cloudflare's 0.003%", []plot.Thumbnailer{line}})
 	f := &figure{
 		name:   strings.TrimSuffix(searchPlot, ".svg"),
 		title:  fmt.Sprintf("Log and counter behind the same mitigation timeout, count all: %d points", len(s.Points)),
-		panels: [][]*plot.Plot{{gap, near}},
+		panels: [][]*plot.Plot{{capP, gap, near}},
 		legend: legend,
-		w:      figWidth * 1.6, h: 4.2 * vg.Inch,
+		w:      figWidth * 2, h: 4.2 * vg.Inch,
 	}
-	svg, err := f.render("svg")
-	if err != nil {
-		return nil, err
-	}
-	return []File{{searchPlot, svg}}, nil
+	return f, nil
 }
 
 func contains(ss []string, s string) bool {
@@ -171,9 +200,13 @@ func cloudflareSearch(w io.Writer, s *summary.CloudflareSearch, h, plotDir strin
 	if i := closest(s); i >= 0 {
 		p := &s.Points[i]
 		fmt.Fprintf(&b, "%s# The closest point\n\n", h)
+		alg := ""
+		if p.Algorithm != "counter" {
+			alg = " -search alg=" + p.Algorithm
+		}
 		fmt.Fprintf(&b, "%s, rule %s, mean rate %g/s per source, alpha %g, rates capped at %g× the mean, timeout %s "+
-			"(`ratebench cloudflare -rule %s -rate %g -alpha %g -max %g -block %s`):\n\n",
-			p.Algorithm, p.Rule, p.Rate, p.Alpha, p.Max, blockName(p.Block), p.Rule, p.Rate, p.Alpha, p.Max, blockFlag(p.Block))
+			"(`ratebench cloudflare -rule %s -rate %g -alpha %g -max %g -block %s%s`):\n\n",
+			p.Algorithm, p.Rule, p.Rate, p.Alpha, p.Max, blockName(p.Block), p.Rule, p.Rate, p.Alpha, p.Max, blockFlag(p.Block), alg)
 		fmt.Fprintf(&b, "| figure | Cloudflare | this point | at 270,000 sources (×%g) |\n|---|---|---|---|\n", s.Scale)
 		fmt.Fprintf(&b, "| requests decided differently | %s | %s | %s |\n", pct(cfDisagreeRate), pct(p.DisagreeRate), pct(p.DisagreeRate))
 		fmt.Fprintf(&b, "| refused, the log admitted (false positives) | 0 | %s requests, %s sources | ≈%s requests, ≈%s sources |\n",
@@ -182,9 +215,10 @@ func cloudflareSearch(w io.Writer, s *summary.CloudflareSearch, h, plotDir strin
 		fmt.Fprintf(&b, "| mean gap, approximate vs real rate | %s | %s | %s |\n\n", pct(cfMeanGap), pct(p.MeanGap), pct(p.MeanGap))
 	}
 	fmt.Fprintf(&b, "![disagreement rate over the searched space](%s)\n\n", plotDir+searchPlot)
-	fmt.Fprintf(&b, "Left: every point's requests decided differently against its mean gap, the published pair ringed. Right: against the "+
-		"share of its requests from sources whose mean count per window is at least L/2; the dashed line is the published 0.003%%. "+
-		"A point with no disagreement sits on the bottom edge.\n\n")
+	fmt.Fprintf(&b, "Every point's requests decided differently (a point with none sits on the bottom edge) against, left, how far the "+
+		"population's rates reach (the cap on a source's mean rate, as a share of the threshold's rate); middle, its mean gap, the "+
+		"published pair ringed; right, the share of its requests from sources whose mean count per window is at least L/2. "+
+		"The dashed line is the published 0.003%%.\n\n")
 	b.WriteString(searchArgument(s, h))
 	fmt.Fprintf(&b, "%s# Every point\n\n", h)
 	fmt.Fprintf(&b, "Load: a source's mean count per window ÷ L, averaged over requests. Near L: the share of requests from sources whose mean "+
@@ -255,55 +289,60 @@ func searchArgument(s *summary.CloudflareSearch, h string) string {
 			"every point above it has at least %s.", pct(maxOK), pct(minOver))
 	}
 	b.WriteString("\n")
-	// False positives against sources let through.
-	var over, under, both, pts, mismatch int64
+	// False positives against sources let through, by timeout.
+	type tally struct{ over, under, both, reqOver, reqUnder int64 }
+	var blocks []string
+	by := map[string]*tally{}
 	for _, p := range s.Points {
-		if p.KeysOver > 0 {
-			over += p.KeysOver
-			under += p.KeysUnder
-			both += p.KeysBoth
-			pts++
+		t := by[p.Block]
+		if t == nil {
+			t = &tally{}
+			by[p.Block] = t
+			blocks = append(blocks, p.Block)
 		}
-		if p.KeysUnder > p.KeysBoth {
-			mismatch++
+		t.over += p.KeysOver
+		t.under += p.KeysUnder
+		t.both += p.KeysBoth
+		t.reqOver += p.Over
+		t.reqUnder += p.Under
+	}
+	fmt.Fprintf(&b, "- **Without a timeout, a source let through is also refused wrongly.** The error above is symmetric request by request: "+
+		"a source whose previous window was back-loaded is undercharged (let through), one whose previous window was front-loaded "+
+		"is overcharged (refused while the log admits, which needs its current count near L as well), and a source that stays "+
+		"near L meets both.")
+	if t := by[""]; t != nil && t.over > 0 {
+		q := float64(t.under) / float64(t.over)
+		fmt.Fprintf(&b, " Without a timeout the search let %s sources through and refused %s wrongly (%s of them also let through): "+
+			"with a share q = %.2f, 3 sources let through and none refused wrongly happens with a probability of about (1−q)³ = %.0f%%.",
+			count(t.over), count(t.under), count(t.both), q, 100*math.Pow(1-q, 3))
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "- **A long mitigation timeout removes the false positives.** The counter's estimate is smoother than the exact count: "+
+		"for a Poisson source its variance is μ·(1−φ+φ²), 5/6 of the exact count's μ on average, so a source rising towards L "+
+		"reaches it by the exact count first, more often than not. Behind a timeout only that first crossing decides: the log "+
+		"refuses and blocks the source, the counter lets it through until its own estimate gets there (the source is then "+
+		"slightly above the threshold), and then both block it. A false positive needs the counter to cross first.")
+	for _, bl := range blocks {
+		if t := by[bl]; t.over > 0 {
+			fmt.Fprintf(&b, " Timeout %s: %s requests let through and %s refused wrongly, %s sources let through and %s refused.",
+				blockName(bl), count(t.reqOver), count(t.reqUnder), count(t.over), count(t.under))
 		}
 	}
-	if over > 0 {
-		q := float64(under) / float64(over)
-		fmt.Fprintf(&b, "- **No false positives is the figure that rules the plain counter out.** The error above is symmetric: a source "+
-			"whose previous window was back-loaded is undercharged (let through), one whose previous window was front-loaded is "+
-			"overcharged (refused while the log admits), and a source that comes near L meets both. Over the %d points that let "+
-			"a source through, %s sources were let through and %s refused a request the log admitted; ", pts, count(over), count(under))
-		if mismatch == 0 {
-			fmt.Fprintf(&b, "every one of those %s was also a source let through. ", count(under))
-		} else {
-			fmt.Fprintf(&b, "%s of them were also let through. ", count(both))
-		}
-		fmt.Fprintf(&b, "With a share q = %.2f of the sources let through also refused, 3 sources let through and none refused "+
-			"happens with a probability of about (1−q)³ = %.0f%%: the published figures are possible, but as a draw of luck, not as "+
-			"the counter's property; a larger population, a longer span or more sources near L make false positives certain. "+
-			"Rounding the estimate down (counter-floor) shifts requests from refused to let through but leaves the refused sources.\n",
-			q, 100*math.Pow(1-q, 3))
-	}
-	// The timeout.
-	fmt.Fprintf(&b, "- **The timeout multiplies the requests let through.** When the counter lets through a request the log refuses, "+
-		"the log's block starts and the counter's does not: every request until the counter refuses too is decided differently. "+
-		"So a timeout raises the requests decided differently of the sources that come near L, mostly let through, without "+
-		"changing which sources those are.")
-	if i := closest(s); i >= 0 {
-		c := s.Points[i]
-		for _, p := range s.Points {
-			if p.Rule == c.Rule && p.Rate == c.Rate && p.Alpha == c.Alpha && p.Max == c.Max && p.Algorithm == c.Algorithm {
-				fmt.Fprintf(&b, " Timeout %s: %s let through, %s refused.", blockName(p.Block), count(p.Over), count(p.Under))
-			}
-		}
-	}
-	b.WriteString("\n\n")
+	fmt.Fprintf(&b, " The timeout trades false positives for more requests let through: each source let through is let through "+
+		"for as long as the counter lags behind the log.\n")
+	fmt.Fprintf(&b, "- **Three sources at 0.003%% is about sources that sit at the threshold.** 0.003%% of 400 million is 12,000 "+
+		"requests; with no false positive they are all let through, about 4,000 per source, or tens of minutes of a source "+
+		"at the threshold's rate that the log blocks and the counter does not. A Pareto population capped at the threshold puts "+
+		"its few fastest sources exactly there; a point of this search holds a hundredth of the sources, so a figure of 3 at "+
+		"full scale is 0.03 of a source here, and the points' sources let through read ×%g.\n\n", s.Scale)
 	fmt.Fprintf(&b, "**For the figure to apply to your traffic**: the sources that send most requests should send a few tens of requests per "+
-		"window (for a 6%% mean gap, about 27; the gap falls as 1/√ of that), and well under 1%% of requests should come from "+
-		"sources that average half the limit or more; then the requests decided differently are a few in 100,000. Expect the "+
-		"sources that do come near the limit to be refused wrongly about as often as let through wrongly: the absence of false "+
-		"positives is not a property of the counter. Measure it on your own trace with `ratebench compare -count all -alg counter`.\n\n")
+		"window (for a 6%% mean gap, about 27; the gap falls as 1/√ of that); well under 1%% of requests should come from "+
+		"sources that average half the limit or more, so that the requests decided differently are a few in 100,000; and the "+
+		"limiter should block a source it refuses for a long time (against the time the source stays near the limit), as "+
+		"Cloudflare's mitigation timeout does, for the false positives to disappear. Without the timeout, expect the sources "+
+		"that come near the limit to be refused wrongly about as often as let through. Measure it on your own trace with "+
+		"`ratebench compare -count all -alg counter`, and the mechanism on a population like yours with "+
+		"`ratebench cloudflare -block 1h -rate R -alpha A -max M`.\n\n")
 	return b.String()
 }
 
@@ -319,4 +358,13 @@ func distinctRates(s *summary.CloudflareSearch) []float64 {
 		}
 	}
 	return out
+}
+
+// ruleParts returns the window in seconds and the limit of a rule "L/W".
+func ruleParts(rule string) (w, l float64, ok bool) {
+	r, err := algorithms.ParseRule(rule)
+	if err != nil {
+		return 0, 0, false
+	}
+	return float64(r.W) / 1e9, float64(r.L), true
 }
