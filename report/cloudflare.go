@@ -27,7 +27,9 @@ const (
 //
 // search, if not nil, is a search of the mechanism's space (the folder's
 // search/summary.json), whose answer the page gives after the figures.
-func CloudflareREADME(w io.Writer, s *summary.Summary, perf summary.Perf, command string, search *summary.CloudflareSearch) error {
+//
+// timing is the full run's timing sentence (CloudflareTiming), "" for none.
+func CloudflareREADME(w io.Writer, s *summary.Summary, timing, command string, search *summary.CloudflareSearch) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# The Cloudflare experiment, reproduced\n\n")
 	fmt.Fprintf(&b, "Cloudflare published one accuracy figure for the sliding-window counter: over %s requests from %s sources, "+
@@ -37,10 +39,7 @@ func CloudflareREADME(w io.Writer, s *summary.Summary, perf summary.Perf, comman
 	fmt.Fprintf(&b, "This folder replays a synthetic population through the exact sliding log and the counter:\n\n```\n%s\n```\n\n", command)
 	fmt.Fprintf(&b, "Trace: %s requests from %s sources (`%s`). Rule %s.",
 		count(s.Trace.Requests), count(s.Trace.Keys), s.Trace.Path, strings.Join(s.Config.Rules, ", "))
-	if perf.Seconds > 0 { // a page rewritten from the summaries alone has no timing
-		fmt.Fprintf(&b, " Wall time %.0f s (%.2fM requests/s), peak RSS %s.", perf.Seconds, perf.RequestsPerSecond/1e6, bytesIEC(perf.MaxRSSBytes))
-	}
-	b.WriteString("\n\n")
+	b.WriteString(timing + "\n\n")
 
 	fmt.Fprintf(&b, "| figure | Cloudflare | count all | count accepted (independent) | count accepted (shadow) |\n|---|---|---|---|---|\n")
 	all := find(s, "all", "independent", "counter")
@@ -99,7 +98,7 @@ func CloudflareREADME(w io.Writer, s *summary.Summary, perf summary.Perf, comman
 		"measured where the counter and the log share one history (shadow mode, or count all). Cloudflare's average may "+
 		"weigh sources or periods differently; it did not say.\n")
 	fmt.Fprintf(&b, "\nThe full metrics are in [summary.json](summary.json)")
-	if perf.Seconds > 0 {
+	if timing != "" {
 		fmt.Fprintf(&b, "; timings in [perf.json](perf.json)")
 	}
 	fmt.Fprintf(&b, ".\n")
@@ -111,6 +110,15 @@ func CloudflareREADME(w io.Writer, s *summary.Summary, perf summary.Perf, comman
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// CloudflareTiming is the page's sentence on the run's timing, with its
+// leading space: "" for a run that was not timed.
+func CloudflareTiming(perf summary.Perf) string {
+	if perf.Seconds <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" Wall time %.0f s (%.2fM requests/s), peak RSS %s.", perf.Seconds, perf.RequestsPerSecond/1e6, bytesIEC(perf.MaxRSSBytes))
 }
 
 func find(s *summary.Summary, count, mode, alg string) *summary.Run {

@@ -28,7 +28,7 @@ const cloudflareSynopsis = "[-requests N] [-sources K] [-rate R] [-alpha A] [-ma
 	"With -block (Cloudflare's mitigation timeout: a source refused once is refused for D) or -search (a grid of the rule, the population " +
 	"and the timeout, e.g. 'L=20,100;W=10s,1m;rate=0.05,0.2;alpha=1.5,3;max=5,1000;block=0,1m;alg=counter,counter-floor'), the log and the counter are both put " +
 	"behind the same timeout and compared under count all, every point on " + "4,000,000 requests from 2,700 sources unless -requests and -sources say otherwise " +
-	"(the full-scale traffic per source, from a hundredth of the sources); -readme rewrites DIR/README.md from DIR/summary.json and DIR/search/summary.json."
+	"(the full-scale traffic per source, from a hundredth of the sources); -readme rewrites DIR/README.md (and the search's plot and page) from DIR/summary.json and DIR/search/summary.json."
 
 // runCloudflare reproduces Cloudflare's published accuracy experiment for
 // the sliding-window counter on a synthetic population and writes the
@@ -124,7 +124,7 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 		if err != nil {
 			return nil, err
 		}
-		err = report.CloudflareREADME(&buf, sum, perf, strings.TrimSpace(command), search)
+		err = report.CloudflareREADME(&buf, sum, report.CloudflareTiming(perf), strings.TrimSpace(command), search)
 		return buf.Bytes(), err
 	}
 	job := replayJob{stdout: stdout, stderr: stderr, eng: eng, r: g, info: summary.TraceInfo{Path: genPrefix + spec, Format: "generated"},
@@ -133,24 +133,34 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 }
 
 // cloudflareReadme rewrites dir's README.md from its summary.json, its
-// perf.json if there is one, and the search in dir/search.
+// perf.json if there is one, and the search in dir/search (whose plot and
+// page it rewrites too).
 func cloudflareReadme(stdout io.Writer, dir string) error {
 	sum, err := summary.ReadSummaryFile(filepath.Join(dir, summaryFile))
 	if err != nil {
 		return err
 	}
-	var perf summary.Perf
+	var timing string
 	if data, err := os.ReadFile(filepath.Join(dir, perfFile)); err == nil {
+		var perf summary.Perf
 		if err := json.Unmarshal(data, &perf); err != nil {
 			return fmt.Errorf("%s: %v", filepath.Join(dir, perfFile), err)
 		}
+		timing = report.CloudflareTiming(perf)
+	} else if old, err := os.ReadFile(filepath.Join(dir, readmeFile)); err == nil {
+		timing = keptTiming(string(old)) // perf.json is not committed: keep the full run's timing as its page gave it
 	}
 	search, err := readSearch(filepath.Join(dir, "search"))
 	if err != nil {
 		return err
 	}
+	if search != nil {
+		if err := writeSearchPages(filepath.Join(dir, "search"), search); err != nil {
+			return err
+		}
+	}
 	var buf bytes.Buffer
-	if err := report.CloudflareREADME(&buf, sum, perf, cloudflareCommand(sum), search); err != nil {
+	if err := report.CloudflareREADME(&buf, sum, timing, cloudflareCommand(sum), search); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, readmeFile), buf.Bytes(), 0o644); err != nil {
@@ -177,4 +187,17 @@ func cloudflareCommand(sum *summary.Summary) string {
 		command += " -rule " + sum.Config.Rules[0]
 	}
 	return command
+}
+
+// keptTiming returns the timing sentence of a page CloudflareREADME wrote
+// (the end of its "Trace: " line from " Wall time "), "" if it has none.
+func keptTiming(page string) string {
+	for _, line := range strings.Split(page, "\n") {
+		if strings.HasPrefix(line, "Trace: ") {
+			if i := strings.Index(line, " Wall time "); i >= 0 {
+				return line[i:]
+			}
+		}
+	}
+	return ""
 }

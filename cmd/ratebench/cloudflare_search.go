@@ -220,6 +220,16 @@ func writeSearch(stdout io.Writer, dir string, s *summary.CloudflareSearch) erro
 	if err := os.WriteFile(filepath.Join(dir, "summary.json"), append(data, '\n'), 0o644); err != nil {
 		return err
 	}
+	if err := writeSearchPages(dir, s); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d points)\n", filepath.Join(dir, "summary.json"), len(s.Points))
+	return nil
+}
+
+// writeSearchPages writes the search's plot and README.md into dir, from
+// its summary alone.
+func writeSearchPages(dir string, s *summary.CloudflareSearch) error {
 	files, err := report.CloudflareSearchPlots(s)
 	if err != nil {
 		return err
@@ -233,11 +243,7 @@ func writeSearch(stdout io.Writer, dir string, s *summary.CloudflareSearch) erro
 	if err := report.CloudflareSearchREADME(&buf, s, ""); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, readmeFile), buf.Bytes(), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "wrote %s (%d points)\n", filepath.Join(dir, "summary.json"), len(s.Points))
-	return nil
+	return os.WriteFile(filepath.Join(dir, readmeFile), buf.Bytes(), 0o644)
 }
 
 // readSearch reads a search's summary.json; nil if there is none.
