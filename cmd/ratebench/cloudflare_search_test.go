@@ -93,7 +93,7 @@ func TestParseSearch(t *testing.T) {
 // full run unchanged, its command the default one, the search after them.
 func TestCloudflareReadmeFromSummaries(t *testing.T) {
 	dir := t.TempDir()
-	if _, _, err := ratebench(t, "cloudflare", "-requests", "50000", "-sources", "500", "-o", dir); err != nil {
+	if _, _, err := ratebench(t, "cloudflare", "-requests", "20000", "-sources", "200", "-o", dir); err != nil {
 		t.Fatal(err)
 	}
 	first, _ := os.ReadFile(filepath.Join(dir, "README.md"))
@@ -118,7 +118,7 @@ func TestCloudflareReadmeFromSummaries(t *testing.T) {
 	if table(first) != table(again) {
 		t.Errorf("the figures changed:\n%s\n%s", table(first), table(again))
 	}
-	for _, want := range []string{"ratebench cloudflare -requests 50000 -sources 500\n", "## When is the counter this accurate?", "(search/disagreement.svg)"} {
+	for _, want := range []string{"ratebench cloudflare -requests 20000 -sources 200\n", "## When is the counter this accurate?", "(search/disagreement.svg)"} {
 		if !strings.Contains(string(again), want) {
 			t.Errorf("README lacks %q", want)
 		}
