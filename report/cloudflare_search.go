@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -193,8 +194,11 @@ func cloudflareSearch(w io.Writer, s *summary.CloudflareSearch, h, plotDir strin
 		"replays populations whose rates sit mostly far below the threshold:\n\n")
 	fmt.Fprintf(&b, "```\n%s\n```\n\n", s.Command)
 	fmt.Fprintf(&b, "Every point replays %s requests from %s sources under count all: the full-scale experiment's traffic per source "+
-		"from 1/%g of its sources, over the same span. Rates (requests decided differently, mean gap) carry over to the full "+
-		"scale as they are; counts of sources and requests scale by %g.\n\n", count(s.Requests), count(int64(s.Sources)), s.Scale, s.Scale)
+		"from 1/%g of its sources, over the same span. The mean gap carries over to the full scale as it is; counts of sources "+
+		"and requests scale by %g in expectation. The requests decided differently come from the few sources of the "+
+		"population's tail, of which a point holds a handful: its rate of them is a draw of those few sources, and a point "+
+		"whose tail held none, or one, reads low. Rerun a point with -requests and -sources ×10 to see how far it moves.\n\n",
+		count(s.Requests), count(int64(s.Sources)), s.Scale, s.Scale)
 	if i := closest(s); i >= 0 {
 		p := &s.Points[i]
 		fmt.Fprintf(&b, "%s# The closest point\n\n", h)
@@ -319,7 +323,7 @@ func searchArgument(s *summary.CloudflareSearch, h string) string {
 			count(t.over), count(t.under), count(t.both), q, 100*math.Pow(1-q, 3))
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "- **A long mitigation timeout removes the false positives.** The counter's estimate is smoother than the exact count: "+
+	fmt.Fprintf(&b, "- **A long mitigation timeout makes false positives rare.** The counter's estimate is smoother than the exact count: "+
 		"for a Poisson source its variance is μ·(1−φ+φ²), 5/6 of the exact count's μ on average, so a source rising towards L "+
 		"reaches it by the exact count first, more often than not. Behind a timeout only that first crossing decides: the log "+
 		"refuses and blocks the source, the counter lets it through until its own estimate gets there (the source is then "+
@@ -330,8 +334,22 @@ func searchArgument(s *summary.CloudflareSearch, h string) string {
 				blockName(bl), count(t.reqOver), count(t.reqUnder), count(t.over), count(t.under))
 		}
 	}
+	if last := blocks[len(blocks)-1]; last != "" && by[last].over > 0 {
+		t := by[last]
+		q := float64(t.under) / float64(t.over)
+		fmt.Fprintf(&b, " Behind the %s timeout q = %.2f, and 3 sources let through with none refused wrongly has a probability of "+
+			"about (1−q)³ = %.0f%%.", blockName(last), q, 100*math.Pow(1-q, 3))
+	}
 	fmt.Fprintf(&b, " The timeout trades false positives for more requests let through: each source let through is let through "+
-		"for as long as the counter lags behind the log.\n")
+		"for as long as the counter lags behind the log. Where the timeout outlasts the span, each source is blocked once")
+	var span float64
+	for _, p := range s.Points {
+		span = math.Max(span, p.Span)
+	}
+	if d, err := time.ParseDuration(blocks[len(blocks)-1]); err == nil && span > 0 && d.Seconds() >= span {
+		fmt.Fprintf(&b, " (as the %s one does here: the points span at most %.0f minutes)", blockName(blocks[len(blocks)-1]), span/60)
+	}
+	fmt.Fprintf(&b, "; a shorter one lets a source cross again, and each crossing is another chance of a false positive.\n")
 	perSource := cfDisagreeRate * cfRequests / cfSourcesOver
 	fmt.Fprintf(&b, "- **Three sources at 0.003%% are sources that sit at the threshold.** 0.003%% of %s is %s requests; with "+
 		"no false positive they are all let through, about %s per source", count(cfRequests), count(int64(cfDisagreeRate*cfRequests)), count(int64(perSource)))
@@ -350,7 +368,7 @@ func searchArgument(s *summary.CloudflareSearch, h string) string {
 		"window (for a 6%% mean gap, about 27; the gap falls as 1/√ of that); well under 1%% of requests should come from "+
 		"sources that average half the limit or more, so that the requests decided differently are a few in 100,000; and the "+
 		"limiter should block a source it refuses for a long time (against the time the source stays near the limit), as "+
-		"Cloudflare's mitigation timeout does, for the false positives to disappear. Without the timeout, expect the sources "+
+		"Cloudflare's mitigation timeout does, for the false positives to become rare. Without the timeout, expect the sources "+
 		"that come near the limit to be refused wrongly about as often as let through. Measure it on your own trace with "+
 		"`ratebench compare -count all -alg counter`, and the mechanism on a population like yours with "+
 		"`ratebench cloudflare -block 1h -rate R -alpha A -max M`.\n\n")
