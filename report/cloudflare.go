@@ -24,7 +24,12 @@ const (
 // CloudflareREADME writes the Markdown page that sets a population
 // experiment's measured figures beside Cloudflare's published ones: the
 // sliding-window counter against the exact log, per counting policy.
-func CloudflareREADME(w io.Writer, s *summary.Summary, perf summary.Perf, command string) error {
+//
+// search, if not nil, is a search of the mechanism's space (the folder's
+// search/summary.json), whose answer the page gives after the figures.
+//
+// timing is the full run's timing sentence (CloudflareTiming), "" for none.
+func CloudflareREADME(w io.Writer, s *summary.Summary, timing, command string, search *summary.CloudflareSearch) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# The Cloudflare experiment, reproduced\n\n")
 	fmt.Fprintf(&b, "Cloudflare published one accuracy figure for the sliding-window counter: over %s requests from %s sources, "+
@@ -32,9 +37,9 @@ func CloudflareREADME(w io.Writer, s *summary.Summary, perf summary.Perf, comman
 		"slightly above the threshold, and the real and approximate rates differed by 6%% on average.\n\n",
 		count(cfRequests), count(cfSources), pct(cfDisagreeRate))
 	fmt.Fprintf(&b, "This folder replays a synthetic population through the exact sliding log and the counter:\n\n```\n%s\n```\n\n", command)
-	fmt.Fprintf(&b, "Trace: %s requests from %s sources (`%s`). Rule %s. Wall time %.0f s (%.2fM requests/s), peak RSS %s.\n\n",
-		count(s.Trace.Requests), count(s.Trace.Keys), s.Trace.Path, strings.Join(s.Config.Rules, ", "),
-		perf.Seconds, perf.RequestsPerSecond/1e6, bytesIEC(perf.MaxRSSBytes))
+	fmt.Fprintf(&b, "Trace: %s requests from %s sources (`%s`). Rule %s.",
+		count(s.Trace.Requests), count(s.Trace.Keys), s.Trace.Path, strings.Join(s.Config.Rules, ", "))
+	b.WriteString(timing + "\n\n")
 
 	fmt.Fprintf(&b, "| figure | Cloudflare | count all | count accepted (independent) | count accepted (shadow) |\n|---|---|---|---|---|\n")
 	all := find(s, "all", "independent", "counter")
@@ -76,6 +81,10 @@ func CloudflareREADME(w io.Writer, s *summary.Summary, perf summary.Perf, comman
 		"synthetic: Poisson sources whose rates follow a Pareto distribution (see `ratebench gen -list`), so most stay well "+
 		"under the limit and a few cross it. Another rate distribution or rule moves every figure; rerun with your own "+
 		"(`ratebench cloudflare -h`).\n")
+	if search != nil {
+		fmt.Fprintf(&b, "- These figures are of the plain counter and log, with no mitigation timeout. Which traffic and mechanism "+
+			"give the published figures is the search below.\n")
+	}
 	fmt.Fprintf(&b, "- \"Count all\" counts every request, admitted or not, as Cloudflare describes; \"count accepted\" counts only "+
 		"admitted ones, as most libraries do. Under count accepted the counter's own decisions feed back into its state "+
 		"(independent), or it is made to share the log's history (shadow), which isolates the estimate's error.\n")
@@ -88,9 +97,28 @@ func CloudflareREADME(w io.Writer, s *summary.Summary, perf summary.Perf, comman
 	fmt.Fprintf(&b, "- The \"mean gap\" is the mean of |estimate − exact| / exact over requests whose exact count is positive, "+
 		"measured where the counter and the log share one history (shadow mode, or count all). Cloudflare's average may "+
 		"weigh sources or periods differently; it did not say.\n")
-	fmt.Fprintf(&b, "\nThe full metrics are in [summary.json](summary.json); timings in [perf.json](perf.json).\n")
+	fmt.Fprintf(&b, "\nThe full metrics are in [summary.json](summary.json)")
+	if timing != "" {
+		fmt.Fprintf(&b, "; timings in [perf.json](perf.json)")
+	}
+	fmt.Fprintf(&b, ".\n")
+	if search != nil {
+		b.WriteString("\n")
+		if err := cloudflareSearch(&b, search, "##", "search/"); err != nil {
+			return err
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// CloudflareTiming is the page's sentence on the run's timing, with its
+// leading space: "" for a run that was not timed.
+func CloudflareTiming(perf summary.Perf) string {
+	if perf.Seconds <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" Wall time %.0f s (%.2fM requests/s), peak RSS %s.", perf.Seconds, perf.RequestsPerSecond/1e6, bytesIEC(perf.MaxRSSBytes))
 }
 
 func find(s *summary.Summary, count, mode, alg string) *summary.Run {

@@ -1,0 +1,410 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"ratebench/algorithms"
+	"ratebench/summary"
+)
+
+// File is a file a report writes: its name in the results folder and its
+// bytes.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// searchPlot is the file name of the search's plot.
+const searchPlot = "disagreement.svg"
+
+// blockName is how a mitigation timeout reads in the search's tables.
+func blockName(b string) string {
+	switch b {
+	case "":
+		return "none"
+	case "window":
+		return "till the window's end"
+	}
+	return b
+}
+
+// cfFit says how far a point's figures are from the published four, scaled
+// to the full experiment's 270,000 sources by s.Scale: the decades between
+// the disagreement rates, the relative gap between the mean gaps, the
+// false positives (any is a miss), and the sources let through against 3.
+type cfFit struct {
+	decades, gapRel float64
+	under, over     float64 // at full scale
+	score           float64
+}
+
+func fitOf(p *summary.SearchPoint, scale float64) cfFit {
+	f := cfFit{under: float64(p.Under) * scale, over: float64(p.KeysOver) * scale}
+	d := math.Max(p.DisagreeRate, cfDisagreeRate/1000) // zero disagreements: three decades off
+	f.decades = math.Abs(math.Log10(d / cfDisagreeRate))
+	f.gapRel = math.Abs(p.MeanGap-cfMeanGap) / cfMeanGap
+	f.score = f.decades + f.gapRel + math.Log10(1+f.under) + math.Abs(math.Log10((1+f.over)/(1+cfSourcesOver)))
+	return f
+}
+
+// closest returns the index of the point nearest to all four published
+// figures (by cfFit's score; the first of equals), -1 if there is none.
+func closest(s *summary.CloudflareSearch) int {
+	best, bestScore := -1, math.Inf(1)
+	for i := range s.Points {
+		if f := fitOf(&s.Points[i], s.Scale); f.score < bestScore {
+			best, bestScore = i, f.score
+		}
+	}
+	return best
+}
+
+// CloudflareSearchPlots draws the search: the disagreement rate of every
+// point against its mean gap, and against the share of its requests from
+// sources that come near the threshold, with the published figures marked.
+func CloudflareSearchPlots(s *summary.CloudflareSearch) ([]File, error) {
+	f, err := cloudflareSearchFigure(s)
+	if err != nil {
+		return nil, err
+	}
+	svg, err := f.render("svg")
+	if err != nil {
+		return nil, err
+	}
+	return []File{{searchPlot, svg}}, nil
+}
+
+func cloudflareSearchFigure(s *summary.CloudflareSearch) (*figure, error) {
+	var blocks []string
+	for _, p := range s.Points {
+		if !contains(blocks, p.Block) {
+			blocks = append(blocks, p.Block)
+		}
+	}
+	var rates []float64
+	for _, p := range s.Points {
+		rates = append(rates, 100*p.DisagreeRate)
+	}
+	lo, hi, ok := logRange(append(rates, 100*cfDisagreeRate), 1)
+	if !ok {
+		lo, hi = 100*cfDisagreeRate/10, 100*cfDisagreeRate*10
+	}
+	floor := math.Pow(10, math.Floor(math.Log10(lo/3)))
+	y := func(r float64) float64 { return math.Log10(math.Max(100*r, floor)) }
+
+	gap := newPanel("", "mean gap, approximate vs real rate (%)", "")
+	near := newPanel("", "requests from sources averaging at least L/2 per window (%, log scale)", "")
+	setLog(&gap.Y, floor, hi*2)
+	setLog(&near.Y, floor, hi*2)
+	var nears []float64
+	for _, p := range s.Points {
+		nears = append(nears, 100*p.NearShare)
+	}
+	nlo, nhi, nok := logRange(nears, 1)
+	if !nok {
+		nlo, nhi = 0.001, 1
+	}
+	nfloor := math.Pow(10, math.Floor(math.Log10(nlo/3)))
+	setLog(&near.X, nfloor, math.Max(nhi*2, 1))
+	gap.X.Min, gap.X.Max = 0, 100*cfMeanGap
+	for _, p := range s.Points {
+		gap.X.Max = math.Max(gap.X.Max, 100*p.MeanGap)
+	}
+	gap.X.Max *= 1.25
+	capP := newPanel("", "fastest rate allowed ÷ threshold (max × rate × W ÷ L)", "requests decided differently (%, log scale)")
+	setLog(&capP.Y, floor, hi*2)
+	capOf := reachOf
+	var legend []legendEntry
+	for i, b := range blocks {
+		var g, n, c plotter.XYs
+		for _, p := range s.Points {
+			if p.Block != b {
+				continue
+			}
+			g = append(g, plotter.XY{X: 100 * p.MeanGap, Y: y(p.DisagreeRate)})
+			n = append(n, plotter.XY{X: math.Log10(math.Max(100*p.NearShare, nfloor)), Y: y(p.DisagreeRate)})
+			c = append(c, plotter.XY{X: capOf(&p), Y: y(p.DisagreeRate)})
+		}
+		sty := draw.GlyphStyle{Color: palette[i%len(palette)], Radius: vg.Points(3), Shape: shapes[i%len(shapes)]}
+		gap.Add(&plotter.Scatter{XYs: g, GlyphStyle: sty})
+		near.Add(&plotter.Scatter{XYs: n, GlyphStyle: sty})
+		capP.Add(&plotter.Scatter{XYs: c, GlyphStyle: sty})
+		legend = append(legend, legendEntry{"timeout " + blockName(b), []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: sty}}})
+	}
+	pub := draw.GlyphStyle{Color: color.Black, Radius: vg.Points(7), Shape: thickRing{}}
+	gap.Add(&plotter.Scatter{XYs: plotter.XYs{{X: 100 * cfMeanGap, Y: math.Log10(100 * cfDisagreeRate)}}, GlyphStyle: pub})
+	line := &plotter.Line{XYs: plotter.XYs{{X: near.X.Min, Y: math.Log10(100 * cfDisagreeRate)}, {X: near.X.Max, Y: math.Log10(100 * cfDisagreeRate)}},
+		LineStyle: draw.LineStyle{Color: color.Black, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}}
+	near.Add(line)
+	capMax := 1.0
+	for i := range s.Points {
+		capMax = math.Max(capMax, capOf(&s.Points[i]))
+	}
+	capMax = math.Min(capMax, 100) * 1.1
+	capLine := *line
+	capLine.XYs = plotter.XYs{{X: 0, Y: line.XYs[0].Y}, {X: capMax, Y: line.XYs[0].Y}}
+	capP.Add(&capLine)
+	capP.X.Min, capP.X.Max = 0, capMax
+	legend = append(legend,
+		legendEntry{"Cloudflare (6%, 0.003%)", []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: pub}}},
+		legendEntry{"Cloudflare's 0.003%", []plot.Thumbnailer{line}})
+	f := &figure{
+		name:   strings.TrimSuffix(searchPlot, ".svg"),
+		title:  fmt.Sprintf("Log and counter behind the same mitigation timeout, count all: %d points", len(s.Points)),
+		panels: [][]*plot.Plot{{capP, gap, near}},
+		legend: legend,
+		w:      figWidth * 2, h: 4.2 * vg.Inch,
+	}
+	return f, nil
+}
+
+func contains(ss []string, s string) bool {
+	for _, v := range ss {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// CloudflareSearchREADME writes the search's section: the closest point
+// to the published figures, the argument, and every point's figures.
+// Headings start at level h ("#" for a page of its own, "##" inside the
+// experiment's page); plotDir is the plot's folder relative to the page.
+func CloudflareSearchREADME(w io.Writer, s *summary.CloudflareSearch, plotDir string) error {
+	return cloudflareSearch(w, s, "#", plotDir)
+}
+
+func cloudflareSearch(w io.Writer, s *summary.CloudflareSearch, h, plotDir string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s When is the counter this accurate?\n\n", h)
+	fmt.Fprintf(&b, "Cloudflare's counter counts every request and, once a source crosses the threshold, blocks it for a mitigation "+
+		"timeout. The search below puts the exact log and the counter behind the same timeout, so that what differs is the "+
+		"estimate alone (a log without the timeout would count the timeout's own refusals as the counter's errors), and "+
+		"replays populations whose rates sit mostly far below the threshold:\n\n")
+	fmt.Fprintf(&b, "```\n%s\n```\n\n", s.Command)
+	fmt.Fprintf(&b, "Every point replays %s requests from %s sources under count all: the full-scale experiment's traffic per source "+
+		"from 1/%g of its sources, over the same span. The mean gap carries over to the full scale as it is; counts of sources "+
+		"and requests scale by %g in expectation. The requests decided differently come from the few sources of the "+
+		"population's tail, of which a point holds a handful: its rate of them is a draw of those few sources, and a point "+
+		"whose tail held none, or one, reads low. Rerun a point with -requests and -sources ×10 to see how far it moves.\n\n",
+		count(s.Requests), count(int64(s.Sources)), s.Scale, s.Scale)
+	if i := closest(s); i >= 0 {
+		p := &s.Points[i]
+		fmt.Fprintf(&b, "%s# The closest point\n\n", h)
+		alg := ""
+		if p.Algorithm != "counter" {
+			alg = " -search alg=" + p.Algorithm
+		}
+		fmt.Fprintf(&b, "%s, rule %s, mean rate %g/s per source, alpha %g, rates capped at %g× the mean, timeout %s "+
+			"(`ratebench cloudflare -rule %s -rate %g -alpha %g -max %g -block %s%s`):\n\n",
+			p.Algorithm, p.Rule, p.Rate, p.Alpha, p.Max, blockName(p.Block), p.Rule, p.Rate, p.Alpha, p.Max, blockFlag(p.Block), alg)
+		fmt.Fprintf(&b, "| figure | Cloudflare | this point | at 270,000 sources (×%g) |\n|---|---|---|---|\n", s.Scale)
+		fmt.Fprintf(&b, "| requests decided differently | %s | %s | %s |\n", pct(cfDisagreeRate), pct(p.DisagreeRate), pct(p.DisagreeRate))
+		fmt.Fprintf(&b, "| refused, the log admitted (false positives) | 0 | %s requests, %s sources | ≈%s requests, ≈%s sources |\n",
+			count(p.Under), count(p.KeysUnder), scaled(p.Under, s.Scale), scaled(p.KeysUnder, s.Scale))
+		fmt.Fprintf(&b, "| sources let through | %d, slightly above | %s (worst burst %.3g× L) | ≈%s |\n", cfSourcesOver, count(p.KeysOver), p.BurstRatio, scaled(p.KeysOver, s.Scale))
+		fmt.Fprintf(&b, "| mean gap, approximate vs real rate | %s | %s | %s |\n\n", pct(cfMeanGap), pct(p.MeanGap), pct(p.MeanGap))
+	}
+	fmt.Fprintf(&b, "![disagreement rate over the searched space](%s)\n\n", plotDir+searchPlot)
+	fmt.Fprintf(&b, "Every point's requests decided differently (a point with none sits on the bottom edge) against, left, how far the "+
+		"population's rates reach (the cap on a source's mean rate, as a share of the threshold's rate); middle, its mean gap, the "+
+		"published pair ringed; right, the share of its requests from sources whose mean count per window is at least L/2. "+
+		"The dashed line is the published 0.003%%.\n\n")
+	b.WriteString(searchArgument(s, h))
+	fmt.Fprintf(&b, "%s# Every point\n\n", h)
+	fmt.Fprintf(&b, "Load: a source's mean count per window ÷ L, averaged over requests. Near L: the share of requests from sources whose mean "+
+		"count per window is at least L/2. Counts are of this point's sources, not scaled.\n\n")
+	fmt.Fprintf(&b, "| counter | rule | rate /s | alpha | max | timeout | load | near L | decided differently | let through | refused | sources let through | sources refused | worst burst ÷ L | mean gap |\n")
+	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, p := range s.Points {
+		fmt.Fprintf(&b, "| %s | %s | %g | %g | %g | %s | %.3g | %s | %s | %s | %s | %s | %s | %.3g | %s |\n",
+			p.Algorithm, p.Rule, p.Rate, p.Alpha, p.Max, blockName(p.Block), p.Load, pct(p.NearShare), pct(p.DisagreeRate),
+			count(p.Over), count(p.Under), count(p.KeysOver), count(p.KeysUnder), p.BurstRatio, pct(p.MeanGap))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func blockFlag(b string) string {
+	if b == "" {
+		return "0"
+	}
+	return b
+}
+
+// scaled formats n × scale, rounded.
+func scaled(n int64, scale float64) string { return count(int64(math.Round(float64(n) * scale))) }
+
+// searchArgument is the section that reads the search: what sets each
+// published figure, shown by the points.
+func searchArgument(s *summary.CloudflareSearch, h string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s# What sets each figure\n\n", h)
+	fmt.Fprintf(&b, "- **The mean gap is set by the traffic per window alone.** Under count all the counter's estimate does not depend on "+
+		"its decisions, so neither the limit nor the timeout moves it. Between two windows the counter charges a share (W−e)/W of the "+
+		"previous window's P requests where the log holds a binomial draw from them, an error of standard deviation √(P·φ(1−φ)), "+
+		"φ = e/W; for a Poisson source of μ requests per window the mean relative gap is about √(2/π)·(π/8)/√μ ≈ 0.31/√μ. "+
+		"The published 6%% says the requests come from sources of about (0.31/0.06)² ≈ 27 requests per window.")
+	for _, rate := range distinctRates(s) {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, p := range s.Points {
+			if p.Rate == rate && p.MeanGap >= 0 {
+				lo, hi = math.Min(lo, p.MeanGap), math.Max(hi, p.MeanGap)
+			}
+		}
+		if !math.IsInf(lo, 0) {
+			fmt.Fprintf(&b, " Mean rate %g/s: %s to %s.", rate, pct(lo), pct(hi))
+		}
+	}
+	b.WriteString("\n")
+	// Disagreements against the share of requests near L.
+	maxOK, minOver := -1.0, math.Inf(1)
+	var zeroPts int
+	for _, p := range s.Points {
+		if p.Disagree == 0 {
+			zeroPts++
+		}
+		if p.Block != "" || reachOf(&p) < 0.9 {
+			continue // the timeout's amplification, or sources that cannot reach L
+		}
+		if p.DisagreeRate <= cfDisagreeRate {
+			maxOK = math.Max(maxOK, p.NearShare)
+		} else {
+			minOver = math.Min(minOver, p.NearShare)
+		}
+	}
+	fmt.Fprintf(&b, "- **Requests decided differently come only from sources near the threshold.** A decision differs only when the "+
+		"exact count is within that √(P·φ(1−φ)) of L; a Poisson source of μ ≪ L requests per window gets there with the "+
+		"probability of a Poisson tail, which is nil in practice (for μ = 30 and L = 100, P(N ≥ 95) is below 10⁻¹⁸). "+
+		"The rate decided differently is the share of requests from the sources that do come near L, times how often "+
+		"their requests flip. %d of the %d points decided nothing differently: the cap keeps their fastest sources well below L. ", zeroPts, len(s.Points))
+	if maxOK >= 0 && !math.IsInf(minOver, 0) {
+		fmt.Fprintf(&b, "Without a timeout, of the points whose fastest sources can reach L (a cap of 0.9 L or more), those at or under "+
+			"the published 0.003%% have at most %s of their requests from sources averaging L/2 or more, those above it at least %s.",
+			pct(maxOK), pct(minOver))
+	}
+	b.WriteString("\n")
+	// False positives against sources let through, by timeout.
+	type tally struct{ over, under, both, reqOver, reqUnder int64 }
+	var blocks []string
+	by := map[string]*tally{}
+	for _, p := range s.Points {
+		t := by[p.Block]
+		if t == nil {
+			t = &tally{}
+			by[p.Block] = t
+			blocks = append(blocks, p.Block)
+		}
+		t.over += p.KeysOver
+		t.under += p.KeysUnder
+		t.both += p.KeysBoth
+		t.reqOver += p.Over
+		t.reqUnder += p.Under
+	}
+	fmt.Fprintf(&b, "- **Without a timeout, a source let through is also refused wrongly.** The error above is symmetric request by request: "+
+		"a source whose previous window was back-loaded is undercharged (let through), one whose previous window was front-loaded "+
+		"is overcharged (refused while the log admits, which needs its current count near L as well), and a source that stays "+
+		"near L meets both.")
+	if t := by[""]; t != nil && t.over > 0 {
+		q := float64(t.under) / float64(t.over)
+		fmt.Fprintf(&b, " Without a timeout the search let %s sources through and refused %s wrongly (%s of them also let through): "+
+			"with a share q = %.2f, 3 sources let through and none refused wrongly happens with a probability of about (1−q)³ = %.0f%%.",
+			count(t.over), count(t.under), count(t.both), q, 100*math.Pow(1-q, 3))
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "- **A long mitigation timeout makes false positives rare.** The counter's estimate is smoother than the exact count: "+
+		"for a Poisson source its variance is μ·(1−φ+φ²), 5/6 of the exact count's μ on average, so a source rising towards L "+
+		"reaches it by the exact count first, more often than not. Behind a timeout only that first crossing decides: the log "+
+		"refuses and blocks the source, the counter lets it through until its own estimate gets there (the source is then "+
+		"slightly above the threshold), and then both block it. A false positive needs the counter to cross first.")
+	for _, bl := range blocks {
+		if t := by[bl]; t.over > 0 {
+			fmt.Fprintf(&b, " Timeout %s: %s requests let through and %s refused wrongly, %s sources let through and %s refused.",
+				blockName(bl), count(t.reqOver), count(t.reqUnder), count(t.over), count(t.under))
+		}
+	}
+	if last := blocks[len(blocks)-1]; last != "" && by[last].over > 0 {
+		t := by[last]
+		q := float64(t.under) / float64(t.over)
+		fmt.Fprintf(&b, " Behind the %s timeout q = %.2f, and 3 sources let through with none refused wrongly has a probability of "+
+			"about (1−q)³ = %.0f%%.", blockName(last), q, 100*math.Pow(1-q, 3))
+	}
+	fmt.Fprintf(&b, " The timeout trades false positives for more requests let through: each source let through is let through "+
+		"for as long as the counter lags behind the log. Where the timeout outlasts the span, each source is blocked once")
+	var span float64
+	for _, p := range s.Points {
+		span = math.Max(span, p.Span)
+	}
+	if d, err := time.ParseDuration(blocks[len(blocks)-1]); err == nil && span > 0 && d.Seconds() >= span {
+		fmt.Fprintf(&b, " (as the %s one does here: the points span at most %.0f minutes)", blockName(blocks[len(blocks)-1]), span/60)
+	}
+	fmt.Fprintf(&b, "; a shorter one lets a source cross again, and each crossing is another chance of a false positive.\n")
+	perSource := cfDisagreeRate * cfRequests / cfSourcesOver
+	fmt.Fprintf(&b, "- **Three sources at 0.003%% are sources that sit at the threshold.** 0.003%% of %s is %s requests; with "+
+		"no false positive they are all let through, about %s per source", count(cfRequests), count(int64(cfDisagreeRate*cfRequests)), count(int64(perSource)))
+	if i := closest(s); i >= 0 {
+		if w, l, ok := ruleParts(s.Points[i].Rule); ok {
+			fmt.Fprintf(&b, ", %.0f minutes of a source at the threshold's rate (%s) that the log blocks and the counter does not",
+				perSource/(l/w)/60, s.Points[i].Rule)
+		}
+		fmt.Fprintf(&b, ". The closest point lets about %s sources through at full scale, against 3, each for %s requests",
+			scaled(s.Points[i].KeysOver, s.Scale), count(s.Points[i].Over/max(1, s.Points[i].KeysOver)))
+	}
+	fmt.Fprintf(&b, ". A point of this search holds 1/%g of the sources: one source let through here reads %g at full scale, so 3 "+
+		"is below what it resolves; a population whose tail puts that few sources at the threshold, each near it for longer, "+
+		"is what the published figure describes.\n\n", s.Scale, s.Scale)
+	fmt.Fprintf(&b, "**For the figure to apply to your traffic**: the sources that send most requests should send a few tens of requests per "+
+		"window (for a 6%% mean gap, about 27; the gap falls as 1/√ of that); well under 1%% of requests should come from "+
+		"sources that average half the limit or more, so that the requests decided differently are a few in 100,000; and the "+
+		"limiter should block a source it refuses for a long time (against the time the source stays near the limit), as "+
+		"Cloudflare's mitigation timeout does, for the false positives to become rare. Without the timeout, expect the sources "+
+		"that come near the limit to be refused wrongly about as often as let through. Measure it on your own trace with "+
+		"`ratebench compare -count all -alg counter`, and the mechanism on a population like yours with "+
+		"`ratebench cloudflare -block 1h -rate R -alpha A -max M`.\n\n")
+	return b.String()
+}
+
+func distinctRates(s *summary.CloudflareSearch) []float64 {
+	var out []float64
+	for _, p := range s.Points {
+		found := false
+		for _, r := range out {
+			found = found || r == p.Rate
+		}
+		if !found {
+			out = append(out, p.Rate)
+		}
+	}
+	return out
+}
+
+// reachOf is how far a point's population reaches: the cap on a source's
+// mean rate as a share of the threshold's rate L/W (0 for a rule it cannot
+// read).
+func reachOf(p *summary.SearchPoint) float64 {
+	w, l, ok := ruleParts(p.Rule)
+	if !ok {
+		return 0
+	}
+	return p.Max * p.Rate * w / l
+}
+
+// ruleParts returns the window in seconds and the limit of a rule "L/W".
+func ruleParts(rule string) (w, l float64, ok bool) {
+	r, err := algorithms.ParseRule(rule)
+	if err != nil {
+		return 0, 0, false
+	}
+	return float64(r.W) / 1e9, float64(r.L), true
+}

@@ -1,0 +1,60 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"ratebench/summary"
+)
+
+func testSearch() *summary.CloudflareSearch {
+	pt := func(max float64, block string, over, under, keysOver, keysUnder int64, rate, gap float64) summary.SearchPoint {
+		return summary.SearchPoint{Rule: "100/1m", Algorithm: "counter", Rate: 0.5, Alpha: 8, Max: max, Block: block,
+			PairResult: summary.PairResult{Requests: 1_000_000, Keys: 1000, Over: over, Under: under, KeysOver: keysOver, KeysUnder: keysUnder,
+				KeysBoth: keysUnder, Disagree: over + under, DisagreeRate: rate, MeanGap: gap, NearShare: max / 100, BurstRatio: 1.03}}
+	}
+	return &summary.CloudflareSearch{Command: "ratebench cloudflare -search 'max=2,3'", Requests: 1_000_000, Sources: 1000, Scale: 270, Count: "all",
+		Points: []summary.SearchPoint{
+			pt(2, "", 0, 0, 0, 0, 0, 0.058),
+			pt(3, "", 10, 10, 2, 2, 0.00002, 0.058),
+			pt(3, "1h", 28, 0, 1, 0, 0.000028, 0.058),
+		}}
+}
+
+// The closest point is the one with all four figures nearest: here the
+// one behind the timeout, with no false positive.
+func TestCloudflareSearchClosest(t *testing.T) {
+	s := testSearch()
+	if got := closest(s); got != 2 {
+		t.Errorf("closest point %d, want 2", got)
+	}
+	var b bytes.Buffer
+	if err := CloudflareSearchREADME(&b, s, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"`ratebench cloudflare -rule 100/1m -rate 0.5 -alpha 8 -max 3 -block 1h`",
+		"| refused, the log admitted (false positives) | 0 | 0 requests, 0 sources | ≈0 requests, ≈0 sources |",
+		"| sources let through | 3, slightly above | 1 (worst burst 1.03× L) | ≈270 |",
+		"Without a timeout the search let 2 sources through and refused 2 wrongly (2 of them also let through): with a share q = 1.00",
+		"Timeout 1h: 28 requests let through and 0 refused wrongly, 1 sources let through and 0 refused.",
+		"1 of the 3 points decided nothing differently",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// The plot is the same bytes every time.
+func TestCloudflareSearchPlotDeterministic(t *testing.T) {
+	a, err := CloudflareSearchPlots(testSearch())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := CloudflareSearchPlots(testSearch())
+	if len(a) != 1 || a[0].Name != "disagreement.svg" || !bytes.Equal(a[0].Data, b[0].Data) || !bytes.Contains(a[0].Data, []byte("Cloudflare")) {
+		t.Error("plot differs between two renderings, or is not the search's")
+	}
+}

@@ -1,0 +1,33 @@
+package summary
+
+// CloudflareSearch is a search of the space of Cloudflare's mechanism: a
+// population replayed through the log and the counter, both behind the
+// same mitigation timeout, at every combination of the searched values.
+type CloudflareSearch struct {
+	// Command reproduces the search.
+	Command string `json:"command"`
+	// Requests and Sources are each point's population (the full-scale
+	// experiment's per-source traffic at a smaller number of sources).
+	Requests int64 `json:"requests"`
+	Sources  int   `json:"sources"`
+	// Scale is the full-scale experiment's sources divided by Sources:
+	// the factor by which a point's counts of sources and requests scale.
+	Scale  float64       `json:"scale"`
+	Count  string        `json:"count"`
+	Points []SearchPoint `json:"points"`
+}
+
+// SearchPoint is one combination of the search and what its replay
+// measured.
+type SearchPoint struct {
+	Rule string `json:"rule"`
+	// Algorithm is the candidate: the counter or one of its variants.
+	Algorithm string  `json:"algorithm"`
+	Rate      float64 `json:"rate"`
+	Alpha     float64 `json:"alpha"`
+	Max       float64 `json:"max"`
+	// Block is the mitigation timeout ("" for none, "window" for till the
+	// window's end).
+	Block string `json:"block"`
+	PairResult
+}
