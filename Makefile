@@ -107,6 +107,7 @@ report-check: build
 		[ -f $$d/summary.json ] && [ -f $$d/report.md ] || continue; \
 		$(BIN) report $$d > /dev/null || exit 1; \
 	done
+	@$(BIN) cloudflare -readme -o results/cloudflare > /dev/null
 	@changed=$$(git status --porcelain -- results/); \
 	if [ -n "$$changed" ]; then echo "reports differ from their committed version:"; echo "$$changed"; git diff --stat -- results/; exit 1; fi
 
