@@ -100,8 +100,8 @@ results: build
 	$(BIN) compare -gen "boundary:requests=$(RESULT_N),keys=2000" -rule 10/1m -rule 2/1s+10/1m -alg log,counter,fixed,token,leaky,xrate -mode independent -clients retry:all -o results/boundary-layered > /dev/null
 	$(BIN) compare -gen "$(word 2,$(DEFAULT_GEN)),requests=$(RESULT_N),keys=2000,rate=0.05" -rule 10/1m -alg $(PRODUCTS) -mode independent,shadow -o results/products > /dev/null
 
-# Regenerates every committed report from its summary.json alone and fails
-# if anything differs from what is committed.
+# Regenerates every committed report (and the Cloudflare page) from its
+# summary.json alone and fails if anything differs from what is committed.
 report-check: build
 	@for d in results/*/; do \
 		[ -f $$d/summary.json ] && [ -f $$d/report.md ] || continue; \
