@@ -1,6 +1,7 @@
 package livenginx
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -216,7 +217,7 @@ func reconstruct(raw *Raw, ci *ClockInfo) []int64 {
 		}
 		slices.SortFunc(evs, func(a, b ev) int {
 			if a.at != b.at {
-				return cmpInt(a.at, b.at)
+				return cmp.Compare(a.at, b.at)
 			}
 			return a.delta - b.delta
 		})
@@ -245,16 +246,6 @@ func floorMS(ns int64) int64 {
 		q--
 	}
 	return q
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // maxExamined bounds the disagreements with the model that are each

@@ -1,6 +1,7 @@
 package redisreplay
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -155,9 +156,9 @@ func (rp *replay) livePass(ctx context.Context, a algorithm, o *redisRateOp, cli
 	all := slices.Concat(got...)
 	slices.SortFunc(all, func(x, y decision) int {
 		if x.t != y.t {
-			return compareInt(x.t, y.t)
+			return cmp.Compare(x.t, y.t)
 		}
-		return compareInt(x.seq, y.seq)
+		return cmp.Compare(x.seq, y.seq)
 	})
 	var st stats
 	every := algorithms.CountsEvery(model)
@@ -177,14 +178,4 @@ func (rp *replay) livePass(ctx context.Context, a algorithm, o *redisRateOp, cli
 		LagMaxNS: int64(lagMax)}
 	tim.Live.RequestedSeconds = tim.Live.TraceSeconds / float64(speed)
 	return run, tim, nil
-}
-
-func compareInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
