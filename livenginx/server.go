@@ -2,7 +2,6 @@ package livenginx
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -10,9 +9,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
+
+	"ratebench/internal/childproc"
 )
 
 // Binary is the program Start runs when given no path.
@@ -110,11 +109,7 @@ type Server struct {
 	Dir     string // the temporary directory: nginx.conf, access.log, error.log
 	Version string
 
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error
-
-	stopOnce sync.Once
+	proc *childproc.Proc
 }
 
 // Start writes the configuration for l and runs nginx (binary, or Binary
@@ -168,7 +163,7 @@ func nginxVersion(path string) string {
 }
 
 func start(ctx context.Context, path string, l Limit) (*Server, error) {
-	port, err := freePort()
+	port, err := childproc.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +184,7 @@ func startAt(ctx context.Context, binary, host string, port int, l Limit) (*Serv
 }
 
 func startPath(ctx context.Context, path, host string, port int, l Limit) (*Server, error) {
-	dir, err := os.MkdirTemp("", "ratebench-nginx-")
+	dir, err := childproc.NewDir("ratebench-nginx-")
 	if err != nil {
 		return nil, err
 	}
@@ -212,22 +207,13 @@ func startPath(ctx context.Context, path, host string, port int, l Limit) (*Serv
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	s := &Server{Addr: net.JoinHostPort(host, strconv.Itoa(port)), Dir: dir, done: make(chan struct{})}
 	// -e: the error log before the configuration is read (else nginx opens
 	// its compiled-in /var/log/nginx/error.log).
-	s.cmd = exec.Command(path, "-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log"))
-	s.cmd.Dir = dir
-	out := &tailBuffer{}
-	s.cmd.Stdout, s.cmd.Stderr = out, out
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := s.cmd.Start(); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("starting %s: %w", path, err)
+	proc, err := childproc.Start(dir, path, "-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log"))
+	if err != nil {
+		return nil, err
 	}
-	go func() {
-		s.err = s.cmd.Wait()
-		close(s.done)
-	}()
+	s := &Server{Addr: net.JoinHostPort(host, strconv.Itoa(port)), Dir: dir, proc: proc}
 	deadline := time.Now().Add(10 * time.Second)
 	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
 		c, err := net.DialTimeout("tcp", s.Addr, 200*time.Millisecond)
@@ -236,10 +222,10 @@ func startPath(ctx context.Context, path, host string, port int, l Limit) (*Serv
 			return s, nil
 		}
 		select {
-		case <-s.done:
-			msg := out.String() + s.errorLog()
-			os.RemoveAll(dir)
-			return nil, fmt.Errorf("nginx exited at start (%v): %s", s.err, strings.TrimSpace(msg))
+		case <-s.proc.Exited():
+			msg := s.proc.Output() + " " + s.errorLog()
+			s.Stop()
+			return nil, fmt.Errorf("nginx exited at start (%v): %s", s.proc.Err(), strings.TrimSpace(msg))
 		case <-ctx.Done():
 			s.Stop()
 			return nil, ctx.Err()
@@ -261,55 +247,11 @@ func (s *Server) errorLog() string {
 func (s *Server) AccessLog() string { return filepath.Join(s.Dir, "access.log") }
 
 // Pid is the process id of nginx.
-func (s *Server) Pid() int { return s.cmd.Process.Pid }
+func (s *Server) Pid() int { return s.proc.Pid() }
 
 // Exited is closed once the process has exited.
-func (s *Server) Exited() <-chan struct{} { return s.done }
+func (s *Server) Exited() <-chan struct{} { return s.proc.Exited() }
 
 // Stop kills nginx, waits for it to exit and removes its directory (read
 // the access log before). It is safe to call more than once.
-func (s *Server) Stop() {
-	s.stopOnce.Do(func() {
-		select {
-		case <-s.done:
-		default:
-			if err := s.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
-				return
-			}
-			<-s.done
-		}
-		os.RemoveAll(s.Dir)
-	})
-}
-
-// freePort asks the kernel for a free TCP port on 127.0.0.1.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// tailBuffer keeps the last 4 KiB written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if len(b.buf) > 4096 {
-		b.buf = b.buf[len(b.buf)-4096:]
-	}
-	return len(p), nil
-}
-
-func (b *tailBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(b.buf)
-}
+func (s *Server) Stop() { s.proc.Stop() }

@@ -98,7 +98,7 @@ func TestServerStartStop(t *testing.T) {
 	if err := ping(s.Addr); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(s.dir); err != nil {
+	if _, err := os.Stat(s.proc.Dir); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Stop(); err != nil {
@@ -107,8 +107,8 @@ func TestServerStartStop(t *testing.T) {
 	if err := ping(s.Addr); err == nil {
 		t.Error("the server still answers after Stop")
 	}
-	if _, err := os.Stat(s.dir); !os.IsNotExist(err) {
-		t.Errorf("%s not removed: %v", s.dir, err)
+	if _, err := os.Stat(s.proc.Dir); !os.IsNotExist(err) {
+		t.Errorf("%s not removed: %v", s.proc.Dir, err)
 	}
 	if err := s.Stop(); err != nil {
 		t.Errorf("a second Stop: %v", err)

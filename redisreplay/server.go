@@ -2,17 +2,15 @@ package redisreplay
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"ratebench/internal/childproc"
 )
 
 // Server is a redis-server process that the harness started for itself:
@@ -25,14 +23,7 @@ type Server struct {
 	// Addr is host:port of the server, for Config.Addr.
 	Addr string
 
-	cmd  *exec.Cmd
-	dir  string
-	log  *syncBuffer
-	done chan struct{} // closed when the process has exited
-	err  error         // the process's exit status, once done is closed
-
-	stopOnce sync.Once
-	stopErr  error
+	proc *childproc.Proc
 }
 
 // ServerBinary is the program Start runs when given no path.
@@ -69,16 +60,15 @@ func Start(ctx context.Context, binary string) (*Server, error) {
 }
 
 func start(ctx context.Context, path string) (*Server, error) {
-	port, err := freePort()
+	port, err := childproc.FreePort()
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "ratebench-redis-")
+	dir, err := childproc.NewDir("ratebench-redis-")
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: dir, log: &syncBuffer{}, done: make(chan struct{})}
-	s.cmd = exec.Command(path,
+	proc, err := childproc.Start(dir, path,
 		"--port", strconv.Itoa(port),
 		"--bind", "127.0.0.1",
 		"--save", "",
@@ -87,17 +77,10 @@ func start(ctx context.Context, path string) (*Server, error) {
 		"--daemonize", "no",
 		"--logfile", "",
 	)
-	s.cmd.Dir = dir
-	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
-	setParentDeathSignal(s.cmd)
-	if err := s.cmd.Start(); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("starting %s: %w", path, err)
+	if err != nil {
+		return nil, err
 	}
-	go func() {
-		s.err = s.cmd.Wait()
-		close(s.done)
-	}()
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), proc: proc}
 	if err := s.waitReady(ctx); err != nil {
 		s.Stop()
 		return nil, err
@@ -113,14 +96,14 @@ func (s *Server) waitReady(ctx context.Context) error {
 			return nil
 		}
 		select {
-		case <-s.done:
-			return fmt.Errorf("redis-server exited before answering PING (%v): %s", s.err, s.log.tail())
+		case <-s.proc.Exited():
+			return fmt.Errorf("redis-server exited before answering PING (%v): %s", s.proc.Err(), s.proc.Output())
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(delay):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("redis-server at %s did not answer PING within %v: %s", s.Addr, startTimeout, s.log.tail())
+			return fmt.Errorf("redis-server at %s did not answer PING within %v: %s", s.Addr, startTimeout, s.proc.Output())
 		}
 	}
 }
@@ -146,34 +129,9 @@ func ping(addr string) error {
 	return nil
 }
 
-// freePort asks the kernel for a free TCP port on 127.0.0.1.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // Stop kills the server, waits for it to exit and removes its directory.
 // It is safe to call more than once.
-func (s *Server) Stop() error {
-	s.stopOnce.Do(func() {
-		select {
-		case <-s.done:
-		default:
-			if err := s.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
-				s.stopErr = err
-			}
-			<-s.done
-		}
-		if err := os.RemoveAll(s.dir); err != nil && s.stopErr == nil {
-			s.stopErr = err
-		}
-	})
-	return s.stopErr
-}
+func (s *Server) Stop() error { return s.proc.Stop() }
 
 // TB is the part of testing.TB that StartForTest uses (so that this package
 // does not import testing).
@@ -197,34 +155,4 @@ func StartForTest(t TB) *Server {
 	}
 	t.Cleanup(func() { s.Stop() })
 	return s
-}
-
-// syncBuffer is a bytes.Buffer safe for the process's writers and readers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// tail returns the last lines of the log, for errors.
-func (b *syncBuffer) tail() string {
-	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	if len(lines) > 5 {
-		lines = lines[len(lines)-5:]
-	}
-	if len(lines) == 1 && lines[0] == "" {
-		return "(no output)"
-	}
-	return strings.Join(lines, " | ")
 }

@@ -1,12 +1,12 @@
-package redisreplay
+package childproc
 
 import (
 	"os/exec"
 	"syscall"
 )
 
-// setParentDeathSignal makes the kernel kill the server if the harness dies
-// without stopping it.
+// setParentDeathSignal makes the kernel kill the process if the harness
+// dies without stopping it.
 func setParentDeathSignal(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }

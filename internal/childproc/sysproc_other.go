@@ -1,9 +1,9 @@
 //go:build !linux
 
-package redisreplay
+package childproc
 
 import "os/exec"
 
 // setParentDeathSignal does nothing outside Linux: a harness that dies
-// without calling Stop leaves the server running.
+// without calling Stop leaves the process running.
 func setParentDeathSignal(*exec.Cmd) {}

@@ -1,0 +1,53 @@
+package childproc
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A started process is stopped and its directory removed, once however
+// often Stop is called; its output's last lines are kept; a process that
+// cannot start leaves no directory.
+func TestStartStop(t *testing.T) {
+	dir, err := NewDir("childproc-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Start(dir, "/bin/sh", "-c", "for i in 1 2 3 4 5 6 7; do echo line $i; done; exec sleep 30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.HasSuffix(p.Output(), "line 7") && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := p.Output(); got != "line 3 | line 4 | line 5 | line 6 | line 7" {
+		t.Errorf("output %q", got)
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.Exited():
+	default:
+		t.Error("not exited after Stop")
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("directory left: %v", err)
+	}
+	if err := p.Stop(); err != nil {
+		t.Errorf("second Stop: %v", err)
+	}
+	dir2, _ := NewDir("childproc-test-")
+	if _, err := Start(dir2, "/nonexistent/binary"); err == nil {
+		t.Error("a missing binary started")
+	}
+	if _, err := os.Stat(dir2); !os.IsNotExist(err) {
+		t.Errorf("a failed start left its directory: %v", err)
+	}
+	if port, err := FreePort(); err != nil || port <= 0 {
+		t.Errorf("FreePort: %d, %v", port, err)
+	}
+}
