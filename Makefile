@@ -78,8 +78,13 @@ cloudflare: build
 # sources (the full scale's traffic per source). Then the page, from the
 # committed summaries.
 CF_SEARCH := rate=0.5;alpha=4,5,6,8;max=2,3,3.33,4;block=0,10m,1h
+# The closest point of the search, rerun with 10 times its sources (the
+# page shows how far its figures move).
+CF_CHECK ?= -rule 100/1m -rate 0.5 -alpha 6 -max 4 -block 1h
 cloudflare-search: build
 	$(BIN) cloudflare -search '$(CF_SEARCH)' -o results/cloudflare/search
+	$(BIN) cloudflare $(CF_CHECK) -requests 40000000 -sources 27000 -o results/cloudflare/search/check
+	rm -f results/cloudflare/search/check/README.md results/cloudflare/search/check/disagreement.svg
 	$(BIN) cloudflare -readme -o results/cloudflare
 
 # Reference results for the standard scenario set, committed (but for the

@@ -58,3 +58,31 @@ func TestCloudflareSearchPlotDeterministic(t *testing.T) {
 		t.Error("plot differs between two renderings, or is not the search's")
 	}
 }
+
+// The closest point rerun with more sources shows beside it, scaled by its
+// own factor; a rerun of another point does not.
+func TestCloudflareSearchCheckColumn(t *testing.T) {
+	s := testSearch()
+	check := s.Points[2]
+	check.Requests, check.Keys, check.Under, check.KeysUnder, check.KeysOver, check.DisagreeRate = 10_000_000, 10_000, 40, 2, 9, 0.0002
+	s.Check = &summary.CloudflareSearch{Requests: 10_000_000, Sources: 10_000, Scale: 27, Count: "all", Points: []summary.SearchPoint{check}}
+	var b bytes.Buffer
+	if err := CloudflareSearchREADME(&b, s, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| rerun: 10,000,000 requests, 10,000 sources | at 270,000 sources (×27) |",
+		"| refused, the log admitted (false positives) | 0 | 0 requests, 0 sources | ≈0 requests, ≈0 sources | 40 requests, 2 sources | ≈1,080 requests, ≈54 sources |",
+		"| sources let through | 3, slightly above | 1 (worst burst 1.03× L) | ≈270 | 9 (worst burst 1.03× L) | ≈243 |",
+		"The rerun holds 10 times the sources of a point",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	s.Check.Points[0].Max = 2
+	b.Reset()
+	if err := CloudflareSearchREADME(&b, s, ""); err != nil || strings.Contains(b.String(), "rerun") {
+		t.Errorf("a rerun of another point shown: %v", err)
+	}
+}

@@ -15,6 +15,17 @@ type CloudflareSearch struct {
 	Scale  float64       `json:"scale"`
 	Count  string        `json:"count"`
 	Points []SearchPoint `json:"points"`
+	// Check, if not nil, is the closest point replayed again with more
+	// sources (the search folder's check/summary.json, a search of one
+	// point): how far a point's figures move with the scale. It is read
+	// beside the search, not stored in its file.
+	Check *CloudflareSearch `json:"-"`
+}
+
+// SameSetting reports whether p and q are the same combination (rule,
+// algorithm, population and timeout), whatever their scale.
+func (p *SearchPoint) SameSetting(q *SearchPoint) bool {
+	return p.Rule == q.Rule && p.Algorithm == q.Algorithm && p.Rate == q.Rate && p.Alpha == q.Alpha && p.Max == q.Max && p.Block == q.Block
 }
 
 // SearchPoint is one combination of the search and what its replay

@@ -259,5 +259,14 @@ func readSearch(dir string) (*summary.CloudflareSearch, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, "summary.json"), err)
 	}
+	if filepath.Base(dir) != searchCheckDir {
+		if s.Check, err = readSearch(filepath.Join(dir, searchCheckDir)); err != nil {
+			return nil, err
+		}
+	}
 	return &s, nil
 }
+
+// searchCheckDir is the folder, inside a search's, of the closest point's
+// rerun with more sources (make cloudflare-search writes it).
+const searchCheckDir = "check"
