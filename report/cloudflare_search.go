@@ -386,7 +386,13 @@ func searchArgument(s *summary.CloudflareSearch, h string) string {
 	}
 	fmt.Fprintf(&b, ". A point of this search holds 1/%g of the sources: one source let through here reads %g at full scale, so 3 "+
 		"is below what it resolves; a population whose tail puts that few sources at the threshold, each near it for longer, "+
-		"is what the published figure describes.\n\n", s.Scale, s.Scale)
+		"is what the published figure describes.\n", s.Scale, s.Scale)
+	fmt.Fprintf(&b, "- **Counters kept per data center add no mechanism of their own.** A source that stays at one data center (anycast "+
+		"sends a client to the nearest) meets one counter and one log, as here. A source whose requests are spread at random over k "+
+		"data centers is, to each data center's counter and log, a Poisson source of 1/k of its rate (a Poisson stream split at "+
+		"random is k independent Poisson streams): counting per data center is this experiment with the rates divided by k, "+
+		"which the search's rate and cap cover. It lowers the traffic each counter sees, and so the requests decided differently, "+
+		"and it raises the mean gap, which follows the traffic per counter as 1/√μ.\n\n")
 	fmt.Fprintf(&b, "**For the figure to apply to your traffic**: the sources that send most requests should send a few tens of requests per "+
 		"window (for a 6%% mean gap, about 27; the gap falls as 1/√ of that); well under 1%% of requests should come from "+
 		"sources that average half the limit or more, so that the requests decided differently are a few in 100,000; and the "+
