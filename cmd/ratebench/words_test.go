@@ -29,7 +29,23 @@ func TestUserTextNamesNoInternalReference(t *testing.T) {
 		}
 		texts[f] = string(b)
 	}
-	for _, cmd := range [][]string{{"-h"}, {"compare", "-h"}, {"redis", "-h"}} {
+	pdir := t.TempDir() // the products, their analysis against their twins, a refusal cache
+	pout, perr, err := ratebench(t, "compare", "-trace", "testdata/small.csv", "-rule", "10/1m", "-alg", "log,nginx,upstash,juju,counter:block", "-o", pdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts["products stdout"], texts["products stderr"] = pout, perr
+	for _, f := range []string{"summary.json", "report.md"} {
+		b, err := os.ReadFile(filepath.Join(pdir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts["products "+f] = string(b)
+	}
+	if !strings.Contains(texts["products report.md"], "Products against their textbook twins") {
+		t.Error("the products' report has no section against their twins")
+	}
+	for _, cmd := range [][]string{{"-h"}, {"compare", "-h"}, {"redis", "-h"}, {"live", "nginx", "-h"}, {"cloudflare", "-h"}, {"explain", "-h"}} {
 		o, e, _ := ratebench(t, cmd...)
 		texts[strings.Join(cmd, " ")] = o + e
 	}
