@@ -63,7 +63,7 @@ func productSentence(r *summary.Run, p *summary.Product) inline {
 	dt := p.VsTwin.Total()
 	s := inline{}.C(r.Algorithm).T(" runs ").C(p.Twin)
 	if dt == 0 {
-		return s.T(" with other arithmetic, and decided every request as its twin did.")
+		return s.T(" with other arithmetic; on this trace it decided every request as its twin did (none of its deviations showed).")
 	}
 	s = s.T(fmt.Sprintf(" with other arithmetic: it decided %s requests (%s) otherwise than its twin, %s admitted that the twin refused and %s refused that it admitted",
 		count(dt), pctOfRuns(dt, r.Requests), count(p.VsTwin.Over), count(p.VsTwin.Under)))
