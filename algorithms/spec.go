@@ -31,6 +31,7 @@ var Catalogue = []struct{ Spec, About string }{
 	{"juju[:rate][:capacity=N][:quantum=N:interval=D]", "github.com/juju/ratelimit: quantum tokens every whole interval from the key's first request, capacity N (default L, and the exact rate L/W; rate: as NewBucketWithRate, within 1%)"},
 	{"kong", "Kong's rate-limiting plugin, local policy: fixed window on the UTC calendar (W 1s, 1m, 1h, 24h; 720h a calendar month, 8760h a calendar year), admitted while the count is below L, one hit per request"},
 	{"redis-cell[:burst=N]", "redis-cell's CL.THROTTLE: GCRA in nanoseconds, max_burst N (default L-1, so L at once), emission interval period/count truncated, the period whole seconds"},
+	{"guava", "Guava's RateLimiter.create(L/W per second) asked tryAcquire(cost): SmoothBursty on a microsecond stopwatch from the key's first request, in doubles, one second of stored permits, starting empty, admitting whenever free and charging the cost after"},
 	{"upstash", "Upstash's slidingWindow: floor(prev*(W-e)/W) + curr >= L refuses, on a millisecond clock, behind its ephemeral cache"},
 	{"upstash-fixed", "Upstash's fixedWindow: every request counted, behind its ephemeral cache"},
 	{"upstash-token[:max=N][:refill=N:interval=D]", "Upstash's tokenBucket: refill tokens per whole interval from the key's first request (default the rule's rate), max tokens (default L), behind its ephemeral cache"},
@@ -121,6 +122,8 @@ func newBase(spec string, r Rule) (Limiter, error) {
 			return nil, fmt.Errorf("algorithm %q takes no parameter", spec)
 		}
 		return NewKong(r)
+	case "guava":
+		return noArg(NewGuava(r))
 	case "redis-cell":
 		return newRedisCellSpec(spec, arg, hasArg, r)
 	case "upstash", "upstash-fixed":
