@@ -90,24 +90,14 @@ func TestProductWithoutRoundTrips(t *testing.T) {
 }
 
 // timeline replays requests of cost 1 at the given times (one key) through
-// spec, and returns the decisions as a string of A and R.
+// spec, and returns the decisions as a string of A and R (see costTimeline).
 func timeline(t *testing.T, spec string, r algorithms.Rule, times ...int64) string {
 	t.Helper()
-	l, err := algorithms.New(spec, r)
-	if err != nil {
-		t.Fatal(err)
+	reqs := make([][2]int64, len(times))
+	for i, at := range times {
+		reqs[i] = [2]int64{at, 1}
 	}
-	l.Grow(1)
-	var b strings.Builder
-	for _, at := range times {
-		if l.Decide(0, at, 1) {
-			l.Record(0, at, 1)
-			b.WriteByte('A')
-		} else {
-			b.WriteByte('R')
-		}
-	}
-	return b.String()
+	return costTimeline(t, spec, r, reqs...)
 }
 
 // Each of nginx's deviations, alone, changes a decision of its twin. The
