@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"ratebench/algorithms"
@@ -89,36 +88,16 @@ func (rp *replay) livePass(ctx context.Context, a algorithm, o *redisRateOp, cli
 	}
 	defer done()
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	lat := newReservoir(rp.cfg.LatencySample, 1)
-	jobs := make(chan job, clients)
 	got := make([][]decision, clients)
-	var (
-		wg       sync.WaitGroup
-		errOnce  sync.Once
-		firstErr error
-	)
-	fail := func(err error) {
-		errOnce.Do(func() { firstErr = err; cancel() })
-	}
-	for w := range clients {
-		wg.Add(1)
-		go func(out *[]decision) {
-			defer wg.Done()
-			for j := range jobs {
-				t0 := time.Now()
-				ok, t, err := o.allow(ctx, rp.client, j.key, j.cost)
-				lat.add(int64(time.Since(t0)))
-				if err != nil {
-					fail(fmt.Errorf("request %d: %w", j.seq, err))
-					return
-				}
-				*out = append(*out, decision{seq: j.seq, t: t, cost: j.cost, id: j.id, ok: ok})
-			}
-		}(&got[w])
-	}
-	began := time.Now()
+	pool := rp.startClients(ctx, clients, clients, func(ctx context.Context, w int, j *job) error {
+		ok, t, err := o.allow(ctx, rp.client, j.key, j.cost)
+		if err != nil {
+			return err
+		}
+		got[w] = append(got[w], decision{seq: j.seq, t: t, cost: j.cost, id: j.id, ok: ok})
+		return nil
+	})
+	began := pool.began
 	var lagMax time.Duration
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -128,27 +107,17 @@ func (rp *replay) livePass(ctx context.Context, a algorithm, o *redisRateOp, cli
 			timer.Reset(d)
 			select {
 			case <-timer.C:
-			case <-ctx.Done():
+			case <-pool.ctx.Done():
 				return false, nil
 			}
 		}
-		select {
-		case jobs <- job{seq: seq, abs: t, id: id, cost: cost, key: rkeys[id]}:
-			lagMax = max(lagMax, time.Since(due))
-			return true, nil
-		case <-ctx.Done():
+		if !pool.send(job{seq: seq, abs: t, id: id, cost: cost, key: rkeys[id]}) {
 			return false, nil
 		}
+		lagMax = max(lagMax, time.Since(due))
+		return true, nil
 	})
-	close(jobs)
-	wg.Wait()
-	elapsed := time.Since(began)
-	if firstErr != nil {
-		return Pass{}, PassTiming{}, firstErr
-	}
-	if err == nil {
-		err = ctx.Err()
-	}
+	elapsed, err := pool.finish(err)
 	if err != nil {
 		return Pass{}, PassTiming{}, err
 	}
@@ -169,7 +138,7 @@ func (rp *replay) livePass(ctx context.Context, a algorithm, o *redisRateOp, cli
 		}
 		st.tally(d.ok, admit)
 	}
-	run, tim, err := rp.result(ctx, a, o, model, prefix, []stats{st}, clients, elapsed, lat)
+	run, tim, err := rp.result(ctx, a, o, model, prefix, []stats{st}, clients, elapsed, pool.lat)
 	if err != nil {
 		return Pass{}, PassTiming{}, err
 	}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -433,40 +432,19 @@ func (rp *replay) pass(ctx context.Context, a algorithm, o op, clients int) (Pas
 	}
 	defer done()
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	lat := newReservoir(rp.cfg.LatencySample, 1)
-	jobs := make(chan job, 2*clients)
 	all := make([]stats, clients)
-	var (
-		wg       sync.WaitGroup
-		errOnce  sync.Once
-		firstErr error
-	)
-	fail := func(err error) {
-		errOnce.Do(func() { firstErr = err; cancel() })
-	}
 	isLog := a.name == "log"
-	began := time.Now()
-	for w := range clients {
-		wg.Add(1)
-		go func(st *stats) {
-			defer wg.Done()
-			for j := range jobs {
-				t0 := time.Now()
-				ok, err := o.do(ctx, rp.client, &j)
-				lat.add(int64(time.Since(t0)))
-				if err != nil {
-					fail(fmt.Errorf("request %d: %w", j.seq, err))
-					return
-				}
-				st.tally(ok, j.model)
-				if ok && isLog {
-					st.memberBytes += int64(len(logMember(&j)))
-				}
-			}
-		}(&all[w])
-	}
+	pool := rp.startClients(ctx, clients, 2*clients, func(ctx context.Context, w int, j *job) error {
+		ok, err := o.do(ctx, rp.client, j)
+		if err != nil {
+			return err
+		}
+		all[w].tally(ok, j.model)
+		if ok && isLog {
+			all[w].memberBytes += int64(len(logMember(j)))
+		}
+		return nil
+	})
 	every := algorithms.CountsEvery(model)
 	ttl, reads := productTTL(a.name, rp.cfg.Rule)
 	life := keyLife{w: rp.cfg.Rule.W, reads: int64(reads)}
@@ -478,27 +456,14 @@ func (rp *replay) pass(ctx context.Context, a algorithm, o op, clients int) (Pas
 		if ttl > 0 {
 			life.see(t, time.Now())
 		}
-		select {
-		case jobs <- job{seq: seq, t: t - rp.base, abs: t, id: id, cost: cost, key: rkeys[id], model: admit}:
-			return true, nil
-		case <-ctx.Done():
-			return false, nil
-		}
+		return pool.send(job{seq: seq, t: t - rp.base, abs: t, id: id, cost: cost, key: rkeys[id], model: admit}), nil
 	})
-	close(jobs)
-	wg.Wait()
-	elapsed := time.Since(began)
-	if firstErr != nil {
-		return Pass{}, PassTiming{}, firstErr
-	}
-	if err == nil {
-		err = ctx.Err()
-	}
+	elapsed, err := pool.finish(err)
 	if err != nil {
 		return Pass{}, PassTiming{}, err
 	}
 
-	run, tim, err := rp.result(ctx, a, o, model, prefix, all, clients, elapsed, lat)
+	run, tim, err := rp.result(ctx, a, o, model, prefix, all, clients, elapsed, pool.lat)
 	tim.KeyLifeNS = int64(life.max)
 	return run, tim, err
 }
