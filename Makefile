@@ -2,7 +2,7 @@
 #
 #   make compare                         generate the default trace and compare on it
 #   make compare TRACE=path RULE=100/1m  compare on your own trace (results/runs/<trace name>/, ignored by git); more flags in FLAGS='...'
-#   make test                            run the test suite
+#   make test                            install what the tests need (scripts/deps: redis-server, nginx, chromium) and run the test suite
 #   make race                            the concurrent tests (workers, shards, cancels, Redis clients) under -race
 #   make bench                           run the benchmarks (bench.txt) and print them as a table
 #   make traces                          write the standard scenario set to traces/
@@ -40,7 +40,7 @@ FLAGS   ?=
 
 COMPARE_FLAGS = -rule $(RULE) -count $(COUNT) $(if $(ALG),-alg $(ALG)) $(if $(OUT),-o $(OUT)) $(FLAGS)
 
-.PHONY: all build compare test race bench vet fmt clean traces cloudflare cloudflare-search results report-check fuzz redis-compare live-nginx
+.PHONY: all build compare test deps race bench vet fmt clean traces cloudflare cloudflare-search results report-check fuzz redis-compare live-nginx
 all: build
 
 build:
@@ -151,14 +151,19 @@ fuzz:
 		echo "$$f"; $(GO) test ./traces -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s || exit 1; \
 	done
 
-test:
+test: deps
 	$(GO) test ./...
+
+# What the tests need and this machine lacks, installed (silent when all
+# is there).
+deps:
+	@scripts/deps
 
 # The tests that run goroutines side by side, under the race detector:
 # parallel workers, shards and their merge, cancelled and interrupted
 # reads, progress reporting, and the Redis replay's concurrent clients.
 RACE_TESTS := Parallel|Shard|Merge|Cancel|Interrupt|Progress|KeyRefs
-race:
+race: deps
 	$(GO) test -race -run '$(RACE_TESTS)' ./compare ./traces ./cmd/ratebench
 	$(GO) test -race ./redisreplay
 

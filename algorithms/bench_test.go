@@ -26,9 +26,9 @@ var benchTrace = func() []req {
 // benchSpecs are the algorithms BenchmarkDecide measures: the textbook
 // ones, every product of the catalogue with its defaults, and a few
 // products with a deviation off (float arithmetic, the refusal cache).
-func benchSpecs(r algorithms.Rule) []string {
+func benchSpecs(b *testing.B, r algorithms.Rule) []string {
 	specs := []string{"log", "counter", "counter-lt", "counter-floor", "fixed", "token", "gcra", "buckets:4", "buckets:16", "leaky", "xrate"}
-	for _, p := range products(r) {
+	for _, p := range products(b, r) {
 		specs = append(specs, p.Name())
 	}
 	return append(specs, "redis_rate:without=float", "upstash:without=cache", "upstash-token:without=interval", "counter:block")
@@ -40,7 +40,7 @@ func benchSpecs(r algorithms.Rule) []string {
 func BenchmarkDecide(b *testing.B) {
 	r := algorithms.Rule{L: 10, W: int64(time.Minute)}
 	span := benchTrace[len(benchTrace)-1].t - benchTrace[0].t + 1
-	for _, spec := range benchSpecs(r) {
+	for _, spec := range benchSpecs(b, r) {
 		b.Run(spec, func(b *testing.B) {
 			lim, _ := algorithms.New(spec, r)
 			lim.Grow(100_000)
