@@ -2,7 +2,7 @@ package algorithms
 
 import "fmt"
 
-// Buckets is the sliding window over N sub-windows of width W/N (SPEC 3.8).
+// Buckets is the sliding window over N sub-windows of width W/N (docs/definitions.md §9).
 // With s = floor(t*N/W) the sub-window of t and x = (t*N - s*W)/W the
 // fraction of it elapsed (exact rationals: W/N is never rounded to whole
 // nanoseconds), the estimate is the cost recorded in sub-windows s-N+1..s

@@ -56,17 +56,17 @@ func (s *fixedState) advance(t, W int64) {
 type admitRule int
 
 const (
-	// admitLE is SPEC 3.2: prev*(W-e)/W + curr + cost <= L.
+	// admitLE is docs/definitions.md §5: prev*(W-e)/W + curr + cost <= L.
 	admitLE admitRule = iota
-	// admitLT is SPEC 3.3 (seed 001's Redis snippet): prev*(W-e)/W + curr < L,
+	// admitLT is §5.1 (a common Redis snippet): prev*(W-e)/W + curr < L,
 	// whatever the cost.
 	admitLT
-	// admitFloor is SPEC 3.4 (Upstash): floor(prev*(W-e)/W) + curr + cost <= L.
+	// admitFloor is §5.2 (Upstash): floor(prev*(W-e)/W) + curr + cost <= L.
 	admitFloor
 )
 
 // Counter is the sliding window counter and its variants found in real
-// libraries (SPEC 3.2-3.4): two fixed-window counts, the previous one
+// libraries (docs/definitions.md §5): two fixed-window counts, the previous one
 // weighted by the part of it still inside the sliding window,
 // E = prev*(W-e)/W + curr. The variants differ only in how E is compared
 // with L.
@@ -136,7 +136,7 @@ func (c *Counter) Admits(prev, curr, e, cost int64) bool {
 // written with math/bits rather than u128 to stay within the inliner's
 // budget: Decide (and Buckets.Decide) inline them.
 
-// counterLE is SPEC 3.2: prev*(W-e) + (curr+cost)*W <= L*W. curr+cost is
+// counterLE is docs/definitions.md §5: prev*(W-e) + (curr+cost)*W <= L*W. curr+cost is
 // below 2^64 (both are below 2^63), so every sum is exact.
 func counterLE(prev, curr, e, cost, L, W int64) bool {
 	ph, pl := bits.Mul64(uint64(prev), uint64(W-e))
@@ -147,7 +147,7 @@ func counterLE(prev, curr, e, cost, L, W int64) bool {
 	return hi < lh || hi == lh && lo <= ll
 }
 
-// counterLT is SPEC 3.3: prev*(W-e) + curr*W < L*W, whatever the cost.
+// counterLT is docs/definitions.md §5.1: prev*(W-e) + curr*W < L*W, whatever the cost.
 func counterLT(prev, curr, e, L, W int64) bool {
 	ph, pl := bits.Mul64(uint64(prev), uint64(W-e))
 	ch, cl := bits.Mul64(uint64(curr), uint64(W))
@@ -157,7 +157,7 @@ func counterLT(prev, curr, e, L, W int64) bool {
 	return hi < lh || hi == lh && lo < ll
 }
 
-// counterFloor is SPEC 3.4: floor(prev*(W-e)/W) + curr + cost <= L.
+// counterFloor is docs/definitions.md §5.2: floor(prev*(W-e)/W) + curr + cost <= L.
 func counterFloor(prev, curr, e, cost, L, W int64) bool {
 	q, _, _ := divmod(prev, W-e, W) // <= prev: always fits
 	return cost <= L && q <= L-cost && curr <= L-cost-q
@@ -182,7 +182,7 @@ func (c *Counter) Estimate(id int32, t int64) Rational {
 	return E
 }
 
-// Fixed is the fixed window (SPEC 3.5): admit iff curr+cost <= L, where curr
+// Fixed is the fixed window (docs/definitions.md §6): admit iff curr+cost <= L, where curr
 // is the cost recorded in w(t).
 //
 // Memory: the count and the window index, 16 bytes per key.

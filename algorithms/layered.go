@@ -32,7 +32,7 @@ func FormatRules(rules []Rule) string {
 	return strings.Join(parts, "+")
 }
 
-// Layered is one algorithm under several rules at once (SPEC 3.9, rules
+// Layered is one algorithm under several rules at once (docs/definitions.md §12, rules
 // "5/1s+100/1m"): a request is admitted iff every layer admits it, and
 // recording it records it in every layer. Each layer is the plain limiter
 // of its rule, so the caller's counting policy applies to all of them

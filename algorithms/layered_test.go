@@ -124,7 +124,7 @@ var layeredPairs = [][]algorithms.Rule{
 	{{L: 10, W: int64(time.Second)}, {L: 30, W: int64(7 * time.Second)}},
 }
 
-// TestLayeredIsAndOfLayers builds the model of SPEC 3.9 from two plain
+// TestLayeredIsAndOfLayers builds the model of docs/definitions.md §12 from two plain
 // limiters: a request is admitted iff both admit, and both record what the
 // policy says of the stack's decision (its own admissions, every request
 // under --count all, or the layered log's admissions in shadow mode). The

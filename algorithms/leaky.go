@@ -10,7 +10,7 @@ type Delayer interface {
 	Delay(id int32) int64
 }
 
-// Leaky is the leaky bucket as a queue, a shaper (SPEC 3.10): each key has a
+// Leaky is the leaky bucket as a queue, a shaper (docs/definitions.md §10): each key has a
 // queue of capacity B cost units (default L) that drains one cost unit every
 // W/L, continuously. A request is refused if its cost does not fit in the
 // queue; otherwise it joins the queue and is served after a delay. It counts
@@ -29,7 +29,7 @@ type Delayer interface {
 // # Delay
 //
 // The delay of an admitted request is the time from its arrival until it
-// has left the queue (SPEC 3.10): until the queue ahead of it has drained
+// has left the queue (docs/definitions.md §10): until the queue ahead of it has drained
 // and then its own cost units, F - t with F as after the request, rounded
 // up to whole nanoseconds. A request arriving at an empty queue still waits
 // cost*W/L. (nginx's limit_req delays a request by the excess ahead of it

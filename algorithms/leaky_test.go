@@ -10,7 +10,7 @@ import (
 	"ratebench/algorithms"
 )
 
-// modelQueue is SPEC 3.10 in exact rationals, written as a queue level
+// modelQueue is docs/definitions.md §10 in exact rationals, written as a queue level
 // rather than a finishing time: the level drains (t-last)*L/W units, never
 // below 0; a request fits iff level + cost <= B; a queued request waits
 // level*W/L (the queue ahead of it drains), then adds cost to the level.

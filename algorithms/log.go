@@ -1,6 +1,6 @@
 package algorithms
 
-// Log is the sliding window log, the exact reference (SPEC 3.1). The window
+// Log is the sliding window log, the exact reference (docs/definitions.md §4). The window
 // is the half-open span (t-W, t]: a request exactly W old has expired. With
 // A the cost recorded in that span, a request is admitted iff A+cost <= L.
 //

@@ -11,7 +11,7 @@ import (
 )
 
 // This file checks every limiter against a model written straight from the
-// SPEC formulas in math/big rationals: slow, obviously right, and immune to
+// formulas of docs/definitions.md in math/big rationals: slow, obviously right, and immune to
 // overflow and rounding. Random traces aim at the edges: requests at the same
 // instant, exactly W apart, on sub-window boundaries, after long gaps, with
 // large costs, and with limits and windows whose products overflow int64.

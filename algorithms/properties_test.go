@@ -140,7 +140,7 @@ func TestBurstBounds(t *testing.T) {
 	}
 }
 
-// TestTokenSpanBound checks seed 002's bound on every pair of admitted
+// TestTokenSpanBound checks the token bucket's bound on every pair of admitted
 // requests: the cost admitted in any closed span of length T is at most
 // B + (L/W)*T, i.e. cost*W <= B*W + L*T, in exact integers.
 func TestTokenSpanBound(t *testing.T) {

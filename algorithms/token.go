@@ -79,7 +79,7 @@ func (s *tokenState) deficit(r Rule) (dq, dr int64) {
 	return dq, dr
 }
 
-// Token is the token bucket with lazy refill (SPEC 3.6): it starts full with
+// Token is the token bucket with lazy refill (docs/definitions.md §7): it starts full with
 // B tokens (default L) and refills L/W tokens per nanosecond up to B. A
 // request is admitted iff the bucket holds at least cost tokens; recording it
 // takes cost tokens. It counts only what it records, whatever the policy.
@@ -133,7 +133,7 @@ func (tk *Token) Record(id int32, t, cost int64) {
 	s.x = x
 }
 
-// GCRA is the generic cell rate algorithm (SPEC 3.7): emission interval
+// GCRA is the generic cell rate algorithm (docs/definitions.md §8): emission interval
 // T = W/L, burst B (default L). It keeps one theoretical arrival time TAT per
 // key and admits iff max(TAT, t) + cost*T - t <= B*T; recording sets
 // TAT = max(TAT, t) + cost*T. It decides exactly as Token with the same B.

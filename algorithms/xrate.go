@@ -8,7 +8,7 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// XRate is the peer library golang.org/x/time/rate (SPEC 3.11) as a
+// XRate is the peer library golang.org/x/time/rate (docs/definitions.md §11) as a
 // candidate: one rate.Limiter per key with rate.Limit(L / W-in-seconds)
 // tokens per second (W-in-seconds = time.Duration(W).Seconds()) and burst B
 // (default L; "xrate:B=N"), driven with the trace's own clock through
@@ -37,7 +37,7 @@ import (
 //     B); at elapsed time zero these neither refill nor cap (tokens <= B),
 //     so the only effect is tokens -= cost.
 //
-// Shadow mode therefore works as SPEC 4 asks of a token bucket: a request
+// Shadow mode therefore works as docs/definitions.md §3 defines for a token bucket: a request
 // the reference admitted but xrate had no tokens for puts the float64 token
 // count below zero (a debt, kept exactly as the library keeps its tokens),
 // and AllowN refuses (wait > 0) until refills at limit tokens per second

@@ -5,7 +5,7 @@ import (
 	"ratebench/summary"
 )
 
-// boundAcc checks seed 002's bound on the admitted requests of token and
+// boundAcc checks the token bucket's bound (docs/definitions.md §16.4) on the admitted requests of token and
 // gcra: in any span of length T a key admits at most B + (L/W)*T. A
 // sequence keeps that bound over every span exactly when an exact token
 // bucket of capacity B and rate L/W, fed the sequence, never lacks a token;

@@ -10,7 +10,7 @@ import (
 	"ratebench/summary"
 )
 
-// Mode is when a candidate records a request (SPEC 4).
+// Mode is when a candidate records a request (docs/definitions.md §3).
 type Mode string
 
 const (
@@ -18,7 +18,7 @@ const (
 	Shadow      Mode = "shadow"      // the reference admitted it
 )
 
-// Count is the counting policy (SPEC 4).
+// Count is the counting policy (docs/definitions.md §3).
 type Count string
 
 const (
@@ -30,7 +30,7 @@ const (
 // default (DefaultConfig), so fields can be added later.
 type Config struct {
 	Rules []algorithms.Rule
-	// Layered are layered rules (SPEC 3.9), each one experiment like a
+	// Layered are layered rules (docs/definitions.md §12), each one experiment like a
 	// rule of Rules: a request is admitted iff every layer admits it.
 	Layered    [][]algorithms.Rule
 	Algorithms []string // candidate specs; the reference log is always run

@@ -1,6 +1,6 @@
 // Package compare replays a trace through the exact sliding log (the
 // reference) and the candidate algorithms side by side, and measures how
-// their decisions diverge (SPEC 4 and 5).
+// their decisions diverge (docs/definitions.md §3 and §16).
 //
 // # Experiments
 //

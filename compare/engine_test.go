@@ -61,7 +61,7 @@ func findRun(t *testing.T, s *summary.Summary, mode, alg string) summary.Run {
 	return summary.Run{}
 }
 
-// Seed 000, question 3: five requests in the first second of a window;
+// docs/definitions.md §17.3: five requests in the first second of a window;
 // at 33 s the log admits (its window (3s, 33s] is empty) and the counter
 // refuses (it still charges 4.5): one under-admission, 3 s into the window.
 func TestQuestion3IsOneUnderAdmission(t *testing.T) {
@@ -97,7 +97,7 @@ func TestQuestion3IsOneUnderAdmission(t *testing.T) {
 	}
 }
 
-// Seed 002's boundary: five requests on each side of a window edge. The
+// docs/definitions.md §17.5: five requests on each side of a window edge. The
 // fixed window admits all ten (burst 2L), the log five.
 func TestBoundaryBurst(t *testing.T) {
 	t.Parallel()
@@ -288,7 +288,7 @@ func TestCountAllIgnoresModeOrder(t *testing.T) {
 	}
 }
 
-// The figures of the traffic a run lets through (burst, seed 002's bound,
+// The figures of the traffic a run lets through (burst, the token bound,
 // the client side, the top keys' bursts) are present exactly where the run
 // records its own admissions, as docs/summary-schema.md says: in
 // independent mode, for the log in every mode, and for the window
@@ -373,7 +373,7 @@ func TestRunOrderAndDeterminism(t *testing.T) {
 	}
 }
 
-// Seed 002's bound holds for token and gcra (with their own B) on any
+// The token bucket's bound (docs/definitions.md §16.4) holds for token and gcra (with their own B) on any
 // trace, including a burst of 2L at a window edge; the other algorithms do
 // not report it, nor does shadow mode, where a bucket's admissions do not
 // take its tokens.
@@ -394,7 +394,7 @@ func TestSeed002Bound(t *testing.T) {
 		case "token", "gcra:B=3", "token:B=9":
 			if r.Mode == "shadow" {
 				if r.Bound != nil {
-					t.Errorf("shadow %s reports seed 002's bound", r.Algorithm)
+					t.Errorf("shadow %s reports the token bound", r.Algorithm)
 				}
 				continue
 			}
@@ -405,7 +405,7 @@ func TestSeed002Bound(t *testing.T) {
 			checked++
 		default:
 			if r.Bound != nil {
-				t.Errorf("%s reports seed 002's bound", r.Algorithm)
+				t.Errorf("%s reports the token bound", r.Algorithm)
 			}
 		}
 	}

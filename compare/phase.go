@@ -2,7 +2,7 @@ package compare
 
 import "math/bits"
 
-// PhaseBins is the number of bins of the phase histograms (SPEC 5).
+// PhaseBins is the number of bins of the phase histograms (docs/definitions.md §16.2).
 const PhaseBins = 20
 
 // phaseBin returns floor(PhaseBins * e/W) for the time e = t mod W elapsed

@@ -149,7 +149,7 @@ func (e *worker) idle(id int32, now int64) bool {
 	return true
 }
 
-// boundIdle reports whether the run's seed 002 check holds nothing for key
+// boundIdle reports whether the run's token bound check holds nothing for key
 // id at now (true where it is not checked).
 func (a *runAcc) boundIdle(id int32, now int64) bool {
 	return a.bound == nil || a.bound.idle(id, now)

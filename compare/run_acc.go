@@ -50,7 +50,7 @@ type closing struct {
 // the run measures its estimate's error; ownHistory whether lim records
 // what it admits itself (not a candidate that records the log's admissions
 // in shadow mode): only then are its admissions a traffic a deployment
-// would let through, whose burst, seed 002 bound and client side mean
+// would let through, whose burst, token bound and client side mean
 // something.
 func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr, ownHistory bool) *runAcc {
 	a := &runAcc{rule: rule, lim: lim, timeline: newTimelineAcc(rule.W)}

@@ -165,8 +165,8 @@ func newWorker(cfg Config) (*worker, error) {
 	return e, nil
 }
 
-// countAllMode is the one mode the runs under count all are made in (SPEC
-// 4): the window algorithms record every request there, so for them the
+// countAllMode is the one mode the runs under count all are made in (docs/definitions.md
+// §3): the window algorithms record every request there, so for them the
 // modes coincide, and the algorithms that count only what they admit
 // (token, gcra, leaky, peers) record their own admissions, as in
 // independent mode. Only when independent is not asked for are they run in

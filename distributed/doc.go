@@ -1,8 +1,8 @@
 // Package distributed simulates a rate limiter deployed on several nodes
 // that share one limit through a store they synchronise with periodically
-// (seed 002: "some systems keep a local bucket on each server and only sync
+// (as some systems keep a local bucket on each server and only sync
 // with the shared store periodically, trading a little accuracy for lower
-// latency"), and measures what that costs against the exact sliding log of
+// latency: docs/definitions.md §15), and measures what that costs against the exact sliding log of
 // one central process.
 //
 // # Model
@@ -69,14 +69,14 @@
 //   - log: A = the cost of the visible entries stamped in (t'-W, t'] (an
 //     entry stamped after t' by a node whose clock runs ahead is not
 //     counted yet). Admit iff A + cost <= L.
-//   - counter (SPEC 3.2): prev = visible cost counted in window w-1, curr =
+//   - counter (docs/definitions.md §5): prev = visible cost counted in window w-1, curr =
 //     in window w. Admit iff prev*(W-e) + (curr+cost)*W <= L*W, compared on
 //     exact 128-bit products.
-//   - counter-lt (SPEC 3.3): admit iff prev*(W-e) + curr*W < L*W.
-//   - counter-floor (SPEC 3.4): admit iff floor(prev*(W-e)/W) + curr + cost
+//   - counter-lt (§5.1): admit iff prev*(W-e) + curr*W < L*W.
+//   - counter-floor (§5.2): admit iff floor(prev*(W-e)/W) + curr + cost
 //     <= L.
-//   - fixed (SPEC 3.5): admit iff curr + cost <= L.
-//   - buckets:N (SPEC 3.8): counts per sub-window s = floor(t'*N/W) of the
+//   - fixed (§6): admit iff curr + cost <= L.
+//   - buckets:N (§9): counts per sub-window s = floor(t'*N/W) of the
 //     node's clock, with rem = t'*N - s*W; sum = visible cost in
 //     s-N+1..s, old = in s-N. Admit iff (sum+cost)*W + old*(W-rem) <= L*W.
 //
@@ -96,7 +96,7 @@
 // for one key in any true-time span (t-W, t] (measured with a per-key
 // algorithms.WindowSum of its admissions), and burst_ratio = burst_max/L.
 // The deployment and the reference each record what they themselves admit
-// (SPEC 4's independent mode), so on a saturated key a decision that
+// (independent mode, docs/definitions.md §3), so on a saturated key a decision that
 // differs once shifts which later requests each lets through: over and
 // under then count those shifts too and grow together. What the deployment
 // lets through in excess is admitted - reference_admitted (net) and, per

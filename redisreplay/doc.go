@@ -1,11 +1,11 @@
 // Package redisreplay replays a request trace against a real Redis server
 // and compares every decision Redis makes with the in-process algorithm of
-// package algorithms (SPEC 3), decision by decision.
+// package algorithms (docs/definitions.md), decision by decision.
 //
 // # Model
 //
 // Each algorithm is implemented the way a deployment would: as a Lua script
-// run atomically by Redis (log, counter, fixed, token), or, for seed 001's
+// run atomically by Redis (log, counter, fixed, token), or, for a common Redis
 // snippet, as two round trips with the decision in between on the client
 // (counter-nonatomic). Each script takes the request's trace time, not the
 // server's clock, so a replay is deterministic. Redis's Lua numbers are
@@ -13,7 +13,7 @@
 // rebasing times to the start of the trace's first window and by refusing
 // rules and traces that would exceed it, and products that could exceed it
 // are compared without being formed (lua/common.lua). Decisions are thus
-// exact, as SPEC 2 requires.
+// exact (docs/definitions.md §2).
 //
 //   - log: a sorted set per client, one member per admitted request
 //     ("<time>:<index>", unique), scored by its time; ZREMRANGEBYSCORE
@@ -21,14 +21,14 @@
 //     Cost 1 only (Run refuses a trace with other costs for the log).
 //   - counter: one integer key per client and fixed window; the script
 //     reads the previous and current windows and admits iff
-//     prev*(W-e) + (curr+cost)*W <= L*W (SPEC 3.2), then INCRBY, PEXPIRE.
-//   - counter-nonatomic: seed 001's Redis snippet: both windows read in one
+//     prev*(W-e) + (curr+cost)*W <= L*W (docs/definitions.md §5), then INCRBY, PEXPIRE.
+//   - counter-nonatomic: the common Redis snippet: both windows read in one
 //     pipelined round trip, the same rule decided in Go, INCRBY and PEXPIRE
 //     in a second round trip. Concurrent clients race between the two.
 //   - fixed: one integer key per client and window; admit iff
-//     curr+cost <= L (SPEC 3.5).
+//     curr+cost <= L (docs/definitions.md §6).
 //   - token: a hash per client holding tokens*W/gcd(L,W) and the time of
-//     the last refill, as integers (SPEC 3.6).
+//     the last refill, as integers (docs/definitions.md §7).
 //
 // # Products
 //

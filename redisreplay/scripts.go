@@ -158,13 +158,13 @@ func gcd(a, b int64) int64 {
 	return a
 }
 
-// nonAtomicCounter is seed 001's Redis sliding window counter: it reads
+// nonAtomicCounter is a common Redis snippet of the sliding window counter: it reads
 // both windows in one pipelined round trip (GET previous, GET current),
 // decides in Go, and, if it admits, sends INCRBY and PEXPIRE in a second
 // round trip. Between the two, other clients may read the same counts and
 // admit too: that race is what it measures. It decides by the rule of
-// counter (SPEC 3.2, prev*(W-e) + (curr+cost)*W <= L*W, exactly: counter's
-// Admits), not by the snippet's E < L (SPEC 3.3, counter-lt), so that its
+// counter (docs/definitions.md §5, prev*(W-e) + (curr+cost)*W <= L*W, exactly: counter's
+// Admits), not by the snippet's E < L (§5.1, counter-lt), so that its
 // difference from the atomic counter script is the race alone.
 type nonAtomicCounter struct {
 	rule    algorithms.Rule

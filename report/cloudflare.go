@@ -8,7 +8,7 @@ import (
 	"ratebench/summary"
 )
 
-// Cloudflare's published figures for the sliding-window counter (seed 000):
+// Cloudflare's published figures for the sliding-window counter:
 // 400 million requests from 270,000 sources, 0.003% of requests decided
 // differently from an exact count, no false positives, 3 sources let
 // through slightly above the threshold, a 6% average gap between the real

@@ -9,7 +9,7 @@ import (
 // layered compares each layered rule with the single rule of its longest
 // window, when the summary has both: how much of each algorithm's gain at
 // the window edges (its burst beyond L) the short layers take away, and
-// what they cost in refused requests (seed 000's recommendation, SPEC 3.9).
+// what they cost in refused requests (docs/definitions.md §12).
 func (m *model) layered(d *document) {
 	first := true
 	for _, rule := range m.rules {

@@ -29,7 +29,7 @@ const (
 // RateErrors is a run's RateError being taken: at each request, the signed
 // difference estimate - exact between a window algorithm's estimate of the cost in
 // (t-W, t] and the log's exact count, both taken before the request is
-// recorded (SPEC 5, rate_error). Every sample is taken exactly: the
+// recorded (docs/definitions.md §16.5). Every sample is taken exactly: the
 // estimate is the rational the algorithm decides on, so its bin, the
 // maximum and each sample's fixed-point contribution to the sums are those
 // of the exact error. The bins and sums are those of the summary, so that

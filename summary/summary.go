@@ -167,7 +167,7 @@ type Deployment struct {
 }
 
 // Run is the metrics of one algorithm under one rule, count policy and mode
-// (SPEC 5). The reference appears as a run of algorithm "log".
+// (docs/definitions.md §16). The reference appears as a run of algorithm "log".
 type Run struct {
 	Rule      string `json:"rule"`
 	Count     string `json:"count"`
@@ -233,7 +233,7 @@ func (r *Run) UnmarshalJSON(data []byte) error {
 
 // Peer is what a peer library's run (xrate: golang.org/x/time/rate) adds:
 // its float arithmetic checked at every decision against an exact token
-// bucket that recorded the same requests (SPEC 3.11), and its disagreement
+// bucket that recorded the same requests (docs/definitions.md §11), and its disagreement
 // with the harness's exact token bucket of the same B in the same mode.
 //
 // A flip is a decision the library's float64 arithmetic got wrong on its
@@ -278,7 +278,7 @@ type Burst struct {
 	KeysOverL int64 `json:"keys_over_l"`
 }
 
-// Bound is the token bucket's bound (seed 002's) checked on the admitted
+// Bound is the token bucket's bound (docs/definitions.md §16.4) checked on the admitted
 // requests of each key of a run with a capacity B (token, gcra, leaky,
 // xrate): in any span of length T at most B + (L/W)*T cost is admitted.
 // Violations counts the admissions at which some span ending there exceeded
@@ -437,8 +437,8 @@ type KeyStat struct {
 	Burst    *int64 `json:"burst,omitempty"` // absent where Run.Burst is
 }
 
-// ClientSide is what a run's decisions mean to the clients (SPEC 3.9-3.10,
-// seed 000's "sequía"), measured where the run records its own history (not
+// ClientSide is what a run's decisions mean to the clients (docs/definitions.md
+// §16.8), measured where the run records its own history (not
 // for a candidate that records the log's admissions in shadow mode):
 //
 //   - RetryAfter: at each rejection, the exact delay until the same request

@@ -51,6 +51,6 @@ type Request struct {
 }
 
 // MaxCost is the largest cost of one request: the range of the Parquet
-// trace's INT32 cost column (SPEC 6). Readers reject larger costs, which
+// trace's INT32 cost column (docs/definitions.md §1). Readers reject larger costs, which
 // also keeps every per-window sum of costs far from int64 overflow.
 const MaxCost = 1<<31 - 1

@@ -20,7 +20,7 @@ const redisSynopsis = "(FILE | -gen SCENARIO) [-rule L/W] [-alg log,counter,coun
 	"FILE (or -trace FILE) is the trace to replay; -gen replays a generated one instead."
 
 // runRedis replays a trace against a real Redis server through Lua
-// scripts (and SPEC seed 001's non-atomic counter), compares every decision
+// scripts (and a non-atomic counter that reads, then increments), compares every decision
 // with the in-process algorithm, and writes DIR/redis.json and
 // DIR/redis.md.
 func runRedis(stdout, stderr io.Writer, args []string) error {

@@ -74,7 +74,7 @@ func (tf *traceFlags) open() (traces.Reader, string, error) {
 }
 
 // genPrefix starts the path a summary records for a generated trace:
-// gen:SPEC.
+// gen:SCENARIO.
 const genPrefix = "gen:"
 
 // openOrGenerate opens the trace of -trace, or the generator of genSpec
