@@ -64,7 +64,7 @@ func findRun(t *testing.T, s *summary.Summary, mode, alg string) summary.Run {
 // docs/definitions.md §17.3: five requests in the first second of a window;
 // at 33 s the log admits (its window (3s, 33s] is empty) and the counter
 // refuses (it still charges 4.5): one under-admission, 3 s into the window.
-func TestQuestion3IsOneUnderAdmission(t *testing.T) {
+func TestEarlyPreviousWindowIsOneUnderAdmission(t *testing.T) {
 	t.Parallel()
 	var reqs []rq
 	for i := range 5 {
@@ -377,7 +377,7 @@ func TestRunOrderAndDeterminism(t *testing.T) {
 // trace, including a burst of 2L at a window edge; the other algorithms do
 // not report it, nor does shadow mode, where a bucket's admissions do not
 // take its tokens.
-func TestSeed002Bound(t *testing.T) {
+func TestTokenBoundHolds(t *testing.T) {
 	t.Parallel()
 	reqs := randomTrace(3, 20000, 40, 30*sec)
 	for range 5 {

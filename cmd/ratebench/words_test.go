@@ -8,9 +8,10 @@ import (
 	"testing"
 )
 
-// internalRef matches what only the project's own notes know: a seed's
-// number, a section of the specification, the test vectors, an issue.
-var internalRef = regexp.MustCompile(`(?i)seed ?0\d\d|seed002|seeds'|the seed predicts|spec ?§|spec \d|\(\d\.\d+\)|vectors|issue \d`)
+// internalRef matches what only the project's own notes know: a source
+// document's number ("seed 000"), the specification ("SPEC", "SPEC 3.2",
+// "§3"), the test vectors, an issue.
+var internalRef = regexp.MustCompile(`(?i)seed ?\d{3}|seeds'|seed documents?|the seeds? (predicts|recommends|says)|spec ?§|spec \d|spec\.md|\(\d\.\d+\)|vectors|issue \d|(?-i:\bSPEC\b)`)
 
 // What a user reads (the terminal, the report, the summary's field names,
 // the help texts) names no internal reference, and says which memory
@@ -62,5 +63,20 @@ func TestUserTextNamesNoInternalReference(t *testing.T) {
 	}
 	if !strings.Contains(texts["summary.json"], `"token_bound": {`) {
 		t.Error("summary.json has no token_bound")
+	}
+}
+
+// internalRef catches the internal references in any wording, and not the
+// words users are shown on purpose (a generator's seed, an algorithm spec).
+func TestInternalRefPattern(t *testing.T) {
+	for _, s := range []string{"SPEC 3.2", "see SPEC", "spec §4", "Spec 5", "SPEC.md", "seed 000", "seed 002's bound", "Seed 001", "seed002", "the seeds' examples", "the seed documents", "the seed predicts", "seed-vectors.json", "test vectors", "(3.9)", "issue 24"} {
+		if !internalRef.MatchString(s) {
+			t.Errorf("%q is not caught", s)
+		}
+	}
+	for _, s := range []string{"-seed 1", "random seed", "seed=42", "the algorithm spec", "-gen SCENARIO", "specs: log,counter", "inspect", "0.1%"} {
+		if m := internalRef.FindString(s); m != "" {
+			t.Errorf("%q is caught (%q)", s, m)
+		}
 	}
 }

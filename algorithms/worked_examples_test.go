@@ -8,12 +8,13 @@ import (
 	"ratebench/algorithms"
 )
 
-// seedVectors is testdata/seed-vectors.json: the worked examples of the
-// seed documents as decision vectors.
-type seedVectors struct {
-	Vectors []struct {
+// workedExamples is testdata/worked-examples.json: the worked examples of
+// docs/definitions.md §17, each a small trace and the decision expected on
+// each of its requests.
+type workedExamples struct {
+	Examples []struct {
 		Name      string `json:"name"`
-		Source    string `json:"source"`
+		Checks    string `json:"checks"` // what the example shows, and its section
 		Rule      string `json:"rule"`
 		Algorithm string `json:"algorithm"`
 		Count     string `json:"count"`
@@ -23,22 +24,23 @@ type seedVectors struct {
 		} `json:"requests"`
 		Expect []bool `json:"expect"`
 		Note   string `json:"note"`
-	} `json:"vectors"`
+	} `json:"examples"`
 }
 
-func TestSeedVectors(t *testing.T) {
-	data, err := os.ReadFile("testdata/seed-vectors.json")
+// The worked examples decide as worked out by hand, request by request.
+func TestWorkedExamples(t *testing.T) {
+	data, err := os.ReadFile("testdata/worked-examples.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sv seedVectors
-	if err := json.Unmarshal(data, &sv); err != nil {
+	var we workedExamples
+	if err := json.Unmarshal(data, &we); err != nil {
 		t.Fatal(err)
 	}
-	if len(sv.Vectors) < 10 {
-		t.Fatalf("only %d vectors", len(sv.Vectors))
+	if len(we.Examples) < 10 {
+		t.Fatalf("only %d worked examples", len(we.Examples))
 	}
-	for _, v := range sv.Vectors {
+	for _, v := range we.Examples {
 		t.Run(v.Name, func(t *testing.T) {
 			rule, err := algorithms.ParseRule(v.Rule)
 			if err != nil {
@@ -61,7 +63,7 @@ func TestSeedVectors(t *testing.T) {
 					lim.Record(id, rq.T, 1)
 				}
 				if got != v.Expect[i] {
-					t.Errorf("%s: request %d at %dns: admit=%v, want %v (%s)", v.Source, i, rq.T, got, v.Expect[i], v.Note)
+					t.Errorf("%s: request %d at %dns: admit=%v, want %v (%s)", v.Checks, i, rq.T, got, v.Expect[i], v.Note)
 				}
 			}
 		})
