@@ -11,6 +11,7 @@ import (
 	"ratebench/algorithms"
 	"ratebench/internal/firstseen"
 	"ratebench/internal/mix"
+	"ratebench/internal/request"
 )
 
 // alg is the algorithm a Sim runs.
@@ -123,14 +124,8 @@ func (s *Sim) Add(key []byte, t, cost int64) error {
 // one (the number of keys seen so far). key is read at a key's first
 // request only (and in errors). A Sim is fed by Add or by AddID, not both.
 func (s *Sim) AddID(id int32, key []byte, t, cost int64) error {
-	if t < 0 {
-		return fmt.Errorf("distributed: key %q: negative time %d", key, t)
-	}
-	if cost < 1 || cost > algorithms.MaxCost {
-		return fmt.Errorf("distributed: key %q at %d: cost %d is not in [1, %d]", key, t, cost, int64(algorithms.MaxCost))
-	}
-	if id < 0 || int(id) > len(s.keys) {
-		return fmt.Errorf("distributed: key %q: id %d is not in order of first appearance (%d keys seen)", key, id, len(s.keys))
+	if err := request.CheckKeyed(key, id, len(s.keys), t, cost); err != nil {
+		return fmt.Errorf("distributed: %w", err)
 	}
 	ok := int(id) < len(s.keys)
 	if !ok {
@@ -249,7 +244,7 @@ func (s *Sim) route(k *keyState) int {
 	}
 	var p rand.PCG
 	p.Seed(mix.Mix64(s.cfg.Seed^k.hash), mix.Mix64(k.hash+mix.Mix64(k.n)))
-	return int(uniform(&p, n))
+	return int(mix.Uniform(&p, n))
 }
 
 // intern gives key the next dense id.
