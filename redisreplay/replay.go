@@ -434,7 +434,7 @@ func (rp *replay) pass(ctx context.Context, a algorithm, o op, clients int) (Pas
 
 	all := make([]stats, clients)
 	isLog := a.name == "log"
-	pool := rp.startClients(ctx, clients, 2*clients, func(ctx context.Context, w int, j *job) error {
+	pool, lat := rp.startClients(ctx, clients, 2*clients, func(ctx context.Context, w int, j *job) error {
 		ok, err := o.do(ctx, rp.client, j)
 		if err != nil {
 			return err
@@ -456,14 +456,14 @@ func (rp *replay) pass(ctx context.Context, a algorithm, o op, clients int) (Pas
 		if ttl > 0 {
 			life.see(t, time.Now())
 		}
-		return pool.send(job{seq: seq, t: t - rp.base, abs: t, id: id, cost: cost, key: rkeys[id], model: admit}), nil
+		return pool.Send(job{seq: seq, t: t - rp.base, abs: t, id: id, cost: cost, key: rkeys[id], model: admit}), nil
 	})
-	elapsed, err := pool.finish(err)
+	elapsed, err := pool.Finish(err)
 	if err != nil {
 		return Pass{}, PassTiming{}, err
 	}
 
-	run, tim, err := rp.result(ctx, a, o, model, prefix, all, clients, elapsed, pool.lat)
+	run, tim, err := rp.result(ctx, a, o, model, prefix, all, clients, elapsed, lat)
 	tim.KeyLifeNS = int64(life.max)
 	return run, tim, err
 }
