@@ -66,21 +66,10 @@ func TestProductsAgreeWithOneClient(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			res := run(t, srv, Config{Rule: mustRule(t, c.rule), Algorithms: c.algs, Speed: c.speed}, c.trace())
-			for _, p := range res.Runs {
-				if p.Decisions == 0 || p.Agree != p.Decisions {
-					t.Errorf("%s: %d of %d decisions agree with the model %s (over %d, under %d)",
-						p.Algorithm, p.Agree, p.Decisions, p.Model, p.Over, p.Under)
-				}
-				if p.Admitted == 0 || p.Admitted == p.Decisions {
-					t.Errorf("%s: admitted %d of %d: the trace does not exercise both outcomes", p.Algorithm, p.Admitted, p.Decisions)
-				}
-			}
 			for _, n := range res.Notes {
 				t.Errorf("note: %s", n)
 			}
-			var md bytes.Buffer
-			res.WriteMarkdown(&md)
-			t.Logf("\n%s", md.String())
+			checkAgreement(t, res, t.Errorf)
 		})
 	}
 }
