@@ -126,6 +126,11 @@ func EnvoyLocalFill(r Rule) (fill, interval int64, err error) {
 	return 0, 0, bad
 }
 
+// GCD returns the greatest common divisor of a and b >= 0, not both 0
+// (GCD(a, 0) = a): the step of the exact mappings of a rule L/W onto a
+// product's tokens and intervals.
+func GCD(a, b int64) int64 { return gcd(a, b) }
+
 func gcd(a, b int64) int64 {
 	for b != 0 {
 		a, b = b, a%b

@@ -9,7 +9,9 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/internal/firstseen"
+	"ratebench/internal/minheap"
 	"ratebench/internal/mix"
+	"ratebench/internal/request"
 	"ratebench/summary"
 )
 
@@ -102,14 +104,8 @@ func (s *Sim) Add(key []byte, t, cost int64) error {
 // one (the number of keys seen so far). key is read at a key's first
 // request only (and in errors). A Sim is fed by Add or by AddID, not both.
 func (s *Sim) AddID(id int32, key []byte, t, cost int64) error {
-	if t < 0 {
-		return fmt.Errorf("clients: key %q: negative time %d", key, t)
-	}
-	if cost < 1 || cost > algorithms.MaxCost {
-		return fmt.Errorf("clients: key %q at %d: cost %d is not in [1, %d]", key, t, cost, int64(algorithms.MaxCost))
-	}
-	if id < 0 || int(id) > len(s.keys) {
-		return fmt.Errorf("clients: key %q: id %d is not in order of first appearance (%d keys seen)", key, id, len(s.keys))
+	if err := request.CheckKeyed(key, id, len(s.keys), t, cost); err != nil {
+		return fmt.Errorf("clients: %w", err)
 	}
 	if int(id) == len(s.keys) {
 		s.intern(key)
@@ -229,7 +225,7 @@ func (s *Sim) next(id int32, a retry) (next, r int64, ok bool) {
 		if k := int(a.n); k < 63 && p.Base <= p.Cap>>k {
 			span = p.Base << k
 		}
-		wait = int64(uniform(&s.keys[id].rng, uint64(span)))
+		wait = int64(mix.Uniform(&s.keys[id].rng, uint64(span)))
 	case Honor:
 		if s.ra == nil {
 			return 0, 0, false
@@ -258,59 +254,19 @@ func mulOK(a, b int64) (int64, bool) {
 	return int64(lo), hi == 0 && lo <= math.MaxInt64
 }
 
-// uniform returns a uniform integer in [0, n), n > 0, from p without bias
-// (Lemire's multiply-and-reject).
-func uniform(p *rand.PCG, n uint64) uint64 {
-	hi, lo := bits.Mul64(p.Uint64(), n)
-	if lo < n {
-		thresh := -n % n
-		for lo < thresh {
-			hi, lo = bits.Mul64(p.Uint64(), n)
-		}
-	}
-	return hi
-}
-
 // before orders retries by send time, then by scheduling order.
-func before(a, b *retry) bool {
+func before(a, b retry) bool {
 	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
 }
 
 // push adds r to key id's heap of pending retries.
 func (s *Sim) push(id int32, r retry) {
-	h := append(s.keys[id].pending, r)
-	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !before(&h[i], &h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-	s.keys[id].pending = h
+	s.keys[id].pending = minheap.Push(s.keys[id].pending, r, before)
 }
 
 // pop removes and returns key id's earliest pending retry.
 func (s *Sim) pop(id int32) retry {
-	h := s.keys[id].pending
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	for i := 0; ; {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && before(&h[c+1], &h[c]) {
-			c++
-		}
-		if !before(&h[c], &h[i]) {
-			break
-		}
-		h[i], h[c] = h[c], h[i]
-		i = c
-	}
-	s.keys[id].pending = h
-	return top
+	r, rest := minheap.Pop(s.keys[id].pending, before)
+	s.keys[id].pending = rest
+	return r
 }

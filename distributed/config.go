@@ -142,7 +142,7 @@ func (c *Config) Skews() []int64 {
 	if c.SkewRandom {
 		p := rand.NewPCG(mix.Mix64(c.Seed^0x736b6577), mix.Mix64(c.Seed+0x9e3779b97f4a7c15))
 		for j := range out {
-			out[j] = int64(uniform(p, uint64(2*S+1))) - S
+			out[j] = int64(mix.Uniform(p, uint64(2*S+1))) - S
 		}
 		return out
 	}
@@ -164,17 +164,4 @@ func (c *Config) Skews() []int64 {
 		}
 	}
 	return out
-}
-
-// uniform returns a uniform integer in [0, n), n > 0, from p without bias
-// (Lemire's multiply-and-reject).
-func uniform(p *rand.PCG, n uint64) uint64 {
-	hi, lo := bits.Mul64(p.Uint64(), n)
-	if lo < n {
-		thresh := -n % n
-		for lo < thresh {
-			hi, lo = bits.Mul64(p.Uint64(), n)
-		}
-	}
-	return hi
 }

@@ -11,6 +11,7 @@ import (
 	"ratebench/algorithms"
 	"ratebench/internal/firstseen"
 	"ratebench/internal/mix"
+	"ratebench/internal/request"
 )
 
 // alg is the algorithm a Sim runs.
@@ -123,14 +124,8 @@ func (s *Sim) Add(key []byte, t, cost int64) error {
 // one (the number of keys seen so far). key is read at a key's first
 // request only (and in errors). A Sim is fed by Add or by AddID, not both.
 func (s *Sim) AddID(id int32, key []byte, t, cost int64) error {
-	if t < 0 {
-		return fmt.Errorf("distributed: key %q: negative time %d", key, t)
-	}
-	if cost < 1 || cost > algorithms.MaxCost {
-		return fmt.Errorf("distributed: key %q at %d: cost %d is not in [1, %d]", key, t, cost, int64(algorithms.MaxCost))
-	}
-	if id < 0 || int(id) > len(s.keys) {
-		return fmt.Errorf("distributed: key %q: id %d is not in order of first appearance (%d keys seen)", key, id, len(s.keys))
+	if err := request.CheckKeyed(key, id, len(s.keys), t, cost); err != nil {
+		return fmt.Errorf("distributed: %w", err)
 	}
 	ok := int(id) < len(s.keys)
 	if !ok {
@@ -154,42 +149,58 @@ func (s *Sim) AddID(id int32, key []byte, t, cost int64) error {
 	node := s.route(k)
 	k.n++
 
+	admit := s.decide(id, node, t, cost)
+	ref := s.ref.Decide(id, t, cost)
+	if ref || s.cfg.CountAll {
+		s.ref.Record(id, t, cost)
+	}
+	s.tally(k, t, cost, admit, ref)
+	if s.onDecide != nil {
+		s.onDecide(id, t, cost, node, admit, ref)
+	}
+	return nil
+}
+
+// decide returns whether node admits key id's request at true time t on
+// its own clock, reading what it sees of the key's records, and records
+// the request if it admits it (or counts all).
+func (s *Sim) decide(id int32, node int, t, cost int64) bool {
 	// Forget what no node can read any more: every future clock is at least
 	// that of the node furthest behind now.
 	low := clock(t, s.skewMin)
 	tp := clock(t, s.skews[node])
 	var admit bool
-	if s.alg == algLog {
+	switch s.alg {
+	case algLog:
 		l := &s.logs[id]
 		l.expire(low - s.rule.W)
 		admit = cost <= s.rule.L-l.visible(int32(node), tp, s.rule.W)
 		if admit || s.cfg.CountAll {
 			l.record(int32(node), tp, cost, s.central)
 		}
-	} else {
+	case algBuckets:
 		wk := &s.win[id]
-		if s.alg == algBuckets {
-			lowS, _ := s.buckets.SubWindow(low)
-			wk.prune(lowS - s.nb)
-			sw, rem := s.buckets.SubWindow(tp)
-			admit = s.decideBuckets(wk, int32(node), sw, rem, cost)
-			if admit || s.cfg.CountAll {
-				wk.record(int32(node), sw, cost, s.central)
-			}
-		} else {
-			wk.prune(low/s.rule.W - 1)
-			admit = s.decideWindow(wk, int32(node), tp, cost)
-			if admit || s.cfg.CountAll {
-				wk.record(int32(node), tp/s.rule.W, cost, s.central)
-			}
+		lowS, _ := s.buckets.SubWindow(low)
+		wk.prune(lowS - s.nb)
+		sw, rem := s.buckets.SubWindow(tp)
+		admit = s.decideBuckets(wk, int32(node), sw, rem, cost)
+		if admit || s.cfg.CountAll {
+			wk.record(int32(node), sw, cost, s.central)
+		}
+	default:
+		wk := &s.win[id]
+		wk.prune(low/s.rule.W - 1)
+		admit = s.decideWindow(wk, int32(node), tp, cost)
+		if admit || s.cfg.CountAll {
+			wk.record(int32(node), tp/s.rule.W, cost, s.central)
 		}
 	}
+	return admit
+}
 
-	ref := s.ref.Decide(id, t, cost)
-	if ref || s.cfg.CountAll {
-		s.ref.Record(id, t, cost)
-	}
-
+// tally counts a request of key k at t, admitted by the deployment or not
+// and by the reference, and the burst it brings the key to.
+func (s *Sim) tally(k *keyState, t, cost int64, admit, ref bool) {
 	s.r.requests++
 	if ref {
 		s.r.refAdmitted++
@@ -207,10 +218,6 @@ func (s *Sim) AddID(id int32, key []byte, t, cost int64) error {
 	} else if ref {
 		s.r.under++
 	}
-	if s.onDecide != nil {
-		s.onDecide(id, t, cost, node, admit, ref)
-	}
-	return nil
 }
 
 // commit folds key id's uncommitted records into the shared store.
@@ -249,7 +256,7 @@ func (s *Sim) route(k *keyState) int {
 	}
 	var p rand.PCG
 	p.Seed(mix.Mix64(s.cfg.Seed^k.hash), mix.Mix64(k.hash+mix.Mix64(k.n)))
-	return int(uniform(&p, n))
+	return int(mix.Uniform(&p, n))
 }
 
 // intern gives key the next dense id.

@@ -1,10 +1,13 @@
 package generators
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"ratebench/internal/minheap"
 )
 
 func init() {
@@ -145,38 +148,7 @@ func (s *retry) storm() {
 // push adds t to the pending attempts: a time of equal attempts does not
 // depend on which of them is taken first, so a heap emits what a sorted
 // list would, without sorting every pending attempt at every spike.
-func (s *retry) push(t int64) {
-	h := append(s.pend, t)
-	for i := len(h) - 1; i > 0; {
-		up := (i - 1) / 2
-		if h[up] <= h[i] {
-			break
-		}
-		h[up], h[i] = h[i], h[up]
-		i = up
-	}
-	s.pend = h
-}
+func (s *retry) push(t int64) { s.pend = minheap.Push(s.pend, t, cmp.Less[int64]) }
 
 // pop removes the earliest pending attempt.
-func (s *retry) pop() {
-	h := s.pend
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	for i := 0; ; {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && h[c+1] < h[c] {
-			c++
-		}
-		if h[i] <= h[c] {
-			break
-		}
-		h[i], h[c] = h[c], h[i]
-		i = c
-	}
-	s.pend = h
-}
+func (s *retry) pop() { _, s.pend = minheap.Pop(s.pend, cmp.Less[int64]) }

@@ -63,17 +63,33 @@ func Analyze(cfg Config, raw *Raw, info TraceInfo) (*Result, error) {
 	res.Trace.Requests, res.Trace.Keys = int64(n), tr.Keys
 	res.Trace.FirstNS, res.Trace.LastNS = tr.T[0], tr.T[n-1]
 
-	// nginx's answers, from its log (the client's statuses must match).
-	real := make([]bool, n)
+	real, order, err := answers(raw, res)
+	if err != nil {
+		return nil, err
+	}
+	c := decisionTimes(cfg, raw, &res.Clock)
+	if err := compareModels(cfg, spec, raw, c, real, order, res); err != nil {
+		return nil, err
+	}
+	res.Timing = timing(raw, c.scaled)
+	return res, nil
+}
+
+// answers reads nginx's answers from its log, which must match the
+// statuses the client read: each request's decision, nginx's order of
+// decision, and the counts admitted and refused (into res).
+func answers(raw *Raw, res *Result) (real []bool, order []int, err error) {
+	n := len(raw.Trace.T)
+	real = make([]bool, n)
 	seen := make([]bool, n)
-	order := make([]int, 0, n) // nginx's order of decision
+	order = make([]int, 0, n)
 	for _, l := range raw.Logged {
 		if l.ID < 0 || l.ID >= n || seen[l.ID] {
-			return nil, fmt.Errorf("nginx's access log, line %d: request %d is unknown or logged twice", l.Line, l.ID)
+			return nil, nil, fmt.Errorf("nginx's access log, line %d: request %d is unknown or logged twice", l.Line, l.ID)
 		}
 		seen[l.ID] = true
 		if l.Status != raw.Sent[l.ID].Status {
-			return nil, fmt.Errorf("nginx's access log, line %d: status %d, but the client read %d", l.Line, l.Status, raw.Sent[l.ID].Status)
+			return nil, nil, fmt.Errorf("nginx's access log, line %d: status %d, but the client read %d", l.Line, l.Status, raw.Sent[l.ID].Status)
 		}
 		switch l.Status {
 		case 200:
@@ -82,60 +98,85 @@ func Analyze(cfg Config, raw *Raw, info TraceInfo) (*Result, error) {
 		case 429:
 			res.Refused++
 		default:
-			return nil, fmt.Errorf("nginx's access log, line %d: status %d, want 200 or 429", l.Line, l.Status)
+			return nil, nil, fmt.Errorf("nginx's access log, line %d: status %d, want 200 or 429", l.Line, l.Status)
 		}
 		order = append(order, l.ID)
 	}
+	return real, order, nil
+}
 
-	// nginx's clock: per connection, ngx_current_msec is the connection's
-	// start plus $connection_time; the start is the offset that puts the
-	// most decisions inside their request's send..receive bracket.
-	nginxMS := reconstruct(raw, &res.Clock)
-	mono := make([]int64, n)
-	wall := make([]int64, n)
+// clocks are each request's time on the clocks its model is fed.
+type clocks struct {
+	nginxMS []int64 // nginx's ngx_current_msec at its decision, reconstructed
+	mono    []int64 // the same, in ns
+	wall    []int64 // nginx's $msec at its decision, in ns
+	scaled  []int64 // the trace's time, scaled, from the start of the replay
+}
+
+// decisionTimes reconstructs nginx's clock at each decision (see
+// reconstruct, which fills ci) and sets it beside $msec and the trace's
+// scaled times.
+func decisionTimes(cfg Config, raw *Raw, ci *ClockInfo) clocks {
+	tr := raw.Trace
+	n := len(tr.T)
+	c := clocks{nginxMS: reconstruct(raw, ci), mono: make([]int64, n), wall: make([]int64, n), scaled: make([]int64, n)}
 	for _, l := range raw.Logged {
-		mono[l.ID] = nginxMS[l.ID] * 1e6
-		wall[l.ID] = l.MsecMS * 1e6
+		c.mono[l.ID] = c.nginxMS[l.ID] * 1e6
+		c.wall[l.ID] = l.MsecMS * 1e6
 	}
-	// The trace's own times, scaled, from the start of the replay.
-	scaled := make([]int64, n)
 	for i, t := range tr.T {
-		scaled[i] = int64(cfg.offset(t, tr.T[0]))
+		c.scaled[i] = int64(cfg.offset(t, tr.T[0]))
 	}
-	traceOrder := make([]int, n)
+	return c
+}
+
+// compareModels sets nginx's decisions beside its model's in nginx's order
+// on nginx's clock and on $msec, its model's in the trace's order on the
+// trace's scaled times, and the exact log's on the trace's own times, with
+// the classes of the disagreements (into res).
+func compareModels(cfg Config, spec string, raw *Raw, c clocks, real []bool, order []int, res *Result) error {
+	tr := raw.Trace
+	traceOrder := make([]int, len(tr.T))
 	for i := range traceOrder {
 		traceOrder[i] = i
 	}
 
-	model, err := runModel(spec, cfg.Rule, tr, order, mono)
+	model, err := runModel(spec, cfg.Rule, tr, order, c.mono)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	res.Model = agreement(spec, "nginx's clock: ngx_current_msec, from $connection_time", real, model)
-	res.Model.Classes = classifyModel(spec, cfg.Rule, tr, order, mono, real, model, raw, nginxMS)
+	res.Model.Classes = classifyModel(spec, cfg.Rule, tr, order, c.mono, real, model, raw, c.nginxMS)
 
-	modelWall, err := runModel(spec, cfg.Rule, tr, order, wall)
+	modelWall, err := runModel(spec, cfg.Rule, tr, order, c.wall)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	res.ModelWall = agreement(spec, "nginx's $msec (the wall clock)", real, modelWall)
 
-	intended, err := runModel(spec, cfg.Rule, tr, traceOrder, scaled)
+	intended, err := runModel(spec, cfg.Rule, tr, traceOrder, c.scaled)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	res.Intended = agreement(spec, "the trace's times, scaled", real, intended)
-	res.Intended.Classes = classifyIntended(tr, order, nginxMS, scaled, real, intended, &res.Clock)
+	res.Intended.Classes = classifyIntended(tr, order, c.nginxMS, c.scaled, real, intended, &res.Clock)
 
 	logDec, err := runModel("log", cfg.Rule, tr, traceOrder, tr.T)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	res.Log = agreement("log", "the trace's times, rule "+cfg.Rule.String(), real, logDec)
-	var byModel, byTiming Class
-	byModel = Class{Name: "nginx's algorithm", Meaning: "its model on the trace's times decides as nginx did: a deviation of nginx's limit_req from the log"}
-	byTiming = Class{Name: "the replay's timing", Meaning: "its model on the trace's times decides as the log: nginx saw the request at another time"}
-	for i := range n {
+	res.Log.Classes = classifyLog(real, intended, logDec)
+	return nil
+}
+
+// classifyLog explains each disagreement of nginx with the log: by
+// nginx's algorithm when its model on the trace's times (intended)
+// decides as nginx did, else by the replay's timing.
+func classifyLog(real, intended, logDec []bool) []Class {
+	byModel := Class{Name: "nginx's algorithm", Meaning: "its model on the trace's times decides as nginx did: a deviation of nginx's limit_req from the log"}
+	byTiming := Class{Name: "the replay's timing", Meaning: "its model on the trace's times decides as the log: nginx saw the request at another time"}
+	for i := range real {
 		if real[i] == logDec[i] {
 			continue
 		}
@@ -148,29 +189,36 @@ func Analyze(cfg Config, raw *Raw, info TraceInfo) (*Result, error) {
 		}
 		c.Count++
 	}
+	var out []Class
 	for _, c := range []Class{byModel, byTiming} {
 		if c.Count > 0 {
-			res.Log.Classes = append(res.Log.Classes, c)
+			out = append(out, c)
 		}
 	}
+	return out
+}
 
-	// Timing.
+// timing sums how late the requests were sent and how long their answers
+// took, and the rates asked for (scaled) and achieved.
+func timing(raw *Raw, scaled []int64) Timing {
+	var tm Timing
+	n := len(raw.Sent)
 	var late, lat summary.Durations
 	for _, s := range raw.Sent {
 		late.Add(max(s.Send-s.Due, 0))
 		lat.Add(max(s.Recv-s.Send, 0))
 	}
-	res.Timing.Late, res.Timing.Latency = late.Summary(), lat.Summary()
-	res.Timing.DurationNS = raw.Sent[n-1].Recv - raw.Sent[0].Send
+	tm.Late, tm.Latency = late.Summary(), lat.Summary()
+	tm.DurationNS = raw.Sent[n-1].Recv - raw.Sent[0].Send
 	if n > 1 {
 		if span := scaled[n-1]; span > 0 {
-			res.Timing.RequestedPerS = float64(n-1) / (float64(span) / 1e9)
+			tm.RequestedPerS = float64(n-1) / (float64(span) / 1e9)
 		}
 		if span := raw.Sent[n-1].Send - raw.Sent[0].Send; span > 0 {
-			res.Timing.AchievedPerS = float64(n-1) / (float64(span) / 1e9)
+			tm.AchievedPerS = float64(n-1) / (float64(span) / 1e9)
 		}
 	}
-	return res, nil
+	return tm
 }
 
 func agreement(against, times string, real, other []bool) Agreement {

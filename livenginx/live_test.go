@@ -69,18 +69,17 @@ func TestSerialReplayAgreesWithModel(t *testing.T) {
 	}
 }
 
-// A cancelled replay (Ctrl-C in the command) returns at once with the
-// context's error, and nginx is gone.
+// A replay cancelled while it runs (Ctrl-C in the command) returns at once
+// with the context's error, and nginx is gone.
 func TestCancelStopsNginx(t *testing.T) {
 	requireNginx(t)
 	tr := genTrace(t, "poisson:requests=100000,keys=10,rate=1,seed=1") // hours of trace
 	ctx, cancel := context.WithCancel(context.Background())
 	pid := 0
 	cfg := Config{Rule: algorithms.Rule{L: 5, W: 1e9}, SpeedNum: 1, SpeedDen: 1, Clients: 2, Burst: -1, NoDelay: true,
-		Started: func(s *Server) {
-			pid = s.Pid()
-			time.AfterFunc(300*time.Millisecond, cancel)
-		}}
+		Started: func(s *Server) { pid = s.Pid() },
+		// Cancelled mid-replay: once nginx has answered a request.
+		answered: func(int) { cancel() }}
 	start := time.Now()
 	_, err := Replay(ctx, cfg, tr)
 	if !errors.Is(err, context.Canceled) {

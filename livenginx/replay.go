@@ -1,21 +1,17 @@
 package livenginx
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/big"
 	"net"
-	"net/http"
-	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"ratebench/algorithms"
+	"ratebench/internal/pass"
 )
 
 // Config is a live replay.
@@ -39,6 +35,10 @@ type Config struct {
 	Log    func(format string, args ...any)
 	// Started, if set, is told of the server once it runs.
 	Started func(*Server)
+
+	// answered, if set (tests), is told of each request answered, by its
+	// index, from the client that sent it.
+	answered func(i int)
 }
 
 // Scaled returns the rule nginx is configured with: L*S/W, as a rule with
@@ -121,29 +121,22 @@ type Raw struct {
 // Replay starts nginx, replays tr to it and returns what the client saw
 // and nginx logged. nginx is stopped before Replay returns, whether the
 // replay ended, failed or ctx was cancelled.
+//
+// Its steps: start nginx with the scaled rate; open one keep-alive
+// connection per client; hand the requests, each at its due time, to the
+// first free client, which sends it and reads the answer (a pass of
+// package pass: the first error, nginx's exit or ctx ends it); then read
+// nginx's access log once it holds a line for every request.
 func Replay(ctx context.Context, cfg Config, tr *Trace) (*Raw, error) {
-	if cfg.Clients < 1 || cfg.SpeedNum < 1 || cfg.SpeedDen < 1 {
-		return nil, errors.New("live replay: clients and speed must be positive")
-	}
-	rate, err := cfg.Scaled()
+	rate, err := cfg.check()
 	if err != nil {
 		return nil, err
 	}
-	logf := cfg.Log
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
-	lim := Limit{Rate: rate, Burst: cfg.burst(), NoDelay: cfg.NoDelay, Delay: cfg.Delay, ZoneBytes: int64(tr.Keys) * 512}
-	srv, err := startOn(ctx, cfg.Binary, cfg.Listen, lim)
+	srv, err := cfg.start(ctx, rate, tr.Keys)
 	if err != nil {
 		return nil, err
 	}
 	defer srv.Stop()
-	if cfg.Started != nil {
-		cfg.Started(srv)
-	}
-	logf("started %s at %s (rate=%s burst=%d)", srv.Version, srv.Addr, rate, lim.Burst)
-
 	clock, err := newMonoClock()
 	if err != nil {
 		return nil, err
@@ -160,88 +153,23 @@ func Replay(ctx context.Context, cfg Config, tr *Trace) (*Raw, error) {
 		case <-ctx.Done():
 		}
 	}()
-	conns := make([]*conn, cfg.Clients)
-	for i := range conns {
-		c, err := dial(ctx, srv.Addr)
-		if err != nil {
-			return nil, err
-		}
-		conns[i] = c
-		defer c.close()
+	conns, err := dialAll(ctx, srv.Addr, cfg.Clients)
+	defer closeAll(conns)
+	if err != nil {
+		return nil, err
 	}
-	// Closing the connections unblocks a worker waiting for an answer.
-	stop := context.AfterFunc(ctx, func() {
-		for _, c := range conns {
-			c.close()
+	clients := pass.Start(ctx, len(conns), 0, func(_ context.Context, w int, i *int) error {
+		if err := raw.send(conns[w], w, *i, clock, cfg.answered); err != nil {
+			return fmt.Errorf("request %d to nginx at %s: %w", *i+1, srv.Addr, err)
 		}
+		return nil
 	})
+	// Closing the connections unblocks a client waiting for an answer.
+	stop := context.AfterFunc(clients.Context(), func() { closeAll(conns) })
 	defer stop()
-
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	var firstErr error
-	var errOnce sync.Once
-	fail := func(err error) {
-		errOnce.Do(func() { firstErr = err; cancel() })
-	}
-	for ci, c := range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				s := &raw.Sent[i]
-				s.Conn = ci
-				s.Send = clock.now()
-				status, err := c.do(i, tr.Key[i])
-				s.Recv = clock.now()
-				if err != nil {
-					if ctx.Err() == nil {
-						fail(fmt.Errorf("request %d to nginx at %s: %w", i+1, srv.Addr, err))
-					}
-					return
-				}
-				s.Status = status
-			}
-		}()
-	}
-
-	// The replay starts on a millisecond boundary of nginx's clock, so
-	// that the trace's scaled times fall in nginx's milliseconds as they
-	// fall in the model's (whose clock's phase is 0).
-	start := time.Now().Add(20 * time.Millisecond)
-	start = start.Add(-time.Duration(clock.at(start) % 1e6))
-	raw.Start = clock.at(start)
-	first := tr.T[0]
-dispatch:
-	for i, t := range tr.T {
-		// nginx decides on whole milliseconds of its clock: a request is
-		// sent at the start of the millisecond it is due in, which leaves
-		// it the most time to be decided within that millisecond.
-		due := start.Add(cfg.offset(t, first).Truncate(time.Millisecond))
-		raw.Sent[i].Due = clock.at(due)
-		// A timer wakes up to a millisecond late: sleep until shortly
-		// before the due time, then spin.
-		if d := time.Until(due) - spin; d > 0 {
-			timer := time.NewTimer(d)
-			select {
-			case <-timer.C:
-			case <-ctx.Done():
-				timer.Stop()
-				break dispatch
-			}
-		}
-		for time.Now().Before(due) {
-		}
-		select {
-		case jobs <- i:
-		case <-ctx.Done():
-			break dispatch
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	dispatch(clients, cfg, clock, raw)
+	if _, err := clients.Finish(nil); err != nil && ctx.Err() == nil {
+		return nil, err // a client's
 	}
 	select {
 	case <-srv.Exited():
@@ -251,22 +179,112 @@ dispatch:
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// nginx writes a request's log line after its answer: wait for all.
+	if raw.Logged, err = waitForLog(srv, len(tr.T)); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
+// check validates the configuration and returns the rate nginx is
+// configured with.
+func (c Config) check() (rate string, err error) {
+	if c.Clients < 1 || c.SpeedNum < 1 || c.SpeedDen < 1 {
+		return "", errors.New("live replay: clients and speed must be positive")
+	}
+	return c.Scaled()
+}
+
+// start starts nginx at the scaled rate, with a zone for keys keys, and
+// tells Started and Log of it.
+func (c Config) start(ctx context.Context, rate string, keys int) (*Server, error) {
+	lim := Limit{Rate: rate, Burst: c.burst(), NoDelay: c.NoDelay, Delay: c.Delay, ZoneBytes: int64(keys) * 512}
+	srv, err := startOn(ctx, c.Binary, c.Listen, lim)
+	if err != nil {
+		return nil, err
+	}
+	if c.Started != nil {
+		c.Started(srv)
+	}
+	if c.Log != nil {
+		c.Log("started %s at %s (rate=%s burst=%d)", srv.Version, srv.Addr, rate, lim.Burst)
+	}
+	return srv, nil
+}
+
+// send sends request i on the client w's connection c and records when it
+// went and its answer came, on nginx's clock, and the status; answered,
+// if set, is told of the answer.
+func (raw *Raw) send(c *conn, w, i int, clock monoClock, answered func(int)) error {
+	s := &raw.Sent[i]
+	s.Conn = w
+	s.Send = clock.now()
+	status, err := c.do(i, raw.Trace.Key[i])
+	s.Recv = clock.now()
+	if err != nil {
+		return err
+	}
+	s.Status = status
+	if answered != nil {
+		answered(i)
+	}
+	return nil
+}
+
+// dispatch hands the requests to the clients, each at its due time, until
+// the last or the pass's end, and records the due times in raw.
+//
+// The replay starts on a millisecond boundary of nginx's clock, so that
+// the trace's scaled times fall in nginx's milliseconds as they fall in
+// the model's (whose clock's phase is 0). nginx decides on whole
+// milliseconds of its clock: a request is sent at the start of the
+// millisecond it is due in, which leaves it the most time to be decided
+// within that millisecond. A timer wakes up to a millisecond late: the
+// dispatcher sleeps until shortly before the due time (spin), then spins.
+func dispatch(clients *pass.Clients[int], cfg Config, clock monoClock, raw *Raw) {
+	done := clients.Context().Done()
+	start := time.Now().Add(20 * time.Millisecond)
+	start = start.Add(-time.Duration(clock.at(start) % 1e6))
+	raw.Start = clock.at(start)
+	first := raw.Trace.T[0]
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for i, t := range raw.Trace.T {
+		due := start.Add(cfg.offset(t, first).Truncate(time.Millisecond))
+		raw.Sent[i].Due = clock.at(due)
+		if d := time.Until(due) - spin; d > 0 {
+			timer.Reset(d)
+			select {
+			case <-timer.C:
+			case <-done:
+				return
+			}
+		}
+		for time.Now().Before(due) {
+		}
+		if !clients.Send(i) {
+			return
+		}
+	}
+}
+
+// waitForLog reads nginx's access log once it holds the n requests: nginx
+// writes a request's line after its answer, so the last lines may come
+// shortly after the last answer (up to 5 s are given).
+func waitForLog(srv *Server, n int) ([]Logged, error) {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		raw.Logged, err = ParseLog(srv.AccessLog())
+		logged, err := ParseLog(srv.AccessLog())
 		if err != nil {
 			return nil, err
 		}
-		if len(raw.Logged) >= len(tr.T) || time.Now().After(deadline) {
-			break
+		if len(logged) >= n || time.Now().After(deadline) {
+			if len(logged) != n {
+				return nil, fmt.Errorf("nginx logged %d requests of %d", len(logged), n)
+			}
+			return logged, nil
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if len(raw.Logged) != len(tr.T) {
-		return nil, fmt.Errorf("nginx logged %d requests of %d", len(raw.Logged), len(tr.T))
-	}
-	return raw, nil
 }
 
 // spin is how long before a request's due time the dispatcher stops
@@ -294,128 +312,4 @@ func startOn(ctx context.Context, binary, listen string, l Limit) (*Server, erro
 		return nil, fmt.Errorf("-addr %q: bad port", listen)
 	}
 	return startAt(ctx, binary, ip.String(), p, l)
-}
-
-// conn is one keep-alive HTTP/1.1 connection.
-type conn struct {
-	mu  sync.Mutex
-	nc  net.Conn
-	br  *bufio.Reader
-	buf []byte
-}
-
-func dial(ctx context.Context, addr string) (*conn, error) {
-	var d net.Dialer
-	nc, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	if tc, ok := nc.(*net.TCPConn); ok {
-		tc.SetNoDelay(true)
-	}
-	return &conn{nc: nc, br: bufio.NewReaderSize(nc, 4096)}, nil
-}
-
-func (c *conn) close() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.nc.Close()
-}
-
-// do sends request id for key and reads the answer's status.
-func (c *conn) do(id int, key int32) (int, error) {
-	c.buf = c.buf[:0]
-	c.buf = append(c.buf, "GET /ok HTTP/1.1\r\nHost: ratebench\r\n"+KeyHeader+": k"...)
-	c.buf = strconv.AppendInt(c.buf, int64(key), 10)
-	c.buf = append(c.buf, "\r\n"+IDHeader+": "...)
-	c.buf = strconv.AppendInt(c.buf, int64(id), 10)
-	c.buf = append(c.buf, "\r\n\r\n"...)
-	if _, err := c.nc.Write(c.buf); err != nil {
-		return 0, err
-	}
-	resp, err := http.ReadResponse(c.br, nil)
-	if err != nil {
-		return 0, err
-	}
-	_, err = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return 0, err
-	}
-	if resp.Close {
-		return 0, errors.New("nginx closed the connection")
-	}
-	return resp.StatusCode, nil
-}
-
-// monoClock maps Go's time (whose monotonic reading is CLOCK_MONOTONIC)
-// onto CLOCK_MONOTONIC's ns, anchored once.
-type monoClock struct {
-	t0 time.Time
-	m0 int64
-}
-
-func newMonoClock() (monoClock, error) {
-	a := time.Now()
-	m, err := monotonicNS()
-	b := time.Now()
-	if err != nil {
-		return monoClock{}, err
-	}
-	return monoClock{t0: a.Add(b.Sub(a) / 2), m0: m}, nil
-}
-
-func (c monoClock) at(t time.Time) int64 { return c.m0 + int64(t.Sub(c.t0)) }
-func (c monoClock) now() int64           { return c.at(time.Now()) }
-
-// ParseLog reads nginx's access log of logFormat; a last line not yet
-// ended (being written) is left out.
-func ParseLog(path string) ([]Logged, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if i := strings.LastIndexByte(string(data), '\n'); i >= 0 {
-		data = data[:i+1]
-	} else {
-		data = nil
-	}
-	var out []Logged
-	for n, text := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		if text == "" && len(data) == 0 {
-			break
-		}
-		line := n + 1
-		fs := strings.Fields(text)
-		if len(fs) != 7 {
-			return nil, fmt.Errorf("%s:%d: want 7 fields, got %q", path, line, text)
-		}
-		var l Logged
-		var errs [5]error
-		l.Line = line
-		l.ID, errs[0] = strconv.Atoi(fs[0])
-		l.Status, errs[1] = strconv.Atoi(fs[1])
-		l.MsecMS, errs[2] = parseMS(fs[2])
-		l.Conn, errs[3] = strconv.ParseInt(fs[3], 10, 64)
-		l.ConnMS, errs[4] = parseMS(fs[5])
-		if err := errors.Join(errs[:]...); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", path, line, err)
-		}
-		out = append(out, l)
-	}
-	return out, nil
-}
-
-// parseMS reads nginx's "S.mmm" as whole ms.
-func parseMS(s string) (int64, error) {
-	sec, ms, ok := strings.Cut(s, ".")
-	if !ok || len(ms) != 3 {
-		return 0, fmt.Errorf("time %q: want seconds with three decimals", s)
-	}
-	a, err1 := strconv.ParseInt(sec, 10, 64)
-	b, err2 := strconv.ParseInt(ms, 10, 64)
-	if err1 != nil || err2 != nil || a < 0 {
-		return 0, fmt.Errorf("time %q: want seconds with three decimals", s)
-	}
-	return a*1000 + b, nil
 }

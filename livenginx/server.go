@@ -121,19 +121,14 @@ func Start(ctx context.Context, binary string, l Limit) (*Server, error) {
 		return nil, err
 	}
 	version := nginxVersion(path)
-	var last error
-	for range 3 {
-		s, err := start(ctx, path, l)
-		if err == nil {
-			s.Version = version
-			return s, nil
-		}
-		last = err
-		if ctx.Err() != nil {
-			break
-		}
+	s, err := childproc.OnFreePort(ctx, func(port int) (*Server, error) {
+		return startPath(ctx, path, "127.0.0.1", port, l)
+	})
+	if err != nil {
+		return nil, err
 	}
-	return nil, last
+	s.Version = version
+	return s, nil
 }
 
 // LookPath finds binary, or nginx from $PATH and else /usr/sbin/nginx
@@ -160,14 +155,6 @@ func nginxVersion(path string) string {
 		return v
 	}
 	return s
-}
-
-func start(ctx context.Context, path string, l Limit) (*Server, error) {
-	port, err := childproc.FreePort()
-	if err != nil {
-		return nil, err
-	}
-	return startPath(ctx, path, "127.0.0.1", port, l)
 }
 
 // startAt starts nginx (binary, or Binary from $PATH) on host:port.

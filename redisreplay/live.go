@@ -89,7 +89,7 @@ func (rp *replay) livePass(ctx context.Context, a algorithm, o *redisRateOp, cli
 	defer done()
 
 	got := make([][]decision, clients)
-	pool := rp.startClients(ctx, clients, clients, func(ctx context.Context, w int, j *job) error {
+	pool, lat := rp.startClients(ctx, clients, clients, func(ctx context.Context, w int, j *job) error {
 		ok, t, err := o.allow(ctx, rp.client, j.key, j.cost)
 		if err != nil {
 			return err
@@ -97,7 +97,7 @@ func (rp *replay) livePass(ctx context.Context, a algorithm, o *redisRateOp, cli
 		got[w] = append(got[w], decision{seq: j.seq, t: t, cost: j.cost, id: j.id, ok: ok})
 		return nil
 	})
-	began := pool.began
+	began := pool.Began()
 	var lagMax time.Duration
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -107,17 +107,17 @@ func (rp *replay) livePass(ctx context.Context, a algorithm, o *redisRateOp, cli
 			timer.Reset(d)
 			select {
 			case <-timer.C:
-			case <-pool.ctx.Done():
+			case <-pool.Context().Done():
 				return false, nil
 			}
 		}
-		if !pool.send(job{seq: seq, abs: t, id: id, cost: cost, key: rkeys[id]}) {
+		if !pool.Send(job{seq: seq, abs: t, id: id, cost: cost, key: rkeys[id]}) {
 			return false, nil
 		}
 		lagMax = max(lagMax, time.Since(due))
 		return true, nil
 	})
-	elapsed, err := pool.finish(err)
+	elapsed, err := pool.Finish(err)
 	if err != nil {
 		return Pass{}, PassTiming{}, err
 	}
@@ -138,7 +138,7 @@ func (rp *replay) livePass(ctx context.Context, a algorithm, o *redisRateOp, cli
 		}
 		st.tally(d.ok, admit)
 	}
-	run, tim, err := rp.result(ctx, a, o, model, prefix, []stats{st}, clients, elapsed, pool.lat)
+	run, tim, err := rp.result(ctx, a, o, model, prefix, []stats{st}, clients, elapsed, lat)
 	if err != nil {
 		return Pass{}, PassTiming{}, err
 	}

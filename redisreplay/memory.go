@@ -14,33 +14,60 @@ import (
 // most sample of them, and ZCARD too when zset is set. The sample is
 // deterministic: the key names sorted, then evenly spaced ones.
 func measureMemory(ctx context.Context, c *redis.Client, prefix string, sample int, zset bool) (Memory, error) {
+	keys, err := scanKeys(ctx, c, prefix)
+	if err != nil {
+		return Memory{}, err
+	}
+	mems, err := measureKeys(ctx, c, evenlySpaced(keys, sample), zset)
+	if err != nil {
+		return Memory{}, err
+	}
+	m := summarize(mems)
+	m.RedisKeys = int64(len(keys))
+	return m, nil
+}
+
+// scanKeys returns the keys under prefix, sorted, each once.
+func scanKeys(ctx context.Context, c *redis.Client, prefix string) ([]string, error) {
 	var keys []string
 	iter := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
 	for iter.Next(ctx) {
 		keys = append(keys, iter.Val())
 	}
 	if err := iter.Err(); err != nil {
-		return Memory{}, err
+		return nil, err
 	}
 	slices.Sort(keys)
-	keys = slices.Compact(keys) // SCAN may return a key twice
-	m := Memory{RedisKeys: int64(len(keys))}
-	picked := keys
-	if len(keys) > sample {
-		picked = make([]string, sample)
-		for i := range picked {
-			picked[i] = keys[int(int64(i)*int64(len(keys))/int64(sample))]
-		}
+	return slices.Compact(keys), nil // SCAN may return a key twice
+}
+
+// evenlySpaced returns at most n of keys, evenly spaced.
+func evenlySpaced(keys []string, n int) []string {
+	if len(keys) <= n {
+		return keys
 	}
-	type keyMem struct {
-		enc     string
-		bytes   int64
-		entries int64
+	picked := make([]string, n)
+	for i := range picked {
+		picked[i] = keys[int(int64(i)*int64(len(keys))/int64(n))]
 	}
-	mems := make([]keyMem, 0, len(picked))
+	return picked
+}
+
+// keyMem is what the server says of one key.
+type keyMem struct {
+	name    string
+	enc     string
+	bytes   int64
+	entries int64 // its sorted set's size (zset), else 0
+}
+
+// measureKeys asks the server about each key, in pipelines of 256; a key
+// expired since it was found is left out.
+func measureKeys(ctx context.Context, c *redis.Client, keys []string, zset bool) ([]keyMem, error) {
+	mems := make([]keyMem, 0, len(keys))
 	const batch = 256
-	for start := 0; start < len(picked); start += batch {
-		part := picked[start:min(start+batch, len(picked))]
+	for start := 0; start < len(keys); start += batch {
+		part := keys[start:min(start+batch, len(keys))]
 		pipe := c.Pipeline()
 		usage := make([]*redis.IntCmd, len(part))
 		enc := make([]*redis.StringCmd, len(part))
@@ -53,7 +80,7 @@ func measureMemory(ctx context.Context, c *redis.Client, prefix string, sample i
 			}
 		}
 		if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
-			return Memory{}, err
+			return nil, err
 		}
 		for i := range part {
 			b, err := usage[i].Result()
@@ -61,28 +88,35 @@ func measureMemory(ctx context.Context, c *redis.Client, prefix string, sample i
 				continue // expired since SCAN
 			}
 			if err != nil {
-				return Memory{}, err
+				return nil, err
 			}
-			km := keyMem{bytes: b, enc: enc[i].Val()}
+			km := keyMem{name: part[i], bytes: b, enc: enc[i].Val()}
 			if zset {
 				km.entries = card[i].Val()
 			}
 			mems = append(mems, km)
-			m.KeyNameBytes += float64(len(part[i]))
 		}
 	}
-	m.SampledKeys = len(mems)
+	return mems, nil
+}
+
+// summarize sums the sampled keys' sizes, in all and per encoding (with
+// the bytes each entry adds, by least squares, where the keys' sizes
+// vary).
+func summarize(mems []keyMem) Memory {
+	m := Memory{SampledKeys: len(mems)}
 	if len(mems) == 0 {
-		return m, nil
+		return m
 	}
-	m.KeyNameBytes /= float64(len(mems))
 	var total int64
 	byEnc := map[string][]keyMem{}
 	for _, km := range mems {
+		m.KeyNameBytes += float64(len(km.name))
 		total += km.bytes
 		m.Entries += km.entries
 		byEnc[km.enc] = append(byEnc[km.enc], km)
 	}
+	m.KeyNameBytes /= float64(len(mems))
 	m.BytesPerKey = float64(total) / float64(len(mems))
 	if m.Entries > 0 {
 		m.BytesPerEntry = float64(total) / float64(m.Entries)
@@ -93,23 +127,27 @@ func measureMemory(ctx context.Context, c *redis.Client, prefix string, sample i
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		ks := byEnc[name]
-		e := Encoding{Encoding: name, Keys: len(ks)}
-		xs, ys := make([]float64, len(ks)), make([]float64, len(ks))
-		for i, km := range ks {
-			e.Bytes += km.bytes
-			e.Entries += km.entries
-			xs[i], ys[i] = float64(km.entries), float64(km.bytes)
-		}
-		e.BytesPerKey = float64(e.Bytes) / float64(e.Keys)
-		if e.Entries > 0 {
-			e.BytesPerEntry = float64(e.Bytes) / float64(e.Entries)
-			if slices.Min(xs) != slices.Max(xs) {
-				_, beta := stat.LinearRegression(xs, ys, nil, false)
-				e.MarginalBytesPerEntry = &beta
-			}
-		}
-		m.Encodings = append(m.Encodings, e)
+		m.Encodings = append(m.Encodings, encoding(name, byEnc[name]))
 	}
-	return m, nil
+	return m
+}
+
+// encoding sums the keys of one encoding.
+func encoding(name string, ks []keyMem) Encoding {
+	e := Encoding{Encoding: name, Keys: len(ks)}
+	xs, ys := make([]float64, len(ks)), make([]float64, len(ks))
+	for i, km := range ks {
+		e.Bytes += km.bytes
+		e.Entries += km.entries
+		xs[i], ys[i] = float64(km.entries), float64(km.bytes)
+	}
+	e.BytesPerKey = float64(e.Bytes) / float64(e.Keys)
+	if e.Entries > 0 {
+		e.BytesPerEntry = float64(e.Bytes) / float64(e.Entries)
+		if slices.Min(xs) != slices.Max(xs) {
+			_, beta := stat.LinearRegression(xs, ys, nil, false)
+			e.MarginalBytesPerEntry = &beta
+		}
+	}
+	return e
 }

@@ -189,90 +189,33 @@ func parseAlgorithms(list []string, r algorithms.Rule) ([]algorithm, []string, e
 // it is replayed through the log.
 func Run(ctx context.Context, cfg Config, r traces.Reader) (*Result, error) {
 	cfg = cfg.withDefaults()
-	rule := cfg.Rule
-	if rule.L < 1 || rule.W < 1 {
-		return nil, fmt.Errorf("rule %s: L and W must be positive", rule)
-	}
-	algs, notes, err := parseAlgorithms(cfg.Algorithms, rule)
+	algs, notes, err := cfg.check()
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range cfg.Clients {
-		if c < 1 {
-			return nil, fmt.Errorf("clients %d: must be at least 1", c)
-		}
+	ops, err := newOps(algs, cfg)
+	if err != nil {
+		return nil, err
 	}
-	ops := make([]op, len(algs))
-	minTTL := max(int64(cfg.MinTTL/time.Millisecond), 1)
-	for i, a := range algs {
-		r := rule
-		if a.live {
-			if r, err = liveRule(rule, cfg.Speed); err != nil {
-				return nil, fmt.Errorf("%s: %w", a.name, err)
-			}
-		}
-		model, err := algorithms.New(a.model, r)
-		if err != nil {
-			return nil, err
-		}
-		if a.product {
-			ops[i], err = newProductOp(a.name, model, r)
-		} else {
-			ops[i], err = newOp(a.name, model, r, minTTL)
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-
 	sp, err := newSpool(r)
 	if err != nil {
 		return nil, err
 	}
 	defer sp.close()
-	info := cfg.Trace
-	info.Requests, info.Keys, info.CostNot1 = sp.n, len(sp.keys), sp.costly
-	if sp.n > 0 {
-		if sp.first < 0 {
-			return nil, fmt.Errorf("the trace has a negative time (%d ns)", sp.first)
-		}
-		info.FirstNS, info.LastNS = sp.first, sp.last
-		info.BaseNS = sp.first / rule.W * rule.W
-		if sp.last-info.BaseNS >= MaxExact {
-			return nil, fmt.Errorf("the trace spans %v from the start of its first window: Redis replay needs less than 2^52 ns (%v), as Lua numbers are doubles",
-				time.Duration(sp.last-info.BaseNS), time.Duration(MaxExact))
-		}
-	}
-	if sp.costly > 0 && slices.ContainsFunc(algs, func(a algorithm) bool { return a.name == "log" }) {
-		return nil, fmt.Errorf("the Redis log supports cost 1 only, and %d requests have another cost (the first at %s): replay without log", sp.costly, sp.firstCostly)
-	}
-
-	client := redis.NewClient(&redis.Options{
-		Addr:                     cfg.Addr,
-		PoolSize:                 slices.Max(cfg.Clients) + 2,
-		DisableIdentity:          true,
-		Protocol:                 2,
-		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
-	})
-	defer client.Close()
-	server, err := serverInfo(ctx, client)
+	info, err := traceInfo(cfg, sp, algs)
 	if err != nil {
-		return nil, fmt.Errorf("redis at %s: %w", cfg.Addr, err)
+		return nil, err
 	}
-	server.Started = cfg.Flush
-	if !cfg.Flush {
-		server.Addr = cfg.Addr
+	client, server, err := connect(ctx, cfg)
+	if err != nil {
+		return nil, err
 	}
-	for _, s := range []*redis.Script{ScriptLog, ScriptCounter, ScriptFixed, ScriptToken, ScriptUpstashSliding, ScriptUpstashFixed, ScriptRedisRate} {
-		if err := s.Load(ctx, client).Err(); err != nil {
-			return nil, fmt.Errorf("loading a script: %w", err)
-		}
-	}
+	defer client.Close()
+
 	var id [4]byte
 	rand.Read(id[:])
 	rp := &replay{cfg: cfg, client: client, sp: sp, base: info.BaseNS, ns: "rb:" + hex.EncodeToString(id[:])}
-
-	res := &Result{Schema: SchemaVersion, Trace: info, Rule: rule.String(), Server: server, Notes: notes,
+	res := &Result{Schema: SchemaVersion, Trace: info, Rule: cfg.Rule.String(), Server: server, Notes: notes,
 		Timing: Timing{Method: fmt.Sprintf("Latency per decision: a uniform reservoir of up to %d latencies (algorithm R, seeded), "+
 			"p50 and p99 its empirical quantiles (gonum stat.Quantile, Empirical), exact when a run has no more decisions than that; max exact.", cfg.LatencySample)}}
 	for i, a := range algs {
@@ -292,22 +235,7 @@ func Run(ctx context.Context, cfg Config, r traces.Reader) (*Result, error) {
 			}
 			res.Runs = append(res.Runs, run)
 			res.Timing.Runs = append(res.Timing.Runs, tim)
-			if (a.atomic || a.product) && c == 1 && run.Agree != run.Decisions {
-				res.Notes = append(res.Notes, fmt.Sprintf("%s with 1 client disagrees with the in-process %s on %d decisions: a bug (with one client they must agree exactly)",
-					a.name, a.model, run.Decisions-run.Agree))
-			}
-			if l := tim.Live; l != nil && tim.Seconds > 1.25*l.RequestedSeconds+0.05 {
-				res.Notes = append(res.Notes, fmt.Sprintf("%s with %d clients took %.3fs for the %.3fs requested at speed %d: the replay fell behind the trace's pace "+
-					"(its decisions still agree, being fed Redis's times, but the trace's timing is lost); lower -speed", a.name, c, tim.Seconds, l.RequestedSeconds, l.Speed))
-			}
-			if ttl, _ := productTTL(a.name, rule); ttl > 0 && time.Duration(tim.KeyLifeNS) > ttl {
-				res.Notes = append(res.Notes, fmt.Sprintf("%s with %d clients: a key had to live %v on the server's clock, longer than the lifetime %v the product gives it: a window's count may have expired before its end",
-					a.name, c, time.Duration(tim.KeyLifeNS).Round(time.Millisecond), ttl))
-			}
-			if tim.Seconds > cfg.MinTTL.Seconds() {
-				res.Notes = append(res.Notes, fmt.Sprintf("%s with %d clients took %.0fs, longer than the least TTL %v: keys may have expired mid-replay (raise Config.MinTTL / -min-ttl)",
-					a.name, c, tim.Seconds, cfg.MinTTL))
-			}
+			res.Notes = append(res.Notes, passNotes(cfg, a, c, run, tim)...)
 		}
 	}
 	res.Races = races(res.Runs)
@@ -315,6 +243,132 @@ func Run(ctx context.Context, cfg Config, r traces.Reader) (*Result, error) {
 		res.Notes = append(res.Notes, "runs with more than one client race by design: their counts vary from one replay to the next")
 	}
 	return res, nil
+}
+
+// check validates the rule, the algorithms and the numbers of clients,
+// and returns the algorithms to replay and the notes on them.
+func (c Config) check() ([]algorithm, []string, error) {
+	if c.Rule.L < 1 || c.Rule.W < 1 {
+		return nil, nil, fmt.Errorf("rule %s: L and W must be positive", c.Rule)
+	}
+	algs, notes, err := parseAlgorithms(c.Algorithms, c.Rule)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, n := range c.Clients {
+		if n < 1 {
+			return nil, nil, fmt.Errorf("clients %d: must be at least 1", n)
+		}
+	}
+	return algs, notes, nil
+}
+
+// newOps returns each algorithm's round trip to Redis (a live one's under
+// the rule scaled by the speed).
+func newOps(algs []algorithm, cfg Config) ([]op, error) {
+	ops := make([]op, len(algs))
+	minTTL := max(int64(cfg.MinTTL/time.Millisecond), 1)
+	for i, a := range algs {
+		r := cfg.Rule
+		if a.live {
+			var err error
+			if r, err = liveRule(cfg.Rule, cfg.Speed); err != nil {
+				return nil, fmt.Errorf("%s: %w", a.name, err)
+			}
+		}
+		model, err := algorithms.New(a.model, r)
+		if err != nil {
+			return nil, err
+		}
+		if a.product {
+			ops[i], err = newProductOp(a.name, model, r)
+		} else {
+			ops[i], err = newOp(a.name, model, r, minTTL)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return ops, nil
+}
+
+// traceInfo describes the spooled trace, its times rebased on the start of
+// its first window, and refuses a trace Redis cannot replay exactly: a
+// negative time, a span of 2^52 ns or more (Lua numbers are doubles), or
+// costs other than 1 for the log.
+func traceInfo(cfg Config, sp *spool, algs []algorithm) (TraceInfo, error) {
+	info := cfg.Trace
+	info.Requests, info.Keys, info.CostNot1 = sp.n, len(sp.keys), sp.costly
+	if sp.n > 0 {
+		if sp.first < 0 {
+			return info, fmt.Errorf("the trace has a negative time (%d ns)", sp.first)
+		}
+		info.FirstNS, info.LastNS = sp.first, sp.last
+		info.BaseNS = sp.first / cfg.Rule.W * cfg.Rule.W
+		if sp.last-info.BaseNS >= MaxExact {
+			return info, fmt.Errorf("the trace spans %v from the start of its first window: Redis replay needs less than 2^52 ns (%v), as Lua numbers are doubles",
+				time.Duration(sp.last-info.BaseNS), time.Duration(MaxExact))
+		}
+	}
+	if sp.costly > 0 && slices.ContainsFunc(algs, func(a algorithm) bool { return a.name == "log" }) {
+		return info, fmt.Errorf("the Redis log supports cost 1 only, and %d requests have another cost (the first at %s): replay without log", sp.costly, sp.firstCostly)
+	}
+	return info, nil
+}
+
+// connect opens a client pool to the server at cfg.Addr, large enough for
+// the most clients of a pass, reads what the result reports of the server
+// and loads the scripts.
+func connect(ctx context.Context, cfg Config) (*redis.Client, ServerInfo, error) {
+	client := redis.NewClient(&redis.Options{
+		Addr:                     cfg.Addr,
+		PoolSize:                 slices.Max(cfg.Clients) + 2,
+		DisableIdentity:          true,
+		Protocol:                 2,
+		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
+	})
+	server, err := serverInfo(ctx, client)
+	if err != nil {
+		client.Close()
+		return nil, server, fmt.Errorf("redis at %s: %w", cfg.Addr, err)
+	}
+	server.Started = cfg.Flush
+	if !cfg.Flush {
+		server.Addr = cfg.Addr
+	}
+	for _, s := range []*redis.Script{ScriptLog, ScriptCounter, ScriptFixed, ScriptToken, ScriptUpstashSliding, ScriptUpstashFixed, ScriptRedisRate} {
+		if err := s.Load(ctx, client).Err(); err != nil {
+			client.Close()
+			return nil, server, fmt.Errorf("loading a script: %w", err)
+		}
+	}
+	return client, server, nil
+}
+
+// passNotes are the warnings a pass of algorithm a with c clients calls
+// for: an atomic script or product disagreeing with its model under one
+// client (a bug), a live replay that fell behind the trace's pace, a
+// product's key outliving the lifetime it is given, or a pass longer than
+// the least TTL.
+func passNotes(cfg Config, a algorithm, c int, run Pass, tim PassTiming) []string {
+	var notes []string
+	if (a.atomic || a.product) && c == 1 && run.Agree != run.Decisions {
+		notes = append(notes, fmt.Sprintf("%s with 1 client disagrees with the in-process %s on %d decisions: a bug (with one client they must agree exactly)",
+			a.name, a.model, run.Decisions-run.Agree))
+	}
+	if l := tim.Live; l != nil && tim.Seconds > 1.25*l.RequestedSeconds+0.05 {
+		notes = append(notes, fmt.Sprintf("%s with %d clients took %.3fs for the %.3fs requested at speed %d: the replay fell behind the trace's pace "+
+			"(its decisions still agree, being fed Redis's times, but the trace's timing is lost); lower -speed", a.name, c, tim.Seconds, l.RequestedSeconds, l.Speed))
+	}
+	if ttl, _ := productTTL(a.name, cfg.Rule); ttl > 0 && time.Duration(tim.KeyLifeNS) > ttl {
+		notes = append(notes, fmt.Sprintf("%s with %d clients: a key had to live %v on the server's clock, longer than the lifetime %v the product gives it: a window's count may have expired before its end",
+			a.name, c, time.Duration(tim.KeyLifeNS).Round(time.Millisecond), ttl))
+	}
+	if tim.Seconds > cfg.MinTTL.Seconds() {
+		notes = append(notes, fmt.Sprintf("%s with %d clients took %.0fs, longer than the least TTL %v: keys may have expired mid-replay (raise Config.MinTTL / -min-ttl)",
+			a.name, c, tim.Seconds, cfg.MinTTL))
+	}
+	return notes
 }
 
 // races pairs counter and counter-nonatomic runs with the same clients.
@@ -434,7 +488,7 @@ func (rp *replay) pass(ctx context.Context, a algorithm, o op, clients int) (Pas
 
 	all := make([]stats, clients)
 	isLog := a.name == "log"
-	pool := rp.startClients(ctx, clients, 2*clients, func(ctx context.Context, w int, j *job) error {
+	pool, lat := rp.startClients(ctx, clients, 2*clients, func(ctx context.Context, w int, j *job) error {
 		ok, err := o.do(ctx, rp.client, j)
 		if err != nil {
 			return err
@@ -456,14 +510,14 @@ func (rp *replay) pass(ctx context.Context, a algorithm, o op, clients int) (Pas
 		if ttl > 0 {
 			life.see(t, time.Now())
 		}
-		return pool.send(job{seq: seq, t: t - rp.base, abs: t, id: id, cost: cost, key: rkeys[id], model: admit}), nil
+		return pool.Send(job{seq: seq, t: t - rp.base, abs: t, id: id, cost: cost, key: rkeys[id], model: admit}), nil
 	})
-	elapsed, err := pool.finish(err)
+	elapsed, err := pool.Finish(err)
 	if err != nil {
 		return Pass{}, PassTiming{}, err
 	}
 
-	run, tim, err := rp.result(ctx, a, o, model, prefix, all, clients, elapsed, pool.lat)
+	run, tim, err := rp.result(ctx, a, o, model, prefix, all, clients, elapsed, lat)
 	tim.KeyLifeNS = int64(life.max)
 	return run, tim, err
 }

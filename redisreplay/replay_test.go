@@ -66,6 +66,26 @@ func mustRule(t *testing.T, s string) algorithms.Rule {
 	return r
 }
 
+// checkAgreement fails on a pass whose decisions do not all agree with
+// its model, reports one that admits all or nothing (by onOneOutcome:
+// t.Errorf where the trace is made to exercise both outcomes, else
+// t.Logf), and logs the result's Markdown.
+func checkAgreement(t *testing.T, res *Result, onOneOutcome func(format string, args ...any)) {
+	t.Helper()
+	for _, p := range res.Runs {
+		if p.Decisions == 0 || p.Agree != p.Decisions {
+			t.Errorf("%s: %d of %d decisions agree with the model %s (over %d, under %d)",
+				p.Algorithm, p.Agree, p.Decisions, p.Model, p.Over, p.Under)
+		}
+		if p.Admitted == 0 || p.Admitted == p.Decisions {
+			onOneOutcome("%s: admitted %d of %d: the trace does not exercise both outcomes", p.Algorithm, p.Admitted, p.Decisions)
+		}
+	}
+	var md bytes.Buffer
+	res.WriteMarkdown(&md)
+	t.Logf("\n%s", md.String())
+}
+
 func run(t *testing.T, srv *Server, cfg Config, r traces.Reader) *Result {
 	t.Helper()
 	cfg.Addr, cfg.Flush = srv.Addr, true
@@ -111,18 +131,7 @@ func TestAtomicScriptsAgreeWithOneClient(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			res := run(t, srv, Config{Rule: mustRule(t, c.rule), Algorithms: c.algs}, c.trace())
-			for _, p := range res.Runs {
-				if p.Decisions == 0 || p.Agree != p.Decisions {
-					t.Errorf("%s: %d of %d decisions agree with the in-process %s (over %d, under %d)",
-						p.Algorithm, p.Agree, p.Decisions, p.Model, p.Over, p.Under)
-				}
-				if p.Admitted == 0 || p.Admitted == p.Decisions {
-					t.Logf("%s: admitted %d of %d: the trace does not exercise both outcomes", p.Algorithm, p.Admitted, p.Decisions)
-				}
-			}
-			var md bytes.Buffer
-			res.WriteMarkdown(&md)
-			t.Logf("\n%s", md.String())
+			checkAgreement(t, res, t.Logf)
 		})
 	}
 }

@@ -247,6 +247,21 @@ func (r *Result) WriteFiles(dir string) error {
 func (r *Result) WriteMarkdown(w io.Writer) error {
 	ew := &errWriter{w: w}
 	p := func(format string, a ...any) { fmt.Fprintf(ew, format, a...) }
+	r.writeHeader(p)
+	r.writeDecisions(p)
+	r.writeRaces(p)
+	r.writeProducts(p)
+	r.writeTiming(p)
+	r.writeMemory(p)
+	r.writeNotes(p)
+	return ew.err
+}
+
+// printf writes one formatted piece of the Markdown.
+type printf func(format string, a ...any)
+
+// writeHeader writes the title: the rule, the trace and the server.
+func (r *Result) writeHeader(p printf) {
 	server := "started by the harness"
 	if !r.Server.Started {
 		server = "at " + escape.Markdown(r.Server.Addr)
@@ -254,7 +269,10 @@ func (r *Result) WriteMarkdown(w io.Writer) error {
 	p("# Redis replay, rule %s\n\n", r.Rule)
 	p("Trace `%s` (%s): %d requests, %d keys. Redis %s, %s.\n\n", mdCode(r.Trace.Path), escape.Markdown(r.Trace.Format),
 		r.Trace.Requests, r.Trace.Keys, escape.Markdown(r.Server.Version), server)
+}
 
+// writeDecisions writes every pass's decisions against its model.
+func (r *Result) writeDecisions(p printf) {
 	p("## Decisions\n\nEach decision is compared with the in-process algorithm driven in trace order with the same timestamps; " +
 		"over = Redis admits and the model rejects, under = the reverse.\n\n")
 	p("| algorithm | atomic | clients | decisions | admitted | model admitted | agree | agree %% | over | under |\n")
@@ -263,30 +281,41 @@ func (r *Result) WriteMarkdown(w io.Writer) error {
 		p("| %s | %s | %d | %d | %d | %d | %d | %s | %d | %d |\n", run.Algorithm, yesNo(run.Atomic), run.Clients,
 			run.Decisions, run.Admitted, run.ModelAdmitted, run.Agree, percent(run.AgreeFraction), run.Over, run.Under)
 	}
+}
 
-	if len(r.Races) > 0 {
-		p("\n## Race: non-atomic counter (read, then increment) vs the atomic counter script\n\n")
-		p("Same trace, same number of concurrent clients, same decision rule (the sliding window counter's); extra = admitted non-atomic - admitted atomic.\n\n")
-		p("| clients | decisions | atomic admitted | non-atomic admitted | extra | extra %% | atomic disagree (over) | non-atomic disagree (over) |\n")
-		p("|--:|--:|--:|--:|--:|--:|--:|--:|\n")
-		for _, x := range r.Races {
-			p("| %d | %d | %d | %d | %+d | %s | %d (%d) | %d (%d) |\n", x.Clients, x.Decisions, x.AtomicAdmitted, x.NonAtomicAdmitted,
-				x.ExtraAdmitted, percent(x.ExtraFraction), x.AtomicDisagree, x.AtomicOver, x.NonAtomicDisagree, x.NonAtomicOver)
+// writeRaces writes the non-atomic counter beside the atomic one, if both ran.
+func (r *Result) writeRaces(p printf) {
+	if len(r.Races) == 0 {
+		return
+	}
+	p("\n## Race: non-atomic counter (read, then increment) vs the atomic counter script\n\n")
+	p("Same trace, same number of concurrent clients, same decision rule (the sliding window counter's); extra = admitted non-atomic - admitted atomic.\n\n")
+	p("| clients | decisions | atomic admitted | non-atomic admitted | extra | extra %% | atomic disagree (over) | non-atomic disagree (over) |\n")
+	p("|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, x := range r.Races {
+		p("| %d | %d | %d | %d | %+d | %s | %d (%d) | %d (%d) |\n", x.Clients, x.Decisions, x.AtomicAdmitted, x.NonAtomicAdmitted,
+			x.ExtraAdmitted, percent(x.ExtraFraction), x.AtomicDisagree, x.AtomicOver, x.NonAtomicDisagree, x.NonAtomicOver)
+	}
+}
+
+// writeProducts writes the products against their models, if any ran.
+func (r *Result) writeProducts(p printf) {
+	if !slices.ContainsFunc(r.Runs, func(x Pass) bool { return x.Product }) {
+		return
+	}
+	p("\n## Products against their models\n\nEach product's own Redis code (its Lua script verbatim, or its commands) against its model; " +
+		"beyond = admitted - model admitted. With one client they must agree on every request; with more, what a read-then-increment lets through shows as beyond.\n\n")
+	p("| product | model | clients | decisions | admitted | model admitted | beyond | over | under |\n|---|---|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, x := range r.Runs {
+		if x.Product {
+			p("| %s | %s | %d | %d | %d | %d | %+d | %d | %d |\n", x.Algorithm, escape.Markdown(x.Model), x.Clients, x.Decisions, x.Admitted,
+				x.ModelAdmitted, x.Admitted-x.ModelAdmitted, x.Over, x.Under)
 		}
 	}
+}
 
-	if slices.ContainsFunc(r.Runs, func(x Pass) bool { return x.Product }) {
-		p("\n## Products against their models\n\nEach product's own Redis code (its Lua script verbatim, or its commands) against its model; " +
-			"beyond = admitted - model admitted. With one client they must agree on every request; with more, what a read-then-increment lets through shows as beyond.\n\n")
-		p("| product | model | clients | decisions | admitted | model admitted | beyond | over | under |\n|---|---|--:|--:|--:|--:|--:|--:|--:|\n")
-		for _, x := range r.Runs {
-			if x.Product {
-				p("| %s | %s | %d | %d | %d | %d | %+d | %d | %d |\n", x.Algorithm, escape.Markdown(x.Model), x.Clients, x.Decisions, x.Admitted,
-					x.ModelAdmitted, x.Admitted-x.ModelAdmitted, x.Over, x.Under)
-			}
-		}
-	}
-
+// writeTiming writes each pass's duration and latencies, and the live passes' pace.
+func (r *Result) writeTiming(p printf) {
 	p("\n## Timing\n\n%s\n\n", r.Timing.Method)
 	p("| algorithm | clients | seconds | ops/s | p50 | p99 | max |\n|---|--:|--:|--:|--:|--:|--:|\n")
 	for _, t := range r.Timing.Runs {
@@ -305,7 +334,10 @@ func (r *Result) WriteMarkdown(w io.Writer) error {
 			}
 		}
 	}
+}
 
+// writeMemory writes each pass's keys' memory beside the analytic model's.
+func (r *Result) writeMemory(p printf) {
 	p("\n## Memory\n\nMEMORY USAGE key SAMPLES 0 after the replay (key name and object overhead included), " +
 		"beside the analytic model (bytes a compact implementation keeps per client).\n\n")
 	p("| algorithm | clients | Redis keys | sampled | encodings | bytes/key | keys/client | bytes/client | model bytes/client | entries | bytes/entry | marginal bytes/entry | model bytes/entry |\n")
@@ -334,13 +366,17 @@ func (r *Result) WriteMarkdown(w io.Writer) error {
 			m.SampledKeys, strings.Join(enc, ", "), m.BytesPerKey, m.KeysPerClient, m.BytesPerClient, m.ModelBytesPerClient,
 			entries, perEntry, marginal, modelEntry)
 	}
-	if len(r.Notes) > 0 {
-		p("\n## Notes\n\n")
-		for _, n := range r.Notes {
-			p("- %s\n", escape.Markdown(n))
-		}
+}
+
+// writeNotes writes the notes, if any.
+func (r *Result) writeNotes(p printf) {
+	if len(r.Notes) == 0 {
+		return
 	}
-	return ew.err
+	p("\n## Notes\n\n")
+	for _, n := range r.Notes {
+		p("- %s\n", escape.Markdown(n))
+	}
 }
 
 type errWriter struct {

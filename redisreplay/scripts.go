@@ -132,7 +132,7 @@ func newOp(name string, model algorithms.Limiter, r algorithms.Rule, minTTL int6
 	}
 	if tk, ok := model.(*algorithms.Token); ok {
 		b := tk.Capacity()
-		g := gcd(r.L, r.W)
+		g := algorithms.GCD(r.L, r.W)
 		wr, lr := r.W/g, r.L/g
 		if hi, lo := bits.Mul64(uint64(b), uint64(wr)); hi != 0 || lo >= MaxExact {
 			return nil, fmt.Errorf("%s with rule %s: Redis replay needs B*W/gcd(L,W) = %d*%d below 2^52 (Lua numbers are doubles)", name, r, b, wr)
@@ -149,13 +149,6 @@ func newOp(name string, model algorithms.Limiter, r algorithms.Rule, minTTL int6
 // "<rebased time>:<index in the trace>", unique per request.
 func logMember(j *job) string {
 	return strconv.FormatInt(j.t, 10) + ":" + strconv.FormatInt(j.seq, 10)
-}
-
-func gcd(a, b int64) int64 {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
 }
 
 // nonAtomicCounter is a common Redis snippet of the sliding window counter: it reads

@@ -45,25 +45,11 @@ func Start(ctx context.Context, binary string) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redis-server not found (%w); install it (apt-get install -y redis-server) or give the address of a running server", err)
 	}
-	var last error
-	for range 3 {
-		s, err := start(ctx, path)
-		if err == nil {
-			return s, nil
-		}
-		last = err
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	return nil, last
+	return childproc.OnFreePort(ctx, func(port int) (*Server, error) { return start(ctx, path, port) })
 }
 
-func start(ctx context.Context, path string) (*Server, error) {
-	port, err := childproc.FreePort()
-	if err != nil {
-		return nil, err
-	}
+// start runs redis-server at path on 127.0.0.1:port.
+func start(ctx context.Context, path string, port int) (*Server, error) {
 	dir, err := childproc.NewDir("ratebench-redis-")
 	if err != nil {
 		return nil, err

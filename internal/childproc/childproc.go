@@ -5,6 +5,7 @@
 package childproc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -105,6 +106,30 @@ func FreePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// OnFreePort runs start on a free TCP port of 127.0.0.1 (FreePort), up to
+// three times: another process may take the port between FreePort's
+// release of it and the server's binding it, which fails that start. It
+// returns the first start that succeeds, else the last error, and tries
+// no more once ctx is done.
+func OnFreePort[T any](ctx context.Context, start func(port int) (T, error)) (T, error) {
+	var zero T
+	var last error
+	for range 3 {
+		port, err := FreePort()
+		if err == nil {
+			var s T
+			if s, err = start(port); err == nil {
+				return s, nil
+			}
+		}
+		last = err
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return zero, last
 }
 
 // tail keeps the last 4 KiB written to it, for the process's writers and

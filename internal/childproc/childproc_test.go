@@ -1,6 +1,9 @@
 package childproc
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -49,5 +52,37 @@ func TestStartStop(t *testing.T) {
 	}
 	if port, err := FreePort(); err != nil || port <= 0 {
 		t.Errorf("FreePort: %d, %v", port, err)
+	}
+}
+
+// OnFreePort gives each start a free port and tries up to three times,
+// returning the first success or the last error; once ctx is done it
+// tries no more.
+func TestOnFreePort(t *testing.T) {
+	tries := 0
+	got, err := OnFreePort(context.Background(), func(port int) (int, error) {
+		tries++
+		if port <= 0 {
+			t.Errorf("port %d", port)
+		}
+		if tries < 3 {
+			return 0, fmt.Errorf("taken %d", tries)
+		}
+		return port, nil
+	})
+	if err != nil || got <= 0 || tries != 3 {
+		t.Errorf("third try succeeds: %d, %v after %d tries", got, err, tries)
+	}
+	tries = 0
+	_, err = OnFreePort(context.Background(), func(int) (int, error) { tries++; return 0, fmt.Errorf("taken %d", tries) })
+	if err == nil || err.Error() != "taken 3" || tries != 3 {
+		t.Errorf("always failing: %v after %d tries, want the third error", err, tries)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	tries = 0
+	_, err = OnFreePort(ctx, func(int) (int, error) { tries++; return 0, errors.New("cancelled") })
+	if err == nil || tries != 1 {
+		t.Errorf("cancelled: %v after %d tries, want one", err, tries)
 	}
 }
