@@ -302,8 +302,10 @@ type Timeline struct {
 	Over     []int64 `json:"over"`
 	Under    []int64 `json:"under"`
 	// Memory is the run's analytic state over all keys at the last instant
-	// of each bin (see Memory), trailing zeros cut.
-	Memory []int64 `json:"memory"`
+	// of each bin (see Memory), trailing zeros cut. It is nil, and absent
+	// from the JSON, where the total is not measured
+	// (Memory.TotalNotMeasured); a measured series of zeros is empty, [].
+	Memory []int64 `json:"memory,omitzero"`
 }
 
 // Phase holds where in the fixed window (e/W, in Bins equal bins) the
