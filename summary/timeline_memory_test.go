@@ -10,16 +10,13 @@ import (
 // field is absent from the JSON, as the schema says, not null; a measured
 // series of zeros is written as [] and reads back as such.
 func TestTimelineMemoryAbsentWhenNotMeasured(t *testing.T) {
-	run := func(mem []int64, notMeasured bool) Run {
-		return Run{Rule: "5/30s", Count: "accepted", Mode: "independent", Algorithm: "log", Requests: 1, Admitted: 1, Keys: 1,
-			Timeline: Timeline{WidthNS: 30e9, Requests: []int64{1}, Over: []int64{0}, Under: []int64{0}, Memory: mem},
-			Phase:    Phase{Bins: 20, Over: make([]int64, 20), Under: make([]int64, 20)},
-			Memory:   Memory{Model: "m", PeakPerKey: 16, SumOfPeaks: 16, MeanPerKey: 16, TotalNotMeasured: notMeasured},
-			TopKeys:  []KeyStat{}}
-	}
-	s := &Summary{Schema: SchemaV1_2, Trace: TraceInfo{Path: "t.csv", Format: "csv", Requests: 1, Cost: 1, Keys: 1},
-		Config: RunConfig{Rules: []string{"5/30s"}, Counts: []string{"accepted"}, Modes: []string{"independent"}, Algorithms: []string{"log"}, TopKeys: 10},
-		Runs:   []Run{run(nil, true), run([]int64{}, false)}}
+	s := validSummary(1)
+	s.Runs = append(s.Runs, s.Runs[0])
+	s.Config.Modes = []string{"independent", "shadow"}
+	s.Runs[1].Mode = "shadow"
+	notMeasured, zeros := &s.Runs[0], &s.Runs[1]
+	notMeasured.Timeline.Memory, notMeasured.Memory.PeakTotal, notMeasured.Memory.TotalNotMeasured = nil, 0, true
+	zeros.Timeline.Memory, zeros.Memory.PeakTotal = []int64{}, 0
 	data, err := s.Marshal()
 	if err != nil {
 		t.Fatal(err)
