@@ -84,20 +84,27 @@ func (v *validator) sum(path string, ns ...int64) (int64, bool) {
 // counts checks that every element of the array at path is non-negative
 // and returns their sum.
 func (v *validator) counts(path string, ns []int64) (int64, bool) {
-	var total int64
 	for i, n := range ns {
 		if n < 0 {
 			v.fail(fmt.Sprintf("%s[%d]", path, i), "%d is negative", n)
 			return 0, false
 		}
-		s, ok := addInt64(total, n)
-		if !ok {
-			v.fail(path, "the sum overflows a 64-bit integer")
-			return 0, false
-		}
-		total = s
 	}
-	return total, true
+	return v.sum(path, ns...)
+}
+
+// count is a field of a count: its name and value.
+type count struct {
+	name  string
+	value int64
+}
+
+// nonNegatives checks that each of the fields of the object at path is
+// non-negative.
+func (v *validator) nonNegatives(path string, fields []count) {
+	for _, f := range fields {
+		v.nonNegative(path+"."+f.name, f.value)
+	}
 }
 
 // finite checks that f is a number (not NaN, not infinite) and, if

@@ -28,17 +28,12 @@ func (v *validator) run(path string, r *Run, s *Summary) {
 			v.fail(f(m.field), "%q is not in %s", m.value, m.list)
 		}
 	}
-	for _, n := range []struct {
-		name  string
-		value int64
-	}{
+	v.nonNegatives(path, []count{
 		{"requests", r.Requests}, {"admitted", r.Admitted}, {"rejected", r.Rejected},
 		{"admitted_cost", r.AdmittedCost}, {"rejected_cost", r.RejectedCost},
 		{"disagree", r.Disagree}, {"over", r.Over}, {"under", r.Under},
 		{"keys", r.Keys}, {"keys_disagree", r.KeysDisagree}, {"keys_over", r.KeysOver}, {"keys_under", r.KeysUnder},
-	} {
-		v.nonNegative(f(n.name), n.value)
-	}
+	})
 	if v.err != nil {
 		return
 	}
@@ -293,15 +288,10 @@ func (v *validator) memory(path string, m *Memory, r *Run) {
 // peer checks that a peer's flips are split into their kinds and are
 // among the decisions checked.
 func (v *validator) peer(path string, p *Peer) {
-	for _, n := range []struct {
-		name  string
-		value int64
-	}{
+	v.nonNegatives(path, []count{
 		{"checked", p.Checked}, {"flips", p.Flips}, {"flips_over", p.FlipsOver}, {"flips_under", p.FlipsUnder},
 		{"boundary", p.Boundary}, {"nanosecond", p.Nanosecond}, {"drift", p.Drift},
-	} {
-		v.nonNegative(path+"."+n.name, n.value)
-	}
+	})
 	if v.err != nil {
 		return
 	}

@@ -10,17 +10,12 @@ func (v *validator) clients(path string, r *ClientsResult) {
 	if _, err := algorithms.ParseRules(r.Rule); err != nil {
 		v.fail(path+".rule", "%v", err)
 	}
-	for _, n := range []struct {
-		name  string
-		value int64
-	}{
+	v.nonNegatives(path, []count{
 		{"keys", r.Keys}, {"requests", r.Requests}, {"sent", r.Sent}, {"retries", r.Retries},
 		{"rejections", r.Rejections}, {"rejections_original", r.RejectionsOriginal}, {"baseline_rejections", r.BaselineRejections},
 		{"retried", r.Retried}, {"first_retry_admitted", r.FirstRetryAdmitted}, {"gave_up", r.GaveUp},
 		{"gave_up_no_retry_after", r.GaveUpNoRetryAfter}, {"pending", r.Pending}, {"admitted", r.Admitted}, {"admitted_first_try", r.AdmittedFirstTry},
-	} {
-		v.nonNegative(path+"."+n.name, n.value)
-	}
+	})
 	if v.err != nil {
 		return
 	}
@@ -68,15 +63,10 @@ func (v *validator) distributed(path string, r *DistributedResult) {
 	if len(r.NodeSkewNS) != r.Nodes {
 		v.fail(path+".node_skew_ns", "%d offsets for %d nodes", len(r.NodeSkewNS), r.Nodes)
 	}
-	for _, n := range []struct {
-		name  string
-		value int64
-	}{
+	v.nonNegatives(path, []count{
 		{"sync_ns", r.SyncNS}, {"skew_ns", r.SkewNS}, {"keys", r.Keys}, {"requests", r.Requests}, {"admitted", r.Admitted},
 		{"reference_admitted", r.ReferenceAdmitted}, {"over", r.Over}, {"under", r.Under}, {"burst_max", r.BurstMax},
-	} {
-		v.nonNegative(path+"."+n.name, n.value)
-	}
+	})
 	if v.err != nil {
 		return
 	}
