@@ -109,13 +109,26 @@ type genericParams struct {
 }
 
 // splitGeneric removes the generic parameters from spec: the ':'-separated
-// fields "without=NAME" and "block" or "block=D".
+// fields "without=NAME" and "block" or "block=D". It is where every spec is
+// split into its parameters, so it also refuses a parameter given twice
+// (the name before '=', or the whole field), which would otherwise leave
+// one of the two values silently unused: without= alone may repeat, each
+// time naming another deviation.
 func splitGeneric(spec string) (genericParams, error) {
 	var g genericParams
 	fields := strings.Split(strings.TrimSpace(spec), ":")
 	kept := fields[:1]
+	seen := map[string]bool{}
 	for _, f := range fields[1:] {
 		f = strings.TrimSpace(f)
+		param, _, _ := strings.Cut(f, "=")
+		if strings.HasPrefix(f, "without=") {
+			param = f
+		}
+		if seen[param] {
+			return g, fmt.Errorf("algorithm %q: parameter %s given twice", spec, param)
+		}
+		seen[param] = true
 		switch {
 		case strings.HasPrefix(f, "without="):
 			name := strings.TrimPrefix(f, "without=")
@@ -124,9 +137,6 @@ func splitGeneric(spec string) (genericParams, error) {
 			}
 			g.without = append(g.without, name)
 		case f == "block" || strings.HasPrefix(f, "block="):
-			if g.block != "" {
-				return g, fmt.Errorf("algorithm %q: block given twice", spec)
-			}
 			g.block = "window"
 			if v, ok := strings.CutPrefix(f, "block="); ok {
 				g.block = v

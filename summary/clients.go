@@ -81,7 +81,7 @@ func (r *ClientsResult) Derive() {
 // policy and seed, into exactly the result of one over all those keys:
 // every field is a sum over keys, or derived from sums (amplification,
 // extra rejections, the time-to-success summary from the merged
-// histogram).
+// histogram). A sum that would leave int64 is an error naming its field.
 func MergeClientsResults(rs []ClientsResult) (ClientsResult, error) {
 	if len(rs) == 0 {
 		return ClientsResult{}, fmt.Errorf("clients: merge: no result")
@@ -96,20 +96,26 @@ func MergeClientsResults(rs []ClientsResult) (ClientsResult, error) {
 		if err := r.TimeToSuccessHist.Validate(); err != nil {
 			return ClientsResult{}, fmt.Errorf("clients: merge: result %d: time to success: %w", i, err)
 		}
-		out.Keys += r.Keys
-		out.Requests += r.Requests
-		out.Sent += r.Sent
-		out.Retries += r.Retries
-		out.Rejections += r.Rejections
-		out.RejectionsOriginal += r.RejectionsOriginal
-		out.BaselineRejections += r.BaselineRejections
-		out.Retried += r.Retried
-		out.FirstRetryAdmitted += r.FirstRetryAdmitted
-		out.GaveUp += r.GaveUp
-		out.GaveUpNoRetryAfter += r.GaveUpNoRetryAfter
-		out.Pending += r.Pending
-		out.Admitted += r.Admitted
-		out.AdmittedFirstTry += r.AdmittedFirstTry
+		var add sums
+		add.add("keys", &out.Keys, r.Keys)
+		add.add("requests", &out.Requests, r.Requests)
+		add.add("sent", &out.Sent, r.Sent)
+		add.add("retries", &out.Retries, r.Retries)
+		add.add("rejections", &out.Rejections, r.Rejections)
+		add.add("rejections_original", &out.RejectionsOriginal, r.RejectionsOriginal)
+		add.add("baseline_rejections", &out.BaselineRejections, r.BaselineRejections)
+		add.add("retried", &out.Retried, r.Retried)
+		add.add("first_retry_admitted", &out.FirstRetryAdmitted, r.FirstRetryAdmitted)
+		add.add("gave_up", &out.GaveUp, r.GaveUp)
+		add.add("gave_up_no_retry_after", &out.GaveUpNoRetryAfter, r.GaveUpNoRetryAfter)
+		add.add("pending", &out.Pending, r.Pending)
+		add.add("admitted", &out.Admitted, r.Admitted)
+		add.add("admitted_first_try", &out.AdmittedFirstTry, r.AdmittedFirstTry)
+		n := out.TimeToSuccessHist.Samples
+		add.add("time_to_success_hist.samples", &n, r.TimeToSuccessHist.Samples)
+		if add.err != nil {
+			return ClientsResult{}, fmt.Errorf("clients: merge: %w", add.err)
+		}
 		out.TimeToSuccessHist.Merge(r.TimeToSuccessHist)
 	}
 	out.Derive()

@@ -75,7 +75,8 @@ func (r *DistributedResult) sameConfig(o *DistributedResult) bool {
 // over disjoint sets of keys of one trace, run with the same configuration,
 // into exactly the result of one over all those keys: the counts are sums
 // over keys, the burst a maximum over keys, and the rates and ratio are
-// derived from them.
+// derived from them. A sum that would leave int64 is an error naming its
+// field.
 func MergeDistributedResults(rs []DistributedResult) (DistributedResult, error) {
 	if len(rs) == 0 {
 		return DistributedResult{}, fmt.Errorf("distributed: merge: no result")
@@ -95,12 +96,16 @@ func MergeDistributedResults(rs []DistributedResult) (DistributedResult, error) 
 				i, r.Algorithm, r.Rule, r.Count, r.Nodes, r.Route, r.SyncNS, r.SkewNS, r.Seed,
 				f.Algorithm, f.Rule, f.Count, f.Nodes, f.Route, f.SyncNS, f.SkewNS, f.Seed)
 		}
-		out.Keys += r.Keys
-		out.Requests += r.Requests
-		out.Admitted += r.Admitted
-		out.ReferenceAdmitted += r.ReferenceAdmitted
-		out.Over += r.Over
-		out.Under += r.Under
+		var add sums
+		add.add("keys", &out.Keys, r.Keys)
+		add.add("requests", &out.Requests, r.Requests)
+		add.add("admitted", &out.Admitted, r.Admitted)
+		add.add("reference_admitted", &out.ReferenceAdmitted, r.ReferenceAdmitted)
+		add.add("over", &out.Over, r.Over)
+		add.add("under", &out.Under, r.Under)
+		if add.err != nil {
+			return DistributedResult{}, fmt.Errorf("distributed: merge: %w", add.err)
+		}
 		out.BurstMax = max(out.BurstMax, r.BurstMax)
 	}
 	out.Derive(L)

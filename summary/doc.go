@@ -3,8 +3,9 @@
 // the Summary down to the figures of each Run and the results of the
 // closed-loop and distributed simulations (ClientsResult and
 // DistributedResult, with their Durations histograms), and reading and
-// writing it (ReadSummaryFile, Summary.WriteFile: indented, every array of
-// numbers on one line). Perf is perf.json, the replay's timings, kept
+// writing it (ReadSummaryFile, which refuses a summary Summary.Validate
+// does not accept, naming the field; Summary.WriteFile: indented, every
+// array of numbers on one line). Perf is perf.json, the replay's timings, kept
 // beside it. WriteFileAtomic is the write every result file goes through,
 // so that a reader or a crash never sees half a file.
 //

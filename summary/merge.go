@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"ratebench/algorithms"
-	"ratebench/internal/slicesx"
 )
 
 // Merge combines the summaries of the shards of one replay (compare -shard
@@ -25,6 +24,11 @@ func Merge(parts []*Summary) (*Summary, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("merge: no summary")
 	}
+	for i, p := range parts {
+		if err := p.Validate(); err != nil {
+			return nil, fmt.Errorf("merge: part %d: %w", i, err)
+		}
+	}
 	if err := checkShards(parts); err != nil {
 		return nil, err
 	}
@@ -39,7 +43,8 @@ func Merge(parts []*Summary) (*Summary, error) {
 // MergeDisjoint merges the summaries of disjoint sets of keys of the same
 // trace under the same configuration: the shards Merge has checked, or the
 // workers of one replay (which split the keys by hash), which no shard mark
-// tells apart: the caller vouches that no key is in two parts.
+// tells apart: the caller vouches that no key is in two parts. A sum that
+// would leave int64 is an error naming its field.
 func MergeDisjoint(parts []*Summary) (*Summary, error) {
 	first := parts[0]
 	out := &Summary{Schema: first.Schema, Config: first.Config, Notes: first.Notes}
@@ -49,6 +54,7 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 	cfg, _ := json.Marshal(first.Config)
 	skips, _ := json.Marshal(first.Trace.SkippedExamples)
 	seen := false
+	var add sums
 	for i, p := range parts {
 		if p.Schema != first.Schema {
 			return nil, fmt.Errorf("merge: part %d has schema %q, part 0 %q", i, p.Schema, first.Schema)
@@ -73,9 +79,9 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 		}
 		out.Partial = out.Partial || p.Partial
 		t := p.Trace
-		out.Trace.Requests += t.Requests
-		out.Trace.Cost += t.Cost
-		out.Trace.Keys += t.Keys
+		add.add("trace.requests", &out.Trace.Requests, t.Requests)
+		add.add("trace.cost", &out.Trace.Cost, t.Cost)
+		add.add("trace.keys", &out.Trace.Keys, t.Keys)
 		if t.Requests > 0 {
 			if !seen || t.StartNS < out.Trace.StartNS {
 				out.Trace.StartNS = t.StartNS
@@ -84,13 +90,16 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 			seen = true
 		}
 	}
+	if add.err != nil {
+		return nil, fmt.Errorf("merge: %w", add.err)
+	}
 	var err error
 	clientsOf := func(s *Summary) []ClientsResult { return s.Clients }
-	if out.Clients, err = mergeEach(parts, clientsOf, MergeClientsResults, "closed-loop"); err != nil {
+	if out.Clients, err = mergeEach(parts, clientsOf, MergeClientsResults, "closed-loop", "clients"); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	distributedOf := func(s *Summary) []DistributedResult { return s.Distributed }
-	if out.Distributed, err = mergeEach(parts, distributedOf, MergeDistributedResults, "deployment"); err != nil {
+	if out.Distributed, err = mergeEach(parts, distributedOf, MergeDistributedResults, "deployment", "distributed"); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	for j := range first.Runs {
@@ -104,7 +113,7 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 		}
 		r, err := mergeRuns(runs, first.Config.TopKeys)
 		if err != nil {
-			return nil, fmt.Errorf("merge: %q: %w", runs[0].id(), err)
+			return nil, fmt.Errorf("merge: runs[%d] (%s): %w", j, runs[0].id(), err)
 		}
 		out.Runs = append(out.Runs, r)
 	}
@@ -137,20 +146,21 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 		Phase: Phase{Bins: f.Phase.Bins}, Memory: Memory{Model: f.Memory.Model}}
 	tl := TimelineBins{Width: rule.W}
 	var rateErr *RateErrors
+	var add sums
 	for _, r := range runs {
-		out.Requests += r.Requests
-		out.Admitted += r.Admitted
-		out.Rejected += r.Rejected
-		out.AdmittedCost += r.AdmittedCost
-		out.RejectedCost += r.RejectedCost
-		out.Over += r.Over
-		out.Under += r.Under
-		out.Keys += r.Keys
-		out.KeysDisagree += r.KeysDisagree
-		out.KeysOver += r.KeysOver
-		out.KeysUnder += r.KeysUnder
-		out.Phase.Over = addInto(out.Phase.Over, r.Phase.Over)
-		out.Phase.Under = addInto(out.Phase.Under, r.Phase.Under)
+		add.add("requests", &out.Requests, r.Requests)
+		add.add("admitted", &out.Admitted, r.Admitted)
+		add.add("rejected", &out.Rejected, r.Rejected)
+		add.add("admitted_cost", &out.AdmittedCost, r.AdmittedCost)
+		add.add("rejected_cost", &out.RejectedCost, r.RejectedCost)
+		add.add("over", &out.Over, r.Over)
+		add.add("under", &out.Under, r.Under)
+		add.add("keys", &out.Keys, r.Keys)
+		add.add("keys_disagree", &out.KeysDisagree, r.KeysDisagree)
+		add.add("keys_over", &out.KeysOver, r.KeysOver)
+		add.add("keys_under", &out.KeysUnder, r.KeysUnder)
+		out.Phase.Over = add.addAll("phase.over", out.Phase.Over, r.Phase.Over)
+		out.Phase.Under = add.addAll("phase.under", out.Phase.Under, r.Phase.Under)
 		if (r.Burst == nil) != (f.Burst == nil) || (r.Bound == nil) != (f.Bound == nil) || (r.RateError == nil) != (f.RateError == nil) {
 			return Run{}, fmt.Errorf("parts measured different metrics")
 		}
@@ -162,13 +172,13 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 			if r.Burst.Max > b.Max || (r.Burst.Max == b.Max && r.Burst.Max > 0 && r.Burst.Key < b.Key) {
 				b.Max, b.Key = r.Burst.Max, r.Burst.Key
 			}
-			b.KeysOverL += r.Burst.KeysOverL
+			add.add("burst.keys_over_l", &b.KeysOverL, r.Burst.KeysOverL)
 		}
 		if r.Bound != nil {
 			if out.Bound == nil {
 				out.Bound = &Bound{B: r.Bound.B}
 			}
-			out.Bound.Violations += r.Bound.Violations
+			add.add("token_bound.violations", &out.Bound.Violations, r.Bound.Violations)
 		}
 		if r.RateError != nil {
 			a, err := rateErrorsOf(r.RateError, rule.L)
@@ -177,15 +187,15 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 			}
 			if rateErr == nil {
 				rateErr = a
-			} else {
-				rateErr.merge(a)
+			} else if err := rateErr.merge(a); err != nil {
+				return Run{}, fmt.Errorf("rate_error: %w", err)
 			}
 		}
 		if r.Memory.Model != f.Memory.Model {
 			return Run{}, fmt.Errorf("parts have different memory models")
 		}
 		out.Memory.PeakPerKey = max(out.Memory.PeakPerKey, r.Memory.PeakPerKey)
-		out.Memory.SumOfPeaks += r.Memory.SumOfPeaks
+		add.add("memory.sum_of_peaks", &out.Memory.SumOfPeaks, r.Memory.SumOfPeaks)
 		if r.Memory.TotalNotMeasured {
 			out.Memory.TotalNotMeasured = true
 		} else if (r.Memory.Windows == nil) != (f.Memory.Windows == nil) && !f.Memory.TotalNotMeasured {
@@ -198,7 +208,11 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 			if w.WidthNS != out.Memory.Windows.WidthNS {
 				return Run{}, fmt.Errorf("parts count memory in windows of %d ns and %d ns", w.WidthNS, out.Memory.Windows.WidthNS)
 			}
-			if !out.Memory.Windows.add(w) {
+			fits, err := out.Memory.Windows.add(w)
+			if err != nil {
+				return Run{}, fmt.Errorf("memory.windows.%w", err)
+			}
+			if !fits {
 				out.Memory.TotalNotMeasured = true
 			}
 		}
@@ -206,13 +220,16 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 			out.Memory.Windows = nil
 		}
 		tl.merge(timelineBinsOf(r.Timeline))
-		out.Peer = mergePeer(out.Peer, r.Peer)
-		out.VsToken = mergeDisagreement(out.VsToken, r.VsToken)
-		if out.Product, err = mergeProduct(out.Product, r.Product); err != nil {
+		out.Peer = add.peer(out.Peer, r.Peer)
+		out.VsToken = add.disagreement("vs_token", out.VsToken, r.VsToken)
+		if out.Product, err = mergeProduct(&add, out.Product, r.Product); err != nil {
 			return Run{}, err
 		}
-		out.Client = mergeClientSide(out.Client, r.Client)
+		out.Client = add.clientSide(out.Client, r.Client)
 		out.TopKeys = append(out.TopKeys, r.TopKeys...)
+	}
+	if add.err != nil {
+		return Run{}, add.err
 	}
 	out.Disagree = out.Over + out.Under
 	if out.Requests > 0 {
@@ -265,14 +282,6 @@ func TrimZeros(s []int64) []int64 {
 	return s
 }
 
-func addInto(dst, src []int64) []int64 {
-	dst = slicesx.Grow(dst, len(src))
-	for i, v := range src {
-		dst[i] += v
-	}
-	return dst
-}
-
 // checkShards accepts parts that are all shards of one count, each once
 // and none missing, or none of which is a shard (the workers of a replay).
 func checkShards(parts []*Summary) error {
@@ -308,8 +317,8 @@ func checkShards(parts []*Summary) error {
 
 // mergeEach merges the results of the parts that of returns, index by
 // index, with merge: the simulations (closed loop, deployments) every part
-// ran over its own keys.
-func mergeEach[T any](parts []*Summary, of func(*Summary) []T, merge func([]T) (T, error), what string) ([]T, error) {
+// ran over its own keys. An error names the result by its field and index.
+func mergeEach[T any](parts []*Summary, of func(*Summary) []T, merge func([]T) (T, error), what, field string) ([]T, error) {
 	n := len(of(parts[0]))
 	if n == 0 {
 		return nil, nil
@@ -325,28 +334,28 @@ func mergeEach[T any](parts []*Summary, of func(*Summary) []T, merge func([]T) (
 		}
 		r, err := merge(rs)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s[%d]: %w", field, i, err)
 		}
 		out[i] = r
 	}
 	return out, nil
 }
 
-// mergeDisagreement adds o into d (nil when the runs have none).
-func mergeDisagreement(d, o *Disagreement) *Disagreement {
+// disagreement adds o into d, the field named field (nil when the runs
+// have none).
+func (s *sums) disagreement(field string, d, o *Disagreement) *Disagreement {
 	if o == nil {
 		return d
 	}
 	if d == nil {
 		d = &Disagreement{}
 	}
-	d.Over += o.Over
-	d.Under += o.Under
+	s.addDisagreement(field, d, *o)
 	return d
 }
 
-// mergePeer adds o into p (nil when the runs are not a peer's).
-func mergePeer(p, o *Peer) *Peer {
+// peer adds o into p (nil when the runs are not a peer's).
+func (s *sums) peer(p, o *Peer) *Peer {
 	if o == nil {
 		return p
 	}
@@ -356,45 +365,51 @@ func mergePeer(p, o *Peer) *Peer {
 			p.VsToken = &Disagreement{}
 		}
 	}
-	p.Checked += o.Checked
-	p.Flips += o.Flips
-	p.FlipsOver += o.FlipsOver
-	p.FlipsUnder += o.FlipsUnder
-	p.Boundary += o.Boundary
-	p.Nanosecond += o.Nanosecond
-	p.Drift += o.Drift
+	s.add("peer.checked", &p.Checked, o.Checked)
+	s.add("peer.flips", &p.Flips, o.Flips)
+	s.add("peer.flips_over", &p.FlipsOver, o.FlipsOver)
+	s.add("peer.flips_under", &p.FlipsUnder, o.FlipsUnder)
+	s.add("peer.boundary", &p.Boundary, o.Boundary)
+	s.add("peer.nanosecond", &p.Nanosecond, o.Nanosecond)
+	s.add("peer.drift", &p.Drift, o.Drift)
 	if o.VsToken != nil && p.VsToken != nil {
-		p.VsToken.Over += o.VsToken.Over
-		p.VsToken.Under += o.VsToken.Under
+		s.addDisagreement("peer.vs_token", p.VsToken, *o.VsToken)
 	}
 	return p
 }
 
-// mergeClientSide adds o into c (nil when the runs do not measure it).
-func mergeClientSide(c, o *ClientSide) *ClientSide {
+// clientSide adds o into c (nil when the runs do not measure it).
+func (s *sums) clientSide(c, o *ClientSide) *ClientSide {
 	if o == nil {
 		return c
 	}
 	if c == nil {
 		c = &ClientSide{}
 	}
-	c.Never += o.Never
-	c.FloorEarly += o.FloorEarly
-	c.Unrecovered += o.Unrecovered
-	c.RetryAfter = mergeDist(c.RetryAfter, o.RetryAfter)
-	c.SecondsExtra = mergeDist(c.SecondsExtra, o.SecondsExtra)
-	c.Recovery = mergeDist(c.Recovery, o.Recovery)
-	c.Delay = mergeDist(c.Delay, o.Delay)
+	s.add("client.retry_after_never", &c.Never, o.Never)
+	s.add("client.floor_early", &c.FloorEarly, o.FloorEarly)
+	s.add("client.unrecovered", &c.Unrecovered, o.Unrecovered)
+	c.RetryAfter = s.distribution("client.retry_after", c.RetryAfter, o.RetryAfter)
+	c.SecondsExtra = s.distribution("client.whole_seconds_extra", c.SecondsExtra, o.SecondsExtra)
+	c.Recovery = s.distribution("client.recovery", c.Recovery, o.Recovery)
+	c.Delay = s.distribution("client.delay", c.Delay, o.Delay)
 	return c
 }
 
-func mergeDist(a, b *Distribution) *Distribution {
+// distribution merges b into a. Its sample count is checked here; its
+// bins, which a valid histogram keeps within the count, then cannot
+// overflow.
+func (s *sums) distribution(field string, a, b *Distribution) *Distribution {
 	if b == nil {
 		return a
 	}
 	var h Durations
 	if a != nil {
 		h = a.Histogram
+	}
+	n := h.Samples
+	if s.add(field+".histogram.samples", &n, b.Histogram.Samples); s.err != nil {
+		return a
 	}
 	h.Merge(b.Histogram)
 	return DistributionOf(&h)

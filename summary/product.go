@@ -58,7 +58,7 @@ func (p *Product) SetShares() {
 
 // mergeProduct adds o into p (nil when the runs are not a product's with a
 // twin).
-func mergeProduct(p, o *Product) (*Product, error) {
+func mergeProduct(s *sums, p, o *Product) (*Product, error) {
 	if o == nil {
 		return p, nil
 	}
@@ -70,15 +70,15 @@ func mergeProduct(p, o *Product) (*Product, error) {
 	if p.Twin != o.Twin || len(p.Deviations) != len(o.Deviations) {
 		return nil, fmt.Errorf("the product's twin or deviations differ between parts")
 	}
-	add := func(d *Disagreement, o Disagreement) { d.Over += o.Over; d.Under += o.Under }
-	add(&p.TwinVsLog, o.TwinVsLog)
-	add(&p.VsTwin, o.VsTwin)
+	s.addDisagreement("product.twin_vs_log", &p.TwinVsLog, o.TwinVsLog)
+	s.addDisagreement("product.vs_twin", &p.VsTwin, o.VsTwin)
 	for i := range p.Deviations {
 		if p.Deviations[i].Without != o.Deviations[i].Without {
 			return nil, fmt.Errorf("the product's deviations differ between parts")
 		}
-		add(&p.Deviations[i].VsLog, o.Deviations[i].VsLog)
-		add(&p.Deviations[i].VsTwin, o.Deviations[i].VsTwin)
+		field := fmt.Sprintf("product.deviations[%d]", i)
+		s.addDisagreement(field+".vs_log", &p.Deviations[i].VsLog, o.Deviations[i].VsLog)
+		s.addDisagreement(field+".vs_twin", &p.Deviations[i].VsTwin, o.Deviations[i].VsTwin)
 	}
 	p.SetShares()
 	return p, nil

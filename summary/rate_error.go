@@ -325,13 +325,25 @@ func rateErrorsOf(r *RateError, l int64) (*RateErrors, error) {
 	return a, nil
 }
 
-// merge adds o's samples to a.
-func (a *RateErrors) merge(o *RateErrors) {
-	a.n += o.n
-	a.nRel += o.nRel
-	a.pos.merge(o.pos)
-	a.neg.merge(o.neg)
-	a.rel.merge(o.rel)
+// merge adds o's samples to a, or says which sum would overflow (a is
+// then partly merged, to be dropped). The bins, below, above and zero of a
+// valid distribution count some of its samples, so once the sample count
+// fits, they do.
+func (a *RateErrors) merge(o *RateErrors) error {
+	var add sums
+	add.add("samples", &a.n, o.n)
+	add.add("samples_rel", &a.nRel, o.nRel)
+	if add.err != nil {
+		return add.err
+	}
+	for _, s := range []struct {
+		name     string
+		dst, src *wideSum
+	}{{"pos", &a.pos, &o.pos}, {"neg", &a.neg, &o.neg}, {"rel", &a.rel, &o.rel}} {
+		if !s.dst.mergeChecked(*s.src) {
+			return fmt.Errorf("sums.%s: the sum overflows a 128-bit integer", s.name)
+		}
+	}
 	if a.maxAbs.less(o.maxAbs) {
 		a.maxAbs = o.maxAbs
 	}
@@ -342,4 +354,5 @@ func (a *RateErrors) merge(o *RateErrors) {
 	a.below += o.below
 	a.above += o.above
 	a.zero += o.zero
+	return nil
 }

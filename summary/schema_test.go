@@ -2,7 +2,6 @@ package summary
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -11,23 +10,35 @@ import (
 // reads back into Bound, and is written again as token_bound under v1.2; a
 // summary without a bound stays the version it was.
 func TestBoundReadUnderEitherName(t *testing.T) {
-	const old = `{"schema": "ratebench.summary/v1", "trace": {}, "config": {}, "runs": [
- {"rule": "5/30s", "algorithm": "token", "seed002_bound": {"b": 5, "violations": 2}},
- {"rule": "5/30s", "algorithm": "log"}]}`
+	data, err := smallSummary(t).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.ReplaceAll(string(data), `"token_bound"`, `"seed002_bound"`)
+	old = strings.Replace(old, `"schema": "ratebench.summary/v1.2"`, `"schema": "ratebench.summary/v1.1"`, 1)
 	s, err := ReadSummary(strings.NewReader(old))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := s.Runs[0].Bound; b == nil || b.B != 5 || b.Violations != 2 {
-		t.Fatalf("bound read from seed002_bound: %+v", b)
+	bounds := 0
+	for _, r := range s.Runs {
+		switch {
+		case r.Algorithm == "token" && r.Mode == "independent":
+			if b := r.Bound; b == nil || b.B != 2 {
+				t.Fatalf("bound read from seed002_bound: %+v", b)
+			}
+			bounds++
+		case r.Bound != nil:
+			t.Errorf("%s %s has a bound: %+v", r.Algorithm, r.Mode, r.Bound)
+		}
 	}
-	if s.Runs[1].Bound != nil {
-		t.Errorf("log run has a bound: %+v", s.Runs[1].Bound)
+	if bounds != 1 {
+		t.Fatalf("%d runs with a bound, want 1", bounds)
 	}
 	if s.Schema != SchemaV1_2 {
 		t.Errorf("schema of a summary with a bound: %q, want %q", s.Schema, SchemaV1_2)
 	}
-	data, err := s.Marshal()
+	data, err = s.Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,24 +46,27 @@ func TestBoundReadUnderEitherName(t *testing.T) {
 	if strings.Contains(text, "seed002") || !strings.Contains(text, `"token_bound": {`) || !strings.Contains(text, `"schema": "ratebench.summary/v1.2"`) {
 		t.Errorf("rewritten:\n%s", text)
 	}
-	back, err := ReadSummary(bytes.NewReader(data))
-	if err != nil {
+	if _, err := ReadSummary(bytes.NewReader(data)); err != nil {
 		t.Fatal(err)
 	}
-	if b := back.Runs[0].Bound; b == nil || *b != (Bound{B: 5, Violations: 2}) {
-		t.Errorf("bound read from token_bound: %+v", b)
-	}
 
-	for _, tc := range []struct{ in, want string }{
-		{`{"schema": "ratebench.summary/v1", "runs": [{"algorithm": "log"}]}`, SchemaV1},
-		{`{"schema": "ratebench.summary/v1.1", "trace": {"ts_unit": "s"}, "runs": [{"algorithm": "log"}]}`, SchemaV1_1},
-	} {
-		s, err := ReadSummary(strings.NewReader(tc.in))
+	v1 := validSummary(3)
+	withUnit := validSummary(3)
+	withUnit.Trace.TSUnit, withUnit.Trace.TSUnitFrom = "s", "auto"
+	for _, tc := range []struct {
+		s    *Summary
+		want string
+	}{{v1, SchemaV1}, {withUnit, SchemaV1_1}} {
+		data, err := tc.s.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := ReadSummary(bytes.NewReader(data))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if s.Schema != tc.want {
-			t.Errorf("%s: schema %q, want %q", tc.in, s.Schema, tc.want)
+			t.Errorf("%s: schema %q, want %q", data, s.Schema, tc.want)
 		}
 	}
 }
@@ -60,11 +74,20 @@ func TestBoundReadUnderEitherName(t *testing.T) {
 // Merging shards written before v1.2 writes the bound under its new name
 // and the schema that has it.
 func TestMergeOldBound(t *testing.T) {
-	const part = `{"schema": "ratebench.summary/v1", "shard": {"index": %d, "count": 2}, "trace": {}, "config": {}, "runs": [
- {"rule": "5/30s", "count": "accepted", "mode": "independent", "algorithm": "token", "seed002_bound": {"b": 5, "violations": %d}, "top_keys": []}]}`
 	var parts []*Summary
-	for i, v := range []int{1, 2} {
-		s, err := ReadSummary(strings.NewReader(fmt.Sprintf(part, i, v)))
+	for i, v := range []int64{1, 2} {
+		p := validSummary(3)
+		p.Shard = &Shard{Index: i, Count: 2}
+		p.Config.Algorithms = []string{"token"}
+		p.Runs[0].Algorithm = "token"
+		p.Runs[0].Bound = &Bound{B: 5, Violations: v}
+		data, err := p.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := strings.Replace(string(data), `"token_bound"`, `"seed002_bound"`, 1)
+		old = strings.Replace(old, `"schema": "ratebench.summary/v1.2"`, `"schema": "ratebench.summary/v1"`, 1)
+		s, err := ReadSummary(strings.NewReader(old))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,27 +105,40 @@ func TestMergeOldBound(t *testing.T) {
 // Two shards each within the window bound, whose union spans more, merge
 // into a total not measured; one shard not measured makes the merge so.
 func TestMergeWindowsBeyondTheBound(t *testing.T) {
-	const part = `{"schema": "ratebench.summary/v1.2", "shard": {"index": %d, "count": 2}, "trace": {}, "config": {}, "runs": [
- {"rule": "5/1s", "count": "accepted", "mode": "independent", "algorithm": "counter", "keys": 1,
-  "memory": {"model": "m", "peak_per_key": 24, "sum_of_peaks": 24, "peak_total": 24%s}, "top_keys": []}]}`
-	read := func(i int, mem string) *Summary {
-		s, err := ReadSummary(strings.NewReader(fmt.Sprintf(part, i, mem)))
+	read := func(i int, windows *MemoryWindows) *Summary {
+		s := validSummary(1)
+		s.Shard = &Shard{Index: i, Count: 2}
+		s.Config.Rules, s.Config.Algorithms = []string{"5/1s"}, []string{"counter"}
+		r := &s.Runs[0]
+		r.Rule, r.Algorithm = "5/1s", "counter"
+		r.Timeline = Timeline{WidthNS: 1e9, Requests: []int64{1}, Over: []int64{0}, Under: []int64{0}}
+		r.Memory = Memory{Model: "m", PeakPerKey: 24, SumOfPeaks: 24, MeanPerKey: 24, Windows: windows}
+		if windows == nil {
+			r.Memory.TotalNotMeasured = true
+		} else {
+			r.FillWindows(true)
+		}
+		data, err := s.Marshal()
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s
+		back, err := ReadSummary(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return back
 	}
-	win := func(first int64) string {
-		return fmt.Sprintf(`, "windows": {"width_ns": 1000000000, "first": %d, "bytes": [24]}`, first)
+	win := func(first int64) *MemoryWindows {
+		return &MemoryWindows{WidthNS: 1e9, First: first, Bytes: []int64{24}}
 	}
 	for _, c := range []struct {
 		name       string
-		a, b       string
+		a, b       *MemoryWindows
 		notMeasure bool
 	}{
 		{"within", win(0), win(MaxMemoryWindows - 1), false},
 		{"union beyond", win(0), win(MaxMemoryWindows), true},
-		{"one not measured", win(0), `, "peak_total_not_measured": true`, true},
+		{"one not measured", win(0), nil, true},
 	} {
 		m, err := Merge([]*Summary{read(0, c.a), read(1, c.b)})
 		if err != nil {

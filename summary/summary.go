@@ -3,10 +3,6 @@ package summary
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
-	"slices"
-	"strings"
 )
 
 // SchemaV1 names the version of the summary.json format that Summary is;
@@ -302,8 +298,10 @@ type Timeline struct {
 	Over     []int64 `json:"over"`
 	Under    []int64 `json:"under"`
 	// Memory is the run's analytic state over all keys at the last instant
-	// of each bin (see Memory), trailing zeros cut.
-	Memory []int64 `json:"memory"`
+	// of each bin (see Memory), trailing zeros cut. It is nil, and absent
+	// from the JSON, where the total is not measured
+	// (Memory.TotalNotMeasured); a measured series of zeros is empty, [].
+	Memory []int64 `json:"memory,omitzero"`
 }
 
 // Phase holds where in the fixed window (e/W, in Bins equal bins) the
@@ -497,34 +495,4 @@ func (s *Summary) WriteFile(path string) error {
 		return err
 	}
 	return WriteFileAtomic(path, data)
-}
-
-// ReadSummary reads a summary.json, checking its schema.
-func ReadSummary(r io.Reader) (*Summary, error) {
-	var s Summary
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("summary: %w", err)
-	}
-	if !slices.Contains(Schemas, s.Schema) {
-		return nil, fmt.Errorf("summary: schema %q, want one of %s", s.Schema, strings.Join(Schemas, ", "))
-	}
-	// What was read is now held as this version writes it (the bound under
-	// its new name), so that a merge or a rewrite names the right schema.
-	s.Schema = SchemaOf(&s)
-	return &s, nil
-}
-
-// ReadSummaryFile reads the summary.json at path.
-func ReadSummaryFile(path string) (*Summary, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	s, err := ReadSummary(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, nil
 }

@@ -10,13 +10,12 @@ import (
 // Marshal indents one field per line, keeps arrays of numbers (and arrays
 // of such arrays) on one line, and reads back to the same summary.
 func TestMarshalRoundTrip(t *testing.T) {
-	s := &Summary{Schema: SchemaV1, Trace: TraceInfo{Path: "t.csv", Format: "csv", Requests: 3},
-		Config: RunConfig{Rules: []string{"5/30s"}, Counts: []string{"accepted"}, Modes: []string{"independent"}, Algorithms: []string{"log"}, TopKeys: 10},
-		Runs: []Run{{Rule: "5/30s", Algorithm: "log", Requests: 3,
-			Timeline:  Timeline{WidthNS: 30e9, Requests: []int64{1, 2}, Over: []int64{0, 0}, Under: []int64{0, 0}, Memory: []int64{}},
-			Phase:     Phase{Bins: 2, Over: []int64{0, 0}, Under: []int64{0, 0}},
-			RateError: &RateError{Samples: 3, Histogram: ErrorHistogram{Lo: -2, Width: 0.001, Counts: [][2]int64{{2000, 3}}}},
-			TopKeys:   []KeyStat{}}}}
+	s := validSummary(3)
+	r := &s.Runs[0]
+	r.Timeline = Timeline{WidthNS: 30e9, Requests: []int64{1, 2}, Over: []int64{0, 0}, Under: []int64{0, 0}, Memory: []int64{}}
+	r.Memory.PeakTotal = 0
+	r.Phase = Phase{Bins: 2, Over: []int64{0, 0}, Under: []int64{0, 0}}
+	r.RateError = &RateError{Samples: 3, Histogram: ErrorHistogram{Lo: -2, Width: 0.001, Counts: [][2]int64{{2000, 3}}}}
 	data, err := s.Marshal()
 	if err != nil {
 		t.Fatal(err)

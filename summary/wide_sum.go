@@ -14,6 +14,18 @@ func (s *wideSum) add(v uint64) {
 	s.hi += c
 }
 
+// mergeChecked adds o into s, false (s unchanged) if the sum leaves 128
+// bits.
+func (s *wideSum) mergeChecked(o wideSum) bool {
+	lo, c := bits.Add64(s.lo, o.lo, 0)
+	hi, c := bits.Add64(s.hi, o.hi, c)
+	if c != 0 {
+		return false
+	}
+	s.hi, s.lo = hi, lo
+	return true
+}
+
 func (s *wideSum) merge(o wideSum) {
 	var c uint64
 	s.lo, c = bits.Add64(s.lo, o.lo, 0)

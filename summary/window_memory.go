@@ -1,5 +1,7 @@
 package summary
 
+import "fmt"
+
 // MaxMemoryWindows is the most windows of the rule a run's state is
 // counted in (MemoryWindows): 2^18, 2 MiB a series, three days of a one
 // second window or six months of a one minute one. A replay whose requests
@@ -22,30 +24,36 @@ type MemoryWindows struct {
 }
 
 // add adds o, of the same width, into w; false (and w unchanged) if the
-// sum would span more than MaxMemoryWindows.
-func (w *MemoryWindows) add(o *MemoryWindows) bool {
+// sum would span more than MaxMemoryWindows, an error (naming the window,
+// w unchanged) if a window's sum would leave int64.
+func (w *MemoryWindows) add(o *MemoryWindows) (bool, error) {
 	if len(o.Bytes) == 0 {
-		return true
+		return true, nil
 	}
 	if len(w.Bytes) == 0 {
 		w.First, w.Bytes = o.First, append([]int64(nil), o.Bytes...)
-		return len(o.Bytes) <= MaxMemoryWindows
+		return len(o.Bytes) <= MaxMemoryWindows, nil
 	}
 	first := min(w.First, o.First)
 	last := max(w.First+int64(len(w.Bytes)), o.First+int64(len(o.Bytes)))
 	if last-first > MaxMemoryWindows {
-		return false
+		return false, nil
 	}
 	n := int(last - first)
 	out := make([]int64, n)
+	var add sums
 	for i, v := range w.Bytes {
-		out[int(w.First-first)+i] += v
+		out[int(w.First-first)+i] = v
 	}
 	for i, v := range o.Bytes {
-		out[int(o.First-first)+i] += v
+		j := int(o.First-first) + i
+		add.add(fmt.Sprintf("bytes[%d]", j), &out[j], v)
+	}
+	if add.err != nil {
+		return false, add.err
 	}
 	w.First, w.Bytes = first, out
-	return true
+	return true, nil
 }
 
 // Binned returns, for each of the n bins of width binW from bin first (a

@@ -96,3 +96,52 @@ func TestDiffErrors(t *testing.T) {
 		}
 	}
 }
+
+// handEdited writes testdata/small.summary.json into a folder of dir named
+// name, with each old text replaced by its new one (once), and returns the
+// folder.
+func handEdited(t *testing.T, dir, name string, edits ...string) string {
+	t.Helper()
+	data, err := os.ReadFile("testdata/small.summary.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	for i := 0; i+1 < len(edits); i += 2 {
+		if !strings.Contains(text, edits[i]) {
+			t.Fatalf("no %q in the summary", edits[i])
+		}
+		text = strings.Replace(text, edits[i], edits[i+1], 1)
+	}
+	folder := filepath.Join(dir, name)
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(folder, "summary.json"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return folder
+}
+
+// diff refuses a hand-edited summary whose figures no replay writes (a
+// rate of 750%, a negative count, a rule that does not parse, a missing
+// section), naming the file and the field, rather than show them.
+func TestDiffRefusesHandEditedSummaries(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		edits []string
+		want  string
+	}{
+		{[]string{`"disagree_rate": 0.2955,`, `"disagree_rate": 7.5,`}, "runs[1].disagree_rate: 7.5 is more than 1"},
+		{[]string{`"rejected": 832,`, `"rejected": -832,`}, "runs[0].rejected: -832 is negative"},
+		{[]string{`"rules": ["5/30s","10/1m"]`, `"rules": ["5/30s","10/1x"]`}, `config.rules[1]: rules "10/1x"`},
+		{[]string{`"bins": 20,`, `"bins": -1,`}, "runs[0].phase.bins: -1 is not a number of bins"},
+		{[]string{`"trace": {`, `"trace_": {`}, "trace: missing"},
+	} {
+		b := handEdited(t, dir, "edited", c.edits...)
+		_, err := diffCmd(t, "testdata/small.summary.json", b)
+		if want := filepath.Join(b, "summary.json") + ": " + c.want; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: err = %v, want %q", c.edits, err, want)
+		}
+	}
+}

@@ -121,3 +121,24 @@ func TestMergeRefusesOverlappingInputs(t *testing.T) {
 		t.Error("a whole summary merged alone changed")
 	}
 }
+
+// Two hand-edited shards each claiming 2^63-1 admissions do not merge
+// into a wrapped count: the first is refused when read, naming its file
+// and the field, and nothing is written.
+func TestMergeRefusesHandEditedShards(t *testing.T) {
+	dir := t.TempDir()
+	var shards []string
+	for i := range 2 {
+		shards = append(shards, handEdited(t, dir, fmt.Sprint("shard", i),
+			`"schema": "ratebench.summary/v1.2",`, fmt.Sprintf(`"schema": "ratebench.summary/v1.2", "shard": {"index": %d, "count": 2},`, i),
+			`"admitted": 1168,`, `"admitted": 9223372036854775807,`))
+	}
+	out := filepath.Join(dir, "merged")
+	_, _, err := ratebench(t, "merge", "-o", out, "-report=false", shards[0], shards[1])
+	if want := filepath.Join(shards[0], "summary.json") + ": runs[0].admitted + rejected: the sum overflows"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("merge: %v, want %q", err, want)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("merge left %s: %v", out, err)
+	}
+}
