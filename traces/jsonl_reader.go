@@ -28,6 +28,7 @@ import (
 // "request.remote_ip" is the field remote_ip of the object in the field
 // request (a field whose own name has the dots matches too). A line without
 // the ts or the key field is bad, its error listing the fields there are.
+// A name has at most 64 parts (maxPathParts); a longer one is refused.
 //
 // Other fields are ignored whatever their value (nested objects and arrays
 // included); when a field repeats, the last one counts. Lines end in "\n" or
@@ -63,6 +64,9 @@ func newJSONLReader(r io.Reader, name string, opt Options, closer io.Closer) (*J
 	st, err := opt.resolve()
 	if err == nil {
 		err = opt.refuseColumns("JSON lines", true)
+	}
+	if err == nil {
+		err = checkPaths(st.names)
 	}
 	if err != nil {
 		return nil, err
@@ -355,11 +359,30 @@ func (p *jsonScanner) setNames(names [3]string) {
 	p.plain = names[colTS] == "ts" && names[colCost] == "cost" && !strings.Contains(p.keyName, ".")
 	for i, n := range names {
 		p.paths[i] = strings.Split(n, ".")
+		// The rest from part l on is a substring of n (no copy), so that
+		// the names take memory in proportion to their length.
 		p.rests[i] = make([]string, len(p.paths[i]))
-		for l := range p.paths[i] {
-			p.rests[i][l] = strings.Join(p.paths[i][l:], ".")
+		for l, at := 0, 0; l < len(p.paths[i]); l++ {
+			p.rests[i][l] = n[at:]
+			at += len(p.paths[i][l]) + 1
 		}
 	}
+}
+
+// maxPathParts is the most dot-separated parts a field name of JSON lines
+// may have: the path into nested objects is followed part by part on every
+// line.
+const maxPathParts = 64
+
+// checkPaths refuses field names of more than maxPathParts parts.
+func checkPaths(names [3]string) error {
+	for i, n := range names {
+		if parts := strings.Count(n, ".") + 1; parts > maxPathParts {
+			return fmt.Errorf("traces: the %s field %s is a path of %d parts (%s); JSON lines take at most %d",
+				colWord(i), quoteTrunc([]byte(n)), parts, columnFlags[i], maxPathParts)
+		}
+	}
+	return nil
 }
 
 // takeTS reads the value at the cursor, at the depth given, as ts.
