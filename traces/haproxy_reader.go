@@ -106,21 +106,9 @@ type haproxyLine struct {
 // splitHAProxyLine splits a line into its fields and checks them,
 // returning what is wrong or "".
 func splitHAProxyLine(line []byte, l *haproxyLine) string {
-	// The client is the word before the first " [" that follows an
-	// address:port.
 	var rest []byte
-	for from := 0; ; {
-		j := bytes.Index(line[from:], []byte(" ["))
-		if j < 0 {
-			return "no client address:port and [accept date]"
-		}
-		at := from + j
-		client := line[bytes.LastIndexByte(line[:at], ' ')+1 : at]
-		if l.ip = clientIP(client); l.ip != nil {
-			rest = line[at+2:]
-			break
-		}
-		from = at + 2
+	if l.ip, rest = haproxyClient(line); l.ip == nil {
+		return "no client address:port and [accept date]"
 	}
 	end := bytes.IndexByte(rest, ']')
 	if end < 0 {
@@ -208,6 +196,23 @@ func splitHAProxyLine(line []byte, l *haproxyLine) string {
 		l.request = l.request[:k]
 	}
 	return ""
+}
+
+// haproxyClient returns the client's address of an HAProxy log line, the
+// first word followed by " [" that is an address:port, and what follows the
+// "[", or nil.
+func haproxyClient(line []byte) (ip, rest []byte) {
+	for from := 0; ; {
+		j := bytes.Index(line[from:], []byte(" ["))
+		if j < 0 {
+			return nil, nil
+		}
+		at := from + j
+		if ip = clientIP(line[bytes.LastIndexByte(line[:at], ' ')+1 : at]); ip != nil {
+			return ip, line[at+2:]
+		}
+		from = at + 2
+	}
 }
 
 // isSlashInts reports whether b is n integers separated by "/", each maybe
