@@ -142,3 +142,51 @@ func TestSniffLongLines(t *testing.T) {
 		t.Errorf("a line over the look-ahead: format %v, %v; want the access log, the line skipped", f, err)
 	}
 }
+
+// Whatever the lines, telling a log's format never panics, an error names
+// the file, and an error saying what the lines look like is that format's
+// reader's own error on them.
+func FuzzLogSniff(f *testing.F) {
+	for _, s := range []string{
+		logHAProxyTCP + "\n" + logHAProxySys + "\n",
+		logHAProxyTCP + "\n",
+		strings.Replace(logALB, " 200 200 ", " 2000 200 ", 1) + "\n",
+		logALB + "\n" + logHAProxy + "\n",
+		"x - - [y\n" + logHAProxyTCP + "\n",
+		"\n\n" + logHAProxyTCP + "\r\n",
+		iisHeader + logIIS + "\n",
+		"#Remark: x\n" + logCombined + "\n",
+	} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, skipBad bool) {
+		const name = "fuzz"
+		opt := Options{SkipBad: skipBad}
+		r, err := openStream(strings.NewReader(string(data)), name, FormatAuto, opt)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), name) {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			msg := err.Error()
+			for _, lf := range []Format{FormatAccessLog, FormatALB, FormatHAProxy} {
+				prefix := "looks like " + logTitle(lf) + ", but "
+				i := strings.Index(msg, prefix)
+				if i < 0 {
+					continue
+				}
+				lr, lerr := newLogReader(strings.NewReader(string(data)), name, lf, opt, nil)
+				if lerr != nil {
+					t.Fatal(lerr)
+				}
+				if lr.Scan() || errString(lr.Err()) != msg[:i]+msg[i+len(prefix):] {
+					t.Fatalf("%v, but read as %v: %v", err, lf, lr.Err())
+				}
+			}
+			return
+		}
+		got, _ := readAll(r)
+		r.Close()
+		checkRequests(t, got)
+	})
+}
