@@ -78,7 +78,10 @@ func grow[T any](s []T, n int) []T {
 
 // MaxCost is the largest cost of one request the limiters accept (the range
 // of Parquet's INT32 cost column). It keeps every running sum of a window far
-// from int64 overflow: a window would need 2^32 requests of MaxCost.
+// from int64 overflow: a window would need 2^32 requests of MaxCost. It is
+// traces.MaxCost, the largest cost a trace reader accepts, kept here too as
+// the two packages import nothing of each other; a test of package compare
+// checks that they are equal.
 const MaxCost = 1<<31 - 1
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }

@@ -25,6 +25,11 @@ type Scenario struct {
 	// load checks the scenario's parameters against what they imply (see
 	// plan) and returns the load of one of its p.Keys sources.
 	load func(p Params, v values) (load, error)
+	// memoryless: every source is the Poisson process of rate p.Rate from
+	// p.Start that newExpArrivals returns, so that with more keys than
+	// requests the sources that send can be drawn without the others (see
+	// addPoissonFirsts).
+	memoryless bool
 }
 
 // source is one key's request stream: next returns the time of its next
@@ -106,7 +111,9 @@ func chunkTarget(keys int) int { return max(1<<16, 2*keys) }
 func New(spec string, p Params) (*Generator, error) { return newGenerator(spec, p, true) }
 
 // newGenerator is New; with sendingOnly false it builds every source even
-// when fewer can send (tests check that the trace is the same).
+// when fewer can send (tests check that the trace is the same, or, for a
+// Poisson scenario, whose sending sources are drawn otherwise, that it
+// has the same distribution).
 func newGenerator(spec string, p Params, sendingOnly bool) (*Generator, error) {
 	name, p, own, err := parseSpec(spec, p)
 	if err != nil {
@@ -142,10 +149,13 @@ func newGenerator(spec string, p Params, sendingOnly bool) (*Generator, error) {
 	for i := 1; i < len(parts); i++ {
 		parts[i].first = parts[i-1].first + parts[i-1].keys // the index of its first source
 	}
-	if sendingOnly && int64(p.Keys) > p.Requests {
-		g.addSending()
-	} else {
+	switch {
+	case !sendingOnly || int64(p.Keys) <= p.Requests:
 		g.addAll()
+	case drawsFirsts(parts, p):
+		g.addPoissonFirsts()
+	default:
+		g.addSending()
 	}
 	g.nameSources()
 	g.end = p.Start

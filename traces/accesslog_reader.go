@@ -24,7 +24,8 @@ import (
 //     second (nanoseconds = seconds*1e9) or to the fraction of a second
 //     when the seconds have one ("13:55:36.123", up to 9 digits), converted
 //     to UTC with the zone offset. It must not be before 1970.
-//   - the key is chosen by Options.Key: the host ("" or "ip"), the
+//   - the key is chosen by Options.Key: the host ("" or "ip"; a "-" host,
+//     no client, makes the line bad, as it does with "ip+path"), the
 //     authuser ("user"; a "-" user makes the line bad), the request path
 //     ("path": the second word of the request line as logged, escapes and
 //     percent-encoding kept, with the query string from "?" left out; a

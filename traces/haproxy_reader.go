@@ -18,11 +18,18 @@ import (
 // forms); then come, separated by spaces, the frontend, backend/server, the
 // five timers Tq/Tw/Tc/Tr/Ta (integers, -1 for none, Ta maybe with a "+"),
 // the status (three digits, or -1) and the bytes read (digits, maybe with a
-// "+"); then, before the request line in double quotes, the cookies,
-// termination state, connection counts and queues (not looked at), and the
-// captured request and response headers in braces, if the configuration
-// captures any. A request line truncated by HAProxy, without its closing
-// quote, is read up to the end of the line.
+// "+"); then the captured request and response cookies and the termination
+// state (each a word, not looked at), the connection counts (five integers
+// a/b/c/d/e) and the queues (two, a/b); then, if the configuration
+// captures any, the captured request headers in braces, then the captured
+// response headers in braces; then the request line in double quotes. A
+// request line truncated by HAProxy, without its closing quote, is read up
+// to the end of the line. Only the first block of braces after the queues
+// is request headers: a "{" in a cookie is not a block, and of two blocks
+// the second, the response headers, is never a request header's. A log
+// that captures response headers and no request headers has one block too,
+// which a line cannot tell from request headers: capture.req.hdr(N) reads
+// it as request headers.
 //
 //   - ts is the accept date "09/Feb/2024:10:22:33.123", exactly (to the
 //     millisecond HAProxy writes, or any fraction up to 9 digits, or none).
@@ -34,8 +41,8 @@ import (
 //     absolute URL), the address, a space and the path ("ip+path"),
 //     "frontend_name", "backend_name", "server_name", or a captured request
 //     header, capture.req.hdr(0) for the first, as HAProxy numbers them: of
-//     the first braces after the status, the texts between "|". HAProxy's
-//     log has no user.
+//     the request headers' braces, the texts between "|". HAProxy's log
+//     has no user.
 //   - cost is always 1.
 //
 // Lines, blank lines, limits, errors and SkipBad are as for
@@ -99,21 +106,9 @@ type haproxyLine struct {
 // splitHAProxyLine splits a line into its fields and checks them,
 // returning what is wrong or "".
 func splitHAProxyLine(line []byte, l *haproxyLine) string {
-	// The client is the word before the first " [" that follows an
-	// address:port.
 	var rest []byte
-	for from := 0; ; {
-		j := bytes.Index(line[from:], []byte(" ["))
-		if j < 0 {
-			return "no client address:port and [accept date]"
-		}
-		at := from + j
-		client := line[bytes.LastIndexByte(line[:at], ' ')+1 : at]
-		if l.ip = clientIP(client); l.ip != nil {
-			rest = line[at+2:]
-			break
-		}
-		from = at + 2
+	if l.ip, rest = haproxyClient(line); l.ip == nil {
+		return "no client address:port and [accept date]"
 	}
 	end := bytes.IndexByte(rest, ']')
 	if end < 0 {
@@ -139,7 +134,10 @@ func splitHAProxyLine(line []byte, l *haproxyLine) string {
 		return "no frontend and backend/server after the accept date"
 	}
 	timers, rest = accessToken(rest)
-	if !isTimers(timers) {
+	if !isSlashInts(timers, 5) {
+		if isSlashInts(timers, 3) {
+			return fmt.Sprintf("timers %s are Tw/Tc/Tt: a line of HAProxy's TCP log (option tcplog), not of its HTTP log (option httplog)", quoteTrunc(timers))
+		}
 		return fmt.Sprintf("timers %s are not Tq/Tw/Tc/Tr/Ta", quoteTrunc(timers))
 	}
 	status, rest = accessToken(rest)
@@ -153,37 +151,74 @@ func splitHAProxyLine(line []byte, l *haproxyLine) string {
 	if !isDigits(size) {
 		return fmt.Sprintf("bytes read %s is not a number", quoteTrunc(size))
 	}
+	// Then, by position: the captured request and response cookies and
+	// the termination state (any text without a space, "{" included), the
+	// connection counts and the queues, then the captured request headers
+	// in braces and the response headers in braces, each only when the
+	// configuration captures some, and the request line in quotes.
+	var conns, queues []byte
+	_, rest = accessToken(rest) // captured request cookie
+	_, rest = accessToken(rest) // captured response cookie
+	_, rest = accessToken(rest) // termination state
+	conns, rest = accessToken(rest)
+	if !isSlashInts(conns, 5) {
+		return fmt.Sprintf("connection counts %s are not actconn/feconn/beconn/srv_conn/retries (after the cookies and the termination state)", quoteTrunc(conns))
+	}
+	queues, rest = accessToken(rest)
+	if !isSlashInts(queues, 2) {
+		return fmt.Sprintf("queues %s are not srv_queue/backend_queue", quoteTrunc(queues))
+	}
 	l.headers = nil
-	first := true
-	for i := 0; ; {
-		switch {
-		case i == len(rest):
-			return `no "request" field`
-		case rest[i] == '{':
-			k := bytes.IndexByte(rest[i:], '}')
-			if k < 0 {
-				return "{captured headers} not closed"
-			}
-			if first {
-				l.headers, first = rest[i+1:i+k], false
-			}
-			i += k + 1
-			continue
-		case rest[i] == '"':
-			l.request = rest[i+1:]
-			if k := bytes.IndexByte(l.request, '"'); k >= 0 {
-				l.request = l.request[:k]
-			}
-			return ""
+	for blocks := 0; len(rest) > 0 && rest[0] == '{'; blocks++ {
+		// HAProxy writes a "{", "|", "}" or '"' of a captured header as
+		// "#7B"..., so the first "}" closes the block.
+		k := bytes.IndexByte(rest, '}')
+		if k < 0 {
+			return "{captured headers} not closed"
 		}
-		i++
+		if blocks == 2 {
+			return "more than two {captured headers} blocks (request and response)"
+		}
+		if blocks == 0 {
+			l.headers = rest[1:k]
+		}
+		rest = skipSpaces(rest[k+1:])
+	}
+	if len(rest) == 0 || rest[0] != '"' {
+		if len(rest) == 0 {
+			return `no "request" field`
+		}
+		found, _ := accessToken(rest)
+		return fmt.Sprintf(`%s where the "request" field should be (after the queues and the captured headers)`, quoteTrunc(found))
+	}
+	l.request = rest[1:]
+	if k := bytes.IndexByte(l.request, '"'); k >= 0 {
+		l.request = l.request[:k]
+	}
+	return ""
+}
+
+// haproxyClient returns the client's address of an HAProxy log line, the
+// first word followed by " [" that is an address:port, and what follows the
+// "[", or nil.
+func haproxyClient(line []byte) (ip, rest []byte) {
+	for from := 0; ; {
+		j := bytes.Index(line[from:], []byte(" ["))
+		if j < 0 {
+			return nil, nil
+		}
+		at := from + j
+		if ip = clientIP(line[bytes.LastIndexByte(line[:at], ' ')+1 : at]); ip != nil {
+			return ip, line[at+2:]
+		}
+		from = at + 2
 	}
 }
 
-// isTimers reports whether b is five integers separated by "/", each maybe
-// with a sign.
-func isTimers(b []byte) bool {
-	n := 0
+// isSlashInts reports whether b is n integers separated by "/", each maybe
+// with a sign (HAProxy writes "+" before a count it had to cut short).
+func isSlashInts(b []byte, n int) bool {
+	parts := 0
 	for part := range bytes.SplitSeq(b, slash) {
 		if len(part) > 1 && (part[0] == '-' || part[0] == '+') {
 			part = part[1:]
@@ -191,9 +226,9 @@ func isTimers(b []byte) bool {
 		if !isDigits(part) {
 			return false
 		}
-		n++
+		parts++
 	}
-	return n == 5
+	return parts == n
 }
 
 // Scan advances to the next request; see Reader.

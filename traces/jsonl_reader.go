@@ -18,9 +18,11 @@ import (
 //     CSVReader). It must not be negative and must fit int64 nanoseconds.
 //   - "key" (or the field named by Options.Key): a non-empty JSON string of
 //     at most Options.MaxKey bytes once decoded. Escapes are decoded (\uXXXX
-//     and surrogate pairs included; a lone surrogate becomes U+FFFD, as in
-//     encoding/json); raw bytes that are not valid UTF-8 make the record bad,
-//     and so does a NUL byte, escaped ("\u0000") or not, as in every format.
+//     and surrogate pairs included); a lone surrogate ("\ud800" without
+//     its pair) makes the record bad, as it is not a Unicode character
+//     (encoding/json would make it U+FFFD, so that "\ud800", "\udfff" and
+//     "\ufffd" were one key); so do raw bytes that are not valid UTF-8, and a
+//     NUL byte, escaped ("\u0000") or not, as in every format.
 //   - "cost": optional; a positive integer, or null for the default 1.
 //
 // Options.TS and Options.Cost name the ts and cost fields as Options.Key
@@ -28,6 +30,7 @@ import (
 // "request.remote_ip" is the field remote_ip of the object in the field
 // request (a field whose own name has the dots matches too). A line without
 // the ts or the key field is bad, its error listing the fields there are.
+// A name has at most 64 parts (maxPathParts); a longer one is refused.
 //
 // Other fields are ignored whatever their value (nested objects and arrays
 // included); when a field repeats, the last one counts. Lines end in "\n" or
@@ -63,6 +66,9 @@ func newJSONLReader(r io.Reader, name string, opt Options, closer io.Closer) (*J
 	st, err := opt.resolve()
 	if err == nil {
 		err = opt.refuseColumns("JSON lines", true)
+	}
+	if err == nil {
+		err = checkPaths(st.names)
 	}
 	if err != nil {
 		return nil, err
@@ -355,11 +361,30 @@ func (p *jsonScanner) setNames(names [3]string) {
 	p.plain = names[colTS] == "ts" && names[colCost] == "cost" && !strings.Contains(p.keyName, ".")
 	for i, n := range names {
 		p.paths[i] = strings.Split(n, ".")
+		// The rest from part l on is a substring of n (no copy), so that
+		// the names take memory in proportion to their length.
 		p.rests[i] = make([]string, len(p.paths[i]))
-		for l := range p.paths[i] {
-			p.rests[i][l] = strings.Join(p.paths[i][l:], ".")
+		for l, at := 0, 0; l < len(p.paths[i]); l++ {
+			p.rests[i][l] = n[at:]
+			at += len(p.paths[i][l]) + 1
 		}
 	}
+}
+
+// maxPathParts is the most dot-separated parts a field name of JSON lines
+// may have: the path into nested objects is followed part by part on every
+// line.
+const maxPathParts = 64
+
+// checkPaths refuses field names of more than maxPathParts parts.
+func checkPaths(names [3]string) error {
+	for i, n := range names {
+		if parts := strings.Count(n, ".") + 1; parts > maxPathParts {
+			return fmt.Errorf("traces: the %s field %s is a path of %d parts (%s); JSON lines take at most %d",
+				colWord(i), quoteTrunc([]byte(n)), parts, columnFlags[i], maxPathParts)
+		}
+	}
+	return nil
 }
 
 // takeTS reads the value at the cursor, at the depth given, as ts.
@@ -776,21 +801,14 @@ func (p *jsonScanner) str(buf *[]byte) ([]byte, bool) {
 				return nil, p.fail(`invalid \u escape`)
 			}
 			i += 6
-			if r >= 0xD800 && r < 0xDC00 { // high surrogate: look for its pair
-				if len(b)-i >= 6 && b[i] == '\\' && b[i+1] == 'u' {
-					if r2, ok := hex4(b[i+2:]); ok && r2 >= 0xDC00 && r2 < 0xE000 {
-						r = 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00)
-						i += 6
-					} else {
-						r = utf8.RuneError
-					}
-				} else {
-					r = utf8.RuneError
+			if r >= 0xD800 && r < 0xDC00 && len(b)-i >= 6 && b[i] == '\\' && b[i+1] == 'u' {
+				// A high surrogate and its low pair are one character.
+				if r2, ok := hex4(b[i+2:]); ok && r2 >= 0xDC00 && r2 < 0xE000 {
+					r = 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00)
+					i += 6
 				}
-			} else if r >= 0xDC00 && r < 0xE000 {
-				r = utf8.RuneError
 			}
-			out = utf8.AppendRune(out, r)
+			out = appendRuneExact(out, r)
 			continue
 		default:
 			p.pos = i
@@ -800,6 +818,19 @@ func (p *jsonScanner) str(buf *[]byte) ([]byte, bool) {
 	}
 	p.pos = len(b)
 	return nil, p.fail("string not closed before the end of the line")
+}
+
+// appendRuneExact appends r in UTF-8, a lone surrogate (which is not a
+// Unicode character, and has no UTF-8 form) included: as the three bytes
+// its code point would take, which are not valid UTF-8. So a string with a
+// lone surrogate is never equal to one without, nor to one with another
+// (as it would be were both U+FFFD), and a key holding one is refused
+// (keyProblem).
+func appendRuneExact(out []byte, r rune) []byte {
+	if r >= 0xD800 && r < 0xE000 {
+		return append(out, 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
+	}
+	return utf8.AppendRune(out, r)
 }
 
 func hex4(b []byte) (rune, bool) {

@@ -1,11 +1,9 @@
 package traces
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
-	"slices"
 )
 
 // FormatNames lists the values of a -format flag, for messages.
@@ -80,39 +78,6 @@ func logLineFormat(line []byte) Format {
 		return FormatHAProxy
 	}
 	return FormatAuto
-}
-
-// sniffLog tells which log the first lines of a .log file are (see Open),
-// reading only as far as it needs: W3C (or CloudFront) by their directives
-// up to the #Fields line, the others by the shape of the first line, or of
-// one among the first sniffLines; the access log when none is told. err is
-// a read error other than io.EOF.
-func sniffLog(br *bufio.Reader) (Format, error) {
-	head, err := peekUntil(br, func(b []byte) bool {
-		lines := nonBlankLines(b, sniffLines, true)
-		switch {
-		case len(lines) == sniffLines:
-			return true
-		case len(lines) == 0:
-			return false
-		case isW3CDirective(lines[0]):
-			return slices.ContainsFunc(lines, func(l []byte) bool { return bytes.HasPrefix(l, w3cFields) })
-		}
-		return logLineFormat(lines[0]) != FormatAuto
-	})
-	if err != nil {
-		return FormatAuto, err
-	}
-	lines := nonBlankLines(head, sniffLines, false)
-	if len(lines) > 0 && isW3CDirective(lines[0]) {
-		return w3cDialect(lines), nil
-	}
-	for _, line := range lines {
-		if f := logLineFormat(line); f != FormatAuto {
-			return f, nil
-		}
-	}
-	return FormatAccessLog, nil
 }
 
 var w3cFields = []byte("#Fields:")

@@ -80,6 +80,7 @@ func FuzzHAProxyReader(f *testing.F) {
 		logHAProxy + "\n" + logHAProxySys + "\n" + logHAProxy5424 + "\n",
 		"a [b] 1.2.3.4:5 [09/Feb/2024:10:22:33.1234567891] f b/s 1/2/3/4/+5 -1 +0 {|x} {y} \"GET\n",
 		"1:2 [31/Dec/1969:23:59:59] f b/s 1/2/3/4/5 200 0 {a|b|c \"x\"\n\x00\n",
+		"1.2.3.4:5 [09/Feb/2024:10:22:33] f b/s 1/2/3/4/5 200 0 s={a t=} ---- 1/1/1/1/+0 0/0 {h|u} {r} \"GET /{x} HTTP/1.1\"\n",
 	} {
 		f.Add([]byte(s), uint8(0))
 	}

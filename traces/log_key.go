@@ -60,9 +60,18 @@ type logLine struct {
 }
 
 // of returns the key k takes from a line, checked by keyProblem, or what is
-// wrong. The key of ip+path is built in buf.
+// wrong. The key of ip+path is built in buf. Every log reader takes its key
+// here, so one rule holds for all: a "-" (the logs' word for nothing) is
+// never a key, whether the client, the user or a field, and makes the line
+// bad (skipped and counted with SkipBad), as a line of an ALB log whose
+// client:port is not an address is.
 func (k logKey) of(l *logLine, buf *[]byte, maxKey int) ([]byte, string) {
 	var key []byte
+	if (k.kind == accessKeyIP || k.kind == accessKeyIPPath) && string(l.ip) == "-" {
+		// A log's "-" is no client: taken as a key, it would make all the
+		// clients a log does not name one.
+		return nil, `client is "-" (no client address to key on)`
+	}
 	switch k.kind {
 	case accessKeyIP:
 		key = l.ip

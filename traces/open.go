@@ -21,11 +21,15 @@ import (
 // .zst or .zstd extension is stripped (see FormatFromPath), or else, when
 // the extension is missing or unknown and for standard input, from the
 // content: "PAR1" is Parquet (which must be an uncompressed file, not
-// standard input), a first line starting with "{" is JSON lines, a line
-// shaped like a log line among the first ten is that log (see
-// logLineFormat; W3C extended logs by their first line, a directive), and a
-// first line naming a "ts" column (and, normally, the key column) is a CSV
-// header. A .log file is a log of the kind its first lines tell, the NCSA
+// standard input), a first line starting with "{" is JSON lines, a first
+// line naming a "ts" column (and, normally, the key column) is a CSV
+// header, and otherwise the first good log line among the first 1000 lines
+// (or MiB) tells the log (see logLineFormat; W3C extended logs by their
+// first line, a directive). When no line is a good line of a log but they
+// look like one (an HAProxy log of TCP-mode lines, an ALB log with a bad
+// time), it is that log: its reader skips the bad lines with SkipBad, and
+// without, the error is its reader's, saying "looks like an HAProxy log,
+// but ...". A .log file is a log of the kind its first lines tell, the NCSA
 // access log when they tell none. The reader's Close closes the file.
 func Open(path string, f Format, opt Options) (Reader, error) {
 	if err := opt.check(); err != nil {
@@ -104,27 +108,31 @@ func open(src source, f Format, opt Options) (Reader, error) {
 // openText opens a text trace, or sniffs a Parquet one, from br.
 func openText(src source, br *bufio.Reader, kind compression, closer io.Closer, f Format, opt Options) (Reader, error) {
 	var err error
+	var r io.Reader = br // what the reader reads: br, or what sniffing read of it then br
 	switch f {
 	case FormatAuto:
-		if f, err = sniffFormat(br, src, opt); err != nil {
+		if f, r, err = sniffFormat(br, src, opt); err != nil {
 			return nil, err
 		}
 	case formatLog:
-		if f, err = sniffLog(br); err != nil {
-			return nil, fmt.Errorf("%s: %w", src.name, err)
+		if f, r, err = sniffLogFormat(br, src.name, opt); err != nil {
+			return nil, err
+		}
+		if f == FormatAuto {
+			f = FormatAccessLog
 		}
 	}
 	if f.isLog() {
-		return newLogReader(br, src.name, f, opt, closer)
+		return newLogReader(r, src.name, f, opt, closer)
 	}
 	switch f {
 	case FormatCSV:
 		if opt.Sep == 0 && !src.stdin && isTSVPath(src.name) {
 			opt.Sep = '\t'
 		}
-		return newCSVReader(br, src.name, opt, closer)
+		return newCSVReader(r, src.name, opt, closer)
 	case FormatJSONL:
-		return newJSONLReader(br, src.name, opt, closer)
+		return newJSONLReader(r, src.name, opt, closer)
 	case FormatParquet:
 		if kind != compressNone || src.file == nil {
 			return nil, parquetNeedsFileError(src, kind)
@@ -132,6 +140,24 @@ func openText(src source, br *bufio.Reader, kind compression, closer io.Closer, 
 		return openParquet(src, opt)
 	}
 	return nil, fmt.Errorf("%s: unknown trace format %v", src.name, f)
+}
+
+// sniffLogFormat tells which log br holds (see sniffLog), FormatAuto for
+// none, and returns the reader to read it from. When no line is a good line
+// of any log but they look like one, that format is it: with SkipBad its
+// reader skips the bad lines; without, the error is its reader's on the
+// first line, saying which format the lines look like.
+func sniffLogFormat(br *bufio.Reader, name string, opt Options) (Format, io.Reader, error) {
+	g, head, r, err := sniffLog(br)
+	if err != nil {
+		return FormatAuto, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if !g.told && g.f != FormatAuto && !opt.SkipBad {
+		if err := guessError(head, name, g.f, opt); err != nil {
+			return FormatAuto, nil, err
+		}
+	}
+	return g.f, r, nil
 }
 
 func openParquet(src source, opt Options) (Reader, error) {
@@ -154,9 +180,6 @@ func parquetNeedsFileError(src source, kind compression) error {
 	}
 	return &ParseError{Pos: Position{File: src.name}, Msg: "Parquet cannot be read from standard input: it needs random access; save it to a file first"}
 }
-
-// sniffLines is how many lines sniffFormat looks at for an access log line.
-const sniffLines = 10
 
 // peekUntil returns the buffered start of br, reading more only until done
 // says it is enough (so that a slow stream is not waited for needlessly),
@@ -202,50 +225,40 @@ func nonBlankLines(head []byte, n int, complete bool) [][]byte {
 	return lines
 }
 
-// sniffFormat tells the format of a trace from its first bytes (see Open).
-func sniffFormat(br *bufio.Reader, src source, opt Options) (Format, error) {
+// sniffFormat tells the format of a trace from its first bytes (see Open),
+// and returns the reader to read it from.
+func sniffFormat(br *bufio.Reader, src source, opt Options) (Format, io.Reader, error) {
 	// Look at the first non-blank line, and only if it decides nothing, at
-	// up to sniffLines lines.
+	// the lines of a log (sniffLog).
 	head, err := peekUntil(br, func(b []byte) bool {
 		return len(b) >= 4 && bytes.HasPrefix(b, []byte("PAR1")) || len(nonBlankLines(b, 1, true)) == 1
 	})
 	if len(head) == 0 && err != nil {
-		return FormatAuto, fmt.Errorf("%s:1: %w", src.name, err)
+		return FormatAuto, nil, fmt.Errorf("%s:1: %w", src.name, err)
 	}
 	if bytes.HasPrefix(head, []byte("PAR1")) {
-		return FormatParquet, nil
+		return FormatParquet, br, nil
 	}
 	lines := nonBlankLines(head, 1, false)
 	if len(lines) == 0 {
 		if err != nil {
-			return FormatAuto, fmt.Errorf("%s:1: %w", src.name, err)
+			return FormatAuto, nil, fmt.Errorf("%s:1: %w", src.name, err)
 		}
-		return FormatAuto, &ParseError{Pos: Position{File: src.name}, Msg: "empty file, cannot tell the trace format (give the format)"}
+		return FormatAuto, nil, &ParseError{Pos: Position{File: src.name}, Msg: "empty file, cannot tell the trace format (give the format)"}
 	}
 	first := lines[0]
 	if t := bytes.TrimLeft(first, " \t"); len(t) > 0 && t[0] == '{' {
-		return FormatJSONL, nil
+		return FormatJSONL, br, nil
 	}
-	if isW3CDirective(first) || logLineFormat(first) != FormatAuto {
-		f, err := sniffLog(br)
-		if err != nil {
-			return FormatAuto, fmt.Errorf("%s: %w", src.name, err)
-		}
-		return f, nil
-	}
-	if looksDelimited(first, opt) {
-		return FormatCSV, nil
-	}
-	if err == nil {
-		head, err = peekUntil(br, func(b []byte) bool { return len(nonBlankLines(b, sniffLines, true)) == sniffLines })
-		for _, line := range nonBlankLines(head, sniffLines, false)[1:] {
-			if f := logLineFormat(line); f != FormatAuto {
-				return f, nil
-			}
-		}
+	if !isW3CDirective(first) && logLineFormat(first) == FormatAuto && looksDelimited(first, opt) {
+		return FormatCSV, br, nil
 	}
 	if err != nil {
-		return FormatAuto, fmt.Errorf("%s: %w", src.name, err)
+		return FormatAuto, nil, fmt.Errorf("%s: %w", src.name, err)
+	}
+	f, r, err := sniffLogFormat(br, src.name, opt)
+	if err != nil || f != FormatAuto {
+		return f, r, err
 	}
 	names, kerr := opt.columnNames()
 	if kerr != nil {
@@ -261,7 +274,7 @@ func sniffFormat(br *bufio.Reader, src source, opt Options) (Format, error) {
 	default:
 		msg = fmt.Sprintf("cannot tell the trace format: the extension %q is unknown, and the content is %s; give the format", strings.ToLower(ext), what)
 	}
-	return FormatAuto, &ParseError{Pos: Position{File: src.name}, Msg: msg}
+	return FormatAuto, nil, &ParseError{Pos: Position{File: src.name}, Msg: msg}
 }
 
 // Create creates (or truncates) the trace file at path for writing. With

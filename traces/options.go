@@ -35,7 +35,7 @@ type Options struct {
 	// and "cost". The three must differ. In JSON lines each is a dotted
 	// path into nested objects: "request.remote_ip" is the field remote_ip
 	// of the object in the field request (a field named with the dots
-	// itself matches too). Access logs take neither.
+	// itself matches too), of at most 64 parts. Access logs take neither.
 	TS, Cost string
 
 	// Sep is the field separator of CSV (and TSV) traces, one ASCII byte:

@@ -51,6 +51,9 @@ type Request struct {
 }
 
 // MaxCost is the largest cost of one request: the range of the Parquet
-// trace's INT32 cost column (docs/definitions.md §1). Readers reject larger costs, which
-// also keeps every per-window sum of costs far from int64 overflow.
+// trace's INT32 cost column (docs/definitions.md §1). Readers reject larger
+// costs, which also keeps every per-window sum of costs far from int64
+// overflow. algorithms.MaxCost is the same bound on the limiters' side (the
+// two packages import nothing of each other); a test of package compare
+// checks that they are equal.
 const MaxCost = 1<<31 - 1

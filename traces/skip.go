@@ -45,7 +45,9 @@ func (b *badRecords) skipped() (int64, []*ParseError) {
 // or "". Every reader checks its keys with it, whatever the format's own
 // rules: keys must be non-empty, at most maxKey bytes, valid UTF-8 and
 // free of NUL bytes (however the format spells them, a JSON "\u0000"
-// included).
+// included). A key is what the trace holds, exactly: a reader never makes
+// two different keys one (JSON's lone surrogates are refused here, not
+// made U+FFFD; see appendRuneExact).
 func keyProblem(key []byte, maxKey int) string {
 	switch {
 	case len(key) == 0:
@@ -53,6 +55,9 @@ func keyProblem(key []byte, maxKey int) string {
 	case len(key) > maxKey:
 		return fmt.Sprintf("key of %d bytes exceeds the limit of %d (-max-key)", len(key), maxKey)
 	case !utf8.Valid(key):
+		if r, ok := loneSurrogate(key); ok {
+			return fmt.Sprintf(`key holds the lone surrogate U+%04X (in JSON, a "\u%04x" escape without its pair), which is not a Unicode character`, r, r)
+		}
 		return "key is not valid UTF-8"
 	case containsNUL(key):
 		return "key holds a NUL byte"
@@ -85,4 +90,16 @@ func (bl *blankLines) flush(bad *badRecords, name string) error {
 	}
 	bl.n = 0
 	return nil
+}
+
+// loneSurrogate returns the first surrogate code point encoded in b as if
+// it were a character (the bytes ED A0..BF xx, which appendRuneExact
+// writes for a lone JSON surrogate), or false.
+func loneSurrogate(b []byte) (rune, bool) {
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == 0xED && b[i+1] >= 0xA0 && b[i+1] <= 0xBF && b[i+2]&0xC0 == 0x80 {
+			return 0xD000 | rune(b[i+1]&0x3F)<<6 | rune(b[i+2]&0x3F), true
+		}
+	}
+	return 0, false
 }

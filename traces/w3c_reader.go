@@ -28,7 +28,8 @@ import (
 //   - ts is the date field "2024-02-09" and the time field "10:22:33"
 //     (seconds, as IIS and CloudFront write it, or with a fraction of up to
 //     9 digits), in UTC as both write them. It must not be before 1970.
-//   - the key is chosen by Options.Key: the c-ip field ("" or "ip"), the
+//   - the key is chosen by Options.Key: the c-ip field ("" or "ip"; "-"
+//     makes the line bad, as it does with "ip+path"), the
 //     cs-username field ("user"; "-" makes the line bad; CloudFront logs
 //     have none), the cs-uri-stem field ("path"; without the query, which is
 //     cs-uri-query), c-ip, a space and cs-uri-stem ("ip+path"), or any field
