@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"ratebench/internal/escape"
 	"ratebench/traces"
 )
 
@@ -18,9 +19,9 @@ func (e *OrderError) Error() string {
 	if e.Reorder > 0 {
 		msg += fmt.Sprintf("-reorder %s is too small by %s: ", fmtFlagDuration(e.Reorder), fmtFlagDuration(need-e.Reorder))
 	}
-	file := e.File
-	if file == "" || file == "-" {
-		file = "FILE"
+	file := "FILE"
+	if e.File != "" && e.File != "-" {
+		file = escape.ShellWord(e.File) // a command to paste: quoted
 	}
 	return msg + fmt.Sprintf("use -reorder %s (ratebench inspect %s reports the least that works)", fmtFlagDuration(need), file)
 }

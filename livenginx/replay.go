@@ -296,20 +296,9 @@ func startOn(ctx context.Context, binary, listen string, l Limit) (*Server, erro
 	if listen == "" {
 		return Start(ctx, binary, l)
 	}
-	host, port, err := net.SplitHostPort(listen)
+	ip, p, err := listenAddr(listen)
 	if err != nil {
-		return nil, fmt.Errorf("-addr %q: want host:port", listen)
+		return nil, err
 	}
-	ip := net.ParseIP(host)
-	if host == "localhost" {
-		ip = net.IPv4(127, 0, 0, 1)
-	}
-	if ip == nil || !ip.IsLoopback() || ip.To4() == nil {
-		return nil, fmt.Errorf("-addr %q: a live replay sends only to an IPv4 loopback address (127.x.x.x)", listen)
-	}
-	p, err := strconv.Atoi(port)
-	if err != nil || p < 1 || p > 65535 {
-		return nil, fmt.Errorf("-addr %q: bad port", listen)
-	}
-	return startAt(ctx, binary, ip.String(), p, l)
+	return startAt(ctx, binary, ip, p, l)
 }

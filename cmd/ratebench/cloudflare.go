@@ -3,17 +3,22 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"ratebench/algorithms"
 	"ratebench/compare"
 	"ratebench/generators"
+	"ratebench/internal/cfsearch"
+	"ratebench/internal/escape"
+	"ratebench/internal/resultsdir"
 	"ratebench/report"
 	"ratebench/summary"
 )
@@ -48,12 +53,16 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 	block := fs.String("block", "", "the mitigation timeout `D`: a source refused once is refused for D (or window: till the window's end), by the log and the counter alike")
 	search := fs.String("search", "", "search a `GRID` of rules, populations and timeouts (see above) instead of the full experiment")
 	readmeOnly := fs.Bool("readme", false, "rewrite DIR/README.md from the summaries in DIR, replaying nothing")
+	force := fs.Bool("force", false, "write into a folder that holds the results of another run (another trace's, or another kind of run's)")
 	if err := parseCommand(fs, args, operand{"DIR", "the results folder", "o", out}); err != nil {
 		return err
 	}
 	rule, err := algorithms.ParseRule(*ruleS)
 	if err != nil {
 		return usageError{err.Error()}
+	}
+	if err := checkWorkers(*workers); err != nil {
+		return err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -65,34 +74,33 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 		if err != nil {
 			return usageError{err.Error()}
 		}
-		base := searchGrid{rules: []algorithms.Rule{rule}, rates: []float64{*rate}, alphas: []float64{*alpha}, maxes: []float64{*maxRate}, blocks: []string{b}, algs: []string{"counter"}}
+		base := cfsearch.Grid{Rules: []algorithms.Rule{rule}, Rates: []float64{*rate}, Alphas: []float64{*alpha}, Maxes: []float64{*maxRate}, Blocks: []string{b}, Algs: []string{"counter"}}
 		g, err := parseSearch(*search, base)
 		if err != nil {
 			return usageError{err.Error()}
 		}
-		n, k := int64(searchRequests), searchSources
+		pop := cfsearch.Population{Requests: searchRequests, Sources: searchSources, Seed: *seed}
 		if set["requests"] {
-			n = *requests
+			pop.Requests = *requests
 		}
 		if set["sources"] {
-			k = *sources
+			pop.Sources = *sources
+		}
+		if err := g.Check(pop); err != nil {
+			return usageError{"-search: " + err.Error()}
 		}
 		dir := *out
 		if dir == cloudflareRunsDir { // beside a run's summary, not over it
 			dir = filepath.Join(cloudflareRunsDir, "search")
 		}
-		pts, err := runSearch(g, n, k, *seed, *workers)
-		if err != nil {
-			return err
-		}
 		command := "ratebench cloudflare"
 		fs.Visit(func(f *flag.Flag) {
-			if f.Name != "o" && f.Name != "cpuprofile" && f.Name != "workers" {
-				command += fmt.Sprintf(" -%s '%s'", f.Name, f.Value)
+			if !slices.Contains([]string{"o", "cpuprofile", "workers", "force"}, f.Name) {
+				command += " -" + f.Name + " " + quotedWord(f.Value.String())
 			}
 		})
-		s := &summary.CloudflareSearch{Command: command, Requests: n, Sources: k, Scale: float64(cfFullSources) / float64(k), Count: string(compare.CountAll), Points: pts}
-		return writeSearch(stdout, dir, s)
+		job := searchJob{stdout: stdout, stderr: stderr, dir: dir, grid: g, pop: pop, workers: *workers, command: command, force: *force}
+		return job.run()
 	}
 	spec := fmt.Sprintf("population:requests=%d,sources=%d,rate=%g,alpha=%g,seed=%d", *requests, *sources, *rate, *alpha, *seed)
 	if set["max"] {
@@ -114,8 +122,8 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 	}
 	command := "ratebench cloudflare"
 	fs.Visit(func(f *flag.Flag) { // the flags that change the figures
-		if f.Name != "o" && f.Name != "cpuprofile" && f.Name != "workers" {
-			command += fmt.Sprintf(" -%s %s", f.Name, f.Value)
+		if !slices.Contains([]string{"o", "cpuprofile", "workers", "force"}, f.Name) {
+			command += " -" + f.Name + " " + escape.ShellWord(f.Value.String())
 		}
 	})
 	readme := func(sum *summary.Summary, perf summary.Perf) ([]byte, error) {
@@ -128,34 +136,54 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 		return buf.Bytes(), err
 	}
 	job := replayJob{stdout: stdout, stderr: stderr, eng: eng, r: g, info: summary.TraceInfo{Path: genPrefix + spec, Format: "generated"},
-		dir: *out, cpuProfile: *cpuProfile, force: true, report: true, readme: readme}
+		dir: *out, cpuProfile: *cpuProfile, force: *force, report: true, readme: readme}
 	return job.run()
 }
 
 // cloudflareReadme rewrites dir's README.md from its summary.json, its
 // perf.json if there is one, and the search in dir/search (whose plot and
-// page it rewrites too).
+// page it rewrites too), each folder locked and its files committed as
+// one set. It refuses a folder whose summaries are not those of the
+// Cloudflare experiment (ratebench cloudflare and its search).
 func cloudflareReadme(stdout io.Writer, dir string) error {
-	sum, err := summary.ReadSummaryFile(filepath.Join(dir, summaryFile))
+	path := filepath.Join(dir, summaryFile)
+	sum, err := summary.ReadSummaryFile(path)
 	if err != nil {
 		return err
 	}
+	if err := cloudflareExperiment(sum); err != nil {
+		return fmt.Errorf("%s is not the summary of ratebench cloudflare (%v): cloudflare -readme describes only its results folder", escape.Visible(path), err)
+	}
+	rd, err := resultsdir.Lock(dir)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
 	var timing string
-	if data, err := os.ReadFile(filepath.Join(dir, perfFile)); err == nil {
+	if data, err := os.ReadFile(filepath.Join(dir, resultsdir.PerfFile)); err == nil {
 		var perf summary.Perf
 		if err := json.Unmarshal(data, &perf); err != nil {
-			return fmt.Errorf("%s: %v", filepath.Join(dir, perfFile), err)
+			return fmt.Errorf("%s: %v", filepath.Join(dir, resultsdir.PerfFile), err)
 		}
 		timing = report.CloudflareTiming(perf)
-	} else if old, err := os.ReadFile(filepath.Join(dir, readmeFile)); err == nil {
+	} else if old, err := os.ReadFile(filepath.Join(dir, resultsdir.ReadmeFile)); err == nil {
 		timing = keptTiming(string(old)) // perf.json is not committed: keep the full run's timing as its page gave it
 	}
-	search, err := readSearch(filepath.Join(dir, "search"))
-	if err != nil {
-		return err
-	}
-	if search != nil {
-		if err := writeSearchPages(filepath.Join(dir, "search"), search); err != nil {
+	searchDir := filepath.Join(dir, "search")
+	var search *summary.CloudflareSearch
+	if kind, _ := resultsdir.KindOf(searchDir); kind != resultsdir.KindNone {
+		srd, err := resultsdir.Lock(searchDir)
+		if err != nil {
+			return err
+		}
+		defer srd.Close()
+		if search, err = readSearch(searchDir); err != nil {
+			return err
+		}
+		if err := stageSearchPages(srd, search); err != nil {
+			return err
+		}
+		if err := srd.Commit(func(rel string) bool { return rel != summaryFile && rel != searchPartialFile && ownsSearch(rel) }); err != nil {
 			return err
 		}
 	}
@@ -163,10 +191,34 @@ func cloudflareReadme(stdout io.Writer, dir string) error {
 	if err := report.CloudflareREADME(&buf, sum, timing, cloudflareCommand(sum), search); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, readmeFile), buf.Bytes(), 0o644); err != nil {
+	if err := rd.Write(resultsdir.ReadmeFile, buf.Bytes()); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(dir, readmeFile))
+	if err := rd.Commit(func(rel string) bool { return rel == resultsdir.ReadmeFile }); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", escape.Visible(filepath.Join(dir, resultsdir.ReadmeFile)))
+	return nil
+}
+
+// cloudflareExperiment says why sum is not the summary ratebench
+// cloudflare writes (nil if it is): a whole replay of a generated
+// population under one rule, through the log and the counter, under both
+// counting policies and both modes.
+func cloudflareExperiment(sum *summary.Summary) error {
+	c := sum.Config
+	switch {
+	case sum.Trace.Format != "generated" || !strings.HasPrefix(sum.Trace.Path, genPrefix+"population:"):
+		return fmt.Errorf("its trace is %s, not a generated population", escape.Visible(sum.Trace.Path))
+	case sum.Partial || sum.Shard != nil:
+		return errors.New("it is partial")
+	case len(c.Rules) != 1 || c.Sweep != nil || len(c.Clients) > 0 || c.Deployment != nil:
+		return errors.New("its replay is not of one rule alone")
+	case !slices.Equal(c.Algorithms, []string{"log", "counter"}):
+		return fmt.Errorf("its algorithms are %s, not the log and the counter", escape.Visible(strings.Join(c.Algorithms, ",")))
+	case !slices.Equal(c.Counts, []string{"accepted", "all"}) || !slices.Equal(c.Modes, []string{"independent", "shadow"}):
+		return errors.New("it is not of both counting policies and both modes")
+	}
 	return nil
 }
 
@@ -180,11 +232,11 @@ func cloudflareCommand(sum *summary.Summary) string {
 	for _, kv := range strings.Split(params, ",") {
 		k, v, _ := strings.Cut(kv, "=")
 		if d, ok := defaults[k]; !ok || d != v {
-			command += fmt.Sprintf(" -%s %s", k, v)
+			command += " -" + k + " " + escape.ShellWord(v)
 		}
 	}
 	if len(sum.Config.Rules) == 1 && sum.Config.Rules[0] != "100/1m" {
-		command += " -rule " + sum.Config.Rules[0]
+		command += " -rule " + escape.ShellWord(sum.Config.Rules[0])
 	}
 	return command
 }

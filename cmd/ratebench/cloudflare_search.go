@@ -1,21 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"ratebench/algorithms"
-	"ratebench/compare"
-	"ratebench/generators"
-	"ratebench/report"
+	"ratebench/internal/cfsearch"
+	"ratebench/internal/escape"
+	"ratebench/internal/resultsdir"
 	"ratebench/summary"
 )
 
@@ -28,23 +25,12 @@ const (
 	cfFullSources  = 270_000
 )
 
-// searchGrid is the space a search covers: every combination of its
-// values.
-type searchGrid struct {
-	rules  []algorithms.Rule
-	rates  []float64
-	alphas []float64
-	maxes  []float64 // the population's cap on a rate, × the mean rate
-	blocks []string  // "" (none), "window" or a duration
-	algs   []string  // the candidates: counter and its variants
-}
-
 // parseSearch reads a grid "L=20,100;W=10s,1m;rate=0.05,0.2;alpha=1.5,3;
 // max=5,1000;block=0,1m,window;alg=counter,counter-floor" (block=0: no
 // mitigation timeout); an axis
 // left out takes the single value of base.
-func parseSearch(spec string, base searchGrid) (searchGrid, error) {
-	g := searchGrid{}
+func parseSearch(spec string, base cfsearch.Grid) (cfsearch.Grid, error) {
+	g := cfsearch.Grid{}
 	var lw []string
 	for _, part := range strings.Split(spec, ";") {
 		part = strings.TrimSpace(part)
@@ -71,50 +57,50 @@ func parseSearch(spec string, base searchGrid) (searchGrid, error) {
 				}
 				switch strings.ToLower(axis) {
 				case "rate":
-					g.rates = append(g.rates, f)
+					g.Rates = append(g.Rates, f)
 				case "alpha":
-					g.alphas = append(g.alphas, f)
+					g.Alphas = append(g.Alphas, f)
 				default:
-					g.maxes = append(g.maxes, f)
+					g.Maxes = append(g.Maxes, f)
 				}
 			case "alg":
-				if _, err := algorithms.New(v, base.rules[0]); err != nil {
+				if _, err := algorithms.New(v, base.Rules[0]); err != nil {
 					return g, fmt.Errorf("search %q: %v", spec, err)
 				}
-				g.algs = append(g.algs, v)
+				g.Algs = append(g.Algs, v)
 			case "block":
 				b, err := parseBlock(v)
 				if err != nil {
 					return g, fmt.Errorf("search %q: %v", spec, err)
 				}
-				g.blocks = append(g.blocks, b)
+				g.Blocks = append(g.Blocks, b)
 			default:
 				return g, fmt.Errorf("search %q: unknown axis %q (want L, W, rate, alpha, max, block or alg)", spec, axis)
 			}
 		}
 	}
-	g.rules = base.rules
+	g.Rules = base.Rules
 	if len(lw) > 0 {
-		_, rules, err := parseSweep(strings.Join(lw, ";"), base.rules[0])
+		_, rules, err := parseSweep(strings.Join(lw, ";"), base.Rules[0])
 		if err != nil {
 			return g, err
 		}
-		g.rules = rules
+		g.Rules = rules
 	}
-	if len(g.rates) == 0 {
-		g.rates = base.rates
+	if len(g.Rates) == 0 {
+		g.Rates = base.Rates
 	}
-	if len(g.alphas) == 0 {
-		g.alphas = base.alphas
+	if len(g.Alphas) == 0 {
+		g.Alphas = base.Alphas
 	}
-	if len(g.maxes) == 0 {
-		g.maxes = base.maxes
+	if len(g.Maxes) == 0 {
+		g.Maxes = base.Maxes
 	}
-	if len(g.blocks) == 0 {
-		g.blocks = base.blocks
+	if len(g.Blocks) == 0 {
+		g.Blocks = base.Blocks
 	}
-	if len(g.algs) == 0 {
-		g.algs = base.algs
+	if len(g.Algs) == 0 {
+		g.Algs = base.Algs
 	}
 	return g, nil
 }
@@ -135,117 +121,6 @@ func parseBlock(v string) (string, error) {
 	return algorithms.FormatWindow(int64(d)), nil
 }
 
-// searchPoint is one combination of a grid.
-type searchPoint struct {
-	rule              algorithms.Rule
-	rate, alpha, maxR float64
-	block             string
-	alg               string
-}
-
-func (g searchGrid) points() []searchPoint {
-	var out []searchPoint
-	for _, r := range g.rules {
-		for _, rate := range g.rates {
-			for _, a := range g.alphas {
-				for _, m := range g.maxes {
-					for _, b := range g.blocks {
-						for _, alg := range g.algs {
-							out = append(out, searchPoint{r, rate, a, m, b, alg})
-						}
-					}
-				}
-			}
-		}
-	}
-	return out
-}
-
-// runSearch replays every point of g through the log and the counter
-// behind the same mitigation timeout, under count all, on the points'
-// populations of requests and sources; points run side by side on
-// workers goroutines, and the result does not depend on how many.
-func runSearch(g searchGrid, requests int64, sources int, seed uint64, workers int) ([]summary.SearchPoint, error) {
-	pts := g.points()
-	out := make([]summary.SearchPoint, len(pts))
-	errs := make([]error, len(pts))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, workers) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i], errs[i] = searchOne(pts[i], requests, sources, seed)
-			}
-		}()
-	}
-	for i := range pts {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-func searchOne(p searchPoint, requests int64, sources int, seed uint64) (summary.SearchPoint, error) {
-	spec := fmt.Sprintf("population:requests=%d,sources=%d,rate=%g,alpha=%g,max=%g,seed=%d", requests, sources, p.rate, p.alpha, p.maxR, seed)
-	gen, err := generators.New(spec, generators.Params{})
-	if err != nil {
-		return summary.SearchPoint{}, usageError{err.Error()}
-	}
-	res, err := compare.ReplayPair(gen, compare.Pair{Rule: p.rule, Candidate: p.alg, Block: p.block, Count: compare.CountAll})
-	if err != nil {
-		return summary.SearchPoint{}, err
-	}
-	pt := summary.SearchPoint{Rule: algorithms.FormatRules([]algorithms.Rule{p.rule}), Algorithm: p.alg, Rate: p.rate, Alpha: p.alpha, Max: p.maxR, Block: p.block, PairResult: res}
-	return pt, nil
-}
-
-// writeSearch writes the search's summary.json, its plot and README.md
-// into dir.
-func writeSearch(stdout io.Writer, dir string, s *summary.CloudflareSearch) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	data, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "summary.json"), append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	if err := writeSearchPages(dir, s); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "wrote %s (%d points)\n", filepath.Join(dir, "summary.json"), len(s.Points))
-	return nil
-}
-
-// writeSearchPages writes the search's plot and README.md into dir, from
-// its summary alone.
-func writeSearchPages(dir string, s *summary.CloudflareSearch) error {
-	files, err := report.CloudflareSearchPlots(s)
-	if err != nil {
-		return err
-	}
-	for _, f := range files {
-		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
-			return err
-		}
-	}
-	var buf bytes.Buffer
-	if err := report.CloudflareSearchREADME(&buf, s, ""); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, readmeFile), buf.Bytes(), 0o644)
-}
-
 // readSearch reads a search's summary.json; nil if there is none.
 func readSearch(dir string) (*summary.CloudflareSearch, error) {
 	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
@@ -258,6 +133,9 @@ func readSearch(dir string) (*summary.CloudflareSearch, error) {
 	var s summary.CloudflareSearch
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, "summary.json"), err)
+	}
+	if kind, _ := resultsdir.KindOf(dir); kind != resultsdir.KindSearch {
+		return nil, fmt.Errorf("%s is not the summary of a search: it holds no points", escape.Visible(filepath.Join(dir, summaryFile)))
 	}
 	if filepath.Base(dir) != searchCheckDir {
 		if s.Check, err = readSearch(filepath.Join(dir, searchCheckDir)); err != nil {

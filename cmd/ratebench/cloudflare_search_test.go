@@ -1,12 +1,23 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"ratebench/algorithms"
+	"ratebench/internal/cfsearch"
+	"ratebench/internal/resultsdir"
 	"ratebench/summary"
 )
 
@@ -67,12 +78,12 @@ func TestCloudflareBlockIsOnePoint(t *testing.T) {
 
 func TestParseSearch(t *testing.T) {
 	r, _ := algorithms.ParseRule("100/1m")
-	base := searchGrid{rules: []algorithms.Rule{r}, rates: []float64{0.2}, alphas: []float64{1.5}, maxes: []float64{1000}, blocks: []string{""}, algs: []string{"counter"}}
+	base := cfsearch.Grid{Rules: []algorithms.Rule{r}, Rates: []float64{0.2}, Alphas: []float64{1.5}, Maxes: []float64{1000}, Blocks: []string{""}, Algs: []string{"counter"}}
 	g, err := parseSearch("L=20,100;W=10s;block=0,1m,window;alg=counter,counter-floor", base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(g.points()) != 2*3*2 || g.rules[0].L != 20 || g.rules[1].W != 10e9 || g.blocks[2] != "window" || g.rates[0] != 0.2 {
+	if len(g.Points()) != 2*3*2 || g.Rules[0].L != 20 || g.Rules[1].W != 10e9 || g.Blocks[2] != "window" || g.Rates[0] != 0.2 {
 		t.Errorf("%+v", g)
 	}
 	for spec, want := range map[string]string{
@@ -132,5 +143,174 @@ func TestCloudflareReadmeFromSummaries(t *testing.T) {
 	}
 	if got := cloudflareCommand(committed); got != "ratebench cloudflare" {
 		t.Errorf("the committed run's command reads %q", got)
+	}
+}
+
+// leftovers lists the lock files and staging folders under dir.
+func leftovers(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && (d.Name() == resultsdir.LockFile || strings.HasPrefix(d.Name(), resultsdir.StagePrefix)) {
+			out = append(out, p)
+		}
+		return err
+	})
+	return out
+}
+
+// A search into a folder that holds a compare's results is refused
+// without -force, before it replays anything, and leaves the folder as it
+// was; with -force it writes its own set beside the compare's other files.
+func TestSearchIntoAnotherRunsFolder(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := ratebench(t, "compare", "-trace", "testdata/small.csv", "-alg", "log,counter", "-png=false", "-o", dir); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, dir)
+	args := []string{"cloudflare", "-search", "rate=0.5;alpha=4;max=3", "-requests", "5000", "-sources", "20", "-o", dir}
+	_, stderr, err := ratebench(t, args...)
+	if err == nil || !strings.Contains(err.Error(), dir+" holds the results of another run: its summary.json is a compare (or merge)'s, not a Cloudflare search's; use -force") {
+		t.Errorf("search over a compare's results: %v", err)
+	}
+	if strings.Contains(stderr, "searching") {
+		t.Error("the search began before it was refused")
+	}
+	sameFiles(t, dir, before)
+	if l := leftovers(t, dir); len(l) > 0 {
+		t.Errorf("left behind: %v", l)
+	}
+	if _, _, err := ratebench(t, append(args, "-force")...); err != nil {
+		t.Fatalf("with -force: %v", err)
+	}
+	if s, err := readSearch(dir); err != nil || len(s.Points) != 1 || strings.Contains(s.Command, "force") {
+		t.Errorf("with -force: %+v, %v", s, err)
+	}
+}
+
+// A search whose page cannot be written (a full disk) leaves its folder
+// as it was: no new summary beside the old page, no lock, no staging.
+func TestFailedSearchWriteLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := ratebench(t, "cloudflare", "-search", "rate=0.5;alpha=4;max=3", "-requests", "5000", "-sources", "20", "-o", dir); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, dir)
+	r, _ := algorithms.ParseRule("100/1m")
+	for _, failing := range []string{summaryFile, "disagreement.svg", resultsdir.ReadmeFile} {
+		job := searchJob{stdout: io.Discard, stderr: io.Discard, dir: dir, workers: 1, command: "c",
+			grid: cfsearch.Grid{Rules: []algorithms.Rule{r}, Rates: []float64{0.5}, Alphas: []float64{4}, Maxes: []float64{5}, Blocks: []string{""}, Algs: []string{"counter"}},
+			pop:  cfsearch.Population{Requests: 5000, Sources: 20, Seed: 1},
+			writeFile: func(path string, data []byte) error {
+				if filepath.Base(path) == failing {
+					return errors.New("no space left on device")
+				}
+				return summary.WriteFileAtomic(path, data)
+			}}
+		if err := job.run(); err == nil || !strings.Contains(err.Error(), "no space left") {
+			t.Errorf("failing %s: %v", failing, err)
+		}
+		sameFiles(t, dir, before)
+		if l := leftovers(t, dir); len(l) > 0 {
+			t.Errorf("failing %s, left behind: %v", failing, l)
+		}
+	}
+}
+
+// Ctrl-C during a search (after its first point, as its progress says)
+// stops it, exits 1, keeps the points done for a rerun to resume from, and
+// leaves the folder's summary, lock and staging as they were: none.
+func TestInterruptedSearchKeepsItsPoints(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	dir := t.TempDir()
+	bin := buildCommand(t, dir)
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(bin, "cloudflare", "-search", "rate=0.5;alpha=4;max=2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21;block=0,1m",
+		"-requests", "200000", "-sources", "40", "-workers", "1", "-o", out)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	killer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+	defer killer.Stop()
+	sc := bufio.NewScanner(stderr)
+	var said strings.Builder
+	for sc.Scan() {
+		said.WriteString(sc.Text() + "\n")
+		if strings.HasPrefix(sc.Text(), "search: 1 of 40 points done (") {
+			break
+		}
+	}
+	if !strings.Contains(said.String(), "searching 40 points into "+out+", each 200000 requests from 40 sources: 8000000 requests in all, 1 points at a time") {
+		t.Errorf("the cost was not said before the search: %q", said.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	for sc.Scan() {
+		said.WriteString(sc.Text() + "\n")
+	}
+	err = cmd.Wait()
+	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 || !strings.Contains(said.String(), "of 40 points: "+filepath.Join(out, searchPartialFile)+" keeps the points done") {
+		t.Errorf("exit %v, stderr %q", err, said.String())
+	}
+	data, err := os.ReadFile(filepath.Join(out, searchPartialFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept summary.CloudflareSearch
+	if err := json.Unmarshal(data, &kept); err != nil || len(kept.Points) < 1 || len(kept.Points) >= 40 {
+		t.Errorf("kept %d points: %v", len(kept.Points), err)
+	}
+	if _, err := os.Stat(filepath.Join(out, summaryFile)); err == nil {
+		t.Error("an interrupted search wrote its summary")
+	}
+	if l := leftovers(t, out); len(l) > 0 {
+		t.Errorf("left behind: %v", l)
+	}
+}
+
+// A grid of more points than a search runs is refused at once, naming the
+// flag and the limit.
+func TestSearchGridIsBounded(t *testing.T) {
+	var maxes []string
+	for i := range 101 {
+		maxes = append(maxes, strconv.Itoa(i+2))
+	}
+	grid := "rate=0.1,0.2,0.3,0.4,0.5;alpha=2,3;max=" + strings.Join(maxes, ",")
+	_, stderr, err := ratebench(t, "cloudflare", "-search", grid, "-o", t.TempDir())
+	var ue usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "-search: the search grid has 1010 points, more than the 1000 a search runs") {
+		t.Errorf("got %v", err)
+	}
+	if strings.Contains(stderr, "searching") {
+		t.Error("the search began")
+	}
+}
+
+// cloudflare -readme on a folder it did not write (a compare's) is
+// refused, naming the summary and why, and writes nothing.
+func TestCloudflareReadmeRefusesAnotherFolder(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := ratebench(t, "compare", "-gen", "population:requests=2000,sources=20", "-alg", "log,counter", "-report=false", "-o", dir); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, dir)
+	_, _, err := ratebench(t, "cloudflare", "-readme", "-o", dir)
+	want := filepath.Join(dir, summaryFile) + " is not the summary of ratebench cloudflare (it is not of both counting policies and both modes): cloudflare -readme describes only its results folder"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	sameFiles(t, dir, before)
+	if _, _, err := ratebench(t, "compare", "-trace", "testdata/small.csv", "-alg", "log,counter", "-count", "accepted,all", "-report=false", "-force", "-o", dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ratebench(t, "cloudflare", "-readme", "-o", dir); err == nil || !strings.Contains(err.Error(), "(its trace is testdata/small.csv, not a generated population)") {
+		t.Errorf("a trace file's folder: %v", err)
 	}
 }

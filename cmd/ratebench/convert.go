@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"ratebench/internal/escape"
 	"ratebench/traces"
 )
 
@@ -55,7 +56,7 @@ func runConvert(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	n, err := copyTrace(ctx, w, r, out)
+	n, err := copyTrace(ctx, w, announceReading(r, stderr), out)
 	if err != nil {
 		w.abort()
 		return err
@@ -66,7 +67,7 @@ func runConvert(stdout, stderr io.Writer, args []string) error {
 	if s := unitText(timeUnit(r)); s != "" {
 		fmt.Fprintf(stderr, "timestamps in %s\n", s)
 	}
-	fmt.Fprintf(stdout, "wrote %d requests to %s\n", n, out)
+	fmt.Fprintf(stdout, "wrote %d requests to %s\n", n, escape.Visible(out))
 	if sn, _ := skipped(r); sn > 0 {
 		fmt.Fprintf(stdout, "skipped %d bad records\n", sn)
 	}
@@ -83,11 +84,11 @@ func copyTrace(ctx context.Context, w traces.Writer, r traces.Reader, out string
 		}
 		n++
 		if n%1024 == 0 && ctx.Err() != nil {
-			return n, fmt.Errorf("interrupted after %d requests: %s is left as it was", n, out)
+			return n, fmt.Errorf("interrupted after %d requests: %s is left as it was", n, escape.Visible(out))
 		}
 	}
 	if ctx.Err() != nil {
-		return n, fmt.Errorf("interrupted after %d requests: %s is left as it was", n, out)
+		return n, fmt.Errorf("interrupted after %d requests: %s is left as it was", n, escape.Visible(out))
 	}
 	return n, r.Err()
 }

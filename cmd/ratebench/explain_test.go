@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"ratebench/compare"
 	"ratebench/summary"
 )
 
@@ -141,8 +140,12 @@ func TestExplainErrors(t *testing.T) {
 		{[]string{trace, "-key", "x", "-rule", "5"}, true, "explain: "},
 		{[]string{trace, "-key", "x", "-mode", "both"}, true, `unknown mode "both"`},
 		{[]string{trace, "-key", "x", "-from", "soon"}, true, `-from "soon": want a duration`},
-		{[]string{trace, "-key", "nobody", "-o", out}, false, `no request of the key "nobody" in ../../traces/samples/boundary.csv`},
+		{[]string{trace, "-key", "nobody", "-o", out}, false, `no request of the key nobody in ../../traces/samples/boundary.csv`},
 		{[]string{"-key", "x"}, true, "want FILE"},
+		// At the end of the time range: refused, not a walk that never ends.
+		{[]string{trace, "-key", "boundary-01", "-from", "2262-04-11T23:47:16Z", "-o", out}, true, "explain: -from puts the span's end at 2262-04-11T23:47:16Z, past the latest time it can show"},
+		{[]string{trace, "-key", "boundary-01", "-from", "9223372036854775807ns", "-o", out}, true, "explain: -from puts the span's end at 2262-04-11T23:47:16.854775807Z"},
+		{[]string{trace, "-key", "boundary-01", "-to", "9999-01-01T00:00:00Z", "-o", out}, true, "explain: -to \"9999-01-01T00:00:00Z\" is outside the times a trace holds"},
 	} {
 		_, err := explainCmd(t, c.args...)
 		var ue usageError
@@ -156,35 +159,4 @@ func TestExplainErrors(t *testing.T) {
 	if _, err := explainCmd(t, bad, "-key", "a", "-o", out); err == nil || !strings.Contains(err.Error(), "bad.csv:4") {
 		t.Errorf("out of order: err = %v", err)
 	}
-}
-
-// The span shown by default: two windows either side of the key's first
-// disagreement, or the key's first four windows when there is none; only
-// the requests in it are kept.
-func TestExplainSpan(t *testing.T) {
-	const w = 10 * 1_000_000_000
-	for _, c := range []struct {
-		disAt          int64 // seconds; -1: none
-		wantLo, wantHi int64
-	}{{50, 30, 70}, {-1, 0, 40}, {5, 0, 25}, {95, 75, 100}} {
-		e := &explanation{algs: []string{"x"}, w: w, over: make([]int64, 1), under: make([]int64, 1), maxList: 5}
-		for s := int64(0); s <= 100; s++ {
-			t := 1_000_000_000_000 + s*1_000_000_000
-			e.add(compareDecision(t, s != c.disAt))
-		}
-		lo, hi := e.span()
-		lo, hi = (lo-1_000_000_000_000)/1_000_000_000, (hi-1_000_000_000_000)/1_000_000_000
-		if lo != c.wantLo || hi != c.wantHi {
-			t.Errorf("disagreement at %ds: span %d to %d s, want %d to %d", c.disAt, lo, hi, c.wantLo, c.wantHi)
-		}
-		if n := int64(len(e.kept)); n != c.wantHi-c.wantLo+1 {
-			t.Errorf("disagreement at %ds: %d requests kept, want the %d of the span", c.disAt, n, c.wantHi-c.wantLo+1)
-		}
-	}
-}
-
-// compareDecision is a request at t that the log admits and the algorithm
-// decides as the log if agree.
-func compareDecision(t int64, agree bool) compare.KeyDecision {
-	return compare.KeyDecision{T: t, Cost: 1, Log: true, Admit: []bool{agree}, Estimate: []float64{0}}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"ratebench/generators"
+	"ratebench/internal/escape"
 	"ratebench/traces"
 )
 
@@ -75,14 +76,14 @@ func runGen(stdout, stderr io.Writer, args []string) error {
 	defer stopSignals()
 	context.AfterFunc(ctx, stopSignals)
 	began := time.Now()
-	n, err := g.WriteTo(w.stopOn(ctx.Done()))
+	n, err := g.WriteTo(announceWriting(w.stopOn(ctx.Done()), stderr))
 	stop()
 	if perr := writeMemProfile(); perr != nil && err == nil {
 		err = perr
 	}
 	if errors.Is(err, errStopped) {
 		w.abort()
-		return fmt.Errorf("interrupted after %d requests: %s is left as it was", n, *out)
+		return fmt.Errorf("interrupted after %d requests: %s is left as it was", n, escape.Visible(*out))
 	}
 	if err != nil {
 		w.abort()
@@ -92,7 +93,7 @@ func runGen(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("%s: %w", *out, err)
 	}
 	el := time.Since(began)
-	fmt.Fprintf(stderr, "wrote %d requests to %s in %.2fs (%.2fM requests/s)\n", n, *out, el.Seconds(), float64(n)/el.Seconds()/1e6)
+	fmt.Fprintf(stderr, "wrote %d requests to %s in %.2fs (%.2fM requests/s)\n", n, escape.Visible(*out), el.Seconds(), float64(n)/el.Seconds()/1e6)
 	return nil
 }
 

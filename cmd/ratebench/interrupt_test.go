@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,12 +16,17 @@ import (
 )
 
 // interruptRun starts the command with args, feeds its standard input with
-// feed (if not nil) in the background, sends SIGINT once the replay has
-// begun (and had a moment to read), and returns how the command ended and
-// how long after the signal.
-func interruptRun(t *testing.T, bin string, feed func(io.WriteCloser), args ...string) (error, time.Duration) {
+// feed (if not nil) in the background, sends SIGINT once the replay is
+// under way (its line "replaying", then, if readyAfter > 0, its line
+// "ready" once it has read that many requests; then until busy, if not
+// nil, is closed), and returns how the command ended and how long after
+// the signal.
+func interruptRun(t *testing.T, bin string, feed func(io.WriteCloser), readyAfter int, busy <-chan struct{}, args ...string) (error, time.Duration) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
+	if readyAfter > 0 {
+		cmd.Env = append(os.Environ(), readyEnv+"="+strconv.Itoa(readyAfter))
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -37,10 +43,18 @@ func interruptRun(t *testing.T, bin string, feed func(io.WriteCloser), args ...s
 		go feed(stdin)
 	}
 	sc := bufio.NewScanner(stderr)
-	for sc.Scan() && !strings.HasPrefix(sc.Text(), "replaying ") {
-		t.Log(sc.Text())
+	waitFor := func(prefix string) {
+		for sc.Scan() && !strings.HasPrefix(sc.Text(), prefix) {
+			t.Log(sc.Text())
+		}
 	}
-	time.Sleep(200 * time.Millisecond) // for the first records to be read
+	waitFor("replaying ")
+	if readyAfter > 0 {
+		waitFor("ready: ")
+	}
+	if busy != nil {
+		<-busy
+	}
 	killer := time.AfterFunc(10*time.Second, func() { cmd.Process.Kill() })
 	defer killer.Stop()
 	signalled := time.Now()
@@ -67,35 +81,44 @@ func TestInterruptWritesPartialSummary(t *testing.T) {
 	dir := t.TempDir()
 	bin := buildCommand(t, dir)
 	const someSkipped, anySkipped = -1, -2
+	skipping := make(chan struct{}) // closed once the command skips bad records
 	tests := []struct {
 		name              string
 		args              []string
 		feed              func(io.WriteCloser)
-		requests, skipped int64 // requests -1: some
+		readyAfter        int             // requests read before the signal
+		busy              <-chan struct{} // closed when the signal may come
+		requests, skipped int64           // requests -1: some
 	}{
-		{"replaying", []string{"-gen", "poisson:requests=1e12,keys=1000"}, nil, -1, 0},
+		{"replaying", []string{"-gen", "poisson:requests=1e12,keys=1000"}, nil, 1, nil, -1, 0},
 		{"stalled stdin", []string{"-trace", "-"}, func(w io.WriteCloser) {
 			io.WriteString(w, "ts,key\n1,a\n2,b\n") // then nothing, and no end
-		}, 2, 0},
+		}, 2, nil, 2, 0},
 		{"skipping bad records", []string{"-trace", "-", "-skip-bad"}, func(w io.WriteCloser) {
 			if _, err := io.WriteString(w, "ts,key\n1,a\n"); err != nil {
 				return
 			}
 			bad := []byte(strings.Repeat("x,b\n", 1000))
+			written := 0
 			for { // until the command exits
 				if _, err := w.Write(bad); err != nil {
 					return
 				}
+				// Past what a pipe and the reader's buffer hold, the
+				// command has read, and skipped, bad records.
+				if written += len(bad); written >= 4<<20 && written-len(bad) < 4<<20 {
+					close(skipping)
+				}
 			}
-		}, 1, someSkipped},
+		}, 1, skipping, 1, someSkipped},
 		// (skipped, or still being read, when the signal comes)
-		{"a line that never ends", []string{"-trace", "/dev/zero", "-format", "jsonl", "-skip-bad"}, nil, 0, anySkipped},
+		{"a line that never ends", []string{"-trace", "/dev/zero", "-format", "jsonl", "-skip-bad"}, nil, 0, nil, 0, anySkipped},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-"))
 			args := append([]string{"compare", "-alg", "counter", "-report=false", "-o", out}, tt.args...)
-			err, after := interruptRun(t, bin, tt.feed, args...)
+			err, after := interruptRun(t, bin, tt.feed, tt.readyAfter, tt.busy, args...)
 			if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 {
 				t.Errorf("exit: %v, want status 1", err)
 			}
@@ -173,16 +196,18 @@ func TestInterruptConvertOfAStalledInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "convert", "-format", "csv", "-", out)
+	cmd.Env = append(os.Environ(), readyEnv+"=2")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer stdin.Close()
+	waitReady := readyLine(t, cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	io.WriteString(stdin, "ts,key\n1,a\n2,b\n") // then nothing, and no end
-	time.Sleep(300 * time.Millisecond)
+	waitReady()
 	interruptLeavesOutput(t, cmd, out, earlier)
 }
 
@@ -198,11 +223,31 @@ func TestInterruptGenLeavesTheOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "gen", "-scenario", "poisson", "-requests", "1000000000000", "-keys", "100000", "-o", out)
+	cmd.Env = append(os.Environ(), readyEnv+"=1")
+	waitReady := readyLine(t, cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond)
+	waitReady()
 	interruptLeavesOutput(t, cmd, out, earlier)
+}
+
+// readyLine returns a function that waits for cmd's "ready" line on
+// stderr (see readyEnv), to be called once cmd is started; what cmd
+// prints on stderr after it is read on, to the end.
+func readyLine(t *testing.T, cmd *exec.Cmd) func() {
+	t.Helper()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() && !strings.HasPrefix(sc.Text(), "ready: ") {
+			t.Log(sc.Text())
+		}
+		go io.Copy(io.Discard, stderr)
+	}
 }
 
 // buildCommand builds ratebench into dir and returns its path.

@@ -14,12 +14,14 @@ import (
 	"syscall"
 
 	"ratebench/algorithms"
+	"ratebench/internal/escape"
+	"ratebench/internal/resultsdir"
 	"ratebench/livenginx"
 	"ratebench/report"
 	"ratebench/summary"
 )
 
-const liveSynopsis = "nginx (FILE | -gen SCENARIO) [-rule L/W] [-speed S] [-clients C] [-burst N] [-nodelay | -delay N] [-addr 127.0.0.1:PORT] [-o DIR]\n\n" +
+const liveSynopsis = "(FILE | -gen SCENARIO) [-rule L/W] [-speed S] [-clients C] [-burst N] [-nodelay | -delay N] [-addr 127.0.0.1:PORT] [-o DIR]\n\n" +
 	"Replays the trace through a real nginx that it starts (and stops) on a loopback port, at the trace's pace times S\n" +
 	"with the rule's rate times S, and sets nginx's decisions beside its model fed the clock nginx decided on,\n" +
 	"beside its model on the trace's times and beside the exact log. FILE (or -trace FILE) is the trace; -gen\n" +
@@ -37,7 +39,7 @@ func runLive(stdout, stderr io.Writer, args []string) error {
 			return f(stdout, stderr, args[1:])
 		}
 	}
-	fmt.Fprintf(stderr, "usage: ratebench live %s\n", liveSynopsis)
+	fmt.Fprintf(stderr, "usage: ratebench live nginx %s\n", liveSynopsis)
 	if len(args) == 0 {
 		return usageError{"live: want the program to replay through: nginx"}
 	}
@@ -84,6 +86,9 @@ func runLiveNginx(stdout, stderr io.Writer, args []string) error {
 	if _, err := cfg.Scaled(); err != nil {
 		return usageError{"-speed " + *speedS + ": " + err.Error()}
 	}
+	if err := cfg.Validate(); err != nil { // before nginx starts, not after the replay
+		return usageError{"live nginx: " + err.Error()}
+	}
 
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
@@ -101,11 +106,11 @@ func runLiveNginx(stdout, stderr io.Writer, args []string) error {
 	if dir == "" {
 		dir = filepath.Join("results", "live", name)
 	}
-	rd, err := lockResults(dir)
+	rd, err := resultsdir.Lock(dir)
 	if err != nil {
 		return err
 	}
-	defer rd.close()
+	defer rd.Close()
 
 	fmt.Fprintf(stderr, "replaying %d requests (%d keys) at speed %s with %d connection(s)\n", len(tr.T), tr.Keys, cfg.SpeedString(), cfg.Clients)
 	raw, err := livenginx.Replay(ctx, cfg, tr)
@@ -119,17 +124,17 @@ func runLiveNginx(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeLive(rd.stage, res); err != nil {
+	if err := writeLive(rd.Stage(), res); err != nil {
 		return err
 	}
-	if err := rd.commit(ownsLive); err != nil {
+	if err := rd.Commit(ownsLive); err != nil {
 		return err
 	}
 	if err := report.LiveMarkdown(stdout, res); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "\nnginx agrees with its model on %d of %d requests (%s)\nwrote %s and %s\n", res.Model.Agree, res.Trace.Requests,
-		fmt.Sprintf("%.3f%%", res.Model.Percent()), filepath.Join(dir, "live.json"), filepath.Join(dir, "live.md"))
+		fmt.Sprintf("%.3f%%", res.Model.Percent()), escape.Visible(filepath.Join(dir, "live.json")), escape.Visible(filepath.Join(dir, "live.md")))
 	return nil
 }
 

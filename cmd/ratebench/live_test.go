@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
+	"flag"
 	"net"
 	"os"
 	"os/exec"
@@ -54,7 +56,9 @@ func TestLiveNginxEndToEnd(t *testing.T) {
 }
 
 // Bad command lines are refused before nginx starts: a speed at which
-// nginx cannot express the rate, and an address off the loopback.
+// nginx cannot express the rate, an address off the loopback, and a burst
+// nginx's model refuses (checked before the replay, not after it: the
+// nginx program named does not exist, and is never started).
 func TestLiveNginxRefuses(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -63,11 +67,28 @@ func TestLiveNginxRefuses(t *testing.T) {
 		{[]string{"-rule", "7/1m", "-speed", "1/2"}, "the speeds that work are the multiples of 1/7"},
 		{[]string{"-speed", "0"}, "-speed \"0\": want a positive number"},
 		{[]string{"-addr", "192.0.2.1:8080"}, "sends only to an IPv4 loopback address"},
+		{[]string{"-burst", "9223372036854775807", "-nginx", "/nonexistent/nginx"}, `live nginx: -burst 9223372036854775807: algorithm "nginx:rate=5r/s:burst=9223372036854775807:zone": burst "9223372036854775807" is not a whole number from 0 to `},
 	} {
 		args := append([]string{"live", "nginx", "-gen", "poisson:requests=10,keys=2", "-o", t.TempDir()}, tc.args...)
 		_, stderr, err := ratebench(t, args...)
 		if err == nil || !strings.Contains(err.Error()+stderr, tc.want) {
 			t.Errorf("%v: err %v, stderr %q; want %q", tc.args, err, stderr, tc.want)
+		}
+		if strings.Contains(stderr, "replaying") || strings.Contains(stderr, "started") {
+			t.Errorf("%v: refused only once the replay began: %q", tc.args, stderr)
+		}
+	}
+}
+
+// The usage of live and of live nginx names the subcommand once.
+func TestLiveUsage(t *testing.T) {
+	for _, args := range [][]string{{"live", "nginx", "-h"}, {"live", "-h"}} {
+		_, stderr, err := ratebench(t, args...)
+		if err != nil && !errors.Is(err, flag.ErrHelp) {
+			t.Errorf("%q: %v", args, err)
+		}
+		if !strings.HasPrefix(stderr, "usage: ratebench live nginx (FILE | -gen SCENARIO) [-rule L/W]") || strings.Contains(stderr, "nginx nginx") {
+			t.Errorf("%q: usage %q", args, stderr)
 		}
 	}
 }
@@ -101,7 +122,8 @@ func TestLiveNginxInterrupt(t *testing.T) {
 	if addr == "" {
 		t.Fatal("nginx never started")
 	}
-	time.Sleep(300 * time.Millisecond)
+	// nginx has started: the replay is under way (its requests follow at
+	// once, paced over the trace's 100,000 seconds), the signal comes now.
 	signalled := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)

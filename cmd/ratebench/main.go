@@ -45,12 +45,14 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"ratebench/internal/escape"
 )
 
 func main() {
 	if err := run(os.Stdout, os.Stderr, os.Args[1:]); err != nil {
 		if !errors.Is(err, flag.ErrHelp) && !errors.Is(err, errReported) {
-			fmt.Fprintln(os.Stderr, "ratebench:", err)
+			fmt.Fprintln(os.Stderr, "ratebench:", visibleError(err.Error()))
 		}
 		var ue usageError
 		switch {
@@ -142,3 +144,9 @@ func (l *listFlag) Set(v string) error {
 	*l = append(*l, v)
 	return nil
 }
+
+// visibleError makes an error message printable on one line (what it
+// quotes stays as it was quoted, see escape.VisibleQuoted), so that no name
+// in it (a file's, a key's) can break the line, move the cursor, recolour
+// or clear the terminal.
+func visibleError(msg string) string { return escape.VisibleQuoted(msg) }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"ratebench/internal/resultsdir"
 	"ratebench/report"
 	"ratebench/summary"
 )
@@ -35,11 +36,11 @@ func runMerge(stdout, stderr io.Writer, args []string) error {
 		fs.Usage()
 		return usageError{"merge: want -o DIR and the folders of every shard's summary.json"}
 	}
-	rd, err := lockResults(*out)
+	rd, err := resultsdir.Lock(*out)
 	if err != nil {
 		return err
 	}
-	defer rd.close()
+	defer rd.Close()
 	var parts []*summary.Summary
 	var seen []os.FileInfo
 	var paths []string
@@ -75,16 +76,16 @@ func runMerge(stdout, stderr io.Writer, args []string) error {
 		}
 		return err
 	}
-	if err := rd.writeSummary(sum, nil); err != nil {
+	if err := rd.WriteSummary(sum, nil); err != nil {
 		return err
 	}
 	opt := report.Options{NoPNG: !*png}
 	if *withReport {
-		if err := rd.writeReport(sum, opt); err != nil {
+		if err := rd.WriteReport(sum, opt); err != nil {
 			return err
 		}
 	}
-	if err := rd.commit(ownsAll); err != nil {
+	if err := rd.Commit(resultsdir.OwnsCompare); err != nil {
 		return err
 	}
 	printTable(stdout, sum)

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"ratebench/algorithms"
+	"ratebench/internal/escape"
+	"ratebench/internal/resultsdir"
 	"ratebench/redisreplay"
 )
 
@@ -78,11 +80,11 @@ func runRedis(stdout, stderr io.Writer, args []string) error {
 
 	// The folder is locked before the replay, so a second run into it
 	// fails at once rather than after its replay.
-	rd, err := lockResults(dir)
+	rd, err := resultsdir.Lock(dir)
 	if err != nil {
 		return err
 	}
-	defer rd.close()
+	defer rd.Close()
 
 	cfg := redisreplay.Config{Addr: *addr, Rule: rule, Algorithms: algList, Clients: cs, MinTTL: *minTTL, MemorySample: *sample, Speed: *speed,
 		Trace: redisreplay.TraceInfo{Path: path, Format: format},
@@ -103,16 +105,16 @@ func runRedis(stdout, stderr io.Writer, args []string) error {
 	if s := unitText(timeUnit(r)); s != "" {
 		fmt.Fprintf(stderr, "timestamps in %s\n", s)
 	}
-	if err := res.WriteFiles(rd.stage); err != nil {
+	if err := res.WriteFiles(rd.Stage()); err != nil {
 		return err
 	}
-	if err := rd.commit(ownsRedis); err != nil {
+	if err := rd.Commit(ownsRedis); err != nil {
 		return err
 	}
 	if err := res.WriteMarkdown(stdout); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nwrote %s and %s\n", filepath.Join(dir, "redis.json"), filepath.Join(dir, "redis.md"))
+	fmt.Fprintf(stdout, "\nwrote %s and %s\n", escape.Visible(filepath.Join(dir, "redis.json")), escape.Visible(filepath.Join(dir, "redis.md")))
 	return nil
 }
 

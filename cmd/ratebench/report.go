@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"ratebench/internal/escape"
+	"ratebench/internal/resultsdir"
 	"ratebench/report"
 	"ratebench/summary"
 )
@@ -49,21 +51,21 @@ func rewriteReport(stdout io.Writer, dir string, opt report.Options) error {
 	if _, err := os.Stat(filepath.Join(dir, summaryFile)); err != nil {
 		return err // and make no folder
 	}
-	rd, err := lockResults(dir)
+	rd, err := resultsdir.Lock(dir)
 	if err != nil {
 		return err
 	}
-	defer rd.close()
+	defer rd.Close()
 	s, err := summary.ReadSummaryFile(filepath.Join(dir, summaryFile))
 	if err != nil {
 		return err
 	}
-	if err := rd.writeReport(s, opt); err != nil {
+	if err := rd.WriteReport(s, opt); err != nil {
 		return err
 	}
-	if err := rd.commit(report.Owns); err != nil {
+	if err := rd.Commit(report.Owns); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(dir, report.HTMLFile))
+	_, err = fmt.Fprintf(stdout, "wrote %s\n", escape.Visible(filepath.Join(dir, report.HTMLFile)))
 	return err
 }

@@ -15,6 +15,7 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/compare"
+	"ratebench/internal/resultsdir"
 	"ratebench/report"
 	"ratebench/summary"
 	"ratebench/traces"
@@ -27,7 +28,7 @@ func TestCompareIntoALockedFolderFailsFast(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := snapshot(t, dir)
-	held, err := lockResults(dir)
+	held, err := resultsdir.Lock(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,13 +46,13 @@ func TestCompareIntoALockedFolderFailsFast(t *testing.T) {
 			t.Errorf("%q replayed the trace before it failed", args)
 		}
 	}
-	held.close()
+	held.Close()
 	sameFiles(t, dir, before) // the lock file and staging folder gone too
 	if _, _, err := ratebench(t, "compare", "-trace", "testdata/small.csv", "-alg", "log,counter", "-png=false", "-o", dir); err != nil {
 		t.Errorf("once released: %v", err)
 	}
 	after := snapshot(t, dir)
-	after[perfFile] = before[perfFile] // timings
+	after[resultsdir.PerfFile] = before[resultsdir.PerfFile] // timings
 	if strings.Join(sortedKeys(after), " ") != strings.Join(sortedKeys(before), " ") {
 		t.Errorf("after a rerun the folder holds %v, before %v", sortedKeys(after), sortedKeys(before))
 	}
@@ -121,7 +122,7 @@ func TestNoReportLeavesNoStaleReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := snapshot(t, dir)
-	if len(got) != 3 || got[summaryFile] == "" || got[perfFile] == "" || got[filepath.Join("plots", "notes.txt")] != "mine" {
+	if len(got) != 3 || got[summaryFile] == "" || got[resultsdir.PerfFile] == "" || got[filepath.Join("plots", "notes.txt")] != "mine" {
 		t.Errorf("after -report=false the folder holds %d files: %v", len(got), sortedKeys(got))
 	}
 	if _, _, err := ratebench(t, "report", "-png=false", dir); err != nil {
@@ -131,7 +132,7 @@ func TestNoReportLeavesNoStaleReport(t *testing.T) {
 	if err != nil || !strings.Contains(string(md), "## Rule 10/1m") || strings.Contains(string(md), "5/30s") {
 		t.Errorf("the rewritten report is not of the summary: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, lockFile)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(dir, resultsdir.LockFile)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("report left its lock file: %v", err)
 	}
 }
@@ -154,7 +155,7 @@ func TestFailedWriteLeavesTheEarlierSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := snapshot(t, dir)
-	for _, failing := range []string{summaryFile, perfFile, "divergence_", report.MarkdownFile, report.HTMLFile} {
+	for _, failing := range []string{summaryFile, resultsdir.PerfFile, "divergence_", report.MarkdownFile, report.HTMLFile} {
 		var calls atomic.Int64
 		job := testJob(t, dir, "10/1m")
 		job.writeFile = func(path string, data []byte) error {
@@ -207,7 +208,7 @@ func testJob(t *testing.T, dir, rule string) replayJob {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info := summary.TraceInfo{Path: "testdata/small.csv", Format: "csv", Fingerprint: fingerprint("testdata/small.csv")}
+	info := summary.TraceInfo{Path: "testdata/small.csv", Format: "csv", Fingerprint: resultsdir.Fingerprint("testdata/small.csv")}
 	return replayJob{stdout: io.Discard, stderr: io.Discard, eng: eng, r: r, info: info, dir: dir,
 		report: true, reportOpt: report.Options{NoPNG: true}}
 }

@@ -1,0 +1,253 @@
+// Package cfsearch searches the space of Cloudflare's mitigation: over a
+// grid of rules, populations of sources and mitigation timeouts, each
+// point replays a generated population through the exact log and a
+// candidate (the counter or a variant) behind the same timeout, under
+// count all (compare.ReplayPair), and records where their decisions
+// differ. The result does not depend on how many points run side by side.
+//
+// A search is long (points × requests), so Run reports each point done
+// (Progress) and stops when its context is cancelled, returning the points
+// finished by then: the caller keeps them (see Resume) so that an
+// interrupted search need not replay them again.
+package cfsearch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"ratebench/algorithms"
+	"ratebench/compare"
+	"ratebench/generators"
+	"ratebench/summary"
+)
+
+// MaxPoints is the most points one search runs: at the default population
+// (4,000,000 requests) a point takes seconds, so this many take hours
+// already. A larger grid is refused; split it into several searches.
+const MaxPoints = 1000
+
+// Grid is the space a search covers: every combination of its values.
+type Grid struct {
+	Rules  []algorithms.Rule
+	Rates  []float64 // the mean requests per second per source
+	Alphas []float64 // the Pareto tail index of the sources' rates
+	Maxes  []float64 // the population's cap on a rate, × the mean rate
+	Blocks []string  // "" (none), "window" or a duration
+	Algs   []string  // the candidates: counter and its variants
+}
+
+// Point is one combination of a grid.
+type Point struct {
+	Rule              algorithms.Rule
+	Rate, Alpha, MaxR float64
+	Block             string
+	Alg               string
+}
+
+// Size is the number of points of g.
+func (g Grid) Size() int {
+	return len(g.Rules) * len(g.Rates) * len(g.Alphas) * len(g.Maxes) * len(g.Blocks) * len(g.Algs)
+}
+
+// Points lists the combinations of g, in the order of its axes.
+func (g Grid) Points() []Point {
+	var out []Point
+	for _, r := range g.Rules {
+		for _, rate := range g.Rates {
+			for _, a := range g.Alphas {
+				for _, m := range g.Maxes {
+					for _, b := range g.Blocks {
+						for _, alg := range g.Algs {
+							out = append(out, Point{r, rate, a, m, b, alg})
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Population is what every point of a search replays: a generated
+// population of Requests requests from Sources sources, drawn with Seed.
+type Population struct {
+	Requests int64
+	Sources  int
+	Seed     uint64
+}
+
+// Check reports what would stop a search of g on pop before it replays
+// anything: a grid of no point or of more than MaxPoints, a candidate that
+// is not an algorithm, or a population that cannot be generated.
+func (g Grid) Check(pop Population) error {
+	switch n := g.Size(); {
+	case n == 0:
+		return errors.New("the search grid has no point")
+	case n > MaxPoints:
+		return fmt.Errorf("the search grid has %d points, more than the %d a search runs (each point replays %d requests); split it into smaller searches", n, MaxPoints, pop.Requests)
+	}
+	for _, alg := range g.Algs {
+		if _, err := algorithms.New(alg, g.Rules[0]); err != nil {
+			return err
+		}
+	}
+	for _, rate := range g.Rates {
+		for _, a := range g.Alphas {
+			for _, m := range g.Maxes {
+				if _, err := generators.New(pop.spec(Point{Rate: rate, Alpha: a, MaxR: m}), generators.Params{}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// spec is the generator spec of p's population.
+func (pop Population) spec(p Point) string {
+	return fmt.Sprintf("population:requests=%d,sources=%d,rate=%g,alpha=%g,max=%g,seed=%d", pop.Requests, pop.Sources, p.Rate, p.Alpha, p.MaxR, pop.Seed)
+}
+
+// Options are how a search runs.
+type Options struct {
+	Workers int // points replayed side by side (at least 1)
+	// Done are points already replayed (of an interrupted search of the
+	// same population): those of the grid among them are taken as they
+	// are, not replayed again.
+	Done []summary.SearchPoint
+	// Progress, if not nil, is called after each point, with the points
+	// finished so far (those of Done among them) and the grid's size; never
+	// concurrently.
+	Progress func(done, total int)
+}
+
+// Run replays every point of g on pop. It returns the points in grid
+// order; when ctx is cancelled it stops the points under way and returns
+// the finished ones, in grid order, with ctx's error.
+func Run(ctx context.Context, g Grid, pop Population, opt Options) ([]summary.SearchPoint, error) {
+	pts := g.Points()
+	out := make([]summary.SearchPoint, len(pts))
+	finished := make([]bool, len(pts))
+	var todo []int
+	for i, p := range pts {
+		if d, ok := findDone(opt.Done, p, pop); ok {
+			out[i], finished[i] = d, true
+		} else {
+			todo = append(todo, i)
+		}
+	}
+	var mu sync.Mutex
+	done := len(pts) - len(todo)
+	var firstErr error
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, opt.Workers) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				pt, err := replayPoint(ctx, pts[i], pop)
+				mu.Lock()
+				switch {
+				case err == nil:
+					out[i], finished[i] = pt, true
+					done++
+					if opt.Progress != nil {
+						opt.Progress(done, len(pts))
+					}
+				case firstErr == nil && ctx.Err() == nil:
+					firstErr = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for _, i := range todo {
+		mu.Lock()
+		failed := firstErr != nil
+		mu.Unlock()
+		if failed {
+			break
+		}
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	var kept []summary.SearchPoint
+	for i := range pts {
+		if finished[i] {
+			kept = append(kept, out[i])
+		}
+	}
+	if err := ctx.Err(); err != nil && len(kept) < len(pts) {
+		return kept, err
+	}
+	return kept, nil
+}
+
+// findDone returns the point of done that is p on pop.
+func findDone(done []summary.SearchPoint, p Point, pop Population) (summary.SearchPoint, bool) {
+	want := searchPoint(p, summary.PairResult{})
+	for _, d := range done {
+		if d.SameSetting(&want) && d.Requests == pop.Requests {
+			return d, true
+		}
+	}
+	return summary.SearchPoint{}, false
+}
+
+func searchPoint(p Point, res summary.PairResult) summary.SearchPoint {
+	return summary.SearchPoint{Rule: algorithms.FormatRules([]algorithms.Rule{p.Rule}), Algorithm: p.Alg, Rate: p.Rate, Alpha: p.Alpha, Max: p.MaxR, Block: p.Block, PairResult: res}
+}
+
+// replayPoint replays p's population through the log and p's candidate.
+func replayPoint(ctx context.Context, p Point, pop Population) (summary.SearchPoint, error) {
+	gen, err := generators.New(pop.spec(p), generators.Params{})
+	if err != nil {
+		return summary.SearchPoint{}, err
+	}
+	r := &stoppable{KeyedReader: gen, done: ctx.Done()}
+	res, err := compare.ReplayPair(r, compare.Pair{Rule: p.Rule, Candidate: p.Alg, Block: p.Block, Count: compare.CountAll})
+	if err != nil {
+		return summary.SearchPoint{}, err
+	}
+	return searchPoint(p, res), nil
+}
+
+// stoppable is a reader that ends, with context.Canceled, once done is
+// closed (checked every 4096 requests).
+type stoppable struct {
+	compare.KeyedReader
+	done <-chan struct{}
+	n    int
+	err  error
+}
+
+func (s *stoppable) Scan() bool {
+	if s.n++; s.n&4095 == 0 {
+		select {
+		case <-s.done:
+			s.err = context.Canceled
+			return false
+		default:
+		}
+	}
+	return s.KeyedReader.Scan()
+}
+
+func (s *stoppable) Err() error {
+	if s.err != nil {
+		return s.err
+	}
+	return s.KeyedReader.Err()
+}
