@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"net"
-	"strconv"
 	"strings"
 	"time"
 

@@ -132,3 +132,21 @@ func TestCheckKind(t *testing.T) {
 		t.Errorf("a compare into a search's folder: %v", err)
 	}
 }
+
+// A summary.json that does not validate (hand-edited, or not a summary at
+// all) is no proof of whose folder it is: a compare does not replace it
+// without -force. An empty folder, and -force, are no obstacle.
+func TestCheckTraceRefusesASummaryItCannotRead(t *testing.T) {
+	dir := t.TempDir()
+	if err := CheckTrace(dir, summary.TraceInfo{Path: "t.csv"}, false); err != nil {
+		t.Fatalf("empty folder: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, SummaryFile), []byte(`{"schema":"x","trace":{"path":"other.csv"},"runs":[{"requests":-1}]}`), 0o644)
+	err := CheckTrace(dir, summary.TraceInfo{Path: "t.csv"}, false)
+	if err == nil || !strings.Contains(err.Error(), "holds a summary that cannot be read") || !strings.Contains(err.Error(), "-force") {
+		t.Errorf("an invalid summary: %v", err)
+	}
+	if err := CheckTrace(dir, summary.TraceInfo{Path: "t.csv"}, true); err != nil {
+		t.Errorf("with force: %v", err)
+	}
+}

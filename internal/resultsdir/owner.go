@@ -19,7 +19,7 @@ import (
 const forceFix = "use -force to overwrite them, or -o to write elsewhere"
 
 // GenPrefix starts the path a summary records for a generated trace:
-// gen:SPEC.
+// gen:SCENARIO.
 const GenPrefix = "gen:"
 
 // CheckTrace refuses to replace the results of another trace in dir
@@ -27,8 +27,9 @@ const GenPrefix = "gen:"
 // spec, or a file of the same content (by fingerprint), whatever the path
 // it was given by; standard input, or a pipe, is never known to be the
 // same. A summary written before fingerprints is taken by its path. A
-// search's summary.json is refused too; one that cannot be read is
-// replaced.
+// search's summary.json is refused too, and so is one that cannot be read
+// or does not validate (a hand-edited summary is no proof of whose folder
+// it is).
 func CheckTrace(dir string, trace summary.TraceInfo, force bool) error {
 	if force {
 		return nil
@@ -36,9 +37,13 @@ func CheckTrace(dir string, trace summary.TraceInfo, force bool) error {
 	if kind, _ := KindOf(dir); kind == KindSearch {
 		return CheckKind(dir, KindCompare, false)
 	}
-	old, err := summary.ReadSummaryFile(filepath.Join(dir, SummaryFile))
+	path := filepath.Join(dir, SummaryFile)
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	old, err := summary.ReadSummaryFile(path)
 	if err != nil {
-		return nil // nothing there (or unreadable: it is replaced)
+		return fmt.Errorf("%s holds a summary that cannot be read (%v): %s", dir, err, forceFix)
 	}
 	was := old.Trace
 	switch {
