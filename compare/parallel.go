@@ -63,8 +63,11 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p := e.workers[w]
+			var p *worker // made at its first batch
 			for b := range work[w] {
+				if p == nil {
+					p = e.worker(w)
+				}
 				if fails[w] == nil {
 					if fails[w] = p.replayBatch(b, file, lr); fails[w] != nil {
 						failed.Store(true)
