@@ -126,10 +126,10 @@ func (e *Engine) Summary(trace summary.TraceInfo) *summary.Summary {
 		if s, err = summary.MergeDisjoint(parts); err != nil { // the workers of one engine always merge
 			panic(err)
 		}
-		s.Partial = s.Partial || e.partial
-		s.Shard = e.cfg.Shard
 	}
-	if s.Shard == nil { // only a shard's summary keeps the memory per window, for merge
+	s.Partial = s.Partial || e.partial
+	s.Shard = e.cfg.Shard // also when only one of several workers had keys
+	if s.Shard == nil {   // only a shard's summary keeps the memory per window, for merge
 		s.DropWindows()
 	}
 	return s

@@ -77,3 +77,28 @@ func madeWorkers(e *Engine) int {
 	}
 	return n
 }
+
+// A shard's summary replayed by many workers of which only the first has
+// a key is still the shard's, as one worker's is: it says which shard it
+// is and keeps the memory per window that merge needs.
+func TestOneWorkerOfManyWithKeysStillWritesTheShard(t *testing.T) {
+	t.Parallel()
+	key := "a"
+	for workerOf(KeyHash([]byte(key)), 2) != 0 || workerOf(KeyHash([]byte(key)), MaxWorkers) != 0 {
+		key += "a" // a key of the first worker's, with 2 workers and with MaxWorkers
+	}
+	reqs := []rq{{key, 0, 1}, {key, sec, 1}, {key, 40 * sec, 1}}
+	cfg := Config{Algorithms: []string{"counter"}, Modes: []Mode{Independent}, Shard: &summary.Shard{Index: 0, Count: 1}}
+	want := marshal(t, replay(t, cfg, reqs))
+	for _, n := range []int{2, MaxWorkers} {
+		cfg.Workers = n
+		e := fed(t, cfg, reqs)
+		s := e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})
+		if s.Shard == nil || s.Runs[1].Memory.Windows == nil {
+			t.Errorf("%d workers: shard %v, memory windows %v: want the shard's, with its windows", n, s.Shard, s.Runs[1].Memory.Windows)
+		}
+		if g := marshal(t, s); !bytes.Equal(g, want) {
+			t.Errorf("%d workers: summary differs from one worker's\n%s", n, firstDiff(g, want))
+		}
+	}
+}
