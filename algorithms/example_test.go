@@ -51,3 +51,20 @@ func ExampleParseSpecs() {
 	// [log counter token:B=10 buckets:4] <nil>
 	// true
 }
+
+// Layered rules: every layer must admit. The burst and timelines of
+// layered rules are measured on the primary layer, the longest window
+// and, of several layers of that window, the smallest limit, the one that
+// binds there.
+func ExampleParseRules() {
+	rules, err := algorithms.ParseRules("2/1s+10/1m+20/1m")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(rules), "layers:", algorithms.FormatRules(rules))
+	fmt.Println("primary:", algorithms.PrimaryRule(rules))
+	// Output:
+	// 3 layers: 2/1s+10/1m+20/1m
+	// primary: 10/1m
+}
