@@ -36,6 +36,25 @@ func (s *counterState) jump(t, W int64) int64 {
 	return t - s.start
 }
 
+// idle reports whether the state at t, no earlier than the window of the
+// key's last request, is the initial one: the two counts that advance(t)
+// would leave are both 0. The counts are those recorded, so a request
+// refused and not recorded (it only moved start) holds nothing: the key is
+// idle once the window after the last one with a recorded cost has passed,
+// not two windows after its last request. It reads the state without
+// advancing it.
+func (s counterState) idle(t, W int64) bool {
+	switch d := t - s.start; {
+	case s.prev == 0 && s.curr == 0:
+		return true
+	case d < W: // the same window (or, against the contract, an earlier one)
+		return false
+	case d-W < W: // the next window: curr becomes the previous count
+		return s.curr == 0
+	}
+	return true // both windows read at t are later than start's
+}
+
 // fixedState is one key's fixed-window count, kept as counterState's
 // without prev. The zero value is the initial state.
 type fixedState struct {
@@ -50,6 +69,11 @@ func (s *fixedState) advance(t, W int64) {
 	}
 	s.curr, s.start = 0, t/W*W
 }
+
+// idle reports whether the state at t, no earlier than the window of the
+// key's last request, is the initial one: t is in a later window than
+// start's, or nothing is recorded in start's.
+func (s fixedState) idle(t, W int64) bool { return s.curr == 0 || t-s.start >= W }
 
 // admitRule is how a sliding-window counter variant compares its estimate
 // with the limit. e is the time elapsed in the current window.

@@ -162,13 +162,16 @@ func (ly *Layered) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	return r, true
 }
 
-// PrimaryRule returns the layer whose window is the longest (of those, the
-// largest limit): the window over which the burst of layered rules is
-// measured, and the one rule of a single-layer set.
+// PrimaryRule returns the layer whose window is the longest and, of those,
+// whose limit is the smallest: the window over which the burst, phases and
+// timelines of layered rules are measured, and the limit that binds over
+// it (a layer of the same window and a larger limit never refuses what
+// that one admits), which the burst is a ratio to. Of a single-layer set,
+// its one rule.
 func PrimaryRule(rules []Rule) Rule {
 	p := rules[0]
 	for _, r := range rules[1:] {
-		if r.W > p.W || (r.W == p.W && r.L > p.L) {
+		if r.W > p.W || (r.W == p.W && r.L < p.L) {
 			p = r
 		}
 	}

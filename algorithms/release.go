@@ -58,19 +58,13 @@ func (l *Log) Restore(id int32, peak int64) {
 	l.relPeakSum -= peak
 }
 
-// Idle: both windows counted are over, or nothing is counted.
-func (c *Counter) Idle(id int32, t int64) bool {
-	s := &c.st[id]
-	return t/c.rule.W >= s.start/c.rule.W+2 || (s.prev == 0 && s.curr == 0)
-}
+// Idle: both windows the counter reads at t are empty.
+func (c *Counter) Idle(id int32, t int64) bool { return c.st[id].idle(t, c.rule.W) }
 
 func (c *Counter) Release(id int32) { c.st[id] = counterState{} }
 
-// Idle: the window counted is over, or nothing is counted.
-func (f *Fixed) Idle(id int32, t int64) bool {
-	s := &f.st[id]
-	return t/f.rule.W >= s.start/f.rule.W+1 || s.curr == 0
-}
+// Idle: the window the limiter reads at t is empty.
+func (f *Fixed) Idle(id int32, t int64) bool { return f.st[id].idle(t, f.rule.W) }
 
 func (f *Fixed) Release(id int32) { f.st[id] = fixedState{} }
 

@@ -313,11 +313,8 @@ func (c *upstashSliding) Record(id int32, t, cost int64) {
 	s.curr = SatAdd(s.curr, cost)
 }
 
-// Idle: both windows counted are over, or nothing is counted.
-func (c *upstashSliding) Idle(id int32, t int64) bool {
-	s := &c.st[id]
-	return t/c.rule.W >= s.start/c.rule.W+2 || (s.prev == 0 && s.curr == 0)
-}
+// Idle: both windows the script reads at t are empty.
+func (c *upstashSliding) Idle(id int32, t int64) bool { return c.st[id].idle(t, c.rule.W) }
 
 func (c *upstashSliding) Release(id int32) { c.st[id] = counterState{} }
 
@@ -389,11 +386,8 @@ func (c *upstashFixed) Record(id int32, t, cost int64) {
 	s.curr = SatAdd(s.curr, cost)
 }
 
-// Idle: the window counted is over, or nothing is counted.
-func (c *upstashFixed) Idle(id int32, t int64) bool {
-	s := &c.st[id]
-	return t/c.rule.W >= s.start/c.rule.W+1 || s.curr == 0
-}
+// Idle: the window the script reads at t is empty.
+func (c *upstashFixed) Idle(id int32, t int64) bool { return c.st[id].idle(t, c.rule.W) }
 
 func (c *upstashFixed) Release(id int32) { c.st[id] = fixedState{} }
 

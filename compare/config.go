@@ -45,8 +45,8 @@ type Config struct {
 	// section.
 	Budget *summary.Budget
 	// Workers is how many goroutines replay the keys, each a share of them
-	// by hash (default 1). The summary is the same, byte for byte, for any
-	// number.
+	// by hash (default 1, at most MaxWorkers). The summary is the same,
+	// byte for byte, for any number.
 	Workers int
 	// Shard, if set, limits the replay to the keys of one shard (see
 	// KeyHash); summary.Merge combines the summaries of all shards.
@@ -63,6 +63,10 @@ type Config struct {
 	// tuning is what only the tests set; its zero value is the harness's.
 	tuning tuning
 }
+
+// MaxWorkers is the most workers a Config may ask for: more goroutines
+// than cores only divide the keys finer.
+const MaxWorkers = 256
 
 // tuning are the engine's internal settings that tests change, kept in the
 // Config (not in package variables) so that tests can run in parallel.
@@ -115,6 +119,9 @@ func (c Config) normalize() (Config, error) {
 	}
 	if c.Workers <= 0 {
 		c.Workers = 1
+	}
+	if c.Workers > MaxWorkers {
+		return c, fmt.Errorf("workers %d: at most %d (one per core is the most that helps)", c.Workers, MaxWorkers)
 	}
 	if d := c.Deployment; d != nil && (len(d.Nodes) == 0 || len(d.Sync) == 0 || len(d.Skew) == 0) {
 		return c, fmt.Errorf("a deployment grid needs nodes, sync intervals and skews")

@@ -15,10 +15,13 @@ import (
 // The engine coordinates; its workers replay. With one worker it hands
 // every request to it; with several (Config.Workers), each replays the keys
 // that hash to it (KeyHash), and their summaries, of disjoint keys, merge
-// exactly into the one a single pass gives.
+// exactly into the one a single pass gives. A worker is made when its first
+// key comes (but the first, made at once), so that more workers than keys
+// cost nothing.
 type Engine struct {
 	cfg     Config
-	workers []*worker
+	one     Config    // the configuration of each worker
+	workers []*worker // nil where no key has come yet, but workers[0]
 	notes   []string
 
 	hashes keyRefs[uint64] // the hashes of the current key dictionary's entries (addRef)
@@ -34,21 +37,30 @@ func New(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg}
-	one := cfg
-	one.Workers, one.Shard = 1, nil
+	e := &Engine{cfg: cfg, one: cfg, workers: make([]*worker, cfg.Workers)}
+	e.one.Workers, e.one.Shard = 1, nil
 	if cfg.Workers == 1 {
-		one.Shard = cfg.Shard
+		e.one.Shard = cfg.Shard
 	}
-	for range cfg.Workers {
-		w, err := newWorker(one)
-		if err != nil {
-			return nil, err
-		}
-		e.workers = append(e.workers, w)
+	w, err := newWorker(e.one)
+	if err != nil {
+		return nil, err
 	}
-	e.notes = e.workers[0].notes
+	e.workers[0], e.notes = w, w.notes
 	return e, nil
+}
+
+// worker returns worker i, made now if it has had no key yet. Each worker
+// of a parallel replay asks only for itself.
+func (e *Engine) worker(i int) *worker {
+	if e.workers[i] == nil {
+		w, err := newWorker(e.one)
+		if err != nil { // the first worker was made from the same configuration
+			panic(err)
+		}
+		e.workers[i] = w
+	}
+	return e.workers[i]
 }
 
 // Add replays one request. key may be reused by the caller after Add
@@ -66,7 +78,7 @@ func (e *Engine) Add(key []byte, t, cost int64) error {
 	if !owns(e.cfg.Shard, h) {
 		return nil
 	}
-	return e.workers[workerOf(h, len(e.workers))].addHashed(key, h, t, cost)
+	return e.worker(workerOf(h, len(e.workers))).addHashed(key, h, t, cost)
 }
 
 // AddIndexed is Add for a request whose key comes with a dense id of its
@@ -85,7 +97,7 @@ func (e *Engine) AddIndexed(id int32, key []byte, t, cost int64) error {
 		return nil
 	}
 	n := int32(len(e.workers))
-	return e.workers[id%n].addIndexed(id/n, key, t, cost)
+	return e.worker(int(id%n)).addIndexed(id/n, key, t, cost)
 }
 
 func checkRequest(t, cost int64) error {
@@ -104,7 +116,9 @@ func checkRequest(t, cost int64) error {
 func (e *Engine) Summary(trace summary.TraceInfo) *summary.Summary {
 	var parts []*summary.Summary
 	for _, w := range e.workers {
-		parts = append(parts, w.summary(trace, e.partial, e.offeredEnd))
+		if w != nil { // a worker that had no key adds nothing
+			parts = append(parts, w.summary(trace, e.partial, e.offeredEnd))
+		}
 	}
 	s := parts[0]
 	if len(parts) > 1 {
@@ -112,10 +126,10 @@ func (e *Engine) Summary(trace summary.TraceInfo) *summary.Summary {
 		if s, err = summary.MergeDisjoint(parts); err != nil { // the workers of one engine always merge
 			panic(err)
 		}
-		s.Partial = s.Partial || e.partial
-		s.Shard = e.cfg.Shard
 	}
-	if s.Shard == nil { // only a shard's summary keeps the memory per window, for merge
+	s.Partial = s.Partial || e.partial
+	s.Shard = e.cfg.Shard // also when only one of several workers had keys
+	if s.Shard == nil {   // only a shard's summary keeps the memory per window, for merge
 		s.DropWindows()
 	}
 	return s
@@ -134,6 +148,9 @@ func (e *Engine) String() string {
 // the keys released.
 func (e *Engine) KeyStats() (workers int, peakLive, released int64) {
 	for _, w := range e.workers {
+		if w == nil {
+			continue
+		}
 		peakLive += int64(w.rel.peakLive)
 		released += w.rel.released
 	}

@@ -54,7 +54,7 @@ func (e *Engine) addRef(key []byte, dict uint64, index int32, t, cost int64) err
 	if !owns(e.cfg.Shard, h) {
 		return nil
 	}
-	return e.workers[workerOf(h, len(e.workers))].addRef(key, h, dict, index, t, cost)
+	return e.worker(workerOf(h, len(e.workers))).addRef(key, h, dict, index, t, cost)
 }
 
 // addRef replays a request, checked and owned, whose key is entry index of

@@ -81,3 +81,28 @@ func TestLayeredRules(t *testing.T) {
 		t.Errorf("fixed burst: %d alone, %d with 5/1s: want 200 (2L at the edge) and far less", plain.Burst.Max, layered.Burst.Max)
 	}
 }
+
+// Under layered rules of one window the burst is measured against the
+// limit that binds over that window, the smallest: at 5/1m+10/1m the log
+// never lets more than 5 through in a minute (ratio 1, no key over the
+// limit), and the fixed window, 5 on each side of an edge, reaches 2. In
+// either order of the layers, in one pass or across workers (whose
+// summaries merge).
+func TestLayeredBurstOfOneWindowIsToTheSmallestLimit(t *testing.T) {
+	t.Parallel()
+	reqs := boundaryTrace(60*sec, 8, 3)
+	for _, set := range [][]string{{"5/1m", "10/1m"}, {"10/1m", "5/1m"}} {
+		layers := []algorithms.Rule{mustRule(t, set[0]), mustRule(t, set[1])}
+		for _, workers := range []int{1, 3} {
+			cfg := Config{Layered: [][]algorithms.Rule{layers}, Algorithms: []string{"fixed"}, Modes: []Mode{Independent}, Workers: workers}
+			s := replay(t, cfg, append(reqs, rq{"steady", 0, 1}))
+			log, fixed := findRun(t, s, "independent", "log"), findRun(t, s, "independent", "fixed")
+			if b := log.Burst; b == nil || b.Max != 5 || b.Ratio != 1 || b.KeysOverL != 0 {
+				t.Errorf("%v, %d workers: the log's burst %+v, want 5, ratio 1, no key over L", set, workers, b)
+			}
+			if b := fixed.Burst; b == nil || b.Max != 10 || b.Ratio != 2 || b.KeysOverL != 1 {
+				t.Errorf("%v, %d workers: fixed's burst %+v, want 10, ratio 2, one key over L", set, workers, b)
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 
@@ -44,156 +45,238 @@ type failure struct {
 // trace order, so every worker's state is what one pass would have built
 // for those keys, and Summary merges them exactly.
 func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
-	n := len(e.workers)
-	ix, indexed := keyIndexer(r)
-	var ids indexedKeys
-	rf, refs := r.(KeyRefer)
 	lr, _ := r.(traces.Lateness)
-	free := make(chan *batch, 4*n)
-	for range 4 * n {
-		free <- &batch{}
-	}
-	work := make([]chan *batch, n)
-	fails := make([]*failure, n)
-	file := r.Pos().File
-	var failed atomic.Bool
-	var wg sync.WaitGroup
-	for w := range n {
-		work[w] = make(chan *batch, 2)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p := e.workers[w]
-			for b := range work[w] {
-				if fails[w] == nil {
-					if fails[w] = p.replayBatch(b, file, lr); fails[w] != nil {
-						failed.Store(true)
-					}
-				}
-				free <- b
-			}
-		}()
-	}
-	pending := make([]*batch, n)
-	flush := func(w int) {
-		if b := pending[w]; b != nil && len(b.t) > 0 {
-			work[w] <- b
-			pending[w] = nil
-		}
-	}
-	done := ctx.Done()
-	var seq int64
-	var rerr error
-	for r.Scan() {
-		if seq&4095 == 4095 {
-			e.progress.Store(seq + 1)
-			if interrupted(done) {
-				e.partial = true
-				rerr = ErrInterrupted
-				break
-			}
-			if failed.Load() {
-				break
-			}
-		}
-		q := r.Request()
-		if err := checkRequest(q.T, q.Cost); err != nil {
-			rerr = &traces.ParseError{Pos: r.Pos(), Msg: err.Error()}
-			break
-		}
-		late := lateness(lr, e.offeredEnd, q.T)
-		e.offeredEnd = max(e.offeredEnd, q.T)
-		key := q.Key
-		var w int
-		var id int32
-		var h, dict uint64
-		ref := int32(-1)
-		if indexed {
-			id = ix.KeyIndex()
-			if id < 0 {
-				rerr = &traces.ParseError{Pos: r.Pos(), Msg: "negative key index"}
-				break
-			}
-			seen := ids.of(id)
-			if *seen == idUnseen {
-				*seen = idSent
-				if e.cfg.Shard != nil && !owns(e.cfg.Shard, KeyHash(q.Key)) {
-					*seen = idNotOwned
-				}
-			} else if *seen == idSent {
-				key = nil // the worker has its name
-			}
-			if *seen == idNotOwned {
-				seq++
-				continue
-			}
-			w, id = int(id)%n, id/int32(n)
-		} else {
-			if refs {
-				if d, i, ok := rf.KeyRef(); ok {
-					h, dict, ref = e.hashRef(q.Key, d, i), d, i
-				}
-			}
-			if ref < 0 {
-				h = KeyHash(q.Key)
-			}
-			if !owns(e.cfg.Shard, h) {
-				seq++
-				continue
-			}
-			w = workerOf(h, n)
-		}
-		b := pending[w]
-		if b == nil {
-			b = <-free
-			b.reset()
-			pending[w] = b
-		}
-		pos := r.Pos()
-		b.t = append(b.t, q.T)
-		b.cost = append(b.cost, q.Cost)
-		b.keys = append(b.keys, key...)
-		b.keyEnd = append(b.keyEnd, int32(len(b.keys)))
-		if indexed {
-			b.ids = append(b.ids, id)
-		} else {
-			b.hash = append(b.hash, h)
-			if refs {
-				b.dict = append(b.dict, dict)
-				b.ref = append(b.ref, ref)
-			}
-		}
-		b.seq = append(b.seq, seq)
-		b.line = append(b.line, pos.Line)
-		b.row = append(b.row, pos.Row)
-		b.late = append(b.late, late)
-		if len(b.t) == batchSize || len(b.keys) >= 1<<20 {
-			flush(w)
-		}
-		seq++
-	}
-	for w := range n {
-		flush(w)
-		close(work[w])
-	}
-	wg.Wait()
+	d := e.startWorkers(r.Pos().File, lr)
+	seq, rerr := d.read(ctx, r, newRouter(e, r), lr)
+	d.finish()
 	e.progress.Store(seq)
-	// The first error in trace order: a worker's, if one is before the
-	// reader's (a worker's error is always at a request the reader had
-	// already passed).
-	var first *failure
-	for _, f := range fails {
-		if f != nil && (first == nil || f.seq < first.seq) {
-			first = f
-		}
-	}
-	if first != nil {
-		return first.err
+	if f := d.first(); f != nil {
+		return f.err
 	}
 	if rerr != nil {
 		return rerr
 	}
 	return e.readerErr(r)
+}
+
+// dispatch is a parallel replay's side of the reader: the batches it fills
+// per worker and hands over, and what the workers report back.
+type dispatch struct {
+	e       *Engine
+	free    chan *batch   // emptied batches, for the reader to fill
+	work    []chan *batch // per worker, its batches to replay
+	pending []*batch      // per worker, the batch being filled
+	fails   []*failure    // per worker, its first error
+	failed  atomic.Bool   // some worker has failed
+	wg      sync.WaitGroup
+}
+
+// startWorkers starts a goroutine per worker of e, replaying the batches
+// handed to it until its channel is closed and stopping at its first error;
+// file and lr are for its errors.
+func (e *Engine) startWorkers(file string, lr traces.Lateness) *dispatch {
+	n := len(e.workers)
+	d := &dispatch{e: e, free: make(chan *batch, 4*n), work: make([]chan *batch, n), pending: make([]*batch, n), fails: make([]*failure, n)}
+	for range 4 * n {
+		d.free <- &batch{}
+	}
+	for w := range n {
+		d.work[w] = make(chan *batch, 2)
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			var p *worker // made at its first batch
+			for b := range d.work[w] {
+				if p == nil {
+					p = e.worker(w)
+				}
+				if d.fails[w] == nil {
+					if d.fails[w] = p.replayBatch(b, file, lr); d.fails[w] != nil {
+						d.failed.Store(true)
+					}
+				}
+				d.free <- b
+			}
+		}()
+	}
+	return d
+}
+
+// read hands every request of r to its worker, routed by rt, until the
+// reader ends, ctx is cancelled, a request is bad or a worker has failed
+// (checked every 4096 requests); it returns how many requests it read and
+// the error that stopped it, nil at the reader's end.
+func (d *dispatch) read(ctx context.Context, r traces.Reader, rt *router, lr traces.Lateness) (int64, error) {
+	e := d.e
+	done := ctx.Done()
+	var seq int64
+	for ; r.Scan(); seq++ {
+		if seq&4095 == 4095 {
+			e.progress.Store(seq + 1)
+			if interrupted(done) {
+				e.partial = true
+				return seq, ErrInterrupted
+			}
+			if d.failed.Load() {
+				return seq, nil
+			}
+		}
+		q := r.Request()
+		if err := checkRequest(q.T, q.Cost); err != nil {
+			return seq, &traces.ParseError{Pos: r.Pos(), Msg: err.Error()}
+		}
+		late := lateness(lr, e.offeredEnd, q.T)
+		e.offeredEnd = max(e.offeredEnd, q.T)
+		to, owned, err := rt.route(q.Key)
+		if err != nil {
+			return seq, &traces.ParseError{Pos: r.Pos(), Msg: err.Error()}
+		}
+		if owned {
+			d.add(to, q, r.Pos(), seq, late)
+		}
+	}
+	return seq, nil
+}
+
+// add appends request q, at pos and seq in the trace, to the batch of its
+// worker, handing the batch over when full.
+func (d *dispatch) add(to route, q traces.Request, pos traces.Position, seq, late int64) {
+	b := d.pending[to.worker]
+	if b == nil {
+		b = <-d.free
+		b.reset()
+		d.pending[to.worker] = b
+	}
+	b.t = append(b.t, q.T)
+	b.cost = append(b.cost, q.Cost)
+	b.keys = append(b.keys, to.key...)
+	b.keyEnd = append(b.keyEnd, int32(len(b.keys)))
+	switch {
+	case to.indexed:
+		b.ids = append(b.ids, to.id)
+	default:
+		b.hash = append(b.hash, to.hash)
+		if to.refs {
+			b.dict = append(b.dict, to.dict)
+			b.ref = append(b.ref, to.ref)
+		}
+	}
+	b.seq = append(b.seq, seq)
+	b.line = append(b.line, pos.Line)
+	b.row = append(b.row, pos.Row)
+	b.late = append(b.late, late)
+	if len(b.t) == batchSize || len(b.keys) >= 1<<20 {
+		d.flush(to.worker)
+	}
+}
+
+// flush hands worker w its pending batch, if it holds any request.
+func (d *dispatch) flush(w int) {
+	if b := d.pending[w]; b != nil && len(b.t) > 0 {
+		d.work[w] <- b
+		d.pending[w] = nil
+	}
+}
+
+// finish hands over the last batches and waits for every worker to be done.
+func (d *dispatch) finish() {
+	for w := range d.work {
+		d.flush(w)
+		close(d.work[w])
+	}
+	d.wg.Wait()
+}
+
+// first returns the workers' first error in trace order, nil if none
+// failed. A worker's error is always at a request the reader had already
+// passed, so it comes before any the reader met.
+func (d *dispatch) first() *failure {
+	var first *failure
+	for _, f := range d.fails {
+		if f != nil && (first == nil || f.seq < first.seq) {
+			first = f
+		}
+	}
+	return first
+}
+
+// router finds the worker of each request of a parallel replay and what
+// it is handed of the key: the reader's own index, or the key's hash (and
+// its entry in the reader's dictionary).
+type router struct {
+	e       *Engine
+	n       int // workers
+	ix      KeyIndexer
+	indexed bool
+	ids     indexedKeys // with ix: what is known of each key index
+	rf      KeyRefer
+	refs    bool
+}
+
+func newRouter(e *Engine, r traces.Reader) *router {
+	rt := &router{e: e, n: len(e.workers)}
+	rt.ix, rt.indexed = keyIndexer(r)
+	rt.rf, rt.refs = r.(KeyRefer)
+	return rt
+}
+
+// route is where a request goes: its worker and what the worker gets of
+// its key.
+type route struct {
+	worker  int
+	key     []byte // the key's name; nil when its worker already has it
+	indexed bool   // id is the key's index at its worker
+	id      int32
+	refs    bool // dict and ref are the key's entry in the reader's dictionary (ref -1: none)
+	hash    uint64
+	dict    uint64
+	ref     int32
+}
+
+// route returns the route of the current request, whose key is key, and
+// whether this engine's shard owns it.
+func (rt *router) route(key []byte) (route, bool, error) {
+	if rt.indexed {
+		return rt.routeIndexed(key)
+	}
+	to := route{key: key, refs: rt.refs, ref: -1}
+	if rt.refs {
+		if d, i, ok := rt.rf.KeyRef(); ok {
+			to.hash, to.dict, to.ref = rt.e.hashRef(key, d, i), d, i
+		}
+	}
+	if to.ref < 0 {
+		to.hash = KeyHash(key)
+	}
+	if !owns(rt.e.cfg.Shard, to.hash) {
+		return to, false, nil
+	}
+	to.worker = workerOf(to.hash, rt.n)
+	return to, true, nil
+}
+
+// routeIndexed is route for a reader that indexes its keys: the key's
+// name goes to its worker with its first request only, and whether the
+// shard owns it is decided once.
+func (rt *router) routeIndexed(key []byte) (route, bool, error) {
+	id := rt.ix.KeyIndex()
+	if id < 0 {
+		return route{}, false, errors.New("negative key index")
+	}
+	seen := rt.ids.of(id)
+	if *seen == idUnseen {
+		*seen = idSent
+		if rt.e.cfg.Shard != nil && !owns(rt.e.cfg.Shard, KeyHash(key)) {
+			*seen = idNotOwned
+		}
+	} else if *seen == idSent {
+		key = nil // the worker has its name
+	}
+	if *seen == idNotOwned {
+		return route{}, false, nil
+	}
+	n := int32(rt.n)
+	return route{worker: int(id % n), key: key, indexed: true, id: id / n}, true, nil
 }
 
 // slotAhead and stateAhead are how many requests ahead of the one it

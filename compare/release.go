@@ -155,10 +155,33 @@ func (a *runAcc) boundIdle(id int32, now int64) bool {
 	return a.bound == nil || a.bound.idle(id, now)
 }
 
-// release writes key id's record and frees its id.
+// release writes key id's record and frees its id: its entry in the
+// ledger, a full record if it is remarkable in some run, then its state in
+// every run and limiter.
 func (e *worker) release(id int32, runs []*runAcc) {
-	r := &e.rel
+	rec := e.ledger(id)
+	e.keepFull(id, rec, runs)
 	name := e.keys.names[id]
+	row := e.rows.row(id)
+	for i, a := range runs {
+		if a.burst != nil {
+			a.burst.fold(row[i].peak, name)
+		}
+		a.release(id)
+	}
+	for _, g := range e.groups {
+		g.releaseLimiters(id)
+	}
+	e.keys.release(id)
+	e.rel.released++
+}
+
+// ledger writes what every released key leaves, found by its name's hash:
+// its requests, its closed-loop and deployment ids, and per group the
+// reference's largest burst and the log's largest size for it. It returns
+// the record's index.
+func (e *worker) ledger(id int32) int32 {
+	r := &e.rel
 	h := e.keys.state[id].hash
 	rec, ok := r.index[h]
 	if !ok {
@@ -177,37 +200,37 @@ func (e *worker) release(id int32, runs []*runAcc) {
 		}
 		gr[2*i+1] = g.ref.KeyPeak(id)
 	}
-	keep := false
+	return rec
+}
+
+// keepFull gives key id, released as record rec, a full record (its name
+// and what each run kept of it) if any run finds it remarkable.
+func (e *worker) keepFull(id, rec int32, runs []*runAcc) {
 	row := e.rows.row(id)
+	keep := false
 	for i, a := range runs {
-		if a.remarkable(&row[i]) {
-			keep = true
-		}
+		keep = keep || a.remarkable(&row[i])
 	}
-	if keep {
-		f := &fullRecord{name: name, requests: e.keys.state[id].requests, runs: make([]keyRun, len(runs))}
-		for i := range runs {
-			f.runs[i] = row[i].kept()
-		}
-		r.full[rec] = f
+	if !keep {
+		return
 	}
-	for i, a := range runs {
-		if a.burst != nil {
-			a.burst.fold(row[i].peak, name)
-		}
-		a.release(id)
+	f := &fullRecord{name: e.keys.names[id], requests: e.keys.state[id].requests, runs: make([]keyRun, len(runs))}
+	for i := range runs {
+		f.runs[i] = row[i].kept()
 	}
-	for _, g := range e.groups {
-		g.ref.Release(id)
-		for _, l := range g.guards {
-			l.Release(id)
-		}
-		for _, c := range g.cands {
-			c.lim.(algorithms.Releaser).Release(id)
-		}
+	e.rel.full[rec] = f
+}
+
+// releaseLimiters resets key id in the group's reference, its layers' logs
+// and every candidate.
+func (g *group) releaseLimiters(id int32) {
+	g.ref.Release(id)
+	for _, l := range g.guards {
+		l.Release(id)
 	}
-	e.keys.release(id)
-	r.released++
+	for _, c := range g.cands {
+		c.lim.(algorithms.Releaser).Release(id)
+	}
 }
 
 // restore hands a returning key (now id) the record it left, if any, and
