@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 
@@ -48,7 +47,7 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 	seed := fs.Uint64("seed", 1, "random seed")
 	out := fs.String("o", cloudflareRunsDir, "the results folder `DIR`")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the replay to `file`")
-	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "goroutines replaying keys in parallel (the results are the same for any number)")
+	workers := fs.Int("workers", defaultWorkers(), "goroutines replaying keys in parallel (the results are the same for any number)")
 	maxRate := fs.Float64("max", 1000, "cap on a source's rate, as a multiple of the mean rate (a small cap keeps every rate near the mean)")
 	block := fs.String("block", "", "the mitigation timeout `D`: a source refused once is refused for D (or window: till the window's end), by the log and the counter alike")
 	search := fs.String("search", "", "search a `GRID` of rules, populations and timeouts (see above) instead of the full experiment")

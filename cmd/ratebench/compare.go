@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,7 +77,7 @@ func registerCompareFlags(fs *flag.FlagSet) *compareFlags {
 	f.withReport = fs.Bool("report", true, "write report.md, report.html and plots/ beside summary.json (false removes those of earlier results)")
 	f.force = fs.Bool("force", false, "overwrite the results of another trace in the output dir (a trace file is known by its content; standard input never counts as the same trace)")
 	f.png = fs.Bool("png", true, "with -report, write a PNG of every plot beside its SVG")
-	f.workers = fs.Int("workers", runtime.GOMAXPROCS(0), "goroutines replaying keys in parallel (the results are the same for any number)")
+	f.workers = fs.Int("workers", defaultWorkers(), "goroutines replaying keys in parallel (the results are the same for any number)")
 	fs.Var(&f.clients, "clients", "closed-loop clients that re-send what they are refused: `retry:POLICY`, POLICY immediate, backoff or honor (with parameters: retry:backoff:base=100ms,max=8), or retry:all; repeat for several")
 	f.clientSeed = fs.Uint64("client-seed", 1, "seed of the closed-loop clients' backoff jitter")
 	f.nodes = fs.String("nodes", "", "simulate distributed deployments on these `counts` of nodes, e.g. 1,2,4,8 (window algorithms, against the exact global log)")

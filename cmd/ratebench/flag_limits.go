@@ -11,10 +11,14 @@ import (
 // it takes, so that a slip of the keyboard (-workers 100000, a sweep of
 // 2,000 limits) fails at once with the limit, instead of running the
 // machine out of memory. Each is far above any use the results call for.
-// maxWorkers bounds -workers: every worker holds its share of the keys'
-// state and buffers of its own; the results are the same for any number,
-// and a few per core is the fastest.
-var maxWorkers = max(256, 4*runtime.NumCPU())
+// maxWorkers bounds -workers: the engine's own bound (every worker holds
+// its share of the keys' state and buffers of its own; the results are the
+// same for any number, and a few per core is the fastest).
+const maxWorkers = compare.MaxWorkers
+
+// defaultWorkers is -workers' default: one per core the runtime uses,
+// within maxWorkers.
+func defaultWorkers() int { return min(runtime.GOMAXPROCS(0), maxWorkers) }
 
 const (
 	// maxRules bounds the rules of one compare, -rule and -sweep together:
