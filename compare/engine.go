@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"ratebench/algorithms"
+	"ratebench/internal/request"
 	"ratebench/summary"
 )
 
@@ -100,15 +100,9 @@ func (e *Engine) AddIndexed(id int32, key []byte, t, cost int64) error {
 	return e.worker(int(id%n)).addIndexed(id/n, key, t, cost)
 }
 
-func checkRequest(t, cost int64) error {
-	if t < 0 {
-		return fmt.Errorf("negative time %d", t)
-	}
-	if cost < 1 || cost > algorithms.MaxCost {
-		return fmt.Errorf("cost %d out of range [1, %d]", cost, algorithms.MaxCost)
-	}
-	return nil
-}
+// checkRequest refuses a request the limiters cannot take: the one check
+// of the simulations (package request).
+func checkRequest(t, cost int64) error { return request.Check(t, cost) }
 
 // Summary closes the accumulators and returns the summary, runs ordered by
 // rule, count, mode, then algorithm as configured (the log first). It ends
