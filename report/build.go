@@ -201,7 +201,7 @@ func (m *model) decision(d *document, rule, rid string, onTop map[*group]bool, a
 		d.add(para{txtf("Budget (%s): %s of all requests. An algorithm meets it when its over- and under-admission rates are within it "+
 			"in independent mode, or under count all, where each rule is run in one mode.", m.bsource, m.budgetText())})
 	} else {
-		d.add(para{inline{}.T("No budget was given. ").C("ratebench report -max-over 0.01% -max-under 0.1% DIR").
+		d.add(para{inline{}.T("No budget was given. ").Cmd("ratebench", "report", "-max-over", "0.01%", "-max-under", "0.1%", "DIR").
 			T(" (or the same flags of compare) marks the algorithms that meet one.")})
 	}
 	bases, caveat := m.decisionBases(rule)
@@ -253,6 +253,9 @@ func (m *model) decision(d *document, rule, rid string, onTop map[*group]bool, a
 // says that none does, or without a budget names the cheapest, the
 // closest to the log, and points to the verdict. rows are ranked.
 func (m *model) decisionSentence(rows []*summary.Run) inline {
+	if noRequests(rows) {
+		return txt(noRequestsText)
+	}
 	var cands []*summary.Run
 	for _, r := range rows {
 		if r.Algorithm != "log" {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"ratebench/internal/escape"
 	"ratebench/summary"
 )
 
@@ -36,9 +37,9 @@ func CloudflareREADME(w io.Writer, s *summary.Summary, timing, command string, s
 		"%s of requests were decided differently from an exact count, with no false positives; 3 sources were let through "+
 		"slightly above the threshold, and the real and approximate rates differed by 6%% on average.\n\n",
 		count(cfRequests), count(cfSources), pct(cfDisagreeRate))
-	fmt.Fprintf(&b, "This folder replays a synthetic population through the exact sliding log and the counter:\n\n```\n%s\n```\n\n", command)
-	fmt.Fprintf(&b, "Trace: %s requests from %s sources (`%s`). Rule %s.",
-		count(s.Trace.Requests), count(s.Trace.Keys), s.Trace.Path, strings.Join(s.Config.Rules, ", "))
+	fmt.Fprintf(&b, "This folder replays a synthetic population through the exact sliding log and the counter:\n\n%s\n", mdCodeBlock(command))
+	fmt.Fprintf(&b, "Trace: %s requests from %s sources (%s). Rule %s.",
+		count(s.Trace.Requests), count(s.Trace.Keys), mdCode(escape.Visible(s.Trace.Path), false), escape.Markdown(strings.Join(s.Config.Rules, ", ")))
 	b.WriteString(timing + "\n\n")
 
 	fmt.Fprintf(&b, "| figure | Cloudflare | count all | count accepted (independent) | count accepted (shadow) |\n|---|---|---|---|---|\n")

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"ratebench/algorithms"
+	"ratebench/internal/escape"
 	"ratebench/summary"
 )
 
@@ -184,7 +185,7 @@ func cloudflareSearch(w io.Writer, s *summary.CloudflareSearch, h, plotDir strin
 		"timeout. The search below puts the exact log and the counter behind the same timeout, so that what differs is the "+
 		"estimate alone (a log without the timeout would count the timeout's own refusals as the counter's errors), and "+
 		"replays populations whose rates sit mostly far below the threshold:\n\n")
-	fmt.Fprintf(&b, "```\n%s\n```\n\n", s.Command)
+	fmt.Fprintf(&b, "%s\n", mdCodeBlock(s.Command))
 	fmt.Fprintf(&b, "Every point replays %s requests from %s sources under count all: the full-scale experiment's traffic per source "+
 		"from 1/%g of its sources, over the same span. The mean gap carries over to the full scale as it is; counts of sources "+
 		"and requests scale by %g in expectation. The requests decided differently come from the few sources of the "+
@@ -194,13 +195,14 @@ func cloudflareSearch(w io.Writer, s *summary.CloudflareSearch, h, plotDir strin
 	if i := closest(s); i >= 0 {
 		p := &s.Points[i]
 		fmt.Fprintf(&b, "%s# The closest point\n\n", h)
-		alg := ""
+		rerun := []string{"ratebench", "cloudflare", "-rule", p.Rule, "-rate", fmt.Sprintf("%g", p.Rate), "-alpha", fmt.Sprintf("%g", p.Alpha),
+			"-max", fmt.Sprintf("%g", p.Max), "-block", blockFlag(p.Block)}
 		if p.Algorithm != "counter" {
-			alg = " -search alg=" + p.Algorithm
+			rerun = append(rerun, "-search", "alg="+p.Algorithm)
 		}
-		fmt.Fprintf(&b, "%s, rule %s, mean rate %g/s per source, alpha %g, rates capped at %g× the mean, timeout %s "+
-			"(`ratebench cloudflare -rule %s -rate %g -alpha %g -max %g -block %s%s`):\n\n",
-			p.Algorithm, p.Rule, p.Rate, p.Alpha, p.Max, blockName(p.Block), p.Rule, p.Rate, p.Alpha, p.Max, blockFlag(p.Block), alg)
+		fmt.Fprintf(&b, "%s, rule %s, mean rate %g/s per source, alpha %g, rates capped at %g× the mean, timeout %s (%s):\n\n",
+			escape.Markdown(p.Algorithm), escape.Markdown(p.Rule), p.Rate, p.Alpha, p.Max, escape.Markdown(blockName(p.Block)),
+			mdCode(escape.ShellCommand(rerun...), false))
 		var c *summary.SearchPoint // the closest point rerun with more sources, if it was
 		if s.Check != nil && len(s.Check.Points) == 1 && s.Check.Points[0].SameSetting(p) {
 			c = &s.Check.Points[0]

@@ -216,41 +216,28 @@ func (m *model) explainHint(d *document, g *group) {
 	if most == 0 {
 		return
 	}
-	d.add(para{inline{}.Tf("To see why, replay one key alone (here %s, where %s disagrees most): ", keyText(key), alg).C(explainCommand(m.s.Trace, key, g.rule, g.count, g.mode, algs)).
+	d.add(para{inline{}.Tf("To see why, replay one key alone (here %s, where %s disagrees most): ", keyText(key), alg).Cmd(explainArgs(m.s.Trace, key, g.rule, g.count, g.mode, algs)...).
 		T(" lists its disagreements and draws its requests over a few windows, one lane per algorithm, beside the log's decisions.")})
 }
 
-// explainCommand is the command line of ratebench explain for key on the
-// trace t.
-func explainCommand(t summary.TraceInfo, key, rule, count, mode string, algs []string) string {
+// explainArgs are the words of the command line of ratebench explain
+// for key on the trace t (quoted by the document's Cmd when shown).
+func explainArgs(t summary.TraceInfo, key, rule, count, mode string, algs []string) []string {
 	args := []string{"ratebench", "explain"}
 	if spec, ok := strings.CutPrefix(t.Path, "gen:"); ok && t.Format == "generated" {
-		args = append(args, "-gen", shellWord(spec))
+		args = append(args, "-gen", spec)
 	} else {
-		args = append(args, "-trace", shellWord(t.Path))
+		args = append(args, "-trace", t.Path)
 	}
 	if t.TSUnitFrom == "explicit" {
-		args = append(args, "-ts-unit", shellWord(t.TSUnit))
+		args = append(args, "-ts-unit", t.TSUnit)
 	}
-	args = append(args, "-key", shellWord(key), "-rule", shellWord(rule), "-alg", shellWord(strings.Join(algs, ",")))
+	args = append(args, "-key", key, "-rule", rule, "-alg", strings.Join(algs, ","))
 	if count != "accepted" {
-		args = append(args, "-count", shellWord(count))
+		args = append(args, "-count", count)
 	}
 	if mode != "independent" {
-		args = append(args, "-mode", shellWord(mode))
+		args = append(args, "-mode", mode)
 	}
-	return strings.Join(args, " ")
-}
-
-// shellWord quotes s for a POSIX shell unless it needs no quoting.
-func shellWord(s string) string {
-	safe := s != ""
-	for i := 0; i < len(s) && safe; i++ {
-		c := s[i]
-		safe = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_./:=,+-%@", c) >= 0
-	}
-	if safe && s[0] != '-' {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return args
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"ratebench/internal/escape"
 	"ratebench/summary"
 )
 
@@ -26,9 +27,9 @@ func TestExplainCommand(t *testing.T) {
 		{summary.TraceInfo{Path: "traces/my log.csv", Format: "csv", TSUnit: "ms", TSUnitFrom: "explicit"}, "it's", "all", "shadow",
 			`ratebench explain -trace 'traces/my log.csv' -ts-unit ms -key 'it'\''s' -rule 5/30s -alg counter,token -count all -mode shadow`},
 		{summary.TraceInfo{Path: "a.csv", Format: "csv"}, "-x", "accepted", "independent",
-			"ratebench explain -trace a.csv -key '-x' -rule 5/30s -alg counter,token"},
+			"ratebench explain -trace a.csv -key -x -rule 5/30s -alg counter,token"},
 	} {
-		if got := explainCommand(c.trace, c.key, "5/30s", c.count, c.mode, []string{"counter", "token"}); got != c.want {
+		if got := escape.ShellCommand(explainArgs(c.trace, c.key, "5/30s", c.count, c.mode, []string{"counter", "token"})...); got != c.want {
 			t.Errorf("got  %s\nwant %s", got, c.want)
 		}
 	}

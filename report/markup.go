@@ -20,6 +20,7 @@ const (
 	strong
 	code
 	quotedCode // code whose writer quoted the input it cites (see visibleQuoted)
+	command    // a shell command line, quoted by escape.ShellCommand: shown as it is
 )
 
 // span is a run of text; its content is always untrusted as far as the
@@ -46,6 +47,13 @@ func (in inline) C(s string) inline { return append(in, span{code, s}) }
 
 // Q is C for text that quotes the input it cites already (a skip reason).
 func (in inline) Q(s string) inline { return append(in, span{quotedCode, s}) }
+
+// Cmd is the command line of args, each word quoted for a POSIX shell
+// (escape.ShellCommand), shown in code as it is: pasted into a shell, it
+// gives back args exactly.
+func (in inline) Cmd(args ...string) inline {
+	return append(in, span{command, escape.ShellCommand(args...)})
+}
 
 type block interface{ isBlock() }
 
@@ -102,7 +110,10 @@ func (d *document) add(b ...block) { d.blocks = append(d.blocks, b...) }
 
 // ---- Markdown ----
 
-func mdInline(in inline) string {
+func mdInline(in inline) string { return mdInlineIn(in, false) }
+
+// mdInlineIn is mdInline, for a table cell when inTable.
+func mdInlineIn(in inline, inTable bool) string {
 	var b strings.Builder
 	for _, s := range in {
 		if s.text == "" {
@@ -113,13 +124,15 @@ func mdInline(in inline) string {
 			b.WriteString("**" + escape.Markdown(s.text) + "**")
 		case code:
 			if mdCodeSafe(s.text) {
-				b.WriteString("`" + s.text + "`")
+				b.WriteString(mdCode(s.text, inTable))
 			} else {
 				b.WriteString(escape.Markdown(s.text))
 			}
+		case command:
+			b.WriteString(mdCode(s.text, inTable))
 		case quotedCode:
 			if mdCodeSafe(s.text) {
-				b.WriteString("`" + s.text + "`")
+				b.WriteString(mdCode(s.text, inTable))
 			} else {
 				b.WriteString(escape.MarkdownLiteral(escape.VisibleQuoted(s.text)))
 			}
@@ -172,7 +185,7 @@ func mdBlocks(b *bytes.Buffer, blocks []block) {
 				for i := range x.head {
 					cell := ""
 					if i < len(row) {
-						cell = mdInline(row[i])
+						cell = mdInlineIn(row[i], true)
 					}
 					if cell == "" {
 						cell = " "
@@ -235,6 +248,8 @@ func htmlInline(in inline) string {
 			b.WriteString("<code>" + escape.HTML(s.text) + "</code>")
 		case quotedCode:
 			b.WriteString("<code>" + html.EscapeString(escape.VisibleQuoted(s.text)) + "</code>")
+		case command:
+			b.WriteString("<code>" + html.EscapeString(s.text) + "</code>")
 		default:
 			b.WriteString(escape.HTML(s.text))
 		}

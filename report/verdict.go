@@ -76,13 +76,30 @@ func (m *model) verdictSection(d *document) {
 	}
 }
 
+// noRequestsText is what the verdict and the decision say of runs over no
+// request: with nothing decided, no algorithm can be chosen over another.
+const noRequestsText = "The trace held no requests: nothing was decided, so there is no algorithm to choose."
+
+// noRequests tells whether runs decided no request (a trace without any).
+func noRequests(runs []*summary.Run) bool {
+	for _, r := range runs {
+		if r.Requests > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // verdictPolicy says which policy the verdict follows.
 func (m *model) verdictPolicy() inline {
+	if m.s.Trace.Requests == 0 && !slices.ContainsFunc(m.s.Runs, func(r summary.Run) bool { return r.Requests > 0 }) {
+		return txt("The trace held no requests: there is nothing to decide on.")
+	}
 	if m.hasBudget() {
 		return txtf("With the budget %s (%s), the choice is the cheapest algorithm that meets it; then come the trade-off frontier and each priority's pick within the budget.", m.budgetText(), m.bsource)
 	}
 	return inline{}.T("With no budget given, the choice is the cheapest algorithm within 0.1% of the exact log's decisions; then come the trade-off frontier and each priority's pick (").
-		C("-max-over 0.01% -max-under 0.1%").T(" sets a budget).")
+		Cmd("-max-over", "0.01%", "-max-under", "0.1%").T(" sets a budget).")
 }
 
 // verdicts returns the verdict on every basis of every rule, in order.
@@ -122,6 +139,9 @@ func withinClose(r *summary.Run) bool {
 // priority's pick and the dominated algorithms.
 func (m *model) verdictLines(g *group) []inline {
 	rows := ranked(g.runs)
+	if noRequests(rows) {
+		return []inline{txt(noRequestsText)}
+	}
 	var log *summary.Run
 	var cands []*summary.Run
 	for _, r := range rows {
