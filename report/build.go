@@ -30,6 +30,10 @@ func (m *model) build() (*document, []renderedFig, error) {
 			return nil
 		}
 		svg, err := f.render("svg")
+		if isUnplottable(err) {
+			d.add(para{txtf("The plot %s is left out: %v. The tables hold its figures.", f.name, err.(*unplottable).why)})
+			return nil
+		}
 		if err != nil {
 			return err
 		}

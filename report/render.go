@@ -50,66 +50,50 @@ type legendEntry struct {
 	thumbs []plot.Thumbnailer
 }
 
-// render draws the figure as "svg" or "png". gonum/plot panics on some
-// inputs (a log axis over non-positive values, for one); render turns a
-// panic into an error, so a strange summary never crashes the report.
+// render draws the figure as "svg" or "png", at the size its content
+// needs within bounds (see size). gonum/plot panics on some inputs (a log
+// axis over non-positive values, for one); render turns a panic into an
+// error, so a strange summary never crashes the report.
 func (f *figure) render(format string) (out []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = nil, fmt.Errorf("plot %s: %v", f.name, r)
+			out, err = nil, &unplottable{f.name, fmt.Sprint(r)}
 		}
 	}()
-	var c vg.CanvasWriterTo
-	switch format {
-	case "svg":
-		c = vgsvg.New(f.w, f.h)
-	case "png":
-		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.w, f.h), vgimg.UseDPI(pngDPI))}
-	default:
+	if format != "svg" && format != "png" {
 		return nil, fmt.Errorf("plot %s: unknown format %q", f.name, format)
 	}
+	w, h, err := f.size()
+	if err != nil {
+		return nil, err
+	}
+	var inner vg.CanvasWriterTo
+	if format == "svg" {
+		inner = vgsvg.New(w, h)
+	} else {
+		inner = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI))}
+	}
+	c := &finiteCanvas{CanvasWriterTo: inner}
 	dc := draw.New(c)
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
 
-	pad := vg.Points(6)
-	titleSty := textStyle(12)
-	titleSty.XAlign = draw.XCenter
-	titleSty.YAlign = draw.YTop
-	body := draw.Crop(dc, pad, -pad, pad, -pad)
-	if f.title != "" {
-		dc.FillText(titleSty, vg.Point{X: dc.Center().X, Y: dc.Max.Y - pad}, f.title)
-		body = draw.Crop(body, 0, 0, 0, -(titleSty.Height(f.title) + pad))
+	l := f.arrange(dc)
+	if l.title != "" {
+		dc.FillText(l.titleSty, l.titleAt, l.title)
 	}
-
-	if len(f.legend) > 0 {
-		leg := plot.NewLegend()
-		leg.TextStyle = textStyle(10)
-		leg.Top, leg.Left = true, true
-		leg.ThumbnailWidth = vg.Points(18)
-		leg.Padding = vg.Points(2)
-		for _, e := range f.legend {
-			leg.Add(escape.Visible(e.name), e.thumbs...)
-		}
-		lw := leg.Rectangle(body).Size().X + pad
-		legC := draw.Crop(body, body.Size().X-lw, 0, 0, -pad)
-		leg.Draw(legC)
-		body = draw.Crop(body, 0, -(lw + 2*pad), 0, 0)
+	if l.legend != nil {
+		l.legend.Draw(l.legendC)
 	}
-
-	rows := len(f.panels)
-	if rows == 0 {
-		return nil, fmt.Errorf("plot %s: no panels", f.name)
-	}
-	cols := len(f.panels[0])
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(14), PadY: vg.Points(12)}
-	canvases := plot.Align(f.panels, tiles, body)
 	for j, row := range f.panels {
 		for i, p := range row {
 			if p != nil {
-				p.Draw(canvases[j][i])
+				p.Draw(l.panels[j][i])
 			}
 		}
+	}
+	if c.dropped > 0 {
+		return nil, &unplottable{f.name, fmt.Sprintf("%d of its shapes have coordinates that are not numbers", c.dropped)}
 	}
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
@@ -119,6 +103,81 @@ func (f *figure) render(format string) (out []byte, err error) {
 		return bytes.ReplaceAll(buf.Bytes(), []byte("font-family:Liberation Sans;"), []byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")), nil
 	}
 	return buf.Bytes(), nil
+}
+
+// arrangement is where a figure's parts go on a canvas: the title on top,
+// the legend on the right, the panels in the rest (body).
+type arrangement struct {
+	fig          *figure
+	title        string
+	titleSty     text.Style
+	titleAt      vg.Point
+	legend       *plot.Legend // nil for none
+	legendC      draw.Canvas
+	legendHeight vg.Length
+	body         draw.Canvas
+	panels       [][]draw.Canvas
+}
+
+// arrange places the figure's parts on dc. Legend entries and the title's
+// lines are cut to a bounded length; on a canvas of the largest height,
+// the legend entries that do not fit are left out, counted in a last one.
+func (f *figure) arrange(dc draw.Canvas) *arrangement {
+	l := &arrangement{fig: f, title: clipLines(f.title, maxTitleRunes)}
+	pad := vg.Points(6)
+	l.titleSty = textStyle(12)
+	l.titleSty.XAlign = draw.XCenter
+	l.titleSty.YAlign = draw.YTop
+	body := draw.Crop(dc, pad, -pad, pad, -pad)
+	if l.title != "" {
+		l.titleAt = vg.Point{X: dc.Center().X, Y: dc.Max.Y - pad}
+		body = draw.Crop(body, 0, 0, 0, -(l.titleSty.Height(l.title) + pad))
+	}
+
+	if len(f.legend) > 0 {
+		names := make([]string, len(f.legend))
+		for i, e := range f.legend {
+			names[i] = clip(escape.Visible(e.name), maxLegendRunes)
+		}
+		leg := newLegend(f.legend, names, len(f.legend))
+		room := body.Size().Y - pad
+		if dc.Size().Y >= maxFigureSide {
+			for n := len(f.legend) - 1; n > 0 && legendHeight(leg) > room; n-- {
+				leg = newLegend(f.legend, names, n)
+			}
+		}
+		l.legend, l.legendHeight = leg, legendHeight(leg)
+		lw := leg.Rectangle(body).Size().X + pad
+		l.legendC = draw.Crop(body, body.Size().X-lw, 0, 0, -pad)
+		body = draw.Crop(body, 0, -(lw + 2*pad), 0, 0)
+	}
+	l.body = body
+
+	rows, cols := len(f.panels), len(f.panels[0])
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(14), PadY: vg.Points(12)}
+	l.panels = plot.Align(f.panels, tiles, body)
+	return l
+}
+
+// newLegend is the legend of the first n of entries (named names), and,
+// when that leaves some out, a last line that counts them.
+func newLegend(entries []legendEntry, names []string, n int) *plot.Legend {
+	leg := new(plot.NewLegend())
+	leg.TextStyle = textStyle(10)
+	leg.Top, leg.Left = true, true
+	leg.ThumbnailWidth = vg.Points(18)
+	leg.Padding = vg.Points(2)
+	for i, e := range entries[:n] {
+		leg.Add(names[i], e.thumbs...)
+	}
+	if n < len(entries) {
+		leg.Add(fmt.Sprintf("… and %d more (in the tables)", len(entries)-n))
+	}
+	return leg
+}
+
+func legendHeight(leg *plot.Legend) vg.Length {
+	return leg.Rectangle(draw.Canvas{}).Size().Y
 }
 
 func textStyle(size vg.Length) text.Style {
@@ -363,7 +422,9 @@ func (linTicks) Ticks(min, max float64) []plot.Tick {
 	}
 	var ts []plot.Tick
 	first := math.Ceil(min/step - 1e-9)
-	for k := first; k*step <= max+step*1e-9; k++ {
+	// At most a few dozen ticks, however far from 0 the range (where k+1
+	// may round back to k).
+	for i, k := 0, first; k*step <= max+step*1e-9 && i < 64; i, k = i+1, k+1 {
 		v := k * step
 		if math.Abs(v) < step*1e-9 {
 			v = 0
@@ -443,7 +504,7 @@ func categoryAxis(a *plot.Axis, names []string) {
 	n := len(names)
 	ticks := make([]plot.Tick, n)
 	for i, name := range names {
-		ticks[n-1-i] = plot.Tick{Value: float64(n - 1 - i), Label: escape.Visible(name)}
+		ticks[n-1-i] = plot.Tick{Value: float64(n - 1 - i), Label: clip(escape.Visible(name), maxLabelRunes)}
 	}
 	a.Tick.Marker = plot.ConstantTicks(ticks)
 	a.Min, a.Max = -0.6, float64(n)-0.4
@@ -525,7 +586,7 @@ func (l *pointLabels) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 	gap := vg.Points(5)
 	for i, txt := range l.texts {
-		txt = escape.Visible(txt)
+		txt = clip(escape.Visible(txt), maxLabelRunes)
 		w, h := sty.Width(txt), sty.Height(txt)
 		pt := pts[i]
 		cands := []vg.Point{

@@ -1,0 +1,219 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/png"
+	"math"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"ratebench/algorithms"
+	"ratebench/compare"
+	"ratebench/summary"
+)
+
+// maxPixels is the largest side a PNG may have: maxFigureSide at pngDPI.
+var maxPixels = int(math.Round(float64(maxFigureSide/vg.Inch) * pngDPI))
+
+// within runs f, failing the test if it does not return within a minute:
+// a guard against the rasterizer's loop, not a timing assertion.
+func within(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatalf("%s did not finish: the plots loop", what)
+	}
+}
+
+// checkBounded fails the test on a plot of dir larger than the bounds: a
+// PNG of more than maxPixels a side, an SVG of more than maxFigureSide.
+func checkBounded(t *testing.T, dir string) {
+	t.Helper()
+	pngs, _ := filepath.Glob(filepath.Join(dir, PlotsDir, "*.png"))
+	svgs, _ := filepath.Glob(filepath.Join(dir, PlotsDir, "*.svg"))
+	if len(svgs) == 0 {
+		t.Fatal("no plots written")
+	}
+	for _, p := range pngs {
+		b := readFile(t, p)
+		c, err := png.DecodeConfig(bytes.NewReader(b))
+		if err != nil || c.Width > maxPixels || c.Height > maxPixels || c.Width == 0 || c.Height == 0 {
+			t.Errorf("%s: %d × %d pixels (%v), want at most %d a side", filepath.Base(p), c.Width, c.Height, err, maxPixels)
+		}
+	}
+	size := regexp.MustCompile(`<svg[^>]*width="([0-9.]+)pt"[^>]*height="([0-9.]+)pt"`)
+	for _, p := range svgs {
+		m := size.FindSubmatch(readFile(t, p))
+		if m == nil {
+			t.Errorf("%s: no size", filepath.Base(p))
+			continue
+		}
+		for _, v := range m[1:] {
+			if f, _ := strconv.ParseFloat(string(v), 64); f > float64(maxFigureSide)+0.5 || f <= 0 {
+				t.Errorf("%s: a side of %s points, want at most %v", filepath.Base(p), v, maxFigureSide)
+			}
+		}
+	}
+}
+
+// A juju with the largest capacity and quantum has a 72-character name,
+// whose legend entry left the panels a width that is not a number: the
+// report draws, its plots within the bounds.
+func TestLongAlgorithmNameDrawsBounded(t *testing.T) {
+	rule, err := algorithms.ParseRule("10/1m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const juju = "juju:capacity=9223372036854775807:quantum=9223372036854775807:interval=1ns"
+	e, err := compare.New(compare.Config{Rules: []algorithms.Rule{rule}, Algorithms: []string{"counter", juju}, Modes: []compare.Mode{compare.Independent}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 400 {
+		if err := e.Add([]byte(fmt.Sprintf("k%d", i%7)), int64(i)*1_300_000_000, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := e.Summary(summary.TraceInfo{Path: "t.csv", Format: "csv"})
+	dir := t.TempDir()
+	within(t, "the report of "+juju, func() { err = Write(dir, s, Options{}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBounded(t, dir)
+}
+
+// A 58-character algorithm name in a summary, and 300 algorithms: the
+// report draws, its plots within the bounds.
+func TestManyAndLongNamesDrawBounded(t *testing.T) {
+	s := readSummary(t, "small.summary.json")
+	long := strings.Repeat("n", 58)
+	for i := range s.Runs {
+		if s.Runs[i].Algorithm == "token" {
+			s.Runs[i].Algorithm = long
+		}
+	}
+	for i, a := range s.Config.Algorithms {
+		if a == "token" {
+			s.Config.Algorithms[i] = long
+		}
+	}
+	dir := t.TempDir()
+	var err error
+	within(t, "the report with a 58-character name", func() { err = Write(dir, s, Options{}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBounded(t, dir)
+
+	s = readSummary(t, "small.summary.json")
+	var runs []summary.Run
+	for _, r := range s.Runs {
+		if r.Algorithm != "counter" {
+			runs = append(runs, r)
+			continue
+		}
+		for n := 1; n <= 300; n++ {
+			c := r
+			c.Algorithm = fmt.Sprintf("buckets:%d", n)
+			c.Over += int64(n)
+			runs = append(runs, c)
+			if r.Count == "accepted" && r.Mode == "independent" && n == 1 {
+				s.Config.Algorithms = append(s.Config.Algorithms, c.Algorithm)
+			}
+		}
+	}
+	for n := 2; n <= 300; n++ {
+		s.Config.Algorithms = append(s.Config.Algorithms, fmt.Sprintf("buckets:%d", n))
+	}
+	s.Runs = runs
+	dir = t.TempDir()
+	within(t, "the report of 300 algorithms", func() { err = Write(dir, s, Options{NoPNG: true}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBounded(t, dir)
+	// One PNG, the tallest kind, rasterized within the bounds.
+	svgs, _ := filepath.Glob(filepath.Join(dir, PlotsDir, "divergence_*.svg"))
+	if len(svgs) == 0 {
+		t.Fatal("no divergence plot")
+	}
+	m := newModel(s, Options{})
+	f, _ := m.divergenceFig(m.groupsOf(m.rules[0])[0])
+	var b []byte
+	within(t, "the PNG of 300 algorithms", func() { b, err = f.render("png") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := png.DecodeConfig(bytes.NewReader(b)); err != nil || c.Height > maxPixels || c.Width > maxPixels {
+		t.Errorf("the PNG of 300 algorithms is %d × %d pixels (%v)", c.Width, c.Height, err)
+	}
+}
+
+// Geometry that is not a number is refused before anything is drawn: an
+// axis range of NaN, a point at NaN inside a set range, a legend no figure
+// within the bounds can hold; each is an error, never a loop.
+func TestNaNGeometryRefused(t *testing.T) {
+	panel := func() *plot.Plot {
+		p := newPanel("", "x", "y")
+		p.Add(&plotter.Scatter{XYs: plotter.XYs{{X: 1, Y: 1}}, GlyphStyle: styleOf("counter").glyph()})
+		return p
+	}
+	nanAxis := panel()
+	nanAxis.X.Max = math.NaN()
+	nanPoint := panel()
+	nanPoint.Add(lineOf(plotter.XYs{{X: 0.5, Y: 1}, {X: math.NaN(), Y: 2}}, styleOf("token")))
+	nanPoint.X.Min, nanPoint.X.Max, nanPoint.Y.Min, nanPoint.Y.Max = 0, 2, 0, 3
+	var huge []legendEntry
+	for i := range 40 {
+		huge = append(huge, legendEntry{name: strings.Repeat("w", 79) + strconv.Itoa(i)})
+	}
+	tiny := &figure{name: "tiny", panels: [][]*plot.Plot{make([]*plot.Plot, 60)}, w: vg.Inch, h: vg.Inch, legend: huge}
+	for i := range tiny.panels[0] {
+		tiny.panels[0][i] = panel()
+	}
+	for _, f := range []*figure{
+		{name: "nan-axis", panels: [][]*plot.Plot{{nanAxis}}, w: figWidth, h: 3 * vg.Inch},
+		{name: "nan-point", panels: [][]*plot.Plot{{nanPoint}}, w: figWidth, h: 3 * vg.Inch},
+		{name: "nan-size", panels: [][]*plot.Plot{{panel()}}, w: vg.Length(math.NaN()), h: 3 * vg.Inch},
+		tiny,
+	} {
+		for _, format := range []string{"svg", "png"} {
+			var err error
+			within(t, f.name, func() { _, err = f.render(format) })
+			if !isUnplottable(err) {
+				t.Errorf("%s as %s: %v, want an error saying it cannot be drawn", f.name, format, err)
+			}
+		}
+	}
+	// A legend wider than its figure widens the figure, within the bounds.
+	wide := &figure{name: "wide", panels: [][]*plot.Plot{{panel()}}, w: 2 * vg.Inch, h: 2 * vg.Inch, legend: huge[:3]}
+	if w, _, err := wide.size(); err != nil || w <= 2*vg.Inch || w > maxFigureSide {
+		t.Errorf("a wide legend: width %v (%v), want more than 2 inches and at most the bound", w, err)
+	}
+}
+
+// Ticks over a narrow range far from 0, where a tick index plus one
+// rounds back to itself, are bounded in number.
+func TestTicksFarFromZero(t *testing.T) {
+	var ts []plot.Tick
+	within(t, "the ticks of [9.2e18, 9.2e18+4096]", func() { ts = linTicks{}.Ticks(9.2e18, 9.2e18+4096) })
+	if len(ts) == 0 || len(ts) > 200 {
+		t.Errorf("%d ticks", len(ts))
+	}
+}
