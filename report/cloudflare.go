@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"ratebench/report/markup"
 	"strings"
 
 	"ratebench/internal/escape"
@@ -37,9 +38,9 @@ func CloudflareREADME(w io.Writer, s *summary.Summary, timing, command string, s
 		"%s of requests were decided differently from an exact count, with no false positives; 3 sources were let through "+
 		"slightly above the threshold, and the real and approximate rates differed by 6%% on average.\n\n",
 		count(cfRequests), count(cfSources), pct(cfDisagreeRate))
-	fmt.Fprintf(&b, "This folder replays a synthetic population through the exact sliding log and the counter:\n\n%s\n", mdCodeBlock(command))
+	fmt.Fprintf(&b, "This folder replays a synthetic population through the exact sliding log and the counter:\n\n%s\n", markup.MarkdownCodeBlock(command))
 	fmt.Fprintf(&b, "Trace: %s requests from %s sources (%s). Rule %s.",
-		count(s.Trace.Requests), count(s.Trace.Keys), mdCode(escape.Visible(s.Trace.Path), false), escape.Markdown(strings.Join(s.Config.Rules, ", ")))
+		count(s.Trace.Requests), count(s.Trace.Keys), markup.MarkdownCode(escape.Visible(s.Trace.Path), false), escape.Markdown(strings.Join(s.Config.Rules, ", ")))
 	b.WriteString(timing + "\n\n")
 
 	fmt.Fprintf(&b, "| figure | Cloudflare | count all | count accepted (independent) | count accepted (shadow) |\n|---|---|---|---|---|\n")

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"ratebench/report/markup"
 	"slices"
 	"strings"
 	"time"
@@ -185,7 +186,7 @@ func cloudflareSearch(w io.Writer, s *summary.CloudflareSearch, h, plotDir strin
 		"timeout. The search below puts the exact log and the counter behind the same timeout, so that what differs is the "+
 		"estimate alone (a log without the timeout would count the timeout's own refusals as the counter's errors), and "+
 		"replays populations whose rates sit mostly far below the threshold:\n\n")
-	fmt.Fprintf(&b, "%s\n", mdCodeBlock(s.Command))
+	fmt.Fprintf(&b, "%s\n", markup.MarkdownCodeBlock(s.Command))
 	fmt.Fprintf(&b, "Every point replays %s requests from %s sources under count all: the full-scale experiment's traffic per source "+
 		"from 1/%g of its sources, over the same span. The mean gap carries over to the full scale as it is; counts of sources "+
 		"and requests scale by %g in expectation. The requests decided differently come from the few sources of the "+
@@ -202,7 +203,7 @@ func cloudflareSearch(w io.Writer, s *summary.CloudflareSearch, h, plotDir strin
 		}
 		fmt.Fprintf(&b, "%s, rule %s, mean rate %g/s per source, alpha %g, rates capped at %g× the mean, timeout %s (%s):\n\n",
 			escape.Markdown(p.Algorithm), escape.Markdown(p.Rule), p.Rate, p.Alpha, p.Max, escape.Markdown(blockName(p.Block)),
-			mdCode(escape.ShellCommand(rerun...), false))
+			markup.MarkdownCode(escape.ShellCommand(rerun...), false))
 		var c *summary.SearchPoint // the closest point rerun with more sources, if it was
 		if s.Check != nil && len(s.Check.Points) == 1 && s.Check.Points[0].SameSetting(p) {
 			c = &s.Check.Points[0]

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"ratebench/report/markup"
 	"strings"
 	"testing"
 
@@ -43,16 +44,16 @@ func readCodeSpan(s string) (content, rest string, ok bool) {
 // its ends, markup.
 func TestMarkdownCodeSpan(t *testing.T) {
 	for _, s := range []string{"plain", "a`b", "``x``", "`", "a ``` b", " x ", " ", "<script>alert(1)</script>", "*a* _b_ [c](d)", `\`} {
-		md := mdCode(s, false)
+		md := markup.MarkdownCode(s, false)
 		got, rest, ok := readCodeSpan(md)
 		if !ok || got != s || rest != "" {
 			t.Errorf("mdCode(%q) = %q reads back as %q (rest %q, %v)", s, md, got, rest, ok)
 		}
 	}
-	if got := mdCode("a|b", true); got != "`a\\|b`" {
+	if got := markup.MarkdownCode("a|b", true); got != "`a\\|b`" {
 		t.Errorf("in a table cell mdCode(a|b) = %s, want `a\\|b`", got)
 	}
-	if got := mdCodeBlock("ratebench x\n```y"); got != "````\nratebench x\n```y\n````\n" {
+	if got := markup.MarkdownCodeBlock("ratebench x\n```y"); got != "````\nratebench x\n```y\n````\n" {
 		t.Errorf("mdCodeBlock = %q: a line of the text closes the block", got)
 	}
 }

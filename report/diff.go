@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"ratebench/report/markup"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -287,22 +288,22 @@ func (d *Diff) matchText() string {
 }
 
 // docTable is t as a table of the report's document model.
-func (t DiffTable) docTable() table {
-	out := table{
-		head:  []string{"rule", "count", "mode", "algorithm", "A", "B", "delta", "mark"},
-		right: []bool{false, false, false, false, true, true, true, false},
+func (t DiffTable) docTable() markup.Table {
+	out := markup.Table{
+		Head:  []string{"rule", "count", "mode", "algorithm", "A", "B", "delta", "mark"},
+		Right: []bool{false, false, false, false, true, true, true, false},
 	}
 	for _, r := range t.Rows {
-		out.rows = append(out.rows, []inline{txt(r.Rule), txt(r.Count), txt(r.Mode), inline{}.C(r.Algorithm),
-			txt(r.A), txt(r.B), txt(r.Delta), txt(r.Mark)})
+		out.Rows = append(out.Rows, []markup.Inline{markup.Text(r.Rule), markup.Text(r.Count), markup.Text(r.Mode), markup.Inline{}.C(r.Algorithm),
+			markup.Text(r.A), markup.Text(r.B), markup.Text(r.Delta), markup.Text(r.Mark)})
 	}
 	return out
 }
 
 // unmatched lists the runs without a match, those of one rule, count
 // policy and mode on one line.
-func (d *Diff) unmatched() table {
-	out := table{head: []string{"only in", "rule", "count", "mode", "algorithms"}}
+func (d *Diff) unmatched() markup.Table {
+	out := markup.Table{Head: []string{"only in", "rule", "count", "mode", "algorithms"}}
 	for _, side := range []struct {
 		name string
 		runs []*summary.Run
@@ -311,7 +312,7 @@ func (d *Diff) unmatched() table {
 		var algs []string
 		flush := func() {
 			if len(algs) > 0 {
-				out.rows = append(out.rows, []inline{txt(side.name), txt(last.rule), txt(last.count), txt(last.mode), txt(strings.Join(algs, ", "))})
+				out.Rows = append(out.Rows, []markup.Inline{markup.Text(side.name), markup.Text(last.rule), markup.Text(last.count), markup.Text(last.mode), markup.Text(strings.Join(algs, ", "))})
 			}
 			algs = nil
 		}
@@ -352,20 +353,20 @@ func (d *Diff) WriteText(w io.Writer) error {
 
 // textTable renders t as plain text, columns padded to their widest cell
 // (numbers to the right), trailing blanks cut.
-func textTable(t table) string {
-	cells := [][]string{t.head}
-	for _, row := range t.rows {
+func textTable(t markup.Table) string {
+	cells := [][]string{t.Head}
+	for _, row := range t.Rows {
 		var line []string
-		for i := range t.head {
+		for i := range t.Head {
 			s := ""
 			if i < len(row) {
-				s = plainText(row[i])
+				s = markup.PlainText(row[i])
 			}
 			line = append(line, s)
 		}
 		cells = append(cells, line)
 	}
-	width := make([]int, len(t.head))
+	width := make([]int, len(t.Head))
 	for _, line := range cells {
 		for i, s := range line {
 			width[i] = max(width[i], utf8.RuneCountInString(s))
@@ -379,7 +380,7 @@ func textTable(t table) string {
 				l.WriteString("  ")
 			}
 			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(s))
-			if i < len(t.right) && t.right[i] {
+			if i < len(t.Right) && t.Right[i] {
 				l.WriteString(pad + s)
 			} else {
 				l.WriteString(s + pad)
@@ -390,33 +391,23 @@ func textTable(t table) string {
 	return b.String()
 }
 
-// plainText is an inline's text for a terminal, invisible characters made
-// visible.
-func plainText(in inline) string {
-	var b strings.Builder
-	for _, s := range in {
-		b.WriteString(s.text)
-	}
-	return escape.Visible(b.String())
-}
-
-// document is the diff as a report page.
-func (d *Diff) document() *document {
-	doc := &document{title: "ratebench diff: " + d.A.Name + " against " + d.B.Name}
-	sides := []inline{txt(d.sideText("A", d.A)), txt(d.sideText("B", d.B))}
-	doc.add(bullets{sides})
-	var notes []inline
+// page is the diff as a report page.
+func (d *Diff) page() *markup.Document {
+	doc := &markup.Document{Title: "ratebench diff: " + d.A.Name + " against " + d.B.Name}
+	sides := []markup.Inline{markup.Text(d.sideText("A", d.A)), markup.Text(d.sideText("B", d.B))}
+	doc.Add(markup.Bullets{Items: sides})
+	var notes []markup.Inline
 	for _, n := range d.Notes {
-		notes = append(notes, txt(n))
+		notes = append(notes, markup.Text(n))
 	}
-	notes = append(notes, txt(d.matchText()+" Marks: "+MarkAppeared+" (zero in A, not in B), "+MarkVanished+" (not zero in A, zero in B), "+
+	notes = append(notes, markup.Text(d.matchText()+" Marks: "+MarkAppeared+" (zero in A, not in B), "+MarkVanished+" (not zero in A, zero in B), "+
 		MarkSign+", "+MarkOnlyA+" or "+MarkOnlyB+" (measured on one side only)."))
-	doc.add(bullets{notes})
+	doc.Add(markup.Bullets{Items: notes})
 	for i, t := range d.Tables {
-		doc.add(heading{2, fmt.Sprintf("figure-%d", i+1), txt(t.Figure)}, para{txt(t.About)}, t.docTable())
+		doc.Add(markup.Heading{Level: 2, ID: fmt.Sprintf("figure-%d", i+1), Text: markup.Text(t.Figure)}, markup.Para{Text: markup.Text(t.About)}, t.docTable())
 	}
 	if len(d.OnlyA)+len(d.OnlyB) > 0 {
-		doc.add(heading{2, "unmatched", txt("Unmatched runs")}, d.unmatched())
+		doc.Add(markup.Heading{Level: 2, ID: "unmatched", Text: markup.Text("Unmatched runs")}, d.unmatched())
 	}
 	return doc
 }
@@ -427,9 +418,9 @@ func (d *Diff) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	doc := d.document()
-	if err := summary.WriteFileAtomic(filepath.Join(dir, DiffMarkdownFile), doc.markdown()); err != nil {
+	doc := d.page()
+	if err := summary.WriteFileAtomic(filepath.Join(dir, DiffMarkdownFile), doc.Markdown()); err != nil {
 		return err
 	}
-	return summary.WriteFileAtomic(filepath.Join(dir, DiffHTMLFile), doc.html())
+	return summary.WriteFileAtomic(filepath.Join(dir, DiffHTMLFile), doc.HTML())
 }

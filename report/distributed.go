@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"ratebench/report/markup"
 	"slices"
 
 	"gonum.org/v1/plot"
@@ -19,31 +20,31 @@ import (
 // against the sync interval (one line per number of nodes, at the smallest
 // skew) and against the clock skew (at the smallest sync interval), one
 // panel per algorithm.
-func (m *model) deployments(d *document, addFig func(*figure, string) error) error {
+func (m *model) deployments(d *markup.Document, addFig func(*figure, string) error) error {
 	rs := m.s.Distributed
 	if len(rs) == 0 {
 		return nil
 	}
-	d.add(heading{2, "distributed", txt("Distributed deployments")})
+	d.Add(markup.Heading{Level: 2, ID: "distributed", Text: markup.Text("Distributed deployments")})
 	route := rs[0].Route
-	d.add(para{txtf("Each window algorithm runs on N nodes behind a load balancer (route %s), each node keeping local counts and "+
+	d.Add(markup.Para{Text: markup.Textf("Each window algorithm runs on N nodes behind a load balancer (route %s), each node keeping local counts and "+
 		"exchanging them with a shared store every sync interval (0: a central store, every decision sees everything), its "+
 		"clock offset by up to the skew. Decisions are compared with the exact log on true time over all nodes: over is let "+
 		"through, under refused; net excess is admitted minus what the exact log admits, over requests; burst is the worst "+
 		"admitted cost in any true window, over L.", route)})
-	t := table{
-		head:  []string{"rule", "algorithm", "nodes", "sync", "skew", "over rate", "under rate", "net excess", "burst ÷ L"},
-		right: []bool{false, false, true, true, true, true, true, true, true},
+	t := markup.Table{
+		Head:  []string{"rule", "algorithm", "nodes", "sync", "skew", "over rate", "under rate", "net excess", "burst ÷ L"},
+		Right: []bool{false, false, true, true, true, true, true, true, true},
 	}
 	for _, r := range rs {
 		net := 0.0
 		if r.Requests > 0 {
 			net = float64(r.Admitted-r.ReferenceAdmitted) / float64(r.Requests)
 		}
-		t.rows = append(t.rows, []inline{txt(r.Rule), inline{}.C(r.Algorithm), txt(fmt.Sprint(r.Nodes)), txt(durText(r.SyncNS)),
-			txt(durText(r.SkewNS)), txt(rate(r.OverRate)), txt(rate(r.UnderRate)), txt(rate(net)), txt(num(r.BurstRatio))})
+		t.Rows = append(t.Rows, []markup.Inline{markup.Text(r.Rule), markup.Inline{}.C(r.Algorithm), markup.Text(fmt.Sprint(r.Nodes)), markup.Text(durText(r.SyncNS)),
+			markup.Text(durText(r.SkewNS)), markup.Text(rate(r.OverRate)), markup.Text(rate(r.UnderRate)), markup.Text(rate(net)), markup.Text(num(r.BurstRatio))})
 	}
-	d.add(t)
+	d.Add(t)
 	var rules []string
 	for _, r := range rs {
 		if !slices.Contains(rules, r.Rule) {
@@ -144,7 +145,7 @@ func (m *model) deploymentFig(name, rule string, rs []summary.DistributedResult,
 		name:  name,
 		title: what + "\n" + escape.Visible("rule "+rule+", "+held),
 		alt:   what + ", rule " + rule + ", " + held,
-		caption: txtf("%s (rule %s, %s): the share of requests a deployment of N nodes lets through that the exact log on true time refuses, one line per N.",
+		caption: markup.Textf("%s (rule %s, %s): the share of requests a deployment of N nodes lets through that the exact log on true time refuses, one line per N.",
 			what, rule, held),
 		panels: [][]*plot.Plot{row},
 		legend: legend,

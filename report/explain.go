@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"ratebench/report/markup"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -201,7 +202,7 @@ func (thickRing) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
 // with the most disagreements, on the summary's trace, with the group's
 // rule, count policy, mode and algorithms. (The report reads only the
 // summary, which does not hold a key's requests.)
-func (m *model) explainHint(d *document, g *group) {
+func (m *model) explainHint(d *markup.Document, g *group) {
 	var key, alg string
 	most := int64(0)
 	var algs []string
@@ -216,7 +217,7 @@ func (m *model) explainHint(d *document, g *group) {
 	if most == 0 {
 		return
 	}
-	d.add(para{inline{}.Tf("To see why, replay one key alone (here %s, where %s disagrees most): ", keyText(key), alg).Cmd(explainArgs(m.s.Trace, key, g.rule, g.count, g.mode, algs)...).
+	d.Add(markup.Para{Text: markup.Inline{}.Tf("To see why, replay one key alone (here %s, where %s disagrees most): ", keyText(key), alg).Cmd(explainArgs(m.s.Trace, key, g.rule, g.count, g.mode, algs)...).
 		T(" lists its disagreements and draws its requests over a few windows, one lane per algorithm, beside the log's decisions.")})
 }
 

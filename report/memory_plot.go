@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"ratebench/report/markup"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -72,7 +73,7 @@ func (m *model) memoryFig(g *group) (*figure, string) {
 		name:  g.file("memory"),
 		title: m.figTitle("State of all keys over time", g),
 		alt:   "analytic state of all keys over the trace's time per algorithm, " + g.title(),
-		caption: txt("The analytic state all keys hold, per bin the largest over its windows of the rule, each key counted at the most it held in the window " +
+		caption: markup.Text("The analytic state all keys hold, per bin the largest over its windows of the rule, each key counted at the most it held in the window " +
 			"(the log: its entries in the window; the others: their size per key for each key with a request in the window or whose state is not back to its initial value at its start). " +
 			"Its largest value is the peak total of the memory table: at least what all keys held together at any one instant, and exactly that for fixed and the counters."),
 		panels: [][]*plot.Plot{{p}},

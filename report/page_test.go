@@ -3,6 +3,7 @@ package report
 import (
 	"image/color"
 	"path/filepath"
+	"ratebench/report/markup"
 	"ratebench/summary"
 	"reflect"
 	"strings"
@@ -46,17 +47,17 @@ func TestPageLayout(t *testing.T) {
 
 // A column empty (or "—") in every row is left out, in both renderings.
 func TestEmptyColumnsLeftOut(t *testing.T) {
-	tb := table{
-		head:  []string{"algorithm", "burst", "over"},
-		right: []bool{false, true, true},
-		rows:  [][]inline{{txt("counter"), txt("—"), txt("3")}, {txt("fixed"), txt(""), txt("0")}},
+	tb := markup.Table{
+		Head:  []string{"algorithm", "burst", "over"},
+		Right: []bool{false, true, true},
+		Rows:  [][]markup.Inline{{markup.Text("counter"), markup.Text("—"), markup.Text("3")}, {markup.Text("fixed"), markup.Text(""), markup.Text("0")}},
 	}
-	d := &document{title: "t", blocks: []block{tb}}
-	md := string(d.markdown())
+	d := &markup.Document{Title: "t", Blocks: []markup.Block{tb}}
+	md := string(d.Markdown())
 	if strings.Contains(md, "burst") || !strings.Contains(md, "| algorithm | over |\n|---|---:|\n| counter | 3 |") {
 		t.Errorf("markdown keeps the empty column:\n%s", md)
 	}
-	html := string(d.html())
+	html := string(d.HTML())
 	if strings.Contains(html, "burst") || !strings.Contains(html, `<tr><td>counter</td><td class="r">3</td></tr>`) {
 		t.Errorf("html keeps the empty column:\n%s", html)
 	}

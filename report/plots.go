@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"ratebench/report/markup"
 	"slices"
 	"sort"
 	"strconv"
@@ -51,7 +52,7 @@ func (m *model) divergenceFig(g *group) (*figure, string) {
 	underBars := &hbars{vals: under, offset: -0.19, width: 0.36, color: underColor}
 	p.Add(overBars, underBars)
 	categoryAxis(&p.Y, names)
-	caption := txtf("Over- and under-admission rates of each candidate against the exact log (%s requests); the log itself is 0 by definition.", count(g.requests()))
+	caption := markup.Textf("Over- and under-admission rates of each candidate against the exact log (%s requests); the log itself is 0 by definition.", count(g.requests()))
 	lo, hi, ok := logRange(all, 1)
 	switch {
 	case !ok:
@@ -114,7 +115,7 @@ func (m *model) burstFig(g *group) (*figure, string) {
 		name:  g.file("burst"),
 		title: m.figTitle("Worst burst per algorithm", g),
 		alt:   "worst admitted burst divided by L per algorithm, " + g.title(),
-		caption: txtf("The largest cost any algorithm admitted for one key within a window span, divided by the limit L = %s. "+
+		caption: markup.Textf("The largest cost any algorithm admitted for one key within a window span, divided by the limit L = %s. "+
 			"The exact log never exceeds 1; a fixed window reaches up to 2, a token bucket up to (B+L)/L.", g.limitText()),
 		panels: [][]*plot.Plot{{p}},
 		legend: []legendEntry{
@@ -264,7 +265,7 @@ func (m *model) phaseFig(g *group) (*figure, string) {
 		name:  g.file("phase"),
 		title: m.figTitle("Where in the window the candidates disagree", g),
 		alt:   "over- and under-admissions by position in the fixed window, " + g.title(),
-		caption: txt("Disagreements by how far into the fixed window (e/W, 20 bins) they happen. " +
+		caption: markup.Text("Disagreements by how far into the fixed window (e/W, 20 bins) they happen. " +
 			"A sliding window counter is expected to over-admit late in a window and to under-admit after traffic early in the previous one."),
 		panels: [][]*plot.Plot{{panels[0]}, {panels[1]}},
 		legend: legend,
@@ -390,7 +391,7 @@ func (m *model) frontierFig(g *group) (*figure, string) {
 		name:  g.file("frontier"),
 		title: m.figTitle("Trade-off: memory per key against disagreement", g),
 		alt:   "memory per key against disagreement rate per algorithm, " + g.title(),
-		caption: txt("Each point is an algorithm: its analytic state per key (peak over keys) against the share of requests it decided differently from the exact log. " +
+		caption: markup.Text("Each point is an algorithm: its analytic state per key (peak over keys) against the share of requests it decided differently from the exact log. " +
 			"Down and to the left is better. The buckets:N family trades memory for precision between the counter and the log."),
 		panels: [][]*plot.Plot{{p}},
 		legend: legend,
@@ -486,7 +487,7 @@ func (m *model) rateErrorFig(g *group) (*figure, string) {
 		name:  g.file("rate-error"),
 		title: m.figTitle("Rate error: cumulative distribution", g),
 		alt:   "cumulative distribution of the signed rate error per algorithm, " + g.title(),
-		caption: txtf("At each request, the algorithm's estimate of the cost in (t−W, t] minus the exact count, divided by L = %s, read from the summary's histogram (bins of L/1000). "+
+		caption: markup.Textf("At each request, the algorithm's estimate of the cost in (t−W, t] minus the exact count, divided by L = %s, read from the summary's histogram (bins of L/1000). "+
 			"A curve that rises steeply at 0 is a precise estimator; mass left of 0 is under-counting (it leads to over-admission), right of 0 over-counting (under-admission).", g.limitText()),
 		panels: [][]*plot.Plot{{p}},
 		legend: legend,
@@ -571,7 +572,7 @@ func (m *model) timelineFig(g *group) (*figure, string) {
 		name:    g.file("timeline"),
 		title:   m.figTitle("Disagreements over time", g),
 		alt:     "over- and under-admissions over the trace's time, " + g.title(),
-		caption: txtf("Over- and under-admissions per bin of %s over the trace's time: whether the candidates disagree all along or in episodes.", fmtDuration(width)),
+		caption: markup.Textf("Over- and under-admissions per bin of %s over the trace's time: whether the candidates disagree all along or in episodes.", fmtDuration(width)),
 		panels:  [][]*plot.Plot{{panels[0]}, {panels[1]}},
 		legend:  legend,
 		w:       figWidth, h: 6 * vg.Inch,

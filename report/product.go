@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"ratebench/report/markup"
 	"strings"
 
 	"ratebench/summary"
@@ -11,7 +12,7 @@ import (
 // modelled from its source), how it decides against the log and against
 // its textbook twin, and how much of its disagreement with the twin each of
 // its deviations explains.
-func (m *model) productTables(d *document, g *group) {
+func (m *model) productTables(d *markup.Document, g *group) {
 	first := true
 	for _, r := range g.runs {
 		p := r.Product
@@ -19,49 +20,49 @@ func (m *model) productTables(d *document, g *group) {
 			continue
 		}
 		if first {
-			d.add(heading{4, "", txt("Products against their textbook twins")})
-			d.add(para{txt("A product is modelled from its source as a textbook algorithm, its twin, plus deviations. " +
+			d.Add(markup.Heading{Level: 4, ID: "", Text: markup.Text("Products against their textbook twins")})
+			d.Add(markup.Para{Text: markup.Text("A product is modelled from its source as a textbook algorithm, its twin, plus deviations. " +
 				"Its twin and the product with each deviation alone turned off are replayed beside it, in the same mode; " +
 				"a deviation's share is the part of the product's disagreement with its twin that turning it off removes. " +
 				"Deviations interact, so the shares need not add up to 100%.")})
 			first = false
 		}
 		n := r.Requests
-		d.add(para{productSentence(r, p)})
-		t := table{
-			head:  []string{"replayed", "disagree with the log", "over", "under", "otherwise than the twin", "over", "under", "share"},
-			right: []bool{false, true, true, true, true, true, true, true},
+		d.Add(markup.Para{Text: productSentence(r, p)})
+		t := markup.Table{
+			Head:  []string{"replayed", "disagree with the log", "over", "under", "otherwise than the twin", "over", "under", "share"},
+			Right: []bool{false, true, true, true, true, true, true, true},
 		}
-		t.rows = append(t.rows,
-			[]inline{inline{}.C(r.Algorithm), txt(pctOfRuns(r.Over+r.Under, n)), txt(count(r.Over)), txt(count(r.Under)),
-				txt(count(p.VsTwin.Total())), txt(count(p.VsTwin.Over)), txt(count(p.VsTwin.Under)), txt("")},
-			[]inline{inline{}.C(p.Twin).T(" (twin)"), txt(pctOfRuns(p.TwinVsLog.Total(), n)), txt(count(p.TwinVsLog.Over)), txt(count(p.TwinVsLog.Under)),
-				txt("0"), txt("0"), txt("0"), txt("")})
+		t.Rows = append(t.Rows,
+			[]markup.Inline{markup.Inline{}.C(r.Algorithm), markup.Text(pctOfRuns(r.Over+r.Under, n)), markup.Text(count(r.Over)), markup.Text(count(r.Under)),
+				markup.Text(count(p.VsTwin.Total())), markup.Text(count(p.VsTwin.Over)), markup.Text(count(p.VsTwin.Under)), markup.Text("")},
+			[]markup.Inline{markup.Inline{}.C(p.Twin).T(" (twin)"), markup.Text(pctOfRuns(p.TwinVsLog.Total(), n)), markup.Text(count(p.TwinVsLog.Over)), markup.Text(count(p.TwinVsLog.Under)),
+				markup.Text("0"), markup.Text("0"), markup.Text("0"), markup.Text("")})
 		for _, e := range p.Deviations {
 			share := "—"
 			if p.VsTwin.Total() > 0 {
 				share = signedPct(e.Share)
 			}
-			t.rows = append(t.rows, []inline{inline{}.T("without " + e.Name + ": ").C(e.Without),
-				txt(pctOfRuns(e.VsLog.Total(), n)), txt(count(e.VsLog.Over)), txt(count(e.VsLog.Under)),
-				txt(count(e.VsTwin.Total())), txt(count(e.VsTwin.Over)), txt(count(e.VsTwin.Under)), txt(share)})
+			t.Rows = append(t.Rows, []markup.Inline{markup.Inline{}.T("without " + e.Name + ": ").C(e.Without),
+				markup.Text(pctOfRuns(e.VsLog.Total(), n)), markup.Text(count(e.VsLog.Over)), markup.Text(count(e.VsLog.Under)),
+				markup.Text(count(e.VsTwin.Total())), markup.Text(count(e.VsTwin.Over)), markup.Text(count(e.VsTwin.Under)), markup.Text(share)})
 		}
-		d.add(t)
-		var devs []inline
+		d.Add(t)
+		var devs []markup.Inline
 		for _, e := range p.Deviations {
-			devs = append(devs, inline{}.C(e.Name).T(": "+e.About+"."))
+			devs = append(devs, markup.Inline{}.C(e.Name).T(": "+e.About+"."))
 		}
 		if len(devs) > 0 {
-			d.add(bullets{devs})
+			d.Add(markup.Bullets{Items: devs})
 		}
 	}
 }
 
 // productSentence says in a line how far the product is from its twin and
 // which deviation explains most of it.
-func productSentence(r *summary.Run, p *summary.Product) inline {
+func productSentence(r *summary.Run, p *summary.Product) markup.Inline {
 	dt := p.VsTwin.Total()
-	s := inline{}.C(r.Algorithm).T(" runs ").C(p.Twin)
+	s := markup.Inline{}.C(r.Algorithm).T(" runs ").C(p.Twin)
 	if dt == 0 {
 		return s.T(" with other arithmetic; on this trace it decided every request as its twin did (none of its deviations showed).")
 	}

@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"image/color"
 	"math"
+	"ratebench/report/markup"
 	"slices"
 	"strconv"
 
@@ -39,7 +40,7 @@ type figure struct {
 	name    string // file name without extension
 	title   string // may hold a newline
 	alt     string // one-line description for Markdown
-	caption inline
+	caption markup.Inline
 	panels  [][]*plot.Plot
 	legend  []legendEntry
 	w, h    vg.Length

@@ -93,10 +93,10 @@ func Write(dir string, s *summary.Summary, opt Options) error {
 	if err := write(filepath.Join(dir, RunsFile), RunsCSV(s)); err != nil {
 		return err
 	}
-	if err := write(filepath.Join(dir, MarkdownFile), doc.markdown()); err != nil {
+	if err := write(filepath.Join(dir, MarkdownFile), doc.Markdown()); err != nil {
 		return err
 	}
-	if err := write(filepath.Join(dir, HTMLFile), doc.html()); err != nil {
+	if err := write(filepath.Join(dir, HTMLFile), doc.HTML()); err != nil {
 		return err
 	}
 	return removeStale(plots, written)

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"ratebench/report/markup"
 	"slices"
 	"strconv"
 	"time"
@@ -19,7 +20,7 @@ import (
 // sweep writes the section of a sweep (Config.Sweep): per count × mode, a
 // table of the disagreement rate per rule, and the rates against L (one
 // figure per window) and, with several windows, against W (one per limit).
-func (m *model) sweep(d *document, addFig func(*figure, string) error) error {
+func (m *model) sweep(d *markup.Document, addFig func(*figure, string) error) error {
 	sw := m.s.Config.Sweep
 	if sw == nil {
 		return nil
@@ -38,12 +39,12 @@ func (m *model) sweep(d *document, addFig func(*figure, string) error) error {
 		}
 	}
 	slices.Sort(ws)
-	d.add(heading{2, "sweep", txt("Sweep")})
+	d.Add(markup.Heading{Level: 2, ID: "sweep", Text: markup.Text("Sweep")})
 	wText := make([]string, len(ws))
 	for i, w := range ws {
 		wText[i] = algorithms.FormatWindow(w)
 	}
-	d.add(para{txtf("The rules form a grid, every limit L ∈ {%s} with every window W ∈ {%s}: how each candidate's disagreement with the log moves with the rule.",
+	d.Add(markup.Para{Text: markup.Textf("The rules form a grid, every limit L ∈ {%s} with every window W ∈ {%s}: how each candidate's disagreement with the log moves with the rule.",
 		joinInts(ls), joinStrings(wText))})
 
 	type combo struct{ count, mode string }
@@ -72,17 +73,17 @@ func (m *model) sweep(d *document, addFig func(*figure, string) error) error {
 		}
 		slices.SortStableFunc(algs, func(a, b string) int { return m.algIdx[a] - m.algIdx[b] })
 		label := fmt.Sprintf("count %s, mode %s", c.count, c.mode)
-		d.add(heading{3, fmt.Sprintf("sweep-%d", ci+1), txt(label)})
+		d.Add(markup.Heading{Level: 3, ID: fmt.Sprintf("sweep-%d", ci+1), Text: markup.Text(label)})
 		if len(algs) == 0 {
-			d.add(para{txt("Only the exact log was run: there is nothing to compare across the grid.")})
+			d.Add(markup.Para{Text: markup.Text("Only the exact log was run: there is nothing to compare across the grid.")})
 			continue
 		}
 
 		// The table: disagreement rate (over / under) per rule.
-		tb := table{head: []string{"rule"}, right: []bool{false}}
+		tb := markup.Table{Head: []string{"rule"}, Right: []bool{false}}
 		for _, a := range algs {
-			tb.head = append(tb.head, a)
-			tb.right = append(tb.right, true)
+			tb.Head = append(tb.Head, a)
+			tb.Right = append(tb.Right, true)
 		}
 		for _, w := range ws {
 			for _, l := range ls {
@@ -90,19 +91,19 @@ func (m *model) sweep(d *document, addFig func(*figure, string) error) error {
 				if g == nil {
 					continue
 				}
-				row := []inline{txt(g.rule)}
+				row := []markup.Inline{markup.Text(g.rule)}
 				for _, a := range algs {
 					r := runOf(g, a)
 					if r == nil {
-						row = append(row, txt("—"))
+						row = append(row, markup.Text("—"))
 						continue
 					}
-					row = append(row, txtf("%s (%s / %s)", rate(r.DisagreeRate), rate(r.OverRate), rate(r.UnderRate)))
+					row = append(row, markup.Textf("%s (%s / %s)", rate(r.DisagreeRate), rate(r.OverRate), rate(r.UnderRate)))
 				}
-				tb.rows = append(tb.rows, row)
+				tb.Rows = append(tb.Rows, row)
 			}
 		}
-		d.add(para{txt("Requests decided differently from the log per rule: disagreement (over / under).")}, tb)
+		d.Add(markup.Para{Text: markup.Text("Requests decided differently from the log per rule: disagreement (over / under).")}, tb)
 
 		if len(ls) >= 2 {
 			for _, w := range ws {
@@ -119,7 +120,7 @@ func (m *model) sweep(d *document, addFig func(*figure, string) error) error {
 				f := m.sweepFig(name, algs, xs, gs, "limit L (cost units per window)",
 					fmt.Sprintf("Disagreement against the limit L, window W = %s", wt), label)
 				if f == nil {
-					d.add(para{txtf("Window %s: fewer than two rules of the grid were run; no plot against L.", wt)})
+					d.Add(markup.Para{Text: markup.Textf("Window %s: fewer than two rules of the grid were run; no plot against L.", wt)})
 				} else if err := addFig(f, ""); err != nil {
 					return err
 				}
@@ -139,7 +140,7 @@ func (m *model) sweep(d *document, addFig func(*figure, string) error) error {
 				f := m.sweepFig(name, algs, xs, gs, "window W (seconds)",
 					fmt.Sprintf("Disagreement against the window W, limit L = %d", l), label)
 				if f == nil {
-					d.add(para{txtf("Limit %d: fewer than two rules of the grid were run; no plot against W.", l)})
+					d.Add(markup.Para{Text: markup.Textf("Limit %d: fewer than two rules of the grid were run; no plot against W.", l)})
 				} else if err := addFig(f, ""); err != nil {
 					return err
 				}
@@ -232,7 +233,7 @@ func (m *model) sweepFig(name string, algs []string, xs []float64, gs []*group, 
 		name:  name,
 		title: what + "\n" + escape.Visible(label),
 		alt:   what + ", " + label,
-		caption: txtf("%s (%s): the share of requests each candidate decided differently from the log, let through (over) and refused (under).",
+		caption: markup.Textf("%s (%s): the share of requests each candidate decided differently from the log, let through (over) and refused (under).",
 			what, label),
 		panels: [][]*plot.Plot{row},
 		legend: legend,

@@ -1,4 +1,4 @@
-package report
+package markup
 
 import (
 	"strings"
@@ -38,7 +38,7 @@ func mdCodeSafe(s string) bool {
 // with a space (CommonMark strips one space each side). In a table cell
 // (inTable), a | is written \| (GitHub's tables split cells on a | before
 // they read code spans, and read \| as |). An empty s gives "".
-func mdCode(s string, inTable bool) string {
+func MarkdownCode(s string, inTable bool) string {
 	if s == "" {
 		return ""
 	}
@@ -67,7 +67,7 @@ func mdCode(s string, inTable bool) string {
 // same), fenced by at least three backticks and more than the longest run
 // of backticks in s, so that no line of s can close the block. It ends
 // with a newline.
-func mdCodeBlock(s string) string {
+func MarkdownCodeBlock(s string) string {
 	lines := strings.Split(s, "\n")
 	longest := 0
 	for i, l := range lines {
