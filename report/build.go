@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"ratebench/internal/numfmt"
 	"ratebench/report/markup"
 	"strings"
 	"time"
@@ -154,17 +155,17 @@ func (m *model) about(d *markup.Document) {
 	if u := unitText(t); u != "" {
 		items = append(items, markup.Text("Timestamps: "+u))
 	}
-	items = append(items, markup.Text("Requests: "+count(t.Requests)))
+	items = append(items, markup.Text("Requests: "+numfmt.Count(t.Requests)))
 	if t.Cost != t.Requests {
-		items = append(items, markup.Text("Total cost: "+count(t.Cost)))
+		items = append(items, markup.Text("Total cost: "+numfmt.Count(t.Cost)))
 	}
-	items = append(items, markup.Text("Keys: "+count(t.Keys)))
+	items = append(items, markup.Text("Keys: "+numfmt.Count(t.Keys)))
 	if t.Requests > 0 {
-		items = append(items, markup.Textf("Span: %s to %s (%s)", fmtTime(t.StartNS), fmtTime(t.EndNS), fmtDuration(t.EndNS-t.StartNS)))
+		items = append(items, markup.Textf("Span: %s to %s (%s)", fmtTime(t.StartNS), fmtTime(t.EndNS), numfmt.Duration(t.EndNS-t.StartNS)))
 	}
 	items = append(items, m.warnings()...)
 	if t.Skipped > 0 {
-		items = append(items, markup.Textf("Skipped: %s bad records (-skip-bad); the first:", count(t.Skipped)))
+		items = append(items, markup.Textf("Skipped: %s bad records (-skip-bad); the first:", numfmt.Count(t.Skipped)))
 	}
 	trace = append(trace, markup.Bullets{Items: items})
 	if len(t.SkippedExamples) > 0 {
@@ -238,8 +239,8 @@ func (m *model) decision(d *markup.Document, rule, rid string, onTop map[*group]
 			}
 			tb.Rows = append(tb.Rows, []markup.Inline{
 				markup.Textf("%d", i+1), markup.Inline{}.C(r.Algorithm), markup.Text(bytesPerKey(r.Memory.PeakPerKey)),
-				markup.Text(rate(r.OverRate)), markup.Text(rate(r.UnderRate)), markup.Text(rate(r.DisagreeRate)), markup.Text(burst),
-				markup.Textf("%s of %s", count(r.KeysDisagree), count(r.Keys)), meets,
+				markup.Text(numfmt.Rate(r.OverRate)), markup.Text(numfmt.Rate(r.UnderRate)), markup.Text(numfmt.Rate(r.DisagreeRate)), markup.Text(burst),
+				markup.Textf("%s of %s", numfmt.Count(r.KeysDisagree), numfmt.Count(r.Keys)), meets,
 			})
 		}
 		d.Add(tb)
@@ -271,7 +272,7 @@ func (m *model) decisionSentence(rows []*summary.Run) markup.Inline {
 		return markup.Text("Only the exact log was run: there is no candidate to choose.")
 	}
 	brief := func(r *summary.Run) string {
-		return fmt.Sprintf("%s per key; over %s, under %s", bytesPerKey(r.Memory.PeakPerKey), rate(r.OverRate), rate(r.UnderRate))
+		return fmt.Sprintf("%s per key; over %s, under %s", bytesPerKey(r.Memory.PeakPerKey), numfmt.Rate(r.OverRate), numfmt.Rate(r.UnderRate))
 	}
 	if m.hasBudget() {
 		var first *summary.Run
@@ -307,7 +308,7 @@ func (m *model) decisionSentence(rows []*summary.Run) markup.Inline {
 				break
 			}
 			if r.Algorithm != "log" {
-				cheaper = append(cheaper, fmt.Sprintf("%s (over %s, under %s)", r.Algorithm, rate(r.OverRate), rate(r.UnderRate)))
+				cheaper = append(cheaper, fmt.Sprintf("%s (over %s, under %s)", r.Algorithm, numfmt.Rate(r.OverRate), numfmt.Rate(r.UnderRate)))
 			}
 		}
 		if len(cheaper) > 0 {
@@ -322,9 +323,9 @@ func (m *model) decisionSentence(rows []*summary.Run) markup.Inline {
 			closest = r
 		}
 	}
-	out := markup.Inline{}.T("Cheapest: ").B(cheapest.Algorithm).T(fmt.Sprintf(" (%s; %s of requests decided differently from the log).", brief(cheapest), rate(cheapest.DisagreeRate)))
+	out := markup.Inline{}.T("Cheapest: ").B(cheapest.Algorithm).T(fmt.Sprintf(" (%s; %s of requests decided differently from the log).", brief(cheapest), numfmt.Rate(cheapest.DisagreeRate)))
 	if closest != cheapest {
-		out = out.T(" Closest to the log: ").B(closest.Algorithm).T(fmt.Sprintf(" (%s; %s decided differently).", brief(closest), rate(closest.DisagreeRate)))
+		out = out.T(" Closest to the log: ").B(closest.Algorithm).T(fmt.Sprintf(" (%s; %s decided differently).", brief(closest), numfmt.Rate(closest.DisagreeRate)))
 	} else {
 		out = out.T(" It is also the candidate closest to the log.")
 	}
@@ -348,7 +349,7 @@ func (m *model) groupTables(d *markup.Document, g *group) {
 	case g.mode == "independent":
 		about = "Independent mode: each algorithm records its own admissions, as a deployment would."
 	}
-	d.Add(markup.Para{Text: markup.Textf("%s %s requests from %s keys.", about, count(g.requests()), count(firstKeys(g)))})
+	d.Add(markup.Para{Text: markup.Textf("%s %s requests from %s keys.", about, numfmt.Count(g.requests()), numfmt.Count(firstKeys(g)))})
 
 	d.Add(markup.Heading{Level: 4, ID: "", Text: markup.Text("Runs")})
 	runs := markup.Table{
@@ -357,9 +358,9 @@ func (m *model) groupTables(d *markup.Document, g *group) {
 	}
 	for _, r := range g.runs {
 		runs.Rows = append(runs.Rows, []markup.Inline{
-			markup.Inline{}.C(r.Algorithm), markup.Text(count(r.Admitted)), markup.Text(count(r.Rejected)),
-			markup.Text(count(r.Disagree)), markup.Text(rate(r.DisagreeRate)), markup.Text(count(r.Over)), markup.Text(rate(r.OverRate)),
-			markup.Text(count(r.Under)), markup.Text(rate(r.UnderRate)), markup.Text(count(r.KeysDisagree)), markup.Text(count(r.KeysOver)), markup.Text(count(r.KeysUnder)),
+			markup.Inline{}.C(r.Algorithm), markup.Text(numfmt.Count(r.Admitted)), markup.Text(numfmt.Count(r.Rejected)),
+			markup.Text(numfmt.Count(r.Disagree)), markup.Text(numfmt.Rate(r.DisagreeRate)), markup.Text(numfmt.Count(r.Over)), markup.Text(numfmt.Rate(r.OverRate)),
+			markup.Text(numfmt.Count(r.Under)), markup.Text(numfmt.Rate(r.UnderRate)), markup.Text(numfmt.Count(r.KeysDisagree)), markup.Text(numfmt.Count(r.KeysOver)), markup.Text(numfmt.Count(r.KeysUnder)),
 		})
 	}
 	d.Add(runs)
@@ -380,10 +381,10 @@ func (m *model) groupTables(d *markup.Document, g *group) {
 		for _, r := range g.runs {
 			row := []markup.Inline{markup.Inline{}.C(r.Algorithm), markup.Text("—"), markup.Text("—"), markup.Text("—"), markup.Text("—"), markup.Text("—"), markup.Text("—")}
 			if b := r.Burst; b != nil {
-				row[1], row[2], row[3], row[4] = markup.Text(count(b.Max)), markup.Text(num(b.Ratio)), markup.Text(count(b.KeysOverL)), markup.Text(keyText(b.Key))
+				row[1], row[2], row[3], row[4] = markup.Text(numfmt.Count(b.Max)), markup.Text(num(b.Ratio)), markup.Text(numfmt.Count(b.KeysOverL)), markup.Text(keyText(b.Key))
 			}
 			if b := r.Bound; b != nil {
-				row[5], row[6] = markup.Text(count(b.B)), markup.Text(count(b.Violations))
+				row[5], row[6] = markup.Text(numfmt.Count(b.B)), markup.Text(numfmt.Count(b.Violations))
 			}
 			bt.Rows = append(bt.Rows, row)
 		}
@@ -412,10 +413,10 @@ func (m *model) groupTables(d *markup.Document, g *group) {
 			n++
 			burst := "—"
 			if k.Burst != nil {
-				burst = count(*k.Burst)
+				burst = numfmt.Count(*k.Burst)
 			}
-			kt.Rows = append(kt.Rows, []markup.Inline{markup.Inline{}.C(r.Algorithm), markup.Text(keyText(k.Key)), markup.Text(count(k.Requests)),
-				markup.Text(count(k.Disagree)), markup.Text(count(k.Over)), markup.Text(count(k.Under)), markup.Text(burst)})
+			kt.Rows = append(kt.Rows, []markup.Inline{markup.Inline{}.C(r.Algorithm), markup.Text(keyText(k.Key)), markup.Text(numfmt.Count(k.Requests)),
+				markup.Text(numfmt.Count(k.Disagree)), markup.Text(numfmt.Count(k.Over)), markup.Text(numfmt.Count(k.Under)), markup.Text(burst)})
 		}
 	}
 	if len(kt.Rows) == 0 {
@@ -449,9 +450,9 @@ func (m *model) groupTables(d *markup.Document, g *group) {
 			p50, b50 := errQuantile(e, e.P50Frac, e.P50AtLeast)
 			p99, b99 := errQuantile(e, e.P99Frac, e.P99AtLeast)
 			bounds = bounds || b50 || b99
-			et.Rows = append(et.Rows, []markup.Inline{markup.Inline{}.C(r.Algorithm), markup.Text(count(e.Samples)), markup.Text(num(e.Mean)), markup.Text(num(e.MeanAbs)),
-				markup.Text(num(e.MeanAbsFrac)), markup.Text(rate(e.MeanRel)), markup.Text(p50), markup.Text(p99), markup.Text(num(e.MaxAbs)), markup.Text(num(e.MaxAbsFrac)),
-				markup.Text(count(e.Histogram.Below + e.Histogram.Above))})
+			et.Rows = append(et.Rows, []markup.Inline{markup.Inline{}.C(r.Algorithm), markup.Text(numfmt.Count(e.Samples)), markup.Text(num(e.Mean)), markup.Text(num(e.MeanAbs)),
+				markup.Text(num(e.MeanAbsFrac)), markup.Text(numfmt.Rate(e.MeanRel)), markup.Text(p50), markup.Text(p99), markup.Text(num(e.MaxAbs)), markup.Text(num(e.MaxAbsFrac)),
+				markup.Text(numfmt.Count(e.Histogram.Below + e.Histogram.Above))})
 		}
 		if bounds {
 			about += " A quantile beyond the histogram's range of ±2L is known only to lie between 2L and the maximum: it reads ≥ 2."

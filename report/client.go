@@ -2,9 +2,9 @@ package report
 
 import (
 	"fmt"
+	"ratebench/internal/numfmt"
 	"ratebench/report/markup"
 	"strings"
-	"time"
 
 	"ratebench/summary"
 )
@@ -25,14 +25,14 @@ func (m *model) clientTable(d *markup.Document, g *group) {
 		}
 		row := []markup.Inline{markup.Inline{}.C(r.Algorithm)}
 		row = append(row, distCells(c.RetryAfter)...)
-		row = append(row, markup.Text(count(c.Never)))
+		row = append(row, markup.Text(numfmt.Count(c.Never)))
 		if c.SecondsExtra != nil && c.RetryAfter != nil && c.RetryAfter.Samples > 0 {
-			row = append(row, markup.Text(dur(int64(c.SecondsExtra.MeanNS))), markup.Text(rate(float64(c.FloorEarly)/float64(c.RetryAfter.Samples))))
+			row = append(row, markup.Text(numfmt.ShortDuration(int64(c.SecondsExtra.MeanNS))), markup.Text(numfmt.Rate(float64(c.FloorEarly)/float64(c.RetryAfter.Samples))))
 		} else {
 			row = append(row, markup.Text("—"), markup.Text("—"))
 		}
 		row = append(row, distCells(c.Recovery)...)
-		row = append(row, markup.Text(count(c.Unrecovered)))
+		row = append(row, markup.Text(numfmt.Count(c.Unrecovered)))
 		row = append(row, distCells(c.Delay)...)
 		t.Rows = append(t.Rows, row)
 	}
@@ -43,7 +43,7 @@ func (m *model) clientTable(d *markup.Document, g *group) {
 	for _, r := range g.runs {
 		if v := r.VsToken; v != nil {
 			same = append(same, fmt.Sprintf("%s decided otherwise than token on %s requests (%s let through, %s refused)",
-				r.Algorithm, count(v.Over+v.Under), count(v.Over), count(v.Under)))
+				r.Algorithm, numfmt.Count(v.Over+v.Under), numfmt.Count(v.Over), numfmt.Count(v.Under)))
 		}
 	}
 	d.Add(markup.Heading{Level: 4, ID: "", Text: markup.Text("Client experience")})
@@ -64,23 +64,7 @@ func distCells(x *summary.Distribution) []markup.Inline {
 	if x == nil || x.Samples == 0 {
 		return []markup.Inline{markup.Text("—"), markup.Text("—"), markup.Text("—")}
 	}
-	return []markup.Inline{markup.Text(dur(x.P50NS)), markup.Text(dur(x.P99NS)), markup.Text(dur(x.MaxNS))}
-}
-
-// dur formats a duration to three significant digits.
-func dur(ns int64) string {
-	d := time.Duration(ns)
-	switch {
-	case ns <= 0:
-		return "0"
-	case d >= time.Second:
-		return d.Round(10 * time.Millisecond).String()
-	case d >= time.Millisecond:
-		return d.Round(10 * time.Microsecond).String()
-	case d >= time.Microsecond:
-		return d.Round(10 * time.Nanosecond).String()
-	}
-	return d.String()
+	return []markup.Inline{markup.Text(numfmt.ShortDuration(x.P50NS)), markup.Text(numfmt.ShortDuration(x.P99NS)), markup.Text(numfmt.ShortDuration(x.MaxNS))}
 }
 
 // closedLoop adds the closed-loop replays: clients that re-send what they
@@ -102,11 +86,11 @@ func (m *model) closedLoop(d *markup.Document) {
 	for _, r := range m.s.Clients {
 		first := "—"
 		if r.Retried > 0 {
-			first = rate(float64(r.FirstRetryAdmitted) / float64(r.Retried))
+			first = numfmt.Rate(float64(r.FirstRetryAdmitted) / float64(r.Retried))
 		}
 		tts := r.TimeToSuccess
 		t.Rows = append(t.Rows, []markup.Inline{markup.Text(r.Rule), markup.Inline{}.C(r.Algorithm), markup.Inline{}.C(r.Policy), markup.Text(num(r.Amplification)),
-			markup.Text(count(r.ExtraRejections)), markup.Text(count(r.GaveUp)), markup.Text(first), markup.Text(dur(tts.P50NS)), markup.Text(dur(tts.P99NS)), markup.Text(dur(tts.MaxNS))})
+			markup.Text(numfmt.Count(r.ExtraRejections)), markup.Text(numfmt.Count(r.GaveUp)), markup.Text(first), markup.Text(numfmt.ShortDuration(tts.P50NS)), markup.Text(numfmt.ShortDuration(tts.P99NS)), markup.Text(numfmt.ShortDuration(tts.MaxNS))})
 	}
 	d.Add(t)
 }

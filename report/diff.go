@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"ratebench/internal/numfmt"
 	"ratebench/report/markup"
 	"strconv"
 	"strings"
@@ -94,13 +95,13 @@ func always(f func(*summary.Run) float64) func(*summary.Run) (float64, bool) {
 
 var diffFigures = []diffFigure{
 	{name: "disagree", about: "Requests decided otherwise than the log, of all requests; the delta in percentage points.",
-		kind: diffRate, candidatesOnly: true, get: always(func(r *summary.Run) float64 { return r.DisagreeRate }), format: rate},
+		kind: diffRate, candidatesOnly: true, get: always(func(r *summary.Run) float64 { return r.DisagreeRate }), format: numfmt.Rate},
 	{name: "over", about: "Requests admitted that the log refused (traffic let through), of all requests; the delta in percentage points.",
-		kind: diffRate, candidatesOnly: true, get: always(func(r *summary.Run) float64 { return r.OverRate }), format: rate},
+		kind: diffRate, candidatesOnly: true, get: always(func(r *summary.Run) float64 { return r.OverRate }), format: numfmt.Rate},
 	{name: "under", about: "Requests refused that the log admitted (legitimate clients refused), of all requests; the delta in percentage points.",
-		kind: diffRate, candidatesOnly: true, get: always(func(r *summary.Run) float64 { return r.UnderRate }), format: rate},
+		kind: diffRate, candidatesOnly: true, get: always(func(r *summary.Run) float64 { return r.UnderRate }), format: numfmt.Rate},
 	{name: "over − under", about: "Which way the run errs: positive when it lets through more than it refuses wrongly, negative otherwise; a change of sign means it now errs the other way.",
-		kind: diffRate, signed: true, candidatesOnly: true, get: always(func(r *summary.Run) float64 { return r.OverRate - r.UnderRate }), format: signedRate},
+		kind: diffRate, signed: true, candidatesOnly: true, get: always(func(r *summary.Run) float64 { return r.OverRate - r.UnderRate }), format: numfmt.SignedRate},
 	{name: "worst burst ÷ L", about: "The largest cost admitted for one key within a window span, divided by the limit (measured where the run records its own admissions); the delta is B − A.",
 		kind: diffAbsolute, get: func(r *summary.Run) (float64, bool) {
 			if r.Burst == nil {
@@ -120,17 +121,7 @@ var diffFigures = []diffFigure{
 	{name: "bytes per key (mean)", about: "The mean over keys of each key's peak state, in bytes; the delta relative to A.",
 		kind: diffRelative, get: always(func(r *summary.Run) float64 { return r.Memory.MeanPerKey }), format: func(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) + " B" }},
 	{name: "requests", about: "The requests replayed; the delta relative to A.",
-		kind: diffRelative, get: always(func(r *summary.Run) float64 { return float64(r.Requests) }), format: func(v float64) string { return count(int64(v)) }},
-}
-
-func signedRate(v float64) string {
-	if v > 0 {
-		return "+" + rate(v)
-	}
-	if v < 0 {
-		return "−" + rate(-v)
-	}
-	return rate(v)
+		kind: diffRelative, get: always(func(r *summary.Run) float64 { return float64(r.Requests) }), format: func(v float64) string { return numfmt.Count(int64(v)) }},
 }
 
 // runID is what matches a run of A with one of B.
@@ -150,7 +141,7 @@ func NewDiff(a, b DiffSide) *Diff {
 	}
 	if a.S.Trace.Path != b.S.Trace.Path || a.S.Trace.Fingerprint != b.S.Trace.Fingerprint {
 		d.Notes = append(d.Notes, fmt.Sprintf("The traces differ: A replayed %s (%s requests), B %s (%s requests).",
-			escape.Visible(a.S.Trace.Path), count(a.S.Trace.Requests), escape.Visible(b.S.Trace.Path), count(b.S.Trace.Requests)))
+			escape.Visible(a.S.Trace.Path), numfmt.Count(a.S.Trace.Requests), escape.Visible(b.S.Trace.Path), numfmt.Count(b.S.Trace.Requests)))
 	}
 	if len(a.S.Clients)+len(b.S.Clients)+len(a.S.Distributed)+len(b.S.Distributed) > 0 {
 		d.Notes = append(d.Notes, "Only the runs are compared, not the closed-loop clients nor the distributed deployments.")
@@ -279,7 +270,7 @@ func runName(r *summary.Run) string {
 
 func (d *Diff) sideText(label string, s DiffSide) string {
 	t := s.S.Trace
-	return fmt.Sprintf("%s: %s — trace %s, %s requests, %s keys; rules %s; %d runs", label, s.Name, t.Path, count(t.Requests), count(t.Keys),
+	return fmt.Sprintf("%s: %s — trace %s, %s requests, %s keys; rules %s; %d runs", label, s.Name, t.Path, numfmt.Count(t.Requests), numfmt.Count(t.Keys),
 		strings.Join(rulesOf(s.S), ", "), len(s.S.Runs))
 }
 

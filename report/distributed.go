@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"ratebench/internal/numfmt"
 	"ratebench/report/markup"
 	"slices"
 
@@ -42,7 +43,7 @@ func (m *model) deployments(d *markup.Document, addFig func(*figure, string) err
 			net = float64(r.Admitted-r.ReferenceAdmitted) / float64(r.Requests)
 		}
 		t.Rows = append(t.Rows, []markup.Inline{markup.Text(r.Rule), markup.Inline{}.C(r.Algorithm), markup.Text(fmt.Sprint(r.Nodes)), markup.Text(durText(r.SyncNS)),
-			markup.Text(durText(r.SkewNS)), markup.Text(rate(r.OverRate)), markup.Text(rate(r.UnderRate)), markup.Text(rate(net)), markup.Text(num(r.BurstRatio))})
+			markup.Text(durText(r.SkewNS)), markup.Text(numfmt.Rate(r.OverRate)), markup.Text(numfmt.Rate(r.UnderRate)), markup.Text(numfmt.Rate(net)), markup.Text(num(r.BurstRatio))})
 	}
 	d.Add(t)
 	var rules []string

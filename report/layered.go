@@ -1,6 +1,7 @@
 package report
 
 import (
+	"ratebench/internal/numfmt"
 	"ratebench/report/markup"
 	"strings"
 
@@ -58,10 +59,10 @@ func (m *model) layered(d *markup.Document) {
 				}
 				removed := "—"
 				if ex := sr.Burst.Ratio - 1; ex > 0 {
-					removed = rate(1 - max(0, lr.Burst.Ratio-1)/ex)
+					removed = numfmt.Rate(1 - max(0, lr.Burst.Ratio-1)/ex)
 				}
 				t.Rows = append(t.Rows, []markup.Inline{markup.Inline{}.C(lr.Algorithm), markup.Text(num(sr.Burst.Ratio)), markup.Text(num(lr.Burst.Ratio)), markup.Text(removed),
-					markup.Text(count(sr.Admitted)), markup.Text(count(lr.Admitted)), markup.Text(rate(sr.OverRate)), markup.Text(rate(lr.OverRate))})
+					markup.Text(numfmt.Count(sr.Admitted)), markup.Text(numfmt.Count(lr.Admitted)), markup.Text(numfmt.Rate(sr.OverRate)), markup.Text(numfmt.Rate(lr.OverRate))})
 			}
 			if len(t.Rows) > 0 {
 				d.Add(markup.Para{Text: markup.Textf("Count %s, mode %s: %s against %s.", lg.count, lg.mode, rule, single)}, t)

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"ratebench/internal/numfmt"
 	"ratebench/report/markup"
 
 	"gonum.org/v1/plot"
@@ -41,7 +42,7 @@ func (m *model) memoryFig(g *group) (*figure, string) {
 	case peak >= 10<<10:
 		scale, scaleName = 1<<10, "KiB"
 	}
-	p := newPanel("", fmt.Sprintf("time since the trace's first request (%s; a point per %s)", unitName, fmtDuration(width)),
+	p := newPanel("", fmt.Sprintf("time since the trace's first request (%s; a point per %s)", unitName, numfmt.Duration(width)),
 		"state of all keys ("+scaleName+")")
 	var algs []string
 	var data [][]plotter.XYs

@@ -1,5 +1,6 @@
 package report
 
+import "ratebench/internal/numfmt"
 import "ratebench/report/markup"
 
 // peerTable adds, for the peer libraries of a group (xrate), how their
@@ -17,11 +18,11 @@ func (m *model) peerTable(d *markup.Document, g *group) {
 		}
 		over, under, history := "—", "—", "—"
 		if v := p.VsToken; v != nil {
-			over, under = count(v.Over), count(v.Under)
-			history = count(max(0, v.Over+v.Under-p.Flips))
+			over, under = numfmt.Count(v.Over), numfmt.Count(v.Under)
+			history = numfmt.Count(max(0, v.Over+v.Under-p.Flips))
 		}
-		t.Rows = append(t.Rows, []markup.Inline{markup.Inline{}.C(r.Algorithm), markup.Text(count(p.Checked)), markup.Text(over), markup.Text(under),
-			markup.Text(count(p.Flips)), markup.Text(count(p.Boundary)), markup.Text(count(p.Nanosecond)), markup.Text(count(p.Drift)), markup.Text(history)})
+		t.Rows = append(t.Rows, []markup.Inline{markup.Inline{}.C(r.Algorithm), markup.Text(numfmt.Count(p.Checked)), markup.Text(over), markup.Text(under),
+			markup.Text(numfmt.Count(p.Flips)), markup.Text(numfmt.Count(p.Boundary)), markup.Text(numfmt.Count(p.Nanosecond)), markup.Text(numfmt.Count(p.Drift)), markup.Text(history)})
 	}
 	if len(t.Rows) == 0 {
 		return

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"ratebench/internal/numfmt"
 	"ratebench/report/markup"
 	"slices"
 	"sort"
@@ -52,7 +53,7 @@ func (m *model) divergenceFig(g *group) (*figure, string) {
 	underBars := &hbars{vals: under, offset: -0.19, width: 0.36, color: underColor}
 	p.Add(overBars, underBars)
 	categoryAxis(&p.Y, names)
-	caption := markup.Textf("Over- and under-admission rates of each candidate against the exact log (%s requests); the log itself is 0 by definition.", count(g.requests()))
+	caption := markup.Textf("Over- and under-admission rates of each candidate against the exact log (%s requests); the log itself is 0 by definition.", numfmt.Count(g.requests()))
 	lo, hi, ok := logRange(all, 1)
 	switch {
 	case !ok:
@@ -566,13 +567,13 @@ func (m *model) timelineFig(g *group) (*figure, string) {
 		p.X.Min, p.X.Max = math.Min(0, xmin), xmax
 		panels[k] = p
 	}
-	panels[1].X.Label.Text = fmt.Sprintf("time since the trace's first request (%s; bins of %s)", unitName, fmtDuration(width))
+	panels[1].X.Label.Text = fmt.Sprintf("time since the trace's first request (%s; bins of %s)", unitName, numfmt.Duration(width))
 	legend := m.addMerged(panels, mergeSame(algs, data), maxBins <= 60)
 	return &figure{
 		name:    g.file("timeline"),
 		title:   m.figTitle("Disagreements over time", g),
 		alt:     "over- and under-admissions over the trace's time, " + g.title(),
-		caption: markup.Textf("Over- and under-admissions per bin of %s over the trace's time: whether the candidates disagree all along or in episodes.", fmtDuration(width)),
+		caption: markup.Textf("Over- and under-admissions per bin of %s over the trace's time: whether the candidates disagree all along or in episodes.", numfmt.Duration(width)),
 		panels:  [][]*plot.Plot{{panels[0]}, {panels[1]}},
 		legend:  legend,
 		w:       figWidth, h: 6 * vg.Inch,

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"ratebench/internal/numfmt"
 	"ratebench/report/markup"
 	"strings"
 
@@ -34,18 +35,18 @@ func (m *model) productTables(d *markup.Document, g *group) {
 			Right: []bool{false, true, true, true, true, true, true, true},
 		}
 		t.Rows = append(t.Rows,
-			[]markup.Inline{markup.Inline{}.C(r.Algorithm), markup.Text(pctOfRuns(r.Over+r.Under, n)), markup.Text(count(r.Over)), markup.Text(count(r.Under)),
-				markup.Text(count(p.VsTwin.Total())), markup.Text(count(p.VsTwin.Over)), markup.Text(count(p.VsTwin.Under)), markup.Text("")},
-			[]markup.Inline{markup.Inline{}.C(p.Twin).T(" (twin)"), markup.Text(pctOfRuns(p.TwinVsLog.Total(), n)), markup.Text(count(p.TwinVsLog.Over)), markup.Text(count(p.TwinVsLog.Under)),
+			[]markup.Inline{markup.Inline{}.C(r.Algorithm), markup.Text(numfmt.PercentOf(r.Over+r.Under, n)), markup.Text(numfmt.Count(r.Over)), markup.Text(numfmt.Count(r.Under)),
+				markup.Text(numfmt.Count(p.VsTwin.Total())), markup.Text(numfmt.Count(p.VsTwin.Over)), markup.Text(numfmt.Count(p.VsTwin.Under)), markup.Text("")},
+			[]markup.Inline{markup.Inline{}.C(p.Twin).T(" (twin)"), markup.Text(numfmt.PercentOf(p.TwinVsLog.Total(), n)), markup.Text(numfmt.Count(p.TwinVsLog.Over)), markup.Text(numfmt.Count(p.TwinVsLog.Under)),
 				markup.Text("0"), markup.Text("0"), markup.Text("0"), markup.Text("")})
 		for _, e := range p.Deviations {
 			share := "—"
 			if p.VsTwin.Total() > 0 {
-				share = signedPct(e.Share)
+				share = numfmt.SignedPercent(e.Share)
 			}
 			t.Rows = append(t.Rows, []markup.Inline{markup.Inline{}.T("without " + e.Name + ": ").C(e.Without),
-				markup.Text(pctOfRuns(e.VsLog.Total(), n)), markup.Text(count(e.VsLog.Over)), markup.Text(count(e.VsLog.Under)),
-				markup.Text(count(e.VsTwin.Total())), markup.Text(count(e.VsTwin.Over)), markup.Text(count(e.VsTwin.Under)), markup.Text(share)})
+				markup.Text(numfmt.PercentOf(e.VsLog.Total(), n)), markup.Text(numfmt.Count(e.VsLog.Over)), markup.Text(numfmt.Count(e.VsLog.Under)),
+				markup.Text(numfmt.Count(e.VsTwin.Total())), markup.Text(numfmt.Count(e.VsTwin.Over)), markup.Text(numfmt.Count(e.VsTwin.Under)), markup.Text(share)})
 		}
 		d.Add(t)
 		var devs []markup.Inline
@@ -67,7 +68,7 @@ func productSentence(r *summary.Run, p *summary.Product) markup.Inline {
 		return s.T(" with other arithmetic; on this trace it decided every request as its twin did (none of its deviations showed).")
 	}
 	s = s.T(fmt.Sprintf(" with other arithmetic: it decided %s requests (%s) otherwise than its twin, %s admitted that the twin refused and %s refused that it admitted",
-		count(dt), pctOfRuns(dt, r.Requests), count(p.VsTwin.Over), count(p.VsTwin.Under)))
+		numfmt.Count(dt), numfmt.PercentOf(dt, r.Requests), numfmt.Count(p.VsTwin.Over), numfmt.Count(p.VsTwin.Under)))
 	best := -1
 	for i, e := range p.Deviations {
 		if e.Share > 0 && (best < 0 || e.Share > p.Deviations[best].Share) {
@@ -78,23 +79,7 @@ func productSentence(r *summary.Run, p *summary.Product) markup.Inline {
 		return s.T("; no deviation turned off alone brings it closer.")
 	}
 	e := p.Deviations[best]
-	return s.T("; turning off its ").C(e.Name).T(fmt.Sprintf(" alone removes %s of those.", signedPct(e.Share)))
-}
-
-// pctOfRuns is n of total requests as a percentage.
-func pctOfRuns(n, total int64) string {
-	if total <= 0 {
-		return "—"
-	}
-	return pct(float64(n) / float64(total))
-}
-
-// signedPct is a share as a percentage, with its sign when negative.
-func signedPct(v float64) string {
-	if v < 0 {
-		return "−" + strings.TrimPrefix(pct(-v), "-")
-	}
-	return pct(v)
+	return s.T("; turning off its ").C(e.Name).T(fmt.Sprintf(" alone removes %s of those.", numfmt.SignedPercent(e.Share)))
 }
 
 // ProductLine says in one line of plain text how a product's run decided
@@ -106,13 +91,13 @@ func ProductLine(r *summary.Run) string {
 		return ""
 	}
 	dt := p.VsTwin.Total()
-	s := fmt.Sprintf("%s against its twin %s: %s requests (%s) decided otherwise", r.Algorithm, p.Twin, count(dt), pctOfRuns(dt, r.Requests))
+	s := fmt.Sprintf("%s against its twin %s: %s requests (%s) decided otherwise", r.Algorithm, p.Twin, numfmt.Count(dt), numfmt.PercentOf(dt, r.Requests))
 	if dt == 0 || len(p.Deviations) == 0 {
 		return s
 	}
 	var parts []string
 	for _, e := range p.Deviations {
-		parts = append(parts, e.Name+" "+signedPct(e.Share))
+		parts = append(parts, e.Name+" "+numfmt.SignedPercent(e.Share))
 	}
 	return s + "; each deviation's share: " + strings.Join(parts, ", ")
 }

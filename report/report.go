@@ -6,13 +6,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"ratebench/internal/numfmt"
 	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"ratebench/algorithms"
 	"ratebench/internal/escape"
@@ -316,10 +316,10 @@ func (m *model) meets(r *summary.Run) bool {
 func (m *model) budgetText() string {
 	var parts []string
 	if b := m.budget.MaxOver; b != nil {
-		parts = append(parts, "over ≤ "+pct(*b))
+		parts = append(parts, "over ≤ "+numfmt.Percent(*b))
 	}
 	if b := m.budget.MaxUnder; b != nil {
-		parts = append(parts, "under ≤ "+pct(*b))
+		parts = append(parts, "under ≤ "+numfmt.Percent(*b))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -392,14 +392,6 @@ func ranked(runs []*summary.Run) []*summary.Run {
 
 // ---- formatting ----
 
-// rate formats a fraction as a percentage.
-func rate(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "—"
-	}
-	return pct(v)
-}
-
 func num(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "—"
@@ -410,17 +402,7 @@ func num(v float64) string {
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
-func bytesPerKey(n int64) string { return count(n) + " B" }
-
-func fmtDuration(ns int64) string {
-	if ns <= 0 {
-		return "0 s"
-	}
-	if ns%int64(time.Second) == 0 || ns >= int64(time.Minute) {
-		return time.Duration(ns).Round(time.Millisecond).String()
-	}
-	return time.Duration(ns).String()
-}
+func bytesPerKey(n int64) string { return numfmt.Count(n) + " B" }
 
 func keyText(k string) string {
 	if k == "" {

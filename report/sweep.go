@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"ratebench/internal/numfmt"
 	"ratebench/report/markup"
 	"slices"
 	"strconv"
@@ -98,7 +99,7 @@ func (m *model) sweep(d *markup.Document, addFig func(*figure, string) error) er
 						row = append(row, markup.Text("—"))
 						continue
 					}
-					row = append(row, markup.Textf("%s (%s / %s)", rate(r.DisagreeRate), rate(r.OverRate), rate(r.UnderRate)))
+					row = append(row, markup.Textf("%s (%s / %s)", numfmt.Rate(r.DisagreeRate), numfmt.Rate(r.OverRate), numfmt.Rate(r.UnderRate)))
 				}
 				tb.Rows = append(tb.Rows, row)
 			}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"ratebench/internal/numfmt"
 	"ratebench/report/markup"
 	"slices"
 	"strings"
@@ -151,7 +152,7 @@ func (m *model) verdictLines(g *group) []markup.Inline {
 		if r.Algorithm == "log" {
 			return mem(r) + "; exact"
 		}
-		return fmt.Sprintf("%s; over %s, under %s", mem(r), rate(r.OverRate), rate(r.UnderRate))
+		return fmt.Sprintf("%s; over %s, under %s", mem(r), numfmt.Rate(r.OverRate), numfmt.Rate(r.UnderRate))
 	}
 	name := func(r *summary.Run) string {
 		if r.Algorithm == "log" {
@@ -201,7 +202,7 @@ func (m *model) verdictLines(g *group) []markup.Inline {
 		case pick == log && logAsCheap:
 			choice = markup.Inline{}.T("Choose ").B("the exact log").T(" (" + mem(log) + "): at this limit the exact log is as cheap as its approximations: use it. " +
 				"No cheaper approximation meets the budget; the closest, " + closest.Algorithm + ", needs " + mem(closest) +
-				" and still decides " + rate(closest.DisagreeRate) + " of the requests differently.")
+				" and still decides " + numfmt.Rate(closest.DisagreeRate) + " of the requests differently.")
 		case pick == log:
 			choice = markup.Inline{}.T("Choose ").B("the exact log").T(" (" + mem(log) + "): no cheaper approximation meets the budget.")
 		default:
@@ -215,14 +216,14 @@ func (m *model) verdictLines(g *group) []markup.Inline {
 		case pick == log && logAsCheap:
 			choice = markup.Inline{}.T("Choose ").B("the exact log").T(" (" + mem(log) + "): at this limit the exact log is as cheap as its approximations: use it. " +
 				"The closest approximation, " + closest.Algorithm + ", needs " + mem(closest) +
-				" and still decides " + rate(closest.DisagreeRate) + " of the requests differently.")
+				" and still decides " + numfmt.Rate(closest.DisagreeRate) + " of the requests differently.")
 		case pick == log:
 			choice = markup.Inline{}.T("Choose ").B("the exact log").T(" (" + mem(log) + ") if that memory is affordable: no cheaper algorithm decides within 0.1% of it; " +
-				"the closest, " + closest.Algorithm + " (" + mem(closest) + "), decides " + rate(closest.DisagreeRate) + " of the requests differently. " +
+				"the closest, " + closest.Algorithm + " (" + mem(closest) + "), decides " + numfmt.Rate(closest.DisagreeRate) + " of the requests differently. " +
 				"To spend less, pick by priority below.")
 		default:
 			choice = markup.Inline{}.T("Choose ").B(pick.Algorithm).T(" (" + figs(pick) + "): the cheapest algorithm that decides within 0.1% of the exact log (" +
-				rate(pick.DisagreeRate) + " of the requests decided differently).")
+				numfmt.Rate(pick.DisagreeRate) + " of the requests decided differently).")
 		}
 	}
 	lines := []markup.Inline{choice}
@@ -303,7 +304,7 @@ func (m *model) verdictLines(g *group) []markup.Inline {
 	case cheapClose == log:
 		lines = append(lines, markup.Inline{}.T(closeWhat+": ").B("the exact log").T(" ("+mem(log)+"): no cheaper approximation is that close"+within+"."))
 	default:
-		lines = append(lines, markup.Inline{}.T(closeWhat+": ").B(cheapClose.Algorithm).T(fmt.Sprintf(" (%s; %s decided differently).", figs(cheapClose), rate(cheapClose.DisagreeRate))))
+		lines = append(lines, markup.Inline{}.T(closeWhat+": ").B(cheapClose.Algorithm).T(fmt.Sprintf(" (%s; %s decided differently).", figs(cheapClose), numfmt.Rate(cheapClose.DisagreeRate))))
 	}
 
 	// The dominated.
