@@ -46,7 +46,7 @@ func (m *model) clientTable(d *markup.Document, g *group) {
 				r.Algorithm, numfmt.Count(v.Over+v.Under), numfmt.Count(v.Over), numfmt.Count(v.Under)))
 		}
 	}
-	d.Add(markup.Heading{Level: 4, ID: "", Text: markup.Text("Client experience")})
+	d.Add(markup.Heading{Level: 4, Text: markup.Text("Client experience")})
 	d.Add(markup.Para{Text: markup.Text("Retry-After is the exact wait, at each rejection, until the same request would be admitted if nothing else " +
 		"arrived (never: a cost no wait admits). HTTP sends it in whole seconds, rounded up: the mean extra wait that costs, and " +
 		"the share of rejections whose wait is not a whole number of seconds, where rounding down would send the client back " +

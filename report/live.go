@@ -95,7 +95,7 @@ func addLive(d *markup.Document, r *summary.LiveNginx, sub int) {
 	d.Add(markup.Para{Text: markup.Textf("nginx's clock: %d connection(s); %s request(s) decided outside their send-to-answer milliseconds; %s reordered within their key; %s whose gap to their key's previous request moved off the trace's whole milliseconds.",
 		c.NginxConnections, numfmt.Count(c.OutsideBracket), numfmt.Count(c.Reordered), numfmt.Count(c.Moved))})
 	tm := r.Timing
-	d.Add(markup.Heading{Level: sub, ID: "", Text: markup.Text("Timing (varies from run to run)")})
+	d.Add(markup.Heading{Level: sub, Text: markup.Text("Timing (varies from run to run)")})
 	d.Add(markup.Para{Text: markup.Textf("Duration %s; send rate %.1f/s achieved against %.1f/s requested.", numfmt.Latency(tm.DurationNS), tm.AchievedPerS, tm.RequestedPerS)})
 	pt := markup.Table{Head: []string{"", "p50", "p90", "p99", "max"}, Right: []bool{false, true, true, true, true}}
 	for _, p := range []struct {

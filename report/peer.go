@@ -27,7 +27,7 @@ func (m *model) peerTable(d *markup.Document, g *group) {
 	if len(t.Rows) == 0 {
 		return
 	}
-	d.Add(markup.Heading{Level: 4, ID: "", Text: markup.Text("Peer libraries")})
+	d.Add(markup.Heading{Level: 4, Text: markup.Text("Peer libraries")})
 	d.Add(markup.Para{Text: markup.Text("A peer library is driven with the trace's clock and checked at every decision against an exact token bucket " +
 		"that recorded the same requests. A float flip is a decision its float64 arithmetic got wrong: at a boundary (the exact " +
 		"token count within one part in 2^40 of B of the cost), within one nanosecond of refill (the library truncates the wait " +
