@@ -26,20 +26,7 @@ func (m *model) sweep(d *markup.Document, addFig func(*figure, string) error) er
 	if sw == nil {
 		return nil
 	}
-	var ls []int64
-	for _, l := range sw.L {
-		if l > 0 && !slices.Contains(ls, l) {
-			ls = append(ls, l)
-		}
-	}
-	slices.Sort(ls)
-	var ws []int64
-	for _, w := range sw.W {
-		if dur, err := time.ParseDuration(w); err == nil && dur > 0 && !slices.Contains(ws, int64(dur)) {
-			ws = append(ws, int64(dur))
-		}
-	}
-	slices.Sort(ws)
+	ls, ws := sweepGrid(sw)
 	d.Add(markup.Heading{Level: 2, ID: "sweep", Text: markup.Text("Sweep")})
 	wText := make([]string, len(ws))
 	for i, w := range ws {
@@ -47,105 +34,152 @@ func (m *model) sweep(d *markup.Document, addFig func(*figure, string) error) er
 	}
 	d.Add(markup.Para{Text: markup.Textf("The rules form a grid, every limit L ∈ {%s} with every window W ∈ {%s}: how each candidate's disagreement with the log moves with the rule.",
 		joinInts(ls), joinStrings(wText))})
-
-	type combo struct{ count, mode string }
-	var combos []combo
-	for _, g := range m.groups {
-		c := combo{g.count, g.mode}
-		if !slices.Contains(combos, c) {
-			combos = append(combos, c)
+	for ci, c := range m.sweepCombos() {
+		d.Add(markup.Heading{Level: 3, ID: fmt.Sprintf("sweep-%d", ci+1), Text: markup.Text(c.label)})
+		if len(c.algs) == 0 {
+			d.Add(markup.Para{Text: markup.Text("Only the exact log was run: there is nothing to compare across the grid.")})
+			continue
+		}
+		d.Add(markup.Para{Text: markup.Text("Requests decided differently from the log per rule: disagreement (over / under).")}, c.table(ls, ws))
+		if len(ls) >= 2 {
+			if err := m.sweepAgainstL(d, addFig, c, ls, ws); err != nil {
+				return err
+			}
+		}
+		if len(ws) >= 2 {
+			if err := m.sweepAgainstW(d, addFig, c, ls, ws); err != nil {
+				return err
+			}
 		}
 	}
-	for ci, c := range combos {
-		at := map[[2]int64]*group{}
-		var algs []string
+	return nil
+}
+
+// sweepGrid is the sweep's limits and windows, each positive, distinct
+// and in order.
+func sweepGrid(sw *summary.Sweep) (ls, ws []int64) {
+	for _, l := range sw.L {
+		if l > 0 && !slices.Contains(ls, l) {
+			ls = append(ls, l)
+		}
+	}
+	slices.Sort(ls)
+	for _, w := range sw.W {
+		if dur, err := time.ParseDuration(w); err == nil && dur > 0 && !slices.Contains(ws, int64(dur)) {
+			ws = append(ws, int64(dur))
+		}
+	}
+	slices.Sort(ws)
+	return ls, ws
+}
+
+// sweepCombo is one count policy and mode of a sweep: its group at each
+// rule of the grid, and the candidates run there.
+type sweepCombo struct {
+	count, mode, label string
+	at                 map[[2]int64]*group // by {L, W}
+	algs               []string
+}
+
+// sweepCombos are the sweep's count policies and modes, in the order of
+// the groups.
+func (m *model) sweepCombos() []*sweepCombo {
+	var out []*sweepCombo
+	for _, g := range m.groups {
+		if !slices.ContainsFunc(out, func(c *sweepCombo) bool { return c.count == g.count && c.mode == g.mode }) {
+			out = append(out, &sweepCombo{count: g.count, mode: g.mode, label: fmt.Sprintf("count %s, mode %s", g.count, g.mode), at: map[[2]int64]*group{}})
+		}
+	}
+	for _, c := range out {
 		for _, g := range m.groups {
 			if g.count != c.count || g.mode != c.mode || g.l <= 0 {
 				continue
 			}
-			if at[[2]int64{g.l, g.w}] == nil {
-				at[[2]int64{g.l, g.w}] = g
+			if c.at[[2]int64{g.l, g.w}] == nil {
+				c.at[[2]int64{g.l, g.w}] = g
 			}
 			for _, r := range g.candidates() {
-				if !slices.Contains(algs, r.Algorithm) {
-					algs = append(algs, r.Algorithm)
+				if !slices.Contains(c.algs, r.Algorithm) {
+					c.algs = append(c.algs, r.Algorithm)
 				}
 			}
 		}
-		slices.SortStableFunc(algs, func(a, b string) int { return m.algIdx[a] - m.algIdx[b] })
-		label := fmt.Sprintf("count %s, mode %s", c.count, c.mode)
-		d.Add(markup.Heading{Level: 3, ID: fmt.Sprintf("sweep-%d", ci+1), Text: markup.Text(label)})
-		if len(algs) == 0 {
-			d.Add(markup.Para{Text: markup.Text("Only the exact log was run: there is nothing to compare across the grid.")})
-			continue
-		}
+		slices.SortStableFunc(c.algs, func(a, b string) int { return m.algIdx[a] - m.algIdx[b] })
+	}
+	return out
+}
 
-		// The table: disagreement rate (over / under) per rule.
-		tb := markup.Table{Head: []string{"rule"}, Right: []bool{false}}
-		for _, a := range algs {
-			tb.Head = append(tb.Head, a)
-			tb.Right = append(tb.Right, true)
-		}
-		for _, w := range ws {
-			for _, l := range ls {
-				g := at[[2]int64{l, w}]
-				if g == nil {
+// table is the disagreement rate (over / under) of each candidate per
+// rule of the grid.
+func (c *sweepCombo) table(ls, ws []int64) markup.Table {
+	tb := markup.Table{Head: []string{"rule"}, Right: []bool{false}}
+	for _, a := range c.algs {
+		tb.Head = append(tb.Head, a)
+		tb.Right = append(tb.Right, true)
+	}
+	for _, w := range ws {
+		for _, l := range ls {
+			g := c.at[[2]int64{l, w}]
+			if g == nil {
+				continue
+			}
+			row := []markup.Inline{markup.Text(g.rule)}
+			for _, a := range c.algs {
+				r := runOf(g, a)
+				if r == nil {
+					row = append(row, markup.Text("—"))
 					continue
 				}
-				row := []markup.Inline{markup.Text(g.rule)}
-				for _, a := range algs {
-					r := runOf(g, a)
-					if r == nil {
-						row = append(row, markup.Text("—"))
-						continue
-					}
-					row = append(row, markup.Textf("%s (%s / %s)", numfmt.Rate(r.DisagreeRate), numfmt.Rate(r.OverRate), numfmt.Rate(r.UnderRate)))
-				}
-				tb.Rows = append(tb.Rows, row)
+				row = append(row, markup.Textf("%s (%s / %s)", numfmt.Rate(r.DisagreeRate), numfmt.Rate(r.OverRate), numfmt.Rate(r.UnderRate)))
 			}
+			tb.Rows = append(tb.Rows, row)
 		}
-		d.Add(markup.Para{Text: markup.Text("Requests decided differently from the log per rule: disagreement (over / under).")}, tb)
+	}
+	return tb
+}
 
-		if len(ls) >= 2 {
-			for _, w := range ws {
-				xs := make([]float64, 0, len(ls))
-				gs := make([]*group, 0, len(ls))
-				for _, l := range ls {
-					if g := at[[2]int64{l, w}]; g != nil {
-						xs = append(xs, float64(l))
-						gs = append(gs, g)
-					}
-				}
-				wt := algorithms.FormatWindow(w)
-				name := m.uniqueName("sweep-L_" + escape.FileName(c.count) + "_" + escape.FileName(c.mode) + "_W" + escape.FileName(wt))
-				f := m.sweepFig(name, algs, xs, gs, "limit L (cost units per window)",
-					fmt.Sprintf("Disagreement against the limit L, window W = %s", wt), label)
-				if f == nil {
-					d.Add(markup.Para{Text: markup.Textf("Window %s: fewer than two rules of the grid were run; no plot against L.", wt)})
-				} else if err := addFig(f, ""); err != nil {
-					return err
-				}
+// sweepAgainstL draws, per window, the disagreement against the limit.
+func (m *model) sweepAgainstL(d *markup.Document, addFig func(*figure, string) error, c *sweepCombo, ls, ws []int64) error {
+	for _, w := range ws {
+		xs := make([]float64, 0, len(ls))
+		gs := make([]*group, 0, len(ls))
+		for _, l := range ls {
+			if g := c.at[[2]int64{l, w}]; g != nil {
+				xs = append(xs, float64(l))
+				gs = append(gs, g)
 			}
 		}
-		if len(ws) >= 2 {
-			for _, l := range ls {
-				xs := make([]float64, 0, len(ws))
-				gs := make([]*group, 0, len(ws))
-				for _, w := range ws {
-					if g := at[[2]int64{l, w}]; g != nil {
-						xs = append(xs, float64(w)/1e9)
-						gs = append(gs, g)
-					}
-				}
-				name := m.uniqueName("sweep-W_" + escape.FileName(c.count) + "_" + escape.FileName(c.mode) + "_L" + strconv.FormatInt(l, 10))
-				f := m.sweepFig(name, algs, xs, gs, "window W (seconds)",
-					fmt.Sprintf("Disagreement against the window W, limit L = %d", l), label)
-				if f == nil {
-					d.Add(markup.Para{Text: markup.Textf("Limit %d: fewer than two rules of the grid were run; no plot against W.", l)})
-				} else if err := addFig(f, ""); err != nil {
-					return err
-				}
+		wt := algorithms.FormatWindow(w)
+		name := m.uniqueName("sweep-L_" + escape.FileName(c.count) + "_" + escape.FileName(c.mode) + "_W" + escape.FileName(wt))
+		f := m.sweepFig(name, c.algs, xs, gs, "limit L (cost units per window)",
+			fmt.Sprintf("Disagreement against the limit L, window W = %s", wt), c.label)
+		if f == nil {
+			d.Add(markup.Para{Text: markup.Textf("Window %s: fewer than two rules of the grid were run; no plot against L.", wt)})
+		} else if err := addFig(f, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sweepAgainstW draws, per limit, the disagreement against the window.
+func (m *model) sweepAgainstW(d *markup.Document, addFig func(*figure, string) error, c *sweepCombo, ls, ws []int64) error {
+	for _, l := range ls {
+		xs := make([]float64, 0, len(ws))
+		gs := make([]*group, 0, len(ws))
+		for _, w := range ws {
+			if g := c.at[[2]int64{l, w}]; g != nil {
+				xs = append(xs, float64(w)/1e9)
+				gs = append(gs, g)
 			}
+		}
+		name := m.uniqueName("sweep-W_" + escape.FileName(c.count) + "_" + escape.FileName(c.mode) + "_L" + strconv.FormatInt(l, 10))
+		f := m.sweepFig(name, c.algs, xs, gs, "window W (seconds)",
+			fmt.Sprintf("Disagreement against the window W, limit L = %d", l), c.label)
+		if f == nil {
+			d.Add(markup.Para{Text: markup.Textf("Limit %d: fewer than two rules of the grid were run; no plot against W.", l)})
+		} else if err := addFig(f, ""); err != nil {
+			return err
 		}
 	}
 	return nil
