@@ -67,3 +67,16 @@ func TestKeyFigure(t *testing.T) {
 		t.Errorf("an empty span: %v", err)
 	}
 }
+
+// A span that ends at the last representable time draws its window edges
+// without wrapping around to the first.
+func TestKeyFigureAtTheEndOfTime(t *testing.T) {
+	const w = int64(1e9)
+	v := &KeyView{Key: "k", Rule: "2/1s", Count: "accepted", Mode: "independent", L: 2, W: w,
+		Origin: math.MaxInt64 - 3*w, From: math.MaxInt64 - 3*w, To: math.MaxInt64, Algorithms: []string{"fixed"}}
+	var err error
+	within(t, "the figure of a span ending at the last time", func() { _, err = KeyFigure(v, "svg") })
+	if err != nil {
+		t.Fatal(err)
+	}
+}
