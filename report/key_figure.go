@@ -203,12 +203,12 @@ func keyWindowEdges(v *KeyView, ax keyAxis, panels ...*plot.Plot) *legendEntry {
 	}
 	drawn := false
 	for t := first; t <= v.To; t += v.W {
-		if t > math.MaxInt64-v.W { // the next edge would wrap around
-			v.To = t
-		}
 		for _, p := range panels {
 			p.Add(&refLine{x: ax.x(t), vert: true, style: edge})
 			drawn = true
+		}
+		if t > math.MaxInt64-v.W { // the next edge would wrap around
+			break
 		}
 	}
 	if !drawn {
