@@ -2,11 +2,12 @@ package report
 
 import (
 	"fmt"
-	"ratebench/internal/numfmt"
-	"ratebench/report/markup"
 	"strings"
 	"time"
 
+	"ratebench/internal/numfmt"
+	"ratebench/report/markup"
+	"ratebench/report/plotkit"
 	"ratebench/summary"
 )
 
@@ -14,7 +15,7 @@ import (
 // file and the HTML.
 type renderedFig struct {
 	name string
-	fig  *figure
+	fig  *plotkit.Figure
 	svg  []byte
 }
 
@@ -24,23 +25,23 @@ func (m *model) build() (*markup.Document, []renderedFig, error) {
 	s := m.s
 	d := &markup.Document{Title: "ratebench report: " + s.Trace.Path}
 	var figs []renderedFig
-	addFig := func(f *figure, skip string) error {
+	addFig := func(f *plotkit.Figure, skip string) error {
 		if f == nil {
 			if skip != "" {
 				d.Add(markup.Para{Text: markup.Text(skip)})
 			}
 			return nil
 		}
-		svg, err := f.render("svg")
-		if isUnplottable(err) {
-			d.Add(markup.Para{Text: markup.Textf("The plot %s is left out: %v. The tables hold its figures.", f.name, err.(*unplottable).why)})
+		svg, err := f.Render("svg")
+		if plotkit.IsUnplottable(err) {
+			d.Add(markup.Para{Text: markup.Textf("The plot %s is left out: %v. The tables hold its figures.", f.Name, err.(*plotkit.Unplottable).Why)})
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		figs = append(figs, renderedFig{f.name, f, svg})
-		d.Add(markup.Figure{Name: f.name, Alt: f.alt, Caption: f.caption, SVG: svg, PNG: !m.opt.NoPNG})
+		figs = append(figs, renderedFig{f.Name, f, svg})
+		d.Add(markup.Figure{Name: f.Name, Alt: f.Alt, Caption: f.Caption, SVG: svg, PNG: !m.opt.NoPNG})
 		return nil
 	}
 
@@ -66,7 +67,7 @@ func (m *model) build() (*markup.Document, []renderedFig, error) {
 			d.Add(markup.Heading{Level: 3, ID: fmt.Sprintf("%s-%d", rid, j+1), Text: markup.Text(g.label())})
 			m.groupTables(d, g)
 			d.Add(markup.Heading{Level: 4, Text: markup.Text("Plots")})
-			mks := []func(*group) (*figure, string){m.divergenceFig, m.phaseFig, m.burstFig}
+			mks := []func(*group) (*plotkit.Figure, string){m.divergenceFig, m.phaseFig, m.burstFig}
 			if !onTop[g] { // else shown with the decision
 				mks = append(mks, m.frontierFig)
 			}
@@ -201,7 +202,7 @@ func (m *model) about(d *markup.Document) {
 
 // decision writes a rule's decision section: which algorithm to pick, and
 // beside each table decided on its trade-off plot (noted in onTop).
-func (m *model) decision(d *markup.Document, rule, rid string, onTop map[*group]bool, addFig func(*figure, string) error) error {
+func (m *model) decision(d *markup.Document, rule, rid string, onTop map[*group]bool, addFig func(*plotkit.Figure, string) error) error {
 	d.Add(markup.Heading{Level: 3, ID: rid + "-decision", Text: markup.Text("Decision")})
 	if m.hasBudget() {
 		d.Add(markup.Para{Text: markup.Textf("Budget (%s): %s of all requests. An algorithm meets it when its over- and under-admission rates are within it "+

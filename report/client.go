@@ -2,10 +2,10 @@ package report
 
 import (
 	"fmt"
-	"ratebench/internal/numfmt"
-	"ratebench/report/markup"
 	"strings"
 
+	"ratebench/internal/numfmt"
+	"ratebench/report/markup"
 	"ratebench/summary"
 )
 

@@ -3,11 +3,11 @@ package report
 import (
 	"fmt"
 	"io"
-	"ratebench/internal/numfmt"
-	"ratebench/report/markup"
 	"strings"
 
 	"ratebench/internal/escape"
+	"ratebench/internal/numfmt"
+	"ratebench/report/markup"
 	"ratebench/summary"
 )
 

@@ -5,8 +5,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"ratebench/internal/numfmt"
-	"ratebench/report/markup"
 	"slices"
 	"strings"
 	"time"
@@ -18,6 +16,9 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/internal/escape"
+	"ratebench/internal/numfmt"
+	"ratebench/report/markup"
+	"ratebench/report/plotkit"
 	"ratebench/summary"
 )
 
@@ -81,14 +82,14 @@ func CloudflareSearchPlots(s *summary.CloudflareSearch) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	svg, err := f.render("svg")
+	svg, err := f.Render("svg")
 	if err != nil {
 		return nil, err
 	}
 	return []File{{searchPlot, svg}}, nil
 }
 
-func cloudflareSearchFigure(s *summary.CloudflareSearch) (*figure, error) {
+func cloudflareSearchFigure(s *summary.CloudflareSearch) (*plotkit.Figure, error) {
 	var blocks []string
 	for _, p := range s.Points {
 		if !slices.Contains(blocks, p.Block) {
@@ -99,36 +100,36 @@ func cloudflareSearchFigure(s *summary.CloudflareSearch) (*figure, error) {
 	for _, p := range s.Points {
 		rates = append(rates, 100*p.DisagreeRate)
 	}
-	lo, hi, ok := logRange(append(rates, 100*cfDisagreeRate), 1)
+	lo, hi, ok := plotkit.LogRange(append(rates, 100*cfDisagreeRate), 1)
 	if !ok {
 		lo, hi = 100*cfDisagreeRate/10, 100*cfDisagreeRate*10
 	}
 	floor := math.Pow(10, math.Floor(math.Log10(lo/3)))
 	y := func(r float64) float64 { return math.Log10(math.Max(100*r, floor)) }
 
-	gap := newPanel("", "mean gap, approximate vs real rate (%)", "")
-	near := newPanel("", "requests from sources averaging at least L/2 per window (%, log scale)", "")
-	setLog(&gap.Y, floor, hi*2)
-	setLog(&near.Y, floor, hi*2)
+	gap := plotkit.NewPanel("", "mean gap, approximate vs real rate (%)", "")
+	near := plotkit.NewPanel("", "requests from sources averaging at least L/2 per window (%, log scale)", "")
+	plotkit.SetLog(&gap.Y, floor, hi*2)
+	plotkit.SetLog(&near.Y, floor, hi*2)
 	var nears []float64
 	for _, p := range s.Points {
 		nears = append(nears, 100*p.NearShare)
 	}
-	nlo, nhi, nok := logRange(nears, 1)
+	nlo, nhi, nok := plotkit.LogRange(nears, 1)
 	if !nok {
 		nlo, nhi = 0.001, 1
 	}
 	nfloor := math.Pow(10, math.Floor(math.Log10(nlo/3)))
-	setLog(&near.X, nfloor, math.Max(nhi*2, 1))
+	plotkit.SetLog(&near.X, nfloor, math.Max(nhi*2, 1))
 	gap.X.Min, gap.X.Max = 0, 100*cfMeanGap
 	for _, p := range s.Points {
 		gap.X.Max = math.Max(gap.X.Max, 100*p.MeanGap)
 	}
 	gap.X.Max *= 1.25
-	capP := newPanel("", "fastest rate allowed ÷ threshold (max × rate × W ÷ L)", "requests decided differently (%, log scale)")
-	setLog(&capP.Y, floor, hi*2)
+	capP := plotkit.NewPanel("", "fastest rate allowed ÷ threshold (max × rate × W ÷ L)", "requests decided differently (%, log scale)")
+	plotkit.SetLog(&capP.Y, floor, hi*2)
 	capOf := reachOf
-	var legend []legendEntry
+	var legend []plotkit.LegendEntry
 	for i, b := range blocks {
 		var g, n, c plotter.XYs
 		for _, p := range s.Points {
@@ -139,11 +140,11 @@ func cloudflareSearchFigure(s *summary.CloudflareSearch) (*figure, error) {
 			n = append(n, plotter.XY{X: math.Log10(math.Max(100*p.NearShare, nfloor)), Y: y(p.DisagreeRate)})
 			c = append(c, plotter.XY{X: capOf(&p), Y: y(p.DisagreeRate)})
 		}
-		sty := draw.GlyphStyle{Color: palette[i%len(palette)], Radius: vg.Points(3), Shape: shapes[i%len(shapes)]}
+		sty := draw.GlyphStyle{Color: plotkit.Palette[i%len(plotkit.Palette)], Radius: vg.Points(3), Shape: plotkit.Shapes[i%len(plotkit.Shapes)]}
 		gap.Add(&plotter.Scatter{XYs: g, GlyphStyle: sty})
 		near.Add(&plotter.Scatter{XYs: n, GlyphStyle: sty})
 		capP.Add(&plotter.Scatter{XYs: c, GlyphStyle: sty})
-		legend = append(legend, legendEntry{"timeout " + blockName(b), []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: sty}}})
+		legend = append(legend, plotkit.LegendEntry{Name: "timeout " + blockName(b), Thumbs: []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: sty}}})
 	}
 	pub := draw.GlyphStyle{Color: color.Black, Radius: vg.Points(7), Shape: thickRing{}}
 	gap.Add(&plotter.Scatter{XYs: plotter.XYs{{X: 100 * cfMeanGap, Y: math.Log10(100 * cfDisagreeRate)}}, GlyphStyle: pub})
@@ -160,14 +161,14 @@ func cloudflareSearchFigure(s *summary.CloudflareSearch) (*figure, error) {
 	capP.Add(&capLine)
 	capP.X.Min, capP.X.Max = 0, capMax
 	legend = append(legend,
-		legendEntry{"Cloudflare (6%, 0.003%)", []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: pub}}},
-		legendEntry{"Cloudflare's 0.003%", []plot.Thumbnailer{line}})
-	f := &figure{
-		name:   strings.TrimSuffix(searchPlot, ".svg"),
-		title:  fmt.Sprintf("Log and counter behind the same mitigation timeout, count all: %d points", len(s.Points)),
-		panels: [][]*plot.Plot{{capP, gap, near}},
-		legend: legend,
-		w:      figWidth * 2, h: 4.2 * vg.Inch,
+		plotkit.LegendEntry{Name: "Cloudflare (6%, 0.003%)", Thumbs: []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: pub}}},
+		plotkit.LegendEntry{Name: "Cloudflare's 0.003%", Thumbs: []plot.Thumbnailer{line}})
+	f := &plotkit.Figure{
+		Name:   strings.TrimSuffix(searchPlot, ".svg"),
+		Title:  fmt.Sprintf("Log and counter behind the same mitigation timeout, count all: %d points", len(s.Points)),
+		Panels: [][]*plot.Plot{{capP, gap, near}},
+		Legend: legend,
+		W:      figWidth * 2, H: 4.2 * vg.Inch,
 	}
 	return f, nil
 }

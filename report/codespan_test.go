@@ -2,11 +2,11 @@ package report
 
 import (
 	"bytes"
-	"ratebench/report/markup"
 	"strings"
 	"testing"
 
 	"ratebench/internal/escape"
+	"ratebench/report/markup"
 )
 
 // readCodeSpan reads the code span that s opens with, as CommonMark reads

@@ -6,13 +6,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"ratebench/internal/numfmt"
-	"ratebench/report/markup"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"ratebench/internal/escape"
+	"ratebench/internal/numfmt"
+	"ratebench/report/markup"
 	"ratebench/summary"
 )
 

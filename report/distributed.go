@@ -3,8 +3,6 @@ package report
 import (
 	"fmt"
 	"math"
-	"ratebench/internal/numfmt"
-	"ratebench/report/markup"
 	"slices"
 
 	"gonum.org/v1/plot"
@@ -13,6 +11,9 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/internal/escape"
+	"ratebench/internal/numfmt"
+	"ratebench/report/markup"
+	"ratebench/report/plotkit"
 	"ratebench/summary"
 )
 
@@ -21,7 +22,7 @@ import (
 // against the sync interval (one line per number of nodes, at the smallest
 // skew) and against the clock skew (at the smallest sync interval), one
 // panel per algorithm.
-func (m *model) deployments(d *markup.Document, addFig func(*figure, string) error) error {
+func (m *model) deployments(d *markup.Document, addFig func(*plotkit.Figure, string) error) error {
 	rs := m.s.Distributed
 	if len(rs) == 0 {
 		return nil
@@ -70,7 +71,7 @@ func (m *model) deployments(d *markup.Document, addFig func(*figure, string) err
 
 // deploymentFig plots over-admission against the sync interval or the
 // skew, holding the other at its smallest value.
-func (m *model) deploymentFig(name, rule string, rs []summary.DistributedResult, axis string) (*figure, string) {
+func (m *model) deploymentFig(name, rule string, rs []summary.DistributedResult, axis string) (*plotkit.Figure, string) {
 	x := func(r summary.DistributedResult) int64 { return r.SyncNS }
 	other := func(r summary.DistributedResult) int64 { return r.SkewNS }
 	xlabel, what := "sync interval", "Over-admission against the sync interval"
@@ -108,9 +109,9 @@ func (m *model) deploymentFig(name, rule string, rs []summary.DistributedResult,
 		ticks[i] = plot.Tick{Value: float64(i), Label: durText(v)}
 	}
 	var row []*plot.Plot
-	var legend []legendEntry
+	var legend []plotkit.LegendEntry
 	for _, a := range algs {
-		p := newPanel(a, xlabel, "over-admission (% of requests)")
+		p := plotkit.NewPanel(a, xlabel, "over-admission (% of requests)")
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
 		p.X.Min, p.X.Max = -0.3, float64(len(xs)-1)+0.3
 		ymax := 0.0
@@ -119,20 +120,20 @@ func (m *model) deploymentFig(name, rule string, rs []summary.DistributedResult,
 			for _, r := range rs {
 				if r.Algorithm == a && int64(r.Nodes) == n && other(r) == hold {
 					i := slices.Index(xs, x(r))
-					y := 100 * finite(r.OverRate)
+					y := 100 * plotkit.Finite(r.OverRate)
 					xys = append(xys, plotter.XY{X: float64(i), Y: y})
 					ymax = math.Max(ymax, y)
 				}
 			}
 			slices.SortFunc(xys, func(a, b plotter.XY) int { return int(a.X - b.X) })
-			st := styleFor(fmt.Sprint("N", n), ni)
-			p.Add(newLinePoints(xys, st))
+			st := plotkit.StyleFor(fmt.Sprint("N", n), ni)
+			p.Add(plotkit.NewLinePoints(xys, st))
 			if len(row) == 0 {
-				legend = append(legend, legendEntry{fmt.Sprintf("N=%d", n), []plot.Thumbnailer{newLinePoints(nil, st)}})
+				legend = append(legend, plotkit.LegendEntry{Name: fmt.Sprintf("N=%d", n), Thumbs: []plot.Thumbnailer{plotkit.NewLinePoints(nil, st)}})
 			}
 		}
 		if ymax == 0 {
-			p.Add(note{"all zero"})
+			p.Add(plotkit.Note{Text: "all zero"})
 			ymax = 1
 		}
 		p.Y.Min, p.Y.Max = 0, ymax*1.08
@@ -142,15 +143,15 @@ func (m *model) deploymentFig(name, rule string, rs []summary.DistributedResult,
 	if axis == "skew" {
 		held = "sync " + durText(hold)
 	}
-	return &figure{
-		name:  name,
-		title: what + "\n" + escape.Visible("rule "+rule+", "+held),
-		alt:   what + ", rule " + rule + ", " + held,
-		caption: markup.Textf("%s (rule %s, %s): the share of requests a deployment of N nodes lets through that the exact log on true time refuses, one line per N.",
+	return &plotkit.Figure{
+		Name:  name,
+		Title: what + "\n" + escape.Visible("rule "+rule+", "+held),
+		Alt:   what + ", rule " + rule + ", " + held,
+		Caption: markup.Textf("%s (rule %s, %s): the share of requests a deployment of N nodes lets through that the exact log on true time refuses, one line per N.",
 			what, rule, held),
-		panels: [][]*plot.Plot{row},
-		legend: legend,
-		w:      vg.Length(max(4, 3.4*float64(len(row)))) * vg.Inch, h: 3.9 * vg.Inch,
+		Panels: [][]*plot.Plot{row},
+		Legend: legend,
+		W:      vg.Length(max(4, 3.4*float64(len(row)))) * vg.Inch, H: 3.9 * vg.Inch,
 	}, ""
 }
 

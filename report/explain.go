@@ -1,9 +1,9 @@
 package report
 
 import (
-	"ratebench/report/markup"
 	"strings"
 
+	"ratebench/report/markup"
 	"ratebench/summary"
 )
 

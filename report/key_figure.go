@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"ratebench/internal/escape"
+	"ratebench/report/plotkit"
 )
 
 // KeyView is one key's requests over a span of time and what the log and
@@ -46,14 +47,14 @@ type KeyRequest struct {
 // admitted), and the fixed windows' edges dotted.
 func KeyFigure(v *KeyView, format string) ([]byte, error) {
 	f := keyFigure(v)
-	return f.render(format)
+	return f.Render(format)
 }
 
-func keyFigure(v *KeyView) *figure {
+func keyFigure(v *KeyView) *plotkit.Figure {
 	ax := newKeyAxis(v)
-	styles := make([]algStyle, len(v.Algorithms))
+	styles := make([]plotkit.Style, len(v.Algorithms))
 	for i, a := range v.Algorithms {
-		styles[i] = styleOf(a)
+		styles[i] = plotkit.StyleOf(a)
 	}
 	top, legend := keyCostPanel(v, ax, styles)
 	names := append([]string{"log"}, v.Algorithms...)
@@ -66,13 +67,13 @@ func keyFigure(v *KeyView) *figure {
 		p.X.Min, p.X.Max = ax.min, ax.max
 	}
 	title := fmt.Sprintf("Key %s, rule %s (count %s, mode %s)", escape.Visible(keyText(v.Key)), escape.Visible(v.Rule), escape.Visible(v.Count), escape.Visible(v.Mode))
-	return &figure{
-		name:   "explain",
-		title:  title + "\nits requests and each algorithm's decisions",
-		panels: [][]*plot.Plot{{top}, {lanes}},
-		legend: legend,
-		w:      figWidth,
-		h:      3*vg.Inch + vg.Length(len(names))*0.45*vg.Inch,
+	return &plotkit.Figure{
+		Name:   "explain",
+		Title:  title + "\nits requests and each algorithm's decisions",
+		Panels: [][]*plot.Plot{{top}, {lanes}},
+		Legend: legend,
+		W:      figWidth,
+		H:      3*vg.Inch + vg.Length(len(names))*0.45*vg.Inch,
 	}
 }
 
@@ -88,7 +89,7 @@ type keyAxis struct {
 func newKeyAxis(v *KeyView) keyAxis {
 	span := float64(v.To - v.From)
 	unit, unitName := timeUnit(span)
-	x := func(t int64) float64 { return finite(float64(t-v.Origin) / unit) }
+	x := func(t int64) float64 { return plotkit.Finite(float64(t-v.Origin) / unit) }
 	xmin, xmax := x(v.From), x(v.To)
 	if !(xmax > xmin) {
 		xmin, xmax = xmin-1, xmax+1
@@ -100,9 +101,9 @@ func newKeyAxis(v *KeyView) keyAxis {
 // keyCostPanel is the top panel: what each request would bring the
 // window's cost to, the log's exact count and each window algorithm's
 // estimate, against L; and its legend.
-func keyCostPanel(v *KeyView, ax keyAxis, styles []algStyle) (*plot.Plot, []legendEntry) {
+func keyCostPanel(v *KeyView, ax keyAxis, styles []plotkit.Style) (*plot.Plot, []plotkit.LegendEntry) {
 	x := ax.x
-	top := newPanel("", "", "cost in (t−W, t] with the request")
+	top := plotkit.NewPanel("", "", "cost in (t−W, t] with the request")
 	ymax := float64(v.L) + 1
 	exact := plotter.XYs{}
 	est := make([]plotter.XYs, len(v.Algorithms))
@@ -116,22 +117,22 @@ func keyCostPanel(v *KeyView, ax keyAxis, styles []algStyle) (*plot.Plot, []lege
 			}
 		}
 	}
-	limit := &refLine{y: float64(v.L), style: draw.LineStyle{Color: color.Gray{Y: 90}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}},
-		label: fmt.Sprintf("L = %d", v.L)}
+	limit := &plotkit.RefLine{Y: float64(v.L), Style: draw.LineStyle{Color: color.Gray{Y: 90}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}},
+		Label: fmt.Sprintf("L = %d", v.L)}
 	top.Add(limit)
-	var legend []legendEntry
-	logPts := &plotter.Scatter{XYs: exact, GlyphStyle: draw.GlyphStyle{Color: styleOf("log").color, Radius: vg.Points(3.2), Shape: draw.BoxGlyph{}}}
+	var legend []plotkit.LegendEntry
+	logPts := &plotter.Scatter{XYs: exact, GlyphStyle: draw.GlyphStyle{Color: plotkit.StyleOf("log").Color, Radius: vg.Points(3.2), Shape: draw.BoxGlyph{}}}
 	top.Add(logPts)
-	legend = append(legend, legendEntry{"log (exact)", []plot.Thumbnailer{logPts}})
+	legend = append(legend, plotkit.LegendEntry{Name: "log (exact)", Thumbs: []plot.Thumbnailer{logPts}})
 	for i, xys := range est {
-		s := &plotter.Scatter{XYs: xys, GlyphStyle: draw.GlyphStyle{Color: styles[i].color, Radius: vg.Points(2.6), Shape: draw.CircleGlyph{}}}
+		s := &plotter.Scatter{XYs: xys, GlyphStyle: draw.GlyphStyle{Color: styles[i].Color, Radius: vg.Points(2.6), Shape: draw.CircleGlyph{}}}
 		name := v.Algorithms[i]
 		if len(xys) > 0 {
 			top.Add(s)
 		} else {
 			name += " (no estimate)"
 		}
-		legend = append(legend, legendEntry{name, []plot.Thumbnailer{s}})
+		legend = append(legend, plotkit.LegendEntry{Name: name, Thumbs: []plot.Thumbnailer{s}})
 	}
 	top.Y.Min, top.Y.Max = 0, math.Ceil(ymax*1.1)
 	return top, legend
@@ -140,23 +141,23 @@ func keyCostPanel(v *KeyView, ax keyAxis, styles []algStyle) (*plot.Plot, []lege
 // keyLanes is the lower panel: one lane per algorithm (names, the log's
 // first) with each request admitted (a dot) or refused (a cross), the
 // disagreements with the log ringed; and the legend of those marks.
-func keyLanes(v *KeyView, ax keyAxis, styles []algStyle, names []string) (*plot.Plot, []legendEntry) {
-	lanes := newPanel("", fmt.Sprintf("time since the key's first request (%s)", ax.unitName), "")
-	categoryAxis(&lanes.Y, names)
+func keyLanes(v *KeyView, ax keyAxis, styles []plotkit.Style, names []string) (*plot.Plot, []plotkit.LegendEntry) {
+	lanes := plotkit.NewPanel("", fmt.Sprintf("time since the key's first request (%s)", ax.unitName), "")
+	plotkit.CategoryAxis(&lanes.Y, names)
 	lanes.Y.Tick.Label.Font.Size = 10
 	laneY := func(i int) float64 { return float64(len(names) - 1 - i) }
 	ring := func(c color.Color) draw.GlyphStyle {
 		return draw.GlyphStyle{Color: c, Radius: vg.Points(6), Shape: thickRing{}}
 	}
-	overRing := &plotter.Scatter{GlyphStyle: ring(overColor)}
-	underRing := &plotter.Scatter{GlyphStyle: ring(underColor)}
+	overRing := &plotter.Scatter{GlyphStyle: ring(plotkit.OverColor)}
+	underRing := &plotter.Scatter{GlyphStyle: ring(plotkit.UnderColor)}
 	for lane := range names {
-		st := styleOf("log")
+		st := plotkit.StyleOf("log")
 		if lane > 0 {
 			st = styles[lane-1]
 		}
-		adm := &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Color: st.color, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}}
-		ref := &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Color: st.color, Radius: vg.Points(3.2), Shape: draw.CrossGlyph{}}}
+		adm := &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Color: st.Color, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}}
+		ref := &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Color: st.Color, Radius: vg.Points(3.2), Shape: draw.CrossGlyph{}}}
 		for _, q := range v.Requests {
 			a := q.Log
 			if lane > 0 {
@@ -181,18 +182,18 @@ func keyLanes(v *KeyView, ax keyAxis, styles []algStyle, names []string) (*plot.
 	black := draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3)}
 	admThumb, refThumb := black, black
 	admThumb.Shape, refThumb.Shape = draw.CircleGlyph{}, draw.CrossGlyph{}
-	return lanes, []legendEntry{
-		{"admitted", []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: admThumb}}},
-		{"refused", []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: refThumb}}},
-		{"over: admitted, the log refused", []plot.Thumbnailer{overRing}},
-		{"under: refused, the log admitted", []plot.Thumbnailer{underRing}},
+	return lanes, []plotkit.LegendEntry{
+		{Name: "admitted", Thumbs: []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: admThumb}}},
+		{Name: "refused", Thumbs: []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: refThumb}}},
+		{Name: "over: admitted, the log refused", Thumbs: []plot.Thumbnailer{overRing}},
+		{Name: "under: refused, the log admitted", Thumbs: []plot.Thumbnailer{underRing}},
 	}
 }
 
 // keyWindowEdges dots the fixed windows' edges (aligned to t = 0), where
 // counter and fixed roll over, on both panels when there are few enough to
 // see, and returns their legend entry (nil for none drawn).
-func keyWindowEdges(v *KeyView, ax keyAxis, panels ...*plot.Plot) *legendEntry {
+func keyWindowEdges(v *KeyView, ax keyAxis, panels ...*plot.Plot) *plotkit.LegendEntry {
 	if v.W <= 0 || ax.span/float64(v.W) > 40 {
 		return nil
 	}
@@ -204,7 +205,7 @@ func keyWindowEdges(v *KeyView, ax keyAxis, panels ...*plot.Plot) *legendEntry {
 	drawn := false
 	for t := first; t <= v.To; t += v.W {
 		for _, p := range panels {
-			p.Add(&refLine{x: ax.x(t), vert: true, style: edge})
+			p.Add(&plotkit.RefLine{X: ax.x(t), Vert: true, Style: edge})
 			drawn = true
 		}
 		if t > math.MaxInt64-v.W { // the next edge would wrap around
@@ -214,7 +215,7 @@ func keyWindowEdges(v *KeyView, ax keyAxis, panels ...*plot.Plot) *legendEntry {
 	if !drawn {
 		return nil
 	}
-	return &legendEntry{"fixed window edge", []plot.Thumbnailer{&refLine{style: edge}}}
+	return &plotkit.LegendEntry{Name: "fixed window edge", Thumbs: []plot.Thumbnailer{&plotkit.RefLine{Style: edge}}}
 }
 
 // thickRing is a ring glyph drawn with a line heavy enough to be seen

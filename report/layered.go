@@ -1,11 +1,11 @@
 package report
 
 import (
-	"ratebench/internal/numfmt"
-	"ratebench/report/markup"
 	"strings"
 
 	"ratebench/algorithms"
+	"ratebench/internal/numfmt"
+	"ratebench/report/markup"
 )
 
 // layered compares each layered rule with the single rule of its longest

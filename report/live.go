@@ -8,9 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
 	"ratebench/internal/numfmt"
 	"ratebench/report/markup"
-
 	"ratebench/summary"
 )
 

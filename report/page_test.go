@@ -3,11 +3,13 @@ package report
 import (
 	"image/color"
 	"path/filepath"
-	"ratebench/report/markup"
-	"ratebench/summary"
 	"reflect"
 	"strings"
 	"testing"
+
+	"ratebench/report/markup"
+	"ratebench/report/plotkit"
+	"ratebench/summary"
 )
 
 // The decision comes first; the glossary and the configuration follow it,
@@ -80,14 +82,14 @@ func TestOneColourPerAlgorithm(t *testing.T) {
 		}
 	}
 	seen := map[color.Color]string{}
-	for _, a := range algColours {
-		c := styleOf(a).color
+	for _, a := range plotkit.KnownAlgorithms {
+		c := plotkit.StyleOf(a).Color
 		if b, ok := seen[c]; ok {
 			t.Errorf("%s and %s share a colour", a, b)
 		}
 		seen[c] = a
 	}
-	if st := styleOf("buckets:16"); st.dashes == nil {
+	if st := plotkit.StyleOf("buckets:16"); st.Dashes == nil {
 		t.Error("an algorithm outside the fixed table is drawn solid, like a known one")
 	}
 }
@@ -97,7 +99,7 @@ func TestOneColourPerAlgorithm(t *testing.T) {
 func TestAxisTicks(t *testing.T) {
 	for _, r := range [][2]float64{{0, 10.53}, {0, 1}, {-0.4, 12.3}, {0, 632}, {0, 1.08}, {3, 7}, {0, 0.0021}, {-5, 5}, {0, 1e6}, {17, 18}} {
 		var labels []string
-		for _, tk := range (linTicks{}).Ticks(r[0], r[1]) {
+		for _, tk := range (plotkit.LinearTicks{}).Ticks(r[0], r[1]) {
 			if tk.Value < r[0]-1e-9 || tk.Value > r[1]+1e-9 {
 				t.Errorf("%v: tick %v outside the range", r, tk.Value)
 			}
@@ -110,7 +112,7 @@ func TestAxisTicks(t *testing.T) {
 		}
 	}
 	got := []string{}
-	for _, tk := range (linTicks{}).Ticks(0, 10.53) {
+	for _, tk := range (plotkit.LinearTicks{}).Ticks(0, 10.53) {
 		if tk.Label != "" {
 			got = append(got, tk.Label)
 		}

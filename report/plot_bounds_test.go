@@ -18,11 +18,12 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/compare"
+	"ratebench/report/plotkit"
 	"ratebench/summary"
 )
 
 // maxPixels is the largest side a PNG may have: maxFigureSide at pngDPI.
-var maxPixels = int(math.Round(float64(maxFigureSide/vg.Inch) * pngDPI))
+var maxPixels = int(math.Round(float64(plotkit.MaxFigureSide/vg.Inch) * plotkit.PNGDPI))
 
 // within runs f, failing the test if it does not return within a minute:
 // a guard against the rasterizer's loop, not a timing assertion.
@@ -64,8 +65,8 @@ func checkBounded(t *testing.T, dir string) {
 			continue
 		}
 		for _, v := range m[1:] {
-			if f, _ := strconv.ParseFloat(string(v), 64); f > float64(maxFigureSide)+0.5 || f <= 0 {
-				t.Errorf("%s: a side of %s points, want at most %v", filepath.Base(p), v, maxFigureSide)
+			if f, _ := strconv.ParseFloat(string(v), 64); f > float64(plotkit.MaxFigureSide)+0.5 || f <= 0 {
+				t.Errorf("%s: a side of %s points, want at most %v", filepath.Base(p), v, plotkit.MaxFigureSide)
 			}
 		}
 	}
@@ -156,7 +157,7 @@ func TestManyAndLongNamesDrawBounded(t *testing.T) {
 	m := newModel(s, Options{})
 	f, _ := m.divergenceFig(m.groupsOf(m.rules[0])[0])
 	var b []byte
-	within(t, "the PNG of 300 algorithms", func() { b, err = f.render("png") })
+	within(t, "the PNG of 300 algorithms", func() { b, err = f.Render("png") })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,40 +171,40 @@ func TestManyAndLongNamesDrawBounded(t *testing.T) {
 // within the bounds can hold; each is an error, never a loop.
 func TestNaNGeometryRefused(t *testing.T) {
 	panel := func() *plot.Plot {
-		p := newPanel("", "x", "y")
-		p.Add(&plotter.Scatter{XYs: plotter.XYs{{X: 1, Y: 1}}, GlyphStyle: styleOf("counter").glyph()})
+		p := plotkit.NewPanel("", "x", "y")
+		p.Add(&plotter.Scatter{XYs: plotter.XYs{{X: 1, Y: 1}}, GlyphStyle: plotkit.StyleOf("counter").Glyph()})
 		return p
 	}
 	nanAxis := panel()
 	nanAxis.X.Max = math.NaN()
 	nanPoint := panel()
-	nanPoint.Add(lineOf(plotter.XYs{{X: 0.5, Y: 1}, {X: math.NaN(), Y: 2}}, styleOf("token")))
+	nanPoint.Add(plotkit.LineOf(plotter.XYs{{X: 0.5, Y: 1}, {X: math.NaN(), Y: 2}}, plotkit.StyleOf("token")))
 	nanPoint.X.Min, nanPoint.X.Max, nanPoint.Y.Min, nanPoint.Y.Max = 0, 2, 0, 3
-	var huge []legendEntry
+	var huge []plotkit.LegendEntry
 	for i := range 40 {
-		huge = append(huge, legendEntry{name: strings.Repeat("w", 79) + strconv.Itoa(i)})
+		huge = append(huge, plotkit.LegendEntry{Name: strings.Repeat("w", 79) + strconv.Itoa(i)})
 	}
-	tiny := &figure{name: "tiny", panels: [][]*plot.Plot{make([]*plot.Plot, 60)}, w: vg.Inch, h: vg.Inch, legend: huge}
-	for i := range tiny.panels[0] {
-		tiny.panels[0][i] = panel()
+	tiny := &plotkit.Figure{Name: "tiny", Panels: [][]*plot.Plot{make([]*plot.Plot, 60)}, W: vg.Inch, H: vg.Inch, Legend: huge}
+	for i := range tiny.Panels[0] {
+		tiny.Panels[0][i] = panel()
 	}
-	for _, f := range []*figure{
-		{name: "nan-axis", panels: [][]*plot.Plot{{nanAxis}}, w: figWidth, h: 3 * vg.Inch},
-		{name: "nan-point", panels: [][]*plot.Plot{{nanPoint}}, w: figWidth, h: 3 * vg.Inch},
-		{name: "nan-size", panels: [][]*plot.Plot{{panel()}}, w: vg.Length(math.NaN()), h: 3 * vg.Inch},
+	for _, f := range []*plotkit.Figure{
+		{Name: "nan-axis", Panels: [][]*plot.Plot{{nanAxis}}, W: figWidth, H: 3 * vg.Inch},
+		{Name: "nan-point", Panels: [][]*plot.Plot{{nanPoint}}, W: figWidth, H: 3 * vg.Inch},
+		{Name: "nan-size", Panels: [][]*plot.Plot{{panel()}}, W: vg.Length(math.NaN()), H: 3 * vg.Inch},
 		tiny,
 	} {
 		for _, format := range []string{"svg", "png"} {
 			var err error
-			within(t, f.name, func() { _, err = f.render(format) })
-			if !isUnplottable(err) {
-				t.Errorf("%s as %s: %v, want an error saying it cannot be drawn", f.name, format, err)
+			within(t, f.Name, func() { _, err = f.Render(format) })
+			if !plotkit.IsUnplottable(err) {
+				t.Errorf("%s as %s: %v, want an error saying it cannot be drawn", f.Name, format, err)
 			}
 		}
 	}
 	// A legend wider than its figure widens the figure, within the bounds.
-	wide := &figure{name: "wide", panels: [][]*plot.Plot{{panel()}}, w: 2 * vg.Inch, h: 2 * vg.Inch, legend: huge[:3]}
-	if w, _, err := wide.size(); err != nil || w <= 2*vg.Inch || w > maxFigureSide {
+	wide := &plotkit.Figure{Name: "wide", Panels: [][]*plot.Plot{{panel()}}, W: 2 * vg.Inch, H: 2 * vg.Inch, Legend: huge[:3]}
+	if w, _, err := wide.Size(); err != nil || w <= 2*vg.Inch || w > plotkit.MaxFigureSide {
 		t.Errorf("a wide legend: width %v (%v), want more than 2 inches and at most the bound", w, err)
 	}
 }
@@ -212,7 +213,7 @@ func TestNaNGeometryRefused(t *testing.T) {
 // rounds back to itself, are bounded in number.
 func TestTicksFarFromZero(t *testing.T) {
 	var ts []plot.Tick
-	within(t, "the ticks of [9.2e18, 9.2e18+4096]", func() { ts = linTicks{}.Ticks(9.2e18, 9.2e18+4096) })
+	within(t, "the ticks of [9.2e18, 9.2e18+4096]", func() { ts = plotkit.LinearTicks{}.Ticks(9.2e18, 9.2e18+4096) })
 	if len(ts) == 0 || len(ts) > 200 {
 		t.Errorf("%d ticks", len(ts))
 	}

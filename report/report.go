@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"ratebench/internal/numfmt"
 	"runtime"
 	"slices"
 	"sort"
@@ -16,6 +15,8 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/internal/escape"
+	"ratebench/internal/numfmt"
+	"ratebench/report/plotkit"
 	"ratebench/summary"
 )
 
@@ -114,7 +115,7 @@ func writePNGs(dir string, figs []renderedFig, write func(string, []byte) error)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				png, err := figs[i].fig.render("png")
+				png, err := figs[i].fig.Render("png")
 				if err == nil {
 					err = write(filepath.Join(dir, figs[i].name+".png"), png)
 				}
@@ -299,7 +300,7 @@ func newModel(s *summary.Summary, opt Options) *model {
 	return m
 }
 
-func (m *model) style(alg string) algStyle { return styleOf(alg) }
+func (m *model) style(alg string) plotkit.Style { return plotkit.StyleOf(alg) }
 
 func (m *model) hasBudget() bool { return m.budget.MaxOver != nil || m.budget.MaxUnder != nil }
 

@@ -3,9 +3,9 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
-	"ratebench/internal/numfmt"
 	"strconv"
 
+	"ratebench/internal/numfmt"
 	"ratebench/summary"
 )
 

@@ -5,10 +5,11 @@ import (
 	"encoding/csv"
 	"math"
 	"path/filepath"
-	"ratebench/internal/numfmt"
 	"slices"
 	"strconv"
 	"testing"
+
+	"ratebench/internal/numfmt"
 )
 
 // runs.csv has one row per run of the summary, in its order, with the

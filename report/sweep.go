@@ -3,8 +3,6 @@ package report
 import (
 	"fmt"
 	"math"
-	"ratebench/internal/numfmt"
-	"ratebench/report/markup"
 	"slices"
 	"strconv"
 	"time"
@@ -15,13 +13,16 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/internal/escape"
+	"ratebench/internal/numfmt"
+	"ratebench/report/markup"
+	"ratebench/report/plotkit"
 	"ratebench/summary"
 )
 
 // sweep writes the section of a sweep (Config.Sweep): per count × mode, a
 // table of the disagreement rate per rule, and the rates against L (one
 // figure per window) and, with several windows, against W (one per limit).
-func (m *model) sweep(d *markup.Document, addFig func(*figure, string) error) error {
+func (m *model) sweep(d *markup.Document, addFig func(*plotkit.Figure, string) error) error {
 	sw := m.s.Config.Sweep
 	if sw == nil {
 		return nil
@@ -139,7 +140,7 @@ func (c *sweepCombo) table(ls, ws []int64) markup.Table {
 }
 
 // sweepAgainstL draws, per window, the disagreement against the limit.
-func (m *model) sweepAgainstL(d *markup.Document, addFig func(*figure, string) error, c *sweepCombo, ls, ws []int64) error {
+func (m *model) sweepAgainstL(d *markup.Document, addFig func(*plotkit.Figure, string) error, c *sweepCombo, ls, ws []int64) error {
 	for _, w := range ws {
 		xs := make([]float64, 0, len(ls))
 		gs := make([]*group, 0, len(ls))
@@ -163,7 +164,7 @@ func (m *model) sweepAgainstL(d *markup.Document, addFig func(*figure, string) e
 }
 
 // sweepAgainstW draws, per limit, the disagreement against the window.
-func (m *model) sweepAgainstW(d *markup.Document, addFig func(*figure, string) error, c *sweepCombo, ls, ws []int64) error {
+func (m *model) sweepAgainstW(d *markup.Document, addFig func(*plotkit.Figure, string) error, c *sweepCombo, ls, ws []int64) error {
 	for _, l := range ls {
 		xs := make([]float64, 0, len(ws))
 		gs := make([]*group, 0, len(ws))
@@ -208,7 +209,7 @@ func joinStrings(s []string) string {
 // sweepFig plots the disagreement, over and under rates of each algorithm
 // against xs (one group per x), three panels side by side. It returns nil
 // with fewer than two points.
-func (m *model) sweepFig(name string, algs []string, xs []float64, gs []*group, xlabel, what, label string) *figure {
+func (m *model) sweepFig(name string, algs []string, xs []float64, gs []*group, xlabel, what, label string) *plotkit.Figure {
 	if len(xs) < 2 {
 		return nil
 	}
@@ -232,7 +233,7 @@ func (m *model) sweepFig(name string, algs []string, xs []float64, gs []*group, 
 	ymax := make([]float64, len(metrics))
 	data := make([][]plotter.XYs, len(algs))
 	for i, mt := range metrics {
-		p := newPanel(mt.title, xlabel, "")
+		p := plotkit.NewPanel(mt.title, xlabel, "")
 		if i == 0 {
 			p.Y.Label.Text = "share of all requests (%)"
 		}
@@ -243,7 +244,7 @@ func (m *model) sweepFig(name string, algs []string, xs []float64, gs []*group, 
 			var xys plotter.XYs
 			for k, g := range gs {
 				if r := runOf(g, a); r != nil {
-					y := 100 * finite(mt.get(r))
+					y := 100 * plotkit.Finite(mt.get(r))
 					xys = append(xys, plotter.XY{X: px[k], Y: y})
 					ymax[i] = math.Max(ymax[i], y)
 				}
@@ -251,27 +252,27 @@ func (m *model) sweepFig(name string, algs []string, xs []float64, gs []*group, 
 			data[ai][i] = xys
 		}
 		if logX {
-			setLog(&p.X, lo/1.25, hi*1.25)
+			plotkit.SetLog(&p.X, lo/1.25, hi*1.25)
 		} else {
 			pad := (hi - lo) * 0.05
 			p.X.Min, p.X.Max = lo-pad, hi+pad
 		}
 		if ymax[i] == 0 {
-			p.Add(note{"all zero"})
+			p.Add(plotkit.Note{Text: "all zero"})
 			ymax[i] = 1
 		}
 		p.Y.Min, p.Y.Max = 0, ymax[i]*1.08
 		row[i] = p
 	}
 	legend := m.addMerged(row, mergeSame(algs, data), true)
-	return &figure{
-		name:  name,
-		title: what + "\n" + escape.Visible(label),
-		alt:   what + ", " + label,
-		caption: markup.Textf("%s (%s): the share of requests each candidate decided differently from the log, let through (over) and refused (under).",
+	return &plotkit.Figure{
+		Name:  name,
+		Title: what + "\n" + escape.Visible(label),
+		Alt:   what + ", " + label,
+		Caption: markup.Textf("%s (%s): the share of requests each candidate decided differently from the log, let through (over) and refused (under).",
 			what, label),
-		panels: [][]*plot.Plot{row},
-		legend: legend,
-		w:      10 * vg.Inch, h: 3.9 * vg.Inch,
+		Panels: [][]*plot.Plot{row},
+		Legend: legend,
+		W:      10 * vg.Inch, H: 3.9 * vg.Inch,
 	}
 }

@@ -2,11 +2,11 @@ package report
 
 import (
 	"fmt"
-	"ratebench/internal/numfmt"
-	"ratebench/report/markup"
 	"slices"
 	"strings"
 
+	"ratebench/internal/numfmt"
+	"ratebench/report/markup"
 	"ratebench/summary"
 )
 

@@ -1,11 +1,11 @@
 package report
 
 import (
-	"ratebench/report/markup"
 	"slices"
 	"strings"
 	"testing"
 
+	"ratebench/report/markup"
 	"ratebench/summary"
 )
 

@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"ratebench/internal/numfmt"
 	"text/tabwriter"
 
+	"ratebench/internal/numfmt"
 	"ratebench/report"
 	"ratebench/summary"
 )

@@ -30,7 +30,7 @@ func mdCodeSafe(s string) bool {
 	return s[0] != ' ' && s[len(s)-1] != ' '
 }
 
-// mdCode is the Markdown code span of s, which must be printable
+// MarkdownCode is the Markdown code span of s, which must be printable
 // text on one line (escape.Visible's, escape.ShellCommand's): in a code
 // span nothing is markup, so s is shown literally. The fence is one
 // backtick longer than the longest run of backticks in s, and s is padded
@@ -61,7 +61,7 @@ func MarkdownCode(s string, inTable bool) string {
 	return fence + s + fence
 }
 
-// mdCodeBlock is the fenced code block of s, lines of text shown
+// MarkdownCodeBlock is the fenced code block of s, lines of text shown
 // literally: each line made printable (escape.VisibleQuoted: what does not
 // print is escaped, backslashes kept, so that a shell command stays the
 // same), fenced by at least three backticks and more than the longest run

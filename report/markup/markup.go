@@ -33,7 +33,7 @@ type span struct {
 	Text string
 }
 
-// inline is a sequence of spans: a paragraph, a cell, a heading.
+// Inline is a sequence of spans: a paragraph, a cell, a heading.
 // Inline is a sequence of spans: a paragraph, a cell, a heading. Its
 // methods append a span and return the sequence, so that text reads in order:
 // Text("Run ").C("compare").T(" again.").
@@ -42,7 +42,7 @@ type Inline []span
 // Text is an inline of plain text.
 func Text(s string) Inline { return Inline{{plain, s}} }
 
-// txtf is txt with fmt.Sprintf.
+// Textf is txt with fmt.Sprintf.
 func Textf(format string, args ...any) Inline { return Text(fmt.Sprintf(format, args...)) }
 
 // T appends plain text.
@@ -94,7 +94,7 @@ type Table struct {
 	Rows  [][]Inline
 }
 
-// figureBlock shows a plot: plots/NAME.svg (and .png).
+// Figure shows a plot: plots/NAME.svg (and .png).
 type Figure struct {
 	Name    string
 	Alt     string
@@ -103,7 +103,7 @@ type Figure struct {
 	PNG     bool
 }
 
-// fold is a section a reader opens when needed (the glossary, the
+// Fold is a section a reader opens when needed (the glossary, the
 // configuration): folded in HTML (<details>), a plain section in Markdown.
 type Fold struct {
 	Level  int // of the heading it stands for
@@ -190,7 +190,7 @@ func inlineSVG(svg []byte) []byte {
 	return out
 }
 
-// plainText is an inline's text for a terminal, invisible characters made
+// PlainText is an inline's text for a terminal, invisible characters made
 // visible.
 func PlainText(in Inline) string {
 	var b strings.Builder
@@ -200,7 +200,7 @@ func PlainText(in Inline) string {
 	return escape.Visible(b.String())
 }
 
-// plainInline is the text of in without markup, for a terminal.
+// Plain is the text of in without markup, for a terminal.
 func Plain(in Inline) string {
 	var b strings.Builder
 	for _, s := range in {

@@ -1,4 +1,11 @@
-package report
+// Package plotkit is the plotting plumbing of ratebench's pages, over
+// gonum/plot: a Figure (a title, panels and a legend outside them) drawn
+// to SVG or PNG at a size its content needs within bounds, its geometry
+// checked before anything is drawn; one style per algorithm, the same in
+// every plot; ticks that label round values; and the plotters the pages
+// need beyond gonum's (bars per category, reference lines, point labels,
+// notes).
+package plotkit
 
 import (
 	"bytes"
@@ -6,7 +13,6 @@ import (
 	"hash/fnv"
 	"image/color"
 	"math"
-	"ratebench/report/markup"
 	"slices"
 	"strconv"
 
@@ -20,10 +26,11 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"ratebench/internal/escape"
+	"ratebench/report/markup"
 )
 
-// pngDPI is the resolution of the PNG copies of the plots.
-const pngDPI = 144
+// PNGDPI is the resolution of the PNG copies of the plots.
+const PNGDPI = 144
 
 // Every plot's text is in Liberation Sans, a sans-serif font that gonum
 // embeds in the program, so that a PNG draws alike on every machine (an
@@ -33,38 +40,38 @@ func init() {
 	plotter.DefaultFont = plot.DefaultFont
 }
 
-// figure is one plot file: a title over one or more panels (rows × cols
+// Figure is one plot file: a title over one or more panels (rows × cols
 // of gonum plots) and a legend on the right, outside the panels so that it
 // never hides data.
-type figure struct {
-	name    string // file name without extension
-	title   string // may hold a newline
-	alt     string // one-line description for Markdown
-	caption markup.Inline
-	panels  [][]*plot.Plot
-	legend  []legendEntry
-	w, h    vg.Length
+type Figure struct {
+	Name    string // file name without extension
+	Title   string // may hold a newline
+	Alt     string // one-line description for Markdown
+	Caption markup.Inline
+	Panels  [][]*plot.Plot
+	Legend  []LegendEntry
+	W, H    vg.Length
 }
 
-type legendEntry struct {
-	name   string
-	thumbs []plot.Thumbnailer
+type LegendEntry struct {
+	Name   string
+	Thumbs []plot.Thumbnailer
 }
 
-// render draws the figure as "svg" or "png", at the size its content
+// Render draws the figure as "svg" or "png", at the size its content
 // needs within bounds (see size). gonum/plot panics on some inputs (a log
 // axis over non-positive values, for one); render turns a panic into an
 // error, so a strange summary never crashes the report.
-func (f *figure) render(format string) (out []byte, err error) {
+func (f *Figure) Render(format string) (out []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = nil, &unplottable{f.name, fmt.Sprint(r)}
+			out, err = nil, &Unplottable{f.Name, fmt.Sprint(r)}
 		}
 	}()
 	if format != "svg" && format != "png" {
-		return nil, fmt.Errorf("plot %s: unknown format %q", f.name, format)
+		return nil, fmt.Errorf("plot %s: unknown format %q", f.Name, format)
 	}
-	w, h, err := f.size()
+	w, h, err := f.Size()
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +79,7 @@ func (f *figure) render(format string) (out []byte, err error) {
 	if format == "svg" {
 		inner = vgsvg.New(w, h)
 	} else {
-		inner = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI))}
+		inner = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI))}
 	}
 	c := &finiteCanvas{CanvasWriterTo: inner}
 	dc := draw.New(c)
@@ -80,21 +87,21 @@ func (f *figure) render(format string) (out []byte, err error) {
 	dc.Fill(dc.Rectangle.Path())
 
 	l := f.arrange(dc)
-	if l.title != "" {
-		dc.FillText(l.titleSty, l.titleAt, l.title)
+	if l.Title != "" {
+		dc.FillText(l.titleSty, l.titleAt, l.Title)
 	}
-	if l.legend != nil {
-		l.legend.Draw(l.legendC)
+	if l.Legend != nil {
+		l.Legend.Draw(l.legendC)
 	}
-	for j, row := range f.panels {
+	for j, row := range f.Panels {
 		for i, p := range row {
 			if p != nil {
-				p.Draw(l.panels[j][i])
+				p.Draw(l.Panels[j][i])
 			}
 		}
 	}
 	if c.dropped > 0 {
-		return nil, &unplottable{f.name, fmt.Sprintf("%d of its shapes have coordinates that are not numbers", c.dropped)}
+		return nil, &Unplottable{f.Name, fmt.Sprintf("%d of its shapes have coordinates that are not numbers", c.dropped)}
 	}
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
@@ -109,67 +116,67 @@ func (f *figure) render(format string) (out []byte, err error) {
 // arrangement is where a figure's parts go on a canvas: the title on top,
 // the legend on the right, the panels in the rest (body).
 type arrangement struct {
-	fig          *figure
-	title        string
+	fig          *Figure
+	Title        string
 	titleSty     text.Style
 	titleAt      vg.Point
-	legend       *plot.Legend // nil for none
+	Legend       *plot.Legend // nil for none
 	legendC      draw.Canvas
 	legendHeight vg.Length
 	body         draw.Canvas
-	panels       [][]draw.Canvas
+	Panels       [][]draw.Canvas
 }
 
 // arrange places the figure's parts on dc. Legend entries and the title's
 // lines are cut to a bounded length; on a canvas of the largest height,
 // the legend entries that do not fit are left out, counted in a last one.
-func (f *figure) arrange(dc draw.Canvas) *arrangement {
-	l := &arrangement{fig: f, title: clipLines(f.title, maxTitleRunes)}
+func (f *Figure) arrange(dc draw.Canvas) *arrangement {
+	l := &arrangement{fig: f, Title: clipLines(f.Title, maxTitleRunes)}
 	pad := vg.Points(6)
-	l.titleSty = textStyle(12)
+	l.titleSty = TextStyle(12)
 	l.titleSty.XAlign = draw.XCenter
 	l.titleSty.YAlign = draw.YTop
 	body := draw.Crop(dc, pad, -pad, pad, -pad)
-	if l.title != "" {
+	if l.Title != "" {
 		l.titleAt = vg.Point{X: dc.Center().X, Y: dc.Max.Y - pad}
-		body = draw.Crop(body, 0, 0, 0, -(l.titleSty.Height(l.title) + pad))
+		body = draw.Crop(body, 0, 0, 0, -(l.titleSty.Height(l.Title) + pad))
 	}
 
-	if len(f.legend) > 0 {
-		names := make([]string, len(f.legend))
-		for i, e := range f.legend {
-			names[i] = clip(escape.Visible(e.name), maxLegendRunes)
+	if len(f.Legend) > 0 {
+		names := make([]string, len(f.Legend))
+		for i, e := range f.Legend {
+			names[i] = clip(escape.Visible(e.Name), maxLegendRunes)
 		}
-		leg := newLegend(f.legend, names, len(f.legend))
+		leg := newLegend(f.Legend, names, len(f.Legend))
 		room := body.Size().Y - pad
-		if dc.Size().Y >= maxFigureSide {
-			for n := len(f.legend) - 1; n > 0 && legendHeight(leg) > room; n-- {
-				leg = newLegend(f.legend, names, n)
+		if dc.Size().Y >= MaxFigureSide {
+			for n := len(f.Legend) - 1; n > 0 && legendHeight(leg) > room; n-- {
+				leg = newLegend(f.Legend, names, n)
 			}
 		}
-		l.legend, l.legendHeight = leg, legendHeight(leg)
+		l.Legend, l.legendHeight = leg, legendHeight(leg)
 		lw := leg.Rectangle(body).Size().X + pad
 		l.legendC = draw.Crop(body, body.Size().X-lw, 0, 0, -pad)
 		body = draw.Crop(body, 0, -(lw + 2*pad), 0, 0)
 	}
 	l.body = body
 
-	rows, cols := len(f.panels), len(f.panels[0])
+	rows, cols := len(f.Panels), len(f.Panels[0])
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(14), PadY: vg.Points(12)}
-	l.panels = plot.Align(f.panels, tiles, body)
+	l.Panels = plot.Align(f.Panels, tiles, body)
 	return l
 }
 
 // newLegend is the legend of the first n of entries (named names), and,
 // when that leaves some out, a last line that counts them.
-func newLegend(entries []legendEntry, names []string, n int) *plot.Legend {
+func newLegend(entries []LegendEntry, names []string, n int) *plot.Legend {
 	leg := new(plot.NewLegend())
-	leg.TextStyle = textStyle(10)
+	leg.TextStyle = TextStyle(10)
 	leg.Top, leg.Left = true, true
 	leg.ThumbnailWidth = vg.Points(18)
 	leg.Padding = vg.Points(2)
 	for i, e := range entries[:n] {
-		leg.Add(names[i], e.thumbs...)
+		leg.Add(names[i], e.Thumbs...)
 	}
 	if n < len(entries) {
 		leg.Add(fmt.Sprintf("… and %d more (in the tables)", len(entries)-n))
@@ -181,7 +188,7 @@ func legendHeight(leg *plot.Legend) vg.Length {
 	return leg.Rectangle(draw.Canvas{}).Size().Y
 }
 
-func textStyle(size vg.Length) text.Style {
+func TextStyle(size vg.Length) text.Style {
 	return text.Style{
 		Color:   color.Black,
 		Font:    font.From(plot.DefaultFont, size),
@@ -189,8 +196,8 @@ func textStyle(size vg.Length) text.Style {
 	}
 }
 
-// newPanel returns a plot with labelled axes and a grid.
-func newPanel(title, xlabel, ylabel string) *plot.Plot {
+// NewPanel returns a plot with labelled axes and a grid.
+func NewPanel(title, xlabel, ylabel string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.Title.TextStyle.Font.Size = 11
@@ -200,8 +207,8 @@ func newPanel(title, xlabel, ylabel string) *plot.Plot {
 	p.Y.Label.TextStyle.Font.Size = 10.5
 	p.X.Tick.Label.Font.Size = 9
 	p.Y.Tick.Label.Font.Size = 9
-	p.X.Tick.Marker = linTicks{}
-	p.Y.Tick.Marker = linTicks{}
+	p.X.Tick.Marker = LinearTicks{}
+	p.Y.Tick.Marker = LinearTicks{}
 	g := plotter.NewGrid()
 	g.Vertical.Color = color.Gray{Y: 225}
 	g.Horizontal.Color = color.Gray{Y: 225}
@@ -211,117 +218,117 @@ func newPanel(title, xlabel, ylabel string) *plot.Plot {
 
 // ---- colours and styles ----
 
-// palette is Tableau 10, one colour per candidate algorithm; the log is
+// Palette is Tableau 10, one colour per candidate algorithm; the log is
 // black.
-var palette = []color.RGBA{
+var Palette = []color.RGBA{
 	{0x4e, 0x79, 0xa7, 0xff}, {0xf2, 0x8e, 0x2b, 0xff}, {0xe1, 0x57, 0x59, 0xff}, {0x76, 0xb7, 0xb2, 0xff},
 	{0x59, 0xa1, 0x4f, 0xff}, {0xed, 0xc9, 0x48, 0xff}, {0xb0, 0x7a, 0xa1, 0xff}, {0xff, 0x9d, 0xa7, 0xff},
 	{0x9c, 0x75, 0x5f, 0xff}, {0xba, 0xb0, 0xac, 0xff},
 }
 
 var (
-	overColor  = color.RGBA{0xd6, 0x27, 0x28, 0xff} // let through: red
-	underColor = color.RGBA{0x1f, 0x77, 0xb4, 0xff} // refused: blue
+	OverColor  = color.RGBA{0xd6, 0x27, 0x28, 0xff} // let through: red
+	UnderColor = color.RGBA{0x1f, 0x77, 0xb4, 0xff} // refused: blue
 )
 
-var shapes = []draw.GlyphDrawer{
+var Shapes = []draw.GlyphDrawer{
 	draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{},
 	draw.CrossGlyph{}, draw.PlusGlyph{}, draw.BoxGlyph{}, draw.RingGlyph{},
 }
 
-// algStyle is how one algorithm is drawn in every plot.
-type algStyle struct {
-	color  color.Color
-	dashes []vg.Length
-	shape  draw.GlyphDrawer
+// Style is how one algorithm is drawn in every plot.
+type Style struct {
+	Color  color.Color
+	Dashes []vg.Length
+	Shape  draw.GlyphDrawer
 }
 
-func (st algStyle) line() draw.LineStyle {
-	return draw.LineStyle{Color: st.color, Width: vg.Points(1.5), Dashes: st.dashes}
+func (st Style) Line() draw.LineStyle {
+	return draw.LineStyle{Color: st.Color, Width: vg.Points(1.5), Dashes: st.Dashes}
 }
 
-func (st algStyle) glyph() draw.GlyphStyle {
-	return draw.GlyphStyle{Color: st.color, Radius: vg.Points(3), Shape: st.shape}
+func (st Style) Glyph() draw.GlyphStyle {
+	return draw.GlyphStyle{Color: st.Color, Radius: vg.Points(3), Shape: st.Shape}
 }
 
-// algColours fixes the style of the known algorithms, in this order, so
+// KnownAlgorithms fixes the style of the known algorithms, in this order, so
 // that an algorithm has the same colour in every plot of every report
 // whatever else was run: the default candidates first, then the others.
-var algColours = []string{"counter", "counter-lt", "counter-floor", "fixed", "token", "gcra", "buckets:4", "leaky", "xrate", "buckets:2"}
+var KnownAlgorithms = []string{"counter", "counter-lt", "counter-floor", "fixed", "token", "gcra", "buckets:4", "leaky", "xrate", "buckets:2"}
 
-// styleOf is how alg is drawn in every plot: a fixed style for the known
+// StyleOf is how alg is drawn in every plot: a fixed style for the known
 // algorithms and, for any other (buckets:16, token:B=3), a style drawn
 // from a hash of its name, dashed so as not to be mistaken for a known
 // one, and the same in every report.
-func styleOf(alg string) algStyle {
-	if i := slices.Index(algColours, alg); i >= 0 {
-		return styleFor(alg, i)
+func StyleOf(alg string) Style {
+	if i := slices.Index(KnownAlgorithms, alg); i >= 0 {
+		return StyleFor(alg, i)
 	}
 	h := fnv.New32a()
 	h.Write([]byte(alg))
-	return styleFor(alg, len(palette)+int(h.Sum32()%uint32(2*len(palette))))
+	return StyleFor(alg, len(Palette)+int(h.Sum32()%uint32(2*len(Palette))))
 }
 
-// styleFor gives the i-th candidate (0-based, the log excluded) its style.
-func styleFor(alg string, i int) algStyle {
+// StyleFor gives the i-th candidate (0-based, the log excluded) its style.
+func StyleFor(alg string, i int) Style {
 	if alg == "log" {
-		return algStyle{color: color.Black, shape: draw.BoxGlyph{}}
+		return Style{Color: color.Black, Shape: draw.BoxGlyph{}}
 	}
-	st := algStyle{color: palette[i%len(palette)], shape: shapes[i%len(shapes)]}
-	switch (i / len(palette)) % 3 {
+	st := Style{Color: Palette[i%len(Palette)], Shape: Shapes[i%len(Shapes)]}
+	switch (i / len(Palette)) % 3 {
 	case 1:
-		st.dashes = []vg.Length{vg.Points(5), vg.Points(2)}
+		st.Dashes = []vg.Length{vg.Points(5), vg.Points(2)}
 	case 2:
-		st.dashes = []vg.Length{vg.Points(1.5), vg.Points(1.5)}
+		st.Dashes = []vg.Length{vg.Points(1.5), vg.Points(1.5)}
 	}
 	return st
 }
 
 // ---- values ----
 
-// finite replaces NaN and ±Inf (which gonum/plot rejects) with 0.
-func finite(v float64) float64 {
+// Finite replaces NaN and ±Inf (which gonum/plot rejects) with 0.
+func Finite(v float64) float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0
 	}
 	return v
 }
 
-// lineOf returns a line through xys; the caller guarantees finite values.
-func lineOf(xys plotter.XYs, st algStyle) *plotter.Line {
-	l := &plotter.Line{XYs: xys, LineStyle: st.line()}
+// LineOf returns a line through xys; the caller guarantees finite values.
+func LineOf(xys plotter.XYs, st Style) *plotter.Line {
+	l := &plotter.Line{XYs: xys, LineStyle: st.Line()}
 	return l
 }
 
-// lineWithPoints is a line that also marks its points.
-type lineWithPoints struct {
+// LinePoints is a line that also marks its points.
+type LinePoints struct {
 	*plotter.Line
 	*plotter.Scatter
 }
 
-func newLinePoints(xys plotter.XYs, st algStyle) lineWithPoints {
-	return lineWithPoints{lineOf(xys, st), &plotter.Scatter{XYs: xys, GlyphStyle: st.glyph()}}
+func NewLinePoints(xys plotter.XYs, st Style) LinePoints {
+	return LinePoints{LineOf(xys, st), &plotter.Scatter{XYs: xys, GlyphStyle: st.Glyph()}}
 }
 
-func (lp lineWithPoints) Plot(c draw.Canvas, p *plot.Plot) {
+func (lp LinePoints) Plot(c draw.Canvas, p *plot.Plot) {
 	lp.Line.Plot(c, p)
 	lp.Scatter.Plot(c, p)
 }
 
-func (lp lineWithPoints) Thumbnail(c *draw.Canvas) {
+func (lp LinePoints) Thumbnail(c *draw.Canvas) {
 	lp.Line.Thumbnail(c)
 	lp.Scatter.Thumbnail(c)
 }
 
 // ---- ticks ----
 
-// logTicks labels 1, 2 and 5 times the powers of ten in a narrow range,
+// LogTicks labels 1, 2 and 5 times the powers of ten in a narrow range,
 // the powers of ten only in a wide one, with unlabelled minor ticks
 // between. Unlike plot.LogTicks it labels at least two ticks however
 // narrow the range.
-type logTicks struct{}
+type LogTicks struct{}
 
-func (t logTicks) Ticks(min, max float64) []plot.Tick {
+func (t LogTicks) Ticks(min, max float64) []plot.Tick {
 	if !(min > 0) || !(max > min) || math.IsInf(max, 0) {
 		return nil
 	}
@@ -339,7 +346,7 @@ func (t logTicks) Ticks(min, max float64) []plot.Tick {
 			major := m == 1 || (decades <= 2.5 && (m == 2 || m == 5))
 			tk := plot.Tick{Value: v}
 			if major {
-				tk.Label = fmtTick(v)
+				tk.Label = FormatTick(v)
 				labelled++
 			}
 			ticks = append(ticks, tk)
@@ -347,26 +354,26 @@ func (t logTicks) Ticks(min, max float64) []plot.Tick {
 	}
 	if labelled < 2 {
 		for i := range ticks {
-			ticks[i].Label = fmtTick(ticks[i].Value)
+			ticks[i].Label = FormatTick(ticks[i].Value)
 		}
 		if len(ticks) < 2 {
-			ticks = append(ticks[:0], plot.Tick{Value: min, Label: fmtTick(min)}, plot.Tick{Value: max, Label: fmtTick(max)})
+			ticks = append(ticks[:0], plot.Tick{Value: min, Label: FormatTick(min)}, plot.Tick{Value: max, Label: FormatTick(max)})
 		}
 	}
 	return ticks
 }
 
-// fmtTick writes a tick value with at most three significant digits.
-func fmtTick(v float64) string {
+// FormatTick writes a tick value with at most three significant digits.
+func FormatTick(v float64) string {
 	if v == 0 {
 		return "0"
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
-// logRange returns a range for a log axis that holds the positive values
+// LogRange returns a range for a log axis that holds the positive values
 // in vs, padded by factor on each side; ok is false when there is none.
-func logRange(vs []float64, factor float64) (lo, hi float64, ok bool) {
+func LogRange(vs []float64, factor float64) (lo, hi float64, ok bool) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, v := range vs {
 		if v > 0 && !math.IsInf(v, 0) {
@@ -383,11 +390,11 @@ func logRange(vs []float64, factor float64) (lo, hi float64, ok bool) {
 	return lo / factor, hi * factor, true
 }
 
-// setLog makes an axis show [lo, hi] on a log scale. gonum's LogScale
+// SetLog makes an axis show [lo, hi] on a log scale. gonum's LogScale
 // misplaces the axis label (it centres it at the linear midpoint of the
 // range), so the axis stays linear and holds log10 of the values: whoever
 // plots on it passes log10(v), and the ticks are labelled with v.
-func setLog(a *plot.Axis, lo, hi float64) {
+func SetLog(a *plot.Axis, lo, hi float64) {
 	a.Min, a.Max = math.Log10(lo), math.Log10(hi)
 	a.Tick.Marker = log10Ticks{}
 }
@@ -395,20 +402,20 @@ func setLog(a *plot.Axis, lo, hi float64) {
 type log10Ticks struct{}
 
 func (log10Ticks) Ticks(min, max float64) []plot.Tick {
-	ts := logTicks{}.Ticks(math.Pow(10, min), math.Pow(10, max))
+	ts := LogTicks{}.Ticks(math.Pow(10, min), math.Pow(10, max))
 	for i := range ts {
 		ts[i].Value = math.Log10(ts[i].Value)
 	}
 	return ts
 }
 
-// linTicks label 3 to 8 ticks (mostly 4 to 7) at a round step (1, 2, 2.5 or 5 times a
+// LinearTicks label 3 to 8 ticks (mostly 4 to 7) at a round step (1, 2, 2.5 or 5 times a
 // power of ten; gonum's default gives about three), with at most three
 // significant digits and no trailing zeros ("25", not "25.00"), and an
 // unlabelled tick halfway between two labelled ones.
-type linTicks struct{}
+type LinearTicks struct{}
 
-func (linTicks) Ticks(min, max float64) []plot.Tick {
+func (LinearTicks) Ticks(min, max float64) []plot.Tick {
 	span := max - min
 	if !(span > 0) || math.IsInf(span, 0) || math.IsNaN(span) {
 		return plot.DefaultTicks{}.Ticks(min, max)
@@ -453,37 +460,37 @@ func fmtAxis(v float64) string {
 
 // ---- custom plotters ----
 
-// hbars draws one horizontal bar per category (category i at y = n-1-i, so
+// HBars draws one horizontal bar per category (category i at y = n-1-i, so
 // the first is on top), shifted by offset and width in category units.
 // Zero values are marked "0" so that an absent bar is not taken for a
 // missing one.
-type hbars struct {
-	vals   []float64
-	offset float64
-	width  float64
-	color  color.Color
-	log    bool // the x axis holds log10 (see setLog)
+type HBars struct {
+	Vals   []float64
+	Offset float64
+	Width  float64
+	Color  color.Color
+	Log    bool // the x axis holds log10 (see setLog)
 }
 
-func (b *hbars) Plot(c draw.Canvas, p *plot.Plot) {
+func (b *HBars) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	n := len(b.vals)
+	n := len(b.Vals)
 	base := math.Max(0, p.X.Min)
-	if b.log {
+	if b.Log {
 		base = p.X.Min
 	}
-	zero := textStyle(8)
+	zero := TextStyle(8)
 	zero.Color = color.Gray{Y: 90}
 	zero.YAlign = draw.YCenter
-	for i, v := range b.vals {
-		y := float64(n-1-i) + b.offset
-		y0, y1 := trY(y-b.width/2), trY(y+b.width/2)
+	for i, v := range b.Vals {
+		y := float64(n-1-i) + b.Offset
+		y0, y1 := trY(y-b.Width/2), trY(y+b.Width/2)
 		if !(v > 0) || math.IsInf(v, 0) {
 			zero.XAlign = draw.XLeft
 			c.FillText(zero, vg.Point{X: trX(base) + vg.Points(2), Y: trY(y)}, "0")
 			continue
 		}
-		if b.log {
+		if b.Log {
 			v = math.Log10(v)
 		}
 		if v <= base {
@@ -491,17 +498,17 @@ func (b *hbars) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 		x0, x1 := trX(base), trX(math.Min(v, p.X.Max))
 		pts := []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}
-		c.FillPolygon(b.color, c.ClipPolygonXY(pts))
+		c.FillPolygon(b.Color, c.ClipPolygonXY(pts))
 	}
 }
 
-func (b *hbars) Thumbnail(c *draw.Canvas) {
+func (b *HBars) Thumbnail(c *draw.Canvas) {
 	pts := []vg.Point{c.Min, {X: c.Max.X, Y: c.Min.Y}, c.Max, {X: c.Min.X, Y: c.Max.Y}}
-	c.FillPolygon(b.color, pts)
+	c.FillPolygon(b.Color, pts)
 }
 
-// categoryAxis labels the y axis with the names, the first on top.
-func categoryAxis(a *plot.Axis, names []string) {
+// CategoryAxis labels the y axis with the names, the first on top.
+func CategoryAxis(a *plot.Axis, names []string) {
 	n := len(names)
 	ticks := make([]plot.Tick, n)
 	for i, name := range names {
@@ -511,82 +518,82 @@ func categoryAxis(a *plot.Axis, names []string) {
 	a.Min, a.Max = -0.6, float64(n)-0.4
 }
 
-// refLine is a vertical reference line at x, or a horizontal one at y.
-type refLine struct {
-	x, y   float64
-	vert   bool
-	style  draw.LineStyle
-	label  string
-	labelR bool
+// RefLine is a vertical reference line at x, or a horizontal one at y.
+type RefLine struct {
+	X, Y   float64
+	Vert   bool
+	Style  draw.LineStyle
+	Label  string
+	LabelR bool
 }
 
-func (r *refLine) Plot(c draw.Canvas, p *plot.Plot) {
+func (r *RefLine) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	sty := textStyle(8.5)
-	sty.Color = r.style.Color
-	if r.vert {
-		if r.x < p.X.Min || r.x > p.X.Max {
+	sty := TextStyle(8.5)
+	sty.Color = r.Style.Color
+	if r.Vert {
+		if r.X < p.X.Min || r.X > p.X.Max {
 			return
 		}
-		x := trX(r.x)
-		c.StrokeLine2(r.style, x, c.Min.Y, x, c.Max.Y)
-		if r.label != "" {
+		x := trX(r.X)
+		c.StrokeLine2(r.Style, x, c.Min.Y, x, c.Max.Y)
+		if r.Label != "" {
 			sty.XAlign = draw.XLeft
 			sty.YAlign = draw.YTop
-			c.FillText(sty, vg.Point{X: x + vg.Points(3), Y: c.Max.Y - vg.Points(2)}, r.label)
+			c.FillText(sty, vg.Point{X: x + vg.Points(3), Y: c.Max.Y - vg.Points(2)}, r.Label)
 		}
 		return
 	}
-	if r.y < p.Y.Min || r.y > p.Y.Max {
+	if r.Y < p.Y.Min || r.Y > p.Y.Max {
 		return
 	}
-	y := trY(r.y)
-	c.StrokeLine2(r.style, c.Min.X, y, c.Max.X, y)
-	if r.label != "" {
+	y := trY(r.Y)
+	c.StrokeLine2(r.Style, c.Min.X, y, c.Max.X, y)
+	if r.Label != "" {
 		sty.XAlign = draw.XRight
 		sty.YAlign = draw.YBottom
-		c.FillText(sty, vg.Point{X: c.Max.X - vg.Points(2), Y: y + vg.Points(2)}, r.label)
+		c.FillText(sty, vg.Point{X: c.Max.X - vg.Points(2), Y: y + vg.Points(2)}, r.Label)
 	}
 }
 
-func (r *refLine) Thumbnail(c *draw.Canvas) {
+func (r *RefLine) Thumbnail(c *draw.Canvas) {
 	y := (c.Min.Y + c.Max.Y) / 2
-	c.StrokeLine2(r.style, c.Min.X, y, c.Max.X, y)
+	c.StrokeLine2(r.Style, c.Min.X, y, c.Max.X, y)
 }
 
-// note writes a line of text in the middle of a panel, e.g. to say that
+// Note writes a line of text in the middle of a panel, e.g. to say that
 // it has no data.
-type note struct{ text string }
+type Note struct{ Text string }
 
-func (n note) Plot(c draw.Canvas, p *plot.Plot) {
-	sty := textStyle(10)
+func (n Note) Plot(c draw.Canvas, p *plot.Plot) {
+	sty := TextStyle(10)
 	sty.Color = color.Gray{Y: 80}
 	sty.XAlign = draw.XCenter
 	sty.YAlign = draw.YCenter
-	c.FillText(sty, c.Center(), n.text)
+	c.FillText(sty, c.Center(), n.Text)
 }
 
-// pointLabels writes a label beside each point, choosing for each the
+// PointLabels writes a label beside each point, choosing for each the
 // first of several places around it that overlaps no label placed before
 // and no point; a label with no such place is left out (the legend names
 // every point).
-type pointLabels struct {
-	xs, ys []float64
-	texts  []string
+type PointLabels struct {
+	Xs, Ys []float64
+	Texts  []string
 }
 
-func (l *pointLabels) Plot(c draw.Canvas, p *plot.Plot) {
+func (l *PointLabels) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	sty := textStyle(8.5)
+	sty := TextStyle(8.5)
 	r := vg.Points(3.5)
 	var taken []vg.Rectangle
-	pts := make([]vg.Point, len(l.xs))
-	for i := range l.xs {
-		pts[i] = vg.Point{X: trX(l.xs[i]), Y: trY(l.ys[i])}
+	pts := make([]vg.Point, len(l.Xs))
+	for i := range l.Xs {
+		pts[i] = vg.Point{X: trX(l.Xs[i]), Y: trY(l.Ys[i])}
 		taken = append(taken, vg.Rectangle{Min: vg.Point{X: pts[i].X - r, Y: pts[i].Y - r}, Max: vg.Point{X: pts[i].X + r, Y: pts[i].Y + r}})
 	}
 	gap := vg.Points(5)
-	for i, txt := range l.texts {
+	for i, txt := range l.Texts {
 		txt = clip(escape.Visible(txt), maxLabelRunes)
 		w, h := sty.Width(txt), sty.Height(txt)
 		pt := pts[i]

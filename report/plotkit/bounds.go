@@ -1,4 +1,4 @@
-package report
+package plotkit
 
 import (
 	"errors"
@@ -21,9 +21,9 @@ import (
 // legibly within the bounds is refused with an *unplottable error, which
 // the report turns into a note in place of the plot.
 const (
-	// maxFigureSide bounds a figure's width and height: 27 inches, 3,888
+	// MaxFigureSide bounds a figure's width and height: 27 inches, 3,888
 	// pixels in the PNG.
-	maxFigureSide = 27 * vg.Inch
+	MaxFigureSide = 27 * vg.Inch
 	// minDataWidth and minDataHeight are the smallest data area of a
 	// panel that is still read.
 	minDataWidth  = 0.5 * vg.Inch
@@ -37,17 +37,17 @@ const (
 	maxTitleRunes = 160
 )
 
-// unplottable is why a figure was not drawn.
-type unplottable struct {
-	name, why string
+// Unplottable is why a figure was not drawn.
+type Unplottable struct {
+	Name, Why string
 }
 
-func (e *unplottable) Error() string { return fmt.Sprintf("plot %s: %s", e.name, e.why) }
+func (e *Unplottable) Error() string { return fmt.Sprintf("plot %s: %s", e.Name, e.Why) }
 
-// isUnplottable tells whether err says a figure could not be drawn (and
+// IsUnplottable tells whether err says a figure could not be drawn (and
 // not that a file could not be written).
-func isUnplottable(err error) bool {
-	var u *unplottable
+func IsUnplottable(err error) bool {
+	var u *Unplottable
 	return errors.As(err, &u)
 }
 
@@ -78,15 +78,15 @@ func finiteFloat(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 // error for NaN), and a range of one value widened as gonum widens it
 // (by 1 each way) or, where 1 is lost in the value's rounding, by a
 // millionth of the value.
-func (f *figure) checkAxes() error {
-	for _, row := range f.panels {
+func (f *Figure) checkAxes() error {
+	for _, row := range f.Panels {
 		for _, p := range row {
 			if p == nil {
 				continue
 			}
 			for _, a := range []*plot.Axis{&p.X, &p.Y} {
 				if math.IsNaN(a.Min) || math.IsNaN(a.Max) {
-					return &unplottable{f.name, fmt.Sprintf("an axis runs from %g to %g", a.Min, a.Max)}
+					return &Unplottable{f.Name, fmt.Sprintf("an axis runs from %g to %g", a.Min, a.Max)}
 				}
 				// An infinite end (an axis without data) is 0, as gonum
 				// draws it.
@@ -118,12 +118,12 @@ func (l *arrangement) fits() (ok, narrow, low bool) {
 	if !finiteLength(l.body.Size().Y) || l.body.Size().Y < minDataHeight {
 		low = true
 	}
-	if l.legend != nil && l.legendHeight > l.legendC.Size().Y {
+	if l.Legend != nil && l.legendHeight > l.legendC.Size().Y {
 		low = true
 	}
-	for j, row := range l.panels {
+	for j, row := range l.Panels {
 		for i, c := range row {
-			p := l.fig.panels[j][i]
+			p := l.fig.Panels[j][i]
 			if p == nil {
 				continue
 			}
@@ -141,20 +141,20 @@ func (l *arrangement) fits() (ok, narrow, low bool) {
 	return !narrow && !low, narrow, low
 }
 
-// size is the figure's width and height: its own, or larger, up to
-// maxFigureSide, where its panels or its legend need more room; an
+// Size is the figure's width and height: its own, or larger, up to
+// MaxFigureSide, where its panels or its legend need more room; an
 // *unplottable error when they do not fit within the bounds.
-func (f *figure) size() (w, h vg.Length, err error) {
-	if len(f.panels) == 0 {
-		return 0, 0, &unplottable{f.name, "no panels"}
+func (f *Figure) Size() (w, h vg.Length, err error) {
+	if len(f.Panels) == 0 {
+		return 0, 0, &Unplottable{f.Name, "no panels"}
 	}
-	if !finiteLength(f.w) || !finiteLength(f.h) || f.w <= 0 || f.h <= 0 {
-		return 0, 0, &unplottable{f.name, fmt.Sprintf("a size of %g × %g points", f.w, f.h)}
+	if !finiteLength(f.W) || !finiteLength(f.H) || f.W <= 0 || f.H <= 0 {
+		return 0, 0, &Unplottable{f.Name, fmt.Sprintf("a size of %g × %g points", f.W, f.H)}
 	}
 	if err := f.checkAxes(); err != nil {
 		return 0, 0, err
 	}
-	w, h = min(f.w, maxFigureSide), min(f.h, maxFigureSide)
+	w, h = min(f.W, MaxFigureSide), min(f.H, MaxFigureSide)
 	for {
 		l := f.arrange(draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: h}}})
 		ok, narrow, low := l.fits()
@@ -162,14 +162,14 @@ func (f *figure) size() (w, h vg.Length, err error) {
 			return w, h, nil
 		}
 		grown := false
-		if narrow && w < maxFigureSide {
-			w, grown = min(maxFigureSide, w*1.5), true
+		if narrow && w < MaxFigureSide {
+			w, grown = min(MaxFigureSide, w*1.5), true
 		}
-		if low && h < maxFigureSide {
-			h, grown = min(maxFigureSide, h*1.5), true
+		if low && h < MaxFigureSide {
+			h, grown = min(MaxFigureSide, h*1.5), true
 		}
 		if !grown {
-			return 0, 0, &unplottable{f.name, fmt.Sprintf("its panels and legend do not fit in %.0f × %.0f pixels", float64(maxFigureSide/vg.Inch)*pngDPI, float64(maxFigureSide/vg.Inch)*pngDPI)}
+			return 0, 0, &Unplottable{f.Name, fmt.Sprintf("its panels and legend do not fit in %.0f × %.0f pixels", float64(MaxFigureSide/vg.Inch)*PNGDPI, float64(MaxFigureSide/vg.Inch)*PNGDPI)}
 		}
 	}
 }
