@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
 	"ratebench/algorithms"
@@ -163,58 +161,5 @@ func TestManyAndLongNamesDrawBounded(t *testing.T) {
 	}
 	if c, err := png.DecodeConfig(bytes.NewReader(b)); err != nil || c.Height > maxPixels || c.Width > maxPixels {
 		t.Errorf("the PNG of 300 algorithms is %d × %d pixels (%v)", c.Width, c.Height, err)
-	}
-}
-
-// Geometry that is not a number is refused before anything is drawn: an
-// axis range of NaN, a point at NaN inside a set range, a legend no figure
-// within the bounds can hold; each is an error, never a loop.
-func TestNaNGeometryRefused(t *testing.T) {
-	panel := func() *plot.Plot {
-		p := plotkit.NewPanel("", "x", "y")
-		p.Add(&plotter.Scatter{XYs: plotter.XYs{{X: 1, Y: 1}}, GlyphStyle: plotkit.StyleOf("counter").Glyph()})
-		return p
-	}
-	nanAxis := panel()
-	nanAxis.X.Max = math.NaN()
-	nanPoint := panel()
-	nanPoint.Add(plotkit.LineOf(plotter.XYs{{X: 0.5, Y: 1}, {X: math.NaN(), Y: 2}}, plotkit.StyleOf("token")))
-	nanPoint.X.Min, nanPoint.X.Max, nanPoint.Y.Min, nanPoint.Y.Max = 0, 2, 0, 3
-	var huge []plotkit.LegendEntry
-	for i := range 40 {
-		huge = append(huge, plotkit.LegendEntry{Name: strings.Repeat("w", 79) + strconv.Itoa(i)})
-	}
-	tiny := &plotkit.Figure{Name: "tiny", Panels: [][]*plot.Plot{make([]*plot.Plot, 60)}, W: vg.Inch, H: vg.Inch, Legend: huge}
-	for i := range tiny.Panels[0] {
-		tiny.Panels[0][i] = panel()
-	}
-	for _, f := range []*plotkit.Figure{
-		{Name: "nan-axis", Panels: [][]*plot.Plot{{nanAxis}}, W: figWidth, H: 3 * vg.Inch},
-		{Name: "nan-point", Panels: [][]*plot.Plot{{nanPoint}}, W: figWidth, H: 3 * vg.Inch},
-		{Name: "nan-size", Panels: [][]*plot.Plot{{panel()}}, W: vg.Length(math.NaN()), H: 3 * vg.Inch},
-		tiny,
-	} {
-		for _, format := range []string{"svg", "png"} {
-			var err error
-			within(t, f.Name, func() { _, err = f.Render(format) })
-			if !plotkit.IsUnplottable(err) {
-				t.Errorf("%s as %s: %v, want an error saying it cannot be drawn", f.Name, format, err)
-			}
-		}
-	}
-	// A legend wider than its figure widens the figure, within the bounds.
-	wide := &plotkit.Figure{Name: "wide", Panels: [][]*plot.Plot{{panel()}}, W: 2 * vg.Inch, H: 2 * vg.Inch, Legend: huge[:3]}
-	if w, _, err := wide.Size(); err != nil || w <= 2*vg.Inch || w > plotkit.MaxFigureSide {
-		t.Errorf("a wide legend: width %v (%v), want more than 2 inches and at most the bound", w, err)
-	}
-}
-
-// Ticks over a narrow range far from 0, where a tick index plus one
-// rounds back to itself, are bounded in number.
-func TestTicksFarFromZero(t *testing.T) {
-	var ts []plot.Tick
-	within(t, "the ticks of [9.2e18, 9.2e18+4096]", func() { ts = plotkit.LinearTicks{}.Ticks(9.2e18, 9.2e18+4096) })
-	if len(ts) == 0 || len(ts) > 200 {
-		t.Errorf("%d ticks", len(ts))
 	}
 }
