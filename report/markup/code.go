@@ -45,16 +45,7 @@ func MarkdownCode(s string, inTable bool) string {
 	if inTable {
 		s = strings.ReplaceAll(s, "|", `\|`)
 	}
-	longest, run := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", longest+1)
+	fence := strings.Repeat("`", longestBackticks(s)+1)
 	if s[0] == '`' || s[len(s)-1] == '`' || (s[0] == ' ' && s[len(s)-1] == ' ' && strings.Trim(s, " ") != "") {
 		s = " " + s + " "
 	}
@@ -71,18 +62,23 @@ func MarkdownCodeBlock(s string) string {
 	lines := strings.Split(s, "\n")
 	longest := 0
 	for i, l := range lines {
-		l = escape.VisibleQuoted(l)
-		lines[i] = l
-		run := 0
-		for j := 0; j < len(l); j++ {
-			if l[j] == '`' {
-				run++
-				longest = max(longest, run)
-			} else {
-				run = 0
-			}
-		}
+		lines[i] = escape.VisibleQuoted(l)
+		longest = max(longest, longestBackticks(lines[i]))
 	}
 	fence := strings.Repeat("`", max(3, longest+1))
 	return fence + "\n" + strings.Join(lines, "\n") + "\n" + fence + "\n"
+}
+
+// longestBackticks is the length of the longest run of backticks in s.
+func longestBackticks(s string) int {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return longest
 }
