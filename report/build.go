@@ -5,6 +5,9 @@ import (
 	"strings"
 	"time"
 
+	"ratebench/internal/numfmt"
+	"ratebench/report/markup"
+	"ratebench/report/plotkit"
 	"ratebench/summary"
 )
 
@@ -12,29 +15,33 @@ import (
 // file and the HTML.
 type renderedFig struct {
 	name string
-	fig  *figure
+	fig  *plotkit.Figure
 	svg  []byte
 }
 
 // build writes the whole report as a document, rendering every figure's
 // SVG on the way.
-func (m *model) build() (*document, []renderedFig, error) {
+func (m *model) build() (*markup.Document, []renderedFig, error) {
 	s := m.s
-	d := &document{title: "ratebench report: " + s.Trace.Path}
+	d := &markup.Document{Title: "ratebench report: " + s.Trace.Path}
 	var figs []renderedFig
-	addFig := func(f *figure, skip string) error {
+	addFig := func(f *plotkit.Figure, skip string) error {
 		if f == nil {
 			if skip != "" {
-				d.add(para{txt(skip)})
+				d.Add(markup.Para{Text: markup.Text(skip)})
 			}
 			return nil
 		}
-		svg, err := f.render("svg")
+		svg, err := f.Render("svg")
+		if plotkit.IsUnplottable(err) {
+			d.Add(markup.Para{Text: markup.Textf("The plot %s is left out: %v. The tables hold its figures.", f.Name, err.(*plotkit.Unplottable).Why)})
+			return nil
+		}
 		if err != nil {
 			return err
 		}
-		figs = append(figs, renderedFig{f.name, f, svg})
-		d.add(figureBlock{name: f.name, alt: f.alt, caption: f.caption, svg: svg, png: !m.opt.NoPNG})
+		figs = append(figs, renderedFig{f.Name, f, svg})
+		d.Add(markup.Figure{Name: f.Name, Alt: f.Alt, Caption: f.Caption, SVG: svg, PNG: !m.opt.NoPNG})
 		return nil
 	}
 
@@ -42,12 +49,12 @@ func (m *model) build() (*document, []renderedFig, error) {
 	// folded, how to read the report and what was run; then every figure
 	// of each rule.
 	m.verdictSection(d)
-	d.lead = len(d.blocks)
+	d.Lead = len(d.Blocks)
 	m.intro(d)
 	onTop := map[*group]bool{} // the groups whose trade-off plot the decision shows
 	for i, rule := range m.rules {
 		rid := fmt.Sprintf("rule-%d", i+1)
-		d.add(heading{2, rid, txt("Rule " + rule)})
+		d.Add(markup.Heading{Level: 2, ID: rid, Text: markup.Text("Rule " + rule)})
 		if err := m.decision(d, rule, rid, onTop, addFig); err != nil {
 			return nil, nil, err
 		}
@@ -55,12 +62,12 @@ func (m *model) build() (*document, []renderedFig, error) {
 	m.about(d)
 	for i, rule := range m.rules {
 		rid := fmt.Sprintf("rule-%d", i+1)
-		d.add(heading{2, rid + "-figures", txt("Rule " + rule + ": every figure")})
+		d.Add(markup.Heading{Level: 2, ID: rid + "-figures", Text: markup.Text("Rule " + rule + ": every figure")})
 		for j, g := range m.groupsOf(rule) {
-			d.add(heading{3, fmt.Sprintf("%s-%d", rid, j+1), txt(g.label())})
+			d.Add(markup.Heading{Level: 3, ID: fmt.Sprintf("%s-%d", rid, j+1), Text: markup.Text(g.label())})
 			m.groupTables(d, g)
-			d.add(heading{4, "", txt("Plots")})
-			mks := []func(*group) (*figure, string){m.divergenceFig, m.phaseFig, m.burstFig}
+			d.Add(markup.Heading{Level: 4, Text: markup.Text("Plots")})
+			mks := []func(*group) (*plotkit.Figure, string){m.divergenceFig, m.phaseFig, m.burstFig}
 			if !onTop[g] { // else shown with the decision
 				mks = append(mks, m.frontierFig)
 			}
@@ -83,7 +90,7 @@ func (m *model) build() (*document, []renderedFig, error) {
 	return d, figs, nil
 }
 
-func (m *model) intro(d *document) {
+func (m *model) intro(d *markup.Document) {
 	s := m.s
 	var cands []string
 	for _, a := range s.Config.Algorithms {
@@ -91,153 +98,153 @@ func (m *model) intro(d *document) {
 			cands = append(cands, a)
 		}
 	}
-	d.add(para{txtf("ratebench replayed the trace below through the exact sliding-window log (the reference) and %d cheaper rate limiters, "+
+	d.Add(markup.Para{Text: markup.Textf("ratebench replayed the trace below through the exact sliding-window log (the reference) and %d cheaper rate limiters, "+
 		"and compared every decision. For each rule, the decision section ranks the algorithms by memory per key and says which "+
 		"meet the disagreement budget; the sections after it hold every figure of the summary and the plots.", len(cands))})
 	if ws := m.warnings(); len(ws) > 0 {
-		d.add(bullets{ws})
+		d.Add(markup.Bullets{Items: ws})
 	}
 }
 
 // warnings are what the reader must see even with the trace folded: the
 // trace's warnings and an interrupted replay.
-func (m *model) warnings() []inline {
-	var out []inline
+func (m *model) warnings() []markup.Inline {
+	var out []markup.Inline
 	for _, w := range m.s.Warnings() {
-		out = append(out, txt("Warning: "+w))
+		out = append(out, markup.Text("Warning: "+w))
 	}
 	if m.s.Partial {
-		out = append(out, txt("Partial: the replay was interrupted; every figure covers the requests the trace section counts, not the whole trace."))
+		out = append(out, markup.Text("Partial: the replay was interrupted; every figure covers the requests the trace section counts, not the whole trace."))
 	}
 	return out
 }
 
 // about writes, after the decisions, the notes and, folded, the glossary,
 // the trace and the configuration.
-func (m *model) about(d *document) {
+func (m *model) about(d *markup.Document) {
 	s := m.s
 	if len(s.Notes) > 0 {
-		d.add(heading{2, "notes", txt("Notes")})
-		var notes []inline
+		d.Add(markup.Heading{Level: 2, ID: "notes", Text: markup.Text("Notes")})
+		var notes []markup.Inline
 		for _, n := range s.Notes {
-			notes = append(notes, txt(n))
+			notes = append(notes, markup.Text(n))
 		}
-		d.add(bullets{notes})
+		d.Add(markup.Bullets{Items: notes})
 	}
 
-	d.add(fold{2, "reading", txt("How to read this report"), []block{bullets{[]inline{
-		inline{}.B("Over").T("-admission: the candidate admits a request that the exact log refuses. Traffic above the limit is let through."),
-		inline{}.B("Under").T("-admission: the candidate refuses a request that the log admits. A legitimate client is refused."),
-		txt("Rates are fractions of all the requests of a run; keys affected are the keys (clients) with at least one disagreement."),
-		inline{}.B("Independent").T(" mode: each algorithm records its own admissions, as a deployment would. ").
+	d.Add(markup.Fold{Level: 2, ID: "reading", Title: markup.Text("How to read this report"), Blocks: []markup.Block{markup.Bullets{Items: []markup.Inline{
+		markup.Inline{}.B("Over").T("-admission: the candidate admits a request that the exact log refuses. Traffic above the limit is let through."),
+		markup.Inline{}.B("Under").T("-admission: the candidate refuses a request that the log admits. A legitimate client is refused."),
+		markup.Text("Rates are fractions of all the requests of a run; keys affected are the keys (clients) with at least one disagreement."),
+		markup.Inline{}.B("Independent").T(" mode: each algorithm records its own admissions, as a deployment would. ").
 			B("Shadow").T(" mode: a candidate records the log's admissions instead, so it always shares the log's history; this isolates the error of its decision rule " +
 			"from the way errors compound, but it is not what a deployment sees, and bursts are not measured there."),
-		inline{}.T("Count ").B("accepted").T(" counts only admitted requests (most libraries); count ").B("all").
+		markup.Inline{}.T("Count ").B("accepted").T(" counts only admitted requests (most libraries); count ").B("all").
 			T(" counts every request, admitted or not (a client that keeps sending stays blocked). Under count all the two modes coincide for the window algorithms, which record every request, " +
 				"and each rule is run once; token, gcra, leaky and peer libraries count only what they admit."),
-		txt("Memory is the analytic state an algorithm keeps per key, in bytes, not counting the key itself. Per key, the peak is the most one key needed (the decision ranks by it) " +
+		markup.Text("Memory is the analytic state an algorithm keeps per key, in bytes, not counting the key itself. Per key, the peak is the most one key needed (the decision ranks by it) " +
 			"and the mean is the mean over keys of the most each needed (the figure compare prints); the peak total is the most all keys needed together."),
-		txt("Burst is the largest cost admitted for one key within any window span (t−W, t], divided by the limit L: the exact log never exceeds 1."),
+		markup.Text("Burst is the largest cost admitted for one key within any window span (t−W, t], divided by the limit L: the exact log never exceeds 1."),
 	}}}})
 
-	var trace []block
+	var trace []markup.Block
 	t := s.Trace
-	items := []inline{
-		inline{}.T("Path: ").C(t.Path),
-		txt("Format: " + t.Format),
+	items := []markup.Inline{
+		markup.Inline{}.T("Path: ").C(t.Path),
+		markup.Text("Format: " + t.Format),
 	}
 	if u := unitText(t); u != "" {
-		items = append(items, txt("Timestamps: "+u))
+		items = append(items, markup.Text("Timestamps: "+u))
 	}
-	items = append(items, txt("Requests: "+count(t.Requests)))
+	items = append(items, markup.Text("Requests: "+numfmt.Count(t.Requests)))
 	if t.Cost != t.Requests {
-		items = append(items, txt("Total cost: "+count(t.Cost)))
+		items = append(items, markup.Text("Total cost: "+numfmt.Count(t.Cost)))
 	}
-	items = append(items, txt("Keys: "+count(t.Keys)))
+	items = append(items, markup.Text("Keys: "+numfmt.Count(t.Keys)))
 	if t.Requests > 0 {
-		items = append(items, txtf("Span: %s to %s (%s)", fmtTime(t.StartNS), fmtTime(t.EndNS), fmtDuration(t.EndNS-t.StartNS)))
+		items = append(items, markup.Textf("Span: %s to %s (%s)", fmtTime(t.StartNS), fmtTime(t.EndNS), numfmt.Duration(t.EndNS-t.StartNS)))
 	}
 	items = append(items, m.warnings()...)
 	if t.Skipped > 0 {
-		items = append(items, txtf("Skipped: %s bad records (-skip-bad); the first:", count(t.Skipped)))
+		items = append(items, markup.Textf("Skipped: %s bad records (-skip-bad); the first:", numfmt.Count(t.Skipped)))
 	}
-	trace = append(trace, bullets{items})
+	trace = append(trace, markup.Bullets{Items: items})
 	if len(t.SkippedExamples) > 0 {
-		var ex []inline
+		var ex []markup.Inline
 		for _, e := range t.SkippedExamples {
 			where := fmt.Sprintf("line %d", e.Line)
 			if e.Row > 0 {
 				where = fmt.Sprintf("row %d", e.Row)
 			}
-			ex = append(ex, inline{}.T(where+": ").Q(e.Reason))
+			ex = append(ex, markup.Inline{}.T(where+": ").Q(e.Reason))
 		}
-		trace = append(trace, bullets{ex})
+		trace = append(trace, markup.Bullets{Items: ex})
 	}
 
 	c := s.Config
-	cfg := []inline{
-		txt("Rules: " + strings.Join(c.Rules, ", ")),
-		txt("Count policies: " + strings.Join(c.Counts, ", ")),
-		txt("Modes: " + strings.Join(c.Modes, ", ")),
-		txt("Algorithms: " + strings.Join(c.Algorithms, ", ")),
+	cfg := []markup.Inline{
+		markup.Text("Rules: " + strings.Join(c.Rules, ", ")),
+		markup.Text("Count policies: " + strings.Join(c.Counts, ", ")),
+		markup.Text("Modes: " + strings.Join(c.Modes, ", ")),
+		markup.Text("Algorithms: " + strings.Join(c.Algorithms, ", ")),
 	}
 	if c.Sweep != nil {
-		cfg = append(cfg, txtf("Sweep: L ∈ {%s} × W ∈ {%s}", joinInts(c.Sweep.L), strings.Join(c.Sweep.W, ", ")))
+		cfg = append(cfg, markup.Textf("Sweep: L ∈ {%s} × W ∈ {%s}", joinInts(c.Sweep.L), strings.Join(c.Sweep.W, ", ")))
 	}
 	if m.hasBudget() {
-		cfg = append(cfg, txtf("Budget (%s): %s", m.bsource, m.budgetText()))
+		cfg = append(cfg, markup.Textf("Budget (%s): %s", m.bsource, m.budgetText()))
 	} else {
-		cfg = append(cfg, txt("Budget: none given"))
+		cfg = append(cfg, markup.Text("Budget: none given"))
 	}
-	trace = append(trace, heading{3, "", txt("Configuration")}, bullets{cfg})
-	d.add(fold{2, "trace", txt("Trace and configuration"), trace})
+	trace = append(trace, markup.Heading{Level: 3, Text: markup.Text("Configuration")}, markup.Bullets{Items: cfg})
+	d.Add(markup.Fold{Level: 2, ID: "trace", Title: markup.Text("Trace and configuration"), Blocks: trace})
 }
 
 // decision writes a rule's decision section: which algorithm to pick, and
 // beside each table decided on its trade-off plot (noted in onTop).
-func (m *model) decision(d *document, rule, rid string, onTop map[*group]bool, addFig func(*figure, string) error) error {
-	d.add(heading{3, rid + "-decision", txt("Decision")})
+func (m *model) decision(d *markup.Document, rule, rid string, onTop map[*group]bool, addFig func(*plotkit.Figure, string) error) error {
+	d.Add(markup.Heading{Level: 3, ID: rid + "-decision", Text: markup.Text("Decision")})
 	if m.hasBudget() {
-		d.add(para{txtf("Budget (%s): %s of all requests. An algorithm meets it when its over- and under-admission rates are within it "+
+		d.Add(markup.Para{Text: markup.Textf("Budget (%s): %s of all requests. An algorithm meets it when its over- and under-admission rates are within it "+
 			"in independent mode, or under count all, where each rule is run in one mode.", m.bsource, m.budgetText())})
 	} else {
-		d.add(para{inline{}.T("No budget was given. ").C("ratebench report -max-over 0.01% -max-under 0.1% DIR").
+		d.Add(markup.Para{Text: markup.Inline{}.T("No budget was given. ").Cmd("ratebench", "report", "-max-over", "0.01%", "-max-under", "0.1%", "DIR").
 			T(" (or the same flags of compare) marks the algorithms that meet one.")})
 	}
 	bases, caveat := m.decisionBases(rule)
 	if caveat != "" {
-		d.add(para{txt(caveat)})
+		d.Add(markup.Para{Text: markup.Text(caveat)})
 	}
 	for _, g := range bases {
 		if len(bases) > 1 || caveat != "" {
-			d.add(heading{4, "", txt("Deciding on " + g.label())})
+			d.Add(markup.Heading{Level: 4, Text: markup.Text("Deciding on " + g.label())})
 		}
 		rows := ranked(g.runs)
-		d.add(para{m.decisionSentence(rows)})
-		tb := table{
-			head:  []string{"rank", "algorithm", "bytes/key (peak)", "over", "under", "disagree", "worst burst ÷ L", "keys affected", "meets budget"},
-			right: []bool{true, false, true, true, true, true, true, true, false},
+		d.Add(markup.Para{Text: m.decisionSentence(rows)})
+		tb := markup.Table{
+			Head:  []string{"rank", "algorithm", "bytes/key (peak)", "over", "under", "disagree", "worst burst ÷ L", "keys affected", "meets budget"},
+			Right: []bool{true, false, true, true, true, true, true, true, false},
 		}
 		for i, r := range rows {
 			burst := "—"
 			if r.Burst != nil {
 				burst = num(r.Burst.Ratio)
 			}
-			meets := txt("—")
+			meets := markup.Text("—")
 			if m.hasBudget() {
 				if m.meets(r) {
-					meets = inline{}.B("yes")
+					meets = markup.Inline{}.B("yes")
 				} else {
-					meets = txt("no")
+					meets = markup.Text("no")
 				}
 			}
-			tb.rows = append(tb.rows, []inline{
-				txtf("%d", i+1), inline{}.C(r.Algorithm), txt(bytesPerKey(r.Memory.PeakPerKey)),
-				txt(rate(r.OverRate)), txt(rate(r.UnderRate)), txt(rate(r.DisagreeRate)), txt(burst),
-				txtf("%s of %s", count(r.KeysDisagree), count(r.Keys)), meets,
+			tb.Rows = append(tb.Rows, []markup.Inline{
+				markup.Textf("%d", i+1), markup.Inline{}.C(r.Algorithm), markup.Text(bytesPerKey(r.Memory.PeakPerKey)),
+				markup.Text(numfmt.Rate(r.OverRate)), markup.Text(numfmt.Rate(r.UnderRate)), markup.Text(numfmt.Rate(r.DisagreeRate)), markup.Text(burst),
+				markup.Textf("%s of %s", numfmt.Count(r.KeysDisagree), numfmt.Count(r.Keys)), meets,
 			})
 		}
-		d.add(tb)
+		d.Add(tb)
 		f, _ := m.frontierFig(g)
 		if f != nil {
 			onTop[g] = true
@@ -252,7 +259,10 @@ func (m *model) decision(d *document, rule, rid string, onTop map[*group]bool, a
 // decisionSentence names the cheapest algorithm meeting the budget, or
 // says that none does, or without a budget names the cheapest, the
 // closest to the log, and points to the verdict. rows are ranked.
-func (m *model) decisionSentence(rows []*summary.Run) inline {
+func (m *model) decisionSentence(rows []*summary.Run) markup.Inline {
+	if noRequests(rows) {
+		return markup.Text(noRequestsText)
+	}
 	var cands []*summary.Run
 	for _, r := range rows {
 		if r.Algorithm != "log" {
@@ -260,10 +270,10 @@ func (m *model) decisionSentence(rows []*summary.Run) inline {
 		}
 	}
 	if len(cands) == 0 {
-		return txt("Only the exact log was run: there is no candidate to choose.")
+		return markup.Text("Only the exact log was run: there is no candidate to choose.")
 	}
 	brief := func(r *summary.Run) string {
-		return fmt.Sprintf("%s per key; over %s, under %s", bytesPerKey(r.Memory.PeakPerKey), rate(r.OverRate), rate(r.UnderRate))
+		return fmt.Sprintf("%s per key; over %s, under %s", bytesPerKey(r.Memory.PeakPerKey), numfmt.Rate(r.OverRate), numfmt.Rate(r.UnderRate))
 	}
 	if m.hasBudget() {
 		var first *summary.Run
@@ -281,15 +291,15 @@ func (m *model) decisionSentence(rows []*summary.Run) inline {
 		}
 		switch {
 		case first == nil:
-			return txt("None of the algorithms meets the budget.")
+			return markup.Text("None of the algorithms meets the budget.")
 		case first.Algorithm == "log" && len(meetC) == 0:
-			return inline{}.T("None of the candidates meets the budget: only the exact log does (").
+			return markup.Inline{}.T("None of the candidates meets the budget: only the exact log does (").
 				T(bytesPerKey(first.Memory.PeakPerKey) + " per key). Loosen the budget or keep the log.")
 		case first.Algorithm == "log":
-			return inline{}.T("The exact log is the cheapest algorithm that meets the budget (" + bytesPerKey(first.Memory.PeakPerKey) +
+			return markup.Inline{}.T("The exact log is the cheapest algorithm that meets the budget (" + bytesPerKey(first.Memory.PeakPerKey) +
 				" per key); the candidates that meet it too need more memory: " + strings.Join(meetC, ", ") + ".")
 		}
-		out := inline{}.T("Cheapest algorithm that meets the budget: ").B(first.Algorithm).T(" (" + brief(first) + ").")
+		out := markup.Inline{}.T("Cheapest algorithm that meets the budget: ").B(first.Algorithm).T(" (" + brief(first) + ").")
 		if len(meetC) > 0 {
 			out = out.T(" Also within it: " + strings.Join(meetC, ", ") + ".")
 		}
@@ -299,7 +309,7 @@ func (m *model) decisionSentence(rows []*summary.Run) inline {
 				break
 			}
 			if r.Algorithm != "log" {
-				cheaper = append(cheaper, fmt.Sprintf("%s (over %s, under %s)", r.Algorithm, rate(r.OverRate), rate(r.UnderRate)))
+				cheaper = append(cheaper, fmt.Sprintf("%s (over %s, under %s)", r.Algorithm, numfmt.Rate(r.OverRate), numfmt.Rate(r.UnderRate)))
 			}
 		}
 		if len(cheaper) > 0 {
@@ -314,174 +324,14 @@ func (m *model) decisionSentence(rows []*summary.Run) inline {
 			closest = r
 		}
 	}
-	out := inline{}.T("Cheapest: ").B(cheapest.Algorithm).T(fmt.Sprintf(" (%s; %s of requests decided differently from the log).", brief(cheapest), rate(cheapest.DisagreeRate)))
+	out := markup.Inline{}.T("Cheapest: ").B(cheapest.Algorithm).T(fmt.Sprintf(" (%s; %s of requests decided differently from the log).", brief(cheapest), numfmt.Rate(cheapest.DisagreeRate)))
 	if closest != cheapest {
-		out = out.T(" Closest to the log: ").B(closest.Algorithm).T(fmt.Sprintf(" (%s; %s decided differently).", brief(closest), rate(closest.DisagreeRate)))
+		out = out.T(" Closest to the log: ").B(closest.Algorithm).T(fmt.Sprintf(" (%s; %s decided differently).", brief(closest), numfmt.Rate(closest.DisagreeRate)))
 	} else {
 		out = out.T(" It is also the candidate closest to the log.")
 	}
 	out = out.T(" The verdict at the top gives the trade-off frontier of memory, over- and under-admission, and what each priority picks.")
 	return out
-}
-
-// groupTables writes a group's tables: runs, burst, top keys, rate error,
-// memory.
-func (m *model) groupTables(d *document, g *group) {
-	var about string
-	switch {
-	case g.count == "all" && g.mode == "shadow":
-		about = "Every request is counted by the window algorithms, admitted or not, so for them the independent and shadow modes coincide; " +
-			"token, gcra, leaky and peer libraries count only what they admit, and here record the log's admissions (shadow mode)."
-	case g.count == "all":
-		about = "Every request is counted by the window algorithms, admitted or not, so for them the independent and shadow modes coincide; " +
-			"token, gcra, leaky and peer libraries count only what they admit, and here record their own admissions."
-	case g.mode == "shadow":
-		about = "Shadow mode: each candidate records the log's admissions, so it shares the log's history; the figures isolate its decision rule's error. Bursts are not measured."
-	case g.mode == "independent":
-		about = "Independent mode: each algorithm records its own admissions, as a deployment would."
-	}
-	d.add(para{txtf("%s %s requests from %s keys.", about, count(g.requests()), count(firstKeys(g)))})
-
-	d.add(heading{4, "", txt("Runs")})
-	runs := table{
-		head:  []string{"algorithm", "admitted", "rejected", "disagree", "disagree rate", "over", "over rate", "under", "under rate", "keys disagreeing", "keys over", "keys under"},
-		right: []bool{false, true, true, true, true, true, true, true, true, true, true, true},
-	}
-	for _, r := range g.runs {
-		runs.rows = append(runs.rows, []inline{
-			inline{}.C(r.Algorithm), txt(count(r.Admitted)), txt(count(r.Rejected)),
-			txt(count(r.Disagree)), txt(rate(r.DisagreeRate)), txt(count(r.Over)), txt(rate(r.OverRate)),
-			txt(count(r.Under)), txt(rate(r.UnderRate)), txt(count(r.KeysDisagree)), txt(count(r.KeysOver)), txt(count(r.KeysUnder)),
-		})
-	}
-	d.add(runs)
-
-	hasBurst, hasBound := false, false
-	for _, r := range g.candidates() {
-		if r.Burst != nil || r.Bound != nil {
-			hasBurst = true
-		}
-		hasBound = hasBound || r.Bound != nil
-	}
-	if hasBurst {
-		d.add(heading{4, "", txt("Burst")})
-		bt := table{
-			head:  []string{"algorithm", "worst burst (cost)", "÷ L", "keys over L", "where (key)", "capacity B", "over B + L·T/W"},
-			right: []bool{false, true, true, true, false, true, true},
-		}
-		for _, r := range g.runs {
-			row := []inline{inline{}.C(r.Algorithm), txt("—"), txt("—"), txt("—"), txt("—"), txt("—"), txt("—")}
-			if b := r.Burst; b != nil {
-				row[1], row[2], row[3], row[4] = txt(count(b.Max)), txt(num(b.Ratio)), txt(count(b.KeysOverL)), txt(keyText(b.Key))
-			}
-			if b := r.Bound; b != nil {
-				row[5], row[6] = txt(count(b.B)), txt(count(b.Violations))
-			}
-			bt.rows = append(bt.rows, row)
-		}
-		d.add(bt)
-		if hasBound {
-			d.add(para{txt("A bucket of capacity B admits at most B + L·T/W in any span of length T; " +
-				"the last column counts the admissions at which some span ending there held more (0 but for a float library's flips).")})
-		}
-	}
-
-	d.add(heading{4, "", txt("Top keys")})
-	limit := m.opt.TopKeys
-	if limit == 0 {
-		limit = 5
-	}
-	kt := table{
-		head:  []string{"algorithm", "key", "requests", "disagree", "over", "under", "burst"},
-		right: []bool{false, false, true, true, true, true, true},
-	}
-	for _, r := range g.candidates() {
-		n := 0
-		for _, k := range r.TopKeys {
-			if k.Disagree <= 0 || (limit > 0 && n >= limit) {
-				continue
-			}
-			n++
-			burst := "—"
-			if k.Burst != nil {
-				burst = count(*k.Burst)
-			}
-			kt.rows = append(kt.rows, []inline{inline{}.C(r.Algorithm), txt(keyText(k.Key)), txt(count(k.Requests)),
-				txt(count(k.Disagree)), txt(count(k.Over)), txt(count(k.Under)), txt(burst)})
-		}
-	}
-	if len(kt.rows) == 0 {
-		d.add(para{txt("No key saw a disagreement.")})
-	} else {
-		per := fmt.Sprintf("up to %d", limit)
-		if limit < 0 {
-			per = "all those the summary lists"
-		}
-		d.add(para{txtf("The keys with the most disagreements, %s per algorithm (burst: the key's worst admitted cost in a window span).", per)}, kt)
-		m.explainHint(d, g)
-	}
-
-	var re []*summary.Run
-	for _, r := range g.runs {
-		if r.RateError != nil {
-			re = append(re, r)
-		}
-	}
-	if len(re) > 0 {
-		d.add(heading{4, "", txt("Rate error")})
-		about := "The estimate of the cost in (t−W, t] minus the exact count, at each request, in cost units and as a fraction of L. " +
-			"Bias is the mean signed error; the relative error is over requests whose exact count is positive; p50, p99 and max are of the absolute error."
-		et := table{
-			head:  []string{"algorithm", "samples", "bias", "mean |error|", "÷ L", "mean relative", "p50 ÷ L", "p99 ÷ L", "max", "max ÷ L", "outside ±2L"},
-			right: []bool{false, true, true, true, true, true, true, true, true, true, true},
-		}
-		bounds := false
-		for _, r := range re {
-			e := r.RateError
-			p50, b50 := errQuantile(e, e.P50Frac, e.P50AtLeast)
-			p99, b99 := errQuantile(e, e.P99Frac, e.P99AtLeast)
-			bounds = bounds || b50 || b99
-			et.rows = append(et.rows, []inline{inline{}.C(r.Algorithm), txt(count(e.Samples)), txt(num(e.Mean)), txt(num(e.MeanAbs)),
-				txt(num(e.MeanAbsFrac)), txt(rate(e.MeanRel)), txt(p50), txt(p99), txt(num(e.MaxAbs)), txt(num(e.MaxAbsFrac)),
-				txt(count(e.Histogram.Below + e.Histogram.Above))})
-		}
-		if bounds {
-			about += " A quantile beyond the histogram's range of ±2L is known only to lie between 2L and the maximum: it reads ≥ 2."
-		}
-		d.add(para{txt(about)}, et)
-	}
-
-	d.add(heading{4, "", txt("Memory")})
-	mt := table{
-		head:  []string{"algorithm", "model", "per key: peak", "per key: mean of peaks", "all keys: peak total"},
-		right: []bool{false, false, true, true, true},
-	}
-	notMeasured := false
-	for _, r := range g.runs {
-		total := bytesPerKey(r.Memory.PeakTotal)
-		if r.Memory.TotalNotMeasured {
-			total, notMeasured = "not measured", true
-		}
-		mt.rows = append(mt.rows, []inline{inline{}.C(r.Algorithm), txt(r.Memory.Model), txt(bytesPerKey(r.Memory.PeakPerKey)),
-			txt(num(r.Memory.MeanPerKey) + " B"), txt(total)})
-	}
-	// The same figures under another count or mode are printed once.
-	k := g.rule + "\x00" + textTable(mt)
-	if first, ok := m.memory[k]; ok {
-		d.add(para{txtf("The same figures as for %s, above.", first)})
-	} else {
-		if m.memory == nil {
-			m.memory = map[string]string{}
-		}
-		m.memory[k] = g.label()
-		d.add(mt)
-	}
-	if notMeasured {
-		d.add(para{txt(fmt.Sprintf("The peak total is not measured: the trace spans more than %s windows of the rule, too many to count the state of every window in bounded memory.", num(float64(summary.MaxMemoryWindows))))})
-	}
-	m.peerTable(d, g)
-	m.productTables(d, g)
-	m.clientTable(d, g)
 }
 
 // errQuantile renders a quantile of the rate error as a fraction of L, and

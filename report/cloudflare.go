@@ -5,6 +5,9 @@ import (
 	"io"
 	"strings"
 
+	"ratebench/internal/escape"
+	"ratebench/internal/numfmt"
+	"ratebench/report/markup"
 	"ratebench/summary"
 )
 
@@ -35,10 +38,10 @@ func CloudflareREADME(w io.Writer, s *summary.Summary, timing, command string, s
 	fmt.Fprintf(&b, "Cloudflare published one accuracy figure for the sliding-window counter: over %s requests from %s sources, "+
 		"%s of requests were decided differently from an exact count, with no false positives; 3 sources were let through "+
 		"slightly above the threshold, and the real and approximate rates differed by 6%% on average.\n\n",
-		count(cfRequests), count(cfSources), pct(cfDisagreeRate))
-	fmt.Fprintf(&b, "This folder replays a synthetic population through the exact sliding log and the counter:\n\n```\n%s\n```\n\n", command)
-	fmt.Fprintf(&b, "Trace: %s requests from %s sources (`%s`). Rule %s.",
-		count(s.Trace.Requests), count(s.Trace.Keys), s.Trace.Path, strings.Join(s.Config.Rules, ", "))
+		numfmt.Count(cfRequests), numfmt.Count(cfSources), numfmt.Percent(cfDisagreeRate))
+	fmt.Fprintf(&b, "This folder replays a synthetic population through the exact sliding log and the counter:\n\n%s\n", markup.MarkdownCodeBlock(command))
+	fmt.Fprintf(&b, "Trace: %s requests from %s sources (%s). Rule %s.",
+		numfmt.Count(s.Trace.Requests), numfmt.Count(s.Trace.Keys), markup.MarkdownCode(escape.Visible(s.Trace.Path), false), escape.Markdown(strings.Join(s.Config.Rules, ", ")))
 	b.WriteString(timing + "\n\n")
 
 	fmt.Fprintf(&b, "| figure | Cloudflare | count all | count accepted (independent) | count accepted (shadow) |\n|---|---|---|---|---|\n")
@@ -48,20 +51,20 @@ func CloudflareREADME(w io.Writer, s *summary.Summary, timing, command string, s
 	row := func(name, cf string, f func(r *summary.Run) string) {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", name, cf, cell(all, f), cell(ind, f), cell(sh, f))
 	}
-	row("requests decided differently", pct(cfDisagreeRate), func(r *summary.Run) string { return pct(r.DisagreeRate) })
+	row("requests decided differently", numfmt.Percent(cfDisagreeRate), func(r *summary.Run) string { return numfmt.Percent(r.DisagreeRate) })
 	row("let through (over; false negatives)", "—", func(r *summary.Run) string {
-		return fmt.Sprintf("%s (%s)", count(r.Over), pct(r.OverRate))
+		return fmt.Sprintf("%s (%s)", numfmt.Count(r.Over), numfmt.Percent(r.OverRate))
 	})
 	row("refused (under; false positives)", "0", func(r *summary.Run) string {
-		return fmt.Sprintf("%s (%s)", count(r.Under), pct(r.UnderRate))
+		return fmt.Sprintf("%s (%s)", numfmt.Count(r.Under), numfmt.Percent(r.UnderRate))
 	})
-	row("sources with a request let through", fmt.Sprint(cfSourcesOver), func(r *summary.Run) string { return count(r.KeysOver) })
-	row("sources with a refused request", "0", func(r *summary.Run) string { return count(r.KeysUnder) })
+	row("sources with a request let through", fmt.Sprint(cfSourcesOver), func(r *summary.Run) string { return numfmt.Count(r.KeysOver) })
+	row("sources with a refused request", "0", func(r *summary.Run) string { return numfmt.Count(r.KeysUnder) })
 	row("sources whose admitted burst exceeded L", "—", func(r *summary.Run) string {
 		if r.Burst == nil {
 			return "— (shadow)"
 		}
-		return count(r.Burst.KeysOverL)
+		return numfmt.Count(r.Burst.KeysOverL)
 	})
 	row("worst admitted burst ÷ L", "\"slightly above\"", func(r *summary.Run) string {
 		if r.Burst == nil {
@@ -69,11 +72,11 @@ func CloudflareREADME(w io.Writer, s *summary.Summary, timing, command string, s
 		}
 		return fmt.Sprintf("%.3g", r.Burst.Ratio)
 	})
-	row("mean gap, approximate vs real rate", pct(cfMeanGap), func(r *summary.Run) string {
+	row("mean gap, approximate vs real rate", numfmt.Percent(cfMeanGap), func(r *summary.Run) string {
 		if r.RateError == nil {
 			return "— (needs a shared history)"
 		}
-		return pct(r.RateError.MeanRel)
+		return numfmt.Percent(r.RateError.MeanRel)
 	})
 
 	fmt.Fprintf(&b, "\n## Where the figures differ, and why\n\n")
@@ -92,7 +95,7 @@ func CloudflareREADME(w io.Writer, s *summary.Summary, timing, command string, s
 		fmt.Fprintf(&b, "- Cloudflare saw no false positives; here the counter refused %s requests the exact log admitted "+
 			"(%s sources). The counter assumes the previous window's requests were spread evenly; sources whose "+
 			"traffic clusters early in a window are charged for requests that the exact log has already let expire.\n",
-			count(all.Under), count(all.KeysUnder))
+			numfmt.Count(all.Under), numfmt.Count(all.KeysUnder))
 	}
 	fmt.Fprintf(&b, "- The \"mean gap\" is the mean of |estimate − exact| / exact over requests whose exact count is positive, "+
 		"measured where the counter and the log share one history (shadow mode, or count all). Cloudflare's average may "+
@@ -118,7 +121,7 @@ func CloudflareTiming(perf summary.Perf) string {
 	if perf.Seconds <= 0 {
 		return ""
 	}
-	return fmt.Sprintf(" Wall time %.0f s (%.2fM requests/s), peak RSS %s.", perf.Seconds, perf.RequestsPerSecond/1e6, bytesIEC(perf.MaxRSSBytes))
+	return fmt.Sprintf(" Wall time %.0f s (%.2fM requests/s), peak RSS %s.", perf.Seconds, perf.RequestsPerSecond/1e6, numfmt.BytesIEC(perf.MaxRSSBytes))
 }
 
 func find(s *summary.Summary, count, mode, alg string) *summary.Run {
@@ -136,45 +139,4 @@ func cell(r *summary.Run, f func(*summary.Run) string) string {
 		return "not run"
 	}
 	return f(r)
-}
-
-// pct formats a rate as a percentage with enough digits for small rates.
-func pct(v float64) string {
-	switch {
-	case v == 0:
-		return "0%"
-	case v < 0.0001:
-		return fmt.Sprintf("%.4f%%", 100*v)
-	case v < 0.01:
-		return fmt.Sprintf("%.3f%%", 100*v)
-	}
-	return fmt.Sprintf("%.2f%%", 100*v)
-}
-
-// count formats an integer with thousands separators.
-func count(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var out []byte
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	if neg {
-		return "-" + string(out)
-	}
-	return string(out)
-}
-
-func bytesIEC(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%d KiB", n>>10)
 }

@@ -15,6 +15,10 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"ratebench/algorithms"
+	"ratebench/internal/escape"
+	"ratebench/internal/numfmt"
+	"ratebench/report/markup"
+	"ratebench/report/plotkit"
 	"ratebench/summary"
 )
 
@@ -78,14 +82,14 @@ func CloudflareSearchPlots(s *summary.CloudflareSearch) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	svg, err := f.render("svg")
+	svg, err := f.Render("svg")
 	if err != nil {
 		return nil, err
 	}
 	return []File{{searchPlot, svg}}, nil
 }
 
-func cloudflareSearchFigure(s *summary.CloudflareSearch) (*figure, error) {
+func cloudflareSearchFigure(s *summary.CloudflareSearch) (*plotkit.Figure, error) {
 	var blocks []string
 	for _, p := range s.Points {
 		if !slices.Contains(blocks, p.Block) {
@@ -96,36 +100,36 @@ func cloudflareSearchFigure(s *summary.CloudflareSearch) (*figure, error) {
 	for _, p := range s.Points {
 		rates = append(rates, 100*p.DisagreeRate)
 	}
-	lo, hi, ok := logRange(append(rates, 100*cfDisagreeRate), 1)
+	lo, hi, ok := plotkit.LogRange(append(rates, 100*cfDisagreeRate), 1)
 	if !ok {
 		lo, hi = 100*cfDisagreeRate/10, 100*cfDisagreeRate*10
 	}
 	floor := math.Pow(10, math.Floor(math.Log10(lo/3)))
 	y := func(r float64) float64 { return math.Log10(math.Max(100*r, floor)) }
 
-	gap := newPanel("", "mean gap, approximate vs real rate (%)", "")
-	near := newPanel("", "requests from sources averaging at least L/2 per window (%, log scale)", "")
-	setLog(&gap.Y, floor, hi*2)
-	setLog(&near.Y, floor, hi*2)
+	gap := plotkit.NewPanel("", "mean gap, approximate vs real rate (%)", "")
+	near := plotkit.NewPanel("", "requests from sources averaging at least L/2 per window (%, log scale)", "")
+	plotkit.SetLog(&gap.Y, floor, hi*2)
+	plotkit.SetLog(&near.Y, floor, hi*2)
 	var nears []float64
 	for _, p := range s.Points {
 		nears = append(nears, 100*p.NearShare)
 	}
-	nlo, nhi, nok := logRange(nears, 1)
+	nlo, nhi, nok := plotkit.LogRange(nears, 1)
 	if !nok {
 		nlo, nhi = 0.001, 1
 	}
 	nfloor := math.Pow(10, math.Floor(math.Log10(nlo/3)))
-	setLog(&near.X, nfloor, math.Max(nhi*2, 1))
+	plotkit.SetLog(&near.X, nfloor, math.Max(nhi*2, 1))
 	gap.X.Min, gap.X.Max = 0, 100*cfMeanGap
 	for _, p := range s.Points {
 		gap.X.Max = math.Max(gap.X.Max, 100*p.MeanGap)
 	}
 	gap.X.Max *= 1.25
-	capP := newPanel("", "fastest rate allowed ÷ threshold (max × rate × W ÷ L)", "requests decided differently (%, log scale)")
-	setLog(&capP.Y, floor, hi*2)
+	capP := plotkit.NewPanel("", "fastest rate allowed ÷ threshold (max × rate × W ÷ L)", "requests decided differently (%, log scale)")
+	plotkit.SetLog(&capP.Y, floor, hi*2)
 	capOf := reachOf
-	var legend []legendEntry
+	var legend []plotkit.LegendEntry
 	for i, b := range blocks {
 		var g, n, c plotter.XYs
 		for _, p := range s.Points {
@@ -136,11 +140,11 @@ func cloudflareSearchFigure(s *summary.CloudflareSearch) (*figure, error) {
 			n = append(n, plotter.XY{X: math.Log10(math.Max(100*p.NearShare, nfloor)), Y: y(p.DisagreeRate)})
 			c = append(c, plotter.XY{X: capOf(&p), Y: y(p.DisagreeRate)})
 		}
-		sty := draw.GlyphStyle{Color: palette[i%len(palette)], Radius: vg.Points(3), Shape: shapes[i%len(shapes)]}
+		sty := draw.GlyphStyle{Color: plotkit.Palette[i%len(plotkit.Palette)], Radius: vg.Points(3), Shape: plotkit.Shapes[i%len(plotkit.Shapes)]}
 		gap.Add(&plotter.Scatter{XYs: g, GlyphStyle: sty})
 		near.Add(&plotter.Scatter{XYs: n, GlyphStyle: sty})
 		capP.Add(&plotter.Scatter{XYs: c, GlyphStyle: sty})
-		legend = append(legend, legendEntry{"timeout " + blockName(b), []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: sty}}})
+		legend = append(legend, plotkit.LegendEntry{Name: "timeout " + blockName(b), Thumbs: []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: sty}}})
 	}
 	pub := draw.GlyphStyle{Color: color.Black, Radius: vg.Points(7), Shape: thickRing{}}
 	gap.Add(&plotter.Scatter{XYs: plotter.XYs{{X: 100 * cfMeanGap, Y: math.Log10(100 * cfDisagreeRate)}}, GlyphStyle: pub})
@@ -157,14 +161,14 @@ func cloudflareSearchFigure(s *summary.CloudflareSearch) (*figure, error) {
 	capP.Add(&capLine)
 	capP.X.Min, capP.X.Max = 0, capMax
 	legend = append(legend,
-		legendEntry{"Cloudflare (6%, 0.003%)", []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: pub}}},
-		legendEntry{"Cloudflare's 0.003%", []plot.Thumbnailer{line}})
-	f := &figure{
-		name:   strings.TrimSuffix(searchPlot, ".svg"),
-		title:  fmt.Sprintf("Log and counter behind the same mitigation timeout, count all: %d points", len(s.Points)),
-		panels: [][]*plot.Plot{{capP, gap, near}},
-		legend: legend,
-		w:      figWidth * 2, h: 4.2 * vg.Inch,
+		plotkit.LegendEntry{Name: "Cloudflare (6%, 0.003%)", Thumbs: []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: pub}}},
+		plotkit.LegendEntry{Name: "Cloudflare's 0.003%", Thumbs: []plot.Thumbnailer{line}})
+	f := &plotkit.Figure{
+		Name:   strings.TrimSuffix(searchPlot, ".svg"),
+		Title:  fmt.Sprintf("Log and counter behind the same mitigation timeout, count all: %d points", len(s.Points)),
+		Panels: [][]*plot.Plot{{capP, gap, near}},
+		Legend: legend,
+		W:      figWidth * 2, H: 4.2 * vg.Inch,
 	}
 	return f, nil
 }
@@ -184,23 +188,24 @@ func cloudflareSearch(w io.Writer, s *summary.CloudflareSearch, h, plotDir strin
 		"timeout. The search below puts the exact log and the counter behind the same timeout, so that what differs is the "+
 		"estimate alone (a log without the timeout would count the timeout's own refusals as the counter's errors), and "+
 		"replays populations whose rates sit mostly far below the threshold:\n\n")
-	fmt.Fprintf(&b, "```\n%s\n```\n\n", s.Command)
+	fmt.Fprintf(&b, "%s\n", markup.MarkdownCodeBlock(s.Command))
 	fmt.Fprintf(&b, "Every point replays %s requests from %s sources under count all: the full-scale experiment's traffic per source "+
 		"from 1/%g of its sources, over the same span. The mean gap carries over to the full scale as it is; counts of sources "+
 		"and requests scale by %g in expectation. The requests decided differently come from the few sources of the "+
 		"population's tail, of which a point holds a handful: its rate of them is a draw of those few sources, and a point "+
 		"whose tail held none, or one, reads low. Rerun a point with -requests and -sources ×10 to see how far it moves.\n\n",
-		count(s.Requests), count(int64(s.Sources)), s.Scale, s.Scale)
+		numfmt.Count(s.Requests), numfmt.Count(int64(s.Sources)), s.Scale, s.Scale)
 	if i := closest(s); i >= 0 {
 		p := &s.Points[i]
 		fmt.Fprintf(&b, "%s# The closest point\n\n", h)
-		alg := ""
+		rerun := []string{"ratebench", "cloudflare", "-rule", p.Rule, "-rate", fmt.Sprintf("%g", p.Rate), "-alpha", fmt.Sprintf("%g", p.Alpha),
+			"-max", fmt.Sprintf("%g", p.Max), "-block", blockFlag(p.Block)}
 		if p.Algorithm != "counter" {
-			alg = " -search alg=" + p.Algorithm
+			rerun = append(rerun, "-search", "alg="+p.Algorithm)
 		}
-		fmt.Fprintf(&b, "%s, rule %s, mean rate %g/s per source, alpha %g, rates capped at %g× the mean, timeout %s "+
-			"(`ratebench cloudflare -rule %s -rate %g -alpha %g -max %g -block %s%s`):\n\n",
-			p.Algorithm, p.Rule, p.Rate, p.Alpha, p.Max, blockName(p.Block), p.Rule, p.Rate, p.Alpha, p.Max, blockFlag(p.Block), alg)
+		fmt.Fprintf(&b, "%s, rule %s, mean rate %g/s per source, alpha %g, rates capped at %g× the mean, timeout %s (%s):\n\n",
+			escape.Markdown(p.Algorithm), escape.Markdown(p.Rule), p.Rate, p.Alpha, p.Max, escape.Markdown(blockName(p.Block)),
+			markup.MarkdownCode(escape.ShellCommand(rerun...), false))
 		var c *summary.SearchPoint // the closest point rerun with more sources, if it was
 		if s.Check != nil && len(s.Check.Points) == 1 && s.Check.Points[0].SameSetting(p) {
 			c = &s.Check.Points[0]
@@ -213,27 +218,27 @@ func cloudflareSearch(w io.Writer, s *summary.CloudflareSearch, h, plotDir strin
 			return " " + f(c, s.Check.Scale) + " |"
 		}
 		if c != nil {
-			head += fmt.Sprintf(" rerun: %s requests, %s sources | at 270,000 sources (×%g) |", count(s.Check.Requests), count(int64(s.Check.Sources)), s.Check.Scale)
+			head += fmt.Sprintf(" rerun: %s requests, %s sources | at 270,000 sources (×%g) |", numfmt.Count(s.Check.Requests), numfmt.Count(int64(s.Check.Sources)), s.Check.Scale)
 			rule += "---|---|"
 		}
 		fmt.Fprintf(&b, "%s\n%s\n", head, rule)
-		fmt.Fprintf(&b, "| requests decided differently | %s | %s | %s |%s%s\n", pct(cfDisagreeRate), pct(p.DisagreeRate), pct(p.DisagreeRate),
-			cell(func(q *summary.SearchPoint, _ float64) string { return pct(q.DisagreeRate) }), cell(func(q *summary.SearchPoint, _ float64) string { return pct(q.DisagreeRate) }))
+		fmt.Fprintf(&b, "| requests decided differently | %s | %s | %s |%s%s\n", numfmt.Percent(cfDisagreeRate), numfmt.Percent(p.DisagreeRate), numfmt.Percent(p.DisagreeRate),
+			cell(func(q *summary.SearchPoint, _ float64) string { return numfmt.Percent(q.DisagreeRate) }), cell(func(q *summary.SearchPoint, _ float64) string { return numfmt.Percent(q.DisagreeRate) }))
 		fmt.Fprintf(&b, "| refused, the log admitted (false positives) | 0 | %s requests, %s sources | ≈%s requests, ≈%s sources |%s%s\n",
-			count(p.Under), count(p.KeysUnder), scaled(p.Under, s.Scale), scaled(p.KeysUnder, s.Scale),
+			numfmt.Count(p.Under), numfmt.Count(p.KeysUnder), scaled(p.Under, s.Scale), scaled(p.KeysUnder, s.Scale),
 			cell(func(q *summary.SearchPoint, _ float64) string {
-				return count(q.Under) + " requests, " + count(q.KeysUnder) + " sources"
+				return numfmt.Count(q.Under) + " requests, " + numfmt.Count(q.KeysUnder) + " sources"
 			}),
 			cell(func(q *summary.SearchPoint, k float64) string {
 				return "≈" + scaled(q.Under, k) + " requests, ≈" + scaled(q.KeysUnder, k) + " sources"
 			}))
-		fmt.Fprintf(&b, "| sources let through | %d, slightly above | %s (worst burst %.3g× L) | ≈%s |%s%s\n", cfSourcesOver, count(p.KeysOver), p.BurstRatio, scaled(p.KeysOver, s.Scale),
+		fmt.Fprintf(&b, "| sources let through | %d, slightly above | %s (worst burst %.3g× L) | ≈%s |%s%s\n", cfSourcesOver, numfmt.Count(p.KeysOver), p.BurstRatio, scaled(p.KeysOver, s.Scale),
 			cell(func(q *summary.SearchPoint, _ float64) string {
-				return fmt.Sprintf("%s (worst burst %.3g× L)", count(q.KeysOver), q.BurstRatio)
+				return fmt.Sprintf("%s (worst burst %.3g× L)", numfmt.Count(q.KeysOver), q.BurstRatio)
 			}),
 			cell(func(q *summary.SearchPoint, k float64) string { return "≈" + scaled(q.KeysOver, k) }))
-		fmt.Fprintf(&b, "| mean gap, approximate vs real rate | %s | %s | %s |%s%s\n\n", pct(cfMeanGap), pct(p.MeanGap), pct(p.MeanGap),
-			cell(func(q *summary.SearchPoint, _ float64) string { return pct(q.MeanGap) }), cell(func(q *summary.SearchPoint, _ float64) string { return pct(q.MeanGap) }))
+		fmt.Fprintf(&b, "| mean gap, approximate vs real rate | %s | %s | %s |%s%s\n\n", numfmt.Percent(cfMeanGap), numfmt.Percent(p.MeanGap), numfmt.Percent(p.MeanGap),
+			cell(func(q *summary.SearchPoint, _ float64) string { return numfmt.Percent(q.MeanGap) }), cell(func(q *summary.SearchPoint, _ float64) string { return numfmt.Percent(q.MeanGap) }))
 		if c != nil {
 			fmt.Fprintf(&b, "The rerun holds %g times the sources of a point: its figures are the closer to what the full scale would give. "+
 				"Where it and the point differ, the point's few sources near the threshold were a lucky (or unlucky) draw.\n\n", s.Scale/s.Check.Scale)
@@ -252,8 +257,8 @@ func cloudflareSearch(w io.Writer, s *summary.CloudflareSearch, h, plotDir strin
 	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, p := range s.Points {
 		fmt.Fprintf(&b, "| %s | %s | %g | %g | %g | %s | %.3g | %s | %s | %s | %s | %s | %s | %.3g | %s |\n",
-			p.Algorithm, p.Rule, p.Rate, p.Alpha, p.Max, blockName(p.Block), p.Load, pct(p.NearShare), pct(p.DisagreeRate),
-			count(p.Over), count(p.Under), count(p.KeysOver), count(p.KeysUnder), p.BurstRatio, pct(p.MeanGap))
+			p.Algorithm, p.Rule, p.Rate, p.Alpha, p.Max, blockName(p.Block), p.Load, numfmt.Percent(p.NearShare), numfmt.Percent(p.DisagreeRate),
+			numfmt.Count(p.Over), numfmt.Count(p.Under), numfmt.Count(p.KeysOver), numfmt.Count(p.KeysUnder), p.BurstRatio, numfmt.Percent(p.MeanGap))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -267,7 +272,9 @@ func blockFlag(b string) string {
 }
 
 // scaled formats n × scale, rounded.
-func scaled(n int64, scale float64) string { return count(int64(math.Round(float64(n) * scale))) }
+func scaled(n int64, scale float64) string {
+	return numfmt.Count(int64(math.Round(float64(n) * scale)))
+}
 
 // searchArgument is the section that reads the search: what sets each
 // published figure, shown by the points.
@@ -287,7 +294,7 @@ func searchArgument(s *summary.CloudflareSearch, h string) string {
 			}
 		}
 		if !math.IsInf(lo, 0) {
-			fmt.Fprintf(&b, " Mean rate %g/s: %s to %s.", rate, pct(lo), pct(hi))
+			fmt.Fprintf(&b, " Mean rate %g/s: %s to %s.", rate, numfmt.Percent(lo), numfmt.Percent(hi))
 		}
 	}
 	b.WriteString("\n")
@@ -315,7 +322,7 @@ func searchArgument(s *summary.CloudflareSearch, h string) string {
 	if maxOK >= 0 && !math.IsInf(minOver, 0) {
 		fmt.Fprintf(&b, "Without a timeout, of the points whose fastest sources can reach L (a cap of 0.9 L or more), those at or under "+
 			"the published 0.003%% have at most %s of their requests from sources averaging L/2 or more, those above it at least %s.",
-			pct(maxOK), pct(minOver))
+			numfmt.Percent(maxOK), numfmt.Percent(minOver))
 	}
 	b.WriteString("\n")
 	// False positives against sources let through, by timeout.
@@ -343,7 +350,7 @@ func searchArgument(s *summary.CloudflareSearch, h string) string {
 		q := float64(t.under) / float64(t.over)
 		fmt.Fprintf(&b, " Without a timeout the search let %s sources through and refused %s wrongly (%s of them also let through): "+
 			"with a share q = %.2f, 3 sources let through and none refused wrongly happens with a probability of about (1−q)³ = %.0f%%.",
-			count(t.over), count(t.under), count(t.both), q, 100*math.Pow(1-q, 3))
+			numfmt.Count(t.over), numfmt.Count(t.under), numfmt.Count(t.both), q, 100*math.Pow(1-q, 3))
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "- **A long mitigation timeout makes false positives rare.** The counter's estimate is smoother than the exact count: "+
@@ -354,7 +361,7 @@ func searchArgument(s *summary.CloudflareSearch, h string) string {
 	for _, bl := range blocks {
 		if t := by[bl]; t.over > 0 {
 			fmt.Fprintf(&b, " Timeout %s: %s requests let through and %s refused wrongly, %s sources let through and %s refused.",
-				blockName(bl), count(t.reqOver), count(t.reqUnder), count(t.over), count(t.under))
+				blockName(bl), numfmt.Count(t.reqOver), numfmt.Count(t.reqUnder), numfmt.Count(t.over), numfmt.Count(t.under))
 		}
 	}
 	if last := blocks[len(blocks)-1]; last != "" && by[last].over > 0 {
@@ -375,14 +382,14 @@ func searchArgument(s *summary.CloudflareSearch, h string) string {
 	fmt.Fprintf(&b, "; a shorter one lets a source cross again, and each crossing is another chance of a false positive.\n")
 	perSource := cfDisagreeRate * cfRequests / cfSourcesOver
 	fmt.Fprintf(&b, "- **Three sources at 0.003%% are sources that sit at the threshold.** 0.003%% of %s is %s requests; with "+
-		"no false positive they are all let through, about %s per source", count(cfRequests), count(int64(cfDisagreeRate*cfRequests)), count(int64(perSource)))
+		"no false positive they are all let through, about %s per source", numfmt.Count(cfRequests), numfmt.Count(int64(cfDisagreeRate*cfRequests)), numfmt.Count(int64(perSource)))
 	if i := closest(s); i >= 0 {
 		if w, l, ok := ruleParts(s.Points[i].Rule); ok {
 			fmt.Fprintf(&b, ", %.0f minutes of a source at the threshold's rate (%s) that the log blocks and the counter does not",
 				perSource/(l/w)/60, s.Points[i].Rule)
 		}
 		fmt.Fprintf(&b, ". The closest point lets about %s sources through at full scale, against 3, each for %s requests",
-			scaled(s.Points[i].KeysOver, s.Scale), count(s.Points[i].Over/max(1, s.Points[i].KeysOver)))
+			scaled(s.Points[i].KeysOver, s.Scale), numfmt.Count(s.Points[i].Over/max(1, s.Points[i].KeysOver)))
 	}
 	fmt.Fprintf(&b, ". A point of this search holds 1/%g of the sources: one source let through here reads %g at full scale, so 3 "+
 		"is below what it resolves; a population whose tail puts that few sources at the threshold, each near it for longer, "+

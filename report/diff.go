@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"ratebench/internal/escape"
+	"ratebench/internal/numfmt"
+	"ratebench/report/markup"
 	"ratebench/summary"
 )
 
@@ -93,13 +95,13 @@ func always(f func(*summary.Run) float64) func(*summary.Run) (float64, bool) {
 
 var diffFigures = []diffFigure{
 	{name: "disagree", about: "Requests decided otherwise than the log, of all requests; the delta in percentage points.",
-		kind: diffRate, candidatesOnly: true, get: always(func(r *summary.Run) float64 { return r.DisagreeRate }), format: rate},
+		kind: diffRate, candidatesOnly: true, get: always(func(r *summary.Run) float64 { return r.DisagreeRate }), format: numfmt.Rate},
 	{name: "over", about: "Requests admitted that the log refused (traffic let through), of all requests; the delta in percentage points.",
-		kind: diffRate, candidatesOnly: true, get: always(func(r *summary.Run) float64 { return r.OverRate }), format: rate},
+		kind: diffRate, candidatesOnly: true, get: always(func(r *summary.Run) float64 { return r.OverRate }), format: numfmt.Rate},
 	{name: "under", about: "Requests refused that the log admitted (legitimate clients refused), of all requests; the delta in percentage points.",
-		kind: diffRate, candidatesOnly: true, get: always(func(r *summary.Run) float64 { return r.UnderRate }), format: rate},
+		kind: diffRate, candidatesOnly: true, get: always(func(r *summary.Run) float64 { return r.UnderRate }), format: numfmt.Rate},
 	{name: "over − under", about: "Which way the run errs: positive when it lets through more than it refuses wrongly, negative otherwise; a change of sign means it now errs the other way.",
-		kind: diffRate, signed: true, candidatesOnly: true, get: always(func(r *summary.Run) float64 { return r.OverRate - r.UnderRate }), format: signedRate},
+		kind: diffRate, signed: true, candidatesOnly: true, get: always(func(r *summary.Run) float64 { return r.OverRate - r.UnderRate }), format: numfmt.SignedRate},
 	{name: "worst burst ÷ L", about: "The largest cost admitted for one key within a window span, divided by the limit (measured where the run records its own admissions); the delta is B − A.",
 		kind: diffAbsolute, get: func(r *summary.Run) (float64, bool) {
 			if r.Burst == nil {
@@ -119,17 +121,7 @@ var diffFigures = []diffFigure{
 	{name: "bytes per key (mean)", about: "The mean over keys of each key's peak state, in bytes; the delta relative to A.",
 		kind: diffRelative, get: always(func(r *summary.Run) float64 { return r.Memory.MeanPerKey }), format: func(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) + " B" }},
 	{name: "requests", about: "The requests replayed; the delta relative to A.",
-		kind: diffRelative, get: always(func(r *summary.Run) float64 { return float64(r.Requests) }), format: func(v float64) string { return count(int64(v)) }},
-}
-
-func signedRate(v float64) string {
-	if v > 0 {
-		return "+" + rate(v)
-	}
-	if v < 0 {
-		return "−" + rate(-v)
-	}
-	return rate(v)
+		kind: diffRelative, get: always(func(r *summary.Run) float64 { return float64(r.Requests) }), format: func(v float64) string { return numfmt.Count(int64(v)) }},
 }
 
 // runID is what matches a run of A with one of B.
@@ -149,7 +141,7 @@ func NewDiff(a, b DiffSide) *Diff {
 	}
 	if a.S.Trace.Path != b.S.Trace.Path || a.S.Trace.Fingerprint != b.S.Trace.Fingerprint {
 		d.Notes = append(d.Notes, fmt.Sprintf("The traces differ: A replayed %s (%s requests), B %s (%s requests).",
-			escape.Visible(a.S.Trace.Path), count(a.S.Trace.Requests), escape.Visible(b.S.Trace.Path), count(b.S.Trace.Requests)))
+			escape.Visible(a.S.Trace.Path), numfmt.Count(a.S.Trace.Requests), escape.Visible(b.S.Trace.Path), numfmt.Count(b.S.Trace.Requests)))
 	}
 	if len(a.S.Clients)+len(b.S.Clients)+len(a.S.Distributed)+len(b.S.Distributed) > 0 {
 		d.Notes = append(d.Notes, "Only the runs are compared, not the closed-loop clients nor the distributed deployments.")
@@ -278,7 +270,7 @@ func runName(r *summary.Run) string {
 
 func (d *Diff) sideText(label string, s DiffSide) string {
 	t := s.S.Trace
-	return fmt.Sprintf("%s: %s — trace %s, %s requests, %s keys; rules %s; %d runs", label, s.Name, t.Path, count(t.Requests), count(t.Keys),
+	return fmt.Sprintf("%s: %s — trace %s, %s requests, %s keys; rules %s; %d runs", label, s.Name, t.Path, numfmt.Count(t.Requests), numfmt.Count(t.Keys),
 		strings.Join(rulesOf(s.S), ", "), len(s.S.Runs))
 }
 
@@ -287,22 +279,22 @@ func (d *Diff) matchText() string {
 }
 
 // docTable is t as a table of the report's document model.
-func (t DiffTable) docTable() table {
-	out := table{
-		head:  []string{"rule", "count", "mode", "algorithm", "A", "B", "delta", "mark"},
-		right: []bool{false, false, false, false, true, true, true, false},
+func (t DiffTable) docTable() markup.Table {
+	out := markup.Table{
+		Head:  []string{"rule", "count", "mode", "algorithm", "A", "B", "delta", "mark"},
+		Right: []bool{false, false, false, false, true, true, true, false},
 	}
 	for _, r := range t.Rows {
-		out.rows = append(out.rows, []inline{txt(r.Rule), txt(r.Count), txt(r.Mode), inline{}.C(r.Algorithm),
-			txt(r.A), txt(r.B), txt(r.Delta), txt(r.Mark)})
+		out.Rows = append(out.Rows, []markup.Inline{markup.Text(r.Rule), markup.Text(r.Count), markup.Text(r.Mode), markup.Inline{}.C(r.Algorithm),
+			markup.Text(r.A), markup.Text(r.B), markup.Text(r.Delta), markup.Text(r.Mark)})
 	}
 	return out
 }
 
 // unmatched lists the runs without a match, those of one rule, count
 // policy and mode on one line.
-func (d *Diff) unmatched() table {
-	out := table{head: []string{"only in", "rule", "count", "mode", "algorithms"}}
+func (d *Diff) unmatched() markup.Table {
+	out := markup.Table{Head: []string{"only in", "rule", "count", "mode", "algorithms"}}
 	for _, side := range []struct {
 		name string
 		runs []*summary.Run
@@ -311,7 +303,7 @@ func (d *Diff) unmatched() table {
 		var algs []string
 		flush := func() {
 			if len(algs) > 0 {
-				out.rows = append(out.rows, []inline{txt(side.name), txt(last.rule), txt(last.count), txt(last.mode), txt(strings.Join(algs, ", "))})
+				out.Rows = append(out.Rows, []markup.Inline{markup.Text(side.name), markup.Text(last.rule), markup.Text(last.count), markup.Text(last.mode), markup.Text(strings.Join(algs, ", "))})
 			}
 			algs = nil
 		}
@@ -352,20 +344,20 @@ func (d *Diff) WriteText(w io.Writer) error {
 
 // textTable renders t as plain text, columns padded to their widest cell
 // (numbers to the right), trailing blanks cut.
-func textTable(t table) string {
-	cells := [][]string{t.head}
-	for _, row := range t.rows {
+func textTable(t markup.Table) string {
+	cells := [][]string{t.Head}
+	for _, row := range t.Rows {
 		var line []string
-		for i := range t.head {
+		for i := range t.Head {
 			s := ""
 			if i < len(row) {
-				s = plainText(row[i])
+				s = markup.PlainText(row[i])
 			}
 			line = append(line, s)
 		}
 		cells = append(cells, line)
 	}
-	width := make([]int, len(t.head))
+	width := make([]int, len(t.Head))
 	for _, line := range cells {
 		for i, s := range line {
 			width[i] = max(width[i], utf8.RuneCountInString(s))
@@ -379,7 +371,7 @@ func textTable(t table) string {
 				l.WriteString("  ")
 			}
 			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(s))
-			if i < len(t.right) && t.right[i] {
+			if i < len(t.Right) && t.Right[i] {
 				l.WriteString(pad + s)
 			} else {
 				l.WriteString(s + pad)
@@ -390,33 +382,23 @@ func textTable(t table) string {
 	return b.String()
 }
 
-// plainText is an inline's text for a terminal, invisible characters made
-// visible.
-func plainText(in inline) string {
-	var b strings.Builder
-	for _, s := range in {
-		b.WriteString(s.text)
-	}
-	return escape.Visible(b.String())
-}
-
-// document is the diff as a report page.
-func (d *Diff) document() *document {
-	doc := &document{title: "ratebench diff: " + d.A.Name + " against " + d.B.Name}
-	sides := []inline{txt(d.sideText("A", d.A)), txt(d.sideText("B", d.B))}
-	doc.add(bullets{sides})
-	var notes []inline
+// page is the diff as a report page.
+func (d *Diff) page() *markup.Document {
+	doc := &markup.Document{Title: "ratebench diff: " + d.A.Name + " against " + d.B.Name}
+	sides := []markup.Inline{markup.Text(d.sideText("A", d.A)), markup.Text(d.sideText("B", d.B))}
+	doc.Add(markup.Bullets{Items: sides})
+	var notes []markup.Inline
 	for _, n := range d.Notes {
-		notes = append(notes, txt(n))
+		notes = append(notes, markup.Text(n))
 	}
-	notes = append(notes, txt(d.matchText()+" Marks: "+MarkAppeared+" (zero in A, not in B), "+MarkVanished+" (not zero in A, zero in B), "+
+	notes = append(notes, markup.Text(d.matchText()+" Marks: "+MarkAppeared+" (zero in A, not in B), "+MarkVanished+" (not zero in A, zero in B), "+
 		MarkSign+", "+MarkOnlyA+" or "+MarkOnlyB+" (measured on one side only)."))
-	doc.add(bullets{notes})
+	doc.Add(markup.Bullets{Items: notes})
 	for i, t := range d.Tables {
-		doc.add(heading{2, fmt.Sprintf("figure-%d", i+1), txt(t.Figure)}, para{txt(t.About)}, t.docTable())
+		doc.Add(markup.Heading{Level: 2, ID: fmt.Sprintf("figure-%d", i+1), Text: markup.Text(t.Figure)}, markup.Para{Text: markup.Text(t.About)}, t.docTable())
 	}
 	if len(d.OnlyA)+len(d.OnlyB) > 0 {
-		doc.add(heading{2, "unmatched", txt("Unmatched runs")}, d.unmatched())
+		doc.Add(markup.Heading{Level: 2, ID: "unmatched", Text: markup.Text("Unmatched runs")}, d.unmatched())
 	}
 	return doc
 }
@@ -427,9 +409,9 @@ func (d *Diff) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	doc := d.document()
-	if err := summary.WriteFileAtomic(filepath.Join(dir, DiffMarkdownFile), doc.markdown()); err != nil {
+	doc := d.page()
+	if err := summary.WriteFileAtomic(filepath.Join(dir, DiffMarkdownFile), doc.Markdown()); err != nil {
 		return err
 	}
-	return summary.WriteFileAtomic(filepath.Join(dir, DiffHTMLFile), doc.html())
+	return summary.WriteFileAtomic(filepath.Join(dir, DiffHTMLFile), doc.HTML())
 }

@@ -11,6 +11,9 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/internal/escape"
+	"ratebench/internal/numfmt"
+	"ratebench/report/markup"
+	"ratebench/report/plotkit"
 	"ratebench/summary"
 )
 
@@ -19,31 +22,31 @@ import (
 // against the sync interval (one line per number of nodes, at the smallest
 // skew) and against the clock skew (at the smallest sync interval), one
 // panel per algorithm.
-func (m *model) deployments(d *document, addFig func(*figure, string) error) error {
+func (m *model) deployments(d *markup.Document, addFig func(*plotkit.Figure, string) error) error {
 	rs := m.s.Distributed
 	if len(rs) == 0 {
 		return nil
 	}
-	d.add(heading{2, "distributed", txt("Distributed deployments")})
+	d.Add(markup.Heading{Level: 2, ID: "distributed", Text: markup.Text("Distributed deployments")})
 	route := rs[0].Route
-	d.add(para{txtf("Each window algorithm runs on N nodes behind a load balancer (route %s), each node keeping local counts and "+
+	d.Add(markup.Para{Text: markup.Textf("Each window algorithm runs on N nodes behind a load balancer (route %s), each node keeping local counts and "+
 		"exchanging them with a shared store every sync interval (0: a central store, every decision sees everything), its "+
 		"clock offset by up to the skew. Decisions are compared with the exact log on true time over all nodes: over is let "+
 		"through, under refused; net excess is admitted minus what the exact log admits, over requests; burst is the worst "+
 		"admitted cost in any true window, over L.", route)})
-	t := table{
-		head:  []string{"rule", "algorithm", "nodes", "sync", "skew", "over rate", "under rate", "net excess", "burst ÷ L"},
-		right: []bool{false, false, true, true, true, true, true, true, true},
+	t := markup.Table{
+		Head:  []string{"rule", "algorithm", "nodes", "sync", "skew", "over rate", "under rate", "net excess", "burst ÷ L"},
+		Right: []bool{false, false, true, true, true, true, true, true, true},
 	}
 	for _, r := range rs {
 		net := 0.0
 		if r.Requests > 0 {
 			net = float64(r.Admitted-r.ReferenceAdmitted) / float64(r.Requests)
 		}
-		t.rows = append(t.rows, []inline{txt(r.Rule), inline{}.C(r.Algorithm), txt(fmt.Sprint(r.Nodes)), txt(durText(r.SyncNS)),
-			txt(durText(r.SkewNS)), txt(rate(r.OverRate)), txt(rate(r.UnderRate)), txt(rate(net)), txt(num(r.BurstRatio))})
+		t.Rows = append(t.Rows, []markup.Inline{markup.Text(r.Rule), markup.Inline{}.C(r.Algorithm), markup.Text(fmt.Sprint(r.Nodes)), markup.Text(durText(r.SyncNS)),
+			markup.Text(durText(r.SkewNS)), markup.Text(numfmt.Rate(r.OverRate)), markup.Text(numfmt.Rate(r.UnderRate)), markup.Text(numfmt.Rate(net)), markup.Text(num(r.BurstRatio))})
 	}
-	d.add(t)
+	d.Add(t)
 	var rules []string
 	for _, r := range rs {
 		if !slices.Contains(rules, r.Rule) {
@@ -68,7 +71,7 @@ func (m *model) deployments(d *document, addFig func(*figure, string) error) err
 
 // deploymentFig plots over-admission against the sync interval or the
 // skew, holding the other at its smallest value.
-func (m *model) deploymentFig(name, rule string, rs []summary.DistributedResult, axis string) (*figure, string) {
+func (m *model) deploymentFig(name, rule string, rs []summary.DistributedResult, axis string) (*plotkit.Figure, string) {
 	x := func(r summary.DistributedResult) int64 { return r.SyncNS }
 	other := func(r summary.DistributedResult) int64 { return r.SkewNS }
 	xlabel, what := "sync interval", "Over-admission against the sync interval"
@@ -106,9 +109,9 @@ func (m *model) deploymentFig(name, rule string, rs []summary.DistributedResult,
 		ticks[i] = plot.Tick{Value: float64(i), Label: durText(v)}
 	}
 	var row []*plot.Plot
-	var legend []legendEntry
+	var legend []plotkit.LegendEntry
 	for _, a := range algs {
-		p := newPanel(a, xlabel, "over-admission (% of requests)")
+		p := plotkit.NewPanel(a, xlabel, "over-admission (% of requests)")
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
 		p.X.Min, p.X.Max = -0.3, float64(len(xs)-1)+0.3
 		ymax := 0.0
@@ -117,20 +120,20 @@ func (m *model) deploymentFig(name, rule string, rs []summary.DistributedResult,
 			for _, r := range rs {
 				if r.Algorithm == a && int64(r.Nodes) == n && other(r) == hold {
 					i := slices.Index(xs, x(r))
-					y := 100 * finite(r.OverRate)
+					y := 100 * plotkit.Finite(r.OverRate)
 					xys = append(xys, plotter.XY{X: float64(i), Y: y})
 					ymax = math.Max(ymax, y)
 				}
 			}
 			slices.SortFunc(xys, func(a, b plotter.XY) int { return int(a.X - b.X) })
-			st := styleFor(fmt.Sprint("N", n), ni)
-			p.Add(newLinePoints(xys, st))
+			st := plotkit.StyleFor(fmt.Sprint("N", n), ni)
+			p.Add(plotkit.NewLinePoints(xys, st))
 			if len(row) == 0 {
-				legend = append(legend, legendEntry{fmt.Sprintf("N=%d", n), []plot.Thumbnailer{newLinePoints(nil, st)}})
+				legend = append(legend, plotkit.LegendEntry{Name: fmt.Sprintf("N=%d", n), Thumbs: []plot.Thumbnailer{plotkit.NewLinePoints(nil, st)}})
 			}
 		}
 		if ymax == 0 {
-			p.Add(note{"all zero"})
+			p.Add(plotkit.Note{Text: "all zero"})
 			ymax = 1
 		}
 		p.Y.Min, p.Y.Max = 0, ymax*1.08
@@ -140,15 +143,15 @@ func (m *model) deploymentFig(name, rule string, rs []summary.DistributedResult,
 	if axis == "skew" {
 		held = "sync " + durText(hold)
 	}
-	return &figure{
-		name:  name,
-		title: what + "\n" + escape.Visible("rule "+rule+", "+held),
-		alt:   what + ", rule " + rule + ", " + held,
-		caption: txtf("%s (rule %s, %s): the share of requests a deployment of N nodes lets through that the exact log on true time refuses, one line per N.",
+	return &plotkit.Figure{
+		Name:  name,
+		Title: what + "\n" + escape.Visible("rule "+rule+", "+held),
+		Alt:   what + ", rule " + rule + ", " + held,
+		Caption: markup.Textf("%s (rule %s, %s): the share of requests a deployment of N nodes lets through that the exact log on true time refuses, one line per N.",
 			what, rule, held),
-		panels: [][]*plot.Plot{row},
-		legend: legend,
-		w:      vg.Length(max(4, 3.4*float64(len(row)))) * vg.Inch, h: 3.9 * vg.Inch,
+		Panels: [][]*plot.Plot{row},
+		Legend: legend,
+		W:      vg.Length(max(4, 3.4*float64(len(row)))) * vg.Inch, H: 3.9 * vg.Inch,
 	}, ""
 }
 

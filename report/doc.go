@@ -11,4 +11,11 @@
 // The same summary gives the same bytes of .md, .html and .svg, so that CI
 // can regenerate and diff them. Text from the summary (keys come from
 // traces) is escaped for Markdown, HTML and SVG.
+//
+// The pages are documents of package report/markup, their plots figures
+// of package report/plotkit. Beside the experiment's report, the package
+// writes standalone pages, one file each: the diff of two summaries
+// (diff.go), the Cloudflare experiment's page and its search
+// (cloudflare.go, cloudflare_search.go), the live replay (live.go), the
+// runs as CSV (runs.go) and one key's figure for explain (key_figure.go).
 package report

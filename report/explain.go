@@ -1,207 +1,18 @@
 package report
 
 import (
-	"fmt"
-	"image/color"
-	"math"
 	"strings"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-
-	"ratebench/internal/escape"
+	"ratebench/report/markup"
 	"ratebench/summary"
 )
-
-// KeyView is one key's requests over a span of time and what the log and
-// each algorithm decided on them, for KeyFigure (ratebench explain).
-type KeyView struct {
-	Key, Rule   string
-	Count, Mode string
-	L, W        int64 // the rule (of layered rules, the primary)
-	// Origin is the time that the axis shows as 0 (the key's first
-	// request); From and To bound the span shown.
-	Origin, From, To int64
-	Algorithms       []string
-	Requests         []KeyRequest
-}
-
-// KeyRequest is one request of the key: the log's decision and the cost
-// it held in (t-W, t] before it, each algorithm's decision and estimate
-// (NaN where it has none).
-type KeyRequest struct {
-	T, Cost  int64
-	Log      bool
-	Exact    int64
-	Admit    []bool
-	Estimate []float64
-}
-
-// KeyFigure draws v as "svg" or "png": on top, what each request would
-// bring the window's cost to (the log's exact count and the window
-// algorithms' estimates, plus the request's cost) against the limit L;
-// below, one lane per algorithm, the log's first, with each request
-// admitted (a dot) or refused (a cross), the disagreements with the log
-// ringed (red: admitted where the log refused; blue: refused where it
-// admitted), and the fixed windows' edges dotted.
-func KeyFigure(v *KeyView, format string) ([]byte, error) {
-	f := keyFigure(v)
-	return f.render(format)
-}
-
-func keyFigure(v *KeyView) *figure {
-	span := float64(v.To - v.From)
-	unit, unitName := timeUnit(span)
-	x := func(t int64) float64 { return finite(float64(t-v.Origin) / unit) }
-	xmin, xmax := x(v.From), x(v.To)
-	if !(xmax > xmin) {
-		xmin, xmax = xmin-1, xmax+1
-	}
-	pad := (xmax - xmin) * 0.02
-	xmin, xmax = xmin-pad, xmax+pad
-	styles := make([]algStyle, len(v.Algorithms))
-	for i, a := range v.Algorithms {
-		styles[i] = styleOf(a)
-	}
-	logSt := styleOf("log")
-
-	// The window's cost with the request, against L.
-	top := newPanel("", "", "cost in (t−W, t] with the request")
-	ymax := float64(v.L) + 1
-	exact := plotter.XYs{}
-	est := make([]plotter.XYs, len(v.Algorithms))
-	for _, q := range v.Requests {
-		exact = append(exact, plotter.XY{X: x(q.T), Y: float64(q.Exact + q.Cost)})
-		ymax = math.Max(ymax, float64(q.Exact+q.Cost))
-		for i, e := range q.Estimate {
-			if !math.IsNaN(e) && !math.IsInf(e, 0) {
-				est[i] = append(est[i], plotter.XY{X: x(q.T), Y: e + float64(q.Cost)})
-				ymax = math.Max(ymax, e+float64(q.Cost))
-			}
-		}
-	}
-	limit := &refLine{y: float64(v.L), style: draw.LineStyle{Color: color.Gray{Y: 90}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}},
-		label: fmt.Sprintf("L = %d", v.L)}
-	top.Add(limit)
-	var legend []legendEntry
-	logPts := &plotter.Scatter{XYs: exact, GlyphStyle: draw.GlyphStyle{Color: logSt.color, Radius: vg.Points(3.2), Shape: draw.BoxGlyph{}}}
-	top.Add(logPts)
-	legend = append(legend, legendEntry{"log (exact)", []plot.Thumbnailer{logPts}})
-	for i, xys := range est {
-		s := &plotter.Scatter{XYs: xys, GlyphStyle: draw.GlyphStyle{Color: styles[i].color, Radius: vg.Points(2.6), Shape: draw.CircleGlyph{}}}
-		name := v.Algorithms[i]
-		if len(xys) > 0 {
-			top.Add(s)
-		} else {
-			name += " (no estimate)"
-		}
-		legend = append(legend, legendEntry{name, []plot.Thumbnailer{s}})
-	}
-	top.Y.Min, top.Y.Max = 0, math.Ceil(ymax*1.1)
-
-	// One lane per algorithm, the log's on top.
-	names := append([]string{"log"}, v.Algorithms...)
-	lanes := newPanel("", fmt.Sprintf("time since the key's first request (%s)", unitName), "")
-	categoryAxis(&lanes.Y, names)
-	lanes.Y.Tick.Label.Font.Size = 10
-	laneY := func(i int) float64 { return float64(len(names) - 1 - i) }
-	ring := func(c color.Color) draw.GlyphStyle {
-		return draw.GlyphStyle{Color: c, Radius: vg.Points(6), Shape: thickRing{}}
-	}
-	overRing := &plotter.Scatter{GlyphStyle: ring(overColor)}
-	underRing := &plotter.Scatter{GlyphStyle: ring(underColor)}
-	for lane := range names {
-		st := logSt
-		if lane > 0 {
-			st = styles[lane-1]
-		}
-		adm := &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Color: st.color, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}}
-		ref := &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Color: st.color, Radius: vg.Points(3.2), Shape: draw.CrossGlyph{}}}
-		for _, q := range v.Requests {
-			a := q.Log
-			if lane > 0 {
-				a = q.Admit[lane-1]
-			}
-			pt := plotter.XY{X: x(q.T), Y: laneY(lane)}
-			if a {
-				adm.XYs = append(adm.XYs, pt)
-			} else {
-				ref.XYs = append(ref.XYs, pt)
-			}
-			switch {
-			case lane > 0 && a && !q.Log:
-				overRing.XYs = append(overRing.XYs, pt)
-			case lane > 0 && !a && q.Log:
-				underRing.XYs = append(underRing.XYs, pt)
-			}
-		}
-		lanes.Add(adm, ref)
-	}
-	lanes.Add(overRing, underRing)
-	black := draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3)}
-	admThumb, refThumb := black, black
-	admThumb.Shape, refThumb.Shape = draw.CircleGlyph{}, draw.CrossGlyph{}
-	legend = append(legend,
-		legendEntry{"admitted", []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: admThumb}}},
-		legendEntry{"refused", []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: refThumb}}},
-		legendEntry{"over: admitted, the log refused", []plot.Thumbnailer{overRing}},
-		legendEntry{"under: refused, the log admitted", []plot.Thumbnailer{underRing}},
-	)
-
-	// The fixed windows' edges (aligned to t = 0), where counter and
-	// fixed roll over, when there are few enough to see.
-	if v.W > 0 && span/float64(v.W) <= 40 {
-		edge := draw.LineStyle{Color: color.Gray{Y: 150}, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(1.5), vg.Points(2)}}
-		first := (v.From/v.W + 1) * v.W
-		if v.From%v.W == 0 {
-			first = v.From
-		}
-		var e *refLine
-		for t := first; t <= v.To; t += v.W {
-			for _, p := range []*plot.Plot{top, lanes} {
-				e = &refLine{x: x(t), vert: true, style: edge}
-				p.Add(e)
-			}
-		}
-		if e != nil {
-			legend = append(legend, legendEntry{"fixed window edge", []plot.Thumbnailer{&refLine{style: edge}}})
-		}
-	}
-	for _, p := range []*plot.Plot{top, lanes} {
-		p.X.Min, p.X.Max = xmin, xmax
-	}
-	title := fmt.Sprintf("Key %s, rule %s (count %s, mode %s)", escape.Visible(keyText(v.Key)), escape.Visible(v.Rule), escape.Visible(v.Count), escape.Visible(v.Mode))
-	return &figure{
-		name:   "explain",
-		title:  title + "\nits requests and each algorithm's decisions",
-		panels: [][]*plot.Plot{{top}, {lanes}},
-		legend: legend,
-		w:      figWidth,
-		h:      3*vg.Inch + vg.Length(len(names))*0.45*vg.Inch,
-	}
-}
-
-// thickRing is a ring glyph drawn with a line heavy enough to be seen
-// around another mark.
-type thickRing struct{}
-
-func (thickRing) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
-	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(1.6)})
-	var p vg.Path
-	p.Move(vg.Point{X: pt.X + sty.Radius, Y: pt.Y})
-	p.Arc(pt, sty.Radius, 0, 2*math.Pi)
-	p.Close()
-	c.Stroke(p)
-}
 
 // explainHint says, under a group's top keys, how to see why one of them
 // was decided otherwise: the ratebench explain command line for the key
 // with the most disagreements, on the summary's trace, with the group's
 // rule, count policy, mode and algorithms. (The report reads only the
 // summary, which does not hold a key's requests.)
-func (m *model) explainHint(d *document, g *group) {
+func (m *model) explainHint(d *markup.Document, g *group) {
 	var key, alg string
 	most := int64(0)
 	var algs []string
@@ -216,41 +27,28 @@ func (m *model) explainHint(d *document, g *group) {
 	if most == 0 {
 		return
 	}
-	d.add(para{inline{}.Tf("To see why, replay one key alone (here %s, where %s disagrees most): ", keyText(key), alg).C(explainCommand(m.s.Trace, key, g.rule, g.count, g.mode, algs)).
+	d.Add(markup.Para{Text: markup.Inline{}.Tf("To see why, replay one key alone (here %s, where %s disagrees most): ", keyText(key), alg).Cmd(explainArgs(m.s.Trace, key, g.rule, g.count, g.mode, algs)...).
 		T(" lists its disagreements and draws its requests over a few windows, one lane per algorithm, beside the log's decisions.")})
 }
 
-// explainCommand is the command line of ratebench explain for key on the
-// trace t.
-func explainCommand(t summary.TraceInfo, key, rule, count, mode string, algs []string) string {
+// explainArgs are the words of the command line of ratebench explain
+// for key on the trace t (quoted by the document's Cmd when shown).
+func explainArgs(t summary.TraceInfo, key, rule, count, mode string, algs []string) []string {
 	args := []string{"ratebench", "explain"}
 	if spec, ok := strings.CutPrefix(t.Path, "gen:"); ok && t.Format == "generated" {
-		args = append(args, "-gen", shellWord(spec))
+		args = append(args, "-gen", spec)
 	} else {
-		args = append(args, "-trace", shellWord(t.Path))
+		args = append(args, "-trace", t.Path)
 	}
 	if t.TSUnitFrom == "explicit" {
-		args = append(args, "-ts-unit", shellWord(t.TSUnit))
+		args = append(args, "-ts-unit", t.TSUnit)
 	}
-	args = append(args, "-key", shellWord(key), "-rule", shellWord(rule), "-alg", shellWord(strings.Join(algs, ",")))
+	args = append(args, "-key", key, "-rule", rule, "-alg", strings.Join(algs, ","))
 	if count != "accepted" {
-		args = append(args, "-count", shellWord(count))
+		args = append(args, "-count", count)
 	}
 	if mode != "independent" {
-		args = append(args, "-mode", shellWord(mode))
+		args = append(args, "-mode", mode)
 	}
-	return strings.Join(args, " ")
-}
-
-// shellWord quotes s for a POSIX shell unless it needs no quoting.
-func shellWord(s string) string {
-	safe := s != ""
-	for i := 0; i < len(s) && safe; i++ {
-		c := s[i]
-		safe = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_./:=,+-%@", c) >= 0
-	}
-	if safe && s[0] != '-' {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return args
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"ratebench/internal/escape"
 	"ratebench/summary"
 )
 
@@ -26,9 +27,9 @@ func TestExplainCommand(t *testing.T) {
 		{summary.TraceInfo{Path: "traces/my log.csv", Format: "csv", TSUnit: "ms", TSUnitFrom: "explicit"}, "it's", "all", "shadow",
 			`ratebench explain -trace 'traces/my log.csv' -ts-unit ms -key 'it'\''s' -rule 5/30s -alg counter,token -count all -mode shadow`},
 		{summary.TraceInfo{Path: "a.csv", Format: "csv"}, "-x", "accepted", "independent",
-			"ratebench explain -trace a.csv -key '-x' -rule 5/30s -alg counter,token"},
+			"ratebench explain -trace a.csv -key -x -rule 5/30s -alg counter,token"},
 	} {
-		if got := explainCommand(c.trace, c.key, "5/30s", c.count, c.mode, []string{"counter", "token"}); got != c.want {
+		if got := escape.ShellCommand(explainArgs(c.trace, c.key, "5/30s", c.count, c.mode, []string{"counter", "token"})...); got != c.want {
 			t.Errorf("got  %s\nwant %s", got, c.want)
 		}
 	}
@@ -64,5 +65,18 @@ func TestKeyFigure(t *testing.T) {
 	v.Requests, v.To = nil, v.From
 	if _, err := KeyFigure(v, "svg"); err != nil {
 		t.Errorf("an empty span: %v", err)
+	}
+}
+
+// A span that ends at the last representable time draws its window edges
+// without wrapping around to the first.
+func TestKeyFigureAtTheEndOfTime(t *testing.T) {
+	const w = int64(1e9)
+	v := &KeyView{Key: "k", Rule: "2/1s", Count: "accepted", Mode: "independent", L: 2, W: w,
+		Origin: math.MaxInt64 - 3*w, From: math.MaxInt64 - 3*w, To: math.MaxInt64, Algorithms: []string{"fixed"}}
+	var err error
+	within(t, "the figure of a span ending at the last time", func() { _, err = KeyFigure(v, "svg") })
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -4,13 +4,15 @@ import (
 	"strings"
 
 	"ratebench/algorithms"
+	"ratebench/internal/numfmt"
+	"ratebench/report/markup"
 )
 
 // layered compares each layered rule with the single rule of its longest
 // window, when the summary has both: how much of each algorithm's gain at
 // the window edges (its burst beyond L) the short layers take away, and
 // what they cost in refused requests (docs/definitions.md §12).
-func (m *model) layered(d *document) {
+func (m *model) layered(d *markup.Document) {
 	first := true
 	for _, rule := range m.rules {
 		if !strings.Contains(rule, "+") {
@@ -32,17 +34,17 @@ func (m *model) layered(d *document) {
 				continue
 			}
 			if first {
-				d.add(heading{2, "layered", txt("Layered rules against the single rule")})
-				d.add(para{txt("A layered rule admits a request only if every layer does. Pairing a short limit with the long one is " +
+				d.Add(markup.Heading{Level: 2, ID: "layered", Text: markup.Text("Layered rules against the single rule")})
+				d.Add(markup.Para{Text: markup.Text("A layered rule admits a request only if every layer does. Pairing a short limit with the long one is " +
 					"the usual defence against window shaping: a client that times its bursts to the window edges gets the long " +
 					"window's limit twice in a short span from a fixed window or a counter, but not past the short layer. " +
 					"Burst is the worst admitted cost in any span of the long window, over its limit; the gain removed is the " +
 					"part of the burst beyond L that the short layers take away.")})
 				first = false
 			}
-			t := table{
-				head:  []string{"algorithm", "burst ÷ L, " + single, "burst ÷ L, " + rule, "gain removed", "admitted, " + single, "admitted, " + rule, "over rate, " + single, "over rate, " + rule},
-				right: []bool{false, true, true, true, true, true, true, true},
+			t := markup.Table{
+				Head:  []string{"algorithm", "burst ÷ L, " + single, "burst ÷ L, " + rule, "gain removed", "admitted, " + single, "admitted, " + rule, "over rate, " + single, "over rate, " + rule},
+				Right: []bool{false, true, true, true, true, true, true, true},
 			}
 			for _, lr := range lg.runs {
 				var sr = lr
@@ -57,13 +59,13 @@ func (m *model) layered(d *document) {
 				}
 				removed := "—"
 				if ex := sr.Burst.Ratio - 1; ex > 0 {
-					removed = rate(1 - max(0, lr.Burst.Ratio-1)/ex)
+					removed = numfmt.Rate(1 - max(0, lr.Burst.Ratio-1)/ex)
 				}
-				t.rows = append(t.rows, []inline{inline{}.C(lr.Algorithm), txt(num(sr.Burst.Ratio)), txt(num(lr.Burst.Ratio)), txt(removed),
-					txt(count(sr.Admitted)), txt(count(lr.Admitted)), txt(rate(sr.OverRate)), txt(rate(lr.OverRate))})
+				t.Rows = append(t.Rows, []markup.Inline{markup.Inline{}.C(lr.Algorithm), markup.Text(num(sr.Burst.Ratio)), markup.Text(num(lr.Burst.Ratio)), markup.Text(removed),
+					markup.Text(numfmt.Count(sr.Admitted)), markup.Text(numfmt.Count(lr.Admitted)), markup.Text(numfmt.Rate(sr.OverRate)), markup.Text(numfmt.Rate(lr.OverRate))})
 			}
-			if len(t.rows) > 0 {
-				d.add(para{txtf("Count %s, mode %s: %s against %s.", lg.count, lg.mode, rule, single)}, t)
+			if len(t.Rows) > 0 {
+				d.Add(markup.Para{Text: markup.Textf("Count %s, mode %s: %s against %s.", lg.count, lg.mode, rule, single)}, t)
 			}
 		}
 	}

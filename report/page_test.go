@@ -3,10 +3,13 @@ package report
 import (
 	"image/color"
 	"path/filepath"
-	"ratebench/summary"
 	"reflect"
 	"strings"
 	"testing"
+
+	"ratebench/report/markup"
+	"ratebench/report/plotkit"
+	"ratebench/summary"
 )
 
 // The decision comes first; the glossary and the configuration follow it,
@@ -46,17 +49,17 @@ func TestPageLayout(t *testing.T) {
 
 // A column empty (or "—") in every row is left out, in both renderings.
 func TestEmptyColumnsLeftOut(t *testing.T) {
-	tb := table{
-		head:  []string{"algorithm", "burst", "over"},
-		right: []bool{false, true, true},
-		rows:  [][]inline{{txt("counter"), txt("—"), txt("3")}, {txt("fixed"), txt(""), txt("0")}},
+	tb := markup.Table{
+		Head:  []string{"algorithm", "burst", "over"},
+		Right: []bool{false, true, true},
+		Rows:  [][]markup.Inline{{markup.Text("counter"), markup.Text("—"), markup.Text("3")}, {markup.Text("fixed"), markup.Text(""), markup.Text("0")}},
 	}
-	d := &document{title: "t", blocks: []block{tb}}
-	md := string(d.markdown())
+	d := &markup.Document{Title: "t", Blocks: []markup.Block{tb}}
+	md := string(d.Markdown())
 	if strings.Contains(md, "burst") || !strings.Contains(md, "| algorithm | over |\n|---|---:|\n| counter | 3 |") {
 		t.Errorf("markdown keeps the empty column:\n%s", md)
 	}
-	html := string(d.html())
+	html := string(d.HTML())
 	if strings.Contains(html, "burst") || !strings.Contains(html, `<tr><td>counter</td><td class="r">3</td></tr>`) {
 		t.Errorf("html keeps the empty column:\n%s", html)
 	}
@@ -79,43 +82,15 @@ func TestOneColourPerAlgorithm(t *testing.T) {
 		}
 	}
 	seen := map[color.Color]string{}
-	for _, a := range algColours {
-		c := styleOf(a).color
+	for _, a := range plotkit.KnownAlgorithms {
+		c := plotkit.StyleOf(a).Color
 		if b, ok := seen[c]; ok {
 			t.Errorf("%s and %s share a colour", a, b)
 		}
 		seen[c] = a
 	}
-	if st := styleOf("buckets:16"); st.dashes == nil {
+	if st := plotkit.StyleOf("buckets:16"); st.Dashes == nil {
 		t.Error("an algorithm outside the fixed table is drawn solid, like a known one")
-	}
-}
-
-// Every linear axis has 3 to 8 labelled ticks at a round step, whatever
-// its range (gonum's default labels two or three).
-func TestAxisTicks(t *testing.T) {
-	for _, r := range [][2]float64{{0, 10.53}, {0, 1}, {-0.4, 12.3}, {0, 632}, {0, 1.08}, {3, 7}, {0, 0.0021}, {-5, 5}, {0, 1e6}, {17, 18}} {
-		var labels []string
-		for _, tk := range (linTicks{}).Ticks(r[0], r[1]) {
-			if tk.Value < r[0]-1e-9 || tk.Value > r[1]+1e-9 {
-				t.Errorf("%v: tick %v outside the range", r, tk.Value)
-			}
-			if tk.Label != "" {
-				labels = append(labels, tk.Label)
-			}
-		}
-		if len(labels) < 3 || len(labels) > 8 {
-			t.Errorf("%v: %d labelled ticks %v, want 3 to 8", r, len(labels), labels)
-		}
-	}
-	got := []string{}
-	for _, tk := range (linTicks{}).Ticks(0, 10.53) {
-		if tk.Label != "" {
-			got = append(got, tk.Label)
-		}
-	}
-	if want := []string{"0", "2", "4", "6", "8", "10"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("ticks over [0, 10.53]: %v, want %v", got, want)
 	}
 }
 

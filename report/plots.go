@@ -15,6 +15,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"ratebench/internal/escape"
+	"ratebench/internal/numfmt"
+	"ratebench/report/markup"
+	"ratebench/report/plotkit"
 	"ratebench/summary"
 )
 
@@ -31,7 +34,7 @@ func (m *model) figTitle(what string, g *group) string {
 
 // divergenceFig: over- and under-admission rates side by side per
 // candidate.
-func (m *model) divergenceFig(g *group) (*figure, string) {
+func (m *model) divergenceFig(g *group) (*plotkit.Figure, string) {
 	cands := g.candidates()
 	if len(cands) == 0 {
 		return nil, "Only the exact log was run here: there is no candidate to compare with it."
@@ -42,47 +45,47 @@ func (m *model) divergenceFig(g *group) (*figure, string) {
 	var all []float64
 	for i, r := range cands {
 		names[i] = r.Algorithm
-		over[i] = 100 * finite(r.OverRate)
-		under[i] = 100 * finite(r.UnderRate)
+		over[i] = 100 * plotkit.Finite(r.OverRate)
+		under[i] = 100 * plotkit.Finite(r.UnderRate)
 		all = append(all, over[i], under[i])
 	}
-	p := newPanel("", "share of all requests (%)", "")
-	overBars := &hbars{vals: over, offset: 0.19, width: 0.36, color: overColor}
-	underBars := &hbars{vals: under, offset: -0.19, width: 0.36, color: underColor}
+	p := plotkit.NewPanel("", "share of all requests (%)", "")
+	overBars := &plotkit.HBars{Vals: over, Offset: 0.19, Width: 0.36, Color: plotkit.OverColor}
+	underBars := &plotkit.HBars{Vals: under, Offset: -0.19, Width: 0.36, Color: plotkit.UnderColor}
 	p.Add(overBars, underBars)
-	categoryAxis(&p.Y, names)
-	caption := txtf("Over- and under-admission rates of each candidate against the exact log (%s requests); the log itself is 0 by definition.", count(g.requests()))
-	lo, hi, ok := logRange(all, 1)
+	plotkit.CategoryAxis(&p.Y, names)
+	caption := markup.Textf("Over- and under-admission rates of each candidate against the exact log (%s requests); the log itself is 0 by definition.", numfmt.Count(g.requests()))
+	lo, hi, ok := plotkit.LogRange(all, 1)
 	switch {
 	case !ok:
 		p.X.Min, p.X.Max = 0, 1
-		p.Add(note{"no candidate disagreed with the log"})
+		p.Add(plotkit.Note{Text: "no candidate disagreed with the log"})
 	case hi/lo > 100:
 		lo = math.Pow(10, math.Floor(math.Log10(lo)))
-		setLog(&p.X, lo, hi*1.5)
-		overBars.log, underBars.log = true, true
+		plotkit.SetLog(&p.X, lo, hi*1.5)
+		overBars.Log, underBars.Log = true, true
 		p.X.Label.Text = "share of all requests (%, log scale)"
 		caption = caption.T(" The rates span more than two decades, so the scale is logarithmic; a rate of zero is marked 0.")
 	default:
 		p.X.Min, p.X.Max = 0, hi*1.12
 	}
 	h := vg.Length(1.4)*vg.Inch + vg.Length(len(cands))*0.42*vg.Inch
-	return &figure{
-		name:    g.file("divergence"),
-		title:   m.figTitle("Over- and under-admissions per algorithm", g),
-		alt:     "over- and under-admission rates per algorithm, " + g.title(),
-		caption: caption,
-		panels:  [][]*plot.Plot{{p}},
-		legend: []legendEntry{
-			{"over: admitted, the log refused", []plot.Thumbnailer{&hbars{color: overColor}}},
-			{"under: refused, the log admitted", []plot.Thumbnailer{&hbars{color: underColor}}},
+	return &plotkit.Figure{
+		Name:    g.file("divergence"),
+		Title:   m.figTitle("Over- and under-admissions per algorithm", g),
+		Alt:     "over- and under-admission rates per algorithm, " + g.title(),
+		Caption: caption,
+		Panels:  [][]*plot.Plot{{p}},
+		Legend: []plotkit.LegendEntry{
+			{Name: "over: admitted, the log refused", Thumbs: []plot.Thumbnailer{&plotkit.HBars{Color: plotkit.OverColor}}},
+			{Name: "under: refused, the log admitted", Thumbs: []plot.Thumbnailer{&plotkit.HBars{Color: plotkit.UnderColor}}},
 		},
-		w: figWidth, h: max(h, 3*vg.Inch),
+		W: figWidth, H: max(h, 3*vg.Inch),
 	}, ""
 }
 
 // burstFig: the worst admitted burst ÷ L per algorithm, with the log's 1.
-func (m *model) burstFig(g *group) (*figure, string) {
+func (m *model) burstFig(g *group) (*plotkit.Figure, string) {
 	var names []string
 	var vals []float64
 	for _, r := range g.runs {
@@ -90,7 +93,7 @@ func (m *model) burstFig(g *group) (*figure, string) {
 			continue
 		}
 		names = append(names, r.Algorithm)
-		vals = append(vals, finite(r.Burst.Ratio))
+		vals = append(vals, plotkit.Finite(r.Burst.Ratio))
 	}
 	measured := false
 	for _, r := range g.candidates() {
@@ -99,29 +102,29 @@ func (m *model) burstFig(g *group) (*figure, string) {
 	if !measured {
 		return nil, "Burst is not measured in shadow mode, where a candidate records the log's admissions rather than its own."
 	}
-	p := newPanel("", "worst admitted cost in any window span (t−W, t] ÷ L", "")
-	bars := &hbars{vals: vals, width: 0.6, color: color.RGBA{0x4e, 0x79, 0xa7, 0xff}}
-	ref := &refLine{x: 1, vert: true, style: draw.LineStyle{Color: color.Black, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}}
+	p := plotkit.NewPanel("", "worst admitted cost in any window span (t−W, t] ÷ L", "")
+	bars := &plotkit.HBars{Vals: vals, Width: 0.6, Color: color.RGBA{0x4e, 0x79, 0xa7, 0xff}}
+	ref := &plotkit.RefLine{X: 1, Vert: true, Style: draw.LineStyle{Color: color.Black, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}}
 	p.Add(bars, ref, &barValues{vals: vals})
-	categoryAxis(&p.Y, names)
+	plotkit.CategoryAxis(&p.Y, names)
 	hi := 1.2
 	for _, v := range vals {
 		hi = math.Max(hi, v*1.15)
 	}
 	p.X.Min, p.X.Max = 0, hi
 	h := vg.Length(1.3)*vg.Inch + vg.Length(len(names))*0.32*vg.Inch
-	return &figure{
-		name:  g.file("burst"),
-		title: m.figTitle("Worst burst per algorithm", g),
-		alt:   "worst admitted burst divided by L per algorithm, " + g.title(),
-		caption: txtf("The largest cost any algorithm admitted for one key within a window span, divided by the limit L = %s. "+
+	return &plotkit.Figure{
+		Name:  g.file("burst"),
+		Title: m.figTitle("Worst burst per algorithm", g),
+		Alt:   "worst admitted burst divided by L per algorithm, " + g.title(),
+		Caption: markup.Textf("The largest cost any algorithm admitted for one key within a window span, divided by the limit L = %s. "+
 			"The exact log never exceeds 1; a fixed window reaches up to 2, a token bucket up to (B+L)/L.", g.limitText()),
-		panels: [][]*plot.Plot{{p}},
-		legend: []legendEntry{
-			{"worst burst ÷ L", []plot.Thumbnailer{bars}},
-			{"L (the exact log's bound)", []plot.Thumbnailer{ref}},
+		Panels: [][]*plot.Plot{{p}},
+		Legend: []plotkit.LegendEntry{
+			{Name: "worst burst ÷ L", Thumbs: []plot.Thumbnailer{bars}},
+			{Name: "L (the exact log's bound)", Thumbs: []plot.Thumbnailer{ref}},
 		},
-		w: figWidth, h: max(h, 2.8*vg.Inch),
+		W: figWidth, H: max(h, 2.8*vg.Inch),
 	}, ""
 }
 
@@ -130,7 +133,7 @@ type barValues struct{ vals []float64 }
 
 func (b *barValues) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	sty := textStyle(8.5)
+	sty := plotkit.TextStyle(8.5)
 	sty.YAlign = draw.YCenter
 	n := len(b.vals)
 	for i, v := range b.vals {
@@ -187,8 +190,8 @@ func sameXYs(a, b []plotter.XYs) bool {
 
 // addMerged draws the lines into the panels (one per data slot) and
 // returns the legend of those drawn.
-func (m *model) addMerged(panels []*plot.Plot, ms []merged, points bool) []legendEntry {
-	var legend []legendEntry
+func (m *model) addMerged(panels []*plot.Plot, ms []merged, points bool) []plotkit.LegendEntry {
+	var legend []plotkit.LegendEntry
 	for _, mg := range ms {
 		st := m.style(mg.alg)
 		drawn := false
@@ -197,25 +200,25 @@ func (m *model) addMerged(panels []*plot.Plot, ms []merged, points bool) []legen
 				continue
 			}
 			if points {
-				panels[k].Add(newLinePoints(xys, st))
+				panels[k].Add(plotkit.NewLinePoints(xys, st))
 			} else {
-				panels[k].Add(lineOf(xys, st))
+				panels[k].Add(plotkit.LineOf(xys, st))
 			}
 			drawn = true
 		}
 		if drawn {
-			var th plot.Thumbnailer = lineOf(nil, st)
+			var th plot.Thumbnailer = plotkit.LineOf(nil, st)
 			if points {
-				th = newLinePoints(nil, st)
+				th = plotkit.NewLinePoints(nil, st)
 			}
-			legend = append(legend, legendEntry{mg.name, []plot.Thumbnailer{th}})
+			legend = append(legend, plotkit.LegendEntry{Name: mg.name, Thumbs: []plot.Thumbnailer{th}})
 		}
 	}
 	return legend
 }
 
 // phaseFig: where in the fixed window (e/W) the disagreements fall.
-func (m *model) phaseFig(g *group) (*figure, string) {
+func (m *model) phaseFig(g *group) (*plotkit.Figure, string) {
 	cands := g.candidates()
 	if len(cands) == 0 {
 		return nil, ""
@@ -239,7 +242,7 @@ func (m *model) phaseFig(g *group) (*figure, string) {
 			xys := make(plotter.XYs, n)
 			for j, v := range bins {
 				xys[j].X = (float64(j) + 0.5) / float64(n)
-				xys[j].Y = finite(float64(v))
+				xys[j].Y = plotkit.Finite(float64(v))
 				ymax[k] = math.Max(ymax[k], xys[j].Y)
 			}
 			data[i][k] = xys
@@ -250,35 +253,35 @@ func (m *model) phaseFig(g *group) (*figure, string) {
 	}
 	panels := make([]*plot.Plot, len(sides))
 	for k, side := range sides {
-		p := newPanel(side+"-admissions", "position in the fixed window, e/W", side+"-admissions (requests)")
+		p := plotkit.NewPanel(side+"-admissions", "position in the fixed window, e/W", side+"-admissions (requests)")
 		p.X.Min, p.X.Max = 0, 1
 		if ymax[k] == 0 {
-			p.Add(note{"no " + side + "-admissions"})
+			p.Add(plotkit.Note{Text: "no " + side + "-admissions"})
 			ymax[k] = 1
 		}
 		p.Y.Min, p.Y.Max = 0, ymax[k]*1.08
 		panels[k] = p
 	}
 	legend := m.addMerged(panels, mergeSame(algs, data), true)
-	return &figure{
-		name:  g.file("phase"),
-		title: m.figTitle("Where in the window the candidates disagree", g),
-		alt:   "over- and under-admissions by position in the fixed window, " + g.title(),
-		caption: txt("Disagreements by how far into the fixed window (e/W, 20 bins) they happen. " +
+	return &plotkit.Figure{
+		Name:  g.file("phase"),
+		Title: m.figTitle("Where in the window the candidates disagree", g),
+		Alt:   "over- and under-admissions by position in the fixed window, " + g.title(),
+		Caption: markup.Text("Disagreements by how far into the fixed window (e/W, 20 bins) they happen. " +
 			"A sliding window counter is expected to over-admit late in a window and to under-admit after traffic early in the previous one."),
-		panels: [][]*plot.Plot{{panels[0]}, {panels[1]}},
-		legend: legend,
-		w:      figWidth, h: 6 * vg.Inch,
+		Panels: [][]*plot.Plot{{panels[0]}, {panels[1]}},
+		Legend: legend,
+		W:      figWidth, H: 6 * vg.Inch,
 	}, ""
 }
 
 // legendFor lists the runs whose algorithm is in show, in run order, as
 // points.
-func (m *model) legendFor(runs []*summary.Run, show map[string]bool) []legendEntry {
-	var out []legendEntry
+func (m *model) legendFor(runs []*summary.Run, show map[string]bool) []plotkit.LegendEntry {
+	var out []plotkit.LegendEntry
 	for _, r := range runs {
 		if show[r.Algorithm] {
-			out = append(out, legendEntry{r.Algorithm, []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: m.style(r.Algorithm).glyph()}}})
+			out = append(out, plotkit.LegendEntry{Name: r.Algorithm, Thumbs: []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: m.style(r.Algorithm).Glyph()}}})
 		}
 	}
 	return out
@@ -296,7 +299,7 @@ func bucketsN(alg string) (int, bool) {
 
 // frontierFig: memory per key against disagreement, one point per
 // algorithm, the buckets:N family joined from the counter to the log.
-func (m *model) frontierFig(g *group) (*figure, string) {
+func (m *model) frontierFig(g *group) (*plotkit.Figure, string) {
 	if len(g.candidates()) == 0 {
 		return nil, ""
 	}
@@ -308,10 +311,10 @@ func (m *model) frontierFig(g *group) (*figure, string) {
 	at := map[[2]float64]*pt{}
 	show := map[string]bool{}
 	var xs []float64
-	p := newPanel("", "state per key, peak (bytes, log scale)", "requests decided differently from the log (%)")
+	p := plotkit.NewPanel("", "state per key, peak (bytes, log scale)", "requests decided differently from the log (%)")
 	for _, r := range g.runs {
-		x := math.Max(1, finite(float64(r.Memory.PeakPerKey)))
-		y := 100 * finite(r.DisagreeRate)
+		x := math.Max(1, plotkit.Finite(float64(r.Memory.PeakPerKey)))
+		y := 100 * plotkit.Finite(r.DisagreeRate)
 		xs = append(xs, x)
 		x = math.Log10(x) // the axis holds log10 (setLog)
 		k := [2]float64{x, y}
@@ -322,7 +325,7 @@ func (m *model) frontierFig(g *group) (*figure, string) {
 			at[k] = q
 			pts = append(pts, q)
 		}
-		sc := &plotter.Scatter{XYs: plotter.XYs{{X: x, Y: y}}, GlyphStyle: m.style(r.Algorithm).glyph()}
+		sc := &plotter.Scatter{XYs: plotter.XYs{{X: x, Y: y}}, GlyphStyle: m.style(r.Algorithm).Glyph()}
 		sc.GlyphStyle.Radius = vg.Points(3.5)
 		p.Add(sc)
 		show[r.Algorithm] = true
@@ -346,7 +349,7 @@ func (m *model) frontierFig(g *group) (*figure, string) {
 			log = r
 		}
 	}
-	var legend []legendEntry
+	var legend []plotkit.LegendEntry
 	if len(fam) > 0 {
 		sort.SliceStable(fam, func(i, j int) bool { return fam[i].n < fam[j].n })
 		var chain []*summary.Run
@@ -362,44 +365,44 @@ func (m *model) frontierFig(g *group) (*figure, string) {
 		if len(chain) >= 2 {
 			xys := make(plotter.XYs, len(chain))
 			for i, r := range chain {
-				xys[i].X = math.Log10(math.Max(1, finite(float64(r.Memory.PeakPerKey))))
-				xys[i].Y = 100 * finite(r.DisagreeRate)
+				xys[i].X = math.Log10(math.Max(1, plotkit.Finite(float64(r.Memory.PeakPerKey))))
+				xys[i].Y = 100 * plotkit.Finite(r.DisagreeRate)
 			}
 			fl := &plotter.Line{XYs: xys, LineStyle: draw.LineStyle{Color: color.Gray{Y: 110}, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
 			p.Add(fl)
-			legend = append(legend, legendEntry{"buckets:N, counter → log", []plot.Thumbnailer{fl}})
+			legend = append(legend, plotkit.LegendEntry{Name: "buckets:N, counter → log", Thumbs: []plot.Thumbnailer{fl}})
 		}
 	}
-	lbl := &pointLabels{}
+	lbl := &plotkit.PointLabels{}
 	ymax := 0.0
 	for _, q := range pts {
-		lbl.xs = append(lbl.xs, q.x)
-		lbl.ys = append(lbl.ys, q.y)
-		lbl.texts = append(lbl.texts, strings.Join(q.names, ", "))
+		lbl.Xs = append(lbl.Xs, q.x)
+		lbl.Ys = append(lbl.Ys, q.y)
+		lbl.Texts = append(lbl.Texts, strings.Join(q.names, ", "))
 		ymax = math.Max(ymax, q.y)
 	}
 	p.Add(lbl)
-	lo, hi, _ := logRange(xs, 1.6)
-	setLog(&p.X, lo, hi)
+	lo, hi, _ := plotkit.LogRange(xs, 1.6)
+	plotkit.SetLog(&p.X, lo, hi)
 	if ymax == 0 {
 		ymax = 1
 	}
 	p.Y.Min, p.Y.Max = -ymax*0.04, ymax*1.12
 	legend = append(m.legendFor(g.runs, show), legend...)
-	return &figure{
-		name:  g.file("frontier"),
-		title: m.figTitle("Trade-off: memory per key against disagreement", g),
-		alt:   "memory per key against disagreement rate per algorithm, " + g.title(),
-		caption: txt("Each point is an algorithm: its analytic state per key (peak over keys) against the share of requests it decided differently from the exact log. " +
+	return &plotkit.Figure{
+		Name:  g.file("frontier"),
+		Title: m.figTitle("Trade-off: memory per key against disagreement", g),
+		Alt:   "memory per key against disagreement rate per algorithm, " + g.title(),
+		Caption: markup.Text("Each point is an algorithm: its analytic state per key (peak over keys) against the share of requests it decided differently from the exact log. " +
 			"Down and to the left is better. The buckets:N family trades memory for precision between the counter and the log."),
-		panels: [][]*plot.Plot{{p}},
-		legend: legend,
-		w:      figWidth, h: 4.8 * vg.Inch,
+		Panels: [][]*plot.Plot{{p}},
+		Legend: legend,
+		W:      figWidth, H: 4.8 * vg.Inch,
 	}, ""
 }
 
 // rateErrorFig: the CDF of the signed estimate error, as a fraction of L.
-func (m *model) rateErrorFig(g *group) (*figure, string) {
+func (m *model) rateErrorFig(g *group) (*plotkit.Figure, string) {
 	type series struct {
 		run   *summary.Run
 		xys   plotter.XYs
@@ -463,9 +466,9 @@ func (m *model) rateErrorFig(g *group) (*figure, string) {
 		xmin, xmax = -0.05, 0.05
 	}
 	pad := math.Max((xmax-xmin)*0.05, 0.02)
-	xmin, xmax = finite(xmin-pad), finite(xmax+pad)
-	p := newPanel("", "estimate − exact count, as a fraction of L (negative: the candidate under-counts)", "share of requests with error ≤ x")
-	p.Add(&refLine{x: 0, vert: true, style: draw.LineStyle{Color: color.Gray{Y: 120}, Width: vg.Points(0.8)}})
+	xmin, xmax = plotkit.Finite(xmin-pad), plotkit.Finite(xmax+pad)
+	p := plotkit.NewPanel("", "estimate − exact count, as a fraction of L (negative: the candidate under-counts)", "share of requests with error ≤ x")
+	p.Add(&plotkit.RefLine{X: 0, Vert: true, Style: draw.LineStyle{Color: color.Gray{Y: 120}, Width: vg.Points(0.8)}})
 	algs := make([]string, len(ss))
 	data := make([][]plotter.XYs, len(ss))
 	for i, s := range ss {
@@ -474,7 +477,7 @@ func (m *model) rateErrorFig(g *group) (*figure, string) {
 		xys = append(xys, s.xys...)
 		xys = append(xys, plotter.XY{X: xmax, Y: 1})
 		for j := range xys {
-			xys[j].X, xys[j].Y = finite(xys[j].X), finite(xys[j].Y)
+			xys[j].X, xys[j].Y = plotkit.Finite(xys[j].X), plotkit.Finite(xys[j].Y)
 		}
 		algs[i] = s.run.Algorithm
 		data[i] = []plotter.XYs{xys}
@@ -482,20 +485,20 @@ func (m *model) rateErrorFig(g *group) (*figure, string) {
 	legend := m.addMerged([]*plot.Plot{p}, mergeSame(algs, data), false)
 	p.X.Min, p.X.Max = xmin, xmax
 	p.Y.Min, p.Y.Max = 0, 1.02
-	return &figure{
-		name:  g.file("rate-error"),
-		title: m.figTitle("Rate error: cumulative distribution", g),
-		alt:   "cumulative distribution of the signed rate error per algorithm, " + g.title(),
-		caption: txtf("At each request, the algorithm's estimate of the cost in (t−W, t] minus the exact count, divided by L = %s, read from the summary's histogram (bins of L/1000). "+
+	return &plotkit.Figure{
+		Name:  g.file("rate-error"),
+		Title: m.figTitle("Rate error: cumulative distribution", g),
+		Alt:   "cumulative distribution of the signed rate error per algorithm, " + g.title(),
+		Caption: markup.Textf("At each request, the algorithm's estimate of the cost in (t−W, t] minus the exact count, divided by L = %s, read from the summary's histogram (bins of L/1000). "+
 			"A curve that rises steeply at 0 is a precise estimator; mass left of 0 is under-counting (it leads to over-admission), right of 0 over-counting (under-admission).", g.limitText()),
-		panels: [][]*plot.Plot{{p}},
-		legend: legend,
-		w:      figWidth, h: 4.6 * vg.Inch,
+		Panels: [][]*plot.Plot{{p}},
+		Legend: legend,
+		W:      figWidth, H: 4.6 * vg.Inch,
 	}, ""
 }
 
 // timelineFig: over- and under-admissions over the trace's time.
-func (m *model) timelineFig(g *group) (*figure, string) {
+func (m *model) timelineFig(g *group) (*plotkit.Figure, string) {
 	cands := g.candidates()
 	if len(cands) == 0 {
 		return nil, ""
@@ -526,7 +529,7 @@ func (m *model) timelineFig(g *group) (*figure, string) {
 			continue
 		}
 		at := func(j int) float64 {
-			return finite((float64(tl.First+int64(j))*float64(tl.WidthNS) + float64(tl.WidthNS)/2 - start) / unit)
+			return plotkit.Finite((float64(tl.First+int64(j))*float64(tl.WidthNS) + float64(tl.WidthNS)/2 - start) / unit)
 		}
 		for k, bins := range [][]int64{tl.Over, tl.Under} {
 			if len(bins) == 0 {
@@ -542,7 +545,7 @@ func (m *model) timelineFig(g *group) (*figure, string) {
 			}
 			xys := make(plotter.XYs, len(bins))
 			for j, v := range bins {
-				xys[j] = plotter.XY{X: at(j), Y: finite(float64(v))}
+				xys[j] = plotter.XY{X: at(j), Y: plotkit.Finite(float64(v))}
 				ymax[k] = math.Max(ymax[k], xys[j].Y)
 			}
 			data[i][k] = xys
@@ -556,25 +559,25 @@ func (m *model) timelineFig(g *group) (*figure, string) {
 	}
 	panels := make([]*plot.Plot, 2)
 	for k, side := range []string{"over", "under"} {
-		p := newPanel(side+"-admissions", "", side+"-admissions per bin")
+		p := plotkit.NewPanel(side+"-admissions", "", side+"-admissions per bin")
 		if ymax[k] == 0 {
-			p.Add(note{"no " + side + "-admissions"})
+			p.Add(plotkit.Note{Text: "no " + side + "-admissions"})
 			ymax[k] = 1
 		}
 		p.Y.Min, p.Y.Max = 0, ymax[k]*1.08
 		p.X.Min, p.X.Max = math.Min(0, xmin), xmax
 		panels[k] = p
 	}
-	panels[1].X.Label.Text = fmt.Sprintf("time since the trace's first request (%s; bins of %s)", unitName, fmtDuration(width))
+	panels[1].X.Label.Text = fmt.Sprintf("time since the trace's first request (%s; bins of %s)", unitName, numfmt.Duration(width))
 	legend := m.addMerged(panels, mergeSame(algs, data), maxBins <= 60)
-	return &figure{
-		name:    g.file("timeline"),
-		title:   m.figTitle("Disagreements over time", g),
-		alt:     "over- and under-admissions over the trace's time, " + g.title(),
-		caption: txtf("Over- and under-admissions per bin of %s over the trace's time: whether the candidates disagree all along or in episodes.", fmtDuration(width)),
-		panels:  [][]*plot.Plot{{panels[0]}, {panels[1]}},
-		legend:  legend,
-		w:       figWidth, h: 6 * vg.Inch,
+	return &plotkit.Figure{
+		Name:    g.file("timeline"),
+		Title:   m.figTitle("Disagreements over time", g),
+		Alt:     "over- and under-admissions over the trace's time, " + g.title(),
+		Caption: markup.Textf("Over- and under-admissions per bin of %s over the trace's time: whether the candidates disagree all along or in episodes.", numfmt.Duration(width)),
+		Panels:  [][]*plot.Plot{{panels[0]}, {panels[1]}},
+		Legend:  legend,
+		W:       figWidth, H: 6 * vg.Inch,
 	}, ""
 }
 

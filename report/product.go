@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"ratebench/internal/numfmt"
+	"ratebench/report/markup"
 	"ratebench/summary"
 )
 
@@ -11,7 +13,7 @@ import (
 // modelled from its source), how it decides against the log and against
 // its textbook twin, and how much of its disagreement with the twin each of
 // its deviations explains.
-func (m *model) productTables(d *document, g *group) {
+func (m *model) productTables(d *markup.Document, g *group) {
 	first := true
 	for _, r := range g.runs {
 		p := r.Product
@@ -19,54 +21,54 @@ func (m *model) productTables(d *document, g *group) {
 			continue
 		}
 		if first {
-			d.add(heading{4, "", txt("Products against their textbook twins")})
-			d.add(para{txt("A product is modelled from its source as a textbook algorithm, its twin, plus deviations. " +
+			d.Add(markup.Heading{Level: 4, Text: markup.Text("Products against their textbook twins")})
+			d.Add(markup.Para{Text: markup.Text("A product is modelled from its source as a textbook algorithm, its twin, plus deviations. " +
 				"Its twin and the product with each deviation alone turned off are replayed beside it, in the same mode; " +
 				"a deviation's share is the part of the product's disagreement with its twin that turning it off removes. " +
 				"Deviations interact, so the shares need not add up to 100%.")})
 			first = false
 		}
 		n := r.Requests
-		d.add(para{productSentence(r, p)})
-		t := table{
-			head:  []string{"replayed", "disagree with the log", "over", "under", "otherwise than the twin", "over", "under", "share"},
-			right: []bool{false, true, true, true, true, true, true, true},
+		d.Add(markup.Para{Text: productSentence(r, p)})
+		t := markup.Table{
+			Head:  []string{"replayed", "disagree with the log", "over", "under", "otherwise than the twin", "over", "under", "share"},
+			Right: []bool{false, true, true, true, true, true, true, true},
 		}
-		t.rows = append(t.rows,
-			[]inline{inline{}.C(r.Algorithm), txt(pctOfRuns(r.Over+r.Under, n)), txt(count(r.Over)), txt(count(r.Under)),
-				txt(count(p.VsTwin.Total())), txt(count(p.VsTwin.Over)), txt(count(p.VsTwin.Under)), txt("")},
-			[]inline{inline{}.C(p.Twin).T(" (twin)"), txt(pctOfRuns(p.TwinVsLog.Total(), n)), txt(count(p.TwinVsLog.Over)), txt(count(p.TwinVsLog.Under)),
-				txt("0"), txt("0"), txt("0"), txt("")})
+		t.Rows = append(t.Rows,
+			[]markup.Inline{markup.Inline{}.C(r.Algorithm), markup.Text(numfmt.PercentOf(r.Over+r.Under, n)), markup.Text(numfmt.Count(r.Over)), markup.Text(numfmt.Count(r.Under)),
+				markup.Text(numfmt.Count(p.VsTwin.Total())), markup.Text(numfmt.Count(p.VsTwin.Over)), markup.Text(numfmt.Count(p.VsTwin.Under)), markup.Text("")},
+			[]markup.Inline{markup.Inline{}.C(p.Twin).T(" (twin)"), markup.Text(numfmt.PercentOf(p.TwinVsLog.Total(), n)), markup.Text(numfmt.Count(p.TwinVsLog.Over)), markup.Text(numfmt.Count(p.TwinVsLog.Under)),
+				markup.Text("0"), markup.Text("0"), markup.Text("0"), markup.Text("")})
 		for _, e := range p.Deviations {
 			share := "—"
 			if p.VsTwin.Total() > 0 {
-				share = signedPct(e.Share)
+				share = numfmt.SignedPercent(e.Share)
 			}
-			t.rows = append(t.rows, []inline{inline{}.T("without " + e.Name + ": ").C(e.Without),
-				txt(pctOfRuns(e.VsLog.Total(), n)), txt(count(e.VsLog.Over)), txt(count(e.VsLog.Under)),
-				txt(count(e.VsTwin.Total())), txt(count(e.VsTwin.Over)), txt(count(e.VsTwin.Under)), txt(share)})
+			t.Rows = append(t.Rows, []markup.Inline{markup.Inline{}.T("without " + e.Name + ": ").C(e.Without),
+				markup.Text(numfmt.PercentOf(e.VsLog.Total(), n)), markup.Text(numfmt.Count(e.VsLog.Over)), markup.Text(numfmt.Count(e.VsLog.Under)),
+				markup.Text(numfmt.Count(e.VsTwin.Total())), markup.Text(numfmt.Count(e.VsTwin.Over)), markup.Text(numfmt.Count(e.VsTwin.Under)), markup.Text(share)})
 		}
-		d.add(t)
-		var devs []inline
+		d.Add(t)
+		var devs []markup.Inline
 		for _, e := range p.Deviations {
-			devs = append(devs, inline{}.C(e.Name).T(": "+e.About+"."))
+			devs = append(devs, markup.Inline{}.C(e.Name).T(": "+e.About+"."))
 		}
 		if len(devs) > 0 {
-			d.add(bullets{devs})
+			d.Add(markup.Bullets{Items: devs})
 		}
 	}
 }
 
 // productSentence says in a line how far the product is from its twin and
 // which deviation explains most of it.
-func productSentence(r *summary.Run, p *summary.Product) inline {
+func productSentence(r *summary.Run, p *summary.Product) markup.Inline {
 	dt := p.VsTwin.Total()
-	s := inline{}.C(r.Algorithm).T(" runs ").C(p.Twin)
+	s := markup.Inline{}.C(r.Algorithm).T(" runs ").C(p.Twin)
 	if dt == 0 {
 		return s.T(" with other arithmetic; on this trace it decided every request as its twin did (none of its deviations showed).")
 	}
 	s = s.T(fmt.Sprintf(" with other arithmetic: it decided %s requests (%s) otherwise than its twin, %s admitted that the twin refused and %s refused that it admitted",
-		count(dt), pctOfRuns(dt, r.Requests), count(p.VsTwin.Over), count(p.VsTwin.Under)))
+		numfmt.Count(dt), numfmt.PercentOf(dt, r.Requests), numfmt.Count(p.VsTwin.Over), numfmt.Count(p.VsTwin.Under)))
 	best := -1
 	for i, e := range p.Deviations {
 		if e.Share > 0 && (best < 0 || e.Share > p.Deviations[best].Share) {
@@ -77,23 +79,7 @@ func productSentence(r *summary.Run, p *summary.Product) inline {
 		return s.T("; no deviation turned off alone brings it closer.")
 	}
 	e := p.Deviations[best]
-	return s.T("; turning off its ").C(e.Name).T(fmt.Sprintf(" alone removes %s of those.", signedPct(e.Share)))
-}
-
-// pctOfRuns is n of total requests as a percentage.
-func pctOfRuns(n, total int64) string {
-	if total <= 0 {
-		return "—"
-	}
-	return pct(float64(n) / float64(total))
-}
-
-// signedPct is a share as a percentage, with its sign when negative.
-func signedPct(v float64) string {
-	if v < 0 {
-		return "−" + strings.TrimPrefix(pct(-v), "-")
-	}
-	return pct(v)
+	return s.T("; turning off its ").C(e.Name).T(fmt.Sprintf(" alone removes %s of those.", numfmt.SignedPercent(e.Share)))
 }
 
 // ProductLine says in one line of plain text how a product's run decided
@@ -105,13 +91,13 @@ func ProductLine(r *summary.Run) string {
 		return ""
 	}
 	dt := p.VsTwin.Total()
-	s := fmt.Sprintf("%s against its twin %s: %s requests (%s) decided otherwise", r.Algorithm, p.Twin, count(dt), pctOfRuns(dt, r.Requests))
+	s := fmt.Sprintf("%s against its twin %s: %s requests (%s) decided otherwise", r.Algorithm, p.Twin, numfmt.Count(dt), numfmt.PercentOf(dt, r.Requests))
 	if dt == 0 || len(p.Deviations) == 0 {
 		return s
 	}
 	var parts []string
 	for _, e := range p.Deviations {
-		parts = append(parts, e.Name+" "+signedPct(e.Share))
+		parts = append(parts, e.Name+" "+numfmt.SignedPercent(e.Share))
 	}
 	return s + "; each deviation's share: " + strings.Join(parts, ", ")
 }

@@ -12,10 +12,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"ratebench/algorithms"
 	"ratebench/internal/escape"
+	"ratebench/internal/numfmt"
+	"ratebench/report/plotkit"
 	"ratebench/summary"
 )
 
@@ -93,10 +94,10 @@ func Write(dir string, s *summary.Summary, opt Options) error {
 	if err := write(filepath.Join(dir, RunsFile), RunsCSV(s)); err != nil {
 		return err
 	}
-	if err := write(filepath.Join(dir, MarkdownFile), doc.markdown()); err != nil {
+	if err := write(filepath.Join(dir, MarkdownFile), doc.Markdown()); err != nil {
 		return err
 	}
-	if err := write(filepath.Join(dir, HTMLFile), doc.html()); err != nil {
+	if err := write(filepath.Join(dir, HTMLFile), doc.HTML()); err != nil {
 		return err
 	}
 	return removeStale(plots, written)
@@ -114,7 +115,7 @@ func writePNGs(dir string, figs []renderedFig, write func(string, []byte) error)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				png, err := figs[i].fig.render("png")
+				png, err := figs[i].fig.Render("png")
 				if err == nil {
 					err = write(filepath.Join(dir, figs[i].name+".png"), png)
 				}
@@ -299,7 +300,7 @@ func newModel(s *summary.Summary, opt Options) *model {
 	return m
 }
 
-func (m *model) style(alg string) algStyle { return styleOf(alg) }
+func (m *model) style(alg string) plotkit.Style { return plotkit.StyleOf(alg) }
 
 func (m *model) hasBudget() bool { return m.budget.MaxOver != nil || m.budget.MaxUnder != nil }
 
@@ -316,10 +317,10 @@ func (m *model) meets(r *summary.Run) bool {
 func (m *model) budgetText() string {
 	var parts []string
 	if b := m.budget.MaxOver; b != nil {
-		parts = append(parts, "over ≤ "+pct(*b))
+		parts = append(parts, "over ≤ "+numfmt.Percent(*b))
 	}
 	if b := m.budget.MaxUnder; b != nil {
-		parts = append(parts, "under ≤ "+pct(*b))
+		parts = append(parts, "under ≤ "+numfmt.Percent(*b))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -392,14 +393,6 @@ func ranked(runs []*summary.Run) []*summary.Run {
 
 // ---- formatting ----
 
-// rate formats a fraction as a percentage.
-func rate(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "—"
-	}
-	return pct(v)
-}
-
 func num(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "—"
@@ -410,17 +403,7 @@ func num(v float64) string {
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
-func bytesPerKey(n int64) string { return count(n) + " B" }
-
-func fmtDuration(ns int64) string {
-	if ns <= 0 {
-		return "0 s"
-	}
-	if ns%int64(time.Second) == 0 || ns >= int64(time.Minute) {
-		return time.Duration(ns).Round(time.Millisecond).String()
-	}
-	return time.Duration(ns).String()
-}
+func bytesPerKey(n int64) string { return numfmt.Count(n) + " B" }
 
 func keyText(k string) string {
 	if k == "" {

@@ -3,10 +3,9 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
-	"math"
 	"strconv"
-	"strings"
 
+	"ratebench/internal/numfmt"
 	"ratebench/summary"
 )
 
@@ -40,19 +39,19 @@ func RunsCSV(s *summary.Summary) []byte {
 		row := []string{
 			r.Rule, r.Count, r.Mode, r.Algorithm,
 			itoa(r.Requests), itoa(r.Admitted), itoa(r.Rejected),
-			itoa(r.Disagree), pctOf(r.Disagree, r.Requests, r.DisagreeRate),
-			itoa(r.Over), pctOf(r.Over, r.Requests, r.OverRate),
-			itoa(r.Under), pctOf(r.Under, r.Requests, r.UnderRate),
+			itoa(r.Disagree), numfmt.ExactPercent(r.Disagree, r.Requests, r.DisagreeRate),
+			itoa(r.Over), numfmt.ExactPercent(r.Over, r.Requests, r.OverRate),
+			itoa(r.Under), numfmt.ExactPercent(r.Under, r.Requests, r.UnderRate),
 			itoa(r.Keys), itoa(r.KeysDisagree), itoa(r.KeysOver), itoa(r.KeysUnder),
 			"", "",
-			itoa(r.Memory.PeakPerKey), ftoa(r.Memory.MeanPerKey), peakTotal(r.Memory),
+			itoa(r.Memory.PeakPerKey), numfmt.Float(r.Memory.MeanPerKey), peakTotal(r.Memory),
 			"", "",
 		}
 		if b := r.Burst; b != nil {
-			row[17], row[18] = itoa(b.Max), ftoa(b.Ratio)
+			row[17], row[18] = itoa(b.Max), numfmt.Float(b.Ratio)
 		}
 		if e := r.RateError; e != nil {
-			row[22], row[23] = ftoa(e.Mean), ftoa(e.P99Frac)
+			row[22], row[23] = numfmt.Float(e.Mean), numfmt.Float(e.P99Frac)
 		}
 		w.Write(row)
 	}
@@ -61,38 +60,6 @@ func RunsCSV(s *summary.Summary) []byte {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-// ftoa formats v in the fewest digits that read back as v.
-func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
-// pctOf is n of total as a percentage, rounded to 6 decimals (of a
-// percent) from the exact integers; the summary's rate where there are no
-// requests.
-func pctOf(n, total int64, rate float64) string {
-	if total <= 0 {
-		if math.IsNaN(rate) || math.IsInf(rate, 0) {
-			return ""
-		}
-		return ftoa(100 * rate)
-	}
-	v := strconv.FormatFloat(100*float64(n)/float64(total), 'f', 6, 64)
-	return trimZeros(v)
-}
-
-// trimZeros drops the trailing zeros of a decimal, and its point if
-// nothing follows it.
-func trimZeros(v string) string {
-	if !strings.Contains(v, ".") {
-		return v
-	}
-	for v[len(v)-1] == '0' {
-		v = v[:len(v)-1]
-	}
-	if v[len(v)-1] == '.' {
-		v = v[:len(v)-1]
-	}
-	return v
-}
 
 // peakTotal is the run's peak total in bytes, empty when not measured.
 func peakTotal(m summary.Memory) string {

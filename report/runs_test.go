@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"ratebench/internal/numfmt"
 )
 
 // runs.csv has one row per run of the summary, in its order, with the
@@ -52,7 +54,7 @@ func TestRunsCSV(t *testing.T) {
 		if got := row[col["bytes_per_key_peak"]]; got != itoa(r.Memory.PeakPerKey) {
 			t.Errorf("%v: peak %s, want %d", id, got, r.Memory.PeakPerKey)
 		}
-		if got := row[col["bytes_per_key_mean"]]; got != ftoa(r.Memory.MeanPerKey) {
+		if got := row[col["bytes_per_key_mean"]]; got != numfmt.Float(r.Memory.MeanPerKey) {
 			t.Errorf("%v: mean %s, want %v", id, got, r.Memory.MeanPerKey)
 		}
 		for _, c := range []struct {
@@ -66,7 +68,7 @@ func TestRunsCSV(t *testing.T) {
 		}
 		if r.Burst != nil {
 			withBurst++
-			if got := row[col["burst_ratio"]]; got != ftoa(r.Burst.Ratio) {
+			if got := row[col["burst_ratio"]]; got != numfmt.Float(r.Burst.Ratio) {
 				t.Errorf("%v: burst ratio %s, want %v", id, got, r.Burst.Ratio)
 			}
 		} else if got := row[col["burst_ratio"]]; got != "" {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"ratebench/internal/numfmt"
+	"ratebench/report/markup"
 	"ratebench/summary"
 )
 
@@ -38,8 +40,8 @@ const closePerMille = 1
 
 // verdictBlock is the verdict on one basis of one rule's decision.
 type verdictBlock struct {
-	label inline
-	lines []inline
+	label markup.Inline
+	lines []markup.Inline
 }
 
 // Verdict returns the verdict of the summary as plain text, the lines the
@@ -48,41 +50,49 @@ type verdictBlock struct {
 func Verdict(s *summary.Summary, opt Options) string {
 	m := newModel(s, opt)
 	var b strings.Builder
-	b.WriteString("Verdict. " + plainInline(m.verdictPolicy()) + "\n")
+	b.WriteString("Verdict. " + markup.Plain(m.verdictPolicy()) + "\n")
 	for _, v := range m.verdicts() {
-		b.WriteString("\n" + plainInline(v.label) + "\n")
+		b.WriteString("\n" + markup.Plain(v.label) + "\n")
 		for _, l := range v.lines {
-			b.WriteString("  " + plainInline(l) + "\n")
+			b.WriteString("  " + markup.Plain(l) + "\n")
 		}
 	}
 	return b.String()
 }
 
-// plainInline is the text of in without markup, for a terminal.
-func plainInline(in inline) string {
-	var b strings.Builder
-	for _, s := range in {
-		b.WriteString(s.text)
+// verdictSection writes the verdict at the top of the document.
+func (m *model) verdictSection(d *markup.Document) {
+	d.Add(markup.Heading{Level: 2, ID: "verdict", Text: markup.Text("Verdict")})
+	d.Add(markup.Para{Text: m.verdictPolicy()})
+	for _, v := range m.verdicts() {
+		d.Add(markup.Para{Text: v.label}, markup.Bullets{Items: v.lines})
 	}
-	return b.String()
 }
 
-// verdictSection writes the verdict at the top of the document.
-func (m *model) verdictSection(d *document) {
-	d.add(heading{2, "verdict", txt("Verdict")})
-	d.add(para{m.verdictPolicy()})
-	for _, v := range m.verdicts() {
-		d.add(para{v.label}, bullets{v.lines})
+// noRequestsText is what the verdict and the decision say of runs over no
+// request: with nothing decided, no algorithm can be chosen over another.
+const noRequestsText = "The trace held no requests: nothing was decided, so there is no algorithm to choose."
+
+// noRequests tells whether runs decided no request (a trace without any).
+func noRequests(runs []*summary.Run) bool {
+	for _, r := range runs {
+		if r.Requests > 0 {
+			return false
+		}
 	}
+	return true
 }
 
 // verdictPolicy says which policy the verdict follows.
-func (m *model) verdictPolicy() inline {
-	if m.hasBudget() {
-		return txtf("With the budget %s (%s), the choice is the cheapest algorithm that meets it; then come the trade-off frontier and each priority's pick within the budget.", m.budgetText(), m.bsource)
+func (m *model) verdictPolicy() markup.Inline {
+	if m.s.Trace.Requests == 0 && !slices.ContainsFunc(m.s.Runs, func(r summary.Run) bool { return r.Requests > 0 }) {
+		return markup.Text("The trace held no requests: there is nothing to decide on.")
 	}
-	return inline{}.T("With no budget given, the choice is the cheapest algorithm within 0.1% of the exact log's decisions; then come the trade-off frontier and each priority's pick (").
-		C("-max-over 0.01% -max-under 0.1%").T(" sets a budget).")
+	if m.hasBudget() {
+		return markup.Textf("With the budget %s (%s), the choice is the cheapest algorithm that meets it; then come the trade-off frontier and each priority's pick within the budget.", m.budgetText(), m.bsource)
+	}
+	return markup.Inline{}.T("With no budget given, the choice is the cheapest algorithm within 0.1% of the exact log's decisions; then come the trade-off frontier and each priority's pick (").
+		Cmd("-max-over", "0.01%", "-max-under", "0.1%").T(" sets a budget).")
 }
 
 // verdicts returns the verdict on every basis of every rule, in order.
@@ -91,7 +101,7 @@ func (m *model) verdicts() []verdictBlock {
 	for _, rule := range m.rules {
 		bases, caveat := m.decisionBases(rule)
 		for _, g := range bases {
-			label := inline{}.B("Rule " + rule).T(fmt.Sprintf(", count %s, %s mode", g.count, g.mode))
+			label := markup.Inline{}.B("Rule " + rule).T(fmt.Sprintf(", count %s, %s mode", g.count, g.mode))
 			if caveat != "" {
 				label = label.T(" (only shadow mode was run: not what a deployment sees)")
 			}
@@ -120,8 +130,11 @@ func withinClose(r *summary.Run) bool {
 
 // verdictLines is the verdict on one group: the choice, the frontier, each
 // priority's pick and the dominated algorithms.
-func (m *model) verdictLines(g *group) []inline {
+func (m *model) verdictLines(g *group) []markup.Inline {
 	rows := ranked(g.runs)
+	if noRequests(rows) {
+		return []markup.Inline{markup.Text(noRequestsText)}
+	}
 	var log *summary.Run
 	var cands []*summary.Run
 	for _, r := range rows {
@@ -132,14 +145,14 @@ func (m *model) verdictLines(g *group) []inline {
 		}
 	}
 	if len(cands) == 0 {
-		return []inline{txt("Only the exact log was run: there is no candidate to choose.")}
+		return []markup.Inline{markup.Text("Only the exact log was run: there is no candidate to choose.")}
 	}
 	mem := func(r *summary.Run) string { return bytesPerKey(r.Memory.PeakPerKey) + " per key" }
 	figs := func(r *summary.Run) string {
 		if r.Algorithm == "log" {
 			return mem(r) + "; exact"
 		}
-		return fmt.Sprintf("%s; over %s, under %s", mem(r), rate(r.OverRate), rate(r.UnderRate))
+		return fmt.Sprintf("%s; over %s, under %s", mem(r), numfmt.Rate(r.OverRate), numfmt.Rate(r.UnderRate))
 	}
 	name := func(r *summary.Run) string {
 		if r.Algorithm == "log" {
@@ -180,40 +193,40 @@ func (m *model) verdictLines(g *group) []inline {
 	logAsCheap := log != nil && closest.Memory.PeakPerKey >= log.Memory.PeakPerKey && closest.Disagree > 0
 
 	// The choice.
-	var choice inline
+	var choice markup.Inline
 	if m.hasBudget() {
 		pick := firstOf(rows, m.meets)
 		switch {
 		case pick == nil:
-			choice = txt("None of the algorithms meets the budget.")
+			choice = markup.Text("None of the algorithms meets the budget.")
 		case pick == log && logAsCheap:
-			choice = inline{}.T("Choose ").B("the exact log").T(" (" + mem(log) + "): at this limit the exact log is as cheap as its approximations: use it. " +
+			choice = markup.Inline{}.T("Choose ").B("the exact log").T(" (" + mem(log) + "): at this limit the exact log is as cheap as its approximations: use it. " +
 				"No cheaper approximation meets the budget; the closest, " + closest.Algorithm + ", needs " + mem(closest) +
-				" and still decides " + rate(closest.DisagreeRate) + " of the requests differently.")
+				" and still decides " + numfmt.Rate(closest.DisagreeRate) + " of the requests differently.")
 		case pick == log:
-			choice = inline{}.T("Choose ").B("the exact log").T(" (" + mem(log) + "): no cheaper approximation meets the budget.")
+			choice = markup.Inline{}.T("Choose ").B("the exact log").T(" (" + mem(log) + "): no cheaper approximation meets the budget.")
 		default:
-			choice = inline{}.T("Choose ").B(pick.Algorithm).T(" (" + figs(pick) + "): the cheapest algorithm that meets the budget.")
+			choice = markup.Inline{}.T("Choose ").B(pick.Algorithm).T(" (" + figs(pick) + "): the cheapest algorithm that meets the budget.")
 		}
 	} else {
 		pick := firstOf(rows, withinClose)
 		switch {
 		case pick == nil:
-			choice = txt("No algorithm decides within 0.1% of the exact log; see the priorities below.")
+			choice = markup.Text("No algorithm decides within 0.1% of the exact log; see the priorities below.")
 		case pick == log && logAsCheap:
-			choice = inline{}.T("Choose ").B("the exact log").T(" (" + mem(log) + "): at this limit the exact log is as cheap as its approximations: use it. " +
+			choice = markup.Inline{}.T("Choose ").B("the exact log").T(" (" + mem(log) + "): at this limit the exact log is as cheap as its approximations: use it. " +
 				"The closest approximation, " + closest.Algorithm + ", needs " + mem(closest) +
-				" and still decides " + rate(closest.DisagreeRate) + " of the requests differently.")
+				" and still decides " + numfmt.Rate(closest.DisagreeRate) + " of the requests differently.")
 		case pick == log:
-			choice = inline{}.T("Choose ").B("the exact log").T(" (" + mem(log) + ") if that memory is affordable: no cheaper algorithm decides within 0.1% of it; " +
-				"the closest, " + closest.Algorithm + " (" + mem(closest) + "), decides " + rate(closest.DisagreeRate) + " of the requests differently. " +
+			choice = markup.Inline{}.T("Choose ").B("the exact log").T(" (" + mem(log) + ") if that memory is affordable: no cheaper algorithm decides within 0.1% of it; " +
+				"the closest, " + closest.Algorithm + " (" + mem(closest) + "), decides " + numfmt.Rate(closest.DisagreeRate) + " of the requests differently. " +
 				"To spend less, pick by priority below.")
 		default:
-			choice = inline{}.T("Choose ").B(pick.Algorithm).T(" (" + figs(pick) + "): the cheapest algorithm that decides within 0.1% of the exact log (" +
-				rate(pick.DisagreeRate) + " of the requests decided differently).")
+			choice = markup.Inline{}.T("Choose ").B(pick.Algorithm).T(" (" + figs(pick) + "): the cheapest algorithm that decides within 0.1% of the exact log (" +
+				numfmt.Rate(pick.DisagreeRate) + " of the requests decided differently).")
 		}
 	}
-	lines := []inline{choice}
+	lines := []markup.Inline{choice}
 
 	// The frontier, algorithms of the same figures together.
 	var parts []string
@@ -231,7 +244,7 @@ func (m *model) verdictLines(g *group) []inline {
 		}
 		parts = append(parts, fmt.Sprintf("%s (%s)", strings.Join(names, " = "), figs(r)))
 	}
-	lines = append(lines, txt("Frontier, where no other algorithm needs less memory, over-admits less and under-admits less at once: "+strings.Join(parts, ", ")+"."))
+	lines = append(lines, markup.Text("Frontier, where no other algorithm needs less memory, over-admits less and under-admits less at once: "+strings.Join(parts, ", ")+"."))
 
 	// Each priority's pick among the approximations on the frontier.
 	var pool []*summary.Run
@@ -265,14 +278,14 @@ func (m *model) verdictLines(g *group) []inline {
 		}
 		return a.Memory.PeakPerKey < b.Memory.PeakPerKey
 	})
-	priority := func(what string, r *summary.Run) inline {
+	priority := func(what string, r *summary.Run) markup.Inline {
 		if r == nil {
 			if log == nil {
-				return txt(what + ": no approximation on the frontier" + within + ".")
+				return markup.Text(what + ": no approximation on the frontier" + within + ".")
 			}
-			return inline{}.T(what + ": ").B("the exact log").T(" (" + mem(log) + "): no approximation on the frontier" + within + ".")
+			return markup.Inline{}.T(what + ": ").B("the exact log").T(" (" + mem(log) + "): no approximation on the frontier" + within + ".")
 		}
-		return inline{}.T(what + ": ").B(r.Algorithm).T(" (" + figs(r) + ").")
+		return markup.Inline{}.T(what + ": ").B(r.Algorithm).T(" (" + figs(r) + ").")
 	}
 	lines = append(lines,
 		priority("Refusing a legitimate client is costly → the least under-admission", leastUnder),
@@ -287,11 +300,11 @@ func (m *model) verdictLines(g *group) []inline {
 	const closeWhat = "Cheapest within 0.1% of the log's decisions"
 	switch {
 	case cheapClose == nil:
-		lines = append(lines, txt(closeWhat+": none"+within+"."))
+		lines = append(lines, markup.Text(closeWhat+": none"+within+"."))
 	case cheapClose == log:
-		lines = append(lines, inline{}.T(closeWhat+": ").B("the exact log").T(" ("+mem(log)+"): no cheaper approximation is that close"+within+"."))
+		lines = append(lines, markup.Inline{}.T(closeWhat+": ").B("the exact log").T(" ("+mem(log)+"): no cheaper approximation is that close"+within+"."))
 	default:
-		lines = append(lines, inline{}.T(closeWhat+": ").B(cheapClose.Algorithm).T(fmt.Sprintf(" (%s; %s decided differently).", figs(cheapClose), rate(cheapClose.DisagreeRate))))
+		lines = append(lines, markup.Inline{}.T(closeWhat+": ").B(cheapClose.Algorithm).T(fmt.Sprintf(" (%s; %s decided differently).", figs(cheapClose), numfmt.Rate(cheapClose.DisagreeRate))))
 	}
 
 	// The dominated.
@@ -311,7 +324,7 @@ func (m *model) verdictLines(g *group) []inline {
 		}
 	}
 	if len(dom) > 0 {
-		lines = append(lines, txt("Dominated: "+strings.Join(dom, "; ")+"."))
+		lines = append(lines, markup.Text("Dominated: "+strings.Join(dom, "; ")+"."))
 	}
 	return lines
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"ratebench/report/markup"
 	"ratebench/summary"
 )
 
@@ -47,7 +48,7 @@ func verdictLinesOf(t *testing.T, s *summary.Summary, opt Options) []string {
 	}
 	var out []string
 	for _, l := range vs[0].lines {
-		out = append(out, plainInline(l))
+		out = append(out, markup.Plain(l))
 	}
 	return out
 }
@@ -105,7 +106,7 @@ func TestVerdictBudget(t *testing.T) {
 		"Refusing a legitimate client is costly → the least under-admission: buckets:2 (32 B per key; over 0.060%, under 0.030%).",
 		"Letting traffic through is dangerous → the least over-admission: counter (24 B per key; over 0.020%, under 4.00%).",
 		"Cheapest within 0.1% of the log's decisions: buckets:2 (32 B per key; over 0.060%, under 0.030%; 0.090% decided differently).")
-	if p := plainInline(newModel(s, Options{Budget: &summary.Budget{MaxOver: &over, MaxUnder: &under}}).verdictPolicy()); !strings.HasPrefix(p, "With the budget over ≤ 1.00%, under ≤ 5.00% (given to the report), the choice is the cheapest algorithm that meets it") {
+	if p := markup.Plain(newModel(s, Options{Budget: &summary.Budget{MaxOver: &over, MaxUnder: &under}}).verdictPolicy()); !strings.HasPrefix(p, "With the budget over ≤ 1.00%, under ≤ 5.00% (given to the report), the choice is the cheapest algorithm that meets it") {
 		t.Errorf("policy: %s", p)
 	}
 
@@ -148,7 +149,7 @@ func TestVerdictFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md := string(d.markdown())
+	md := string(d.Markdown())
 	title, rest, _ := strings.Cut(md, "\n\n")
 	if !strings.HasPrefix(title, "# ratebench report") || !strings.HasPrefix(rest, "## Verdict\n\nWith the budget over ≤ 15.00%, under ≤ 25.00% (from the summary)") {
 		t.Errorf("report.md does not open with the verdict:\n%.400s", md)
@@ -157,7 +158,7 @@ func TestVerdictFirst(t *testing.T) {
 	if first := strings.Index(md, "\n## Rule "); choose < 0 || first < 0 || choose > first || strings.Count(md[:first], "\n## ") != 1 || strings.Index(md, "## How to read") < first {
 		t.Errorf("the choice (at %d) is not before the first section after the verdict (at %d), ahead of the glossary", choose, first)
 	}
-	html := string(d.html())
+	html := string(d.HTML())
 	v, nav, reading := strings.Index(html, `<h2 id="verdict">`), strings.Index(html, "<nav>"), strings.Index(html, `<details id="reading"`)
 	if !(strings.Index(html, "<h1>") < v && v < nav && nav < reading) {
 		t.Errorf("report.html: h1, verdict at %d, contents at %d, glossary at %d", v, nav, reading)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"ratebench/internal/numfmt"
 	"ratebench/report"
 	"ratebench/summary"
 )
@@ -55,12 +56,4 @@ func printTable(w io.Writer, s *summary.Summary) {
 	}
 }
 
-func pct(v float64) string {
-	switch {
-	case v == 0:
-		return "0"
-	case v < 0.0001:
-		return fmt.Sprintf("%.4f%%", 100*v)
-	}
-	return fmt.Sprintf("%.3f%%", 100*v)
-}
+func pct(v float64) string { return numfmt.TerminalPercent(v) }

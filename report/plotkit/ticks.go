@@ -1,0 +1,144 @@
+package plotkit
+
+import (
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+)
+
+// LogTicks labels 1, 2 and 5 times the powers of ten in a narrow range,
+// the powers of ten only in a wide one, with unlabelled minor ticks
+// between. Unlike plot.LogTicks it labels at least two ticks however
+// narrow the range.
+type LogTicks struct{}
+
+func (t LogTicks) Ticks(min, max float64) []plot.Tick {
+	if !(min > 0) || !(max > min) || math.IsInf(max, 0) {
+		return nil
+	}
+	lo, hi := math.Floor(math.Log10(min)), math.Ceil(math.Log10(max))
+	decades := math.Log10(max / min)
+	var ticks []plot.Tick
+	labelled := 0
+	for e := lo; e <= hi; e++ {
+		base := math.Pow(10, e)
+		for m := 1; m < 10; m++ {
+			v := base * float64(m)
+			if v < min*(1-1e-9) || v > max*(1+1e-9) {
+				continue
+			}
+			major := m == 1 || (decades <= 2.5 && (m == 2 || m == 5))
+			tk := plot.Tick{Value: v}
+			if major {
+				tk.Label = FormatTick(v)
+				labelled++
+			}
+			ticks = append(ticks, tk)
+		}
+	}
+	if labelled < 2 {
+		for i := range ticks {
+			ticks[i].Label = FormatTick(ticks[i].Value)
+		}
+		if len(ticks) < 2 {
+			ticks = append(ticks[:0], plot.Tick{Value: min, Label: FormatTick(min)}, plot.Tick{Value: max, Label: FormatTick(max)})
+		}
+	}
+	return ticks
+}
+
+// FormatTick writes a tick value with at most three significant digits.
+func FormatTick(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// LogRange returns a range for a log axis that holds the positive values
+// in vs, padded by factor on each side; ok is false when there is none.
+func LogRange(vs []float64, factor float64) (lo, hi float64, ok bool) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, v := range vs {
+		if v > 0 && !math.IsInf(v, 0) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return 0, 0, false
+	}
+	if hi/lo < 3 {
+		mid := math.Sqrt(lo * hi)
+		lo, hi = math.Min(lo, mid/2), math.Max(hi, mid*2)
+	}
+	return lo / factor, hi * factor, true
+}
+
+// SetLog makes an axis show [lo, hi] on a log scale. gonum's LogScale
+// misplaces the axis label (it centres it at the linear midpoint of the
+// range), so the axis stays linear and holds log10 of the values: whoever
+// plots on it passes log10(v), and the ticks are labelled with v.
+func SetLog(a *plot.Axis, lo, hi float64) {
+	a.Min, a.Max = math.Log10(lo), math.Log10(hi)
+	a.Tick.Marker = log10Ticks{}
+}
+
+type log10Ticks struct{}
+
+func (log10Ticks) Ticks(min, max float64) []plot.Tick {
+	ts := LogTicks{}.Ticks(math.Pow(10, min), math.Pow(10, max))
+	for i := range ts {
+		ts[i].Value = math.Log10(ts[i].Value)
+	}
+	return ts
+}
+
+// LinearTicks label 3 to 8 ticks (mostly 4 to 7) at a round step (1, 2, 2.5 or 5 times a
+// power of ten; gonum's default gives about three), with at most three
+// significant digits and no trailing zeros ("25", not "25.00"), and an
+// unlabelled tick halfway between two labelled ones.
+type LinearTicks struct{}
+
+func (LinearTicks) Ticks(min, max float64) []plot.Tick {
+	span := max - min
+	if !(span > 0) || math.IsInf(span, 0) || math.IsNaN(span) {
+		return plot.DefaultTicks{}.Ticks(min, max)
+	}
+	mag := math.Pow(10, math.Floor(math.Log10(span/6)))
+	step := 10 * mag
+	for _, f := range []float64{1, 2, 2.5, 5, 10} {
+		if span/(f*mag) <= 7 {
+			step = f * mag
+			break
+		}
+	}
+	var ts []plot.Tick
+	first := math.Ceil(min/step - 1e-9)
+	// At most a few dozen ticks, however far from 0 the range (where k+1
+	// may round back to k).
+	for i, k := 0, first; k*step <= max+step*1e-9 && i < 64; i, k = i+1, k+1 {
+		v := k * step
+		if math.Abs(v) < step*1e-9 {
+			v = 0
+		}
+		ts = append(ts, plot.Tick{Value: v, Label: fmtAxis(v)})
+		if h := v + step/2; h <= max {
+			ts = append(ts, plot.Tick{Value: h})
+		}
+	}
+	if h := first*step - step/2; h >= min {
+		ts = append(ts, plot.Tick{Value: h})
+	}
+	return ts
+}
+
+func fmtAxis(v float64) string {
+	if math.Abs(v) < 1e-12 {
+		return "0"
+	}
+	if v == math.Trunc(v) && math.Abs(v) < 1e9 {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}

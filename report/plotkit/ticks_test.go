@@ -1,0 +1,34 @@
+package plotkit
+
+import (
+	"reflect"
+	"testing"
+)
+
+// Every linear axis has 3 to 8 labelled ticks at a round step, whatever
+// its range (gonum's default labels two or three).
+func TestAxisTicks(t *testing.T) {
+	for _, r := range [][2]float64{{0, 10.53}, {0, 1}, {-0.4, 12.3}, {0, 632}, {0, 1.08}, {3, 7}, {0, 0.0021}, {-5, 5}, {0, 1e6}, {17, 18}} {
+		var labels []string
+		for _, tk := range (LinearTicks{}).Ticks(r[0], r[1]) {
+			if tk.Value < r[0]-1e-9 || tk.Value > r[1]+1e-9 {
+				t.Errorf("%v: tick %v outside the range", r, tk.Value)
+			}
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+			}
+		}
+		if len(labels) < 3 || len(labels) > 8 {
+			t.Errorf("%v: %d labelled ticks %v, want 3 to 8", r, len(labels), labels)
+		}
+	}
+	got := []string{}
+	for _, tk := range (LinearTicks{}).Ticks(0, 10.53) {
+		if tk.Label != "" {
+			got = append(got, tk.Label)
+		}
+	}
+	if want := []string{"0", "2", "4", "6", "8", "10"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ticks over [0, 10.53]: %v, want %v", got, want)
+	}
+}
