@@ -33,26 +33,31 @@ func VisibleQuoted(s string) string { return escapeInvisible(s, false) }
 
 // escapeInvisible is Visible, doubling backslashes or not.
 func escapeInvisible(s string, doubleBackslash bool) string {
-	clean := true
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == '\\' && doubleBackslash) || (r == utf8.RuneError && size == 1) || !strconv.IsPrint(r) {
-			clean = false
-			break
-		}
-		i += size
+	quoted := ""
+	if doubleBackslash {
+		quoted = `\`
 	}
-	if clean {
+	if printableOneLine(s) && !strings.ContainsAny(s, quoted) {
 		return s
 	}
 	var b strings.Builder
+	writeEscaped(&b, s, quoted)
+	return b.String()
+}
+
+// writeEscaped writes s to b with what does not print escaped as Go and
+// bash's ANSI-C quoting both read it: \n, \r, \t, \xNN for a byte that is
+// not UTF-8 or an ASCII control, \uNNNN or \UNNNNNNNN for another rune
+// that does not print; each character of quoted gets a backslash before it.
+func writeEscaped(b *strings.Builder, s, quoted string) {
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\\' && doubleBackslash:
-			b.WriteString(`\\`)
+			fmt.Fprintf(b, `\x%02x`, s[i])
+		case r < utf8.RuneSelf && strings.IndexByte(quoted, byte(r)) >= 0:
+			b.WriteByte('\\')
+			b.WriteRune(r)
 		case r == '\n':
 			b.WriteString(`\n`)
 		case r == '\r':
@@ -62,15 +67,14 @@ func escapeInvisible(s string, doubleBackslash bool) string {
 		case strconv.IsPrint(r):
 			b.WriteRune(r)
 		case r < 0x80:
-			fmt.Fprintf(&b, `\x%02x`, r)
+			fmt.Fprintf(b, `\x%02x`, r)
 		case r < 0x10000:
-			fmt.Fprintf(&b, `\u%04x`, r)
+			fmt.Fprintf(b, `\u%04x`, r)
 		default:
-			fmt.Fprintf(&b, `\U%08x`, r)
+			fmt.Fprintf(b, `\U%08x`, r)
 		}
 		i += size
 	}
-	return b.String()
 }
 
 // mdSpecial are the characters that Markdown (CommonMark and GitHub's
