@@ -26,6 +26,22 @@ func readyAfter() int64 {
 	return n
 }
 
+// readyCount says "ready: N requests <done>" on w once it has counted
+// after requests.
+type readyCount struct {
+	w         io.Writer
+	done      string
+	after, n  int64
+	announced bool
+}
+
+func (c *readyCount) count(n int64) {
+	if c.n += n; !c.announced && c.n >= c.after {
+		fmt.Fprintf(c.w, "ready: %d requests %s\n", c.n, c.done)
+		c.announced = true
+	}
+}
+
 // announceReading returns r, told to say on w when it has read the
 // requests readyEnv asks for (r itself when it is unset).
 func announceReading(r traces.Reader, w io.Writer) traces.Reader {
@@ -33,23 +49,18 @@ func announceReading(r traces.Reader, w io.Writer) traces.Reader {
 	if n == 0 {
 		return r
 	}
-	return &readyReader{Reader: r, w: w, after: n}
+	return &readyReader{Reader: r, readyCount: readyCount{w: w, done: "read", after: n}}
 }
 
 type readyReader struct {
 	traces.Reader
-	w         io.Writer
-	after, n  int64
-	announced bool
+	readyCount
 }
 
 func (r *readyReader) Scan() bool {
 	ok := r.Reader.Scan()
-	if ok && !r.announced {
-		if r.n++; r.n >= r.after {
-			fmt.Fprintf(r.w, "ready: %d requests read\n", r.n)
-			r.announced = true
-		}
+	if ok {
+		r.count(1)
 	}
 	return ok
 }
@@ -61,14 +72,12 @@ func announceWriting(w traces.Writer, out io.Writer) traces.Writer {
 	if n == 0 {
 		return w
 	}
-	return &readyWriter{Writer: w, out: out, after: n}
+	return &readyWriter{Writer: w, readyCount: readyCount{w: out, done: "written", after: n}}
 }
 
 type readyWriter struct {
 	traces.Writer
-	out       io.Writer
-	after, n  int64
-	announced bool
+	readyCount
 }
 
 func (w *readyWriter) Write(r traces.Request) error {
@@ -81,11 +90,4 @@ func (w *readyWriter) WriteBatch(b *traces.Batch) (int, error) {
 	n, err := traces.WriteBatch(w.Writer, b)
 	w.count(int64(n))
 	return n, err
-}
-
-func (w *readyWriter) count(n int64) {
-	if w.n += n; !w.announced && w.n >= w.after {
-		fmt.Fprintf(w.out, "ready: %d requests written\n", w.n)
-		w.announced = true
-	}
 }
