@@ -43,13 +43,20 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 
 	"ratebench/internal/escape"
 )
 
 func main() {
+	// A reader that stops early (compare ... | head) must not cost the
+	// run its files: with SIGPIPE taken here, a write to a closed pipe
+	// fails with EPIPE instead of ending the process before the summary
+	// and report are written.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	if err := run(os.Stdout, os.Stderr, os.Args[1:]); err != nil {
 		if !errors.Is(err, flag.ErrHelp) && !errors.Is(err, errReported) {
 			fmt.Fprintln(os.Stderr, "ratebench:", visibleError(err.Error()))
