@@ -222,7 +222,7 @@ func ampmSample() (sample, plain []byte) {
 	var b, p bytes.Buffer
 	b.WriteString("time | client | path | status\n")
 	p.WriteString("ts,key\n")
-	for _, h := range sampleTraffic(5, 600, 6*time.Second) {
+	for _, h := range sampleTraffic(5, 600, 30*time.Second) {
 		at := h.t.Add(110 * time.Minute).Truncate(time.Minute)
 		fmt.Fprintf(&b, "%s | %s | %s | %d\n", at.Format("02.01.2006 03:04 PM"), sampleIPs[h.client], samplePages[h.page], sampleStatus(rng))
 		fmt.Fprintf(&p, "%d,%s\n", at.Unix(), sampleIPs[h.client])
