@@ -45,10 +45,12 @@ func colWord(i int) string { return [3]string{"timestamp", "key", "cost"}[i] }
 // order, when none is given.
 var sepCandidates = [...]byte{',', '\t', ';', '|'}
 
-// ParseSep parses the value of a -sep flag: one ASCII punctuation
-// character, a space, or a tab, written as itself, as `\t` or as "tab";
-// "comma", "semicolon", "pipe" and "space" name theirs. "" means 0, the
-// separator told from the file's name or header (see Options.Sep).
+// ParseSep parses a separator of one character as a -sep flag gives it
+// (SetSep takes any value of the flag, of one character or several): one
+// ASCII punctuation character, a space, or a tab, written as itself, as
+// `\t` or as "tab"; "comma", "semicolon", "pipe" and "space" name theirs.
+// "" means 0, the separator told from the file's name or header (see
+// Options.Sep).
 func ParseSep(s string) (byte, error) {
 	switch strings.ToLower(s) {
 	case "":
