@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -98,7 +99,7 @@ func (l *tsLayout) parse(s []byte) (ns int64, msg string) {
 	}
 	t, err := time.ParseInLocation(l.layout, unsafe.String(&s[0], len(s)), time.UTC)
 	if err != nil {
-		return 0, fmt.Sprintf(layoutErrSyntax, l.given)
+		return 0, l.misfit(err)
 	}
 	if l.zone {
 		if name, offset := t.Zone(); offset == 0 && name != "UTC" && name != "GMT" {
@@ -113,6 +114,29 @@ func (l *tsLayout) parse(s []byte) (ns int64, msg string) {
 		return 0, tsErrOverflow
 	}
 	return ns, ""
+}
+
+// misfit says how a time does not fit the layout, from time.Parse's
+// error: where it stopped, or what was out of range.
+func (l *tsLayout) misfit(err error) string {
+	msg := fmt.Sprintf(layoutErrSyntax, l.given)
+	var pe *time.ParseError
+	if !errors.As(err, &pe) {
+		return msg
+	}
+	switch {
+	case pe.Message != "": // ": day out of range", ": extra text: ..."
+		return msg + pe.Message
+	case pe.ValueElem != "":
+		at := pe.ValueElem
+		if len(at) > 24 {
+			at = at[:24] + "..."
+		}
+		return msg + fmt.Sprintf(": cannot read %q", at)
+	case pe.LayoutElem != "":
+		return msg + ": the time ends too soon"
+	}
+	return msg
 }
 
 // strftimeDirectives are the strftime directives a layout may hold, with

@@ -72,11 +72,14 @@ func TestTSFormatErrors(t *testing.T) {
 		t.Errorf("-ts-unit with -ts-format: %v", err)
 	}
 	for in, want := range map[string]string{
-		"2024-02-09 10:00:00 CET": `t:2: ts "2024-02-09 10:00:00 CET" has the time zone "CET", whose offset is not known here`,
-		"1969-12-31 23:59:59 UTC": `t:2: ts "1969-12-31 23:59:59 UTC" is negative (before 1970)`,
-		"2024-02-09 10:00 UTC":    `t:2: ts "2024-02-09 10:00 UTC" does not fit -ts-format "%Y-%m-%d %H:%M:%S %Z"`,
-		"2262-04-11 23:47:17 UTC": `t:2: ts "2262-04-11 23:47:17 UTC" overflows int64 nanoseconds`,
-		"":                        `t:2: empty ts`,
+		"2024-02-09 10:00:00 CET":   `t:2: ts "2024-02-09 10:00:00 CET" has the time zone "CET", whose offset is not known here`,
+		"1969-12-31 23:59:59 UTC":   `t:2: ts "1969-12-31 23:59:59 UTC" is negative (before 1970)`,
+		"2024-02-09 10:00 UTC":      `t:2: ts "2024-02-09 10:00 UTC" does not fit -ts-format "%Y-%m-%d %H:%M:%S %Z": cannot read " UTC"`,
+		"2024-02-30 10:00:00 UTC":   `t:2: ts "2024-02-30 10:00:00 UTC" does not fit -ts-format "%Y-%m-%d %H:%M:%S %Z": day out of range`,
+		"2024-02-09 10:00:00":       `t:2: ts "2024-02-09 10:00:00" does not fit -ts-format "%Y-%m-%d %H:%M:%S %Z": the time ends too soon`,
+		"2024-02-09 10:00:00 UTC x": `t:2: ts "2024-02-09 10:00:00 UTC x" does not fit -ts-format "%Y-%m-%d %H:%M:%S %Z": extra text: " x"`,
+		"2262-04-11 23:47:17 UTC":   `t:2: ts "2262-04-11 23:47:17 UTC" overflows int64 nanoseconds`,
+		"":                          `t:2: empty ts`,
 	} {
 		_, err := read(FormatCSV, []byte("ts,key\n"+in+",a\n"), "t", Options{TSFormat: "%Y-%m-%d %H:%M:%S %Z"})
 		if err == nil || !strings.HasPrefix(err.Error(), want) {
@@ -122,5 +125,33 @@ func TestTSFormatReaders(t *testing.T) {
 	seq, err2 := read(FormatCSV, []byte(b.String()), "t", sequential(opt))
 	if err != nil || err2 != nil || len(par) != 3000 || !equalRequests(par, seq) {
 		t.Fatalf("parallel %d %v, sequential %d %v", len(par), err, len(seq), err2)
+	}
+}
+
+// Reading times in a layout, and fields split by a separator of several
+// characters, allocates nothing per record.
+func TestTSFormatAllocs(t *testing.T) {
+	for layout, in := range map[string]string{"%d.%m.%Y %I:%M %p": "15.02.2015 05:11 PM", "%a %b %e %H:%M:%S %Y": "Tue Aug 22 00:00:00 1995",
+		"%d/%b/%Y:%H:%M:%S %z": "10/Oct/2000:13:55:36 -0700", "%F %T %Z": "2024-01-01 00:00:00 UTC"} {
+		l, err := parseTSFormat(layout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := []byte(in)
+		if n := testing.AllocsPerRun(100, func() { l.parse(b) }); n != 0 {
+			t.Errorf("%q: %v allocations a time", layout, n)
+		}
+	}
+	data := "time | client\n" + strings.Repeat("15.02.2015 05:11 PM | 10.0.0.1\n", 3000)
+	r, err := NewCSVReader(strings.NewReader(data), "t", Options{MultiSep: " | ", TS: "time", Key: "client", TSFormat: "%d.%m.%Y %I:%M %p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(2000, func() {
+		if !r.Scan() {
+			t.Fatal(r.Err())
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations a record", n)
 	}
 }
