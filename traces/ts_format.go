@@ -189,6 +189,9 @@ func strftimeLayout(s string) (string, error) {
 			b.WriteString("999999999")
 		default:
 			g, ok := strftimeDirectives[d]
+			if !ok && d == 's' {
+				return "", fmt.Errorf("traces: -ts-format %q: unsupported strftime directive %%s; integer Unix times need no -ts-format (their unit is -ts-unit's)", s)
+			}
 			if !ok {
 				return "", fmt.Errorf("traces: -ts-format %q: unsupported strftime directive %%%c (supported: %s)", s, d, strftimeNames)
 			}

@@ -53,7 +53,7 @@ func TestTSFormatLayouts(t *testing.T) {
 func TestTSFormatErrors(t *testing.T) {
 	for layout, want := range map[string]string{
 		"%d.%m.%Y %Q":       "unsupported strftime directive %Q",
-		"%s":                "unsupported strftime directive %s",
+		"%s":                "unsupported strftime directive %s; integer Unix times need no -ts-format",
 		"%d.%m.%Y %":        "ends in a lone %",
 		"dd.mm.yyyy":        "does not give the year, the month, the day",
 		"%H:%M:%S":          "does not give the year, the month, the day",
