@@ -1,6 +1,8 @@
 package traces
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -73,5 +75,24 @@ func TestMultiSepCSV(t *testing.T) {
 	// Formats without fields refuse it.
 	if _, err = read(FormatJSONL, []byte(""), "t", Options{MultiSep: "::"}); err == nil || !strings.Contains(err.Error(), "-sep does not apply to JSON lines") {
 		t.Errorf("JSON lines: %v", err)
+	}
+}
+
+// Open takes a separator of several characters whatever the file's name:
+// a .tsv is not split by tabs then.
+func TestOpenMultiSep(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.tsv")
+	if err := os.WriteFile(path, []byte("ts::key\n1::a\tb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []Format{FormatAuto, FormatCSV} {
+		r, err := Open(path, f, Options{MultiSep: "::"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Scan() || string(r.Request().Key) != "a\tb" || FormatOf(r) != FormatCSV {
+			t.Errorf("%v: %+v %v", f, r.Request(), r.Err())
+		}
+		r.Close()
 	}
 }

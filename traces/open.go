@@ -130,7 +130,7 @@ func openText(src source, br *bufio.Reader, kind compression, closer io.Closer, 
 	}
 	switch f {
 	case FormatCSV:
-		if opt.Sep == 0 && !src.stdin && isTSVPath(src.name) {
+		if opt.Sep == 0 && opt.MultiSep == "" && !src.stdin && isTSVPath(src.name) {
 			opt.Sep = '\t'
 		}
 		return newCSVReader(r, src.name, opt, closer)

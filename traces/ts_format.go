@@ -25,7 +25,9 @@ import (
 //
 // The time is read to the nanosecond as integers (time.Parse reads the
 // fraction of a second as digits; digits past the ninth are dropped), and
-// must not be before 1970 or past the int64 nanosecond range (2262).
+// must not be before 1970 or past the int64 nanosecond range (2262). A
+// weekday name (%a, Mon) is read but not checked against the date; a year
+// of two digits (%y, 06) is one of 1969 to 2068.
 
 // tsLayout is a compiled Options.TSFormat.
 type tsLayout struct {
