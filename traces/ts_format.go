@@ -24,7 +24,8 @@ import (
 // make the figures depend on the machine).
 //
 // The time is read to the nanosecond as integers (time.Parse reads the
-// fraction of a second as digits; digits past the ninth are dropped), and
+// fraction of a second as digits; one finer than a nanosecond is an error,
+// as in the other forms of ts), and
 // must not be before 1970 or past the int64 nanosecond range (2262). A
 // weekday name (%a, Mon) is read but not checked against the date; a year
 // of two digits (%y, 06) is one of 1969 to 2068.
@@ -103,6 +104,9 @@ func (l *tsLayout) parse(s []byte) (ns int64, msg string) {
 	if err != nil {
 		return 0, l.misfit(err)
 	}
+	if finerThanNS(s) {
+		return 0, tsErrFraction
+	}
 	if l.zone {
 		if name, offset := t.Zone(); offset == 0 && name != "UTC" && name != "GMT" {
 			return 0, fmt.Sprintf("has the time zone %q, whose offset is not known here: give the offset (-0700, strftime %%z) or write the times in UTC", name)
@@ -116,6 +120,25 @@ func (l *tsLayout) parse(s []byte) (ns int64, msg string) {
 		return 0, tsErrOverflow
 	}
 	return ns, ""
+}
+
+// finerThanNS reports whether s holds a fraction of a second finer than a
+// nanosecond: a '.' or ',' then more than 9 digits, one past the ninth not
+// 0 (which time.Parse would drop).
+func finerThanNS(s []byte) bool {
+	for i, c := range s {
+		if c != '.' && c != ',' {
+			continue
+		}
+		j := i + 1
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			if j-i > 9 && s[j] != '0' {
+				return true
+			}
+			j++
+		}
+	}
+	return false
 }
 
 // misfit says how a time does not fit the layout, from time.Parse's

@@ -28,6 +28,7 @@ func TestTSFormatLayouts(t *testing.T) {
 		{"%Y-%m-%d %H:%M:%S %Z", "2024-02-09 10:00:00 GMT", utc(2024, 2, 9, 10, 0, 0, 0)},
 		{"%Y-%m-%dT%H:%M:%S.%f", "2024-02-09T10:00:00.123456789", utc(2024, 2, 9, 10, 0, 0, 123456789)},
 		{"%Y-%m-%dT%H:%M:%S.%f", "2024-02-09T10:00:00.5", utc(2024, 2, 9, 10, 0, 0, 5e8)},
+		{"%Y-%m-%dT%H:%M:%S.%f", "2024-02-09T10:00:00.123456789000", utc(2024, 2, 9, 10, 0, 0, 123456789)},
 		{"%d/%b/%Y:%H:%M:%S %z", "10/Oct/2000:13:55:36 -0700", utc(2000, 10, 10, 20, 55, 36, 0)},
 		{"%F %T", "2262-04-11 23:47:16", utc(2262, 4, 11, 23, 47, 16, 0)},
 		{"%Y%m%d %H%M%S", "19700101 000000", 0},
@@ -72,14 +73,15 @@ func TestTSFormatErrors(t *testing.T) {
 		t.Errorf("-ts-unit with -ts-format: %v", err)
 	}
 	for in, want := range map[string]string{
-		"2024-02-09 10:00:00 CET":   `t:2: ts "2024-02-09 10:00:00 CET" has the time zone "CET", whose offset is not known here`,
-		"1969-12-31 23:59:59 UTC":   `t:2: ts "1969-12-31 23:59:59 UTC" is negative (before 1970)`,
-		"2024-02-09 10:00 UTC":      `t:2: ts "2024-02-09 10:00 UTC" does not fit -ts-format "%Y-%m-%d %H:%M:%S %Z": cannot read " UTC"`,
-		"2024-02-30 10:00:00 UTC":   `t:2: ts "2024-02-30 10:00:00 UTC" does not fit -ts-format "%Y-%m-%d %H:%M:%S %Z": day out of range`,
-		"2024-02-09 10:00:00":       `t:2: ts "2024-02-09 10:00:00" does not fit -ts-format "%Y-%m-%d %H:%M:%S %Z": the time ends too soon`,
-		"2024-02-09 10:00:00 UTC x": `t:2: ts "2024-02-09 10:00:00 UTC x" does not fit -ts-format "%Y-%m-%d %H:%M:%S %Z": extra text: " x"`,
-		"2262-04-11 23:47:17 UTC":   `t:2: ts "2262-04-11 23:47:17 UTC" overflows int64 nanoseconds`,
-		"":                          `t:2: empty ts`,
+		"2024-02-09 10:00:00 CET":            `t:2: ts "2024-02-09 10:00:00 CET" has the time zone "CET", whose offset is not known here`,
+		"1969-12-31 23:59:59 UTC":            `t:2: ts "1969-12-31 23:59:59 UTC" is negative (before 1970)`,
+		"2024-02-09 10:00 UTC":               `t:2: ts "2024-02-09 10:00 UTC" does not fit -ts-format "%Y-%m-%d %H:%M:%S %Z": cannot read " UTC"`,
+		"2024-02-30 10:00:00 UTC":            `t:2: ts "2024-02-30 10:00:00 UTC" does not fit -ts-format "%Y-%m-%d %H:%M:%S %Z": day out of range`,
+		"2024-02-09 10:00:00":                `t:2: ts "2024-02-09 10:00:00" does not fit -ts-format "%Y-%m-%d %H:%M:%S %Z": the time ends too soon`,
+		"2024-02-09 10:00:00 UTC x":          `t:2: ts "2024-02-09 10:00:00 UTC x" does not fit -ts-format "%Y-%m-%d %H:%M:%S %Z": extra text: " x"`,
+		"2262-04-11 23:47:17 UTC":            `t:2: ts "2262-04-11 23:47:17 UTC" overflows int64 nanoseconds`,
+		"":                                   `t:2: empty ts`,
+		"2024-02-09 10:00:00.1234567891 UTC": `t:2: ts "2024-02-09 10:00:00.1234567891 UTC" has more than 9 fraction digits (finer than a nanosecond)`,
 	} {
 		_, err := read(FormatCSV, []byte("ts,key\n"+in+",a\n"), "t", Options{TSFormat: "%Y-%m-%d %H:%M:%S %Z"})
 		if err == nil || !strings.HasPrefix(err.Error(), want) {
