@@ -272,3 +272,38 @@ func TestLogSamplesAreCurrent(t *testing.T) {
 		}
 	}
 }
+
+// The line samples read, by their flags, as exactly the requests of their
+// plain CSVs.
+func TestLineSamplesReadAsPlainCSV(t *testing.T) {
+	for _, tt := range []struct {
+		sample, plain string
+		opt           Options
+	}{
+		{"samples/ampm.txt", "testdata/lines/ampm.csv", Options{MultiSep: " | ", TS: "time", Key: "client", TSFormat: "%d.%m.%Y %I:%M %p"}},
+		{"samples/ampm.txt", "testdata/lines/ampm.csv", Options{MultiSep: " | ", TS: "time", Key: "client", TSFormat: "02.01.2006 03:04 PM"}},
+		{"samples/ctime.txt", "testdata/lines/ctime.csv", Options{Pattern: `^(?P<key>\S+): (?P<ts>\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}) \(`, TSFormat: "%a %b %e %H:%M:%S %Y"}},
+		{"samples/ctime.txt", "testdata/lines/ctime.csv", Options{Pattern: `^(?P<key>\S+): (?P<ts>.{24}) \(`, TSFormat: time.ANSIC}},
+	} {
+		got, err := readFile(tt.sample, tt.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := readFile(tt.plain, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 600 || !equalRequests(got, want) {
+			t.Errorf("%s (%+v): %d requests, not the %d of %s", tt.sample, tt.opt, len(got), len(want), tt.plain)
+		}
+	}
+}
+
+func readFile(path string, opt Options) ([]Request, error) {
+	r, err := Open(path, FormatAuto, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return readAll(r)
+}
