@@ -110,7 +110,7 @@ func newCSVReader(r io.Reader, name string, opt Options, closer io.Closer) (*CSV
 	c.seqLeft = c.tune.after
 	c.lr.csv = true
 	c.needed = opt.required()
-	if opt.MultiSep != "" { // no quotes: a record is a line; the pipeline splits by quotes
+	if opt.MultiSep != "" { // no quotes: a record is a line; read one at a time, as the workers cut records by quotes
 		c.multi, c.lr.csv, c.seqLeft = []byte(opt.MultiSep), false, -1
 	}
 	if opt.Columns != nil {
