@@ -145,7 +145,7 @@ live-nginx: build
 	$(BIN) live nginx $(if $(TRACE),-trace $(TRACE),-gen '$(LIVE_GEN)') -rule $(LIVE_RULE) -speed $(LIVE_SPEED) $(if $(OUT),-o $(OUT)) $(FLAGS)
 
 FUZZTIME ?= 10s
-FUZZERS  := FuzzCSVReader FuzzJSONLReader FuzzParquetReader FuzzAccessLogReader FuzzALBReader FuzzW3CReader FuzzHAProxyReader FuzzCompressedReader
+FUZZERS  := FuzzCSVReader FuzzJSONLReader FuzzParquetReader FuzzAccessLogReader FuzzALBReader FuzzW3CReader FuzzHAProxyReader FuzzRegexReader FuzzCompressedReader
 fuzz:
 	@for f in $(FUZZERS); do \
 		echo "$$f"; $(GO) test ./traces -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s || exit 1; \

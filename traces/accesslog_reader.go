@@ -37,7 +37,8 @@ import (
 // Lines end in "\n" or "\r\n". A blank line is an error unless only blank
 // lines follow it; so is a NUL byte, or a line longer than Options.MaxLine.
 // An empty file is an empty trace. Errors are *ParseError naming the line
-// ("access.log:3: no [date] field"). With Options.SkipBad bad lines are
+// ("access.log:3: no [date] field", and, as a line of the wrong shape after
+// good ones is most often a wrapped or cut one, a word on -skip-bad). With Options.SkipBad bad lines are
 // skipped and counted (see Skipped); only I/O errors stop the reader.
 // Reading allocates nothing per line: keys are slices of the line, or of a
 // reused buffer for "ip+path", valid until the next Scan.
@@ -49,6 +50,7 @@ type AccessLogReader struct {
 
 	keyBuf []byte
 	req    Request
+	read   bool // a good line was read
 }
 
 // accessKey is what an access log reader takes as the key.
@@ -195,10 +197,18 @@ func quoteTrunc(b []byte) string {
 	return fmt.Sprintf("%q", b)
 }
 
+// brokenLineHint follows the message of a line not shaped like an access
+// log line after a good one, unless the reader skips bad lines: a log
+// often has a few wrapped or cut lines among good ones.
+const brokenLineHint = "; if the log has wrapped or broken lines, -skip-bad skips them and counts them"
+
 // parse reads one line into a.req, returning what is wrong with it or "".
 func (a *AccessLogReader) parse(line []byte) string {
 	var f accessLine
 	if msg := splitAccessLine(line, &f); msg != "" {
+		if a.read && !a.bad.skip {
+			msg += brokenLineHint
+		}
 		return msg
 	}
 	ts, msg := parseCLFDate(f.date)
@@ -213,7 +223,7 @@ func (a *AccessLogReader) parse(line []byte) string {
 	if msg != "" {
 		return msg
 	}
-	a.req = Request{T: ts, Key: key, Cost: 1}
+	a.req, a.read = Request{T: ts, Key: key, Cost: 1}, true
 	return ""
 }
 

@@ -66,7 +66,7 @@ func TestAccessLogErrors(t *testing.T) {
 		name, in, key string
 		want          string
 	}{
-		{"no date", good + good + "1.2.3.4 - - GET / 200 1\n", "", "access.log:3: no [date] field"},
+		{"no date", good + good + "1.2.3.4 - - GET / 200 1\n", "", "access.log:3: no [date] field" + brokenLineHint},
 		{"short line", "1.2.3.4 -\n", "", "access.log:1: no [date] field"},
 		{"leading space", " 1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 1\n", "", "access.log:1: no host field (the line starts with a space)"},
 		{"date not closed", "1.2.3.4 - - [10/Oct/2000:13:55:36 -0700 \"GET / HTTP/1.1\" 200 1\n", "", "access.log:1: [date] field not closed"},

@@ -80,6 +80,9 @@ func newALBReader(r io.Reader, name string, opt Options, closer io.Closer) (*ALB
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
+	if err := opt.refuseLineOptions(logTitle(FormatALB)); err != nil {
+		return nil, err
+	}
 	key, err := parseLogKey(opt.Key, FormatALB, albFields)
 	if err != nil {
 		return nil, err

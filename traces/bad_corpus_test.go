@@ -332,7 +332,7 @@ func TestBadCorpus(t *testing.T) {
 			}
 			// The first record skipped is the one that stops the reader
 			// without SkipBad.
-			if skipped > 0 && (len(first) == 0 || strings.ReplaceAll(first[0].Error(), badDir+"/", "") != c.err) {
+			if skipped > 0 && (len(first) == 0 || strings.ReplaceAll(first[0].Error(), badDir+"/", "") != strings.TrimSuffix(c.err, brokenLineHint)) { // the hint is for a reader that does not skip
 				t.Errorf("first skipped %v, want %s", first, c.err)
 			}
 			if int64(len(first)) != min(skipped, MaxSkipExamples) {

@@ -45,10 +45,12 @@ func colWord(i int) string { return [3]string{"timestamp", "key", "cost"}[i] }
 // order, when none is given.
 var sepCandidates = [...]byte{',', '\t', ';', '|'}
 
-// ParseSep parses the value of a -sep flag: one ASCII punctuation
-// character, a space, or a tab, written as itself, as `\t` or as "tab";
-// "comma", "semicolon", "pipe" and "space" name theirs. "" means 0, the
-// separator told from the file's name or header (see Options.Sep).
+// ParseSep parses a separator of one character as a -sep flag gives it
+// (SetSep takes any value of the flag, of one character or several): one
+// ASCII punctuation character, a space, or a tab, written as itself, as
+// `\t` or as "tab"; "comma", "semicolon", "pipe" and "space" name theirs.
+// "" means 0, the separator told from the file's name or header (see
+// Options.Sep).
 func ParseSep(s string) (byte, error) {
 	switch strings.ToLower(s) {
 	case "":
@@ -89,7 +91,53 @@ func sepProblem(c byte) string {
 	return ""
 }
 
+// SetSep sets the separator the value of a -sep flag gives: one character
+// (see ParseSep) in Sep, and a separator of several characters (" | ",
+// "::"; not one of the names ParseSep knows) in MultiSep. "" leaves the
+// separator to be told from the file.
+func (o *Options) SetSep(s string) error {
+	o.Sep, o.MultiSep = 0, ""
+	if sep, err := ParseSep(s); err == nil || len(s) < 2 {
+		o.Sep = sep
+		return err
+	}
+	if msg := multiSepProblem(s); msg != "" {
+		return fmt.Errorf("invalid separator %q: %s", s, msg)
+	}
+	o.MultiSep = s
+	return nil
+}
+
+// multiSepProblem tells what makes s unfit to separate fields, or "".
+func multiSepProblem(s string) string {
+	value := true // made of characters that are part of values only
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\t' && (c < ' ' || c > '~') {
+			return "want printable ASCII characters or tabs"
+		}
+		if sepProblem(c) == "" {
+			value = false
+		}
+	}
+	if value {
+		return "letters, digits and . - + are part of values: a separator needs another character"
+	}
+	return ""
+}
+
 func (o Options) checkSep() error {
+	if o.MultiSep != "" {
+		if o.Sep != 0 {
+			return fmt.Errorf("traces: Sep and MultiSep both given")
+		}
+		if msg := multiSepProblem(o.MultiSep); msg != "" || len(o.MultiSep) < 2 {
+			if msg == "" {
+				msg = "a separator of one character goes in Sep"
+			}
+			return fmt.Errorf("traces: invalid separator %q (-sep): %s", o.MultiSep, msg)
+		}
+	}
 	if o.Sep == 0 {
 		return nil
 	}
@@ -159,7 +207,9 @@ func columnsGiven(cols []string, names [3]string, required []int) (at [3]int, er
 func (o Options) refuseColumns(what string, named bool) error {
 	var flag string
 	switch {
-	case o.Sep != 0:
+	case o.Pattern != "" || !named && o.TSFormat != "":
+		return o.refuseLineOptions(what)
+	case o.Sep != 0 || o.MultiSep != "":
 		flag = "-sep"
 	case o.Columns != nil:
 		flag = "-columns"
@@ -177,6 +227,28 @@ func (o Options) refuseColumns(what string, named bool) error {
 // compression extension.
 func isTSVPath(name string) bool {
 	return strings.EqualFold(filepath.Ext(stripCompressionExt(name)), ".tsv")
+}
+
+// splitLiteral splits rec at each sep, left to right, into dst, as
+// splitCSV does (fields past len(dst) appended when grow is set, only
+// counted otherwise), without quoting: a multi-character separator
+// (Options.MultiSep). Fields are slices of rec.
+func splitLiteral(rec []byte, dst [][]byte, grow bool, sep []byte) ([][]byte, int) {
+	n := 0
+	for {
+		f, rest, found := bytes.Cut(rec, sep)
+		switch {
+		case n < len(dst):
+			dst[n] = f
+		case grow:
+			dst = append(dst, f)
+		}
+		n++
+		if !found {
+			return dst, n
+		}
+		rec = rest
+	}
 }
 
 // headerColumns splits a header line with sep into trimmed names.
@@ -237,7 +309,7 @@ func hasAll(names, want []string) bool {
 // ts column, split by the separator of opt or any of sepCandidates. With
 // a separator or columns given, it is CSV whatever the line.
 func looksDelimited(first []byte, opt Options) bool {
-	if opt.Sep != 0 || opt.Columns != nil {
+	if opt.Sep != 0 || opt.MultiSep != "" || opt.Columns != nil {
 		return true
 	}
 	names, err := opt.columnNames()

@@ -152,7 +152,7 @@ func (c *CSVReader) startPipe() {
 	p.free = make(chan *csvChunk, p.pool)
 	for range c.tune.workers {
 		w := &csvWorker{csvParser: csvParser{name: c.name, lr: lineReader{max: c.lr.max, csv: true, sep: c.sep}, clock: c.clock,
-			maxKey: c.maxKey, sep: c.sep, headerless: c.headerless, nfields: c.nfields, tsCol: c.tsCol, keyCol: c.keyCol,
+			layout: c.layout, maxKey: c.maxKey, sep: c.sep, headerless: c.headerless, nfields: c.nfields, tsCol: c.tsCol, keyCol: c.keyCol,
 			costCol: c.costCol, fields: make([][]byte, c.nfields)}}
 		w.lr.mem = &w.mem
 		go p.work(w)

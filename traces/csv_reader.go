@@ -20,13 +20,17 @@ import (
 // Options.Sep, or the separator found in the header (see Options.Sep). They
 // may be quoted as in RFC 4180: a quoted field may hold separators, doubled
 // quotes "" and line breaks, which are kept as they are (a "\r\n" inside
-// quotes stays "\r\n"). Lines end in "\n" or "\r\n".
+// quotes stays "\r\n"). Lines end in "\n" or "\r\n". With a separator
+// of several characters (Options.MultiSep) nothing is quoted: every line
+// is a record, split at each occurrence of the separator, literally, and a
+// '"' is part of its field (such a file is read on one goroutine).
 //
 //   - ts is an integer count of Options.TSUnit (by default decided by the
 //     first timestamp's magnitude: see ts_unit.go), decimal seconds read exactly
 //     ("1700000000.123456789", at most nanosecond precision), or an RFC 3339
-//     time ("2024-01-02T03:04:05.123Z", "...+01:00"). It must not be
-//     negative and must fit int64 nanoseconds.
+//     time ("2024-01-02T03:04:05.123Z", "...+01:00"); or, with
+//     Options.TSFormat, a time in that layout (see ts_format.go). It must
+//     not be negative and must fit int64 nanoseconds.
 //   - key is a non-empty string of valid UTF-8, at most Options.MaxKey
 //     bytes.
 //   - cost, when the column exists and the field is not empty, is a positive
@@ -70,7 +74,9 @@ type csvParser struct {
 	lr     lineReader
 	clock  tsClock // the unit of integer ts (0 until auto decides it)
 	maxKey int
-	sep    byte // the field separator
+	sep    byte      // the field separator
+	multi  []byte    // the separator of several characters (Options.MultiSep), or nil
+	layout *tsLayout // Options.TSFormat, or nil
 
 	nfields                int // fields per record, from the header
 	tsCol, keyCol, costCol int // costCol is -1 when there is no cost column
@@ -92,18 +98,25 @@ func NewCSVReader(r io.Reader, name string, opt Options) (*CSVReader, error) {
 
 func newCSVReader(r io.Reader, name string, opt Options, closer io.Closer) (*CSVReader, error) {
 	st, err := opt.resolve()
+	if err == nil && opt.Pattern != "" {
+		err = opt.refuseLineOptions("CSV")
+	}
 	if err != nil {
 		return nil, err
 	}
-	c := &CSVReader{csvParser: csvParser{name: name, lr: newLineReader(r, st.maxLine), clock: newTSClock(st.unit), maxKey: st.maxKey},
+	c := &CSVReader{csvParser: csvParser{name: name, lr: newLineReader(r, st.maxLine), clock: newTSClock(st.unit), maxKey: st.maxKey,
+		layout: st.layout},
 		closer: closer, columns: st.names, bad: badRecords{skip: opt.SkipBad, cancel: opt.Cancel}, tune: opt.csvTuning()}
 	c.seqLeft = c.tune.after
 	c.lr.csv = true
 	c.needed = opt.required()
+	if opt.MultiSep != "" { // no quotes: a record is a line; read one at a time, as the workers cut records by quotes
+		c.multi, c.lr.csv, c.seqLeft = []byte(opt.MultiSep), false, -1
+	}
 	if opt.Columns != nil {
 		err = c.useColumns(opt.Columns, opt.Sep)
 	} else {
-		if c.sep = opt.Sep; c.sep == 0 {
+		if c.sep = opt.Sep; c.sep == 0 && c.multi == nil {
 			var want []string
 			for _, i := range c.needed {
 				want = append(want, c.columns[i])
@@ -139,7 +152,7 @@ func (c *CSVReader) useColumns(cols []string, sep byte) error {
 	}
 	c.tsCol, c.keyCol, c.costCol = at[colTS], at[colKey], at[colCost]
 	c.nfields, c.headerless = len(cols), true
-	if c.sep = sep; c.sep == 0 {
+	if c.sep = sep; c.sep == 0 && c.multi == nil {
 		c.sep = detectSep(c.peekLine(), nil, len(cols))
 	}
 	c.lr.sep = c.sep
@@ -168,8 +181,10 @@ func (c *CSVReader) readHeader() error {
 	if msg != "" {
 		return c.errAt(c.recLine, msg)
 	}
-	names, _, msg := splitCSV(rec, nil, &c.scratch, true, c.sep)
-	if msg != "" {
+	var names [][]byte
+	if c.multi != nil {
+		names, _ = splitLiteral(rec, nil, true, c.multi)
+	} else if names, _, msg = splitCSV(rec, nil, &c.scratch, true, c.sep); msg != "" {
 		return c.errAt(c.recLine, "header: "+msg)
 	}
 	c.tsCol, c.keyCol, c.costCol = -1, -1, -1
@@ -225,7 +240,7 @@ func (c *CSVReader) Scan() bool {
 	if c.done {
 		return false
 	}
-	if c.seqLeft == 0 && !c.skipping && c.clock.unit != 0 { // the workers need the unit decided
+	if c.seqLeft == 0 && !c.skipping && (c.clock.unit != 0 || c.layout != nil) { // the workers need the unit decided
 		c.startPipe()
 		return c.scanPipe()
 	}
@@ -266,8 +281,11 @@ func (c *CSVReader) Scan() bool {
 // parse turns a non-empty record into c.req, returning what is wrong with
 // it or "".
 func (c *csvParser) parse(rec []byte) string {
-	n, msg := splitCSVInto(rec, c.fields, &c.scratch, c.sep)
-	if msg != "" {
+	var n int
+	var msg string
+	if c.multi != nil {
+		_, n = splitLiteral(rec, c.fields, false, c.multi)
+	} else if n, msg = splitCSVInto(rec, c.fields, &c.scratch, c.sep); msg != "" {
 		return msg
 	}
 	if n != c.nfields {
@@ -280,11 +298,7 @@ func (c *csvParser) parse(rec []byte) string {
 		}
 		return fmt.Sprintf("%s, header has %d", plural(n, "field"), c.nfields)
 	}
-	unit := c.clock.unit
-	if unit == 0 {
-		unit = c.clock.first(c.fields[c.tsCol])
-	}
-	ts, msg := parseTS(c.fields[c.tsCol], unit)
+	ts, msg := c.parseTS(c.fields[c.tsCol])
 	if msg != "" {
 		if msg == tsErrOverflow && isDigits(c.fields[c.tsCol]) {
 			return tsMessage(c.fields[c.tsCol], msg) + c.clock.overflowHint()
@@ -303,6 +317,20 @@ func (c *csvParser) parse(rec []byte) string {
 	}
 	c.req = Request{T: ts, Key: key, Cost: cost}
 	return ""
+}
+
+// parseTS reads the ts field s: in the layout of Options.TSFormat, or else
+// in the forms of parseTS, integers in the clock's unit (deciding it from s
+// when it is auto and undecided).
+func (c *csvParser) parseTS(s []byte) (int64, string) {
+	if c.layout != nil {
+		return c.layout.parse(s)
+	}
+	unit := c.clock.unit
+	if unit == 0 {
+		unit = c.clock.first(s)
+	}
+	return parseTS(s, unit)
 }
 
 func tsMessage(s []byte, msg string) string {
@@ -380,7 +408,7 @@ func (c *csvParser) nextRecord() (rec []byte, msg string, err error) {
 		line = bytes.TrimPrefix(line, utf8BOM)
 	}
 	nul := bytes.IndexByte(line, 0) >= 0
-	if bytes.IndexByte(line, '"') < 0 || scanQuotes(stFieldStart, line, c.sep) != stQuoted {
+	if c.multi != nil || bytes.IndexByte(line, '"') < 0 || scanQuotes(stFieldStart, line, c.sep) != stQuoted {
 		if nul {
 			return nil, "NUL byte", nil
 		}

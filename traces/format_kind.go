@@ -39,10 +39,14 @@ const (
 	FormatW3C
 	// FormatHAProxy is HAProxy's HTTP log (see HAProxyReader).
 	FormatHAProxy
+	// FormatRegex is any line-oriented text, one request a line, read by
+	// the regular expression of Options.Pattern (see RegexReader). It is
+	// read only, and never told from the content.
+	FormatRegex
 )
 
 // String returns the format's flag name: "auto", "csv", "parquet", "jsonl",
-// "accesslog", "alb", "cloudfront", "w3c", "haproxy".
+// "accesslog", "alb", "cloudfront", "w3c", "haproxy", "regex".
 func (f Format) String() string {
 	switch f {
 	case FormatAuto:
@@ -63,6 +67,8 @@ func (f Format) String() string {
 		return "w3c"
 	case FormatHAProxy:
 		return "haproxy"
+	case FormatRegex:
+		return "regex"
 	}
 	return fmt.Sprintf("Format(%d)", int(f))
 }
@@ -70,7 +76,7 @@ func (f Format) String() string {
 // ParseFormat parses the value of a -format flag: "csv", "parquet" (or
 // "pq"), "jsonl" (or its aliases "ndjson" and "json"), "accesslog" (or
 // "clf", "combined", "common"), "alb", "cloudfront", "w3c" (or "iis"),
-// "haproxy", and "auto" or "" for FormatAuto. Case is ignored. An unknown
+// "haproxy", "regex", and "auto" or "" for FormatAuto. Case is ignored. An unknown
 // name is an error that lists the names.
 func ParseFormat(s string) (Format, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
@@ -92,6 +98,8 @@ func ParseFormat(s string) (Format, error) {
 		return FormatW3C, nil
 	case "haproxy":
 		return FormatHAProxy, nil
+	case "regex":
+		return FormatRegex, nil
 	}
 	return FormatAuto, fmt.Errorf("unknown trace format %q (want %s)", s, FormatNames)
 }

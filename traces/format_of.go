@@ -18,6 +18,8 @@ func FormatOf(r Reader) Format {
 		return r.format
 	case *HAProxyReader:
 		return FormatHAProxy
+	case *RegexReader:
+		return FormatRegex
 	case *reorderReader:
 		return FormatOf(r.in)
 	}

@@ -363,3 +363,33 @@ func FuzzCompressedReader(f *testing.F) {
 		}
 	})
 }
+
+// fuzzLayouts are the -ts-format layouts FuzzRegexReader picks from ("":
+// the default forms).
+var fuzzLayouts = []string{"", "%a %b %d %H:%M:%S %Y", "02.01.2006 03:04 PM", "%Y-%m-%dT%H:%M:%S.%f%z"}
+
+func FuzzRegexReader(f *testing.F) {
+	f.Add([]byte("in24.inetnebr.com: Tue Aug 22 00:00:01 1995 (/a): 200\nx: Tue Aug 22 00:00:01 1995 (/): 1\n"), ctimePattern, uint8(1))
+	f.Add([]byte("15.02.2015 05:11 PM | 10.0.0.1 | 3\nbad\n"), `^(?P<ts>[^|]+) \| (?P<key>\S+) \| (?P<cost>\d+)$`, uint8(2|0x80))
+	f.Add([]byte("1700000000.5 a\n17 b\n\n2 c\n"), `(?P<ts>\S+) (?P<key>\S*)`, uint8(0))
+	f.Add([]byte("2024-02-09T10:00:00.123+0100 k 0\n"), `(?P<ts>\S+) (?P<key>\S+) ?(?P<cost>\S*)`, uint8(3|0x40))
+	f.Add([]byte("a b\n"), `(?P<ts>x)?(?P<key>)`, uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, pattern string, mode uint8) {
+		opt := fuzzOptions(mode)
+		opt.Pattern = pattern
+		if opt.TSFormat = fuzzLayouts[int(mode>>2&0xf)%len(fuzzLayouts)]; opt.TSFormat != "" {
+			opt.TSUnit = 0
+		}
+		if _, err := NewRegexReader(bytes.NewReader(nil), "fuzz.in", opt); err != nil {
+			// A pattern refused: a usage error, naming the flag, not a file.
+			if !strings.HasPrefix(err.Error(), "traces: -pattern ") && !strings.HasPrefix(err.Error(), "traces: -format regex needs -pattern") {
+				t.Fatalf("pattern %q refused: %v", pattern, err)
+			}
+			return
+		}
+		got, err := checkFuzzRead(t, FormatRegex, data, opt)
+		checkSkipping(t, FormatRegex, data, opt, got, err)
+		// What a pattern reads, CSV holds exactly.
+		rewrite(t, FormatCSV, got)
+	})
+}

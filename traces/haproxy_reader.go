@@ -86,6 +86,9 @@ func newHAProxyReader(r io.Reader, name string, opt Options, closer io.Closer) (
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
+	if err := opt.refuseLineOptions(logTitle(FormatHAProxy)); err != nil {
+		return nil, err
+	}
 	key, err := parseLogKey(opt.Key, FormatHAProxy, haproxyFields)
 	if err != nil {
 		return nil, err

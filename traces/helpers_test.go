@@ -28,6 +28,8 @@ func newReader(f Format, data []byte, name string, opt Options) (Reader, error) 
 		return NewParquetReader(bytes.NewReader(data), int64(len(data)), name, opt)
 	case FormatAccessLog:
 		return NewAccessLogReader(bytes.NewReader(data), name, opt)
+	case FormatRegex:
+		return NewRegexReader(bytes.NewReader(data), name, opt)
 	}
 	return newLogTestReader(f, bytes.NewReader(data), name, opt)
 }

@@ -50,6 +50,7 @@ type JSONLReader struct {
 	lineRecords
 	closer io.Closer
 	clock  tsClock
+	layout *tsLayout // Options.TSFormat, or nil
 	maxKey int
 
 	p   jsonScanner
@@ -74,7 +75,7 @@ func newJSONLReader(r io.Reader, name string, opt Options, closer io.Closer) (*J
 		return nil, err
 	}
 	j := &JSONLReader{lineRecords: newLineRecords(r, name, st.maxLine, opt), closer: closer, clock: newTSClock(st.unit),
-		maxKey: st.maxKey}
+		layout: st.layout, maxKey: st.maxKey}
 	j.p.setNames(st.names)
 	return j, nil
 }
@@ -107,6 +108,48 @@ func (j *JSONLReader) overflowHint(msg string) string {
 	return j.clock.overflowHint()
 }
 
+// readTS reads the ts field of the object scanned, returning what is
+// wrong with it or "".
+func (j *JSONLReader) readTS() (int64, string) {
+	p := &j.p
+	if j.layout != nil {
+		switch p.tsKind {
+		case jsonString:
+			ts, msg := j.layout.parse(p.ts)
+			if msg != "" {
+				return 0, tsMessage(p.ts, msg)
+			}
+			return ts, ""
+		case jsonNumber:
+			return 0, fmt.Sprintf("ts %s is a number, and -ts-format %q reads strings", p.ts, j.layout.given)
+		}
+	}
+	unit := j.clock.unit
+	if unit == 0 && (p.tsKind == jsonNumber && !p.tsExp || p.tsKind == jsonString) {
+		unit = j.clock.first(p.ts)
+	}
+	switch p.tsKind {
+	case jsonNumber:
+		if p.tsExp {
+			return 0, fmt.Sprintf("ts %s has an exponent; write an integer or decimal seconds", p.ts)
+		}
+		ts, msg := parseTS(p.ts, unit)
+		if msg != "" {
+			return 0, fmt.Sprintf("ts %s %s", p.ts, msg) + j.overflowHint(msg)
+		}
+		return ts, ""
+	case jsonString:
+		ts, msg := parseTS(p.ts, unit)
+		if msg != "" {
+			return 0, tsMessage(p.ts, msg) + j.overflowHint(msg)
+		}
+		return ts, ""
+	case jsonNull:
+		return 0, "ts is null"
+	}
+	return 0, "ts is not a number or a string"
+}
+
 // parse reads one object into j.req, returning an error message or "".
 func (j *JSONLReader) parse(line []byte) string {
 	p := &j.p
@@ -119,28 +162,9 @@ func (j *JSONLReader) parse(line []byte) string {
 	if !p.hasKey {
 		return p.missing(colKey, line)
 	}
-	var ts int64
-	var msg string
-	unit := j.clock.unit
-	if unit == 0 && (p.tsKind == jsonNumber && !p.tsExp || p.tsKind == jsonString) {
-		unit = j.clock.first(p.ts)
-	}
-	switch p.tsKind {
-	case jsonNumber:
-		if p.tsExp {
-			return fmt.Sprintf("ts %s has an exponent; write an integer or decimal seconds", p.ts)
-		}
-		if ts, msg = parseTS(p.ts, unit); msg != "" {
-			return fmt.Sprintf("ts %s %s", p.ts, msg) + j.overflowHint(msg)
-		}
-	case jsonString:
-		if ts, msg = parseTS(p.ts, unit); msg != "" {
-			return tsMessage(p.ts, msg) + j.overflowHint(msg)
-		}
-	case jsonNull:
-		return "ts is null"
-	default:
-		return "ts is not a number or a string"
+	ts, msg := j.readTS()
+	if msg != "" {
+		return msg
 	}
 	switch p.keyKind {
 	case jsonString:

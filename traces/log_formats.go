@@ -7,7 +7,7 @@ import (
 )
 
 // FormatNames lists the values of a -format flag, for messages.
-const FormatNames = "csv, parquet, jsonl, accesslog, alb, cloudfront, w3c, haproxy or auto"
+const FormatNames = "csv, parquet, jsonl, accesslog, alb, cloudfront, w3c, haproxy, regex or auto"
 
 // logKinds names the logs read, for messages.
 const logKinds = "NCSA access, ALB, CloudFront, W3C or HAProxy"
@@ -20,7 +20,7 @@ const formatLog Format = -1
 // isLog reports whether f is one of the (read only) log formats.
 func (f Format) isLog() bool {
 	switch f {
-	case FormatAccessLog, FormatALB, FormatCloudFront, FormatW3C, FormatHAProxy:
+	case FormatAccessLog, FormatALB, FormatCloudFront, FormatW3C, FormatHAProxy, FormatRegex:
 		return true
 	}
 	return false
@@ -37,6 +37,8 @@ func logTitle(f Format) string {
 		return "a W3C extended log"
 	case FormatHAProxy:
 		return "an HAProxy log"
+	case FormatRegex:
+		return "a log read by -pattern"
 	}
 	return "an access log"
 }
@@ -48,6 +50,9 @@ func errReadOnly(f Format) error {
 
 // newLogReader returns a reader of a log of format f; see open.
 func newLogReader(r io.Reader, name string, f Format, opt Options, closer io.Closer) (Reader, error) {
+	if f == FormatRegex {
+		return newRegexReader(r, name, opt, closer)
+	}
 	switch f {
 	case FormatAccessLog:
 		return newAccessLogReader(r, name, opt, closer)
@@ -59,6 +64,18 @@ func newLogReader(r io.Reader, name string, f Format, opt Options, closer io.Clo
 		return newHAProxyReader(r, name, opt, closer)
 	}
 	return nil, fmt.Errorf("%s: unknown trace format %v", name, f)
+}
+
+// refuseLineOptions refuses the options of FormatRegex and of the
+// delimited formats that a log of its own form (what) does not take.
+func (o Options) refuseLineOptions(what string) error {
+	switch {
+	case o.Pattern != "":
+		return fmt.Errorf("traces: -pattern applies to -format regex, not to %s", what)
+	case o.TSFormat != "":
+		return fmt.Errorf("traces: -ts-format does not apply to %s, whose times have a form of their own", what)
+	}
+	return nil
 }
 
 // logLineFormat returns the log format a line is shaped like (FormatAuto

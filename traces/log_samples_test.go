@@ -211,14 +211,53 @@ func haproxySample() []byte {
 	return b.Bytes()
 }
 
-// logSamples are the log samples of samples/, by file name.
+// The samples of line formats that only -pattern, -ts-format and a -sep
+// of several characters read, each with the same requests in a plain
+// ts,key CSV (testdata/lines), which they must read as.
+
+// ampmSample is a table with times of the minute in a 12-hour clock and
+// fields separated by " | ", from before noon to the afternoon.
+func ampmSample() (sample, plain []byte) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	var b, p bytes.Buffer
+	b.WriteString("time | client | path | status\n")
+	p.WriteString("ts,key\n")
+	for _, h := range sampleTraffic(5, 600, 30*time.Second) {
+		at := h.t.Add(110 * time.Minute).Truncate(time.Minute)
+		fmt.Fprintf(&b, "%s | %s | %s | %d\n", at.Format("02.01.2006 03:04 PM"), sampleIPs[h.client], samplePages[h.page], sampleStatus(rng))
+		fmt.Fprintf(&p, "%d,%s\n", at.Unix(), sampleIPs[h.client])
+	}
+	return b.Bytes(), p.Bytes()
+}
+
+// ctimeSample is an application log of lines "client: ctime date (path):
+// status bytes", its times of the second.
+func ctimeSample() (sample, plain []byte) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	var b, p bytes.Buffer
+	p.WriteString("ts,key\n")
+	shift := time.Date(1995, 8, 22, 0, 0, 0, 0, time.UTC).Sub(time.Date(2024, 2, 9, 10, 0, 0, 0, time.UTC))
+	for _, h := range sampleTraffic(6, 600, 2*time.Second) {
+		at := h.t.Add(shift).Truncate(time.Second)
+		fmt.Fprintf(&b, "%s: %s (%s): %d %d\n", sampleIPs[h.client], at.Format(time.ANSIC), samplePages[h.page], sampleStatus(rng), 200+rng.IntN(9000))
+		fmt.Fprintf(&p, "%d,%s\n", at.Unix(), sampleIPs[h.client])
+	}
+	return b.Bytes(), p.Bytes()
+}
+
+// logSamples are the log samples of samples/ (and the plain CSVs of
+// testdata/lines), by path under this package.
 func logSamples() map[string][]byte {
-	return map[string][]byte{"alb.log": albSample(), "cloudfront.log": cloudFrontSample(), "iis.log": iisSample(), "haproxy.log": haproxySample()}
+	ampm, ampmPlain := ampmSample()
+	ctime, ctimePlain := ctimeSample()
+	return map[string][]byte{"samples/alb.log": albSample(), "samples/cloudfront.log": cloudFrontSample(), "samples/iis.log": iisSample(),
+		"samples/haproxy.log": haproxySample(), "samples/ampm.txt": ampm, "testdata/lines/ampm.csv": ampmPlain,
+		"samples/ctime.txt": ctime, "testdata/lines/ctime.csv": ctimePlain}
 }
 
 func TestLogSamplesAreCurrent(t *testing.T) {
 	for name, data := range logSamples() {
-		path := filepath.Join("samples", name)
+		path := filepath.FromSlash(name)
 		if *updateSamples {
 			if err := os.WriteFile(path, data, 0o644); err != nil {
 				t.Fatal(err)
@@ -232,4 +271,39 @@ func TestLogSamplesAreCurrent(t *testing.T) {
 			t.Errorf("%s differs from what logSamples writes (go test ./traces -run TestLogSamplesAreCurrent -update-samples)", path)
 		}
 	}
+}
+
+// The line samples read, by their flags, as exactly the requests of their
+// plain CSVs.
+func TestLineSamplesReadAsPlainCSV(t *testing.T) {
+	for _, tt := range []struct {
+		sample, plain string
+		opt           Options
+	}{
+		{"samples/ampm.txt", "testdata/lines/ampm.csv", Options{MultiSep: " | ", TS: "time", Key: "client", TSFormat: "%d.%m.%Y %I:%M %p"}},
+		{"samples/ampm.txt", "testdata/lines/ampm.csv", Options{MultiSep: " | ", TS: "time", Key: "client", TSFormat: "02.01.2006 03:04 PM"}},
+		{"samples/ctime.txt", "testdata/lines/ctime.csv", Options{Pattern: `^(?P<key>\S+): (?P<ts>\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}) \(`, TSFormat: "%a %b %e %H:%M:%S %Y"}},
+		{"samples/ctime.txt", "testdata/lines/ctime.csv", Options{Pattern: `^(?P<key>\S+): (?P<ts>.{24}) \(`, TSFormat: time.ANSIC}},
+	} {
+		got, err := readFile(tt.sample, tt.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := readFile(tt.plain, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 600 || !equalRequests(got, want) {
+			t.Errorf("%s (%+v): %d requests, not the %d of %s", tt.sample, tt.opt, len(got), len(want), tt.plain)
+		}
+	}
+}
+
+func readFile(path string, opt Options) ([]Request, error) {
+	r, err := Open(path, FormatAuto, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return readAll(r)
 }

@@ -72,6 +72,9 @@ type source struct {
 // open detects the compression and the format and builds the reader. On
 // error the caller closes src.
 func open(src source, f Format, opt Options) (Reader, error) {
+	if f == FormatAuto && opt.Pattern != "" {
+		f = FormatRegex // only a pattern reads a file so
+	}
 	if f == FormatAuto && !src.stdin {
 		if f = formatOfExt(filepath.Ext(stripCompressionExt(src.name))); f == FormatAccessLog {
 			f = formatLog // which log, the content tells
@@ -127,7 +130,7 @@ func openText(src source, br *bufio.Reader, kind compression, closer io.Closer, 
 	}
 	switch f {
 	case FormatCSV:
-		if opt.Sep == 0 && !src.stdin && isTSVPath(src.name) {
+		if opt.Sep == 0 && opt.MultiSep == "" && !src.stdin && isTSVPath(src.name) {
 			opt.Sep = '\t'
 		}
 		return newCSVReader(r, src.name, opt, closer)

@@ -38,11 +38,31 @@ type Options struct {
 	// itself matches too), of at most 64 parts. Access logs take neither.
 	TS, Cost string
 
+	// TSFormat, when not "", is the layout of the timestamps of CSV, JSON
+	// lines (a string ts) and FormatRegex traces, in place of the forms
+	// they take by default: Go's reference layout ("02.01.2006 03:04 PM"),
+	// or a strftime layout when it holds a '%' ("%d.%m.%Y %I:%M %p"). A
+	// time without a zone is UTC. See ts_format.go. TSUnit does not apply
+	// then; Parquet and the logs do not take it.
+	TSFormat string
+
+	// Pattern is the regular expression (Go's RE2 syntax) of FormatRegex:
+	// its named groups ts, key and optionally cost (or the names TS, Key
+	// and Cost give) take the request from each line. See RegexReader.
+	Pattern string
+
 	// Sep is the field separator of CSV (and TSV) traces, one ASCII byte:
 	// see ParseSep. 0 means tab for a file Open reads whose name ends in
 	// .tsv, else the first of comma, tab, semicolon and pipe that splits
 	// the header into columns that include the ts and key columns.
 	Sep byte
+
+	// MultiSep, when not "", is a separator of two or more characters
+	// (" | ", "::") in place of Sep: a CSV trace's fields (and header
+	// names) are split at each occurrence of it, literally, left to right.
+	// Nothing is quoted then: a '"' is part of a field like any other
+	// character, and a record is one line. See SetSep.
+	MultiSep string
 
 	// Columns, when not nil, names the columns of a CSV trace that has no
 	// header, in order; "" or "_" is a column to ignore. The first line is
@@ -144,7 +164,19 @@ func (o Options) check() error {
 	if _, _, err := o.limits(); err != nil {
 		return err
 	}
+	if _, err := o.layout(); err != nil {
+		return err
+	}
 	return o.checkSep()
+}
+
+// layout compiles TSFormat (nil for none), refusing TSUnit beside it.
+func (o Options) layout() (*tsLayout, error) {
+	l, err := parseTSFormat(o.TSFormat)
+	if l != nil && o.TSUnit != 0 {
+		return nil, fmt.Errorf("traces: -ts-unit does not apply with -ts-format: the layout tells how to read the times")
+	}
+	return l, err
 }
 
 // ParseTSUnit parses the value of a -ts-unit flag: "ns", "us" (or "µs"),
@@ -171,6 +203,7 @@ type settings struct {
 	unit            int64 // 0: auto
 	maxKey, maxLine int
 	names           [3]string // of the ts, key and cost columns (colTS, ...)
+	layout          *tsLayout // Options.TSFormat, or nil
 }
 
 // resolve checks o and fills in its defaults.
@@ -190,5 +223,9 @@ func (o Options) resolve() (settings, error) {
 	if err := o.checkSep(); err != nil {
 		return settings{}, err
 	}
-	return settings{unit: unit, maxKey: maxKey, maxLine: maxLine, names: names}, nil
+	layout, err := o.layout()
+	if err != nil {
+		return settings{}, err
+	}
+	return settings{unit: unit, maxKey: maxKey, maxLine: maxLine, names: names, layout: layout}, nil
 }

@@ -219,6 +219,9 @@ func newParquetReader(r io.ReaderAt, size int64, name string, opt Options, close
 	if err == nil {
 		err = opt.refuseColumns("Parquet", true)
 	}
+	if err == nil && st.layout != nil {
+		err = fmt.Errorf("traces: -ts-format does not apply to Parquet, whose times are integers")
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -6,14 +6,16 @@
 // identity (valid UTF-8) and cost a positive integer (1 when the trace has
 // no cost). Readers stream: they never hold more than one record, and the
 // Key they return is only valid until the next call to Scan, so that
-// reading a trace allocates nothing per request.
+// reading a trace allocates nothing per request (but for the one
+// allocation of a regular expression's match, in RegexReader).
 //
 // Three formats are read and written: CSV (CSVReader, CSVWriter), JSON lines
 // (JSONLReader, JSONLWriter) and Parquet (ParquetReader, ParquetWriter);
 // logs are read too: web server access logs in the Common and Combined Log
 // Format (AccessLogReader), AWS ALB access logs (ALBReader), W3C extended
-// logs as IIS and CloudFront write them (W3CReader) and HAProxy's HTTP log
-// (HAProxyReader). The doc of each reader states its model exactly. Open
+// logs as IIS and CloudFront write them (W3CReader), HAProxy's HTTP log
+// (HAProxyReader), and any line-oriented text by a regular expression
+// (RegexReader). The doc of each reader states its model exactly. Open
 // and Create pick the format from the file extension unless told
 // (ParseFormat reads a -format flag); Open also tells it from the content
 // when the extension says nothing, reads gzip and zstd compressed text

@@ -69,7 +69,7 @@ func TestSkipBad(t *testing.T) {
 			opt := tt.opt
 			opt.SkipBad = false
 			got2, err := read(tt.f, []byte(tt.in), "t", opt)
-			if err == nil || err.Error() != tt.msgs[0] {
+			if err == nil || strings.TrimSuffix(err.Error(), brokenLineHint) != tt.msgs[0] { // the hint is for a reader that does not skip
 				t.Fatalf("without SkipBad: %v, want %s", err, tt.msgs[0])
 			}
 			if len(got2) > len(got) || !equalRequests(got2, got[:len(got2)]) {

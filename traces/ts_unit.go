@@ -162,6 +162,8 @@ func TimeUnitOf(r Reader) TimeUnit {
 		return r.clock.timeUnit()
 	case *ParquetReader:
 		return r.clock.timeUnit()
+	case *RegexReader:
+		return r.clock.timeUnit()
 	case *reorderReader:
 		return TimeUnitOf(r.in)
 	}

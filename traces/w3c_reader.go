@@ -69,6 +69,9 @@ func newW3CReader(r io.Reader, name string, format Format, opt Options, closer i
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
+	if err := opt.refuseLineOptions(logTitle(format)); err != nil {
+		return nil, err
+	}
 	fields := logFields{hasUser: format == FormatW3C, isField: func(string) bool { return true },
 		names: "or a field of #Fields by its name (" + w3cFieldExample(format) + ")"}
 	key, err := parseLogKey(opt.Key, format, fields)

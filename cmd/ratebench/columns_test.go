@@ -159,7 +159,7 @@ func TestColumnFlagErrors(t *testing.T) {
 			nasa + `:1: header has no "time" column (columns: "host\tlogname\ttime\tmethod\turl\tresponse\tbytes"; give the separator with -sep)`, false},
 		{[]string{"inspect", "-trace", caddy, "-key", "request.ip"},
 			caddy + `:1: missing "request.ip" (fields of request: "remote_ip", "remote_port", "client_ip", "proto", "method", "host", "uri", "headers", "tls")`, false},
-		{[]string{"inspect", "-trace", nasa, "-sep", "ab"}, `-sep: invalid separator "ab": want one character such as , ; | or tab`, true},
+		{[]string{"inspect", "-trace", nasa, "-sep", "ab"}, `-sep: invalid separator "ab": letters, digits and . - + are part of values: a separator needs another character`, true},
 		{[]string{"inspect", "-trace", caddy, "-sep", "tab"}, `traces: -sep does not apply to JSON lines`, false},
 		{[]string{"inspect", "-trace", nasa, "-key", "host", "-ts", "host"}, `traces: the timestamp and key columns cannot both be "host" (-ts, -key)`, false},
 	} {

@@ -14,6 +14,8 @@ type traceFlags struct {
 	path    string
 	format  string
 	tsUnit  string
+	tsFmt   string // -ts-format
+	pattern string // -pattern
 	key     string
 	columns columnFlags
 	skipBad bool
@@ -32,9 +34,11 @@ func (tf *traceFlags) register(fs *flag.FlagSet) {
 
 // registerReading registers the flags on how to read, without -trace.
 func (tf *traceFlags) registerReading(fs *flag.FlagSet) {
-	fs.StringVar(&tf.format, "format", "auto", "trace `format`: csv, parquet, jsonl, accesslog, alb, cloudfront, w3c, haproxy, or auto (from the extension, else the content)")
+	fs.StringVar(&tf.format, "format", "auto", "trace `format`: csv, parquet, jsonl, accesslog, alb, cloudfront, w3c, haproxy, regex (any line format, by -pattern), or auto (from the extension, else the content)")
 	fs.StringVar(&tf.tsUnit, "ts-unit", "auto", "`unit` of integer timestamps: ns, us, ms or s, or auto (from the first one's magnitude; decimal seconds are always seconds)")
-	fs.StringVar(&tf.key, "key", "", "the client identity: a column (CSV, Parquet) or field (JSON) name, default key; for logs ip (default), user, path, ip+path or a field of the log (user_agent, cs(User-Agent), capture.req.hdr(0))")
+	fs.StringVar(&tf.tsFmt, "ts-format", "", "`layout` of the timestamps of CSV, JSON and -pattern: Go's (02.01.2006 03:04 PM) or strftime's when it holds a % (%d.%m.%Y %I:%M %p); UTC unless it has a zone (-0700, %z)")
+	fs.StringVar(&tf.pattern, "pattern", "", "regular `expression` that reads each line of -format regex, with the named groups ts and key, and cost if you like: ^(?P<key>\\S+) (?P<ts>\\S+)")
+	fs.StringVar(&tf.key, "key", "", "the client identity: a column (CSV, Parquet), field (JSON) or -pattern group name, default key; for logs ip (default), user, path, ip+path or a field of the log (user_agent, cs(User-Agent), capture.req.hdr(0))")
 	tf.columns.register(fs)
 	fs.BoolVar(&tf.skipBad, "skip-bad", false, "skip bad records instead of stopping; the summary counts them and lists the first")
 	fs.IntVar(&tf.maxKey, "max-key", traces.DefaultMaxKey, "longest key accepted, in `bytes`")
@@ -58,8 +62,8 @@ func (tf *traceFlags) open() (traces.Reader, string, error) {
 	if tf.maxKey < 1 || tf.maxLine < 1 || tf.reorder < 0 {
 		return nil, "", usageError{"-max-key and -max-line must be positive, -reorder not negative"}
 	}
-	opt := traces.Options{TSUnit: unit, Key: tf.key, SkipBad: tf.skipBad, MaxKey: tf.maxKey, MaxLine: tf.maxLine,
-		Cancel: tf.cancel}
+	opt := traces.Options{TSUnit: unit, TSFormat: tf.tsFmt, Pattern: tf.pattern, Key: tf.key, SkipBad: tf.skipBad,
+		MaxKey: tf.maxKey, MaxLine: tf.maxLine, Cancel: tf.cancel}
 	if err := tf.columns.apply(&opt); err != nil {
 		return nil, "", err
 	}
