@@ -49,7 +49,7 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 	first := parts[0]
 	out := &Summary{Schema: first.Schema, Config: first.Config, Notes: first.Notes}
 	out.Trace = TraceInfo{Path: first.Trace.Path, Format: first.Trace.Format, Fingerprint: first.Trace.Fingerprint,
-		TSUnit: first.Trace.TSUnit, TSUnitFrom: first.Trace.TSUnitFrom,
+		TSUnit: first.Trace.TSUnit, TSUnitFrom: first.Trace.TSUnitFrom, Input: first.Trace.Input,
 		Skipped: first.Trace.Skipped, SkippedExamples: first.Trace.SkippedExamples}
 	cfg, _ := json.Marshal(first.Config)
 	skips, _ := json.Marshal(first.Trace.SkippedExamples)

@@ -32,6 +32,8 @@ func runInspect(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	st.Skipped, st.SkipExamples = skipped(r)
+	read := tf.readTrace(format)
+	st.Trace = &read
 	st.Print(stdout, tf.path, format)
 	printUnit(stdout, st, format, *rule, r)
 	return nil
