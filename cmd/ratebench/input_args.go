@@ -1,35 +1,34 @@
 package main
 
 import (
-	"strconv"
+	"flag"
 	"time"
 
+	"ratebench/internal/numfmt"
 	"ratebench/summary"
-	"ratebench/traces"
 )
 
-// inputArgs are the flags of how the trace was read that were set off
-// their defaults, as a summary records them (summary.InputFlags): the
-// commands suggested on the trace carry them. A reading flag is one more
-// line here (and its name in summary.InputFlags).
+// inputArgs are the flags of how the trace was read (summary.InputFlags)
+// that were set off their defaults, as a summary records them: the commands
+// suggested on the trace carry them. A reading flag is recorded once its
+// name is in summary.InputFlags.
 func (tf *traceFlags) inputArgs() []summary.InputArg {
+	if tf.flags == nil {
+		return nil
+	}
 	var out []summary.InputArg
-	for _, f := range []struct{ flag, value, unset string }{
-		{"format", tf.format, "auto"},
-		{"key", tf.key, ""},
-		{"ts", tf.columns.ts, ""},
-		{"cost", tf.columns.cost, ""},
-		{"ts-unit", tf.tsUnit, "auto"},
-		{"columns", tf.columns.columns, ""},
-		{"sep", tf.columns.sep, ""},
-		{"reorder", flagDuration(tf.reorder), "0s"},
-		{"skip-bad", strconv.FormatBool(tf.skipBad), "false"},
-		{"max-key", strconv.Itoa(tf.maxKey), strconv.Itoa(traces.DefaultMaxKey)},
-		{"max-line", strconv.Itoa(tf.maxLine), strconv.Itoa(traces.DefaultMaxLine)},
-	} {
-		if f.value != f.unset {
-			out = append(out, summary.InputArg{Flag: f.flag, Value: f.value})
+	for _, name := range summary.InputFlags {
+		f := tf.flags.Lookup(name)
+		if f == nil || f.Value.String() == f.DefValue {
+			continue
 		}
+		v := f.Value.String()
+		if g, ok := f.Value.(flag.Getter); ok {
+			if d, ok := g.Get().(time.Duration); ok {
+				v = numfmt.FlagDuration(int64(d))
+			}
+		}
+		out = append(out, summary.InputArg{Flag: name, Value: v})
 	}
 	return out
 }
@@ -38,18 +37,6 @@ func (tf *traceFlags) inputArgs() []summary.InputArg {
 // commands suggested on it: its path and the input flags it was read with.
 func (tf *traceFlags) readTrace(format string) summary.TraceInfo {
 	return summary.TraceInfo{Path: tf.path, Format: format, Input: tf.inputArgs()}
-}
-
-// flagDuration writes d as the -reorder flag takes it, without the zero
-// minutes and seconds time.Duration writes: "1m", "1h", "2m10s", "1.5s".
-func flagDuration(d time.Duration) string {
-	s := d.String()
-	for _, zero := range []string{"m0s", "h0m"} {
-		if len(s) > len(zero) && s[len(s)-len(zero):] == zero {
-			s = s[:len(s)-len(zero)+1]
-		}
-	}
-	return s
 }
 
 // ruleArgs are the -rule and -sweep flags of the compare, as given, for a

@@ -23,6 +23,9 @@ type traceFlags struct {
 
 	// cancel, when closed, stops the reading (the reader's Options.Cancel).
 	cancel <-chan struct{}
+	// flags is the flag set the reading flags are registered in, for the
+	// input flags a summary records (inputArgs).
+	flags *flag.FlagSet
 }
 
 func (tf *traceFlags) register(fs *flag.FlagSet) {
@@ -32,6 +35,7 @@ func (tf *traceFlags) register(fs *flag.FlagSet) {
 
 // registerReading registers the flags on how to read, without -trace.
 func (tf *traceFlags) registerReading(fs *flag.FlagSet) {
+	tf.flags = fs
 	fs.StringVar(&tf.format, "format", "auto", "trace `format`: csv, parquet, jsonl, accesslog, alb, cloudfront, w3c, haproxy, or auto (from the extension, else the content)")
 	fs.StringVar(&tf.tsUnit, "ts-unit", "auto", "`unit` of integer timestamps: ns, us, ms or s, or auto (from the first one's magnitude; decimal seconds are always seconds)")
 	fs.StringVar(&tf.key, "key", "", "the client identity: a column (CSV, Parquet) or field (JSON) name, default key; for logs ip (default), user, path, ip+path or a field of the log (user_agent, cs(User-Agent), capture.req.hdr(0))")
