@@ -35,8 +35,8 @@ func (e *OrderError) Error() string {
 		}
 		return msg
 	}
-	file := "FILE"
-	if e.File != "" && e.File != "-" {
+	file := "FILE" // standard input ("stdin" in positions): the file it came from
+	if e.File != "" && e.File != "-" && e.File != "stdin" {
 		file = escape.ShellWord(e.File) // a command to paste: quoted
 	}
 	return msg + fmt.Sprintf("use -reorder %s (ratebench inspect %s reports the least that works)", numfmt.FlagDuration(need), file)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"slices"
 	"time"
 
 	"ratebench/internal/numfmt"
@@ -39,15 +40,28 @@ func (tf *traceFlags) readTrace(format string) summary.TraceInfo {
 	return summary.TraceInfo{Path: tf.path, Format: format, Input: tf.inputArgs()}
 }
 
-// ruleArgs are the -rule and -sweep flags of the compare, as given, for a
-// command suggested to run it again.
-func (f *compareFlags) ruleArgs() []string {
+// rerunArgs are the flags the compare was given besides the trace and
+// how to read it (-rule, -alg, -o, -report=false, ...), each with its
+// value, for a command suggested to run it again: with them and the input
+// flags, it is the same run.
+func (f *compareFlags) rerunArgs() []string {
 	var args []string
-	for _, r := range f.rules {
-		args = append(args, "-rule", r)
-	}
-	if *f.sweep != "" {
-		args = append(args, "-sweep", *f.sweep)
-	}
+	f.trace.flags.Visit(func(fl *flag.Flag) {
+		if fl.Name == "trace" || slices.Contains(summary.InputFlags, fl.Name) {
+			return
+		}
+		switch v := fl.Value.(type) {
+		case *listFlag: // repeated, each value its own (a -clients value holds commas)
+			for _, s := range *v {
+				args = append(args, "-"+fl.Name, s)
+			}
+		default:
+			if isBoolFlag(fl) {
+				args = append(args, "-"+fl.Name+"="+v.String())
+			} else {
+				args = append(args, "-"+fl.Name, v.String())
+			}
+		}
+	})
 	return args
 }

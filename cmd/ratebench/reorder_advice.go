@@ -12,8 +12,9 @@ import (
 )
 
 // maxReorderScan bounds the requests adviseReorder reads to find the
-// -reorder a trace needs: past it, the advice is the least it knows.
-const maxReorderScan = 1 << 26
+// -reorder a trace needs: past it, the advice is the replay's own, the
+// least the request it failed on needs (a variable for the tests).
+var maxReorderScan = 1 << 26
 
 // adviseReorder completes the advice of err, when a request of the trace
 // file went back in its key's time, with the -reorder that puts every

@@ -96,9 +96,10 @@ func TestSuggestedCommandsQuoteTheFileName(t *testing.T) {
 		if got := pasteBack(t, line); !ok || strings.Join(got, "|") != "compare|-trace|"+trace+"|-reorder|1s" {
 			t.Errorf("inspect of %q suggests %q, which reads back as %q", trace, line, got)
 		}
-		_, _, err = ratebench(t, "compare", trace, "-report=false", "-o", filepath.Join(dir, "out"))
+		results := filepath.Join(dir, "out")
+		_, _, err = ratebench(t, "compare", trace, "-report=false", "-o", results)
 		_, line, ok = strings.Cut(fmt.Sprint(err), "(as ratebench inspect reports it): ")
-		if got := pasteBack(t, line); !ok || strings.Join(got, "|") != "compare|-trace|"+trace+"|-reorder|1s" {
+		if got := pasteBack(t, line); !ok || strings.Join(got, "|") != "compare|-trace|"+trace+"|-reorder|1s|-o|"+results+"|-report=false" {
 			t.Errorf("compare of %q suggests %q, which reads back as %q", trace, line, got)
 		}
 	}

@@ -176,6 +176,13 @@ func TestSuggestedCommandsRun(t *testing.T) {
 			sh.mustRun(t, line+" -o out-inspect")
 		}
 
+		// From standard input, which cannot be read twice, compare gives
+		// the least the request needs and points to inspect.
+		out, errs, ok = sh.run(t, "ratebench compare -format accesslog -skip-bad -rule 10/1m -o out-stdin - < "+q)
+		if ok || !strings.Contains(errs, "use -reorder 35s (ratebench inspect FILE reports the least that works)") {
+			t.Errorf("compare from standard input: ok %v\n%s%s", ok, out, errs)
+		}
+
 		out, errs, ok = sh.run(t, "ratebench explain -format accesslog -skip-bad -key 83.149.9.216 -rule 10/1m "+q)
 		if ok || !strings.Contains(errs, advice) {
 			t.Fatalf("explain out of order: ok %v\n%s%s", ok, out, errs)
@@ -284,5 +291,26 @@ func TestCommittedReportsCommandsParse(t *testing.T) {
 	}
 	if seen < 20 || ran < 10 {
 		t.Errorf("found %d commands in %d files, ran %d: the reports of results/ are not where this test looks", seen, len(files), ran)
+	}
+}
+
+// A trace longer than the advice reads (maxReorderScan) gets the replay's
+// own advice, the least the request needs, and inspect for the rest.
+func TestReorderAdviceBounded(t *testing.T) {
+	defer func(n int) { maxReorderScan = n }(maxReorderScan)
+	trace := filepath.Join("testdata", "access_out_of_order.log")
+	for _, tc := range []struct {
+		scan int
+		want string
+	}{
+		{100, "use -reorder 35s (ratebench inspect " + trace + " reports the least that works)"},
+		{300, "use -reorder 59s, the most a request of the trace comes after a later one (as ratebench inspect reports it): " +
+			"ratebench compare -trace " + trace + " -reorder 59s -o "},
+	} {
+		maxReorderScan = tc.scan
+		_, _, err := ratebench(t, "compare", "-rule", "10/1m", "-o", t.TempDir(), trace)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("reading %d requests at most: %v\nwant the advice %s", tc.scan, err, tc.want)
+		}
 	}
 }
