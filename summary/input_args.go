@@ -27,7 +27,7 @@ var boolInputFlags = []string{"skip-bad"}
 
 // flagFor is the name command gives the input flag: explain's own -key is
 // the key to explain, so it reads the key's identity column as -key-by.
-func flagFor(command, flag string) string {
+func InputFlagName(command, flag string) string {
 	if command == "explain" && flag == "key" {
 		return "key-by"
 	}
@@ -50,7 +50,7 @@ func (t TraceInfo) InputArgs(command string) []string {
 			if a.Flag != name {
 				continue
 			}
-			flag := "-" + flagFor(command, a.Flag)
+			flag := "-" + InputFlagName(command, a.Flag)
 			if slices.Contains(boolInputFlags, a.Flag) {
 				if a.Value == "true" {
 					words = append(words, flag)

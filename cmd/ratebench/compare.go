@@ -191,7 +191,7 @@ func (f *compareFlags) replay(stdout, stderr io.Writer, eng *compare.Engine) err
 	job := replayJob{stdout: stdout, stderr: stderr, eng: eng, r: r, info: info,
 		dir: dir, cpuProfile: *f.cpuProfile, memProfile: *f.memProfile, force: *f.force,
 		report: *f.withReport, reportOpt: report.Options{NoPNG: !*f.png}, ctx: sig, stopSignals: stopSignals}
-	return f.trace.adviseReorder(job.run(), format, "compare", f.rerunArgs()...)
+	return f.trace.adviseReorder(job.run(), format, "compare", rerunArgs(f.trace.flags, "compare")...)
 }
 
 // traceName is the trace file's base name without extension, for the

@@ -84,7 +84,7 @@ func runExplain(stdout, stderr io.Writer, args []string) error {
 	defer r.Close()
 	ex, err := explain.Replay(r, kr, explain.Options{Key: *key, W: primary.W, From: spanFrom, To: spanTo, MaxList: *maxList})
 	if err != nil {
-		return tf.adviseReorder(err, format, "explain", "-key", *key, "-rule", *rule, "-alg", *algs, "-count", *count, "-mode", *mode)
+		return tf.adviseReorder(err, format, "explain", rerunArgs(fs, "explain")...)
 	}
 	if ex.Requests() == 0 {
 		return fmt.Errorf("explain: no request of the key %s in %s", escape.ShellWord(*key), escape.Visible(path))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"slices"
 	"time"
 
 	"ratebench/internal/numfmt"
@@ -40,14 +39,18 @@ func (tf *traceFlags) readTrace(format string) summary.TraceInfo {
 	return summary.TraceInfo{Path: tf.path, Format: format, Input: tf.inputArgs()}
 }
 
-// rerunArgs are the flags the compare was given besides the trace and
-// how to read it (-rule, -alg, -o, -report=false, ...), each with its
-// value, for a command suggested to run it again: with them and the input
-// flags, it is the same run.
-func (f *compareFlags) rerunArgs() []string {
+// rerunArgs are the flags of fs, the flag set of command, that were given
+// besides the trace and how to read it (-rule, -alg, -o, -report=false,
+// ...), each with its value, for a command suggested to run it again: with
+// them and the input flags, it is the same run.
+func rerunArgs(fs *flag.FlagSet, command string) []string {
+	reading := map[string]bool{"trace": true}
+	for _, name := range summary.InputFlags {
+		reading[summary.InputFlagName(command, name)] = true
+	}
 	var args []string
-	f.trace.flags.Visit(func(fl *flag.Flag) {
-		if fl.Name == "trace" || slices.Contains(summary.InputFlags, fl.Name) {
+	fs.Visit(func(fl *flag.Flag) {
+		if reading[fl.Name] {
 			return
 		}
 		switch v := fl.Value.(type) {
