@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -60,5 +61,22 @@ func TestValidateInputArgs(t *testing.T) {
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%+v: %v, want %s", tc.args, err, tc.want)
 		}
+	}
+}
+
+// Parts read with other input flags are not shares of one replay: merge
+// refuses them, naming the flags; parts read alike merge, keeping them.
+func TestMergeKeepsInputArgs(t *testing.T) {
+	a, b := validSummary(3), validSummary(3)
+	a.Trace.Input = []InputArg{{"format", "accesslog"}, {"reorder", "59s"}}
+	b.Trace.Input = []InputArg{{"format", "accesslog"}}
+	_, err := MergeDisjoint([]*Summary{a, b})
+	if err == nil || !strings.Contains(err.Error(), `merge: part 1 read the trace with the flags "-format accesslog", part 0 with "-format accesslog -reorder 59s"`) {
+		t.Errorf("merge of parts read otherwise: %v", err)
+	}
+	b.Trace.Input = slices.Clone(a.Trace.Input)
+	m, err := MergeDisjoint([]*Summary{a, b})
+	if err != nil || !slices.Equal(m.Trace.Input, a.Trace.Input) {
+		t.Errorf("merge of parts read alike: %v, input %+v", err, m)
 	}
 }

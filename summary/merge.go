@@ -71,6 +71,10 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 		if p.Trace.TSUnit != first.Trace.TSUnit {
 			return nil, fmt.Errorf("merge: part %d read the timestamps in %q, part 0 in %q: not the same trace", i, p.Trace.TSUnit, first.Trace.TSUnit)
 		}
+		if !slices.Equal(p.Trace.Input, first.Trace.Input) {
+			return nil, fmt.Errorf("merge: part %d read the trace with the flags %q, part 0 with %q: not the same replay", i,
+				strings.Join(p.Trace.InputArgs("compare"), " "), strings.Join(first.Trace.InputArgs("compare"), " "))
+		}
 		if sk, _ := json.Marshal(p.Trace.SkippedExamples); p.Trace.Skipped != first.Trace.Skipped || string(sk) != string(skips) {
 			return nil, fmt.Errorf("merge: part %d skipped other records than part 0: not the same trace", i)
 		}
