@@ -175,6 +175,13 @@ func TestSuggestedCommandsRun(t *testing.T) {
 		for _, line := range suggested(terminalCommand, out) {
 			sh.mustRun(t, line+" -o out-inspect")
 		}
+		// With a -reorder too small, inspect advises what the file needs.
+		out, _ = sh.mustRun(t, "ratebench inspect -format accesslog -skip-bad -reorder 30s "+q)
+		if cmds := suggested(terminalCommand, out); !strings.Contains(out, "compare needs -reorder 59s: ") || len(cmds) != 1 {
+			t.Errorf("inspect -reorder 30s:\n%s", out)
+		} else {
+			sh.mustRun(t, cmds[0]+" -o out-inspect-30s")
+		}
 
 		// From standard input, which cannot be read twice, compare gives
 		// the least the request needs and points to inspect.

@@ -65,6 +65,11 @@ func (s *Stats) End() int64      { return s.end }
 // key came after the latest time read before it, ns (0 when none does).
 func (s *Stats) ReorderNeed() int64 { return s.maxKeyLate }
 
+// SetReorderNeed sets the -reorder Print advises: for a trace read through
+// a reorder window too small, the window its file order needs (what
+// ReorderNeed is when it is read without one), not what is left after it.
+func (s *Stats) SetReorderNeed(ns int64) { s.maxKeyLate = ns }
+
 // Add takes the trace's next request.
 func (s *Stats) Add(key []byte, t, cost int64) {
 	id, ok := s.ids[string(key)]
