@@ -105,7 +105,7 @@ func (k *KeyReplay) Add(t, cost int64) (KeyDecision, error) {
 		return KeyDecision{}, err
 	}
 	if t < k.last {
-		return KeyDecision{}, fmt.Errorf("time %d is before the key's previous request at %d (by %d ns): the key's requests must be in time order (-reorder sorts them)", t, k.last, k.last-t)
+		return KeyDecision{}, &OrderError{T: t, Prev: k.last}
 	}
 	k.last = t
 	d := KeyDecision{T: t, Cost: cost, Admit: make([]bool, len(k.cands)), Estimate: make([]float64, len(k.cands))}

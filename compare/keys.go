@@ -81,6 +81,12 @@ type OrderError struct {
 	// File the trace's name.
 	Reorder int64
 	File    string
+	// Need, when the caller has read the whole trace for it, is the
+	// reorder window that puts every request of it in order (what
+	// ratebench inspect reports), and Command the command line that
+	// replays the trace with it; 0 and "" when unknown.
+	Need    int64
+	Command string
 }
 
 // intern returns key's id (a new one for a key never seen, with isNew) and

@@ -2,28 +2,44 @@ package compare
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"ratebench/internal/escape"
+	"ratebench/internal/numfmt"
 	"ratebench/traces"
 )
 
 // Error says how far the key's time went back, between which dates, and
 // the -reorder that puts the request in order (or by how much the one
-// given is too small), rounded up (reorderHint).
+// given is too small), rounded up (reorderHint). When the caller has read
+// the whole trace for it (Need, Command), that is the -reorder that puts
+// every request in order, exact, with the command that replays with it.
 func (e *OrderError) Error() string {
 	gap := e.Prev - e.T
 	need := reorderHint(max(e.Late, gap))
-	msg := fmt.Sprintf("key %q: time goes backwards by %v, to %s after %s; ", e.Key, time.Duration(gap), fmtDate(e.T), fmtDate(e.Prev))
-	if e.Reorder > 0 {
-		msg += fmt.Sprintf("-reorder %s is too small by %s: ", fmtFlagDuration(e.Reorder), fmtFlagDuration(need-e.Reorder))
+	if e.Need > 0 {
+		need = e.Need
 	}
-	file := "FILE"
-	if e.File != "" && e.File != "-" {
+	key := ""
+	if e.Key != "" { // a KeyReplay's error names no key: it replays one
+		key = fmt.Sprintf("key %q: ", e.Key)
+	}
+	msg := fmt.Sprintf("%stime goes backwards by %v, to %s after %s; ", key, time.Duration(gap), fmtDate(e.T), fmtDate(e.Prev))
+	if e.Reorder > 0 && need > e.Reorder {
+		msg += fmt.Sprintf("-reorder %s is too small by %s: ", numfmt.FlagDuration(e.Reorder), numfmt.FlagDuration(need-e.Reorder))
+	}
+	if e.Need > 0 {
+		msg += fmt.Sprintf("use -reorder %s, the most a request of the trace comes after a later one (as ratebench inspect reports it)", numfmt.FlagDuration(need))
+		if e.Command != "" {
+			msg += ": " + e.Command
+		}
+		return msg
+	}
+	file := "FILE" // standard input ("stdin" in positions): the file it came from
+	if e.File != "" && e.File != "-" && e.File != "stdin" {
 		file = escape.ShellWord(e.File) // a command to paste: quoted
 	}
-	return msg + fmt.Sprintf("use -reorder %s (ratebench inspect %s reports the least that works)", fmtFlagDuration(need), file)
+	return msg + fmt.Sprintf("use -reorder %s (ratebench inspect %s reports the least that works)", numfmt.FlagDuration(need), file)
 }
 
 // reorderHint rounds a reorder window up to two significant digits, and
@@ -35,19 +51,6 @@ func reorderHint(ns int64) int64 {
 	}
 	step = min(step, int64(time.Second))
 	return (ns + step - 1) / step * step
-}
-
-// fmtFlagDuration writes d as a flag takes it, without the zero minutes and
-// seconds time.Duration writes: "1m", "1h", "2m10s", "1.5s".
-func fmtFlagDuration(d int64) string {
-	s := time.Duration(d).String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 func fmtDate(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339Nano) }

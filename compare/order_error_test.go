@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"ratebench/internal/numfmt"
 	"ratebench/traces"
 )
 
@@ -63,7 +64,7 @@ func TestReorderHint(t *testing.T) {
 		1: "1ns", 99: "99ns", 101: "110ns", 34_200_000_000: "35s", 59_300_000_000: "1m", 35_000_000_000: "35s",
 		23_410_000: "24ms", 1_234_000_000: "1.3s", 125_300_000_000: "2m6s", 3600_000_000_001: "1h0m1s", 7200_000_000_000: "2h",
 	} {
-		if got := fmtFlagDuration(reorderHint(ns)); got != want {
+		if got := numfmt.FlagDuration(reorderHint(ns)); got != want {
 			t.Errorf("reorderHint(%v) = %s, want %s", time.Duration(ns), got, want)
 		}
 	}

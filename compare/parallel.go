@@ -316,7 +316,7 @@ func (e *worker) replayBatch(b *batch, file string, lr traces.Lateness) *failure
 		if err != nil {
 			err = orderHint(err, b.late[i], lr, file)
 			pos := traces.Position{File: file, Line: b.line[i], Row: b.row[i]}
-			return &failure{seq: b.seq[i], err: &traces.ParseError{Pos: pos, Msg: err.Error()}}
+			return &failure{seq: b.seq[i], err: &traces.ParseError{Pos: pos, Msg: err.Error(), Err: err}}
 		}
 	}
 	return nil

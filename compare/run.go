@@ -74,7 +74,7 @@ func (e *Engine) Replay(ctx context.Context, r traces.Reader) error {
 		}
 		if err != nil {
 			err = orderHint(err, lateness(lr, e.offeredEnd, q.T), lr, r.Pos().File)
-			return &traces.ParseError{Pos: r.Pos(), Msg: err.Error()}
+			return &traces.ParseError{Pos: r.Pos(), Msg: err.Error(), Err: err}
 		}
 	}
 	e.progress.Store(e.workers[0].requests)

@@ -32,18 +32,10 @@ func (m *model) explainHint(d *markup.Document, g *group) {
 }
 
 // explainArgs are the words of the command line of ratebench explain
-// for key on the trace t (quoted by the document's Cmd when shown).
+// for key on the trace t, read as the replay read it (t.Command), quoted by
+// the document's Cmd when shown.
 func explainArgs(t summary.TraceInfo, key, rule, count, mode string, algs []string) []string {
-	args := []string{"ratebench", "explain"}
-	if spec, ok := strings.CutPrefix(t.Path, "gen:"); ok && t.Format == "generated" {
-		args = append(args, "-gen", spec)
-	} else {
-		args = append(args, "-trace", t.Path)
-	}
-	if t.TSUnitFrom == "explicit" {
-		args = append(args, "-ts-unit", t.TSUnit)
-	}
-	args = append(args, "-key", key, "-rule", rule, "-alg", strings.Join(algs, ","))
+	args := append(t.Command("explain"), "-key", key, "-rule", rule, "-alg", strings.Join(algs, ","))
 	if count != "accepted" {
 		args = append(args, "-count", count)
 	}

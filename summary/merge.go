@@ -49,7 +49,7 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 	first := parts[0]
 	out := &Summary{Schema: first.Schema, Config: first.Config, Notes: first.Notes}
 	out.Trace = TraceInfo{Path: first.Trace.Path, Format: first.Trace.Format, Fingerprint: first.Trace.Fingerprint,
-		TSUnit: first.Trace.TSUnit, TSUnitFrom: first.Trace.TSUnitFrom,
+		TSUnit: first.Trace.TSUnit, TSUnitFrom: first.Trace.TSUnitFrom, Input: first.Trace.Input,
 		Skipped: first.Trace.Skipped, SkippedExamples: first.Trace.SkippedExamples}
 	cfg, _ := json.Marshal(first.Config)
 	skips, _ := json.Marshal(first.Trace.SkippedExamples)
@@ -70,6 +70,10 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 		}
 		if p.Trace.TSUnit != first.Trace.TSUnit {
 			return nil, fmt.Errorf("merge: part %d read the timestamps in %q, part 0 in %q: not the same trace", i, p.Trace.TSUnit, first.Trace.TSUnit)
+		}
+		if !slices.Equal(p.Trace.Input, first.Trace.Input) {
+			return nil, fmt.Errorf("merge: part %d read the trace with the flags %q, part 0 with %q: not the same replay", i,
+				strings.Join(p.Trace.InputArgs("compare"), " "), strings.Join(first.Trace.InputArgs("compare"), " "))
 		}
 		if sk, _ := json.Marshal(p.Trace.SkippedExamples); p.Trace.Skipped != first.Trace.Skipped || string(sk) != string(skips) {
 			return nil, fmt.Errorf("merge: part %d skipped other records than part 0: not the same trace", i)

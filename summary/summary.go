@@ -107,6 +107,11 @@ type TraceInfo struct {
 	// SkippedExamples gives the first of them; nothing is dropped silently.
 	Skipped         int64         `json:"skipped"`
 	SkippedExamples []SkipExample `json:"skipped_examples,omitempty"`
+	// Input are the flags of how the trace was read, as given (-format,
+	// -key, -reorder, -skip-bad, ...; absent when none was): every command
+	// the report and the terminal suggest on the trace carries them
+	// (Command, InputArgs).
+	Input []InputArg `json:"input_args,omitempty"`
 }
 
 // SkipExample is one skipped record: where it was and why.

@@ -41,9 +41,15 @@ func (p Position) String() string {
 type ParseError struct {
 	Pos Position
 	Msg string
+	// Err is the error Msg says, if it came from one (errors.As finds it:
+	// a compare.OrderError, say, whose advice the caller can complete).
+	Err error
 }
 
 func (e *ParseError) Error() string { return e.Pos.String() + ": " + printable(e.Msg) }
+
+// Unwrap returns the error the message came from, if any.
+func (e *ParseError) Unwrap() error { return e.Err }
 
 // printable returns s with the bytes that are not valid UTF-8 and the runes
 // that do not print (control and format characters) escaped as

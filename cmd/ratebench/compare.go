@@ -186,11 +186,12 @@ func (f *compareFlags) replay(stdout, stderr io.Writer, eng *compare.Engine) err
 	info := summary.TraceInfo{Path: path, Format: format}
 	if *f.genSpec == "" {
 		info.Fingerprint = resultsdir.Fingerprint(path)
+		info.Input = f.trace.inputArgs()
 	}
 	job := replayJob{stdout: stdout, stderr: stderr, eng: eng, r: r, info: info,
 		dir: dir, cpuProfile: *f.cpuProfile, memProfile: *f.memProfile, force: *f.force,
 		report: *f.withReport, reportOpt: report.Options{NoPNG: !*f.png}, ctx: sig, stopSignals: stopSignals}
-	return job.run()
+	return f.trace.adviseReorder(job.run(), format, "compare", rerunArgs(f.trace.flags, "compare")...)
 }
 
 // traceName is the trace file's base name without extension, for the

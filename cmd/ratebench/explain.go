@@ -77,14 +77,14 @@ func runExplain(stdout, stderr io.Writer, args []string) error {
 		dir = filepath.Join(runsDir, "explain-"+escape.FileName(keyPrefix(*key, 64)))
 	}
 
-	r, path, _, _, err := tf.openOrGenerate(*genSpec)
+	r, path, format, _, err := tf.openOrGenerate(*genSpec)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
 	ex, err := explain.Replay(r, kr, explain.Options{Key: *key, W: primary.W, From: spanFrom, To: spanTo, MaxList: *maxList})
 	if err != nil {
-		return err
+		return tf.adviseReorder(err, format, "explain", rerunArgs(fs, "explain")...)
 	}
 	if ex.Requests() == 0 {
 		return fmt.Errorf("explain: no request of the key %s in %s", escape.ShellWord(*key), escape.Visible(path))

@@ -106,7 +106,8 @@ func TestReorder(t *testing.T) {
 	os.WriteFile(back, []byte("ts,key\n1000,a\n5000,a\n9000,c\n2000,a\n"), 0o644)
 	_, _, err := ratebench(t, "compare", "-trace", back, "-reorder", "1500ns", "-report=false", "-force", "-o", dir)
 	if err == nil || !strings.HasSuffix(err.Error(), `back.csv:5: key "a": time goes backwards by 3µs, to 1970-01-01T00:00:00.000002Z after 1970-01-01T00:00:00.000005Z; `+
-		`-reorder 1.5µs is too small by 5.5µs: use -reorder 7µs (ratebench inspect `+back+` reports the least that works)`) {
+		`-reorder 1.5us is too small by 5.5us: use -reorder 7us, the most a request of the trace comes after a later one (as ratebench inspect reports it): `+
+		`ratebench compare -trace `+back+` -reorder 7us -force=true -o `+dir+` -report=false`) {
 		t.Fatalf("-reorder 1500ns on back.csv: %v", err)
 	}
 }

@@ -32,6 +32,13 @@ func runInspect(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	st.Skipped, st.SkipExamples = skipped(r)
+	if tf.reorder > 0 && st.ReorderNeed() > 0 { // -reorder too small: advise what the file needs
+		if need, whole := tf.reorderNeed(); whole {
+			st.SetReorderNeed(need)
+		}
+	}
+	read := tf.readTrace(format)
+	st.Trace = &read
 	st.Print(stdout, tf.path, format)
 	printUnit(stdout, st, format, *rule, r)
 	return nil

@@ -70,7 +70,7 @@ func TestCompareErrorsNameTheLine(t *testing.T) {
 	os.WriteFile(path, []byte("ts,key\n100,a\n200,b\n150,b\n"), 0o644)
 	_, _, err := ratebench(t, "compare", "-trace", path, "-o", dir)
 	want := path + `:4: key "b": time goes backwards by 50ns, to 1970-01-01T00:00:00.00000015Z after 1970-01-01T00:00:00.0000002Z; ` +
-		`use -reorder 50ns (ratebench inspect ` + path + ` reports the least that works)`
+		`use -reorder 50ns, the most a request of the trace comes after a later one (as ratebench inspect reports it): ratebench compare -trace ` + path + ` -reorder 50ns -o ` + dir
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v\nwant %s", err, want)
 	}

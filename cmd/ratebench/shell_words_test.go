@@ -93,13 +93,13 @@ func TestSuggestedCommandsQuoteTheFileName(t *testing.T) {
 		}
 		_, line, ok := strings.Cut(out, "compare needs -reorder 1s: ")
 		line, _, _ = strings.Cut(line, "\n")
-		if got := pasteBack(t, line); !ok || strings.Join(got, "|") != "compare|-reorder|1s|"+trace {
+		if got := pasteBack(t, line); !ok || strings.Join(got, "|") != "compare|-trace|"+trace+"|-reorder|1s" {
 			t.Errorf("inspect of %q suggests %q, which reads back as %q", trace, line, got)
 		}
-		_, _, err = ratebench(t, "compare", trace, "-report=false", "-o", filepath.Join(dir, "out"))
-		_, line, ok = strings.Cut(fmt.Sprint(err), "(ratebench inspect ")
-		line, _, _ = strings.Cut(line, " reports the least that works)")
-		if got := pasteBack(t, "ratebench inspect "+line); !ok || strings.Join(got, "|") != "inspect|"+trace {
+		results := filepath.Join(dir, "out")
+		_, _, err = ratebench(t, "compare", trace, "-report=false", "-o", results)
+		_, line, ok = strings.Cut(fmt.Sprint(err), "(as ratebench inspect reports it): ")
+		if got := pasteBack(t, line); !ok || strings.Join(got, "|") != "compare|-trace|"+trace+"|-reorder|1s|-o|"+results+"|-report=false" {
 			t.Errorf("compare of %q suggests %q, which reads back as %q", trace, line, got)
 		}
 	}

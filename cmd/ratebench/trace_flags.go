@@ -25,6 +25,9 @@ type traceFlags struct {
 
 	// cancel, when closed, stops the reading (the reader's Options.Cancel).
 	cancel <-chan struct{}
+	// flags is the flag set the reading flags are registered in, for the
+	// input flags a summary records (inputArgs).
+	flags *flag.FlagSet
 }
 
 func (tf *traceFlags) register(fs *flag.FlagSet) {
@@ -34,6 +37,7 @@ func (tf *traceFlags) register(fs *flag.FlagSet) {
 
 // registerReading registers the flags on how to read, without -trace.
 func (tf *traceFlags) registerReading(fs *flag.FlagSet) {
+	tf.flags = fs
 	fs.StringVar(&tf.format, "format", "auto", "trace `format`: csv, parquet, jsonl, accesslog, alb, cloudfront, w3c, haproxy, regex (any line format, by -pattern), or auto (from the extension, else the content)")
 	fs.StringVar(&tf.tsUnit, "ts-unit", "auto", "`unit` of integer timestamps: ns, us, ms or s, or auto (from the first one's magnitude; decimal seconds are always seconds)")
 	fs.StringVar(&tf.tsFmt, "ts-format", "", "`layout` of the timestamps of CSV, JSON and -pattern: Go's (02.01.2006 03:04 PM) or strftime's when it holds a % (%d.%m.%Y %I:%M %p); UTC unless it has a zone (-0700, %z)")

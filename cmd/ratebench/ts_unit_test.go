@@ -158,13 +158,13 @@ func TestAccessLogOutOfOrderSaysHowToFix(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	_, _, err := ratebench(t, "compare", "-trace", path, "-report=false", "-o", dir)
 	want := path + `:3: key "1.2.3.4": time goes backwards by 5s, to 2015-05-17T10:05:35Z after 2015-05-17T10:05:40Z; ` +
-		`use -reorder 35s (ratebench inspect ` + path + ` reports the least that works)`
+		`use -reorder 35s, the most a request of the trace comes after a later one (as ratebench inspect reports it): ratebench compare -trace ` + path + ` -reorder 35s -o ` + dir + ` -report=false`
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v\nwant %s", err, want)
 	}
 	_, _, err = ratebench(t, "compare", "-trace", path, "-reorder", "20s", "-report=false", "-o", dir)
 	want = path + `:3: key "1.2.3.4": time goes backwards by 5s, to 2015-05-17T10:05:35Z after 2015-05-17T10:05:40Z; ` +
-		`-reorder 20s is too small by 15s: use -reorder 35s (ratebench inspect ` + path + ` reports the least that works)`
+		`-reorder 20s is too small by 15s: use -reorder 35s, the most a request of the trace comes after a later one (as ratebench inspect reports it): ratebench compare -trace ` + path + ` -reorder 35s -o ` + dir + ` -report=false`
 	if err == nil || err.Error() != want {
 		t.Fatalf("-reorder 20s: err = %v\nwant %s", err, want)
 	}

@@ -124,7 +124,7 @@ func Replay(r traces.Reader, kr *compare.KeyReplay, opt Options) (*Explanation, 
 		}
 		d, err := kr.Add(q.T, q.Cost)
 		if err != nil {
-			return nil, &traces.ParseError{Pos: r.Pos(), Msg: err.Error()}
+			return nil, &traces.ParseError{Pos: r.Pos(), Msg: err.Error(), Err: err}
 		}
 		e.Add(d)
 	}

@@ -164,6 +164,20 @@ func Duration(ns int64) string {
 	return time.Duration(ns).String()
 }
 
+// FlagDuration writes a duration as a flag takes it, without the zero
+// minutes and seconds time.Duration writes, and in ASCII: "1m", "1h",
+// "2m10s", "1.5s", "7us".
+func FlagDuration(ns int64) string {
+	s := strings.Replace(time.Duration(ns).String(), "µs", "us", 1)
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
 // ShortDuration writes a duration to about three significant digits; "0"
 // for none.
 func ShortDuration(ns int64) string {

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"ratebench/internal/escape"
+	"ratebench/internal/numfmt"
 	"ratebench/summary"
 	"ratebench/traces"
 )
@@ -34,6 +35,10 @@ type Stats struct {
 	// (-skip-bad), which the caller sets from the reader.
 	Skipped      int64
 	SkipExamples []summary.SkipExample
+	// Trace, if set, is the trace as it was read (its path and input
+	// flags), which the compare command Print suggests reads it with; else
+	// the path Print is given, with no flag.
+	Trace *summary.TraceInfo
 }
 
 // New starts the description of a trace.
@@ -54,6 +59,16 @@ func Read(r traces.Reader) (*Stats, error) {
 func (s *Stats) Requests() int64 { return s.requests }
 func (s *Stats) Start() int64    { return s.start }
 func (s *Stats) End() int64      { return s.end }
+
+// ReorderNeed is the least -reorder window that puts every request of the
+// trace in its key's time order: the most one that goes back within its
+// key came after the latest time read before it, ns (0 when none does).
+func (s *Stats) ReorderNeed() int64 { return s.maxKeyLate }
+
+// SetReorderNeed sets the -reorder Print advises: for a trace read through
+// a reorder window too small, the window its file order needs (what
+// ReorderNeed is when it is read without one), not what is left after it.
+func (s *Stats) SetReorderNeed(ns int64) { s.maxKeyLate = ns }
 
 // Add takes the trace's next request.
 func (s *Stats) Add(key []byte, t, cost int64) {
@@ -128,8 +143,13 @@ func (s *Stats) Print(w io.Writer, path, format string) {
 		fmt.Fprintf(w, "order      each key's time is ordered; %d requests come up to %v after later ones of other keys\n",
 			s.globalBackwards, time.Duration(s.maxGlobalStep))
 	default:
-		fmt.Fprintf(w, "order      NOT ordered: %d requests go back in time within their key, by up to %v; compare needs -reorder %v: %s\n",
-			s.keyBackwards, time.Duration(s.maxKeyStep), time.Duration(s.maxKeyLate),
-			escape.ShellCommand("ratebench", "compare", "-reorder", time.Duration(s.maxKeyLate).String(), path))
+		t := summary.TraceInfo{Path: path}
+		if s.Trace != nil {
+			t = *s.Trace
+		}
+		need := numfmt.FlagDuration(s.maxKeyLate)
+		fmt.Fprintf(w, "order      NOT ordered: %d requests go back in time within their key, by up to %v; compare needs -reorder %s: %s\n",
+			s.keyBackwards, time.Duration(s.maxKeyStep), need,
+			escape.ShellCommand(t.WithInput("reorder", need).Command("compare")...))
 	}
 }

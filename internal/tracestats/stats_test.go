@@ -24,7 +24,7 @@ func TestStats(t *testing.T) {
 		"trace      my trace.csv (csv)\n",
 		"requests   4 (total cost 5)\n",
 		"keys       2\n",
-		"order      NOT ordered: 1 requests go back in time within their key, by up to 1s; compare needs -reorder 3s: ratebench compare -reorder 3s 'my trace.csv'\n",
+		"order      NOT ordered: 1 requests go back in time within their key, by up to 1s; compare needs -reorder 3s: ratebench compare -trace 'my trace.csv' -reorder 3s\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("lacks %q:\n%s", want, out)

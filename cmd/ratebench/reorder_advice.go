@@ -1,0 +1,66 @@
+package main
+
+import (
+	"errors"
+	"os"
+
+	"ratebench/compare"
+	"ratebench/internal/escape"
+	"ratebench/internal/numfmt"
+	"ratebench/internal/tracestats"
+	"ratebench/traces"
+)
+
+// maxReorderScan bounds the requests adviseReorder reads to find the
+// -reorder a trace needs: past it, the advice is the replay's own, the
+// least the request it failed on needs (a variable for the tests).
+var maxReorderScan = 1 << 26
+
+// adviseReorder completes the advice of err, when a request of the trace
+// file went back in its key's time, with the -reorder that puts every
+// request of the trace in order, as ratebench inspect finds it: the trace
+// read once more, without reordering, up to maxReorderScan requests (or
+// to a bad record, where it stops), and the command line that replays it
+// so, command's words (with the input flags of tf and that -reorder)
+// followed by rest. The first going-back a replay meets is often not the
+// largest. Other errors, and a trace read from standard input or a pipe,
+// which cannot be read twice, pass as they are.
+func (tf *traceFlags) adviseReorder(err error, format, command string, rest ...string) error {
+	var pe *traces.ParseError
+	var oe *compare.OrderError
+	if !errors.As(err, &pe) || !errors.As(err, &oe) || tf.path == "" || tf.path == "-" {
+		return err
+	}
+	if fi, statErr := os.Stat(tf.path); statErr != nil || !fi.Mode().IsRegular() {
+		return err
+	}
+	need, ok := tf.reorderNeed()
+	if !ok || need < oe.Prev-oe.T {
+		return err // read in part: the least known is the replay's own hint
+	}
+	oe.Need = need
+	words := tf.readTrace(format).WithInput("reorder", numfmt.FlagDuration(need)).Command(command)
+	oe.Command = escape.ShellCommand(append(words, rest...)...)
+	return &traces.ParseError{Pos: pe.Pos, Msg: oe.Error(), Err: oe}
+}
+
+// reorderNeed reads the trace of tf in file order and returns the
+// -reorder it needs (tracestats' ReorderNeed), ok when it read it whole.
+func (tf *traceFlags) reorderNeed() (need int64, ok bool) {
+	again := *tf
+	again.reorder, again.cancel = 0, nil // the replay's signals are stopped by now
+	r, _, err := again.open()
+	if err != nil {
+		return 0, false
+	}
+	defer r.Close()
+	s := tracestats.New()
+	for n := 0; r.Scan(); n++ {
+		if n == maxReorderScan {
+			return s.ReorderNeed(), false
+		}
+		q := r.Request()
+		s.Add(q.Key, q.T, q.Cost)
+	}
+	return s.ReorderNeed(), r.Err() == nil
+}
