@@ -47,6 +47,13 @@ func TestLineFormatsCompareAsPlainCSV(t *testing.T) {
 				got.Trace.StartNS != want.Trace.StartNS || got.Trace.EndNS != want.Trace.EndNS || got.Trace.Skipped != 0 {
 				t.Fatalf("trace %+v\nplain %+v", got.Trace, want.Trace)
 			}
+			// The summary records how the sample was read, so that a
+			// command it suggests reads it alike.
+			again := got.Trace.Command("inspect")[1:]
+			out, stderr, err := ratebench(t, again...)
+			if err != nil || !strings.Contains(out, "requests   600 ") {
+				t.Fatalf("the summary's own command %q: %v\n%s%s", again, err, out, stderr)
+			}
 			if len(got.Runs) == 0 || !reflect.DeepEqual(got.Runs, want.Runs) {
 				t.Fatalf("the runs differ from the plain CSV's:\n%+v\n%+v", got.Runs, want.Runs)
 			}
