@@ -183,6 +183,7 @@ func (v *validator) trace(t *TraceInfo) {
 		v.fail("trace.start_ns", "%d is after trace.end_ns, %d", t.StartNS, t.EndNS)
 	}
 	v.atMost("trace.skipped_examples", int64(len(t.SkippedExamples)), "trace.skipped", t.Skipped)
+	v.resolution(t)
 	for i, e := range t.SkippedExamples {
 		p := fmt.Sprintf("trace.skipped_examples[%d]", i)
 		v.nonNegative(p+".line", e.Line)
