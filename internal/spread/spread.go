@@ -60,6 +60,7 @@ type item struct {
 	t, cost  int64
 	from, to int32 // the key is keys[from:to]
 	seq      int32 // its place among the requests of its timestamp
+	same     bool  // as read, at its key's previous request's time (a key of Options.Counts)
 	pos      traces.Position
 }
 
@@ -79,6 +80,7 @@ type Reader struct {
 	ahead, done bool
 	err         error
 	cur         item
+	counted     bool // cur is counted in sameTime
 	sameTime    int64
 	perKey      []int   // scratch: the requests of the timestamp by key
 	offsets     []int64 // scratch: one key's offsets
@@ -92,13 +94,15 @@ func New(src traces.Reader, opt Options) *Reader {
 	return &Reader{src: src, opt: opt, rng: rand.NewPCG(opt.Seed, mix.Mix64(opt.Seed))}
 }
 
-// SameTime returns how many of the requests read so far (of the keys
-// Options.Counts), as read, were at the same time as their key's previous
-// request.
+// SameTime returns how many of the requests taken so far (by Request; of
+// the keys of Options.Counts) were, as read, at the same time as their
+// key's previous request. A request scanned but not taken (a replay
+// interrupted) does not count.
 func (r *Reader) SameTime() int64 { return r.sameTime }
 
 // Scan advances to the next spread request.
 func (r *Reader) Scan() bool {
+	r.counted = false
 	if r.out < r.n {
 		r.cur = r.buf[r.out]
 		r.out++
@@ -115,6 +119,12 @@ func (r *Reader) Scan() bool {
 // Request returns the current request; its key is valid until the next
 // Scan.
 func (r *Reader) Request() traces.Request {
+	if !r.counted {
+		r.counted = true
+		if r.cur.same {
+			r.sameTime++
+		}
+	}
 	return traces.Request{T: r.cur.t, Key: r.keys[r.cur.from:r.cur.to], Cost: r.cur.cost}
 }
 
@@ -221,7 +231,9 @@ func (r *Reader) spread(group []item) {
 			hi++
 		}
 		if r.opt.Counts == nil || r.opt.Counts(key(r.perKey[lo])) {
-			r.sameTime += int64(hi - lo - 1) // after the key's first here, each is at its previous request's time
+			for _, i := range r.perKey[lo+1 : hi] { // after the key's first here, each is at its previous request's time
+				group[i].same = true
+			}
 		}
 		if hi-lo > 1 {
 			run := r.perKey[lo:hi] // in trace order

@@ -196,3 +196,28 @@ func TestUnit(t *testing.T) {
 		}
 	}
 }
+
+// SameTime counts the requests taken, once each, and only of the keys
+// Options.Counts names (a shard's).
+func TestSpreadSameTimeCountsWhatIsTaken(t *testing.T) {
+	in := []req{{"a", 1e9, 1, 2}, {"a", 1e9, 1, 3}, {"b", 1e9, 1, 4}, {"b", 1e9, 1, 5}, {"b", 1e9, 1, 6}, {"a", 2e9, 1, 7}}
+	r := New(&sliceReader{reqs: in}, Options{Unit: 1e9, Seed: 2})
+	for r.Scan() {
+	}
+	if r.SameTime() != 0 {
+		t.Errorf("requests scanned but not taken counted: %d", r.SameTime())
+	}
+	r = New(&sliceReader{reqs: in}, Options{Unit: 1e9, Seed: 2})
+	for r.Scan() {
+		r.Request()
+		r.Request()
+	}
+	if r.SameTime() != 3 {
+		t.Errorf("SameTime %d, want 3", r.SameTime())
+	}
+	r = New(&sliceReader{reqs: in}, Options{Unit: 1e9, Seed: 2, Counts: func(k []byte) bool { return string(k) == "b" }})
+	readAll(t, r)
+	if r.SameTime() != 2 {
+		t.Errorf("SameTime of b %d, want 2", r.SameTime())
+	}
+}
