@@ -7,9 +7,10 @@ import (
 
 // The resolution of a trace's times (summary.TraceInfo.ResolutionNS and
 // SameTime) is measured as it is replayed, at a cost of one test per
-// request each: a worker keeps the gcd of the times it replays (a time
-// that is a multiple of the gcd so far, the common case, costs one
-// remainder), and its key table counts the requests at the same time as
+// request each: a worker keeps the gcd of the times it replays (once it
+// is 1 ns, as it soon is for times in ns, it stays 1 and costs one
+// comparison; else a time that is a multiple of the gcd so far, the
+// common case, costs one remainder), and its key table counts the requests at the same time as
 // their key's previous one (the key's last time, which the order check
 // reads anyway). Workers and shards of disjoint keys merge them exactly:
 // the gcd of the gcds, the sum of the counts (summary.MergeDisjoint). A

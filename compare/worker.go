@@ -291,7 +291,7 @@ func (e *worker) add(id int32, t, cost int64) {
 		e.start = t
 	}
 	e.end = max(e.end, t)
-	if u := e.unit; u == 0 || t%u != 0 {
+	if u := e.unit; u != 1 && (u == 0 || t%u != 0) { // once 1, it stays
 		e.unit = gcd(u, t)
 	}
 	e.requests++
