@@ -125,18 +125,7 @@ func TestResolutionOfASpreadTrace(t *testing.T) {
 	for _, workers := range []int{1, 2} {
 		c := cfg
 		c.Workers = workers
-		e, err := New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := traces.NewCSVReader(strings.NewReader(csvTrace(reqs)), "t.csv", traces.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sr := spread.New(r, spread.Options{Unit: 1e9, Seed: 7})
-		if err := e.Replay(context.Background(), sr); err != nil {
-			t.Fatal(err)
-		}
+		e, sr := replaySpread(t, c, reqs)
 		info := summary.TraceInfo{Path: "t.csv", Format: "csv", Spread: &summary.SpreadInfo{Seed: 7}, ResolutionNS: 1e9, SameTime: sr.SameTime()}
 		s := e.Summary(info)
 		if s.Trace.ResolutionNS != 1e9 || s.Trace.SameTime != same || s.Trace.Spread == nil || s.Trace.Spread.Seed != 7 {
@@ -154,6 +143,16 @@ func TestResolutionOfASpreadTrace(t *testing.T) {
 		}
 	}
 
+	e, _ := replaySpread(t, cfg, reqs)
+	if s := e.Summary(summary.TraceInfo{Path: "t.csv", Format: "csv"}); s.Trace.ResolutionNS >= 1e6 || s.Trace.SameTime >= same/100 {
+		t.Errorf("the spread times measured as %d ns, %d at the same time", s.Trace.ResolutionNS, s.Trace.SameTime)
+	}
+}
+
+// replaySpread replays reqs, as a CSV trace, through the spread reader of
+// unit 1s and seed 7, returning the engine and the reader.
+func replaySpread(t *testing.T, cfg Config, reqs []rq) (*Engine, *spread.Reader) {
+	t.Helper()
 	e, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -162,10 +161,9 @@ func TestResolutionOfASpreadTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Replay(context.Background(), spread.New(r, spread.Options{Unit: 1e9, Seed: 7})); err != nil {
+	sr := spread.New(r, spread.Options{Unit: 1e9, Seed: 7})
+	if err := e.Replay(context.Background(), sr); err != nil {
 		t.Fatal(err)
 	}
-	if s := e.Summary(summary.TraceInfo{Path: "t.csv", Format: "csv"}); s.Trace.ResolutionNS >= 1e6 || s.Trace.SameTime >= same/100 {
-		t.Errorf("the spread times measured as %d ns, %d at the same time", s.Trace.ResolutionNS, s.Trace.SameTime)
-	}
+	return e, sr
 }
