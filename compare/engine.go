@@ -121,6 +121,7 @@ func (e *Engine) Summary(trace summary.TraceInfo) *summary.Summary {
 			panic(err)
 		}
 	}
+	resolutionAsRead(&s.Trace, trace)
 	s.Partial = s.Partial || e.partial
 	s.Shard = e.cfg.Shard // also when only one of several workers had keys
 	if s.Shard == nil {   // only a shard's summary keeps the memory per window, for merge

@@ -29,6 +29,8 @@ type keyTable struct {
 	free  []int32 // ids released, to give to new keys
 
 	lastID int32 // the key of the last request (-1: none), checked before hashing
+
+	sameTime int64 // requests at the same time as their key's previous one (resolution.go)
 }
 
 // inlineKey is how many bytes of a key's name its state holds.
@@ -159,6 +161,9 @@ func (k *keyTable) touch(id int32, t int64) error {
 	if t < st.last {
 		return &OrderError{Key: k.names[id], T: t, Prev: st.last}
 	}
+	if t == st.last {
+		k.sameTime++
+	}
 	st.last = t
 	st.requests++
 	k.lastID = id
@@ -251,6 +256,8 @@ func (k *keyTable) internIndexed(id int32, key []byte, t int64) (isNew bool, err
 		isNew = true
 	} else if t < st.last {
 		return false, &OrderError{Key: k.names[id], T: t, Prev: st.last}
+	} else if t == st.last {
+		k.sameTime++
 	}
 	st.last = t
 	st.requests++

@@ -24,6 +24,7 @@ type worker struct {
 
 	requests, cost int64
 	start, end     int64
+	unit           int64  // the gcd of the times replayed (resolution.go)
 	warmSink       uint64 // what warm loaded, kept so that the loads are made
 	stateClosed    bool   // closeState has run
 
@@ -290,6 +291,9 @@ func (e *worker) add(id int32, t, cost int64) {
 		e.start = t
 	}
 	e.end = max(e.end, t)
+	if u := e.unit; u != 1 && (u == 0 || t%u != 0) { // once 1, it stays
+		e.unit = gcd(u, t)
+	}
 	e.requests++
 	e.cost += cost
 	st := &e.keys.state[id]
@@ -381,7 +385,8 @@ func (g *group) add(row []keyRun, id int32, t, cost, from int64) {
 // traceInfo returns what the worker saw of the trace (path, format and
 // skipped records are the reader's, for the caller to fill).
 func (e *worker) traceInfo() summary.TraceInfo {
-	return summary.TraceInfo{Requests: e.requests, Cost: e.cost, Keys: int64(e.keys.len()), StartNS: e.start, EndNS: e.end}
+	return summary.TraceInfo{Requests: e.requests, Cost: e.cost, Keys: int64(e.keys.len()), StartNS: e.start, EndNS: e.end,
+		ResolutionNS: e.unit, SameTime: e.keys.sameTime}
 }
 
 // summary closes the worker's accumulators and returns its summary, runs

@@ -164,6 +164,7 @@ func (m *model) about(d *markup.Document) {
 	if t.Requests > 0 {
 		items = append(items, markup.Textf("Span: %s to %s (%s)", fmtTime(t.StartNS), fmtTime(t.EndNS), numfmt.Duration(t.EndNS-t.StartNS)))
 	}
+	items = append(items, resolutionItems(t)...)
 	items = append(items, m.warnings()...)
 	if t.Skipped > 0 {
 		items = append(items, markup.Textf("Skipped: %s bad records (-skip-bad); the first:", numfmt.Count(t.Skipped)))

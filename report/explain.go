@@ -27,8 +27,14 @@ func (m *model) explainHint(d *markup.Document, g *group) {
 	if most == 0 {
 		return
 	}
-	d.Add(markup.Para{Text: markup.Inline{}.Tf("To see why, replay one key alone (here %s, where %s disagrees most): ", keyText(key), alg).Cmd(explainArgs(m.s.Trace, key, g.rule, g.count, g.mode, algs)...).
-		T(" lists its disagreements and draws its requests over a few windows, one lane per algorithm, beside the log's decisions.")})
+	text := markup.Inline{}.Tf("To see why, replay one key alone (here %s, where %s disagrees most): ", keyText(key), alg).Cmd(explainArgs(m.s.Trace, key, g.rule, g.count, g.mode, algs)...).
+		T(" lists its disagreements and draws its requests over a few windows, one lane per algorithm, beside the log's decisions.")
+	if m.s.Trace.Spread != nil {
+		// explain has no -spread: it replays the times as the file holds
+		// them, so its decisions are those of the unspread trace.
+		text = text.T(" It replays the times as the trace holds them, not spread inside their unit as here, so its disagreements can differ from this run's.")
+	}
+	d.Add(markup.Para{Text: text})
 }
 
 // explainArgs are the words of the command line of ratebench explain

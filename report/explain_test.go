@@ -37,6 +37,18 @@ func TestExplainCommand(t *testing.T) {
 	if want := "To see why, replay one key alone (here "; strings.Count(md, want) != 3 {
 		t.Errorf("report.md holds %q %d times, want once per group (3)", want, strings.Count(md, want))
 	}
+	const unspread = "It replays the times as the trace holds them, not spread inside their unit as here"
+	if strings.Contains(md, unspread) {
+		t.Errorf("report.md of a trace read as it was says it was spread")
+	}
+	// explain has no -spread: after compare -spread, the hint says its
+	// replay is of the times as read.
+	spread := readSummary(t, "small.summary.json")
+	spread.Trace.Spread = &summary.SpreadInfo{Seed: 7}
+	md = string(readFile(t, filepath.Join(write(t, spread, Options{NoPNG: true}), MarkdownFile)))
+	if strings.Count(md, unspread) != 3 {
+		t.Errorf("report.md of a spread trace holds %q %d times, want once per hint (3)", unspread, strings.Count(md, unspread))
+	}
 }
 
 // A key's figure: a lane per algorithm, the log's first, the

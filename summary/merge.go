@@ -50,7 +50,7 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 	out := &Summary{Schema: first.Schema, Config: first.Config, Notes: first.Notes}
 	out.Trace = TraceInfo{Path: first.Trace.Path, Format: first.Trace.Format, Fingerprint: first.Trace.Fingerprint,
 		TSUnit: first.Trace.TSUnit, TSUnitFrom: first.Trace.TSUnitFrom, Input: first.Trace.Input,
-		Skipped: first.Trace.Skipped, SkippedExamples: first.Trace.SkippedExamples}
+		Skipped: first.Trace.Skipped, SkippedExamples: first.Trace.SkippedExamples, Spread: first.Trace.Spread}
 	cfg, _ := json.Marshal(first.Config)
 	skips, _ := json.Marshal(first.Trace.SkippedExamples)
 	seen := false
@@ -78,6 +78,9 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 		if sk, _ := json.Marshal(p.Trace.SkippedExamples); p.Trace.Skipped != first.Trace.Skipped || string(sk) != string(skips) {
 			return nil, fmt.Errorf("merge: part %d skipped other records than part 0: not the same trace", i)
 		}
+		if !sameSpread(p.Trace.Spread, first.Trace.Spread) {
+			return nil, fmt.Errorf("merge: part %d spread the requests otherwise than part 0: not the same replay", i)
+		}
 		if len(p.Runs) != len(first.Runs) {
 			return nil, fmt.Errorf("merge: part %d has %d runs, part 0 %d", i, len(p.Runs), len(first.Runs))
 		}
@@ -86,6 +89,7 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 		add.add("trace.requests", &out.Trace.Requests, t.Requests)
 		add.add("trace.cost", &out.Trace.Cost, t.Cost)
 		add.add("trace.keys", &out.Trace.Keys, t.Keys)
+		mergeResolution(&out.Trace, t, &add)
 		if t.Requests > 0 {
 			if !seen || t.StartNS < out.Trace.StartNS {
 				out.Trace.StartNS = t.StartNS

@@ -112,6 +112,16 @@ type TraceInfo struct {
 	// the report and the terminal suggest on the trace carries them
 	// (Command, InputArgs).
 	Input []InputArg `json:"input_args,omitempty"`
+	// ResolutionNS is the coarsest unit every timestamp of the trace, as
+	// read, is a multiple of: the gcd of the times in ns (1e9 for whole
+	// seconds). SameTime counts the requests at the same time as their
+	// key's previous request. Spread is set when the requests were spread
+	// inside their timestamp's unit before the replay (compare -spread);
+	// the two figures are then the trace's as read, before spreading. See
+	// resolution.go.
+	ResolutionNS int64       `json:"resolution_ns,omitempty"`
+	SameTime     int64       `json:"same_time_as_previous,omitempty"`
+	Spread       *SpreadInfo `json:"spread,omitempty"`
 }
 
 // SkipExample is one skipped record: where it was and why.

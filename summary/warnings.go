@@ -30,7 +30,9 @@ func (s *Summary) Warnings() []string { return TraceWarnings(s.Trace, s.Config.R
 //   - its times fall before 1990 or after 2100, not what Unix times of
 //     today's traffic are;
 //   - it spans less than the longest window of the rules, so that window
-//     never fills.
+//     never fills;
+//   - its timestamps are whole multiples of a unit coarser than a rule's
+//     W/L or than a hundredth of its window (resolutionWarning).
 //
 // When the timestamps were read in a unit (TraceInfo.TSUnit, not a Parquet
 // column's own) and another would put them between 1990 and 2100, the
@@ -75,6 +77,9 @@ func TraceWarnings(t TraceInfo, rules []string) []string {
 		} else {
 			msg += ": try a shorter window (-rule)"
 		}
+		w = append(w, msg)
+	}
+	if msg := resolutionWarning(t, rules); msg != "" {
 		w = append(w, msg)
 	}
 	return w

@@ -33,6 +33,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	if err := parseCommand(fs, args, f.trace.operand()); err != nil {
 		return err
 	}
+	f.set = flagsSet(fs)
 	cfg, err := f.config()
 	if err != nil {
 		return err
@@ -57,6 +58,8 @@ type compareFlags struct {
 	clientSeed                        *uint64
 	nodes, route, syncs, skews, shard *string
 	skewRandom                        *bool
+	spread                            spreadFlags
+	set                               map[string]bool // the flags given, once parsed
 }
 
 func registerCompareFlags(fs *flag.FlagSet) *compareFlags {
@@ -86,6 +89,7 @@ func registerCompareFlags(fs *flag.FlagSet) *compareFlags {
 	f.skews = fs.String("skew", "0", "with -nodes, clock `skews` spread over the nodes, e.g. 0,10ms,100ms,1s")
 	f.skewRandom = fs.Bool("skew-random", false, "with -nodes, draw each node's clock offset in [-skew, skew] instead of spreading them evenly")
 	f.shard = fs.String("shard", "", "replay only shard `i/n` of the keys (by hash); combine the shards with ratebench merge")
+	f.spread.register(fs)
 	return f
 }
 
@@ -174,6 +178,10 @@ func (f *compareFlags) replay(stdout, stderr io.Writer, eng *compare.Engine) err
 	sig, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
 	f.trace.cancel = sig.Done()
+	spreading, err := f.spread.prepare(&f.trace, *f.genSpec != "", f.set, f.shardOf())
+	if err != nil {
+		return err
+	}
 	r, path, format, name, err := f.trace.openOrGenerate(*f.genSpec)
 	if err != nil {
 		return err
@@ -190,7 +198,7 @@ func (f *compareFlags) replay(stdout, stderr io.Writer, eng *compare.Engine) err
 	}
 	job := replayJob{stdout: stdout, stderr: stderr, eng: eng, r: r, info: info,
 		dir: dir, cpuProfile: *f.cpuProfile, memProfile: *f.memProfile, force: *f.force,
-		report: *f.withReport, reportOpt: report.Options{NoPNG: !*f.png}, ctx: sig, stopSignals: stopSignals}
+		report: *f.withReport, reportOpt: report.Options{NoPNG: !*f.png}, ctx: sig, stopSignals: stopSignals, spread: spreading}
 	return f.trace.adviseReorder(job.run(), format, "compare", rerunArgs(f.trace.flags, "compare")...)
 }
 

@@ -15,7 +15,7 @@ func runInspect(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("inspect", stderr, "[flags] FILE\n\nFILE (or -trace FILE) is the trace to describe.")
 	var tf traceFlags
 	tf.register(fs)
-	rule := fs.String("rule", compare.DefaultConfig().Rules[0].String(), "the rule `L/W` (or layered L/W+L/W) the trace is meant for: inspect warns when the trace spans less than its window")
+	rule := fs.String("rule", compare.DefaultConfig().Rules[0].String(), "the rule `L/W` (or layered L/W+L/W) the trace is meant for: inspect warns when the trace spans less than its window, or its timestamps are coarser than W/L or a hundredth of W")
 	if err := parseCommand(fs, args, tf.operand()); err != nil {
 		return err
 	}
@@ -47,7 +47,8 @@ func runInspect(stdout, stderr io.Writer, args []string) error {
 // printUnit prints how the timestamps were read and the warnings on the
 // trace's times (see summary.TraceWarnings) for rule.
 func printUnit(w io.Writer, s *tracestats.Stats, format, rule string, r traces.Reader) {
-	t := summary.TraceInfo{Format: format, Requests: s.Requests(), StartNS: s.Start(), EndNS: s.End()}
+	t := summary.TraceInfo{Format: format, Requests: s.Requests(), StartNS: s.Start(), EndNS: s.End(),
+		ResolutionNS: s.Resolution(), SameTime: s.SameTime()}
 	t.TSUnit, t.TSUnitFrom = timeUnit(r)
 	if u := unitText(t.TSUnit, t.TSUnitFrom); u != "" {
 		fmt.Fprintf(w, "ts unit    %s\n", u)

@@ -43,6 +43,9 @@ type replayJob struct {
 	// stopSignals, if not nil, is called once the replay is over, so that
 	// a signal then ends the process again.
 	stopSignals func()
+	// spread, if not nil, spreads the requests inside their timestamps'
+	// unit before the engine (-spread).
+	spread *spreading
 }
 
 // run replays the trace and writes the results folder as one set:
@@ -132,7 +135,7 @@ func (j replayJob) replay() (*summary.Summary, summary.Perf, error) {
 	}
 	bar := startProgress(j.stderr, total, eng.Progress)
 	began := time.Now()
-	err = eng.Replay(ctx, announceReading(r, j.stderr))
+	err = eng.Replay(ctx, announceReading(j.spread.wrap(r), j.stderr))
 	elapsed := time.Since(began)
 	bar.Stop()
 	cancel()
@@ -146,6 +149,7 @@ func (j replayJob) replay() (*summary.Summary, summary.Perf, error) {
 	}
 	info.Skipped, info.SkippedExamples = skipped(r)
 	info.TSUnit, info.TSUnitFrom = timeUnit(r)
+	j.spread.record(&info)
 	sum := eng.Summary(info)
 	if err := checkNotEmpty(sum, interrupted); err != nil {
 		return nil, summary.Perf{}, err

@@ -30,7 +30,7 @@ func secondsTrace(t *testing.T) string {
 func TestCompareSecondsAuto(t *testing.T) {
 	path := secondsTrace(t)
 	dir := filepath.Join(t.TempDir(), "out")
-	_, stderr, err := ratebench(t, "compare", "-trace", path, "-alg", "counter", "-png=false", "-o", dir)
+	_, stderr, err := ratebench(t, "compare", "-trace", path, "-rule", "5/5m", "-alg", "counter", "-png=false", "-o", dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestCompareWrongUnitWarns(t *testing.T) {
 // inspect prints the unit it detected and the warnings, for -rule.
 func TestInspectUnitAndWarnings(t *testing.T) {
 	path := secondsTrace(t)
-	out, _, err := ratebench(t, "inspect", "-trace", path)
+	out, _, err := ratebench(t, "inspect", "-trace", path, "-rule", "5/5m")
 	if err != nil {
 		t.Fatal(err)
 	}

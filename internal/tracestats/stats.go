@@ -1,7 +1,9 @@
 // Package tracestats describes a trace in one pass (ratebench inspect):
 // its requests, keys and cost, its time span, the requests per key, and
 // how far its times go back, overall and within a key (what compare's
-// -reorder needs), holding per key only a count and a time.
+// -reorder needs), and their resolution (the unit they are multiples of,
+// and the requests at their key's previous time), holding per key only a
+// count and a time.
 package tracestats
 
 import (
@@ -12,6 +14,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"ratebench/algorithms"
 	"ratebench/internal/escape"
 	"ratebench/internal/numfmt"
 	"ratebench/summary"
@@ -31,6 +34,8 @@ type Stats struct {
 	keyBackwards    int64 // requests earlier than their key's previous one
 	maxKeyStep      int64 // largest backwards step within a key, ns
 	maxKeyLate      int64 // of those, the most one came after the latest time before it, ns: what -reorder needs
+	unit            int64 // the gcd of the times, ns: the coarsest unit they are all multiples of
+	sameTime        int64 // requests at the same time as their key's previous one
 	// Skipped and SkipExamples are the bad records the reader skipped
 	// (-skip-bad), which the caller sets from the reader.
 	Skipped      int64
@@ -70,6 +75,13 @@ func (s *Stats) ReorderNeed() int64 { return s.maxKeyLate }
 // ReorderNeed is when it is read without one), not what is left after it.
 func (s *Stats) SetReorderNeed(ns int64) { s.maxKeyLate = ns }
 
+// Resolution is the coarsest unit every time of the trace is a multiple
+// of, in ns (0 for no request, or every time 0), and SameTime how many
+// requests are at the same time as their key's previous one: what
+// compare records as trace.resolution_ns and trace.same_time_as_previous.
+func (s *Stats) Resolution() int64 { return s.unit }
+func (s *Stats) SameTime() int64   { return s.sameTime }
+
 // Add takes the trace's next request.
 func (s *Stats) Add(key []byte, t, cost int64) {
 	id, ok := s.ids[string(key)]
@@ -84,6 +96,12 @@ func (s *Stats) Add(key []byte, t, cost int64) {
 	} else if t < s.end {
 		s.globalBackwards++
 		s.maxGlobalStep = max(s.maxGlobalStep, s.end-t)
+	}
+	if u := s.unit; u == 0 || t%u != 0 {
+		s.unit = algorithms.GCD(u, t)
+	}
+	if ok && t == s.last[id] {
+		s.sameTime++
 	}
 	if t < s.last[id] {
 		s.keyBackwards++
@@ -135,6 +153,10 @@ func (s *Stats) Print(w io.Writer, path, format string) {
 		secs := span.Seconds()
 		fmt.Fprintf(w, "rate       %.1f requests/s overall; per key: mean %.4f/s, busiest %.4f/s\n",
 			float64(s.requests)/secs, float64(s.requests)/float64(len(s.count))/secs, counts[len(counts)-1]/secs)
+	}
+	if s.unit > 0 {
+		fmt.Fprintf(w, "resolution every time a multiple of %v; %s of the requests at their key's previous time\n",
+			time.Duration(s.unit), numfmt.PercentOf(s.sameTime, s.requests))
 	}
 	switch {
 	case s.globalBackwards == 0:

@@ -34,3 +34,29 @@ func TestStats(t *testing.T) {
 		t.Errorf("requests %d, %d..%d", s.Requests(), s.Start(), s.End())
 	}
 }
+
+// The description measures the resolution of the times: the unit they
+// are all multiples of, and the requests at their key's previous time
+// (a key's first request is never one).
+func TestStatsResolution(t *testing.T) {
+	const minute = 60_000_000_000
+	s := New()
+	for _, q := range []struct {
+		key string
+		t   int64
+	}{{"a", 10 * minute}, {"b", 10 * minute}, {"a", 10 * minute}, {"a", 12 * minute}, {"b", 12 * minute}, {"b", 12 * minute}, {"b", 12 * minute}, {"c", 14 * minute}} {
+		s.Add([]byte(q.key), q.t, 1)
+	}
+	if s.Resolution() != 2*minute || s.SameTime() != 3 {
+		t.Errorf("resolution %d ns, %d at the same time; want 2m and 3", s.Resolution(), s.SameTime())
+	}
+	var b strings.Builder
+	s.Print(&b, "t.csv", "csv")
+	if want := "resolution every time a multiple of 2m0s; 37.50% of the requests at their key's previous time\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("lacks %q:\n%s", want, b.String())
+	}
+	s.Add([]byte("c"), 14*minute+1, 1)
+	if s.Resolution() != 1 {
+		t.Errorf("resolution %d ns after a time in ns", s.Resolution())
+	}
+}
