@@ -237,12 +237,7 @@ func splitLiteral(rec []byte, dst [][]byte, grow bool, sep []byte) ([][]byte, in
 	n := 0
 	for {
 		f, rest, found := bytes.Cut(rec, sep)
-		switch {
-		case n < len(dst):
-			dst[n] = f
-		case grow:
-			dst = append(dst, f)
-		}
+		dst = putField(dst, n, f, grow)
 		n++
 		if !found {
 			return dst, n
@@ -322,4 +317,17 @@ func looksDelimited(first []byte, opt Options) bool {
 		}
 	}
 	return false
+}
+
+// putField stores field n of a record in dst: in place when dst has room,
+// appended when grow is set (dst then holds fields 0..n-1), else dropped
+// (the caller only counts the fields past its columns).
+func putField(dst [][]byte, n int, f []byte, grow bool) [][]byte {
+	switch {
+	case n < len(dst):
+		dst[n] = f
+	case grow:
+		dst = append(dst, f)
+	}
+	return dst
 }

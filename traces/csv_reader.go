@@ -608,12 +608,7 @@ func splitCSV(rec []byte, dst [][]byte, scratch *[]byte, grow bool, sep byte) ([
 				return dst, n, "text after the closing quote of a quoted field"
 			}
 		}
-		switch {
-		case n < len(dst):
-			dst[n] = f
-		case grow:
-			dst = append(dst, f)
-		}
+		dst = putField(dst, n, f, grow)
 		n++
 		if last {
 			return dst, n, ""
