@@ -129,6 +129,25 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'ratebench <subcommand> -h' for its flags.")
+	fmt.Fprintln(w, "\nDocumentation (in the repository, beside README.md):")
+	for _, p := range docPages {
+		fmt.Fprintf(w, "  %-24s %s\n", p.path, p.subject)
+	}
+}
+
+// docPages are the reference pages in docs/, one a subject, as ratebench
+// help lists them; the README links each.
+var docPages = []struct{ path, subject string }{
+	{"docs/formats.md", "input formats and their flags (-format, -pattern, -sep, -ts-format, -spread, -reorder, -skip-bad); generated workloads"},
+	{"docs/algorithms.md", "the algorithms compared, rules, modes and counting policies"},
+	{"docs/products.md", "the deployed products, modelled from their source, against their textbook twins"},
+	{"docs/metrics.md", "what a run writes: summary.json, the report and its verdict, plots, diff, explain"},
+	{"docs/definitions.md", "the exact definition of every algorithm, mode and figure"},
+	{"docs/summary-schema.md", "every field of summary.json"},
+	{"docs/scale.md", "workers, key shards and their merge, Kubernetes"},
+	{"docs/live.md", "the client's side, simulated deployments, real Redis and nginx replays"},
+	{"docs/cloudflare.md", "Cloudflare's accuracy figure for the sliding-window counter, reproduced"},
+	{"docs/development.md", "the code's layout, make targets, tests, scripts/deps"},
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting.

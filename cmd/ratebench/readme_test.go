@@ -12,13 +12,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// readmeNotRun are the README's commands that are not runs of ratebench
+// readmeNotRun are the commands of the README and the docs pages that are not runs of ratebench
 // but the development tools around it: the test suite (this test is part
 // of it), the race detector's run of it, the benchmarks, the fuzzers and
 // the rewrite of the golden files. Each is named by the start of its line.
@@ -47,10 +48,32 @@ var readmeUserFiles = map[string]func(t *testing.T) []byte{
 	},
 }
 
-// Every shell command of the README, run in order on a fresh clone with
-// small sizes, leaves git status clean: a user's runs never write where
-// git sees them, and never over the committed reference results (so make
-// report-check, which fails on any change in results/, passes after them).
+// docsPages returns the pages whose shell commands the README test runs:
+// the README, then every page of docs/, in the order of their names.
+func docsPages(t *testing.T, root string) []string {
+	t.Helper()
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := []string{"README.md"}
+	for _, d := range docs {
+		pages = append(pages, filepath.Join("docs", filepath.Base(d)))
+	}
+	sort.Strings(pages[1:])
+	return pages
+}
+
+// pageCommand is one line of a page's sh blocks.
+type pageCommand struct{ page, line string }
+
+// Every shell command of the README and of the reference pages in docs/,
+// run in order (the README's first, whose make compare builds the binary
+// the others use) on a fresh clone with small sizes, succeeds and leaves
+// git status clean: no page shows a command that does not run, a user's
+// runs never write where git sees them, and never over the committed
+// reference results (so make report-check, which fails on any change in
+// results/, passes after them).
 func TestREADMECommandsLeaveTheCloneClean(t *testing.T) {
 	for _, tool := range []string{"git", "make", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -62,9 +85,19 @@ func TestREADMECommandsLeaveTheCloneClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	clone := freshClone(t, root)
-	readme, err := os.ReadFile(filepath.Join(clone, "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	var cmds []pageCommand
+	readmeCmds := 0
+	for _, page := range docsPages(t, clone) {
+		text, err := os.ReadFile(filepath.Join(clone, page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range readmeCommands(string(text)) {
+			cmds = append(cmds, pageCommand{page, c})
+			if page == "README.md" {
+				readmeCmds++
+			}
+		}
 	}
 	makefile, err := os.ReadFile(filepath.Join(clone, "Makefile"))
 	if err != nil {
@@ -88,9 +121,8 @@ func TestREADMECommandsLeaveTheCloneClean(t *testing.T) {
 		"REDIS_GEN=" + smallSizes(makeVar(t, makefile, "REDIS_GEN")),
 		"TRACE_N=2000",
 	}
-	cmds := readmeCommands(string(readme))
-	if len(cmds) < 10 {
-		t.Fatalf("found %d commands in the README's sh blocks: %q", len(cmds), cmds)
+	if readmeCmds < 10 || len(cmds) < 30 {
+		t.Fatalf("found %d commands in the README's sh blocks, %d with the docs pages': %q", readmeCmds, len(cmds), cmds)
 	}
 	// The commands run as a user's shell would run them: not under the
 	// make that may run this test (whose variables would pass on to the
@@ -105,7 +137,8 @@ func TestREADMECommandsLeaveTheCloneClean(t *testing.T) {
 	}
 	env = append(env, "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -buildvcs=false"))
 	ran := 0
-	for _, c := range cmds {
+	for _, pc := range cmds {
+		c := pc.line
 		if notRun(c) {
 			continue
 		}
@@ -121,16 +154,16 @@ func TestREADMECommandsLeaveTheCloneClean(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		cancel()
 		if err != nil {
-			t.Fatalf("README command %q (run as %q) failed: %v\n%s", c, line, err, out)
+			t.Fatalf("%s: command %q (run as %q) failed: %v\n%s", pc.page, c, line, err, out)
 		}
 		ran++
-		t.Logf("%s: %v", line, time.Since(began).Round(time.Millisecond))
+		t.Logf("%s: %s: %v", pc.page, line, time.Since(began).Round(time.Millisecond))
 		if st := gitStatus(t, clone); st != "" {
-			t.Fatalf("after README command %q (run as %q), git status is not clean:\n%s", c, line, st)
+			t.Fatalf("after %s's command %q (run as %q), git status is not clean:\n%s", pc.page, c, line, st)
 		}
 	}
-	if ran < 8 {
-		t.Errorf("ran only %d of the README's commands", ran)
+	if ran < 25 {
+		t.Errorf("ran only %d of the README's and the docs pages' commands", ran)
 	}
 }
 
@@ -291,4 +324,60 @@ func shellQuote(words []string) string {
 		q = append(q, "'"+strings.ReplaceAll(w, "'", `'\''`)+"'")
 	}
 	return strings.Join(q, " ")
+}
+
+// Every reference page in docs/ is linked from the README and listed by
+// ratebench help, and every page help lists exists: the README stays short
+// because the reference is one link away, from the page or the terminal.
+func TestDocsPagesLinkedFromREADMEAndHelp(t *testing.T) {
+	root := filepath.Join("..", "..")
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var help bytes.Buffer
+	if err := run(&bytes.Buffer{}, &help, []string{"help"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(help.String(), "Documentation") {
+		t.Fatalf("ratebench help lists no documentation:\n%s", help.String())
+	}
+	pages := docsPages(t, root)[1:]
+	if len(pages) < 8 {
+		t.Fatalf("docs/ holds %d pages: %q", len(pages), pages)
+	}
+	for _, p := range pages {
+		link := "](" + filepath.ToSlash(p) + ")"
+		if !strings.Contains(string(readme), link) {
+			t.Errorf("README.md does not link %s", p)
+		}
+		if !regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(filepath.ToSlash(p)) + ` `).MatchString(help.String()) {
+			t.Errorf("ratebench help does not list %s", p)
+		}
+	}
+	for _, m := range regexp.MustCompile(`(?m)^  (docs/\S+\.md) `).FindAllStringSubmatch(help.String(), -1) {
+		if _, err := os.Stat(filepath.Join(root, m[1])); err != nil {
+			t.Errorf("ratebench help lists %s: %v", m[1], err)
+		}
+	}
+}
+
+// The README starts with the user's log: within its first 60 lines it
+// shows the inspect and the compare of a committed sample, and what the
+// compare prints, and it stays short (the reference is in docs/).
+func TestREADMEStartsWithTheUsersLog(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(readme), "\n")
+	if len(lines) > 220 {
+		t.Errorf("README.md has %d lines; the reference belongs in docs/", len(lines))
+	}
+	head := strings.Join(lines[:min(60, len(lines))], "\n")
+	for _, want := range []string{"bin/ratebench inspect traces/samples/", "bin/ratebench compare traces/samples/", "Rule 10/1m, count accepted, independent mode:", "make compare", "make test"} {
+		if !strings.Contains(head, want) {
+			t.Errorf("the README's first 60 lines lack %q", want)
+		}
+	}
 }
