@@ -440,6 +440,7 @@ func (e *worker) summary(trace summary.TraceInfo, partial bool, offeredEnd int64
 		}
 		base += 1 + len(g.cands)
 	}
+	summary.FillLogTerms(s.Runs)
 	s.Schema = summary.SchemaOf(s)
 	return s
 }

@@ -206,7 +206,7 @@ func (m *model) about(d *markup.Document) {
 func (m *model) decision(d *markup.Document, rule, rid string, onTop map[*group]bool, addFig func(*plotkit.Figure, string) error) error {
 	d.Add(markup.Heading{Level: 3, ID: rid + "-decision", Text: markup.Text("Decision")})
 	if m.hasBudget() {
-		d.Add(markup.Para{Text: markup.Textf("Budget (%s): %s of all requests. An algorithm meets it when its over- and under-admission rates are within it "+
+		d.Add(markup.Para{Text: markup.Textf("Budget (%s): %s (over and under as shares of all requests unless said otherwise). An algorithm meets it when every figure it bounds is within it "+
 			"in independent mode, or under count all, where each rule is run in one mode.", m.bsource, m.budgetText())})
 	} else {
 		d.Add(markup.Para{Text: markup.Inline{}.T("No budget was given. ").Cmd("ratebench", "report", "-max-over", "0.01%", "-max-under", "0.1%", "DIR").
@@ -223,8 +223,8 @@ func (m *model) decision(d *markup.Document, rule, rid string, onTop map[*group]
 		rows := ranked(g.runs)
 		d.Add(markup.Para{Text: m.decisionSentence(rows)})
 		tb := markup.Table{
-			Head:  []string{"rank", "algorithm", "bytes/key (peak)", "over", "under", "disagree", "worst burst ÷ L", "keys affected", "meets budget"},
-			Right: []bool{true, false, true, true, true, true, true, true, false},
+			Head:  []string{"rank", "algorithm", "bytes/key (peak)", "over", "under", "disagree", "over ÷ log's refusals", "under ÷ log's admissions", "worst burst ÷ L", "keys affected", "meets budget"},
+			Right: []bool{true, false, true, true, true, true, true, true, true, true, false},
 		}
 		for i, r := range rows {
 			burst := "—"
@@ -241,7 +241,8 @@ func (m *model) decision(d *markup.Document, rule, rid string, onTop map[*group]
 			}
 			tb.Rows = append(tb.Rows, []markup.Inline{
 				markup.Textf("%d", i+1), markup.Inline{}.C(r.Algorithm), markup.Text(bytesPerKey(r.Memory.PeakPerKey)),
-				markup.Text(numfmt.Rate(r.OverRate)), markup.Text(numfmt.Rate(r.UnderRate)), markup.Text(numfmt.Rate(r.DisagreeRate)), markup.Text(burst),
+				markup.Text(numfmt.Rate(r.OverRate)), markup.Text(numfmt.Rate(r.UnderRate)), markup.Text(numfmt.Rate(r.DisagreeRate)),
+				markup.Text(shareText(r.OverOfRefused)), markup.Text(shareText(r.UnderOfAdmitted)), markup.Text(burst),
 				markup.Textf("%s of %s", numfmt.Count(r.KeysDisagree), numfmt.Count(r.Keys)), meets,
 			})
 		}

@@ -46,14 +46,15 @@ func (m *model) groupAbout(g *group) markup.Inline {
 func runsTable(d *markup.Document, g *group) {
 	d.Add(markup.Heading{Level: 4, Text: markup.Text("Runs")})
 	runs := markup.Table{
-		Head:  []string{"algorithm", "admitted", "rejected", "disagree", "disagree rate", "over", "over rate", "under", "under rate", "keys disagreeing", "keys over", "keys under"},
-		Right: []bool{false, true, true, true, true, true, true, true, true, true, true, true},
+		Head:  []string{"algorithm", "admitted", "rejected", "disagree", "disagree rate", "over", "over rate", "under", "under rate", "log refused", "over ÷ log's refusals", "under ÷ log's admissions", "keys disagreeing", "keys over", "keys under"},
+		Right: []bool{false, true, true, true, true, true, true, true, true, true, true, true, true, true, true},
 	}
 	for _, r := range g.runs {
 		runs.Rows = append(runs.Rows, []markup.Inline{
 			markup.Inline{}.C(r.Algorithm), markup.Text(numfmt.Count(r.Admitted)), markup.Text(numfmt.Count(r.Rejected)),
 			markup.Text(numfmt.Count(r.Disagree)), markup.Text(numfmt.Rate(r.DisagreeRate)), markup.Text(numfmt.Count(r.Over)), markup.Text(numfmt.Rate(r.OverRate)),
-			markup.Text(numfmt.Count(r.Under)), markup.Text(numfmt.Rate(r.UnderRate)), markup.Text(numfmt.Count(r.KeysDisagree)), markup.Text(numfmt.Count(r.KeysOver)), markup.Text(numfmt.Count(r.KeysUnder)),
+			markup.Text(numfmt.Count(r.Under)), markup.Text(numfmt.Rate(r.UnderRate)),
+			markup.Text(logRefusedText(r)), markup.Text(shareText(r.OverOfRefused)), markup.Text(shareText(r.UnderOfAdmitted)), markup.Text(numfmt.Count(r.KeysDisagree)), markup.Text(numfmt.Count(r.KeysOver)), markup.Text(numfmt.Count(r.KeysUnder)),
 		})
 	}
 	d.Add(runs)

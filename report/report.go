@@ -251,18 +251,21 @@ func (m *model) uniqueName(base string) string {
 
 func newModel(s *summary.Summary, opt Options) *model {
 	m := &model{s: s, opt: opt, algIdx: map[string]int{}, names: map[string]bool{}}
-	if b := s.Config.Budget; b != nil {
-		m.budget = *b
-		if b.MaxOver != nil || b.MaxUnder != nil {
-			m.bsource = "from the summary"
-		}
+	if slices.ContainsFunc(s.Runs, func(r summary.Run) bool { return r.LogRefused == nil }) {
+		summary.FillLogTerms(s.Runs) // a summary written before they were measured
 	}
-	if b := opt.Budget; b != nil && (b.MaxOver != nil || b.MaxUnder != nil) {
-		if b.MaxOver != nil {
-			m.budget.MaxOver = b.MaxOver
-		}
-		if b.MaxUnder != nil {
-			m.budget.MaxUnder = b.MaxUnder
+	if b := s.Config.Budget; b.IsSet() {
+		m.budget = *b
+		m.bsource = "from the summary"
+	}
+	if b := opt.Budget; b.IsSet() {
+		for _, f := range []struct{ dst, src **float64 }{
+			{&m.budget.MaxOver, &b.MaxOver}, {&m.budget.MaxUnder, &b.MaxUnder},
+			{&m.budget.MaxOverOfRefused, &b.MaxOverOfRefused}, {&m.budget.MaxUnderOfAdmitted, &b.MaxUnderOfAdmitted},
+		} {
+			if *f.src != nil {
+				*f.dst = *f.src
+			}
 		}
 		m.bsource = "given to the report"
 	}
@@ -302,13 +305,23 @@ func newModel(s *summary.Summary, opt Options) *model {
 
 func (m *model) style(alg string) plotkit.Style { return plotkit.StyleOf(alg) }
 
-func (m *model) hasBudget() bool { return m.budget.MaxOver != nil || m.budget.MaxUnder != nil }
+func (m *model) hasBudget() bool { return m.budget.IsSet() }
 
+// meets tells whether r is within every bound of the budget. A bound on
+// the share of the log's refusals holds when the log refuses nothing; a
+// run without the log's counts (no log run beside it) meets no bound in
+// the log's terms.
 func (m *model) meets(r *summary.Run) bool {
 	if b := m.budget.MaxOver; b != nil && !(r.OverRate <= *b) {
 		return false
 	}
 	if b := m.budget.MaxUnder; b != nil && !(r.UnderRate <= *b) {
+		return false
+	}
+	if b := m.budget.MaxOverOfRefused; b != nil && (r.LogRefused == nil || r.OverOfRefused != nil && !(*r.OverOfRefused <= *b)) {
+		return false
+	}
+	if b := m.budget.MaxUnderOfAdmitted; b != nil && (r.LogAdmitted == nil || r.UnderOfAdmitted != nil && !(*r.UnderOfAdmitted <= *b)) {
 		return false
 	}
 	return true
@@ -321,6 +334,12 @@ func (m *model) budgetText() string {
 	}
 	if b := m.budget.MaxUnder; b != nil {
 		parts = append(parts, "under ≤ "+numfmt.Percent(*b))
+	}
+	if b := m.budget.MaxOverOfRefused; b != nil {
+		parts = append(parts, "over ≤ "+numfmt.Percent(*b)+" of the log's refusals")
+	}
+	if b := m.budget.MaxUnderOfAdmitted; b != nil {
+		parts = append(parts, "under ≤ "+numfmt.Percent(*b)+" of the log's admissions")
 	}
 	return strings.Join(parts, ", ")
 }

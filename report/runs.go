@@ -17,7 +17,11 @@ const RunsFile = "runs.csv"
 // requests; bytes are per key, by the analytic state model; burst is the
 // worst admitted cost in a window span, and its ratio to L (empty where
 // the run does not measure it); error is the rate error's bias and p99 of
-// |error| as fractions of L (empty where it is not measured).
+// |error| as fractions of L (empty where it is not measured); then the
+// errors in the log's own terms: the requests the log refuses and admits
+// beside the run, and over ÷ log_refused and under ÷ log_admitted as
+// fractions (empty where the log refuses, or admits, nothing, or the
+// summary does not hold them).
 var runsHead = []string{
 	"rule", "count", "mode", "algorithm",
 	"requests", "admitted", "rejected",
@@ -26,6 +30,7 @@ var runsHead = []string{
 	"burst_max", "burst_ratio",
 	"bytes_per_key_peak", "bytes_per_key_mean", "bytes_total_peak",
 	"error_bias", "error_p99_frac_l",
+	"log_refused", "log_admitted", "over_of_refused_frac", "under_of_admitted_frac",
 }
 
 // RunsCSV returns runs.csv for s: a header, then one row per run in the
@@ -46,6 +51,11 @@ func RunsCSV(s *summary.Summary) []byte {
 			"", "",
 			itoa(r.Memory.PeakPerKey), numfmt.Float(r.Memory.MeanPerKey), peakTotal(r.Memory),
 			"", "",
+			"", "", "", "",
+		}
+		if r.LogRefused != nil && r.LogAdmitted != nil {
+			row[24], row[25] = itoa(*r.LogRefused), itoa(*r.LogAdmitted)
+			row[26], row[27] = fracText(r.OverOfRefused), fracText(r.UnderOfAdmitted)
 		}
 		if b := r.Burst; b != nil {
 			row[17], row[18] = itoa(b.Max), numfmt.Float(b.Ratio)
@@ -67,4 +77,12 @@ func peakTotal(m summary.Memory) string {
 		return ""
 	}
 	return itoa(m.PeakTotal)
+}
+
+// fracText is a fraction as runs.csv writes it, empty when absent.
+func fracText(p *float64) string {
+	if p == nil {
+		return ""
+	}
+	return numfmt.Float(*p)
 }

@@ -36,7 +36,8 @@ func TestRunsCSV(t *testing.T) {
 	for i, h := range rows[0] {
 		col[h] = i
 	}
-	for _, h := range []string{"rule", "count", "mode", "algorithm", "requests", "disagree_pct", "over_pct", "under_pct", "burst_ratio", "bytes_per_key_peak", "bytes_per_key_mean"} {
+	for _, h := range []string{"rule", "count", "mode", "algorithm", "requests", "disagree_pct", "over_pct", "under_pct", "burst_ratio", "bytes_per_key_peak", "bytes_per_key_mean",
+		"log_refused", "log_admitted", "over_of_refused_frac", "under_of_admitted_frac"} {
 		if _, ok := col[h]; !ok {
 			t.Errorf("no column %s in %v", h, rows[0])
 		}
@@ -83,8 +84,8 @@ func TestRunsCSV(t *testing.T) {
 	}
 	// Two rows written out, as the summary has them.
 	for _, want := range []string{
-		"5/30s,accepted,independent,counter,1500,871,629,559,37.266667,207,13.8,352,23.466667,12,12,12,12,7,1.4,24,24,288,,\n",
-		"5/30s,accepted,shadow,fixed,1500,1416,84,400,26.666667,400,26.666667,0,0,12,12,12,0,,,16,16,192,-1.8953333333333333,1\n",
+		"5/30s,accepted,independent,counter,1500,871,629,559,37.266667,207,13.8,352,23.466667,12,12,12,12,7,1.4,24,24,288,,,484,1016,0.42768595041322316,0.3464566929133858\n",
+		"5/30s,accepted,shadow,fixed,1500,1416,84,400,26.666667,400,26.666667,0,0,12,12,12,0,,,16,16,192,-1.8953333333333333,1,484,1016,0.8264462809917356,0\n",
 	} {
 		if !bytes.Contains(data, []byte(want)) {
 			t.Errorf("runs.csv lacks the row\n%s", want)

@@ -25,9 +25,11 @@ import (
 //     is dominated by the log, which is exact.
 //   - With a budget, the choice is the cheapest algorithm that meets it
 //     (the exact log always does).
-//   - With no budget, the choice is the cheapest algorithm that decides
-//     within 0.1% of the requests as the log does (the log itself when no
-//     cheaper one does).
+//   - With no budget, the choice is the cheapest algorithm within the
+//     default tolerances (withinDefault): it decides within 0.1% of the
+//     requests as the log does, lets through at most 10% of the requests
+//     the log refuses (where it refuses any) and refuses at most 1% of
+//     those it admits (the log itself when no cheaper one does).
 //   - Then what each priority picks, among the approximations on the
 //     frontier (within the budget, if any; the exact log when there is
 //     none): refusing a legitimate client is costly (the least
@@ -91,8 +93,8 @@ func (m *model) verdictPolicy() markup.Inline {
 	if m.hasBudget() {
 		return markup.Textf("With the budget %s (%s), the choice is the cheapest algorithm that meets it; then come the trade-off frontier and each priority's pick within the budget.", m.budgetText(), m.bsource)
 	}
-	return markup.Inline{}.T("With no budget given, the choice is the cheapest algorithm within 0.1% of the exact log's decisions; then come the trade-off frontier and each priority's pick (").
-		Cmd("-max-over", "0.01%", "-max-under", "0.1%").T(" sets a budget).")
+	return markup.Inline{}.T("With no budget given, the choice is the cheapest algorithm within 0.1% of the exact log's decisions that lets through at most 10% of the requests the log refuses (where it refuses any) and refuses at most 1% of those it admits; then come the trade-off frontier and each priority's pick (").
+		Cmd("-max-over-of-refused", "10%", "-max-under-of-admitted", "1%").T(" or ").Cmd("-max-over", "0.01%", "-max-under", "0.1%").T(" sets a budget).")
 }
 
 // verdicts returns the verdict on every basis of every rule, in order.
@@ -152,7 +154,7 @@ func (m *model) verdictLines(g *group) []markup.Inline {
 		if r.Algorithm == "log" {
 			return mem(r) + "; exact"
 		}
-		return fmt.Sprintf("%s; over %s, under %s", mem(r), numfmt.Rate(r.OverRate), numfmt.Rate(r.UnderRate))
+		return mem(r) + "; " + overUnderText(r)
 	}
 	name := func(r *summary.Run) string {
 		if r.Algorithm == "log" {
@@ -209,20 +211,20 @@ func (m *model) verdictLines(g *group) []markup.Inline {
 			choice = markup.Inline{}.T("Choose ").B(pick.Algorithm).T(" (" + figs(pick) + "): the cheapest algorithm that meets the budget.")
 		}
 	} else {
-		pick := firstOf(rows, withinClose)
+		pick := firstOf(rows, withinDefault)
 		switch {
 		case pick == nil:
-			choice = markup.Text("No algorithm decides within 0.1% of the exact log; see the priorities below.")
+			choice = markup.Text("No algorithm is within the default tolerances of the exact log; see the priorities below.")
 		case pick == log && logAsCheap:
 			choice = markup.Inline{}.T("Choose ").B("the exact log").T(" (" + mem(log) + "): at this limit the exact log is as cheap as its approximations: use it. " +
 				"The closest approximation, " + closest.Algorithm + ", needs " + mem(closest) +
 				" and still decides " + numfmt.Rate(closest.DisagreeRate) + " of the requests differently.")
 		case pick == log:
-			choice = markup.Inline{}.T("Choose ").B("the exact log").T(" (" + mem(log) + ") if that memory is affordable: no cheaper algorithm decides within 0.1% of it; " +
-				"the closest, " + closest.Algorithm + " (" + mem(closest) + "), decides " + numfmt.Rate(closest.DisagreeRate) + " of the requests differently. " +
+			choice = markup.Inline{}.T("Choose ").B("the exact log").T(" (" + mem(log) + ") if that memory is affordable: no cheaper algorithm is within the default tolerances of it; " +
+				"the closest, " + closest.Algorithm + " (" + mem(closest) + "), decides " + numfmt.Rate(closest.DisagreeRate) + " of the requests differently" + ownTerms(closest) + ". " +
 				"To spend less, pick by priority below.")
 		default:
-			choice = markup.Inline{}.T("Choose ").B(pick.Algorithm).T(" (" + figs(pick) + "): the cheapest algorithm that decides within 0.1% of the exact log (" +
+			choice = markup.Inline{}.T("Choose ").B(pick.Algorithm).T(" (" + figs(pick) + "): the cheapest algorithm within the default tolerances of the exact log (" +
 				numfmt.Rate(pick.DisagreeRate) + " of the requests decided differently).")
 		}
 	}

@@ -10,8 +10,8 @@ import (
 )
 
 // verdictSummary is one rule, count accepted, independent mode, of 100,000
-// requests; each run is given as algorithm, peak bytes per key, over and
-// under.
+// requests of which the log refuses 10,000; each run is given as
+// algorithm, peak bytes per key, over and under.
 func verdictSummary(runs ...any) *summary.Summary {
 	const n = 100000
 	s := &summary.Summary{Config: summary.RunConfig{Rules: []string{"5/30s"}, Counts: []string{"accepted"}, Modes: []string{"independent"}}}
@@ -20,12 +20,20 @@ func verdictSummary(runs ...any) *summary.Summary {
 		r := summary.Run{Rule: "5/30s", Count: "accepted", Mode: "independent", Algorithm: runs[i].(string),
 			Requests: n, Over: over, Under: under, Disagree: over + under, Keys: 10,
 			OverRate: float64(over) / n, UnderRate: float64(under) / n, DisagreeRate: float64(over+under) / n}
+		if r.Algorithm == "log" {
+			r.Rejected, r.Admitted = verdictLogRefused, n-verdictLogRefused
+		}
 		r.Memory.PeakPerKey = int64(runs[i+1].(int))
 		s.Config.Algorithms = append(s.Config.Algorithms, r.Algorithm)
 		s.Runs = append(s.Runs, r)
 	}
+	summary.FillLogTerms(s.Runs)
 	return s
 }
+
+// verdictLogRefused is how many of verdictSummary's requests the log
+// refuses.
+const verdictLogRefused = 10000
 
 // The runs every case shares: gcra refuses the fewest legitimate clients,
 // counter lets the least traffic through; token and fixed are beaten by
@@ -66,11 +74,11 @@ func wantLines(t *testing.T, got []string, want ...string) {
 func TestVerdictNoBudget(t *testing.T) {
 	s := verdictSummary(append(slices.Clone(verdictBase), "buckets:2", 32, 60, 30)...)
 	wantLines(t, verdictLinesOf(t, s, Options{}),
-		"Choose buckets:2 (32 B per key; over 0.060%, under 0.030%): the cheapest algorithm that decides within 0.1% of the exact log (0.090% of the requests decided differently).",
-		"Frontier, where no other algorithm needs less memory, over-admits less and under-admits less at once: gcra (8 B per key; over 5.00%, under 0.010%), counter (24 B per key; over 0.020%, under 4.00%), buckets:2 (32 B per key; over 0.060%, under 0.030%), log (48 B per key; exact).",
-		"Refusing a legitimate client is costly → the least under-admission: gcra (8 B per key; over 5.00%, under 0.010%).",
-		"Letting traffic through is dangerous → the least over-admission: counter (24 B per key; over 0.020%, under 4.00%).",
-		"Cheapest within 0.1% of the log's decisions: buckets:2 (32 B per key; over 0.060%, under 0.030%; 0.090% decided differently).",
+		"Choose buckets:2 (32 B per key; over 0.060% (0.600% of the log's refusals), under 0.030% (0.033% of its admissions)): the cheapest algorithm within the default tolerances of the exact log (0.090% of the requests decided differently).",
+		"Frontier, where no other algorithm needs less memory, over-admits less and under-admits less at once: gcra (8 B per key; over 5.00% (50.00% of the log's refusals), under 0.010% (0.011% of its admissions)), counter (24 B per key; over 0.020% (0.200% of the log's refusals), under 4.00% (4.44% of its admissions)), buckets:2 (32 B per key; over 0.060% (0.600% of the log's refusals), under 0.030% (0.033% of its admissions)), log (48 B per key; exact).",
+		"Refusing a legitimate client is costly → the least under-admission: gcra (8 B per key; over 5.00% (50.00% of the log's refusals), under 0.010% (0.011% of its admissions)).",
+		"Letting traffic through is dangerous → the least over-admission: counter (24 B per key; over 0.020% (0.200% of the log's refusals), under 4.00% (4.44% of its admissions)).",
+		"Cheapest within 0.1% of the log's decisions: buckets:2 (32 B per key; over 0.060% (0.600% of the log's refusals), under 0.030% (0.033% of its admissions); 0.090% decided differently).",
 		"Dominated: token (gcra is cheaper and no worse on over and under); fixed (gcra is cheaper and no worse on over and under); buckets:4 (48 B per key, as much memory as the exact log, and not exact).",
 	)
 }
@@ -91,8 +99,8 @@ func TestVerdictLogAsCheap(t *testing.T) {
 	// not said to be as cheap.
 	s = verdictSummary(append(slices.Clone(verdictBase[:len(verdictBase)-4]), "buckets:2", 32, 300, 300)...)
 	got = verdictLinesOf(t, s, Options{})
-	wantLines(t, got[:1], "Choose the exact log (48 B per key) if that memory is affordable: no cheaper algorithm decides within 0.1% of it; "+
-		"the closest, buckets:2 (32 B per key), decides 0.600% of the requests differently. To spend less, pick by priority below.")
+	wantLines(t, got[:1], "Choose the exact log (48 B per key) if that memory is affordable: no cheaper algorithm is within the default tolerances of it; "+
+		"the closest, buckets:2 (32 B per key), decides 0.600% of the requests differently, letting through 3.00% of the log's refusals and refusing 0.333% of its admissions. To spend less, pick by priority below.")
 }
 
 // With a budget: the cheapest algorithm within it, and each priority's pick
@@ -102,10 +110,10 @@ func TestVerdictBudget(t *testing.T) {
 	over, under := 0.01, 0.05
 	got := verdictLinesOf(t, s, Options{Budget: &summary.Budget{MaxOver: &over, MaxUnder: &under}})
 	wantLines(t, append(got[:1:1], got[2:5]...),
-		"Choose counter (24 B per key; over 0.020%, under 4.00%): the cheapest algorithm that meets the budget.",
-		"Refusing a legitimate client is costly → the least under-admission: buckets:2 (32 B per key; over 0.060%, under 0.030%).",
-		"Letting traffic through is dangerous → the least over-admission: counter (24 B per key; over 0.020%, under 4.00%).",
-		"Cheapest within 0.1% of the log's decisions: buckets:2 (32 B per key; over 0.060%, under 0.030%; 0.090% decided differently).")
+		"Choose counter (24 B per key; over 0.020% (0.200% of the log's refusals), under 4.00% (4.44% of its admissions)): the cheapest algorithm that meets the budget.",
+		"Refusing a legitimate client is costly → the least under-admission: buckets:2 (32 B per key; over 0.060% (0.600% of the log's refusals), under 0.030% (0.033% of its admissions)).",
+		"Letting traffic through is dangerous → the least over-admission: counter (24 B per key; over 0.020% (0.200% of the log's refusals), under 4.00% (4.44% of its admissions)).",
+		"Cheapest within 0.1% of the log's decisions: buckets:2 (32 B per key; over 0.060% (0.600% of the log's refusals), under 0.030% (0.033% of its admissions); 0.090% decided differently).")
 	if p := markup.Plain(newModel(s, Options{Budget: &summary.Budget{MaxOver: &over, MaxUnder: &under}}).verdictPolicy()); !strings.HasPrefix(p, "With the budget over ≤ 1.00%, under ≤ 5.00% (given to the report), the choice is the cheapest algorithm that meets it") {
 		t.Errorf("policy: %s", p)
 	}
@@ -133,7 +141,7 @@ func TestVerdictTies(t *testing.T) {
 	s := verdictSummary("log", 48, 0, 0, "counter-lt", 24, 100, 200, "counter-floor", 24, 100, 200, "counter", 24, 100, 300)
 	got := verdictLinesOf(t, s, Options{})
 	wantLines(t, []string{got[1], got[5]},
-		"Frontier, where no other algorithm needs less memory, over-admits less and under-admits less at once: counter-lt = counter-floor (24 B per key; over 0.100%, under 0.200%), log (48 B per key; exact).",
+		"Frontier, where no other algorithm needs less memory, over-admits less and under-admits less at once: counter-lt = counter-floor (24 B per key; over 0.100% (1.00% of the log's refusals), under 0.200% (0.222% of its admissions)), log (48 B per key; exact).",
 		"Dominated: counter (counter-lt needs as much memory and errs less).")
 
 	only := verdictSummary("log", 48, 0, 0)
@@ -165,7 +173,7 @@ func TestVerdictFirst(t *testing.T) {
 	}
 	text := Verdict(s, Options{})
 	if !strings.HasPrefix(text, "Verdict. With the budget over ≤ 15.00%, under ≤ 25.00% (from the summary)") ||
-		!strings.Contains(text, "\nRule 5/30s, count accepted, independent mode:\n  Choose counter (24 B per key; over 13.80%, under 23.47%): the cheapest algorithm that meets the budget.\n") {
+		!strings.Contains(text, "\nRule 5/30s, count accepted, independent mode:\n  Choose counter (24 B per key; over 13.80% (42.77% of the log's refusals), under 23.47% (34.65% of its admissions)): the cheapest algorithm that meets the budget.\n") {
 		t.Errorf("Verdict:\n%s", text)
 	}
 }

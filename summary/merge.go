@@ -125,6 +125,7 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 		}
 		out.Runs = append(out.Runs, r)
 	}
+	FillLogTerms(out.Runs)
 	out.Schema = SchemaOf(out)
 	return out, nil
 }

@@ -157,11 +157,21 @@ type Sweep struct {
 }
 
 // Budget bounds the over- and under-admission rates (fractions of
-// requests) an algorithm may have to be acceptable. A nil field sets no
-// bound.
+// requests) an algorithm may have to be acceptable, and the same errors in
+// the limiter's own terms: MaxOverOfRefused bounds the share of the log's
+// refusals it lets through (Run.OverOfRefused; met when the log refuses
+// nothing), MaxUnderOfAdmitted the share of the log's admissions it
+// refuses (Run.UnderOfAdmitted). A nil field sets no bound.
 type Budget struct {
-	MaxOver  *float64 `json:"max_over,omitempty"`
-	MaxUnder *float64 `json:"max_under,omitempty"`
+	MaxOver            *float64 `json:"max_over,omitempty"`
+	MaxUnder           *float64 `json:"max_under,omitempty"`
+	MaxOverOfRefused   *float64 `json:"max_over_of_refused,omitempty"`
+	MaxUnderOfAdmitted *float64 `json:"max_under_of_admitted,omitempty"`
+}
+
+// IsSet tells whether the budget bounds anything.
+func (b *Budget) IsSet() bool {
+	return b != nil && (b.MaxOver != nil || b.MaxUnder != nil || b.MaxOverOfRefused != nil || b.MaxUnderOfAdmitted != nil)
 }
 
 // Deployment is a grid of simulated distributed deployments (-nodes): every
@@ -200,6 +210,19 @@ type Run struct {
 	DisagreeRate float64 `json:"disagree_rate"`
 	OverRate     float64 `json:"over_rate"`
 	UnderRate    float64 `json:"under_rate"`
+
+	// The errors in the limiter's own terms (log_terms.go): LogRefused
+	// and LogAdmitted count the requests the exact log (the log run of the
+	// same rule, count and mode) refuses and admits; OverOfRefused is
+	// Over ÷ LogRefused, the share of the log's refusals this run lets
+	// through (absent when the log refuses nothing), UnderOfAdmitted is
+	// Under ÷ LogAdmitted, the share of the log's admissions it refuses
+	// (absent when the log admits nothing). Absent altogether in a
+	// summary written before they were measured.
+	LogRefused      *int64   `json:"log_refused,omitempty"`
+	LogAdmitted     *int64   `json:"log_admitted,omitempty"`
+	OverOfRefused   *float64 `json:"over_of_refused,omitempty"`
+	UnderOfAdmitted *float64 `json:"under_of_admitted,omitempty"`
 
 	Keys         int64 `json:"keys"`
 	KeysDisagree int64 `json:"keys_disagree"`

@@ -229,12 +229,13 @@ func (v *validator) config(c *RunConfig) {
 		}
 	}
 	if b := c.Budget; b != nil {
-		for name, p := range map[string]*float64{"max_over": b.MaxOver, "max_under": b.MaxUnder} {
+		for name, p := range map[string]*float64{"max_over": b.MaxOver, "max_under": b.MaxUnder,
+			"max_over_of_refused": b.MaxOverOfRefused, "max_under_of_admitted": b.MaxUnderOfAdmitted} {
 			if p == nil {
 				continue
 			}
 			if v.finite("config.budget."+name, *p, true); v.err == nil && *p > 1 {
-				v.fail("config.budget."+name, "%v is more than 1 (a budget is a fraction of the requests)", *p)
+				v.fail("config.budget."+name, "%v is more than 1 (a budget is a fraction)", *p)
 			}
 		}
 	}

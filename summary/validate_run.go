@@ -68,6 +68,7 @@ func (v *validator) run(path string, r *Run, s *Summary) {
 	v.rate(f("disagree_rate"), r.DisagreeRate, "disagree", r.Disagree, r.Requests)
 	v.rate(f("over_rate"), r.OverRate, "over", r.Over, r.Requests)
 	v.rate(f("under_rate"), r.UnderRate, "under", r.Under, r.Requests)
+	v.logTerms(path, r, s)
 	if v.err != nil {
 		return
 	}

@@ -53,7 +53,8 @@ type compareFlags struct {
 	algs, modes, counts, out          *string
 	top, workers                      *int
 	cpuProfile, memProfile            *string
-	sweep, maxOver, maxUnder          *string
+	sweep                             *string
+	budget                            budgetFlags
 	withReport, force, png            *bool
 	clientSeed                        *uint64
 	nodes, route, syncs, skews, shard *string
@@ -75,8 +76,7 @@ func registerCompareFlags(fs *flag.FlagSet) *compareFlags {
 	f.cpuProfile = fs.String("cpuprofile", "", "write a CPU profile of the replay to `file`")
 	f.memProfile = fs.String("memprofile", "", "write a heap profile at the end of the replay to `file`")
 	f.sweep = fs.String("sweep", "", "a grid of rules, e.g. 'L=5,10,50,100,1000;W=1s,1m' (added to -rule; an axis left out takes the first -rule's)")
-	f.maxOver = fs.String("max-over", "", "budget: the largest over-admission `rate` you accept, a percentage such as 0.01% or a fraction below 1 such as 0.0001; the verdict and the report choose within it")
-	f.maxUnder = fs.String("max-under", "", "budget: the largest under-admission `rate` you accept, a percentage such as 0.1% or a fraction below 1 such as 0.001")
+	f.budget.register(fs, "the verdict and the report choose within it")
 	f.withReport = fs.Bool("report", true, "write report.md, report.html and plots/ beside summary.json (false removes those of earlier results)")
 	f.force = fs.Bool("force", false, "overwrite the results of another trace in the output dir (a trace file is known by its content; standard input never counts as the same trace)")
 	f.png = fs.Bool("png", true, "with -report, write a PNG of every plot beside its SVG")
@@ -121,7 +121,7 @@ func (f *compareFlags) config() (compare.Config, error) {
 	if err := f.addRules(&cfg); err != nil {
 		return cfg, err
 	}
-	budget, err := parseBudget(*f.maxOver, *f.maxUnder)
+	budget, err := f.budget.budget()
 	if err != nil {
 		return cfg, usageError{err.Error()}
 	}

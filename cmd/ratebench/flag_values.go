@@ -120,31 +120,8 @@ func parseSweep(spec string, base algorithms.Rule) (*summary.Sweep, []algorithms
 	return sw, rules, nil
 }
 
-// parseBudget reads the -max-over and -max-under flags (either may be
-// empty: no bound); nil when both are.
-func parseBudget(maxOver, maxUnder string) (*summary.Budget, error) {
-	if maxOver == "" && maxUnder == "" {
-		return nil, nil
-	}
-	b := &summary.Budget{}
-	for _, f := range []struct {
-		name, v string
-		dst     **float64
-	}{{"-max-over", maxOver, &b.MaxOver}, {"-max-under", maxUnder, &b.MaxUnder}} {
-		if f.v == "" {
-			continue
-		}
-		r, err := parseRate(f.v)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.name, err)
-		}
-		*f.dst = &r
-	}
-	return b, nil
-}
-
-// parseRate reads a rate for budgets (-max-over and -max-under, of report
-// and of compare). The rule: with a % suffix it is a percentage, from 0% to
+// parseRate reads a rate for budgets (the budget flags of report and of
+// compare, budgetFlags). The rule: with a % suffix it is a percentage, from 0% to
 // 100% ("0.01%"); a plain number is a fraction, from 0 up to but not
 // including 1 ("0.0001"). A plain number of 1 or more is refused, as
 // "-max-over 1" could mean 1% as well as 100%.

@@ -6,7 +6,7 @@
 //
 //	ratebench compare FILE [-rule 5/30s ...] [-alg log,counter,...] [-mode independent,shadow] [-count accepted|all] [-o DIR]
 //	ratebench inspect FILE
-//	ratebench report [-max-over 0.01%] [-max-under 0.1%] DIR
+//	ratebench report [-max-over 0.01%] [-max-under 0.1%] [-max-over-of-refused 10%] [-max-under-of-admitted 1%] DIR
 //	ratebench convert IN OUT
 //	ratebench compare -shard i/n ... ; ratebench merge -o DIR SHARD_DIR...
 //	ratebench diff [-o DIR] A B

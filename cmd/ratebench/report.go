@@ -12,7 +12,7 @@ import (
 	"ratebench/summary"
 )
 
-const reportSynopsis = "[-max-over 0.01%] [-max-under 0.1%] [-png=true] DIR\n\n" +
+const reportSynopsis = "[-max-over 0.01%] [-max-under 0.1%] [-max-over-of-refused 10%] [-max-under-of-admitted 1%] [-png=true] DIR\n\n" +
 	"DIR (or -o DIR) is the results folder: its summary.json is read, its report rewritten."
 
 // runReport is 'ratebench report': it reads DIR/summary.json and writes
@@ -20,8 +20,8 @@ const reportSynopsis = "[-max-over 0.01%] [-max-under 0.1%] [-png=true] DIR\n\n"
 // (the trace is not needed), and prints the path of report.html. A budget given here overrides the summary's.
 func runReport(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("report", stderr, reportSynopsis)
-	maxOver := fs.String("max-over", "", "budget: the largest over-admission `rate` you accept, a percentage such as 0.01% or a fraction below 1 such as 0.0001; overrides the summary's")
-	maxUnder := fs.String("max-under", "", "budget: the largest under-admission `rate` you accept, a percentage such as 0.1% or a fraction below 1 such as 0.001; overrides the summary's")
+	var budget budgetFlags
+	budget.register(fs, "overrides the summary's")
 	png := fs.Bool("png", true, "write a PNG of every plot beside its SVG")
 	dir := fs.String("o", "", "the results folder `DIR`")
 	if err := parseCommand(fs, args, operand{"DIR", "the results folder", "o", dir}); err != nil {
@@ -38,7 +38,7 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 
 	opt := report.Options{NoPNG: !*png}
 	var err error
-	if opt.Budget, err = parseBudget(*maxOver, *maxUnder); err != nil {
+	if opt.Budget, err = budget.budget(); err != nil {
 		return usageError{"report: " + err.Error()}
 	}
 

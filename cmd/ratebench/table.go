@@ -31,18 +31,23 @@ func printTable(w io.Writer, s *summary.Summary) {
 			group = g
 			fmt.Fprintf(w, "\n%s\n", g)
 			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "algorithm\tadmitted\tdisagree\tover\tunder\tkeys over\tkeys under\tburst/L\tbytes/key (mean)\t")
+			fmt.Fprintln(tw, "algorithm\tadmitted\tdisagree\tover\tunder\tlog refused\tover/refused\tunder/admitted\tkeys over\tkeys under\tburst/L\tbytes/key (mean)\t")
 		}
 		burst := "-"
 		if r.Burst != nil {
 			burst = fmt.Sprintf("%.2f", r.Burst.Ratio)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\t%.0f\t\n", r.Algorithm, r.Admitted,
-			pct(r.DisagreeRate), pct(r.OverRate), pct(r.UnderRate), r.KeysOver, r.KeysUnder, burst, r.Memory.MeanPerKey)
+		logRefused := "-"
+		if r.LogRefused != nil {
+			logRefused = fmt.Sprint(*r.LogRefused)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%.0f\t\n", r.Algorithm, r.Admitted,
+			pct(r.DisagreeRate), pct(r.OverRate), pct(r.UnderRate), logRefused, sharePct(r.OverOfRefused), sharePct(r.UnderOfAdmitted), r.KeysOver, r.KeysUnder, burst, r.Memory.MeanPerKey)
 	}
 	if tw != nil {
 		tw.Flush()
-		fmt.Fprintln(w, "\nbytes/key (mean): the mean over keys of the most each key held; the report ranks by the peak, the most one key held.")
+		fmt.Fprintln(w, "\nover/refused: the share of the log's refusals let through; under/admitted: the share of its admissions refused (- where the log refuses or admits nothing).")
+		fmt.Fprintln(w, "bytes/key (mean): the mean over keys of the most each key held; the report ranks by the peak, the most one key held.")
 	}
 	first := true
 	for i := range s.Runs {
@@ -57,3 +62,12 @@ func printTable(w io.Writer, s *summary.Summary) {
 }
 
 func pct(v float64) string { return numfmt.TerminalPercent(v) }
+
+// sharePct renders a share of the log's refusals or admissions, "-" where
+// the log refuses (or admits) nothing.
+func sharePct(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return pct(*p)
+}
