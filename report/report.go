@@ -307,22 +307,13 @@ func (m *model) style(alg string) plotkit.Style { return plotkit.StyleOf(alg) }
 
 func (m *model) hasBudget() bool { return m.budget.IsSet() }
 
-// meets tells whether r is within every bound of the budget. A bound on
-// the share of the log's refusals holds when the log refuses nothing; a
-// run without the log's counts (no log run beside it) meets no bound in
-// the log's terms.
+// meets tells whether r is within every bound of the budget
+// (budgetBounds).
 func (m *model) meets(r *summary.Run) bool {
-	if b := m.budget.MaxOver; b != nil && !(r.OverRate <= *b) {
-		return false
-	}
-	if b := m.budget.MaxUnder; b != nil && !(r.UnderRate <= *b) {
-		return false
-	}
-	if b := m.budget.MaxOverOfRefused; b != nil && (r.LogRefused == nil || r.OverOfRefused != nil && !(*r.OverOfRefused <= *b)) {
-		return false
-	}
-	if b := m.budget.MaxUnderOfAdmitted; b != nil && (r.LogAdmitted == nil || r.UnderOfAdmitted != nil && !(*r.UnderOfAdmitted <= *b)) {
-		return false
+	for _, b := range budgetBounds(&m.budget) {
+		if !b.holds(r) {
+			return false
+		}
 	}
 	return true
 }

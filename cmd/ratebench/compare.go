@@ -22,7 +22,7 @@ import (
 	"ratebench/summary"
 )
 
-const compareSynopsis = "(FILE | -gen SCENARIO) [-rule L/W ...] [-alg LIST] [-mode LIST] [-count LIST] [-o DIR]\n\n" +
+const compareSynopsis = "(FILE | -gen SCENARIO) [-rule L/W ...] [-alg LIST] [-mode LIST] [-count LIST] [-o DIR] [-check ALG]\n\n" +
 	"FILE (or -trace FILE) is the trace to replay; -gen replays a generated one instead."
 
 // runCompare is 'ratebench compare': its flags, read into an engine's
@@ -55,6 +55,7 @@ type compareFlags struct {
 	cpuProfile, memProfile            *string
 	sweep                             *string
 	budget                            budgetFlags
+	check                             *string
 	withReport, force, png            *bool
 	clientSeed                        *uint64
 	nodes, route, syncs, skews, shard *string
@@ -77,6 +78,7 @@ func registerCompareFlags(fs *flag.FlagSet) *compareFlags {
 	f.memProfile = fs.String("memprofile", "", "write a heap profile at the end of the replay to `file`")
 	f.sweep = fs.String("sweep", "", "a grid of rules, e.g. 'L=5,10,50,100,1000;W=1s,1m' (added to -rule; an axis left out takes the first -rule's)")
 	f.budget.register(fs, "the verdict and the report choose within it")
+	f.check = fs.String("check", "", "at the end, hold `ALG`'s runs to the budget (or the default policy's tolerances) as ratebench check does: exit status 3 when one breaks")
 	f.withReport = fs.Bool("report", true, "write report.md, report.html and plots/ beside summary.json (false removes those of earlier results)")
 	f.force = fs.Bool("force", false, "overwrite the results of another trace in the output dir (a trace file is known by its content; standard input never counts as the same trace)")
 	f.png = fs.Bool("png", true, "with -report, write a PNG of every plot beside its SVG")
@@ -199,7 +201,15 @@ func (f *compareFlags) replay(stdout, stderr io.Writer, eng *compare.Engine) err
 	job := replayJob{stdout: stdout, stderr: stderr, eng: eng, r: r, info: info,
 		dir: dir, cpuProfile: *f.cpuProfile, memProfile: *f.memProfile, force: *f.force,
 		report: *f.withReport, reportOpt: report.Options{NoPNG: !*f.png}, ctx: sig, stopSignals: stopSignals, spread: spreading}
-	return f.trace.adviseReorder(job.run(), format, "compare", rerunArgs(f.trace.flags, "compare")...)
+	if err := f.trace.adviseReorder(job.run(), format, "compare", rerunArgs(f.trace.flags, "compare")...); err != nil || *f.check == "" {
+		return err
+	}
+	// -check: the gate of ratebench check, on the summary just written.
+	s, err := summary.ReadSummaryFile(filepath.Join(dir, summaryFile))
+	if err != nil {
+		return err
+	}
+	return checkBudget(stdout, s, *f.check, nil)
 }
 
 // traceName is the trace file's base name without extension, for the

@@ -6,6 +6,7 @@
 //
 //	ratebench compare FILE [-rule 5/30s ...] [-alg log,counter,...] [-mode independent,shadow] [-count accepted|all] [-o DIR]
 //	ratebench inspect FILE
+//	ratebench check -alg ALG [-max-over 0.01%] [-max-over-of-refused 10%] ... DIR
 //	ratebench report [-max-over 0.01%] [-max-under 0.1%] [-max-over-of-refused 10%] [-max-under-of-admitted 1%] DIR
 //	ratebench convert IN OUT
 //	ratebench compare -shard i/n ... ; ratebench merge -o DIR SHARD_DIR...
@@ -61,14 +62,7 @@ func main() {
 		if !errors.Is(err, flag.ErrHelp) && !errors.Is(err, errReported) {
 			fmt.Fprintln(os.Stderr, "ratebench:", visibleError(err.Error()))
 		}
-		var ue usageError
-		switch {
-		case errors.Is(err, flag.ErrHelp):
-			os.Exit(0)
-		case errors.As(err, &ue):
-			os.Exit(2)
-		}
-		os.Exit(1)
+		os.Exit(exitStatus(err))
 	}
 }
 
@@ -89,6 +83,7 @@ var commands = map[string]command{
 	"redis":      {"replay a trace against a real Redis server (Lua scripts, and a non-atomic counter that reads, then increments)", runRedis},
 	"live":       {"replay a trace through a real nginx (started on a loopback port) and set its decisions beside its model", runLive},
 	"diff":       {"set two summaries side by side: each headline figure of the same runs, and its change", runDiff},
+	"check":      {"a CI gate: hold an algorithm's runs in DIR/summary.json to a budget; exit status 3 when one breaks", runCheck},
 	"merge":      {"combine the summaries of the shards of a replay (compare -shard i/n) into one", runMerge},
 }
 
@@ -147,6 +142,7 @@ var docPages = []struct{ path, subject string }{
 	{"docs/scale.md", "workers, key shards and their merge, Kubernetes"},
 	{"docs/live.md", "the client's side, simulated deployments, real Redis and nginx replays"},
 	{"docs/cloudflare.md", "Cloudflare's accuracy figure for the sliding-window counter, reproduced"},
+	{"docs/ci.md", "ratebench in CI: a GitHub Actions workflow and a shell script that fail the build when a budget breaks"},
 	{"docs/development.md", "the code's layout, make targets, tests, scripts/deps"},
 }
 
