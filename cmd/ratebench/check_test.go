@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"ratebench/internal/numfmt"
+	"ratebench/summary"
+)
+
+const ciSample = "../../traces/samples/nasa.tsv"
+
+// compareCISample replays the NASA sample (whole-second times, 5/30s) into a
+// temporary folder and returns it with its summary.
+func compareCISample(t *testing.T, extra ...string) (string, *summary.Summary) {
+	t.Helper()
+	dir := t.TempDir()
+	args := append([]string{"compare", ciSample, "-key", "host", "-ts", "time", "-mode", "independent", "-report=false", "-o", dir}, extra...)
+	var out, errb bytes.Buffer
+	if err := run(&out, &errb, args); err != nil {
+		t.Fatalf("compare: %v\n%s", err, errb.String())
+	}
+	s, err := summary.ReadSummaryFile(filepath.Join(dir, summaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, s
+}
+
+func runOf(t *testing.T, s *summary.Summary, alg string) *summary.Run {
+	t.Helper()
+	for i := range s.Runs {
+		if s.Runs[i].Algorithm == alg {
+			return &s.Runs[i]
+		}
+	}
+	t.Fatalf("no run of %s", alg)
+	return nil
+}
+
+// checkRun runs ratebench check and returns its exit status and output.
+func checkRun(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	err := run(&out, &errb, append([]string{"check"}, args...))
+	if err != nil {
+		errb.WriteString(err.Error())
+	}
+	return exitStatus(err), out.String(), errb.String()
+}
+
+// check exits 0 when every bound holds, breachStatus when one breaks, 1
+// on an input error (no summary, an algorithm the summary lacks, naming
+// those it has), 2 on a usage error; its lines state each figure beside
+// its bound, as the summary holds it.
+func TestCheckExitStatusAndLines(t *testing.T) {
+	dir, s := compareCISample(t)
+	g := runOf(t, s, "gcra")
+	if g.OverOfRefused == nil || *g.OverOfRefused <= 0.1 || *g.OverOfRefused >= 0.8 || g.Under != 0 {
+		t.Fatalf("the sample no longer has gcra let through between 10%% and 80%% of the log's refusals and refuse none: %+v", g)
+	}
+	over := numfmt.Percent(*g.OverOfRefused)
+
+	st, out, errs := checkRun(dir, "-alg", "gcra", "-max-over-of-refused", "80%", "-max-under-of-admitted", "1%")
+	want := "✓ 5/30s, count accepted, independent: over_of_refused " + over + " ≤ 80.00%\n" +
+		"✓ 5/30s, count accepted, independent: under_of_admitted 0% ≤ 1.00%\n"
+	if st != 0 || out != want {
+		t.Errorf("within budget: status %d, output\n%s(stderr %s); want 0 and\n%s", st, out, errs, want)
+	}
+
+	st, out, _ = checkRun(dir, "-alg", "gcra", "-max-over-of-refused", "10%", "-max-under-of-admitted", "1%")
+	if st != breachStatus || !strings.Contains(out, "✗ 5/30s, count accepted, independent: over_of_refused "+over+" > 10.00%\n") ||
+		!strings.Contains(out, "✓ 5/30s, count accepted, independent: under_of_admitted 0% ≤ 1.00%") {
+		t.Errorf("breach: status %d, output\n%s", st, out)
+	}
+
+	// No budget flag: the default policy's three tolerances.
+	st, out, _ = checkRun(dir, "-alg", "gcra")
+	want = "✗ 5/30s, count accepted, independent: disagree " + numfmt.PercentOf(g.Disagree, g.Requests) + " > 0.100%\n" +
+		"✗ 5/30s, count accepted, independent: over_of_refused " + over + " > 10.00%\n" +
+		"✓ 5/30s, count accepted, independent: under_of_admitted 0% ≤ 1.00%\n"
+	if st != breachStatus || out != want {
+		t.Errorf("default tolerances: status %d, output\n%swant %d and\n%s", st, out, breachStatus, want)
+	}
+	if st, out, _ := checkRun(dir, "-alg", "log"); st != 0 || strings.Count(out, "✓") != 3 || strings.Contains(out, "✗") {
+		t.Errorf("the log against the default tolerances: status %d, output\n%s", st, out)
+	}
+
+	if st, _, errs := checkRun(filepath.Join(dir, "missing"), "-alg", "gcra"); st != 1 || !strings.Contains(errs, "summary.json") {
+		t.Errorf("missing folder: status %d, %s", st, errs)
+	}
+	if st, _, errs := checkRun(dir, "-alg", "nope"); st != 1 || !strings.Contains(errs, `"nope"`) || !strings.Contains(errs, "log, counter") {
+		t.Errorf("unknown algorithm: status %d, %s", st, errs)
+	}
+	if st, _, _ := checkRun(dir); st != 2 {
+		t.Errorf("no -alg: status %d, want 2", st)
+	}
+	if st, _, _ := checkRun(dir, "-alg", "gcra", "-max-over", "lots"); st != 2 {
+		t.Errorf("malformed budget: status %d, want 2", st)
+	}
+}
+
+// compare -check gates the run it just wrote, with check's lines and
+// statuses, the summary written in every case.
+func TestCompareCheckExitStatus(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		extra  []string
+		status int
+		line   string
+	}{
+		{"within", []string{"-check", "gcra", "-max-over-of-refused", "80%"}, 0, "✓ 5/30s, count accepted, independent: over_of_refused "},
+		{"breach", []string{"-check", "gcra", "-max-over-of-refused", "10%"}, breachStatus, "✗ 5/30s, count accepted, independent: over_of_refused "},
+		{"default", []string{"-check", "log"}, 0, "✓ 5/30s, count accepted, independent: disagree 0% ≤ 0.100%"},
+		{"absent", []string{"-check", "nope"}, 1, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var out, errb bytes.Buffer
+			err := run(&out, &errb, append([]string{"compare", ciSample, "-key", "host", "-ts", "time", "-mode", "independent", "-report=false", "-o", dir}, c.extra...))
+			if st := exitStatus(err); st != c.status {
+				t.Fatalf("status %d (%v), want %d\n%s", st, err, c.status, out.String())
+			}
+			if !strings.Contains(out.String(), c.line) {
+				t.Errorf("output lacks %q:\n%s", c.line, out.String())
+			}
+			if _, err := summary.ReadSummaryFile(filepath.Join(dir, summaryFile)); err != nil {
+				t.Errorf("the summary is not written: %v", err)
+			}
+		})
+	}
+}
