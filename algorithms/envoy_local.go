@@ -107,13 +107,13 @@ func NewEnvoyLocal(max, fill, interval, phase int64) (*EnvoyLocal, error) {
 func EnvoyLocalFill(r Rule) (fill, interval int64, err error) {
 	ms := int64(time.Millisecond)
 	// n*W/L whole ms <=> n*W divisible by L*ms <=> n a multiple of
-	// L*ms/gcd(W, L*ms). L*ms below 2^63 for L < 9.2e12.
+	// L*ms/GCD(W, L*ms). L*ms below 2^63 for L < 9.2e12.
 	bad := fmt.Errorf("algorithm \"envoy-local\": the rule %s has no tokens_per_fill <= %d with a fill interval of whole milliseconds, at least 50ms; give envoy-local:max=N:fill=N:interval=D", r, r.L)
 	if r.L > (1<<63-1)/ms {
 		return 0, 0, bad
 	}
 	lm := r.L * ms
-	step := lm / gcd(r.W, lm)
+	step := lm / GCD(r.W, lm)
 	for n := step; n <= r.L; n += step {
 		q, _, ok := divmod(n, r.W, r.L) // exact: n*W divisible by L
 		if !ok {
@@ -124,18 +124,6 @@ func EnvoyLocalFill(r Rule) (fill, interval int64, err error) {
 		}
 	}
 	return 0, 0, bad
-}
-
-// GCD returns the greatest common divisor of a and b >= 0, not both 0
-// (GCD(a, 0) = a): the step of the exact mappings of a rule L/W onto a
-// product's tokens and intervals.
-func GCD(a, b int64) int64 { return gcd(a, b) }
-
-func gcd(a, b int64) int64 {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
 }
 
 // newEnvoyLocalSpec reads the parameters of envoy-local[:max=N:fill=N:

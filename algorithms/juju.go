@@ -29,8 +29,8 @@ import (
 //     for cost 1.
 //
 // Default mapping of a rule L/W: capacity L and the exact rate with the
-// smallest quantum, quantum = L/gcd(W, L) tokens every fillInterval =
-// W/gcd(W, L) (quantum 1 every W/L when W/L is a whole number of
+// smallest quantum, quantum = L/GCD(W, L) tokens every fillInterval =
+// W/GCD(W, L) (quantum 1 every W/L when W/L is a whole number of
 // nanoseconds, as NewBucketWithQuantum(W/L, L, 1)). juju:rate maps it as
 // NewBucketWithRate(L per W in seconds, L) does instead: the first quantum
 // of 1, 1.1, 1.21, ... (nextQuantum, lines 125-131) with fillInterval =
@@ -83,10 +83,10 @@ func NewJuju(r Rule, capacity, quantum, fill int64) (*Juju, error) {
 	return j, nil
 }
 
-// JujuExact returns the default mapping of rule r: quantum L/gcd(W, L)
-// every W/gcd(W, L).
+// JujuExact returns the default mapping of rule r: quantum L/GCD(W, L)
+// every W/GCD(W, L).
 func JujuExact(r Rule) (quantum, fill int64) {
-	g := gcd(r.W, r.L)
+	g := GCD(r.W, r.L)
 	return r.L / g, r.W / g
 }
 

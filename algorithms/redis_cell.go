@@ -84,7 +84,7 @@ func NewRedisCell(r Rule, burst int64) (*RedisCell, error) {
 		rc.burst = r.L - 1
 	}
 	if r.W%int64(time.Second) != 0 {
-		s := int64(time.Second) / gcd(r.W, int64(time.Second))
+		s := int64(time.Second) / GCD(r.W, int64(time.Second))
 		hint := ""
 		if hi, lo := bits.Mul64(uint64(r.L), uint64(s)); hi == 0 && lo < 1<<63 {
 			if hi, lo := bits.Mul64(uint64(r.W), uint64(s)); hi == 0 && lo < 1<<63 {

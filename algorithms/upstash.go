@@ -429,7 +429,7 @@ func (c *upstashFixed) Release(id int32) { c.st[id] = fixedState{} }
 //
 // Default mapping from rule L/W: maxTokens = L, and refillRate / interval
 // the rule's rate in lowest terms with the interval in whole milliseconds:
-// L/g tokens every W/g, g = gcd(L, W in ms) (10/1m: 1 token every 6 s).
+// L/g tokens every W/g, g = GCD(L, W in ms) (10/1m: 1 token every 6 s).
 //
 // Memory: refilledAt, tokens and the key's expiry, 24 bytes per key.
 type upstashToken struct {
@@ -518,7 +518,7 @@ func NewUpstashToken(r Rule, arg string) (*Upstash, error) {
 			return nil, err
 		}
 		wms := r.W / upstashMs
-		g := gcd(r.L, wms)
+		g := GCD(r.L, wms)
 		refill, interval = r.L/g, wms/g*upstashMs
 	}
 	twin := ""

@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"ratebench/algorithms"
 	"ratebench/summary"
 )
 
@@ -16,9 +15,6 @@ import (
 // the gcd of the gcds, the sum of the counts (summary.MergeDisjoint). A
 // released key's next request is always later than its last one, so
 // releasing keys changes no count.
-
-// gcd is the greatest common divisor of a and b >= 0 (gcd(a, 0) = a).
-func gcd(a, b int64) int64 { return algorithms.GCD(a, b) }
 
 // resolutionAsRead sets the resolution figures of a replay's summary
 // (its workers' merged) from the caller's trace when the caller spread

@@ -292,7 +292,7 @@ func (e *worker) add(id int32, t, cost int64) {
 	}
 	e.end = max(e.end, t)
 	if u := e.unit; u != 1 && (u == 0 || t%u != 0) { // once 1, it stays
-		e.unit = gcd(u, t)
+		e.unit = algorithms.GCD(u, t)
 	}
 	e.requests++
 	e.cost += cost
