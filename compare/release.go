@@ -42,7 +42,7 @@ type releaser struct {
 
 	index    map[uint64]int32 // hash of a released key's name -> its record
 	requests []int64          // per record: the key's requests
-	groupRec []int64          // per record, per group: reference burst, log peak
+	groupRec []int64          // per record, per group: reference burst, log peak, refused flag (groupRecLen)
 	full     map[int32]*fullRecord
 }
 
@@ -140,6 +140,9 @@ func (e *worker) idle(id int32, now int64) bool {
 				return false
 			}
 		}
+		if g.use != nil && !g.use.idle(id, now) {
+			return false
+		}
 		for _, c := range g.cands {
 			if !c.lim.(algorithms.Releaser).Idle(id, now) || !c.acc.boundIdle(id, now) {
 				return false
@@ -188,17 +191,21 @@ func (e *worker) ledger(id int32) int32 {
 		rec = int32(len(r.requests))
 		r.index[h] = rec
 		r.requests = append(r.requests, 0)
-		r.groupRec = append(r.groupRec, make([]int64, 2*len(e.groups))...)
+		r.groupRec = append(r.groupRec, make([]int64, groupRecLen*len(e.groups))...)
 	}
 	r.requests[rec] = e.keys.state[id].requests
 	e.sims.release(id, rec)
-	gr := r.groupRec[int(rec)*2*len(e.groups):]
+	gr := r.groupRec[int(rec)*groupRecLen*len(e.groups):]
 	for i, g := range e.groups {
-		gr[2*i] = 0
+		gr[groupRecLen*i] = 0
 		if b := g.refAcc.burst; b != nil {
-			gr[2*i] = g.refAcc.rows.at(id).peak
+			gr[groupRecLen*i] = g.refAcc.rows.at(id).peak
 		}
-		gr[2*i+1] = g.ref.KeyPeak(id)
+		gr[groupRecLen*i+1] = g.ref.KeyPeak(id)
+		gr[groupRecLen*i+2] = 0
+		if g.use != nil {
+			gr[groupRecLen*i+2] = g.use.kept(id)
+		}
 	}
 	return rec
 }
@@ -221,6 +228,11 @@ func (e *worker) keepFull(id, rec int32, runs []*runAcc) {
 	e.rel.full[rec] = f
 }
 
+// groupRecLen is the number of a group's figures in a release record:
+// the reference's burst, the log's peak size and whether the log refused
+// the key (useAcc.kept).
+const groupRecLen = 3
+
 // releaseLimiters resets key id in the group's reference, its layers' logs
 // and every candidate.
 func (g *group) releaseLimiters(id int32) {
@@ -230,6 +242,9 @@ func (g *group) releaseLimiters(id int32) {
 	}
 	for _, c := range g.cands {
 		c.lim.(algorithms.Releaser).Release(id)
+	}
+	if g.use != nil {
+		g.use.release(id)
 	}
 }
 
@@ -249,20 +264,23 @@ func (e *worker) restore(id int32, key []byte, t int64) (bool, error) {
 		return true, fmt.Errorf("key %q: request at %d ns is earlier than %d ns, when the key's state was released as idle: the trace is not in time order across keys (sort it, or use -reorder)", key, t, r.lastSweep)
 	}
 	e.keys.state[id].requests += r.requests[rec] // intern counted this request
-	gr := r.groupRec[int(rec)*2*len(e.groups):]
+	gr := r.groupRec[int(rec)*groupRecLen*len(e.groups):]
 	f := r.full[rec]
 	delete(r.full, rec)
 	runs := e.runs() // each group's reference, then its candidates
 	row := e.rows.row(id)
 	i := 0
 	for gi, g := range e.groups {
-		g.ref.Restore(id, gr[2*gi+1])
+		g.ref.Restore(id, gr[groupRecLen*gi+1])
+		if g.use != nil {
+			g.use.restore(id, gr[groupRecLen*gi+2])
+		}
 		for _, a := range runs[i : i+1+len(g.cands)] {
 			switch {
 			case f != nil:
 				row[i] = f.runs[i]
 			case a.burst != nil:
-				row[i].peak = gr[2*gi] // a run that never disagreed admitted as the reference
+				row[i].peak = gr[groupRecLen*gi] // a run that never disagreed admitted as the reference
 			}
 			i++
 		}

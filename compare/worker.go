@@ -49,6 +49,7 @@ type group struct {
 	peers      []*candidate // the candidates checked against a token run
 	products   []*candidate // the products weighed against their twins
 	win        windowGrid   // counts the state held per window of the rule
+	use        *useAcc      // the rule's offered use, nil for layered rules (offered_use.go)
 	base       int          // the index of the group's reference among the engine's runs
 }
 
@@ -99,6 +100,7 @@ func newWorker(cfg Config) (*worker, error) {
 				}
 			}
 			g.refAcc = newRunAcc(r, g.ref, false, true)
+			g.use = newUseAcc(set, c, e.keys)
 			if len(g.guards) > 0 { // all layers must admit: Retry-After is their fixed point
 				layers := []algorithms.Limiter{g.ref}
 				rules := []algorithms.Rule{r}
@@ -322,6 +324,9 @@ func (e *worker) growKeys(n int) {
 			l.Grow(n)
 		}
 		g.refAcc.grow(n)
+		if g.use != nil {
+			g.use.grow(n)
+		}
 		for _, c := range g.cands {
 			c.lim.Grow(n)
 			c.acc.grow(n)
@@ -343,6 +348,9 @@ func (g *group) add(row []keyRun, id int32, t, cost, from int64) {
 		ref = l.Decide(id, t, cost) && ref
 	}
 	exact := g.ref.Sum(id) // cost in (t-W, t] before this request
+	if g.use != nil {
+		g.use.add(id, t, cost, exact, ref)
+	}
 	recorded := ref || g.count == CountAll
 	if recorded {
 		g.ref.Record(id, t, cost)
@@ -439,6 +447,9 @@ func (e *worker) summary(trace summary.TraceInfo, partial bool, offeredEnd int64
 			}
 		}
 		base += 1 + len(g.cands)
+		if g.use != nil {
+			s.Bindings = append(s.Bindings, g.use.binding(algorithms.FormatRules(g.layers), g.count, g.refAcc.requests))
+		}
 	}
 	summary.FillLogTerms(s.Runs)
 	s.Schema = summary.SchemaOf(s)

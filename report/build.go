@@ -55,6 +55,7 @@ func (m *model) build() (*markup.Document, []renderedFig, error) {
 	for i, rule := range m.rules {
 		rid := fmt.Sprintf("rule-%d", i+1)
 		d.Add(markup.Heading{Level: 2, ID: rid, Text: markup.Text("Rule " + rule)})
+		m.bindingSection(d, rule)
 		if err := m.decision(d, rule, rid, onTop, addFig); err != nil {
 			return nil, nil, err
 		}

@@ -229,6 +229,9 @@ func (m *model) verdictLines(g *group) []markup.Inline {
 		}
 	}
 	lines := []markup.Inline{choice}
+	if bind, ok := m.bindingLine(g); ok { // first: the rule hardly binds
+		lines = []markup.Inline{bind, choice}
+	}
 
 	// The frontier, algorithms of the same figures together.
 	var parts []string

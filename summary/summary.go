@@ -8,7 +8,8 @@ import (
 // SchemaV1 names the version of the summary.json format that Summary is;
 // SchemaV1_1 adds to it trace.ts_unit and trace.ts_unit_from; SchemaV1_2
 // writes a run's bound check as token_bound, which versions 1 and 1.1 named
-// seed002_bound; SchemaV1_3 adds a product's run its product analysis. A
+// seed002_bound; SchemaV1_3 adds a product's run its product analysis; SchemaV1_4 adds
+// bindings, how much each rule binds on the trace. A
 // summary names the oldest version that has every field it holds
 // (SchemaOf), so that a summary without the fields of a later version stays
 // what it was. ReadSummary reads them all, the bound under either name.
@@ -17,14 +18,18 @@ const (
 	SchemaV1_1 = "ratebench.summary/v1.1"
 	SchemaV1_2 = "ratebench.summary/v1.2"
 	SchemaV1_3 = "ratebench.summary/v1.3"
+	SchemaV1_4 = "ratebench.summary/v1.4"
 )
 
 // Schemas are the versions ReadSummary reads, oldest first.
-var Schemas = []string{SchemaV1, SchemaV1_1, SchemaV1_2, SchemaV1_3}
+var Schemas = []string{SchemaV1, SchemaV1_1, SchemaV1_2, SchemaV1_3, SchemaV1_4}
 
 // SchemaOf returns the schema s is written in: the oldest version that has
 // every field it holds.
 func SchemaOf(s *Summary) string {
+	if len(s.Bindings) > 0 {
+		return SchemaV1_4
+	}
 	for i := range s.Runs {
 		if s.Runs[i].Product != nil {
 			return SchemaV1_3
@@ -58,7 +63,11 @@ type Summary struct {
 	// Notes say what a reader of the runs should know, e.g. that the modes
 	// coincide under --count all.
 	Notes []string `json:"notes,omitempty"`
-	Runs  []Run    `json:"runs"`
+	// Bindings say, per plain rule and count policy, how much the rule
+	// binds on the trace: the log's refusals, the keys refused, the
+	// busiest key's peak use and the tighter limits that would bind.
+	Bindings []Binding `json:"bindings,omitempty"`
+	Runs     []Run     `json:"runs"`
 	// Clients are the closed-loop replays (-clients): per plain rule,
 	// algorithm and retry policy, what clients that re-send what they are
 	// refused do to the traffic and what they go through.

@@ -159,6 +159,11 @@ func (v *validator) summary(s *Summary) {
 	for i := range s.Runs {
 		v.run(fmt.Sprintf("runs[%d]", i), &s.Runs[i], s)
 	}
+	for i := range s.Bindings {
+		if err := s.Bindings[i].validate(); err != nil {
+			v.fail(fmt.Sprintf("bindings[%d]", i), "%v", err)
+		}
+	}
 	for i := range s.Clients {
 		v.clients(fmt.Sprintf("clients[%d]", i), &s.Clients[i])
 	}

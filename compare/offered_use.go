@@ -1,0 +1,145 @@
+package compare
+
+import (
+	"ratebench/algorithms"
+	"ratebench/internal/slicesx"
+	"ratebench/summary"
+)
+
+// The offered use of a plain rule (summary.Binding): for every request,
+// its key's cost in (t-W, t] including itself, every request counted
+// whatever was decided. Under count all the group's reference records
+// every request, so its sum before the request plus the request's cost is
+// the offered use; under count accepted it records only what it admits,
+// and the accumulator keeps, per key, a window of the requests the log
+// refused (nil for a key it never refused, as most are where the rule
+// hardly binds): the reference's sum, that window's and the request's
+// cost make the offered use. The
+// requests are counted by offered use, exactly below
+// summary.UseExactBelow and in summary.UseBinsPerOctave bins per power of
+// two above; the keys the log refused are counted at their first refusal,
+// a flag per key that the release ledger keeps (useAcc.kept), so that a
+// key refused, released and back is counted once.
+//
+// Cost per request: a few adds and comparisons, and under count accepted
+// a pointer's test (and, for a key the log refused, the expiry of its
+// refusals); memory per key: a flag and a pointer, and the refusals in
+// the window of a key the log refuses.
+
+// useAcc is one group's offered use and refusals.
+type useAcc struct {
+	w       int64                   // the rule's window
+	accOnly bool                    // count accepted: the reference holds only what it admitted
+	refWin  []*algorithms.WindowSum // per key id under count accepted: the log's refusals in the window, nil for none yet
+
+	exact   []int64         // requests by offered use, below summary.UseExactBelow
+	binned  map[int64]int64 // requests by bin top, at or above it
+	refused int64           // requests the log refused
+	refKeys int64           // keys it refused at least once
+	flagged []bool          // per key id: refused at least once
+	peak    int64           // the largest offered use
+	peakKey string          // of this key, the smallest name on a tie
+	keys    *keyTable       // the worker's, for the peak key's name
+}
+
+// newUseAcc returns the offered-use accumulator of a plain rule under
+// count c, nil for a layered rule.
+func newUseAcc(layers []algorithms.Rule, c Count, keys *keyTable) *useAcc {
+	if len(layers) != 1 {
+		return nil
+	}
+	return &useAcc{binned: map[int64]int64{}, keys: keys, w: layers[0].W, accOnly: c == CountAccepted}
+}
+
+func (u *useAcc) grow(n int) {
+	u.flagged = slicesx.Grow(u.flagged, n)
+	if u.accOnly {
+		u.refWin = slicesx.Grow(u.refWin, n)
+	}
+}
+
+// add counts a request of key id at t of cost, whose reference's sum
+// before it was exact and decision ref.
+func (u *useAcc) add(id int32, t, cost, exact int64, ref bool) {
+	use := exact + cost
+	if u.accOnly {
+		if r := u.refWin[id]; r != nil {
+			r.Expire(t - u.w)
+			use += r.Sum()
+		}
+		if !ref {
+			if u.refWin[id] == nil {
+				u.refWin[id] = &algorithms.WindowSum{}
+			}
+			u.refWin[id].Add(t, cost)
+		}
+	}
+	if use < summary.UseExactBelow {
+		u.exact = slicesx.Grow(u.exact, int(use)+1)
+		u.exact[use]++
+	} else {
+		u.binned[summary.UseBinTop(use)]++
+	}
+	if use >= u.peak {
+		u.notePeak(id, use)
+	}
+	if !ref {
+		u.refused++
+		if !u.flagged[id] {
+			u.flagged[id] = true
+			u.refKeys++
+		}
+	}
+}
+
+// notePeak makes key id's use the peak if it is larger, or as large
+// and of a smaller name (the peak then does not depend on how the keys
+// were shared among workers).
+func (u *useAcc) notePeak(id int32, use int64) {
+	if name := u.keys.names[id]; use > u.peak || name < u.peakKey {
+		u.peak, u.peakKey = use, name
+	}
+}
+
+// idle reports whether key id holds no refusal in the window at now.
+func (u *useAcc) idle(id int32, now int64) bool {
+	if !u.accOnly {
+		return true
+	}
+	r := u.refWin[id]
+	return r == nil || r.Len() == 0 || r.Newest() <= now-u.w
+}
+
+// kept is what the release ledger keeps of key id: its flag.
+func (u *useAcc) kept(id int32) int64 {
+	if u.flagged[id] {
+		return 1
+	}
+	return 0
+}
+
+// release forgets key id.
+func (u *useAcc) release(id int32) {
+	u.flagged[id] = false
+	if u.accOnly {
+		u.refWin[id] = nil
+	}
+}
+
+// restore gives a returning key (now id) the flag it left.
+func (u *useAcc) restore(id int32, kept int64) { u.flagged[id] = kept != 0 }
+
+// binding returns the binding of the rule, whose group replayed requests.
+func (u *useAcc) binding(rule string, c Count, requests int64) summary.Binding {
+	counts := map[int64]int64{}
+	for use, n := range u.exact {
+		counts[int64(use)] = n
+	}
+	for use, n := range u.binned {
+		counts[use] += n
+	}
+	b := summary.Binding{Rule: rule, Count: string(c), Requests: requests, LogRefused: u.refused, KeysRefused: u.refKeys,
+		PeakUse: u.peak, PeakKey: u.peakKey, UseBins: summary.UseBinsOf(counts)}
+	b.SetTighter() // the rule is the group's own, which parses
+	return b
+}

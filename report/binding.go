@@ -1,0 +1,182 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"ratebench/internal/numfmt"
+	"ratebench/report/markup"
+	"ratebench/summary"
+)
+
+// Whether a rule binds (summary.Binding). When the exact log refuses no
+// request, or fewer than one in a thousand, the comparison says little:
+// every algorithm admits (nearly) everything, the choice is one of memory,
+// and the figures in the log's own terms rest on a handful of refusals.
+// The verdict then opens by saying so, with the busiest key's peak use of
+// the limit and the tighter limits the trace's window counts give, and the
+// command that compares at them; every rule's decision section shows the
+// same figures in a table.
+
+// hardlyPerMille is the share of refused requests below which a rule is
+// said to hardly bind: fewer than 1 in 1,000.
+const hardlyPerMille = 1
+
+// bindingOf returns the summary's binding of rule under count, nil when
+// it holds none (a layered rule, or a summary written before bindings).
+func (m *model) bindingOf(rule, count string) *summary.Binding {
+	for i := range m.s.Bindings {
+		if b := &m.s.Bindings[i]; b.Rule == rule && b.Count == count {
+			return b
+		}
+	}
+	return nil
+}
+
+// bindsLittle tells whether the log refuses fewer than 1 in 1,000 of b's
+// requests (none, perhaps), in integers.
+func bindsLittle(b *summary.Binding) bool {
+	return b.Requests > 0 && b.LogRefused*1000 < hardlyPerMille*b.Requests
+}
+
+// peakText is the busiest key's peak use of the limit l: "the busiest key,
+// 10.0.0.1, peaks at 33 in one window (33% of the limit)".
+func peakText(b *summary.Binding, l int64) string {
+	return fmt.Sprintf("the busiest key, %s, peaks at %s in one window (%s of the limit)",
+		keyText(b.PeakKey), numfmt.Count(b.PeakUse), useShare(b.PeakUse, l))
+}
+
+// useShare is a use of n against the limit l as a percentage without
+// trailing zeros: "70%", "420%", "0.5%".
+func useShare(n, l int64) string {
+	return numfmt.TrimZeros(strings.TrimSuffix(numfmt.PercentOf(n, l), "%")) + "%"
+}
+
+// bindingLine is the verdict's first sentence on group g when its rule
+// hardly binds, and false when it binds (or the summary cannot tell).
+func (m *model) bindingLine(g *group) (markup.Inline, bool) {
+	b := m.bindingOf(g.rule, g.count)
+	if b == nil || !bindsLittle(b) || g.l <= 0 {
+		return nil, false
+	}
+	var in markup.Inline
+	if b.LogRefused == 0 {
+		in = in.Tf("At %s the exact log refuses no request on this trace; %s. ", g.rule, peakText(b, g.l))
+	} else {
+		in = in.Tf("At %s the exact log refuses only %s of the %s requests (%s), of %s; %s: the rule hardly binds, and the shares of the log's refusals below rest on those few. ",
+			g.rule, numfmt.Count(b.LogRefused), numfmt.Count(b.Requests), numfmt.PercentOf(b.LogRefused, b.Requests),
+			plural(b.KeysRefused, "key", "keys"), peakText(b, g.l))
+	}
+	var refusing []string
+	for _, r := range g.candidates() {
+		if r.Rejected > 0 {
+			refusing = append(refusing, fmt.Sprintf("%s refuses %s", r.Algorithm, numfmt.Count(r.Rejected)))
+		}
+	}
+	switch {
+	case b.LogRefused > 0:
+	case len(refusing) == 0:
+		in = in.T("Every algorithm admits everything: choose on memory")
+	default:
+		if len(refusing) > 3 {
+			refusing = append(refusing[:3], "…")
+		}
+		in = in.Tf("Yet some algorithms refuse requests the log admits (%s): choose among those that refuse none on memory", strings.Join(refusing, ", "))
+	}
+	if len(b.Tighter) == 0 {
+		if b.LogRefused == 0 {
+			return in.T(". No tighter limit with this window would refuse a request: every key sends one request a window at most."), true
+		}
+		return in, true
+	}
+	if b.LogRefused == 0 {
+		in = in.T(", or try a tighter rule: ")
+	} else {
+		in = in.T("To see the limiters at work, try a tighter rule: ")
+	}
+	return in.T(m.tighterText(b) + ": ").Cmd(m.tighterArgs(g, b)...), true
+}
+
+// tighterText names b's tighter limits with the share of requests the log
+// would refuse at each: "27/1m would refuse 0.12% of the requests, 22/1m
+// 0.93%" (with "at most" under count accepted, where the shares are an
+// upper bound).
+func (m *model) tighterText(b *summary.Binding) string {
+	var parts []string
+	for i, t := range b.Tighter {
+		share := numfmt.Percent(t.Share)
+		if i == 0 {
+			verb := "would refuse "
+			if t.UpperBound {
+				verb = "would refuse at most "
+			}
+			parts = append(parts, t.Rule+" "+verb+share+" of the requests")
+		} else {
+			parts = append(parts, t.Rule+" "+share)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// tighterArgs is the compare command line at b's tighter limits, on the
+// same trace read the same way, with g's algorithms and count policy.
+func (m *model) tighterArgs(g *group, b *summary.Binding) []string {
+	var rules []string
+	for _, t := range b.Tighter {
+		rules = append(rules, t.Rule)
+	}
+	args := append(m.s.Trace.Command("compare"), "-rule", strings.Join(rules, ","))
+	var algs []string
+	for _, a := range m.s.Config.Algorithms {
+		if a != "log" {
+			algs = append(algs, a)
+		}
+	}
+	if len(algs) > 0 {
+		args = append(args, "-alg", strings.Join(algs, ","))
+	}
+	if g.count != "accepted" {
+		args = append(args, "-count", g.count)
+	}
+	return args
+}
+
+// bindingSection writes, under a rule's heading, how much the rule binds
+// per count policy: the log's refusals, the keys refused, the busiest
+// key's peak use of the limit and the tighter limits.
+func (m *model) bindingSection(d *markup.Document, rule string) {
+	gs := m.groupsOf(rule)
+	if len(gs) == 0 || gs[0].l <= 0 {
+		return
+	}
+	l := gs[0].l
+	var rows [][]markup.Inline
+	for i := range m.s.Bindings {
+		b := &m.s.Bindings[i]
+		if b.Rule != rule {
+			continue
+		}
+		tighter := "—"
+		if len(b.Tighter) > 0 {
+			tighter = m.tighterText(b)
+		}
+		rows = append(rows, []markup.Inline{markup.Text(b.Count), markup.Text(numfmt.Count(b.Requests)),
+			markup.Text(numfmt.Count(b.LogRefused) + " (" + numfmt.PercentOf(b.LogRefused, b.Requests) + ")"),
+			markup.Text(numfmt.Count(b.KeysRefused)), markup.Text(numfmt.Count(b.PeakUse) + " (" + useShare(b.PeakUse, l) + ")"),
+			markup.Text(keyText(b.PeakKey)), markup.Text(tighter)})
+	}
+	if len(rows) == 0 {
+		return
+	}
+	d.Add(markup.Para{Text: markup.Textf("Does %s bind? The requests the exact log refuses, the keys it refuses at least once, and the busiest key's largest use of the limit in one window (every request counted); then the limits with this window at which the log would refuse about 0.1%%, 1%% and 10%% of the requests (at most that under count accepted, exactly under count all).", rule)},
+		markup.Table{Head: []string{"count", "requests", "log refuses", "keys refused", "peak use", "busiest key", "tighter limits"},
+			Right: []bool{false, true, true, true, true, false, false}, Rows: rows})
+}
+
+// plural is n with the noun that fits it: "1 key", "3 keys".
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return numfmt.Count(n) + " " + many
+}

@@ -1,0 +1,259 @@
+package summary
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"math/bits"
+	"slices"
+
+	"ratebench/algorithms"
+)
+
+// Whether a rule binds. A verdict on a rule the exact log hardly ever
+// applies says little: every algorithm admits (nearly) everything, and
+// the choice is then one of memory. A Binding says, per plain rule L/W and
+// count policy, how much the rule bites on the trace: the log's refusals,
+// the keys it ever refused, and the offered use of the limit — for every
+// request, its key's cost in (t-W, t] including the request itself,
+// counting every request whatever was decided. The busiest key's peak use
+// (PeakUse ÷ L) says how far the traffic is from the limit, and the
+// requests by offered use (UseBins) give the limits at which the log would
+// refuse a given share of the requests (Tighter).
+//
+// Under count all the log's window holds every request, so a request is
+// refused at limit L' exactly when its offered use exceeds L': the
+// refusals at L' are the requests of use > L', exactly. Under count
+// accepted the log holds only what it admitted, at most the offered use,
+// so those are an upper bound on its refusals at L'.
+
+// Binding is how much one plain rule binds on the trace under one count
+// policy (layered rules have none: no single limit to tighten).
+type Binding struct {
+	Rule  string `json:"rule"`
+	Count string `json:"count"`
+	// Requests are the requests replayed, LogRefused those the exact log
+	// refused, KeysRefused the keys it refused at least once.
+	Requests    int64 `json:"requests"`
+	LogRefused  int64 `json:"log_refused"`
+	KeysRefused int64 `json:"keys_refused"`
+	// PeakUse is the largest offered use of any request, of the key
+	// PeakKey (the smallest such name): the busiest key's largest cost in
+	// one window.
+	PeakUse int64  `json:"peak_use"`
+	PeakKey string `json:"peak_key,omitempty"`
+	// UseBins are the requests by offered use, in increasing use: exact
+	// below UseExactBelow, then UseBinsPerOctave bins per power of two;
+	// in JSON pairs [use, requests].
+	UseBins []UseBin `json:"use_bins"`
+	// Tighter are the limits at which the log would refuse about 0.1%, 1%
+	// and 10% of the requests (Tighter), those below the rule's limit.
+	Tighter []TighterLimit `json:"tighter,omitempty"`
+}
+
+// UseBin is a count of requests whose offered use is at most Use and
+// greater than the previous bin's; in JSON the pair [use, requests].
+type UseBin struct {
+	Use, Requests int64
+}
+
+func (b UseBin) MarshalJSON() ([]byte, error) { return json.Marshal([2]int64{b.Use, b.Requests}) }
+
+func (b *UseBin) UnmarshalJSON(data []byte) error {
+	var pair [2]int64
+	if err := json.Unmarshal(data, &pair); err != nil {
+		return fmt.Errorf("a use bin is a pair [use, requests]: %w", err)
+	}
+	b.Use, b.Requests = pair[0], pair[1]
+	return nil
+}
+
+// TighterLimit is a limit, with the rule's window, at which the log would
+// refuse Refused of the requests (Share of them): exactly under count all,
+// at most that under count accepted (UpperBound).
+type TighterLimit struct {
+	Target     float64 `json:"target"`
+	Rule       string  `json:"rule"`
+	Limit      int64   `json:"limit"`
+	Refused    int64   `json:"refused"`
+	Share      float64 `json:"share"`
+	UpperBound bool    `json:"upper_bound,omitempty"`
+}
+
+// The layout of UseBins: every use below UseExactBelow has a bin of its
+// own; above, each power of two [2^k, 2^(k+1)) is cut in UseBinsPerOctave
+// bins of equal width, so that a limit read from them is within 1/4096 of
+// the exact one.
+const (
+	UseExactBelow    = 8192
+	UseBinsPerOctave = 4096
+)
+
+// UseBinTop returns the largest use in the bin of use u (u itself below
+// UseExactBelow), the bin's Use.
+func UseBinTop(u int64) int64 {
+	if u < UseExactBelow {
+		return u
+	}
+	k := 63 - bits.LeadingZeros64(uint64(u)) // 2^k <= u < 2^(k+1), k >= 13
+	width := int64(1) << (k - 12)            // 2^k / UseBinsPerOctave
+	return (u/width)*width + (width - 1)
+}
+
+// tighterTargets are the shares of requests the tighter limits aim at.
+var tighterTargets = []struct {
+	share             float64
+	perMille, ofMille int64 // share = perMille / ofMille
+}{{0.001, 1, 1000}, {0.01, 1, 100}, {0.1, 1, 10}}
+
+// SetTighter sets b.Tighter from its bins: for each target share p above
+// the share the log refuses already, of the limits below the rule's, the
+// one whose refusals (the requests of use above it) are the nearest to
+// p·requests by ratio, the smaller limit on a tie, if it is within 10× of
+// it; none when no such limit refuses any request. Limits found for two
+// targets are given once.
+func (b *Binding) SetTighter() error {
+	rule, err := algorithms.ParseRule(b.Rule)
+	if err != nil {
+		return fmt.Errorf("binding of %s: %w", b.Rule, err)
+	}
+	b.Tighter = nil
+	if b.Requests == 0 {
+		return nil
+	}
+	// above[i] is the requests of use greater than UseBins[i].Use.
+	above := make([]int64, len(b.UseBins))
+	var sum int64
+	for i := len(b.UseBins) - 1; i >= 0; i-- {
+		above[i] = sum
+		sum += b.UseBins[i].Requests
+	}
+	for _, tg := range tighterTargets {
+		if b.LogRefused*tg.ofMille >= tg.perMille*b.Requests {
+			continue // the rule refuses that much already
+		}
+		best := -1
+		for i, bin := range b.UseBins {
+			if bin.Use >= rule.L || above[i] == 0 {
+				continue
+			}
+			if best < 0 || nearer(above[i], above[best], b.Requests, tg.perMille, tg.ofMille) {
+				best = i
+			}
+		}
+		if best < 0 || !nearer(above[best], farthest(b.Requests, tg.perMille, tg.ofMille), b.Requests, tg.perMille, tg.ofMille) {
+			continue // none within 10× of the target
+		}
+		l := b.UseBins[best].Use
+		if slices.ContainsFunc(b.Tighter, func(t TighterLimit) bool { return t.Limit == l }) {
+			continue
+		}
+		b.Tighter = append(b.Tighter, TighterLimit{Target: tg.share, Rule: algorithms.Rule{L: l, W: rule.W}.String(), Limit: l,
+			Refused: above[best], Share: float64(above[best]) / float64(b.Requests), UpperBound: b.Count != "all"})
+	}
+	return nil
+}
+
+// farthest is a number of refusals 10× the target share num/den of n
+// requests, rounded up: a limit counts as "about" the target only nearer
+// than that.
+func farthest(n, num, den int64) int64 {
+	t := new(big.Int).Mul(big.NewInt(n), big.NewInt(10*num))
+	q, r := new(big.Int).QuoRem(t, big.NewInt(den), new(big.Int))
+	if r.Sign() > 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	return q.Int64()
+}
+
+// nearer tells whether a refusals are nearer than c to the target share
+// num/den of n requests by ratio: with T the target, the distance of x is
+// max(x, T)/min(x, T). Exact, in big integers (x·den against n·num).
+func nearer(a, c, n, num, den int64) bool {
+	t := new(big.Int).Mul(big.NewInt(n), big.NewInt(num))
+	dist := func(x int64) (hi, lo *big.Int) {
+		xd := new(big.Int).Mul(big.NewInt(x), big.NewInt(den))
+		if xd.Cmp(t) >= 0 {
+			return xd, t
+		}
+		return t, xd
+	}
+	hiA, loA := dist(a)
+	hiC, loC := dist(c)
+	return new(big.Int).Mul(hiA, loC).Cmp(new(big.Int).Mul(hiC, loA)) < 0
+}
+
+// MergeBindings combines the bindings of one rule and count of disjoint
+// shares of the keys: counts and bins add, the peak is the largest (the
+// smallest key's on a tie), and the tighter limits are found again.
+func MergeBindings(parts []Binding) (Binding, error) {
+	f := parts[0]
+	out := Binding{Rule: f.Rule, Count: f.Count}
+	var add sums
+	bins := map[int64]int64{}
+	for i, p := range parts {
+		if p.Rule != f.Rule || p.Count != f.Count {
+			return Binding{}, fmt.Errorf("part %d is of %s count %s, part 0 of %s count %s", i, p.Rule, p.Count, f.Rule, f.Count)
+		}
+		add.add("requests", &out.Requests, p.Requests)
+		add.add("log_refused", &out.LogRefused, p.LogRefused)
+		add.add("keys_refused", &out.KeysRefused, p.KeysRefused)
+		if p.PeakUse > out.PeakUse || (p.PeakUse == out.PeakUse && p.PeakUse > 0 && p.PeakKey < out.PeakKey) {
+			out.PeakUse, out.PeakKey = p.PeakUse, p.PeakKey
+		}
+		for _, b := range p.UseBins {
+			n := bins[b.Use]
+			add.add(fmt.Sprintf("use_bins[%d]", b.Use), &n, b.Requests)
+			bins[b.Use] = n
+		}
+	}
+	if add.err != nil {
+		return Binding{}, add.err
+	}
+	out.UseBins = UseBinsOf(bins)
+	return out, out.SetTighter()
+}
+
+// UseBinsOf returns the bins of counts by use, in increasing use, without
+// empty ones.
+func UseBinsOf(counts map[int64]int64) []UseBin {
+	out := []UseBin{}
+	for u, n := range counts {
+		if n > 0 {
+			out = append(out, UseBin{Use: u, Requests: n})
+		}
+	}
+	slices.SortFunc(out, func(a, b UseBin) int { return cmp.Compare(a.Use, b.Use) })
+	return out
+}
+
+// validate checks that b holds together: its bins in increasing use, each
+// the top of its bin, summing to its requests, its peak in the last one,
+// its refusals at most its requests, and its tighter limits those its bins
+// give.
+func (b *Binding) validate() error {
+	var sum int64
+	for i, bin := range b.UseBins {
+		if bin.Use < 1 || bin.Requests < 1 || UseBinTop(bin.Use) != bin.Use || (i > 0 && bin.Use <= b.UseBins[i-1].Use) {
+			return fmt.Errorf("use_bins[%d] (use %d, %d requests) is not a bin in order", i, bin.Use, bin.Requests)
+		}
+		sum += bin.Requests
+	}
+	switch {
+	case sum != b.Requests:
+		return fmt.Errorf("use_bins hold %d requests, requests is %d", sum, b.Requests)
+	case b.LogRefused < 0 || b.LogRefused > b.Requests || b.KeysRefused < 0 || b.KeysRefused > b.LogRefused:
+		return fmt.Errorf("log_refused %d, keys_refused %d of %d requests do not hold together", b.LogRefused, b.KeysRefused, b.Requests)
+	case len(b.UseBins) > 0 && UseBinTop(b.PeakUse) != b.UseBins[len(b.UseBins)-1].Use:
+		return fmt.Errorf("peak_use %d is not in the last bin", b.PeakUse)
+	}
+	again := *b
+	if err := again.SetTighter(); err != nil {
+		return err
+	}
+	if fmt.Sprint(again.Tighter) != fmt.Sprint(b.Tighter) {
+		return fmt.Errorf("tighter limits %v, its bins give %v", b.Tighter, again.Tighter)
+	}
+	return nil
+}
