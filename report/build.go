@@ -49,6 +49,9 @@ func (m *model) build() (*markup.Document, []renderedFig, error) {
 	// folded, how to read the report and what was run; then every figure
 	// of each rule.
 	m.verdictSection(d)
+	if err := m.firstScreen(d, addFig); err != nil {
+		return nil, nil, err
+	}
 	d.Lead = len(d.Blocks)
 	m.intro(d)
 	onTop := map[*group]bool{} // the groups whose trade-off plot the decision shows
@@ -102,9 +105,6 @@ func (m *model) intro(d *markup.Document) {
 	d.Add(markup.Para{Text: markup.Textf("ratebench replayed the trace below through the exact sliding-window log (the reference) and %d cheaper rate limiters, "+
 		"and compared every decision. For each rule, the decision section ranks the algorithms by memory per key and says which "+
 		"meet the disagreement budget; the sections after it hold every figure of the summary and the plots.", len(cands))})
-	if ws := m.warnings(); len(ws) > 0 {
-		d.Add(markup.Bullets{Items: ws})
-	}
 }
 
 // warnings are what the reader must see even with the trace folded: the

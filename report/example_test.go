@@ -43,7 +43,7 @@ func ExampleWrite() {
 	fmt.Println(verdict[3])
 	// Output:
 	// # ratebench report: gen:mix:poisson=0.5,boundary=0.25,early=0.25,requests=1500,keys=12
-	// 19 plots, for instance burst_5-30s_accepted_independent.svg
+	// 20 plots, for instance answer.svg
 	// Rule 5/30s, count accepted, independent mode:
 	//   Choose counter (24 B per key; over 13.80% (42.77% of the log's refusals), under 23.47% (34.65% of its admissions)): the cheapest algorithm that meets the budget.
 }

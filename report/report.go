@@ -133,7 +133,7 @@ func writePNGs(dir string, figs []renderedFig, write func(string, []byte) error)
 
 // plotKinds are the prefixes of the plot files Write names; removeStale
 // deletes only such files.
-var plotKinds = []string{"divergence_", "phase_", "burst_", "frontier_", "rate-error_", "timeline_", "memory_", "sweep-L_", "sweep-W_", "distributed-sync_", "distributed-skew_"}
+var plotKinds = []string{"answer", "divergence_", "phase_", "burst_", "frontier_", "rate-error_", "timeline_", "memory_", "sweep-L_", "sweep-W_", "distributed-sync_", "distributed-skew_"}
 
 // removeStale deletes the plots of an earlier report that this one did not
 // write, so that the folder holds exactly what the report shows.

@@ -1,0 +1,195 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"ratebench/internal/numfmt"
+	"ratebench/report/markup"
+	"ratebench/report/plotkit"
+	"ratebench/summary"
+)
+
+// The first screen answers the question before any detail: the verdict,
+// the caveats that qualify it (a rule that hardly binds, coarse
+// timestamps, lines skipped, a trace put in order), and one chart in the
+// limiter's own terms: per algorithm, the share of the log's refusals it
+// lets through and of its admissions it refuses, with its memory per key
+// beside them. With several rules the chart is a rules × algorithms heat
+// map of the same figures (heatmap.go).
+
+// caveats are what qualifies the verdict, one sentence each.
+func (m *model) caveats() []markup.Inline {
+	out := m.warnings()
+	t := m.s.Trace
+	if t.Skipped > 0 {
+		out = append(out, markup.Textf("%s of the trace's records were skipped as bad (-skip-bad): every figure is of the %s requests read.",
+			numfmt.Count(t.Skipped), numfmt.Count(t.Requests)))
+	}
+	for _, a := range t.Input {
+		if a.Flag == "reorder" {
+			out = append(out, markup.Textf("The trace was put in time order within %s (-reorder): requests later in the file than a later one were replayed at their own time.", a.Value))
+		}
+	}
+	var little []string
+	for i := range m.s.Bindings {
+		b := &m.s.Bindings[i]
+		if bindsLittle(b) && !containsStr(little, b.Rule) {
+			little = append(little, b.Rule)
+		}
+	}
+	switch len(little) {
+	case 0:
+	case 1:
+		out = append(out, markup.Textf("At %s the exact log refuses fewer than 0.1%% of the requests: the rule hardly binds on this trace, and the shares of the log's refusals rest on few requests.", little[0]))
+	default:
+		out = append(out, markup.Textf("At %s the exact log refuses fewer than 0.1%% of the requests: those rules hardly bind on this trace.", strings.Join(little, ", ")))
+	}
+	return out
+}
+
+func containsStr(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// firstScreen writes the caveats and the answer chart after the verdict.
+func (m *model) firstScreen(d *markup.Document, addFig func(*plotkit.Figure, string) error) error {
+	if cs := m.caveats(); len(cs) > 0 {
+		d.Add(markup.Para{Text: markup.Inline{}.B("Caveats.")}, markup.Bullets{Items: cs})
+	}
+	if len(m.rules) > 1 {
+		f, skip := m.heatmapFig()
+		return addFig(f, skip)
+	}
+	if len(m.rules) == 1 {
+		bases, _ := m.decisionBases(m.rules[0])
+		if len(bases) > 0 {
+			f, skip := m.answerFig(bases[0])
+			return addFig(f, skip)
+		}
+	}
+	return nil
+}
+
+// answerFig is the chart of the first screen for one rule's decision
+// basis g: per candidate, the share of the log's refusals it lets through
+// and of its admissions it refuses, and beside them its memory per key.
+func (m *model) answerFig(g *group) (*plotkit.Figure, string) {
+	var cands []*summary.Run
+	for _, r := range ranked(g.runs) {
+		if r.Algorithm != "log" && r.LogRefused != nil {
+			cands = append(cands, r)
+		}
+	}
+	if len(cands) == 0 || g.requests() == 0 {
+		return nil, ""
+	}
+	var log *summary.Run
+	for _, r := range g.runs {
+		if r.Algorithm == "log" {
+			log = r
+		}
+	}
+	names := make([]string, len(cands))
+	over, under, mem := make([]float64, len(cands)), make([]float64, len(cands)), make([]float64, len(cands))
+	hi := 0.0
+	for i, r := range cands {
+		names[i] = r.Algorithm
+		if r.OverOfRefused != nil {
+			over[i] = 100 * plotkit.Finite(*r.OverOfRefused)
+		}
+		if r.UnderOfAdmitted != nil {
+			under[i] = 100 * plotkit.Finite(*r.UnderOfAdmitted)
+		}
+		mem[i] = float64(r.Memory.PeakPerKey)
+		hi = math.Max(hi, math.Max(over[i], under[i]))
+	}
+	left := plotkit.NewPanel("", "% of the log's decisions", "")
+	overBars := &plotkit.HBars{Vals: over, Offset: 0.19, Width: 0.36, Color: plotkit.OverColor}
+	underBars := &plotkit.HBars{Vals: under, Offset: -0.19, Width: 0.36, Color: plotkit.UnderColor}
+	overT, underT := make([]string, len(cands)), make([]string, len(cands))
+	for i, r := range cands {
+		overT[i], underT[i] = shareText(r.OverOfRefused), shareText(r.UnderOfAdmitted)
+	}
+	left.Add(overBars, underBars, &barLabels{vals: over, labels: overT, offset: 0.19, size: 7.5}, &barLabels{vals: under, labels: underT, offset: -0.19, size: 7.5})
+	plotkit.CategoryAxis(&left.Y, names)
+	left.X.Min, left.X.Max = 0, math.Max(hi*1.25, 1)
+	right := plotkit.NewPanel("", "bytes per key (peak)", "")
+	memBars := &plotkit.HBars{Vals: mem, Width: 0.6, Color: memoryColor}
+	memText := make([]string, len(cands))
+	for i, r := range cands {
+		memText[i] = bytesPerKey(r.Memory.PeakPerKey)
+	}
+	right.Add(memBars, &barLabels{vals: mem, labels: memText, size: 8.5})
+	plotkit.CategoryAxis(&right.Y, names)
+	memHi := 0.0
+	for _, v := range mem {
+		memHi = math.Max(memHi, v)
+	}
+	if log != nil {
+		memHi = math.Max(memHi, float64(log.Memory.PeakPerKey))
+	}
+	right.X.Min, right.X.Max = 0, math.Max(memHi*1.25, 1)
+	right.X.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}}) // each bar prints its value
+	blank := make([]plot.Tick, len(names))                                        // the names are the left panel's
+	for i := range blank {
+		blank[i] = plot.Tick{Value: float64(i)}
+	}
+	right.Y.Tick.Marker = plot.ConstantTicks(blank)
+	caption := markup.Textf("At %s (count %s, %s mode, %s requests), per algorithm from the cheapest: the share of the requests the exact log refuses that it lets through, and of those the log admits that it refuses; on the right, the most one key held.",
+		g.rule, g.count, g.mode, numfmt.Count(g.requests()))
+	if lr := cands[0].LogRefused; lr != nil && *lr == 0 {
+		caption = caption.T(" The log refuses no request here, so there is no refusal to let through.")
+	}
+	if log != nil {
+		caption = caption.Tf(" The exact log needs %s per key.", bytesPerKey(log.Memory.PeakPerKey))
+	}
+	h := vg.Length(1.4)*vg.Inch + vg.Length(len(cands))*0.42*vg.Inch
+	return &plotkit.Figure{
+		Name:    "answer",
+		Title:   fmt.Sprintf("What each algorithm gives up, in the log's own terms\nrule %s, count %s, mode %s", g.rule, g.count, g.mode),
+		Alt:     "per algorithm, the share of the log's refusals let through and of its admissions refused, and memory per key, " + g.title(),
+		Caption: caption,
+		Panels:  [][]*plot.Plot{{left, right}},
+		Legend: []plotkit.LegendEntry{
+			{Name: "let through: of the log's refusals", Thumbs: []plot.Thumbnailer{&plotkit.HBars{Color: plotkit.OverColor}}},
+			{Name: "refused: of the log's admissions", Thumbs: []plot.Thumbnailer{&plotkit.HBars{Color: plotkit.UnderColor}}},
+			{Name: "memory per key", Thumbs: []plot.Thumbnailer{&plotkit.HBars{Color: memoryColor}}},
+		},
+		W: figWidth, H: max(h, 3*vg.Inch),
+	}, ""
+}
+
+// memoryColor is the colour of memory bars.
+var memoryColor = color.RGBA{0x59, 0xa1, 0x4f, 0xff}
+
+// barLabels writes a label at the end of each horizontal bar (HBars'
+// layout: the first on top).
+type barLabels struct {
+	vals   []float64
+	labels []string
+	offset float64 // in category units, as HBars.Offset
+	size   vg.Length
+}
+
+func (b *barLabels) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	sty := plotkit.TextStyle(max(b.size, 7))
+	sty.YAlign = draw.YCenter
+	n := len(b.vals)
+	for i, v := range b.vals {
+		x := math.Min(math.Max(v, p.X.Min), p.X.Max)
+		c.FillText(sty, vg.Point{X: trX(x) + vg.Points(3), Y: trY(float64(n-1-i) + b.offset)}, b.labels[i])
+	}
+}
