@@ -63,7 +63,7 @@ func (m *model) bindingLine(g *group) (markup.Inline, bool) {
 	if b.LogRefused == 0 {
 		in = in.Tf("At %s the exact log refuses no request on this trace; %s. ", g.rule, peakText(b, g.l))
 	} else {
-		in = in.Tf("At %s the exact log refuses only %s of the %s requests (%s), of %s; %s: the rule hardly binds, and the shares of the log's refusals below rest on those few. ",
+		in = in.Tf("At %s the exact log refuses only %s of the %s requests (%s), from %s; %s: the rule hardly binds, and the shares of the log's refusals below rest on those few. ",
 			g.rule, numfmt.Count(b.LogRefused), numfmt.Count(b.Requests), numfmt.PercentOf(b.LogRefused, b.Requests),
 			plural(b.KeysRefused, "key", "keys"), peakText(b, g.l))
 	}
