@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -40,7 +41,7 @@ func (m *model) caveats() []markup.Inline {
 	var little []string
 	for i := range m.s.Bindings {
 		b := &m.s.Bindings[i]
-		if bindsLittle(b) && !containsStr(little, b.Rule) {
+		if bindsLittle(b) && !slices.Contains(little, b.Rule) {
 			little = append(little, b.Rule)
 		}
 	}
@@ -52,15 +53,6 @@ func (m *model) caveats() []markup.Inline {
 		out = append(out, markup.Textf("At %s the exact log refuses fewer than 0.1%% of the requests: those rules hardly bind on this trace.", strings.Join(little, ", ")))
 	}
 	return out
-}
-
-func containsStr(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // firstScreen writes the caveats and the answer chart after the verdict.
