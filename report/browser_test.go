@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"ratebench/summary"
 )
 
 // measureScript opens every folded section, then writes into the page what
@@ -98,13 +100,29 @@ func measure(t *testing.T, chromium, path string, width int) measured {
 	return m
 }
 
+// browserPages are the summaries whose pages are measured: the test
+// inputs and the committed products, sweep and Cloudflare results.
+var browserPages = []string{
+	filepath.Join("testdata", "small.summary.json"),
+	filepath.Join("testdata", "sweep.summary.json"),
+	filepath.Join("testdata", "distributed.summary.json"),
+	filepath.Join("..", "results", "products", "summary.json"),
+	filepath.Join("..", "results", "mix-sweep", "summary.json"),
+	filepath.Join("..", "results", "cloudflare", "summary.json"),
+}
+
 // The report reads at 1400 and at 800 px without scrolling sideways and
 // without anything cut: wide tables scroll in their own box, plots shrink
 // to the page.
 func TestPageFitsInBrowser(t *testing.T) {
 	chromium := browser(t)
-	for _, name := range []string{"small.summary.json", "sweep.summary.json"} {
-		dir := write(t, readSummary(t, name), Options{NoPNG: true})
+	for _, path := range browserPages {
+		s, err := summary.ReadSummaryFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(filepath.Dir(path)) + "/" + filepath.Base(path)
+		dir := write(t, s, Options{NoPNG: true})
 		for _, width := range []int{1400, 800} {
 			t.Run(fmt.Sprintf("%s/%d", name, width), func(t *testing.T) {
 				t.Parallel()

@@ -52,10 +52,7 @@ func KeyFigure(v *KeyView, format string) ([]byte, error) {
 
 func keyFigure(v *KeyView) *plotkit.Figure {
 	ax := newKeyAxis(v)
-	styles := make([]plotkit.Style, len(v.Algorithms))
-	for i, a := range v.Algorithms {
-		styles[i] = plotkit.StyleOf(a)
-	}
+	styles := plotkit.Styles(append([]string{"log"}, v.Algorithms...))[1:]
 	top, legend := keyCostPanel(v, ax, styles)
 	names := append([]string{"log"}, v.Algorithms...)
 	lanes, decisions := keyLanes(v, ax, styles, names)

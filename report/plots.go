@@ -378,7 +378,7 @@ func (m *model) frontierFig(g *group) (*plotkit.Figure, string) {
 	for _, q := range pts {
 		lbl.Xs = append(lbl.Xs, q.x)
 		lbl.Ys = append(lbl.Ys, q.y)
-		lbl.Texts = append(lbl.Texts, strings.Join(q.names, ", "))
+		lbl.Texts = append(lbl.Texts, strings.Join(q.names, " = ")) // points at one place: one label
 		ymax = math.Max(ymax, q.y)
 	}
 	p.Add(lbl)

@@ -185,9 +185,10 @@ func Owns(rel string) bool {
 type model struct {
 	s       *summary.Summary
 	opt     Options
-	budget  summary.Budget // effective
-	bsource string         // where the budget came from
-	algIdx  map[string]int // candidate index, for styles
+	budget  summary.Budget           // effective
+	bsource string                   // where the budget came from
+	algIdx  map[string]int           // candidate index, for styles
+	styles  map[string]plotkit.Style // one per algorithm, no two alike
 	groups  []*group
 	rules   []string
 	names   map[string]bool   // plot names taken
@@ -300,10 +301,42 @@ func newModel(s *summary.Summary, opt Options) *model {
 			m.rules = append(m.rules, r.Rule)
 		}
 	}
+	m.setStyles()
 	return m
 }
 
-func (m *model) style(alg string) plotkit.Style { return plotkit.StyleOf(alg) }
+// style is how alg is drawn in every plot of the report: no two
+// algorithms of the report share a colour and a marker shape.
+func (m *model) style(alg string) plotkit.Style {
+	if st, ok := m.styles[alg]; ok {
+		return st
+	}
+	return plotkit.StyleOf(alg)
+}
+
+// setStyles fixes the styles of the report's algorithms, the log first, then
+// in the order of the configuration and of the runs.
+func (m *model) setStyles() {
+	names := []string{"log"}
+	seen := map[string]bool{"log": true}
+	add := func(a string) {
+		if !seen[a] {
+			seen[a] = true
+			names = append(names, a)
+		}
+	}
+	for _, a := range m.s.Config.Algorithms {
+		add(a)
+	}
+	for i := range m.s.Runs {
+		add(m.s.Runs[i].Algorithm)
+	}
+	sts := plotkit.Styles(names)
+	m.styles = make(map[string]plotkit.Style, len(names))
+	for i, n := range names {
+		m.styles[n] = sts[i]
+	}
+}
 
 func (m *model) hasBudget() bool { return m.budget.IsSet() }
 

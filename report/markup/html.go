@@ -26,6 +26,9 @@ td{overflow-wrap:anywhere;max-width:28em}
 td.r,th.r,td code{white-space:nowrap;overflow-wrap:normal}
 .scroll{overflow-x:auto;max-width:100%;margin:.6em 0 1.2em}
 .scroll table{margin:0}
+.scroll th:first-child,.scroll td:first-child{position:sticky;left:0;z-index:1;background:#fff;box-shadow:1px 0 0 #d0d0d0}
+.scroll th:first-child{background:#f3f3f3}
+.scroll tr:nth-child(even) td:first-child{background:#fafafa}
 details{margin:1em 0}
 details>summary{cursor:pointer;font-weight:600}
 details.h2>summary{font-size:1.35em;border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:1.6em}
@@ -130,7 +133,8 @@ func htmlBlocks(b *bytes.Buffer, blocks []Block) {
 			b.WriteString("</ul>\n")
 		case Table:
 			x = x.compact()
-			// A wide table scrolls in its own box, never the page.
+			// A wide table scrolls in its own box, never the page, its first
+			// column (what each row is) fixed at the left of the box.
 			b.WriteString("<div class=\"scroll\">\n<table>\n<thead><tr>")
 			for i, h := range x.Head {
 				fmt.Fprintf(b, "<th%s>%s</th>", alignClass(x.Right, i), escape.HTML(h))

@@ -159,30 +159,41 @@ func (n Note) Plot(c draw.Canvas, p *plot.Plot) {
 	c.FillText(sty, c.Center(), n.Text)
 }
 
-// PointLabels writes a label beside each point, choosing for each the
-// first of several places around it that overlaps no label placed before
-// and no point; a label with no such place is left out (the legend names
-// every point).
+// PointLabels writes a label beside each point, touching it: for each the
+// first of eight places around its own point (right, left, above, below,
+// then the corners) that overlaps no label placed before and no point. A
+// label with no such place is left out rather than drawn away from its
+// point or over another (the legend names every point). Points at the same
+// place are to be given one label naming them all.
 type PointLabels struct {
 	Xs, Ys []float64
 	Texts  []string
 }
 
-func (l *PointLabels) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, trY := p.Transforms(&c)
-	sty := TextStyle(8.5)
-	r := vg.Points(3.5)
+// LabelPlace is where a label is drawn: Rect is its box, next to Anchor,
+// the position of its own point.
+type LabelPlace struct {
+	Index  int // of the point and its text
+	Anchor vg.Point
+	Rect   vg.Rectangle
+}
+
+// labelGap is the distance from a point to the nearest edge of its label.
+const labelGap = vg.Length(5)
+
+// LayoutLabels places the labels of sizes sizes at the points pts within
+// bounds, each at the first place next to its own point that overlaps no
+// other label and no point (a square of radius r around each); a label
+// with no such place is not in the result.
+func LayoutLabels(pts []vg.Point, sizes []vg.Point, r vg.Length, bounds vg.Rectangle) []LabelPlace {
 	var taken []vg.Rectangle
-	pts := make([]vg.Point, len(l.Xs))
-	for i := range l.Xs {
-		pts[i] = vg.Point{X: trX(l.Xs[i]), Y: trY(l.Ys[i])}
-		taken = append(taken, vg.Rectangle{Min: vg.Point{X: pts[i].X - r, Y: pts[i].Y - r}, Max: vg.Point{X: pts[i].X + r, Y: pts[i].Y + r}})
+	for _, pt := range pts {
+		taken = append(taken, vg.Rectangle{Min: vg.Point{X: pt.X - r, Y: pt.Y - r}, Max: vg.Point{X: pt.X + r, Y: pt.Y + r}})
 	}
-	gap := vg.Points(5)
-	for i, txt := range l.Texts {
-		txt = clip(escape.Visible(txt), maxLabelRunes)
-		w, h := sty.Width(txt), sty.Height(txt)
-		pt := pts[i]
+	var out []LabelPlace
+	for i, pt := range pts {
+		w, h := sizes[i].X, sizes[i].Y
+		gap := labelGap
 		cands := []vg.Point{
 			{X: pt.X + gap, Y: pt.Y - h/2},     // right
 			{X: pt.X - gap - w, Y: pt.Y - h/2}, // left
@@ -193,31 +204,36 @@ func (l *PointLabels) Plot(c draw.Canvas, p *plot.Plot) {
 			{X: pt.X - gap - w, Y: pt.Y + gap}, // above left
 			{X: pt.X - gap - w, Y: pt.Y - gap - h},
 		}
-		for k := vg.Length(1); k <= 3; k++ { // stacked further above and below
-			cands = append(cands,
-				vg.Point{X: pt.X + gap, Y: pt.Y + gap + k*h}, vg.Point{X: pt.X + gap, Y: pt.Y - gap - (k+1)*h},
-				vg.Point{X: pt.X - gap - w, Y: pt.Y + gap + k*h}, vg.Point{X: pt.X - gap - w, Y: pt.Y - gap - (k+1)*h})
-		}
-		best := -1
-		for k, at := range cands {
+		for _, at := range cands {
 			rect := vg.Rectangle{Min: at, Max: vg.Point{X: at.X + w, Y: at.Y + h}}
-			if rect.Min.X < c.Min.X || rect.Max.X > c.Max.X || rect.Min.Y < c.Min.Y || rect.Max.Y > c.Max.Y {
+			if rect.Min.X < bounds.Min.X || rect.Max.X > bounds.Max.X || rect.Min.Y < bounds.Min.Y || rect.Max.Y > bounds.Max.Y {
 				continue
 			}
-			if !overlapsAny(rect, taken) {
-				best = k
-				break
+			if overlapsAny(rect, taken) {
+				continue
 			}
+			taken = append(taken, rect)
+			out = append(out, LabelPlace{Index: i, Anchor: pt, Rect: rect})
+			break
 		}
-		if best < 0 {
-			// Every place overlaps a label or a point: no label rather
-			// than one over another; the legend names the point.
-			continue
-		}
-		at := cands[best]
-		taken = append(taken, vg.Rectangle{Min: at, Max: vg.Point{X: at.X + w, Y: at.Y + h}})
-		desc := sty.FontExtents().Descent
-		c.FillText(sty, vg.Point{X: at.X, Y: at.Y + desc}, txt)
+	}
+	return out
+}
+
+func (l *PointLabels) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	sty := TextStyle(8.5)
+	pts := make([]vg.Point, len(l.Xs))
+	sizes := make([]vg.Point, len(l.Xs))
+	texts := make([]string, len(l.Xs))
+	for i := range l.Xs {
+		pts[i] = vg.Point{X: trX(l.Xs[i]), Y: trY(l.Ys[i])}
+		texts[i] = clip(escape.Visible(l.Texts[i]), maxLabelRunes)
+		sizes[i] = vg.Point{X: sty.Width(texts[i]), Y: sty.Height(texts[i])}
+	}
+	desc := sty.FontExtents().Descent
+	for _, pl := range LayoutLabels(pts, sizes, vg.Points(3.5), c.Rectangle) {
+		c.FillText(sty, vg.Point{X: pl.Rect.Min.X, Y: pl.Rect.Min.Y + desc}, texts[pl.Index])
 	}
 }
 

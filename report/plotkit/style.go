@@ -1,6 +1,7 @@
 package plotkit
 
 import (
+	"fmt"
 	"hash/fnv"
 	"image/color"
 	"slices"
@@ -73,4 +74,35 @@ func StyleFor(alg string, i int) Style {
 		st.Dashes = []vg.Length{vg.Points(1.5), vg.Points(1.5)}
 	}
 	return st
+}
+
+// Styles gives each of the names drawn in one plot, in order, a style whose
+// colour and marker shape together differ from every other name's: each
+// keeps its own style (StyleOf) unless an earlier name already has that
+// colour and shape, in which case it takes the first pair, colour
+// varying fastest, that no earlier name has (of the 80 pairs; beyond
+// them a pair repeats). The result depends on
+// the names and their order only.
+func Styles(names []string) []Style {
+	out := make([]Style, len(names))
+	taken := map[[2]string]bool{}
+	key := func(st Style) [2]string {
+		return [2]string{fmt.Sprint(st.Color), fmt.Sprintf("%T", st.Shape)}
+	}
+	for i, n := range names {
+		st := StyleOf(n)
+		for j := 0; taken[key(st)] && j < len(Palette)*len(Shapes); j++ {
+			st = StyleFor(n, j)
+			st.Shape = Shapes[(j/len(Palette))%len(Shapes)]
+		}
+		taken[key(st)] = true
+		out[i] = st
+	}
+	return out
+}
+
+// SamePair tells whether two styles have the same colour and the same
+// marker shape.
+func SamePair(a, b Style) bool {
+	return fmt.Sprint(a.Color) == fmt.Sprint(b.Color) && fmt.Sprintf("%T", a.Shape) == fmt.Sprintf("%T", b.Shape)
 }

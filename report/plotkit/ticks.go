@@ -1,8 +1,10 @@
 package plotkit
 
 import (
+	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 )
@@ -48,12 +50,44 @@ func (t LogTicks) Ticks(min, max float64) []plot.Tick {
 	return ticks
 }
 
-// FormatTick writes a tick value with at most three significant digits.
+// FormatTick writes a tick value with at most three significant digits and
+// never in exponent notation: 0.5, 0.01, 250, 1,000, 10k, 1.5M, 2G.
 func FormatTick(v float64) string {
-	if v == 0 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	if math.Abs(v) < 1e-12 {
 		return "0"
 	}
-	return strconv.FormatFloat(v, 'g', 3, 64)
+	sign := ""
+	if v < 0 {
+		sign, v = "-", -v
+	}
+	// Round to three significant digits first, so that 9995 is 10k.
+	v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', 3, 64), 64)
+	switch {
+	case v >= 1e9:
+		return sign + trimmed(v/1e9) + "G"
+	case v >= 1e6:
+		return sign + trimmed(v/1e6) + "M"
+	case v >= 1e4:
+		return sign + trimmed(v/1e3) + "k"
+	case v >= 1e3:
+		n := int64(math.Round(v))
+		return fmt.Sprintf("%s%d,%03d", sign, n/1000, n%1000)
+	}
+	return sign + trimmed(v)
+}
+
+// trimmed writes v (above 1e-12) with three significant digits at most, in
+// fixed notation, without trailing zeros.
+func trimmed(v float64) string {
+	decimals := max(0, 2-int(math.Floor(math.Log10(v))))
+	s := strconv.FormatFloat(v, 'f', decimals, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
 }
 
 // LogRange returns a range for a log axis that holds the positive values
@@ -122,7 +156,7 @@ func (LinearTicks) Ticks(min, max float64) []plot.Tick {
 		if math.Abs(v) < step*1e-9 {
 			v = 0
 		}
-		ts = append(ts, plot.Tick{Value: v, Label: fmtAxis(v)})
+		ts = append(ts, plot.Tick{Value: v, Label: FormatTick(v)})
 		if h := v + step/2; h <= max {
 			ts = append(ts, plot.Tick{Value: h})
 		}
@@ -131,14 +165,4 @@ func (LinearTicks) Ticks(min, max float64) []plot.Tick {
 		ts = append(ts, plot.Tick{Value: h})
 	}
 	return ts
-}
-
-func fmtAxis(v float64) string {
-	if math.Abs(v) < 1e-12 {
-		return "0"
-	}
-	if v == math.Trunc(v) && math.Abs(v) < 1e9 {
-		return strconv.FormatInt(int64(v), 10)
-	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
 }

@@ -1,7 +1,9 @@
 package plotkit
 
 import (
+	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -30,5 +32,27 @@ func TestAxisTicks(t *testing.T) {
 	}
 	if want := []string{"0", "2", "4", "6", "8", "10"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("ticks over [0, 10.53]: %v, want %v", got, want)
+	}
+}
+
+func TestFormatTick(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{
+		{0, "0"}, {0.5, "0.5"}, {0.01, "0.01"}, {0.00001, "0.00001"}, {0.0123456, "0.0123"}, {1, "1"}, {2.5, "2.5"},
+		{25, "25"}, {250, "250"}, {999, "999"}, {1000, "1,000"}, {2500, "2,500"}, {9995, "10k"}, {10000, "10k"},
+		{15000, "15k"}, {250000, "250k"}, {1e6, "1M"}, {1.5e6, "1.5M"}, {2e9, "2G"}, {-1000, "-1,000"}, {-0.25, "-0.25"},
+	} {
+		if got := FormatTick(c.v); got != c.want {
+			t.Errorf("FormatTick(%v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+	for e := -8; e <= 12; e++ {
+		for _, m := range []float64{1, 2, 5} {
+			if s := FormatTick(m * math.Pow(10, float64(e))); strings.ContainsAny(s, "eE") {
+				t.Errorf("FormatTick(%ge%d) = %q, in exponent notation", m, e, s)
+			}
+		}
 	}
 }
