@@ -181,6 +181,9 @@ func (b *barLabels) Plot(c draw.Canvas, p *plot.Plot) {
 	sty.YAlign = draw.YCenter
 	n := len(b.vals)
 	for i, v := range b.vals {
+		if !(v > 0) {
+			continue // HBars marks a zero bar "0" itself
+		}
 		x := math.Min(math.Max(v, p.X.Min), p.X.Max)
 		c.FillText(sty, vg.Point{X: trX(x) + vg.Points(3), Y: trY(float64(n-1-i) + b.offset)}, b.labels[i])
 	}
