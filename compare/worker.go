@@ -451,8 +451,7 @@ func (e *worker) summary(trace summary.TraceInfo, partial bool, offeredEnd int64
 			s.Bindings = append(s.Bindings, g.use.binding(algorithms.FormatRules(g.layers), g.count, g.refAcc.requests))
 		}
 	}
-	summary.FillLogTerms(s.Runs)
-	s.Schema = summary.SchemaOf(s)
+	s.Conclude()
 	return s
 }
 

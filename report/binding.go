@@ -18,27 +18,6 @@ import (
 // command that compares at them; every rule's decision section shows the
 // same figures in a table.
 
-// hardlyPerMille is the share of refused requests below which a rule is
-// said to hardly bind: fewer than 1 in 1,000.
-const hardlyPerMille = 1
-
-// bindingOf returns the summary's binding of rule under count, nil when
-// it holds none (a layered rule, or a summary written before bindings).
-func (m *model) bindingOf(rule, count string) *summary.Binding {
-	for i := range m.s.Bindings {
-		if b := &m.s.Bindings[i]; b.Rule == rule && b.Count == count {
-			return b
-		}
-	}
-	return nil
-}
-
-// bindsLittle tells whether the log refuses fewer than 1 in 1,000 of b's
-// requests (none, perhaps), in integers.
-func bindsLittle(b *summary.Binding) bool {
-	return b.Requests > 0 && b.LogRefused*1000 < hardlyPerMille*b.Requests
-}
-
 // peakText is the busiest key's peak use of the limit l: "the busiest key,
 // 10.0.0.1, peaks at 33 in one window (33% of the limit)".
 func peakText(b *summary.Binding, l int64) string {
@@ -49,14 +28,14 @@ func peakText(b *summary.Binding, l int64) string {
 // useShare is a use of n against the limit l as a percentage without
 // trailing zeros: "70%", "420%", "0.5%".
 func useShare(n, l int64) string {
-	return numfmt.TrimZeros(strings.TrimSuffix(numfmt.PercentOf(n, l), "%")) + "%"
+	return numfmt.ShortPercent(float64(n) / float64(l))
 }
 
 // bindingLine is the verdict's first sentence on group g when its rule
 // hardly binds, and false when it binds (or the summary cannot tell).
 func (m *model) bindingLine(g *group) (markup.Inline, bool) {
-	b := m.bindingOf(g.rule, g.count)
-	if b == nil || !bindsLittle(b) || g.l <= 0 {
+	b := m.s.BindingOf(g.rule, g.count)
+	if b == nil || !b.HardlyBinds() || g.l <= 0 {
 		return nil, false
 	}
 	var in markup.Inline

@@ -210,8 +210,8 @@ func (m *model) decision(d *markup.Document, rule, rid string, onTop map[*group]
 		d.Add(markup.Para{Text: markup.Textf("Budget (%s): %s (over and under as shares of all requests unless said otherwise). An algorithm meets it when every figure it bounds is within it "+
 			"in independent mode, or under count all, where each rule is run in one mode.", m.bsource, m.budgetText())})
 	} else {
-		d.Add(markup.Para{Text: markup.Inline{}.T("No budget was given. ").Cmd("ratebench", "report", "-max-over", "0.01%", "-max-under", "0.1%", "DIR").
-			T(" (or the same flags of compare) marks the algorithms that meet one.")})
+		d.Add(markup.Para{Text: markup.Inline{}.T("No budget was given: the default tolerances apply (within 0.1% of the log's decisions, at most 10% of its refusals let through, at most 1% of its admissions refused). ").
+			Cmd("ratebench", "report", "-max-over", "0.01%", "-max-under", "0.1%", "DIR").T(" (or the same flags of compare) sets a budget.")})
 	}
 	bases, caveat := m.decisionBases(rule)
 	if caveat != "" {
@@ -222,9 +222,17 @@ func (m *model) decision(d *markup.Document, rule, rid string, onTop map[*group]
 			d.Add(markup.Heading{Level: 4, Text: markup.Text("Deciding on " + g.label())})
 		}
 		rows := ranked(g.runs)
-		d.Add(markup.Para{Text: m.decisionSentence(rows)})
+		d.Add(markup.Para{Text: m.choiceLine(g)})
+		if more := m.decisionLines(g); len(more) > 0 {
+			d.Add(markup.Bullets{Items: more})
+		}
+		v := m.ruleVerdict(g)
+		meetsHead := "within the default tolerances"
+		if m.hasBudget() {
+			meetsHead = "meets budget"
+		}
 		tb := markup.Table{
-			Head:  []string{"rank", "algorithm", "bytes/key (peak)", "over", "under", "disagree", "over ÷ log's refusals", "under ÷ log's admissions", "worst burst ÷ L", "keys affected", "meets budget"},
+			Head:  []string{"rank", "algorithm", "bytes/key (peak)", "over", "under", "disagree", "over ÷ log's refusals", "under ÷ log's admissions", "worst burst ÷ L", "keys affected", meetsHead},
 			Right: []bool{true, false, true, true, true, true, true, true, true, true, false},
 		}
 		for i, r := range rows {
@@ -232,13 +240,9 @@ func (m *model) decision(d *markup.Document, rule, rid string, onTop map[*group]
 			if r.Burst != nil {
 				burst = num(r.Burst.Ratio)
 			}
-			meets := markup.Text("—")
-			if m.hasBudget() {
-				if m.meets(r) {
-					meets = markup.Inline{}.B("yes")
-				} else {
-					meets = markup.Text("no")
-				}
+			meets := markup.Text("no")
+			if e := v.Entry(r.Algorithm); e != nil && e.Meets {
+				meets = markup.Inline{}.B("yes")
 			}
 			tb.Rows = append(tb.Rows, []markup.Inline{
 				markup.Textf("%d", i+1), markup.Inline{}.C(r.Algorithm), markup.Text(bytesPerKey(r.Memory.PeakPerKey)),
@@ -257,84 +261,6 @@ func (m *model) decision(d *markup.Document, rule, rid string, onTop map[*group]
 		}
 	}
 	return nil
-}
-
-// decisionSentence names the cheapest algorithm meeting the budget, or
-// says that none does, or without a budget names the cheapest, the
-// closest to the log, and points to the verdict. rows are ranked.
-func (m *model) decisionSentence(rows []*summary.Run) markup.Inline {
-	if noRequests(rows) {
-		return markup.Text(noRequestsText)
-	}
-	var cands []*summary.Run
-	for _, r := range rows {
-		if r.Algorithm != "log" {
-			cands = append(cands, r)
-		}
-	}
-	if len(cands) == 0 {
-		return markup.Text("Only the exact log was run: there is no candidate to choose.")
-	}
-	brief := func(r *summary.Run) string {
-		return fmt.Sprintf("%s per key; over %s, under %s", bytesPerKey(r.Memory.PeakPerKey), numfmt.Rate(r.OverRate), numfmt.Rate(r.UnderRate))
-	}
-	if m.hasBudget() {
-		var first *summary.Run
-		var meetC []string
-		for _, r := range rows {
-			if !m.meets(r) {
-				continue
-			}
-			if first == nil {
-				first = r
-			}
-			if r.Algorithm != "log" && r != first {
-				meetC = append(meetC, r.Algorithm)
-			}
-		}
-		switch {
-		case first == nil:
-			return markup.Text("None of the algorithms meets the budget.")
-		case first.Algorithm == "log" && len(meetC) == 0:
-			return markup.Inline{}.T("None of the candidates meets the budget: only the exact log does (").
-				T(bytesPerKey(first.Memory.PeakPerKey) + " per key). Loosen the budget or keep the log.")
-		case first.Algorithm == "log":
-			return markup.Inline{}.T("The exact log is the cheapest algorithm that meets the budget (" + bytesPerKey(first.Memory.PeakPerKey) +
-				" per key); the candidates that meet it too need more memory: " + strings.Join(meetC, ", ") + ".")
-		}
-		out := markup.Inline{}.T("Cheapest algorithm that meets the budget: ").B(first.Algorithm).T(" (" + brief(first) + ").")
-		if len(meetC) > 0 {
-			out = out.T(" Also within it: " + strings.Join(meetC, ", ") + ".")
-		}
-		var cheaper []string
-		for _, r := range rows {
-			if r == first {
-				break
-			}
-			if r.Algorithm != "log" {
-				cheaper = append(cheaper, fmt.Sprintf("%s (over %s, under %s)", r.Algorithm, numfmt.Rate(r.OverRate), numfmt.Rate(r.UnderRate)))
-			}
-		}
-		if len(cheaper) > 0 {
-			out = out.T(" Cheaper, but outside it: " + strings.Join(cheaper, ", ") + ".")
-		}
-		return out
-	}
-	cheapest := cands[0]
-	closest := cands[0]
-	for _, r := range cands[1:] {
-		if r.Disagree < closest.Disagree {
-			closest = r
-		}
-	}
-	out := markup.Inline{}.T("Cheapest: ").B(cheapest.Algorithm).T(fmt.Sprintf(" (%s; %s of requests decided differently from the log).", brief(cheapest), numfmt.Rate(cheapest.DisagreeRate)))
-	if closest != cheapest {
-		out = out.T(" Closest to the log: ").B(closest.Algorithm).T(fmt.Sprintf(" (%s; %s decided differently).", brief(closest), numfmt.Rate(closest.DisagreeRate)))
-	} else {
-		out = out.T(" It is also the candidate closest to the log.")
-	}
-	out = out.T(" The verdict at the top gives the trade-off frontier of memory, over- and under-admission, and what each priority picks.")
-	return out
 }
 
 // errQuantile renders a quantile of the rate error as a fraction of L, and

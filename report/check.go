@@ -12,7 +12,7 @@ import (
 // A CI gate (ratebench check, compare -check) holds one algorithm's runs to
 // a budget: for every rule, count policy and mode of the algorithm's runs,
 // each figure the budget bounds is one Check. With no budget, the figures
-// are those of the default policy (withinDefault): the share of all
+// are those of the default policy (summary.DefaultBounds): the share of all
 // requests decided otherwise (within 0.1%), the share of the log's
 // refusals let through (at most 10%) and the share of its admissions
 // refused (at most 1%).
@@ -20,9 +20,8 @@ import (
 // Check is one figure of one run held to its bound.
 type Check struct {
 	Rule, Count, Mode string
-	// Figure names the figure as summary.json does: over_rate,
-	// under_rate, over_of_refused, under_of_admitted, or disagree (its
-	// share of the requests).
+	// Figure names the figure as summary.json does: disagree_rate,
+	// over_rate, under_rate, over_of_refused or under_of_admitted.
 	Figure string
 	// Value is the run's figure, Bound its bound, both as percentages.
 	Value, Bound string
@@ -40,73 +39,21 @@ func (c Check) String() string {
 	return fmt.Sprintf("%s %s, count %s, %s: %s %s %s %s", mark, c.Rule, c.Count, c.Mode, c.Figure, c.Value, rel, c.Bound)
 }
 
-// figureBound is one bound a budget (or the default policy) puts on a run.
-type figureBound struct {
-	figure, bound string
-	value         func(r *summary.Run) string
-	holds         func(r *summary.Run) bool
-}
-
-// budgetBounds are the bounds b sets, in the order of its flags. A bound
-// on the share of the log's refusals holds when the log refuses nothing;
-// a run without the log's counts (no log run beside it) meets no bound in
-// the log's terms.
-func budgetBounds(b *summary.Budget) []figureBound {
-	var out []figureBound
-	if b == nil {
-		return out
+// checkValue renders r's figure that b bounds as a percentage, "—" with
+// the reason where it is over nothing or the summary does not hold it.
+func checkValue(b summary.PolicyBound, r *summary.Run) string {
+	if v, ok := b.Value(r); ok {
+		return numfmt.Rate(v)
 	}
-	if m := b.MaxOver; m != nil {
-		out = append(out, figureBound{"over_rate", numfmt.Percent(*m),
-			func(r *summary.Run) string { return numfmt.Rate(r.OverRate) },
-			func(r *summary.Run) bool { return r.OverRate <= *m }})
-	}
-	if m := b.MaxUnder; m != nil {
-		out = append(out, figureBound{"under_rate", numfmt.Percent(*m),
-			func(r *summary.Run) string { return numfmt.Rate(r.UnderRate) },
-			func(r *summary.Run) bool { return r.UnderRate <= *m }})
-	}
-	if m := b.MaxOverOfRefused; m != nil {
-		out = append(out, figureBound{"over_of_refused", numfmt.Percent(*m), overOfRefusedValue,
-			func(r *summary.Run) bool {
-				return r.LogRefused != nil && (r.OverOfRefused == nil || *r.OverOfRefused <= *m)
-			}})
-	}
-	if m := b.MaxUnderOfAdmitted; m != nil {
-		out = append(out, figureBound{"under_of_admitted", numfmt.Percent(*m), underOfAdmittedValue,
-			func(r *summary.Run) bool {
-				return r.LogAdmitted != nil && (r.UnderOfAdmitted == nil || *r.UnderOfAdmitted <= *m)
-			}})
-	}
-	return out
-}
-
-// defaultBounds are the default policy's tolerances, one bound each; all
-// hold exactly when withinDefault does.
-func defaultBounds() []figureBound {
-	return []figureBound{
-		{"disagree", numfmt.PercentOf(closePerMille, 1000),
-			func(r *summary.Run) string { return numfmt.PercentOf(r.Disagree, r.Requests) },
-			withinClose},
-		{"over_of_refused", numfmt.PercentOf(defaultOverOfRefusedPerMille, 1000), overOfRefusedValue,
-			func(r *summary.Run) bool { return r.LogTermsAt(defaultOverOfRefusedPerMille, 1000) }},
-		{"under_of_admitted", numfmt.PercentOf(defaultUnderOfAdmittedPerMille, 1000), underOfAdmittedValue,
-			func(r *summary.Run) bool { return r.LogTermsAt(1000, defaultUnderOfAdmittedPerMille) }},
-	}
-}
-
-func overOfRefusedValue(r *summary.Run) string {
-	if r.LogRefused != nil && r.OverOfRefused == nil {
+	switch {
+	case b.Figure == summary.FigureOverOfRefused && r.LogRefused != nil:
 		return "— (the log refuses nothing)"
-	}
-	return shareText(r.OverOfRefused)
-}
-
-func underOfAdmittedValue(r *summary.Run) string {
-	if r.LogAdmitted != nil && r.UnderOfAdmitted == nil {
+	case b.Figure == summary.FigureUnderOfAdmitted && r.LogAdmitted != nil:
 		return "— (the log admits nothing)"
+	case b.Figure == summary.FigureOverOfRefused, b.Figure == summary.FigureUnderOfAdmitted:
+		return "—"
 	}
-	return shareText(r.UnderOfAdmitted)
+	return numfmt.Rate(0) // a rate over no request
 }
 
 // Checks holds every run of algorithm alg in s to budget (the default
@@ -114,10 +61,7 @@ func underOfAdmittedValue(r *summary.Run) string {
 // bounded figure, in the summary's order of runs. An algorithm with no run
 // in s is an error naming those it holds.
 func Checks(s *summary.Summary, alg string, budget *summary.Budget) ([]Check, error) {
-	bounds := defaultBounds()
-	if budget.IsSet() {
-		bounds = budgetBounds(budget)
-	}
+	bounds := summary.PolicyOf(budget).Bounds
 	var out []Check
 	var present []string
 	for i := range s.Runs {
@@ -129,12 +73,34 @@ func Checks(s *summary.Summary, alg string, budget *summary.Budget) ([]Check, er
 			continue
 		}
 		for _, b := range bounds {
-			out = append(out, Check{Rule: r.Rule, Count: r.Count, Mode: r.Mode, Figure: b.figure,
-				Value: b.value(r), Bound: b.bound, Holds: b.holds(r)})
+			out = append(out, Check{Rule: r.Rule, Count: r.Count, Mode: r.Mode, Figure: b.Figure,
+				Value: checkValue(b, r), Bound: numfmt.ShortPercent(b.Max), Holds: b.Holds(r)})
 		}
 	}
 	if out == nil {
 		return nil, fmt.Errorf("algorithm %q has no run in the summary; it holds %s", alg, strings.Join(present, ", "))
 	}
 	return out, nil
+}
+
+// Choices are the verdict's lines for check: per rule, count policy and
+// mode the verdict decides on, what it chooses under budget (the default
+// tolerances when it bounds nothing): "verdict 5/30s, count accepted,
+// independent: choose counter", or why there is no choice.
+func Choices(s *summary.Summary, budget *summary.Budget) []string {
+	v := summary.VerdictOf(s, budget)
+	var out []string
+	for _, r := range v.Rules {
+		what := "choose " + algName(r.Choice)
+		switch r.Outcome {
+		case summary.OutcomeNone:
+			what = "no algorithm meets the policy"
+		case summary.OutcomeNoRequests:
+			what = "no request was decided"
+		case summary.OutcomeLogOnly:
+			what = "only the exact log was run"
+		}
+		out = append(out, fmt.Sprintf("verdict %s, count %s, %s: %s", r.Rule, r.Count, r.Mode, what))
+	}
+	return out
 }

@@ -45,5 +45,5 @@ func ExampleWrite() {
 	// # ratebench report: gen:mix:poisson=0.5,boundary=0.25,early=0.25,requests=1500,keys=12
 	// 20 plots, for instance answer.svg
 	// Rule 5/30s, count accepted, independent mode:
-	//   Choose counter (24 B per key; over 13.80% (42.77% of the log's refusals), under 23.47% (34.65% of its admissions)): the cheapest algorithm that meets the budget.
+	//   Choose counter (24 B per key; over-admits 13.80% and under-admits 23.47% of the requests, lets through 42.77% of the log's refusals and refuses 34.65% of the log's admissions): the cheapest algorithm that meets the budget; the cheaper gcra over-admits 23.27% of the requests (budget 15%).
 }

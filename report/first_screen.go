@@ -39,10 +39,9 @@ func (m *model) caveats() []markup.Inline {
 		}
 	}
 	var little []string
-	for i := range m.s.Bindings {
-		b := &m.s.Bindings[i]
-		if bindsLittle(b) && !slices.Contains(little, b.Rule) {
-			little = append(little, b.Rule)
+	for _, v := range m.verdict.Rules {
+		if (v.HasCaveat(summary.CaveatBindsLittle) || v.HasCaveat(summary.CaveatDoesNotBind)) && !slices.Contains(little, v.Rule) {
+			little = append(little, v.Rule)
 		}
 	}
 	switch len(little) {

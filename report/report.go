@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -193,6 +192,8 @@ type model struct {
 	rules   []string
 	names   map[string]bool   // plot names taken
 	memory  map[string]string // a rule's memory table, as text → the group that printed it
+	verdict *summary.Verdict  // under the effective budget
+	bases   []summary.Basis   // the groups the verdict decides on
 }
 
 // group is the runs of one rule × count × mode, in summary order.
@@ -302,6 +303,8 @@ func newModel(s *summary.Summary, opt Options) *model {
 		}
 	}
 	m.setStyles()
+	m.verdict = summary.VerdictOf(s, &m.budget)
+	m.bases = summary.DecisionBases(s.Runs)
 	return m
 }
 
@@ -340,17 +343,6 @@ func (m *model) setStyles() {
 
 func (m *model) hasBudget() bool { return m.budget.IsSet() }
 
-// meets tells whether r is within every bound of the budget
-// (budgetBounds).
-func (m *model) meets(r *summary.Run) bool {
-	for _, b := range budgetBounds(&m.budget) {
-		if !b.holds(r) {
-			return false
-		}
-	}
-	return true
-}
-
 func (m *model) budgetText() string {
 	var parts []string
 	if b := m.budget.MaxOver; b != nil {
@@ -378,61 +370,32 @@ func (m *model) groupsOf(rule string) []*group {
 	return out
 }
 
-// decisionBases returns the groups a rule's decision rests on: for each
-// count policy its independent-mode runs (what a deployment would see), or
-// under count all its only run; failing all that, the shadow-mode runs,
-// with a caveat.
+// decisionBases returns the groups a rule's decision rests on
+// (summary.DecisionBases): for each count policy its independent-mode
+// runs, or under count all its only run; failing all that, the shadow-mode
+// runs, with a caveat.
 func (m *model) decisionBases(rule string) ([]*group, string) {
-	gs := m.groupsOf(rule)
-	var counts []string
-	for _, g := range gs {
-		if !slices.Contains(counts, g.count) {
-			counts = append(counts, g.count)
+	var out []*group
+	caveat := ""
+	for _, b := range m.bases {
+		if b.Rule != rule {
+			continue
 		}
-	}
-	var bases []*group
-	for _, c := range counts {
-		var pick *group
-		for _, g := range gs {
-			if g.count == c && g.mode == "independent" {
-				pick = g
-				break
+		for _, g := range m.groups {
+			if g.rule == b.Rule && g.count == b.Count && g.mode == b.Mode {
+				out = append(out, g)
 			}
 		}
-		if pick == nil && c == "all" {
-			for _, g := range gs {
-				if g.count == c {
-					pick = g
-					break
-				}
-			}
-		}
-		if pick != nil {
-			bases = append(bases, pick)
+		if b.ShadowOnly {
+			caveat = "Only shadow mode was run for this rule: its figures isolate each decision rule's error but are not what a deployment would see (run compare with -mode independent for that)."
 		}
 	}
-	if len(bases) == 0 {
-		return gs, "Only shadow mode was run for this rule: its figures isolate each decision rule's error but are not what a deployment would see (run compare with -mode independent for that)."
-	}
-	return bases, ""
+	return out, caveat
 }
 
 // ranked returns the runs ranked by bytes per key (peak), then by
-// disagreement, then in summary order.
-func ranked(runs []*summary.Run) []*summary.Run {
-	out := append([]*summary.Run(nil), runs...)
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Memory.PeakPerKey != b.Memory.PeakPerKey {
-			return a.Memory.PeakPerKey < b.Memory.PeakPerKey
-		}
-		if a.Disagree != b.Disagree {
-			return a.Disagree < b.Disagree
-		}
-		return a.DisagreeRate < b.DisagreeRate
-	})
-	return out
-}
+// disagreement, then in summary order (summary.Ranked).
+func ranked(runs []*summary.Run) []*summary.Run { return summary.Ranked(runs) }
 
 // ---- formatting ----
 

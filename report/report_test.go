@@ -507,7 +507,7 @@ func TestDecision(t *testing.T) {
 			t.Fatal("test data: only the log meets the budget")
 		}
 		sec := decisionOf(md, "count accepted, mode independent")
-		if !strings.Contains(sec, "Cheapest algorithm that meets the budget: **"+escape.Markdown(want)+"**") {
+		if !strings.Contains(sec, "Choose **"+escape.Markdown(want)+"** (") || !strings.Contains(sec, "the cheapest algorithm that meets the budget") {
 			t.Errorf("decision does not name %s:\n%s", want, sec)
 		}
 		if !strings.Contains(md, "Budget (from the summary): over ≤ 15.00%, under ≤ 25.00%") {
@@ -520,7 +520,7 @@ func TestDecision(t *testing.T) {
 		md := string(readFile(t, filepath.Join(write(t, s, opt), MarkdownFile)))
 		want := cheapest("accepted", 0.25, 0.25)
 		sec := decisionOf(md, "count accepted, mode independent")
-		if !strings.Contains(sec, "Cheapest algorithm that meets the budget: **"+escape.Markdown(want)+"**") {
+		if !strings.Contains(sec, "Choose **"+escape.Markdown(want)+"** (") || !strings.Contains(sec, "the cheapest algorithm that meets the budget") {
 			t.Errorf("decision does not name %s:\n%s", want, sec)
 		}
 		if !strings.Contains(md, "Budget (given to the report): over ≤ 25.00%, under ≤ 25.00%") {
@@ -532,7 +532,7 @@ func TestDecision(t *testing.T) {
 		opt := Options{NoPNG: true, Budget: &summary.Budget{MaxOver: rate(0.0001), MaxUnder: rate(0.0001)}}
 		md := string(readFile(t, filepath.Join(write(t, s, opt), MarkdownFile)))
 		for _, label := range []string{"count accepted, mode independent", "count all, mode independent"} {
-			if sec := decisionOf(md, label); !strings.Contains(sec, "None of the candidates meets the budget") {
+			if sec := decisionOf(md, label); !strings.Contains(sec, "Choose **the exact log** (") || !strings.Contains(sec, "no cheaper algorithm meets the budget") {
 				t.Errorf("%s: decision does not say none meets the budget:\n%s", label, sec)
 			}
 		}
@@ -545,7 +545,7 @@ func TestDecision(t *testing.T) {
 		s2 := *s
 		s2.Config.Budget = nil
 		md := string(readFile(t, filepath.Join(write(t, &s2, Options{NoPNG: true}), MarkdownFile)))
-		if !strings.Contains(md, "No budget was given") || !strings.Contains(md, "Cheapest: **") || !strings.Contains(md, "trade-off frontier") {
+		if !strings.Contains(md, "No budget was given: the default tolerances apply") || !strings.Contains(md, "no cheaper algorithm is within the default tolerances") || !strings.Contains(md, "Frontier, where") {
 			t.Errorf("no-budget decision:\n%s", decisionOf(md, ""))
 		}
 	})

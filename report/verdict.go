@@ -11,34 +11,13 @@ import (
 )
 
 // The verdict answers, first, the question the report exists for: per
-// rule, which algorithm to choose and why. It is computed from the summary
-// alone, on the runs each rule's decision rests on (decisionBases), and
-// written both at the top of the report and, by compare, at the top of its
-// terminal output (Verdict), so that both say the same thing.
-//
-// The policy:
-//
-//   - The frontier is the set of algorithms no other one beats on memory
-//     (peak bytes per key), over-admissions and under-admissions at once;
-//     the others are dominated, and the verdict names what dominates them.
-//     An approximation that needs as much memory as the exact log or more
-//     is dominated by the log, which is exact.
-//   - With a budget, the choice is the cheapest algorithm that meets it
-//     (the exact log always does).
-//   - With no budget, the choice is the cheapest algorithm within the
-//     default tolerances (withinDefault): it decides within 0.1% of the
-//     requests as the log does, lets through at most 10% of the requests
-//     the log refuses (where it refuses any) and refuses at most 1% of
-//     those it admits (the log itself when no cheaper one does).
-//   - Then what each priority picks, among the approximations on the
-//     frontier (within the budget, if any; the exact log when there is
-//     none): refusing a legitimate client is costly (the least
-//     under-admission), letting traffic through is dangerous (the least
-//     over-admission), and the cheapest within 0.1% of the log.
-
-// closePerMille is the default policy's tolerance: an algorithm is "within
-// 0.1% of the log" when it decides at most 1 request in 1,000 differently.
-const closePerMille = 1
+// rule, which algorithm to choose and why, in one sentence. It phrases the
+// summary's verdict (summary.VerdictOf, under the report's budget): the
+// report writes it at the top, compare at the top of its terminal output
+// (Verdict) and check after its lines, all from the same data. The
+// decision section of each rule repeats the choice and adds what the
+// verdict leaves out: the frontier, each priority's pick and the
+// dominated.
 
 // verdictBlock is the verdict on one basis of one rule's decision.
 type verdictBlock struct {
@@ -75,29 +54,20 @@ func (m *model) verdictSection(d *markup.Document) {
 // request: with nothing decided, no algorithm can be chosen over another.
 const noRequestsText = "The trace held no requests: nothing was decided, so there is no algorithm to choose."
 
-// noRequests tells whether runs decided no request (a trace without any).
-func noRequests(runs []*summary.Run) bool {
-	for _, r := range runs {
-		if r.Requests > 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // verdictPolicy says which policy the verdict follows.
 func (m *model) verdictPolicy() markup.Inline {
 	if m.s.Trace.Requests == 0 && !slices.ContainsFunc(m.s.Runs, func(r summary.Run) bool { return r.Requests > 0 }) {
 		return markup.Text("The trace held no requests: there is nothing to decide on.")
 	}
 	if m.hasBudget() {
-		return markup.Textf("With the budget %s (%s), the choice is the cheapest algorithm that meets it; then come the trade-off frontier and each priority's pick within the budget.", m.budgetText(), m.bsource)
+		return markup.Textf("With the budget %s (%s), the choice is the cheapest algorithm that meets it.", m.budgetText(), m.bsource)
 	}
-	return markup.Inline{}.T("With no budget given, the choice is the cheapest algorithm within 0.1% of the exact log's decisions that lets through at most 10% of the requests the log refuses (where it refuses any) and refuses at most 1% of those it admits; then come the trade-off frontier and each priority's pick (").
+	return markup.Inline{}.T("With no budget given, the choice is the cheapest algorithm within 0.1% of the exact log's decisions that lets through at most 10% of the requests the log refuses and refuses at most 1% of those it admits (").
 		Cmd("-max-over-of-refused", "10%", "-max-under-of-admitted", "1%").T(" or ").Cmd("-max-over", "0.01%", "-max-under", "0.1%").T(" sets a budget).")
 }
 
-// verdicts returns the verdict on every basis of every rule, in order.
+// verdicts returns the verdict on every basis of every rule, in order: the
+// rule's binding when it hardly binds, then the choice.
 func (m *model) verdicts() []verdictBlock {
 	var out []verdictBlock
 	for _, rule := range m.rules {
@@ -107,225 +77,277 @@ func (m *model) verdicts() []verdictBlock {
 			if caveat != "" {
 				label = label.T(" (only shadow mode was run: not what a deployment sees)")
 			}
-			out = append(out, verdictBlock{label: label.T(":"), lines: m.verdictLines(g)})
+			var lines []markup.Inline
+			if bind, ok := m.bindingLine(g); ok {
+				lines = append(lines, bind)
+			}
+			out = append(out, verdictBlock{label: label.T(":"), lines: append(lines, m.choiceLine(g))})
 		}
 	}
 	return out
 }
 
-// dominates tells whether a is at least as good as b on memory per key,
-// over- and under-admissions, and better on one. The runs of a group are
-// of the same requests, so counts compare as rates do.
-func dominates(a, b *summary.Run) bool {
-	am, bm := a.Memory.PeakPerKey, b.Memory.PeakPerKey
-	if am > bm || a.Over > b.Over || a.Under > b.Under {
-		return false
+// ruleVerdict is the verdict on group g, from the model's verdict.
+func (m *model) ruleVerdict(g *group) *summary.RuleVerdict {
+	if v := m.verdict.Of(g.rule, g.count, g.mode); v != nil {
+		return v
 	}
-	return am < bm || a.Over < b.Over || a.Under < b.Under
+	// A group no decision rests on (a shadow run beside an independent
+	// one): its own verdict, for its decision table.
+	v := summary.VerdictOf(&summary.Summary{Runs: runsOf(g.runs), Config: summary.RunConfig{Budget: &m.budget}}, &m.budget)
+	return &v.Rules[0]
 }
 
-// withinClose tells whether r decides within 0.1% of the requests as the
-// log does.
-func withinClose(r *summary.Run) bool {
-	return r.Disagree*1000 <= closePerMille*r.Requests
+// runsOf copies runs.
+func runsOf(runs []*summary.Run) []summary.Run {
+	out := make([]summary.Run, len(runs))
+	for i, r := range runs {
+		out[i] = *r
+	}
+	return out
 }
 
-// verdictLines is the verdict on one group: the choice, the frontier, each
-// priority's pick and the dominated algorithms.
-func (m *model) verdictLines(g *group) []markup.Inline {
-	rows := ranked(g.runs)
-	if noRequests(rows) {
-		return []markup.Inline{markup.Text(noRequestsText)}
-	}
-	var log *summary.Run
-	var cands []*summary.Run
-	for _, r := range rows {
-		if r.Algorithm == "log" {
-			log = r
-		} else {
-			cands = append(cands, r)
+// runOf returns the run of algorithm alg in g, nil if none.
+func (g *group) runOf(alg string) *summary.Run {
+	for _, r := range g.runs {
+		if r.Algorithm == alg {
+			return r
 		}
 	}
-	if len(cands) == 0 {
-		return []markup.Inline{markup.Text("Only the exact log was run: there is no candidate to choose.")}
-	}
-	mem := func(r *summary.Run) string { return bytesPerKey(r.Memory.PeakPerKey) + " per key" }
-	figs := func(r *summary.Run) string {
-		if r.Algorithm == "log" {
-			return mem(r) + "; exact"
-		}
-		return mem(r) + "; " + overUnderText(r)
-	}
-	name := func(r *summary.Run) string {
-		if r.Algorithm == "log" {
-			return "the exact log"
-		}
-		return r.Algorithm
-	}
-	ok := func(r *summary.Run) bool { return !m.hasBudget() || m.meets(r) }
+	return nil
+}
 
-	// The frontier and the dominated, by the cheapest that dominates each.
-	var front []*summary.Run
-	dominator := map[*summary.Run]*summary.Run{}
-	for _, r := range rows {
-		var by *summary.Run
-		if log != nil && dominates(log, r) { // then r needs as much memory or more
-			by = log
-		}
-		for _, o := range rows {
-			if by == nil && o != r && dominates(o, r) {
-				by = o
-			}
-		}
-		if by == nil {
-			front = append(front, r)
-		} else {
-			dominator[r] = by
-		}
+// algName is how a sentence names an algorithm: "the exact log" for the
+// log.
+func algName(alg string) string {
+	if alg == "log" {
+		return "the exact log"
 	}
+	return alg
+}
 
-	// The closest approximation: the least disagreement, then the least
-	// memory.
-	closest := cands[0]
-	for _, r := range cands[1:] {
-		if r.Disagree < closest.Disagree {
-			closest = r
-		}
-	}
-	logAsCheap := log != nil && closest.Memory.PeakPerKey >= log.Memory.PeakPerKey && closest.Disagree > 0
+// memText is a run's peak memory per key: "8 B per key".
+func memText(r *summary.Run) string { return bytesPerKey(r.Memory.PeakPerKey) + " per key" }
 
-	// The choice.
-	var choice markup.Inline
-	if m.hasBudget() {
-		pick := firstOf(rows, m.meets)
-		switch {
-		case pick == nil:
-			choice = markup.Text("None of the algorithms meets the budget.")
-		case pick == log && logAsCheap:
-			choice = markup.Inline{}.T("Choose ").B("the exact log").T(" (" + mem(log) + "): at this limit the exact log is as cheap as its approximations: use it. " +
-				"No cheaper approximation meets the budget; the closest, " + closest.Algorithm + ", needs " + mem(closest) +
-				" and still decides " + numfmt.Rate(closest.DisagreeRate) + " of the requests differently.")
-		case pick == log:
-			choice = markup.Inline{}.T("Choose ").B("the exact log").T(" (" + mem(log) + "): no cheaper approximation meets the budget.")
-		default:
-			choice = markup.Inline{}.T("Choose ").B(pick.Algorithm).T(" (" + figs(pick) + "): the cheapest algorithm that meets the budget.")
-		}
-	} else {
-		pick := firstOf(rows, withinDefault)
-		switch {
-		case pick == nil:
-			choice = markup.Text("No algorithm is within the default tolerances of the exact log; see the priorities below.")
-		case pick == log && logAsCheap:
-			choice = markup.Inline{}.T("Choose ").B("the exact log").T(" (" + mem(log) + "): at this limit the exact log is as cheap as its approximations: use it. " +
-				"The closest approximation, " + closest.Algorithm + ", needs " + mem(closest) +
-				" and still decides " + numfmt.Rate(closest.DisagreeRate) + " of the requests differently.")
-		case pick == log:
-			choice = markup.Inline{}.T("Choose ").B("the exact log").T(" (" + mem(log) + ") if that memory is affordable: no cheaper algorithm is within the default tolerances of it; " +
-				"the closest, " + closest.Algorithm + " (" + mem(closest) + "), decides " + numfmt.Rate(closest.DisagreeRate) + " of the requests differently" + ownTerms(closest) + ". " +
-				"To spend less, pick by priority below.")
-		default:
-			choice = markup.Inline{}.T("Choose ").B(pick.Algorithm).T(" (" + figs(pick) + "): the cheapest algorithm within the default tolerances of the exact log (" +
-				numfmt.Rate(pick.DisagreeRate) + " of the requests decided differently).")
-		}
+// figurePhrase says what a figure of a run's is, as a verb phrase:
+// "lets through 50.0% of the log's refusals".
+func figurePhrase(figure string, v float64) string {
+	switch figure {
+	case summary.FigureDisagreeRate:
+		return "decides " + numfmt.Rate(v) + " of the requests differently"
+	case summary.FigureOverRate:
+		return "over-admits " + numfmt.Rate(v) + " of the requests"
+	case summary.FigureUnderRate:
+		return "under-admits " + numfmt.Rate(v) + " of the requests"
+	case summary.FigureOverOfRefused:
+		return "lets through " + numfmt.Rate(v) + " of the log's refusals"
+	case summary.FigureUnderOfAdmitted:
+		return "refuses " + numfmt.Rate(v) + " of the log's admissions"
 	}
-	lines := []markup.Inline{choice}
-	if bind, ok := m.bindingLine(g); ok { // first: the rule hardly binds
-		lines = []markup.Inline{bind, choice}
-	}
+	return figure + " " + numfmt.Rate(v)
+}
 
-	// The frontier, algorithms of the same figures together.
-	var parts []string
-	done := map[*summary.Run]bool{}
-	for _, r := range front {
-		if done[r] {
+// shownFigures are the figures a sentence gives of a candidate: those the
+// policy bounds, then the log's own terms where the policy leaves them out.
+func (m *model) shownFigures() []summary.PolicyBound {
+	out := slices.Clone(m.verdict.Policy.Bounds)
+	for _, f := range []string{summary.FigureOverOfRefused, summary.FigureUnderOfAdmitted} {
+		if !slices.ContainsFunc(out, func(b summary.PolicyBound) bool { return b.Figure == f }) {
+			out = append(out, summary.PolicyBound{Figure: f})
+		}
+	}
+	return out
+}
+
+// figuresText is a candidate's memory and the figures the verdict weighs
+// it on, but those named in except: "8 B per key; decides 0.090% of the
+// requests differently, lets through 0.600% of the log's refusals and
+// refuses 0.033% of the log's admissions". A figure over nothing (the log
+// refuses nothing) is said so; one the summary does not hold is left out.
+func (m *model) figuresText(r *summary.Run, except ...string) string {
+	if r.Algorithm == "log" {
+		return memText(r) + "; exact"
+	}
+	if r.Disagree == 0 && r.Requests > 0 {
+		return memText(r) + "; decides every request as the exact log does"
+	}
+	var parts, figs []string
+	for _, b := range m.shownFigures() {
+		if slices.Contains(except, b.Figure) {
 			continue
 		}
-		var names []string
-		for _, o := range front {
-			if sameFigures(r, o) {
-				names = append(names, o.Algorithm)
-				done[o] = true
+		if v, ok := b.Value(r); ok {
+			if n := len(figs); n > 0 && figs[n-1] == summary.FigureOverRate && b.Figure == summary.FigureUnderRate {
+				// "over-admits 1% and under-admits 2% of the requests"
+				parts[n-1] = strings.TrimSuffix(parts[n-1], " of the requests") + " and " + figurePhrase(b.Figure, v)
+				figs[n-1] = b.Figure
+				continue
 			}
+			parts, figs = append(parts, figurePhrase(b.Figure, v)), append(figs, b.Figure)
+		} else if b.Figure == summary.FigureOverOfRefused && r.LogRefused != nil {
+			parts, figs = append(parts, "the log refuses nothing"), append(figs, b.Figure)
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", strings.Join(names, " = "), figs(r)))
 	}
-	lines = append(lines, markup.Text("Frontier, where no other algorithm needs less memory, over-admits less and under-admits less at once: "+strings.Join(parts, ", ")+"."))
+	if len(parts) == 0 {
+		return memText(r)
+	}
+	return memText(r) + "; " + joinAnd(parts)
+}
 
-	// Each priority's pick among the approximations on the frontier.
-	var pool []*summary.Run
-	for _, r := range front {
-		if r != log && ok(r) {
-			pool = append(pool, r)
+// joinAnd joins phrases as a list: "a, b and c".
+func joinAnd(parts []string) string {
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// boundWord names the policy a bound belongs to in a sentence: "tolerance"
+// for the default, "budget" for the user's.
+func (m *model) boundWord() string {
+	if m.hasBudget() {
+		return "budget"
+	}
+	return "tolerance"
+}
+
+// breaksText says which bounds of the verdict's policy r breaks, with its
+// figure and the bound: "lets through 50.0% of the log's refusals
+// (tolerance 10%) and decides 5.01% of the requests differently (tolerance
+// 0.1%)".
+func (m *model) breaksText(r *summary.Run, e *summary.VerdictEntry) string {
+	var parts []string
+	for _, b := range m.verdict.Policy.Bounds {
+		if !slices.Contains(e.Breaks, b.Figure) {
+			continue
+		}
+		if v, ok := b.Value(r); ok {
+			parts = append(parts, figurePhrase(b.Figure, v)+" ("+m.boundWord()+" "+numfmt.ShortPercent(b.Max)+")")
+		} else {
+			parts = append(parts, "has no figure in the log's terms (no log run beside it)")
 		}
 	}
+	return joinAnd(parts)
+}
+
+// choiceLine is the verdict's sentence on group g: the choice and the
+// reason in its figures, or why there is none. The decision section opens
+// with the same sentence.
+func (m *model) choiceLine(g *group) markup.Inline {
+	v := m.ruleVerdict(g)
+	switch v.Outcome {
+	case summary.OutcomeNoRequests:
+		return markup.Text(noRequestsText)
+	case summary.OutcomeLogOnly:
+		return markup.Text("Only the exact log was run: there is no candidate to choose.")
+	}
+	policy, noCheaper := "within the default tolerances of the exact log", "no cheaper algorithm is within the default tolerances"
+	if m.hasBudget() {
+		policy, noCheaper = "that meets the budget", "no cheaper algorithm meets the budget"
+	}
+	rows := summary.Ranked(g.runs)
+	if v.Outcome == summary.OutcomeNone {
+		closest := g.runOf(v.Closest)
+		none := "No algorithm is within the default tolerances of the exact log"
+		if m.hasBudget() {
+			none = "No algorithm meets the budget"
+		}
+		return markup.Textf("%s; the closest, %s (%s), %s.", none, closest.Algorithm, memText(closest), m.breaksText(closest, v.Entry(closest.Algorithm)))
+	}
+	pick := g.runOf(v.Choice)
+	// The cheapest cheaper candidate, and what it breaks: the reason the
+	// choice costs what it does.
+	var cheaper *summary.Run
+	for _, r := range rows {
+		if r == pick {
+			break
+		}
+		if r.Algorithm != "log" && r.Memory.PeakPerKey < pick.Memory.PeakPerKey {
+			cheaper = r
+			break
+		}
+	}
+	if pick.Algorithm != "log" {
+		out := markup.Inline{}.T("Choose ").B(pick.Algorithm).T(" (" + m.figuresText(pick) + "): the cheapest algorithm " + policy)
+		if cheaper != nil {
+			out = out.T("; the cheaper " + cheaper.Algorithm + " " + m.breaksText(cheaper, v.Entry(cheaper.Algorithm)))
+		}
+		return out.T(".")
+	}
+	out := markup.Inline{}.T("Choose ").B("the exact log").T(" (" + memText(pick) + ")")
+	if cheaper == nil {
+		closest := g.runOf(v.Closest)
+		return out.T(": no approximation needs less memory at this limit; the closest, " + closest.Algorithm + " (" + memText(closest) + "), still decides " +
+			numfmt.Rate(closest.DisagreeRate) + " of the requests differently.")
+	}
+	if !m.hasBudget() {
+		out = out.T(" if that memory is affordable")
+	}
+	return out.T(": " + noCheaper + "; the cheapest, " + cheaper.Algorithm + " (" + memText(cheaper) + "), " + m.breaksText(cheaper, v.Entry(cheaper.Algorithm)) + ".")
+}
+
+// decisionLines are what the decision section says of group g after its
+// choice: the frontier, each priority's pick (and the bounds it breaks)
+// and the dominated with what dominates them.
+func (m *model) decisionLines(g *group) []markup.Inline {
+	v := m.ruleVerdict(g)
+	if v.Outcome == summary.OutcomeNoRequests || v.Outcome == summary.OutcomeLogOnly {
+		return nil
+	}
+	run := g.runOf
+	var parts []string
+	for _, names := range v.Frontier {
+		parts = append(parts, fmt.Sprintf("%s (%s)", strings.Join(names, " = "), m.figuresText(run(names[0]))))
+	}
+	lines := []markup.Inline{markup.Text("Frontier, where no other algorithm needs less memory, over-admits less and under-admits less at once: " + strings.Join(parts, ", ") + ".")}
+
 	within := ""
 	if m.hasBudget() {
 		within = " within the budget"
 	}
-	pickBy := func(better func(a, b *summary.Run) bool) *summary.Run {
-		var best *summary.Run
-		for _, r := range pool {
-			if best == nil || better(r, best) {
-				best = r
-			}
-		}
-		return best
-	}
-	leastUnder := pickBy(func(a, b *summary.Run) bool {
-		if a.Under != b.Under {
-			return a.Under < b.Under
-		}
-		return a.Memory.PeakPerKey < b.Memory.PeakPerKey
-	})
-	leastOver := pickBy(func(a, b *summary.Run) bool {
-		if a.Over != b.Over {
-			return a.Over < b.Over
-		}
-		return a.Memory.PeakPerKey < b.Memory.PeakPerKey
-	})
-	priority := func(what string, r *summary.Run) markup.Inline {
-		if r == nil {
+	log := run("log")
+	priority := func(what, alg string) markup.Inline {
+		if alg == "" {
 			if log == nil {
 				return markup.Text(what + ": no approximation on the frontier" + within + ".")
 			}
-			return markup.Inline{}.T(what + ": ").B("the exact log").T(" (" + mem(log) + "): no approximation on the frontier" + within + ".")
+			return markup.Inline{}.T(what + ": ").B("the exact log").T(" (" + memText(log) + "): no approximation on the frontier" + within + ".")
 		}
-		return markup.Inline{}.T(what + ": ").B(r.Algorithm).T(" (" + figs(r) + ").")
+		r, e := run(alg), v.Entry(alg)
+		out := markup.Inline{}.T(what + ": ").B(alg).T(" (" + m.figuresText(r, e.Breaks...) + ")")
+		if len(e.Breaks) > 0 {
+			out = out.T(", but it " + m.breaksText(r, e))
+		}
+		return out.T(".")
 	}
 	lines = append(lines,
-		priority("Refusing a legitimate client is costly → the least under-admission", leastUnder),
-		priority("Letting traffic through is dangerous → the least over-admission", leastOver))
-	var cheapClose *summary.Run
-	for _, r := range rows {
-		if withinClose(r) && ok(r) {
-			cheapClose = r
-			break
-		}
-	}
+		priority("Refusing a legitimate client is costly → the least under-admission", v.LeastUnder),
+		priority("Letting traffic through is dangerous → the least over-admission", v.LeastOver))
 	const closeWhat = "Cheapest within 0.1% of the log's decisions"
-	switch {
-	case cheapClose == nil:
+	switch v.CheapestClose {
+	case "":
 		lines = append(lines, markup.Text(closeWhat+": none"+within+"."))
-	case cheapClose == log:
-		lines = append(lines, markup.Inline{}.T(closeWhat+": ").B("the exact log").T(" ("+mem(log)+"): no cheaper approximation is that close"+within+"."))
+	case "log":
+		lines = append(lines, markup.Inline{}.T(closeWhat+": ").B("the exact log").T(" ("+memText(log)+"): no cheaper approximation is that close"+within+"."))
 	default:
-		lines = append(lines, markup.Inline{}.T(closeWhat+": ").B(cheapClose.Algorithm).T(fmt.Sprintf(" (%s; %s decided differently).", figs(cheapClose), numfmt.Rate(cheapClose.DisagreeRate))))
+		lines = append(lines, priority(closeWhat, v.CheapestClose))
 	}
 
-	// The dominated.
 	var dom []string
-	for _, r := range rows {
-		by := dominator[r]
+	for _, e := range v.Algorithms {
+		if e.DominatedBy == "" {
+			continue
+		}
+		r, by := run(e.Algorithm), run(e.DominatedBy)
 		switch {
-		case by == nil:
-		case by == log && sameMemory(by, r):
-			dom = append(dom, fmt.Sprintf("%s (%s, as much memory as the exact log, and not exact)", r.Algorithm, mem(r)))
-		case by == log:
-			dom = append(dom, fmt.Sprintf("%s (%s, more memory than the exact log, and not exact)", r.Algorithm, mem(r)))
+		case by.Algorithm == "log" && sameMemory(by, r):
+			dom = append(dom, fmt.Sprintf("%s (%s, as much memory as the exact log, and not exact)", r.Algorithm, memText(r)))
+		case by.Algorithm == "log":
+			dom = append(dom, fmt.Sprintf("%s (%s, more memory than the exact log, and not exact)", r.Algorithm, memText(r)))
 		case sameMemory(by, r):
-			dom = append(dom, fmt.Sprintf("%s (%s needs as much memory and errs less)", r.Algorithm, name(by)))
+			dom = append(dom, fmt.Sprintf("%s (%s needs as much memory and errs less)", r.Algorithm, algName(by.Algorithm)))
 		default:
-			dom = append(dom, fmt.Sprintf("%s (%s is cheaper and no worse on over and under)", r.Algorithm, name(by)))
+			dom = append(dom, fmt.Sprintf("%s (%s is cheaper and no worse on over and under)", r.Algorithm, algName(by.Algorithm)))
 		}
 	}
 	if len(dom) > 0 {
@@ -335,17 +357,3 @@ func (m *model) verdictLines(g *group) []markup.Inline {
 }
 
 func sameMemory(a, b *summary.Run) bool { return a.Memory.PeakPerKey == b.Memory.PeakPerKey }
-
-// sameFigures tells whether a and b have the same memory, over- and
-// under-admissions.
-func sameFigures(a, b *summary.Run) bool {
-	return sameMemory(a, b) && a.Over == b.Over && a.Under == b.Under
-}
-
-// firstOf returns the first of rows that ok accepts, nil if none.
-func firstOf(rows []*summary.Run, ok func(*summary.Run) bool) *summary.Run {
-	if i := slices.IndexFunc(rows, ok); i >= 0 {
-		return rows[i]
-	}
-	return nil
-}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -47,6 +48,8 @@ var verdictBase = []any{
 	"buckets:4", 48, 500, 600,
 }
 
+// verdictLinesOf returns the verdict's lines on the summary's one rule:
+// its choice, after the binding sentence when the rule hardly binds.
 func verdictLinesOf(t *testing.T, s *summary.Summary, opt Options) []string {
 	t.Helper()
 	m := newModel(s, opt)
@@ -61,6 +64,19 @@ func verdictLinesOf(t *testing.T, s *summary.Summary, opt Options) []string {
 	return out
 }
 
+// decisionLinesOf returns what the decision section says of the summary's
+// one rule after its choice.
+func decisionLinesOf(t *testing.T, s *summary.Summary, opt Options) []string {
+	t.Helper()
+	m := newModel(s, opt)
+	bases, _ := m.decisionBases(m.rules[0])
+	var out []string
+	for _, l := range m.decisionLines(bases[0]) {
+		out = append(out, markup.Plain(l))
+	}
+	return out
+}
+
 func wantLines(t *testing.T, got []string, want ...string) {
 	t.Helper()
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -68,39 +84,40 @@ func wantLines(t *testing.T, got []string, want ...string) {
 	}
 }
 
-// With no budget, an approximation cheaper than the log and within 0.1% of
-// its decisions is chosen; the frontier, each priority's pick and the
-// dominated (by what) follow.
+// With no budget, an approximation cheaper than the log and within the
+// default tolerances is chosen, in one sentence that says what the cheaper
+// ones break; the decision section gives the frontier, each priority's
+// pick (with the tolerances it breaks) and the dominated (by what).
 func TestVerdictNoBudget(t *testing.T) {
 	s := verdictSummary(append(slices.Clone(verdictBase), "buckets:2", 32, 60, 30)...)
 	wantLines(t, verdictLinesOf(t, s, Options{}),
-		"Choose buckets:2 (32 B per key; over 0.060% (0.600% of the log's refusals), under 0.030% (0.033% of its admissions)): the cheapest algorithm within the default tolerances of the exact log (0.090% of the requests decided differently).",
-		"Frontier, where no other algorithm needs less memory, over-admits less and under-admits less at once: gcra (8 B per key; over 5.00% (50.00% of the log's refusals), under 0.010% (0.011% of its admissions)), counter (24 B per key; over 0.020% (0.200% of the log's refusals), under 4.00% (4.44% of its admissions)), buckets:2 (32 B per key; over 0.060% (0.600% of the log's refusals), under 0.030% (0.033% of its admissions)), log (48 B per key; exact).",
-		"Refusing a legitimate client is costly → the least under-admission: gcra (8 B per key; over 5.00% (50.00% of the log's refusals), under 0.010% (0.011% of its admissions)).",
-		"Letting traffic through is dangerous → the least over-admission: counter (24 B per key; over 0.020% (0.200% of the log's refusals), under 4.00% (4.44% of its admissions)).",
-		"Cheapest within 0.1% of the log's decisions: buckets:2 (32 B per key; over 0.060% (0.600% of the log's refusals), under 0.030% (0.033% of its admissions); 0.090% decided differently).",
+		"Choose buckets:2 (32 B per key; decides 0.090% of the requests differently, lets through 0.600% of the log's refusals and refuses 0.033% of the log's admissions): "+
+			"the cheapest algorithm within the default tolerances of the exact log; the cheaper gcra decides 5.01% of the requests differently (tolerance 0.1%) and lets through 50.00% of the log's refusals (tolerance 10%).")
+	wantLines(t, decisionLinesOf(t, s, Options{}),
+		"Frontier, where no other algorithm needs less memory, over-admits less and under-admits less at once: gcra (8 B per key; decides 5.01% of the requests differently, lets through 50.00% of the log's refusals and refuses 0.011% of the log's admissions), counter (24 B per key; decides 4.02% of the requests differently, lets through 0.200% of the log's refusals and refuses 4.44% of the log's admissions), buckets:2 (32 B per key; decides 0.090% of the requests differently, lets through 0.600% of the log's refusals and refuses 0.033% of the log's admissions), log (48 B per key; exact).",
+		"Refusing a legitimate client is costly → the least under-admission: gcra (8 B per key; refuses 0.011% of the log's admissions), but it decides 5.01% of the requests differently (tolerance 0.1%) and lets through 50.00% of the log's refusals (tolerance 10%).",
+		"Letting traffic through is dangerous → the least over-admission: counter (24 B per key; lets through 0.200% of the log's refusals), but it decides 4.02% of the requests differently (tolerance 0.1%) and refuses 4.44% of the log's admissions (tolerance 1%).",
+		"Cheapest within 0.1% of the log's decisions: buckets:2 (32 B per key; decides 0.090% of the requests differently, lets through 0.600% of the log's refusals and refuses 0.033% of the log's admissions).",
 		"Dominated: token (gcra is cheaper and no worse on over and under); fixed (gcra is cheaper and no worse on over and under); buckets:4 (48 B per key, as much memory as the exact log, and not exact).",
 	)
 }
 
-// When the closest approximation costs as much memory as the exact log,
-// the verdict says to use the log.
-func TestVerdictLogAsCheap(t *testing.T) {
+// When no cheaper algorithm is within the tolerances, the log is chosen
+// and the cheapest approximation's breaks are the reason; the log is said
+// to be as cheap as its approximations only when none needs less memory.
+func TestVerdictLogChosen(t *testing.T) {
 	s := verdictSummary(verdictBase...)
-	got := verdictLinesOf(t, s, Options{})
-	wantLines(t, got[:1],
-		"Choose the exact log (48 B per key): at this limit the exact log is as cheap as its approximations: use it. "+
-			"The closest approximation, buckets:4, needs 48 B per key and still decides 1.10% of the requests differently.")
-	wantLines(t, got[4:],
+	wantLines(t, verdictLinesOf(t, s, Options{}),
+		"Choose the exact log (48 B per key) if that memory is affordable: no cheaper algorithm is within the default tolerances; "+
+			"the cheapest, gcra (8 B per key), decides 5.01% of the requests differently (tolerance 0.1%) and lets through 50.00% of the log's refusals (tolerance 10%).")
+	wantLines(t, decisionLinesOf(t, s, Options{})[3:],
 		"Cheapest within 0.1% of the log's decisions: the exact log (48 B per key): no cheaper approximation is that close.",
 		"Dominated: token (gcra is cheaper and no worse on over and under); fixed (gcra is cheaper and no worse on over and under); buckets:4 (48 B per key, as much memory as the exact log, and not exact).")
 
-	// A closest approximation cheaper than the log: the log is chosen, but
-	// not said to be as cheap.
-	s = verdictSummary(append(slices.Clone(verdictBase[:len(verdictBase)-4]), "buckets:2", 32, 300, 300)...)
-	got = verdictLinesOf(t, s, Options{})
-	wantLines(t, got[:1], "Choose the exact log (48 B per key) if that memory is affordable: no cheaper algorithm is within the default tolerances of it; "+
-		"the closest, buckets:2 (32 B per key), decides 0.600% of the requests differently, letting through 3.00% of the log's refusals and refusing 0.333% of its admissions. To spend less, pick by priority below.")
+	// No approximation cheaper than the log.
+	s = verdictSummary("log", 48, 0, 0, "buckets:4", 48, 500, 600, "buckets:8", 80, 100, 100)
+	wantLines(t, verdictLinesOf(t, s, Options{}),
+		"Choose the exact log (48 B per key): no approximation needs less memory at this limit; the closest, buckets:8 (80 B per key), still decides 0.200% of the requests differently.")
 }
 
 // With a budget: the cheapest algorithm within it, and each priority's pick
@@ -108,40 +125,36 @@ func TestVerdictLogAsCheap(t *testing.T) {
 func TestVerdictBudget(t *testing.T) {
 	s := verdictSummary(append(slices.Clone(verdictBase), "buckets:2", 32, 60, 30)...)
 	over, under := 0.01, 0.05
-	got := verdictLinesOf(t, s, Options{Budget: &summary.Budget{MaxOver: &over, MaxUnder: &under}})
-	wantLines(t, append(got[:1:1], got[2:5]...),
-		"Choose counter (24 B per key; over 0.020% (0.200% of the log's refusals), under 4.00% (4.44% of its admissions)): the cheapest algorithm that meets the budget.",
-		"Refusing a legitimate client is costly → the least under-admission: buckets:2 (32 B per key; over 0.060% (0.600% of the log's refusals), under 0.030% (0.033% of its admissions)).",
-		"Letting traffic through is dangerous → the least over-admission: counter (24 B per key; over 0.020% (0.200% of the log's refusals), under 4.00% (4.44% of its admissions)).",
-		"Cheapest within 0.1% of the log's decisions: buckets:2 (32 B per key; over 0.060% (0.600% of the log's refusals), under 0.030% (0.033% of its admissions); 0.090% decided differently).")
-	if p := markup.Plain(newModel(s, Options{Budget: &summary.Budget{MaxOver: &over, MaxUnder: &under}}).verdictPolicy()); !strings.HasPrefix(p, "With the budget over ≤ 1.00%, under ≤ 5.00% (given to the report), the choice is the cheapest algorithm that meets it") {
+	opt := Options{Budget: &summary.Budget{MaxOver: &over, MaxUnder: &under}}
+	wantLines(t, verdictLinesOf(t, s, opt),
+		"Choose counter (24 B per key; over-admits 0.020% and under-admits 4.00% of the requests, lets through 0.200% of the log's refusals and refuses 4.44% of the log's admissions): "+
+			"the cheapest algorithm that meets the budget; the cheaper gcra over-admits 5.00% of the requests (budget 1%).")
+	wantLines(t, decisionLinesOf(t, s, opt)[1:4],
+		"Refusing a legitimate client is costly → the least under-admission: buckets:2 (32 B per key; over-admits 0.060% and under-admits 0.030% of the requests, lets through 0.600% of the log's refusals and refuses 0.033% of the log's admissions).",
+		"Letting traffic through is dangerous → the least over-admission: counter (24 B per key; over-admits 0.020% and under-admits 4.00% of the requests, lets through 0.200% of the log's refusals and refuses 4.44% of the log's admissions).",
+		"Cheapest within 0.1% of the log's decisions: buckets:2 (32 B per key; over-admits 0.060% and under-admits 0.030% of the requests, lets through 0.600% of the log's refusals and refuses 0.033% of the log's admissions).")
+	if p := markup.Plain(newModel(s, opt).verdictPolicy()); p != "With the budget over ≤ 1.00%, under ≤ 5.00% (given to the report), the choice is the cheapest algorithm that meets it." {
 		t.Errorf("policy: %s", p)
 	}
 
 	// Only the log meets a budget of no over-admission at all.
 	zero := 0.0
-	got = verdictLinesOf(t, s, Options{Budget: &summary.Budget{MaxOver: &zero}})
-	wantLines(t, append(got[:1:1], got[2:5]...),
-		"Choose the exact log (48 B per key): no cheaper approximation meets the budget.",
+	opt = Options{Budget: &summary.Budget{MaxOver: &zero}}
+	wantLines(t, verdictLinesOf(t, s, opt),
+		"Choose the exact log (48 B per key): no cheaper algorithm meets the budget; the cheapest, gcra (8 B per key), over-admits 5.00% of the requests (budget 0%).")
+	wantLines(t, decisionLinesOf(t, s, opt)[1:4],
 		"Refusing a legitimate client is costly → the least under-admission: the exact log (48 B per key): no approximation on the frontier within the budget.",
 		"Letting traffic through is dangerous → the least over-admission: the exact log (48 B per key): no approximation on the frontier within the budget.",
 		"Cheapest within 0.1% of the log's decisions: the exact log (48 B per key): no cheaper approximation is that close within the budget.")
-
-	// And with the log as cheap as its approximations, it is said so.
-	s = verdictSummary(verdictBase...)
-	got = verdictLinesOf(t, s, Options{Budget: &summary.Budget{MaxOver: &zero}})
-	if !strings.HasPrefix(got[0], "Choose the exact log (48 B per key): at this limit the exact log is as cheap as its approximations: use it.") {
-		t.Errorf("choice: %s", got[0])
-	}
 }
 
 // Algorithms of the same memory, over and under are one entry of the
 // frontier; one of the same memory and more errors is dominated as such.
 func TestVerdictTies(t *testing.T) {
 	s := verdictSummary("log", 48, 0, 0, "counter-lt", 24, 100, 200, "counter-floor", 24, 100, 200, "counter", 24, 100, 300)
-	got := verdictLinesOf(t, s, Options{})
-	wantLines(t, []string{got[1], got[5]},
-		"Frontier, where no other algorithm needs less memory, over-admits less and under-admits less at once: counter-lt = counter-floor (24 B per key; over 0.100% (1.00% of the log's refusals), under 0.200% (0.222% of its admissions)), log (48 B per key; exact).",
+	got := decisionLinesOf(t, s, Options{})
+	wantLines(t, []string{got[0], got[4]},
+		"Frontier, where no other algorithm needs less memory, over-admits less and under-admits less at once: counter-lt = counter-floor (24 B per key; decides 0.300% of the requests differently, lets through 1.00% of the log's refusals and refuses 0.222% of the log's admissions), log (48 B per key; exact).",
 		"Dominated: counter (counter-lt needs as much memory and errs less).")
 
 	only := verdictSummary("log", 48, 0, 0)
@@ -173,7 +186,79 @@ func TestVerdictFirst(t *testing.T) {
 	}
 	text := Verdict(s, Options{})
 	if !strings.HasPrefix(text, "Verdict. With the budget over ≤ 15.00%, under ≤ 25.00% (from the summary)") ||
-		!strings.Contains(text, "\nRule 5/30s, count accepted, independent mode:\n  Choose counter (24 B per key; over 13.80% (42.77% of the log's refusals), under 23.47% (34.65% of its admissions)): the cheapest algorithm that meets the budget.\n") {
+		!strings.Contains(text, "\nRule 5/30s, count accepted, independent mode:\n  Choose counter (24 B per key; over-admits 13.80% and under-admits 23.47% of the requests, lets through 42.77% of the log's refusals and refuses 34.65% of the log's admissions): the cheapest algorithm that meets the budget; the cheaper gcra over-admits 23.27% of the requests (budget 15%).\n") {
 		t.Errorf("Verdict:\n%s", text)
+	}
+}
+
+// Every choice the verdict states is the decision section's first
+// sentence too, names the verdict's choice, and each figure it gives is
+// the cell of the table beside it, on every committed test summary and
+// with or without a budget.
+func TestVerdictSentencesMatchTables(t *testing.T) {
+	figure := regexp.MustCompile(`(?:^|decides |over-admits |under-admits |lets through |refuses )(\d[\d,.]*(?: B per key|%))( of the requests differently| of the log's refusals| of the log's admissions| of the requests)?`)
+	column := map[string]int{" B per key": 2, "over-admits": 3, "under-admits": 4, " of the requests differently": 5, " of the log's refusals": 6, " of the log's admissions": 7}
+	under := 0.25
+	checked := 0
+	defer func() {
+		if checked < 10 {
+			t.Errorf("only %d figures checked", checked)
+		}
+	}()
+	for _, name := range []string{"small.summary.json", "sweep.summary.json", "distributed.summary.json"} {
+		for _, opt := range []Options{{}, {Budget: &summary.Budget{MaxUnderOfAdmitted: &under}}} {
+			s := readSummary(t, name)
+			m := newModel(s, opt)
+			d, _, err := m.build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			md := string(d.Markdown())
+			verdict, rest, _ := strings.Cut(md, "\n## Rule ")
+			choices := regexp.MustCompile(`(?m)^- (Choose \*\*(.+?)\*\* .*)$`).FindAllStringSubmatch(verdict, -1)
+			if len(choices) != len(m.verdict.Rules) {
+				t.Fatalf("%s: %d choices in the verdict, %d rule verdicts", name, len(choices), len(m.verdict.Rules))
+			}
+			at := 0
+			for i, c := range choices {
+				sentence, alg := c[1], c[2]
+				if want := algName(m.verdict.Rules[i].Choice); alg != want {
+					t.Errorf("%s: the verdict chooses %s, its data %s", name, alg, want)
+				}
+				k := strings.Index(rest[at:], "\n"+sentence+"\n")
+				if k < 0 {
+					t.Errorf("%s: the decision does not open with the verdict's sentence %q", name, sentence)
+					continue
+				}
+				at += k + len(sentence)
+				if alg == "the exact log" {
+					continue
+				}
+				row := regexp.MustCompile("(?m)^\\| \\d+ \\| `" + regexp.QuoteMeta(alg) + "` \\|.*$").FindString(rest[at:])
+				cells := strings.Split(strings.Trim(row, "| "), " | ")
+				if len(cells) < 8 {
+					t.Fatalf("%s: no table row of %s after its choice", name, alg)
+				}
+				inner, _, _ := strings.Cut(sentence[strings.Index(sentence, "(")+1:], "):")
+				for _, f := range figure.FindAllStringSubmatch(inner, -1) {
+					value, unit := f[1], f[2]
+					if verb := strings.Fields(f[0])[0]; verb == "over-admits" || verb == "under-admits" {
+						unit = verb
+					}
+					if strings.HasSuffix(value, " B per key") {
+						value, unit = strings.TrimSuffix(value, " B per key")+" B", " B per key"
+					}
+					col, ok := column[unit]
+					if !ok {
+						t.Errorf("%s: a figure of no column in %q", name, f[0])
+						continue
+					}
+					checked++
+					if cells[col] != value {
+						t.Errorf("%s: the verdict says %s%s of %s, the table %s", name, f[1], unit, alg, cells[col])
+					}
+				}
+			}
+		}
 	}
 }

@@ -257,3 +257,24 @@ func (b *Binding) validate() error {
 	}
 	return nil
 }
+
+// hardlyPerMille is the share of refused requests below which a rule is
+// said to hardly bind: fewer than 1 in 1,000.
+const hardlyPerMille = 1
+
+// HardlyBinds tells whether the log refuses fewer than 1 in 1,000 of b's
+// requests (none, perhaps), in integers.
+func (b *Binding) HardlyBinds() bool {
+	return b.Requests > 0 && b.LogRefused*1000 < hardlyPerMille*b.Requests
+}
+
+// BindingOf returns the summary's binding of rule under count, nil when it
+// holds none (a layered rule, or a summary written before bindings).
+func (s *Summary) BindingOf(rule, count string) *Binding {
+	for i := range s.Bindings {
+		if b := &s.Bindings[i]; b.Rule == rule && b.Count == count {
+			return b
+		}
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"bytes"
 	"path/filepath"
 	"testing"
 )
@@ -30,4 +31,19 @@ func smallSummary(t *testing.T) *Summary {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// roundTrip writes s as summary.json does and reads it back, returning
+// the bytes and what was read.
+func roundTrip(t *testing.T, s *Summary) ([]byte, *Summary) {
+	t.Helper()
+	data, err := s.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadSummary(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, back
 }

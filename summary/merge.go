@@ -130,6 +130,9 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 		out.Runs = append(out.Runs, r)
 	}
 	FillLogTerms(out.Runs)
+	if first.Verdict != nil { // parts written with their verdict: the merge has one too
+		out.Verdict = VerdictOf(out, out.Config.Budget)
+	}
 	out.Schema = SchemaOf(out)
 	return out, nil
 }

@@ -118,14 +118,7 @@ func TestMergeWindowsBeyondTheBound(t *testing.T) {
 		} else {
 			r.FillWindows(true)
 		}
-		data, err := s.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		back, err := ReadSummary(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, back := roundTrip(t, s)
 		return back
 	}
 	win := func(first int64) *MemoryWindows {

@@ -9,7 +9,8 @@ import (
 // SchemaV1_1 adds to it trace.ts_unit and trace.ts_unit_from; SchemaV1_2
 // writes a run's bound check as token_bound, which versions 1 and 1.1 named
 // seed002_bound; SchemaV1_3 adds a product's run its product analysis; SchemaV1_4 adds
-// bindings, how much each rule binds on the trace. A
+// bindings, how much each rule binds on the trace; SchemaV1_5 adds the
+// verdict, the answer the runs give. A
 // summary names the oldest version that has every field it holds
 // (SchemaOf), so that a summary without the fields of a later version stays
 // what it was. ReadSummary reads them all, the bound under either name.
@@ -19,14 +20,18 @@ const (
 	SchemaV1_2 = "ratebench.summary/v1.2"
 	SchemaV1_3 = "ratebench.summary/v1.3"
 	SchemaV1_4 = "ratebench.summary/v1.4"
+	SchemaV1_5 = "ratebench.summary/v1.5"
 )
 
 // Schemas are the versions ReadSummary reads, oldest first.
-var Schemas = []string{SchemaV1, SchemaV1_1, SchemaV1_2, SchemaV1_3, SchemaV1_4}
+var Schemas = []string{SchemaV1, SchemaV1_1, SchemaV1_2, SchemaV1_3, SchemaV1_4, SchemaV1_5}
 
 // SchemaOf returns the schema s is written in: the oldest version that has
 // every field it holds.
 func SchemaOf(s *Summary) string {
+	if s.Verdict != nil {
+		return SchemaV1_5
+	}
 	if len(s.Bindings) > 0 {
 		return SchemaV1_4
 	}
@@ -67,7 +72,11 @@ type Summary struct {
 	// binds on the trace: the log's refusals, the keys refused, the
 	// busiest key's peak use and the tighter limits that would bind.
 	Bindings []Binding `json:"bindings,omitempty"`
-	Runs     []Run     `json:"runs"`
+	// Verdict is the answer the runs give under the summary's budget (or
+	// the default tolerances): per rule, the choice, the frontier, the
+	// priorities' picks and the dominated (VerdictOf).
+	Verdict *Verdict `json:"verdict,omitempty"`
+	Runs    []Run    `json:"runs"`
 	// Clients are the closed-loop replays (-clients): per plain rule,
 	// algorithm and retry policy, what clients that re-send what they are
 	// refused do to the traffic and what they go through.

@@ -164,6 +164,9 @@ func (v *validator) summary(s *Summary) {
 			v.fail(fmt.Sprintf("bindings[%d]", i), "%v", err)
 		}
 	}
+	if s.Verdict != nil && len(s.Runs) > 0 && !sameVerdict(s.Verdict, VerdictOf(s, s.Config.Budget)) {
+		v.fail("verdict", "does not follow from the runs and the budget: it is not the verdict they give")
+	}
 	for i := range s.Clients {
 		v.clients(fmt.Sprintf("clients[%d]", i), &s.Clients[i])
 	}

@@ -20,7 +20,7 @@ const breachStatus = 3
 
 const checkSynopsis = "-alg ALG [-max-over 0.01%] [-max-under 0.1%] [-max-over-of-refused 10%] [-max-under-of-admitted 1%] DIR\n\n" +
 	"DIR (or -o DIR) is the results folder: its summary.json is read. One ✓/✗ line per rule, count, mode and figure\n" +
-	"of ALG's runs; with no budget flag, the summary's budget, or else the default policy's tolerances (within 0.1%\n" +
+	"of ALG's runs, then the verdict's choice per rule; with no budget flag, the summary's budget, or else the default policy's tolerances (within 0.1%\n" +
 	"of the log's decisions, at most 10% of its refusals let through, at most 1% of its admissions refused).\n" +
 	"Exit status: 0 when every bound holds, 3 when one breaks, 1 on an input error, 2 on a usage error."
 
@@ -78,6 +78,11 @@ func checkBudget(stdout io.Writer, s *summary.Summary, alg string, b *summary.Bu
 			broken++
 		}
 		if _, err := fmt.Fprintln(stdout, escape.Visible(c.String())); err != nil {
+			return err
+		}
+	}
+	for _, line := range report.Choices(s, b) {
+		if _, err := fmt.Fprintln(stdout, escape.Visible(line)); err != nil {
 			return err
 		}
 	}

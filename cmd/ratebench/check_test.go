@@ -62,24 +62,42 @@ func TestCheckExitStatusAndLines(t *testing.T) {
 	}
 	over := numfmt.Percent(*g.OverOfRefused)
 
+	// The verdict's choice, worked out here: the least memory per key
+	// among the runs within every bound, in integers.
+	choice := func(ok func(r *summary.Run) bool) string {
+		var best *summary.Run
+		for i := range s.Runs {
+			if r := &s.Runs[i]; ok(r) && (best == nil || r.Memory.PeakPerKey < best.Memory.PeakPerKey) {
+				best = r
+			}
+		}
+		if best.Algorithm == "log" {
+			return "verdict 5/30s, count accepted, independent: choose the exact log\n"
+		}
+		return "verdict 5/30s, count accepted, independent: choose " + best.Algorithm + "\n"
+	}
 	st, out, errs := checkRun(dir, "-alg", "gcra", "-max-over-of-refused", "80%", "-max-under-of-admitted", "1%")
-	want := "✓ 5/30s, count accepted, independent: over_of_refused " + over + " ≤ 80.00%\n" +
-		"✓ 5/30s, count accepted, independent: under_of_admitted 0% ≤ 1.00%\n"
+	want := "✓ 5/30s, count accepted, independent: over_of_refused " + over + " ≤ 80%\n" +
+		"✓ 5/30s, count accepted, independent: under_of_admitted 0% ≤ 1%\n" +
+		choice(func(r *summary.Run) bool { return r.Over*100 <= 80**r.LogRefused && r.Under*100 <= *r.LogAdmitted })
 	if st != 0 || out != want {
 		t.Errorf("within budget: status %d, output\n%s(stderr %s); want 0 and\n%s", st, out, errs, want)
 	}
 
 	st, out, _ = checkRun(dir, "-alg", "gcra", "-max-over-of-refused", "10%", "-max-under-of-admitted", "1%")
-	if st != breachStatus || !strings.Contains(out, "✗ 5/30s, count accepted, independent: over_of_refused "+over+" > 10.00%\n") ||
-		!strings.Contains(out, "✓ 5/30s, count accepted, independent: under_of_admitted 0% ≤ 1.00%") {
+	if st != breachStatus || !strings.Contains(out, "✗ 5/30s, count accepted, independent: over_of_refused "+over+" > 10%\n") ||
+		!strings.Contains(out, "✓ 5/30s, count accepted, independent: under_of_admitted 0% ≤ 1%") {
 		t.Errorf("breach: status %d, output\n%s", st, out)
 	}
 
 	// No budget flag: the default policy's three tolerances.
 	st, out, _ = checkRun(dir, "-alg", "gcra")
-	want = "✗ 5/30s, count accepted, independent: disagree " + numfmt.PercentOf(g.Disagree, g.Requests) + " > 0.100%\n" +
-		"✗ 5/30s, count accepted, independent: over_of_refused " + over + " > 10.00%\n" +
-		"✓ 5/30s, count accepted, independent: under_of_admitted 0% ≤ 1.00%\n"
+	want = "✗ 5/30s, count accepted, independent: disagree_rate " + numfmt.PercentOf(g.Disagree, g.Requests) + " > 0.1%\n" +
+		"✗ 5/30s, count accepted, independent: over_of_refused " + over + " > 10%\n" +
+		"✓ 5/30s, count accepted, independent: under_of_admitted 0% ≤ 1%\n" +
+		choice(func(r *summary.Run) bool {
+			return r.Disagree*1000 <= r.Requests && r.Over*10 <= *r.LogRefused && r.Under*100 <= *r.LogAdmitted
+		})
 	if st != breachStatus || out != want {
 		t.Errorf("default tolerances: status %d, output\n%swant %d and\n%s", st, out, breachStatus, want)
 	}
@@ -112,7 +130,7 @@ func TestCompareCheckExitStatus(t *testing.T) {
 	}{
 		{"within", []string{"-check", "gcra", "-max-over-of-refused", "80%"}, 0, "✓ 5/30s, count accepted, independent: over_of_refused "},
 		{"breach", []string{"-check", "gcra", "-max-over-of-refused", "10%"}, breachStatus, "✗ 5/30s, count accepted, independent: over_of_refused "},
-		{"default", []string{"-check", "log"}, 0, "✓ 5/30s, count accepted, independent: disagree 0% ≤ 0.100%"},
+		{"default", []string{"-check", "log"}, 0, "✓ 5/30s, count accepted, independent: disagree_rate 0% ≤ 0.1%"},
 		{"absent", []string{"-check", "nope"}, 1, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {

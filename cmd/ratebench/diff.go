@@ -99,5 +99,8 @@ func onlyRule(s *summary.Summary, rule, path, flag string) (*summary.Summary, er
 	if len(out.Runs) == 0 {
 		return nil, usageError{fmt.Sprintf("diff: %s %s: %s has no run of that rule; its rules are %s", flag, rule, path, strings.Join(rules, ", "))}
 	}
+	if s.Verdict != nil {
+		out.Verdict = summary.VerdictOf(&out, out.Config.Budget)
+	}
 	return &out, nil
 }

@@ -66,6 +66,12 @@ func PercentOf(n, total int64) string {
 	return Percent(float64(n) / float64(total))
 }
 
+// ShortPercent is Percent without trailing zeros, as a bound is written:
+// "0.1%", "10%", "420%".
+func ShortPercent(v float64) string {
+	return TrimZeros(strings.TrimSuffix(Percent(v), "%")) + "%"
+}
+
 // Agreement writes the percent of decisions that agreed, with three
 // decimals: "100%" only when exact, and never rounded up to 100% when not.
 func Agreement(exact bool, percent float64) string {
