@@ -3,6 +3,9 @@ package report
 import (
 	"strings"
 	"testing"
+
+	"ratebench/report/markup"
+	"ratebench/summary"
 )
 
 // TestFrontierJoinsCoincidentPoints: two algorithms at the same memory and
@@ -43,5 +46,26 @@ func TestFrontierJoinsCoincidentPoints(t *testing.T) {
 	}
 	if strings.Count(text, ">gcra</text>") > 1 {
 		t.Errorf("gcra labelled apart from token as well as in the legend")
+	}
+}
+
+// The frontier's caption speaks of the buckets:N family only where the
+// plot holds one.
+func TestFrontierCaptionNamesBucketsOnlyWhenRun(t *testing.T) {
+	for _, c := range []struct {
+		s    *summary.Summary
+		want bool
+	}{
+		{verdictSummary("log", 48, 0, 0, "gcra", 8, 10, 10, "counter", 24, 5, 5), false},
+		{verdictSummary("log", 48, 0, 0, "gcra", 8, 10, 10, "buckets:4", 48, 1, 1), true},
+	} {
+		m := newModel(c.s, Options{})
+		f, _ := m.frontierFig(m.groups[0])
+		if f == nil {
+			t.Fatal("no frontier plot")
+		}
+		if got := strings.Contains(markup.Plain(f.Caption), "buckets:N"); got != c.want {
+			t.Errorf("%v: caption %q", c.s.Config.Algorithms, markup.Plain(f.Caption))
+		}
 	}
 }

@@ -389,12 +389,15 @@ func (m *model) frontierFig(g *group) (*plotkit.Figure, string) {
 	}
 	p.Y.Min, p.Y.Max = -ymax*0.04, ymax*1.12
 	legend = append(m.legendFor(g.runs, show), legend...)
+	caption := "Each point is an algorithm: its analytic state per key (peak over keys) against the share of requests it decided differently from the exact log. Down and to the left is better."
+	if slices.ContainsFunc(g.runs, func(r *summary.Run) bool { return strings.HasPrefix(r.Algorithm, "buckets:") }) {
+		caption += " The buckets:N family trades memory for precision between the counter and the log."
+	}
 	return &plotkit.Figure{
 		Name:  g.file("frontier"),
 		Title: m.figTitle("Trade-off: memory per key against disagreement", g),
 		Alt:   "memory per key against disagreement rate per algorithm, " + g.title(),
-		Caption: markup.Text("Each point is an algorithm: its analytic state per key (peak over keys) against the share of requests it decided differently from the exact log. " +
-			"Down and to the left is better. The buckets:N family trades memory for precision between the counter and the log."),
+		Caption: markup.Text(caption),
 		Panels: [][]*plot.Plot{{p}},
 		Legend: legend,
 		W:      figWidth, H: 4.8 * vg.Inch,
