@@ -394,13 +394,13 @@ func (m *model) frontierFig(g *group) (*plotkit.Figure, string) {
 		caption += " The buckets:N family trades memory for precision between the counter and the log."
 	}
 	return &plotkit.Figure{
-		Name:  g.file("frontier"),
-		Title: m.figTitle("Trade-off: memory per key against disagreement", g),
-		Alt:   "memory per key against disagreement rate per algorithm, " + g.title(),
+		Name:    g.file("frontier"),
+		Title:   m.figTitle("Trade-off: memory per key against disagreement", g),
+		Alt:     "memory per key against disagreement rate per algorithm, " + g.title(),
 		Caption: markup.Text(caption),
-		Panels: [][]*plot.Plot{{p}},
-		Legend: legend,
-		W:      figWidth, H: 4.8 * vg.Inch,
+		Panels:  [][]*plot.Plot{{p}},
+		Legend:  legend,
+		W:       figWidth, H: 4.8 * vg.Inch,
 	}, ""
 }
 
