@@ -33,7 +33,9 @@ type Pair struct {
 // refusal cache p.Block, and counts where their decisions differ. Under
 // count all both record every request, so the candidate's estimate is
 // measured against the log's exact count of the same history; under count
-// accepted each records what it admitted.
+// accepted each records what it admitted (a product that counts every
+// request, as Envoy's service does, records every request whatever the
+// policy, as in the engine's runs).
 func ReplayPair(r KeyedReader, p Pair) (summary.PairResult, error) {
 	var res summary.PairResult
 	cand := p.Candidate
@@ -62,7 +64,11 @@ func ReplayPair(r KeyedReader, p Pair) (summary.PairResult, error) {
 		}
 	}
 	all := p.Count == CountAll
-	if !all {
+	// The candidate records what the engine's runs record (recordsAll):
+	// every request under count all, or always for a product that counts
+	// every request whatever it decides (CountsEvery).
+	candAll := recordsAll(lim, p.Count)
+	if !all || !candAll {
 		est = nil // the histories differ
 	}
 	admitted := algorithms.NewLog(p.Rule) // the candidate's admissions, for its burst
@@ -102,7 +108,7 @@ func ReplayPair(r KeyedReader, p Pair) (summary.PairResult, error) {
 		if a || all {
 			ref.Record(id, q.T, q.Cost)
 		}
-		if b || all {
+		if b || candAll {
 			lim.Record(id, q.T, q.Cost)
 		}
 		if !a {

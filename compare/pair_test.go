@@ -127,3 +127,45 @@ func TestReplayPairGapIgnoresTheBlock(t *testing.T) {
 		t.Errorf("load %v, near share %v, span %v", plain.Load, plain.NearShare, plain.Span)
 	}
 }
+
+// keyedRequests is a one-key trace for the pair replay.
+type keyedRequests struct {
+	reqs []traces.Request
+	i    int
+}
+
+func (k *keyedRequests) Scan() bool              { k.i++; return k.i <= len(k.reqs) }
+func (k *keyedRequests) Request() traces.Request { return k.reqs[k.i-1] }
+func (k *keyedRequests) KeyIndex() int32         { return 0 }
+func (k *keyedRequests) Keys() int               { return 1 }
+func (k *keyedRequests) Err() error              { return nil }
+
+// A product that counts every request (Envoy's service) records the
+// requests it refuses under count accepted too, in the pair replay as in
+// the engine: four requests of one key, costs 3, 1, 3, 1 at 0.1, 0.2, 1.1
+// and 1.2 s under 2/1s.
+func TestReplayPairCountsEveryAsTheEngine(t *testing.T) {
+	rule, _ := algorithms.ParseRule("2/1s")
+	rqs := []rq{{"k", 100e6, 3}, {"k", 200e6, 1}, {"k", 1100e6, 3}, {"k", 1200e6, 1}}
+	var reqs []traces.Request
+	for _, q := range rqs {
+		reqs = append(reqs, traces.Request{Key: []byte(q.key), T: q.t, Cost: q.cost})
+	}
+	got, err := ReplayPair(&keyedRequests{reqs: reqs}, Pair{Rule: rule, Candidate: "envoy", Count: CountAccepted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := replay(t, Config{Rules: []algorithms.Rule{rule}, Algorithms: []string{"envoy"}, Counts: []Count{CountAccepted}, Modes: []Mode{Independent}}, rqs)
+	var envoy *summary.Run
+	for i := range run.Runs {
+		if run.Runs[i].Algorithm == "envoy" {
+			envoy = &run.Runs[i]
+		}
+	}
+	if envoy == nil || envoy.Under != 2 {
+		t.Fatalf("the engine's envoy run: %+v, want under 2", envoy)
+	}
+	if got.Under != envoy.Under || got.Over != envoy.Over {
+		t.Errorf("pair over %d under %d, engine over %d under %d", got.Over, got.Under, envoy.Over, envoy.Under)
+	}
+}
