@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -172,6 +173,18 @@ type barLabels struct {
 	labels []string
 	offset float64 // in category units, as HBars.Offset
 	size   vg.Length
+	// zeros labels the bars of no length too (those of HBars are marked
+	// "0" by it).
+	zeros bool
+}
+
+// valueLabels labels each bar with its value, two decimals.
+func valueLabels(vals []float64) *barLabels {
+	labels := make([]string, len(vals))
+	for i, v := range vals {
+		labels[i] = strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return &barLabels{vals: vals, labels: labels, size: 8.5, zeros: true}
 }
 
 func (b *barLabels) Plot(c draw.Canvas, p *plot.Plot) {
@@ -180,7 +193,7 @@ func (b *barLabels) Plot(c draw.Canvas, p *plot.Plot) {
 	sty.YAlign = draw.YCenter
 	n := len(b.vals)
 	for i, v := range b.vals {
-		if !(v > 0) {
+		if !(v > 0) && !b.zeros {
 			continue // HBars marks a zero bar "0" itself
 		}
 		x := math.Min(math.Max(v, p.X.Min), p.X.Max)

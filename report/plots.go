@@ -105,7 +105,7 @@ func (m *model) burstFig(g *group) (*plotkit.Figure, string) {
 	p := plotkit.NewPanel("", "worst admitted cost in any window span (t−W, t] ÷ L", "")
 	bars := &plotkit.HBars{Vals: vals, Width: 0.6, Color: color.RGBA{0x4e, 0x79, 0xa7, 0xff}}
 	ref := &plotkit.RefLine{X: 1, Vert: true, Style: draw.LineStyle{Color: color.Black, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}}
-	p.Add(bars, ref, &barValues{vals: vals})
+	p.Add(bars, ref, valueLabels(vals))
 	plotkit.CategoryAxis(&p.Y, names)
 	hi := 1.2
 	for _, v := range vals {
@@ -126,20 +126,6 @@ func (m *model) burstFig(g *group) (*plotkit.Figure, string) {
 		},
 		W: figWidth, H: max(h, 2.8*vg.Inch),
 	}, ""
-}
-
-// barValues writes each bar's value at its end.
-type barValues struct{ vals []float64 }
-
-func (b *barValues) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, trY := p.Transforms(&c)
-	sty := plotkit.TextStyle(8.5)
-	sty.YAlign = draw.YCenter
-	n := len(b.vals)
-	for i, v := range b.vals {
-		x := math.Min(math.Max(v, p.X.Min), p.X.Max)
-		c.FillText(sty, vg.Point{X: trX(x) + vg.Points(3), Y: trY(float64(n - 1 - i))}, strconv.FormatFloat(v, 'f', 2, 64))
-	}
 }
 
 // merged is one line per panel for one algorithm, or for several whose
