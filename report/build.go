@@ -221,7 +221,7 @@ func (m *model) decision(d *markup.Document, rule, rid string, onTop map[*group]
 		if len(bases) > 1 || caveat != "" {
 			d.Add(markup.Heading{Level: 4, Text: markup.Text("Deciding on " + g.label())})
 		}
-		rows := ranked(g.runs)
+		rows := summary.Ranked(g.runs)
 		d.Add(markup.Para{Text: m.choiceLine(g)})
 		if more := m.decisionLines(g); len(more) > 0 {
 			d.Add(markup.Bullets{Items: more})

@@ -79,7 +79,7 @@ func (m *model) firstScreen(d *markup.Document, addFig func(*plotkit.Figure, str
 // and of its admissions it refuses, and beside them its memory per key.
 func (m *model) answerFig(g *group) (*plotkit.Figure, string) {
 	var cands []*summary.Run
-	for _, r := range ranked(g.runs) {
+	for _, r := range summary.Ranked(g.runs) {
 		if r.Algorithm != "log" && r.LogRefused != nil {
 			cands = append(cands, r)
 		}

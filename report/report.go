@@ -193,7 +193,6 @@ type model struct {
 	names   map[string]bool   // plot names taken
 	memory  map[string]string // a rule's memory table, as text → the group that printed it
 	verdict *summary.Verdict  // under the effective budget
-	bases   []summary.Basis   // the groups the verdict decides on
 }
 
 // group is the runs of one rule × count × mode, in summary order.
@@ -304,7 +303,6 @@ func newModel(s *summary.Summary, opt Options) *model {
 	}
 	m.setStyles()
 	m.verdict = summary.VerdictOf(s, &m.budget)
-	m.bases = summary.DecisionBases(s.Runs)
 	return m
 }
 
@@ -370,14 +368,14 @@ func (m *model) groupsOf(rule string) []*group {
 	return out
 }
 
-// decisionBases returns the groups a rule's decision rests on
-// (summary.DecisionBases): for each count policy its independent-mode
+// decisionBases returns the groups a rule's decision rests on, those
+// the verdict decides on (its rules): for each count policy its independent-mode
 // runs, or under count all its only run; failing all that, the shadow-mode
 // runs, with a caveat.
 func (m *model) decisionBases(rule string) ([]*group, string) {
 	var out []*group
 	caveat := ""
-	for _, b := range m.bases {
+	for _, b := range m.verdict.Rules {
 		if b.Rule != rule {
 			continue
 		}
@@ -392,10 +390,6 @@ func (m *model) decisionBases(rule string) ([]*group, string) {
 	}
 	return out, caveat
 }
-
-// ranked returns the runs ranked by bytes per key (peak), then by
-// disagreement, then in summary order (summary.Ranked).
-func ranked(runs []*summary.Run) []*summary.Run { return summary.Ranked(runs) }
 
 // ---- formatting ----
 

@@ -87,24 +87,10 @@ func (m *model) verdicts() []verdictBlock {
 	return out
 }
 
-// ruleVerdict is the verdict on group g, from the model's verdict.
+// ruleVerdict is the model's verdict on group g, a basis of its rule's
+// decision (decisionBases).
 func (m *model) ruleVerdict(g *group) *summary.RuleVerdict {
-	if v := m.verdict.Of(g.rule, g.count, g.mode); v != nil {
-		return v
-	}
-	// A group no decision rests on (a shadow run beside an independent
-	// one): its own verdict, for its decision table.
-	v := summary.VerdictOf(&summary.Summary{Runs: runsOf(g.runs), Config: summary.RunConfig{Budget: &m.budget}}, &m.budget)
-	return &v.Rules[0]
-}
-
-// runsOf copies runs.
-func runsOf(runs []*summary.Run) []summary.Run {
-	out := make([]summary.Run, len(runs))
-	for i, r := range runs {
-		out[i] = *r
-	}
-	return out
+	return m.verdict.Of(g.rule, g.count, g.mode)
 }
 
 // runOf returns the run of algorithm alg in g, nil if none.

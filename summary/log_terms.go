@@ -46,14 +46,3 @@ func fraction(n, of int64) *float64 {
 	f := float64(n) / float64(of)
 	return &f
 }
-
-// LogTermsAt tells whether r lets through at most perMilleRefused
-// thousandths of the log's refusals and refuses at most perMilleAdmitted
-// thousandths of its admissions, in integers. A bound over no refusal (or
-// no admission) holds; a run without the log's counts meets neither.
-func (r *Run) LogTermsAt(perMilleRefused, perMilleAdmitted int64) bool {
-	if r.LogRefused == nil || r.LogAdmitted == nil {
-		return false
-	}
-	return r.Over*1000 <= perMilleRefused**r.LogRefused && r.Under*1000 <= perMilleAdmitted**r.LogAdmitted
-}

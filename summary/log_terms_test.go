@@ -57,20 +57,24 @@ func TestLogTerms(t *testing.T) {
 	}
 }
 
-// LogTermsAt bounds the shares in integers; a bound on the refusals holds
-// when the log refuses nothing.
-func TestLogTermsAt(t *testing.T) {
+// The bounds in the log's own terms are integer-exact on the shares; a
+// bound on the refusals holds when the log refuses nothing.
+func TestLogTermsBounds(t *testing.T) {
+	at := func(r *Run, perMilleRefused, perMilleAdmitted float64) bool {
+		return PolicyBound{FigureOverOfRefused, perMilleRefused / 1000}.Holds(r) &&
+			PolicyBound{FigureUnderOfAdmitted, perMilleAdmitted / 1000}.Holds(r)
+	}
 	r := Run{Requests: 1000, Over: 1, Under: 1}
 	r.SetLogTerms(10, 990)
-	if !r.LogTermsAt(100, 10) || r.LogTermsAt(99, 10) || r.LogTermsAt(100, 1) {
-		t.Errorf("1 of 10 refusals, 1 of 990 admissions: at 10%% and 1%% %v, at 9.9%% %v, at 0.1%% %v", r.LogTermsAt(100, 10), r.LogTermsAt(99, 10), r.LogTermsAt(100, 1))
+	if !at(&r, 100, 10) || at(&r, 99, 10) || at(&r, 100, 1) {
+		t.Errorf("1 of 10 refusals, 1 of 990 admissions: at 10%% and 1%% %v, at 9.9%% %v, at 0.1%% %v", at(&r, 100, 10), at(&r, 99, 10), at(&r, 100, 1))
 	}
 	q := Run{Requests: 1000}
 	q.SetLogTerms(0, 1000)
-	if q.OverOfRefused != nil || !q.LogTermsAt(0, 0) {
-		t.Errorf("the log refuses nothing: over_of_refused %v, bound met %v", q.OverOfRefused, q.LogTermsAt(0, 0))
+	if q.OverOfRefused != nil || !at(&q, 0, 0) {
+		t.Errorf("the log refuses nothing: over_of_refused %v, bound met %v", q.OverOfRefused, at(&q, 0, 0))
 	}
-	if (&Run{}).LogTermsAt(1000, 1000) {
+	if at(&Run{}, 1000, 1000) {
 		t.Error("a run without the log's counts meets the bounds")
 	}
 }

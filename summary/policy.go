@@ -31,7 +31,7 @@ type PolicyBound struct {
 // the requests the log refuses and refuses at most 1% of those it admits.
 func DefaultBounds() []PolicyBound {
 	return []PolicyBound{
-		{FigureDisagreeRate, 0.001},
+		closeBound,
 		{FigureOverOfRefused, 0.1},
 		{FigureUnderOfAdmitted, 0.01},
 	}

@@ -175,7 +175,7 @@ func (s *Summary) Conclude() {
 // tolerances when it bounds nothing). It reads s and changes nothing.
 func VerdictOf(s *Summary, budget *Budget) *Verdict {
 	v := &Verdict{Policy: PolicyOf(budget)}
-	for _, b := range DecisionBases(s.Runs) {
+	for _, b := range decisionBases(s.Runs) {
 		rv := ruleVerdict(b.Runs, v.Policy, budget.IsSet())
 		rv.Rule, rv.Count, rv.Mode, rv.ShadowOnly = b.Rule, b.Count, b.Mode, b.ShadowOnly
 		rv.Caveats = caveatsOf(s, &rv)
@@ -184,18 +184,18 @@ func VerdictOf(s *Summary, budget *Budget) *Verdict {
 	return v
 }
 
-// Basis is the runs of one rule × count × mode a rule's decision rests on.
-type Basis struct {
+// basis is the runs of one rule × count × mode a rule's decision rests on.
+type basis struct {
 	Rule, Count, Mode string
 	ShadowOnly        bool
 	Runs              []*Run
 }
 
-// DecisionBases returns, per rule in the order of the runs, the groups its
+// decisionBases returns, per rule in the order of the runs, the groups its
 // decision rests on: for each count policy its independent-mode runs, or
 // under count all its only group; failing all that, every group of the
 // rule, marked shadow only.
-func DecisionBases(runs []Run) []Basis {
+func decisionBases(runs []Run) []basis {
 	type gkey struct{ rule, count, mode string }
 	var rules []string
 	var order []gkey
@@ -211,7 +211,7 @@ func DecisionBases(runs []Run) []Basis {
 		}
 		groups[k] = append(groups[k], r)
 	}
-	var out []Basis
+	var out []basis
 	for _, rule := range rules {
 		var counts []string
 		for _, k := range order {
@@ -227,13 +227,13 @@ func DecisionBases(runs []Run) []Basis {
 			}
 			if pick >= 0 {
 				k := order[pick]
-				out = append(out, Basis{k.rule, k.count, k.mode, false, groups[k]})
+				out = append(out, basis{k.rule, k.count, k.mode, false, groups[k]})
 			}
 		}
 		if len(out) == n {
 			for _, k := range order {
 				if k.rule == rule {
-					out = append(out, Basis{k.rule, k.count, k.mode, true, groups[k]})
+					out = append(out, basis{k.rule, k.count, k.mode, true, groups[k]})
 				}
 			}
 		}
