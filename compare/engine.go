@@ -28,6 +28,7 @@ type Engine struct {
 
 	partial    bool         // the replay was interrupted
 	offeredEnd int64        // the latest time of any request offered, other shards' keys included
+	read       int64        // the requests offered, other shards' keys included (trace.records_read)
 	progress   atomic.Int64 // requests read by Replay, for Progress
 }
 
@@ -71,6 +72,7 @@ func (e *Engine) Add(key []byte, t, cost int64) error {
 		return err
 	}
 	e.offeredEnd = max(e.offeredEnd, t)
+	e.read++
 	if len(e.workers) == 1 && e.cfg.Shard == nil {
 		return e.workers[0].add1(key, t, cost)
 	}
@@ -93,6 +95,7 @@ func (e *Engine) AddIndexed(id int32, key []byte, t, cost int64) error {
 		return fmt.Errorf("negative key index %d", id)
 	}
 	e.offeredEnd = max(e.offeredEnd, t)
+	e.read++
 	if e.cfg.Shard != nil && !owns(e.cfg.Shard, KeyHash(key)) {
 		return nil
 	}
@@ -124,7 +127,9 @@ func (e *Engine) Summary(trace summary.TraceInfo) *summary.Summary {
 	resolutionAsRead(&s.Trace, trace)
 	s.Partial = s.Partial || e.partial
 	s.Shard = e.cfg.Shard // also when only one of several workers had keys
-	if s.Shard == nil {   // only a shard's summary keeps the memory per window, for merge
+	s.Trace.RecordsRead = e.read
+	s.Schema = summary.SchemaOf(s)
+	if s.Shard == nil { // only a shard's summary keeps the memory per window, for merge
 		s.DropWindows()
 	}
 	return s

@@ -47,6 +47,7 @@ func (e *Engine) addRef(key []byte, dict uint64, index int32, t, cost int64) err
 		return err
 	}
 	e.offeredEnd = max(e.offeredEnd, t)
+	e.read++
 	if len(e.workers) == 1 && e.cfg.Shard == nil {
 		return e.workers[0].addRef(key, 0, dict, index, t, cost)
 	}

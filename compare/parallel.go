@@ -49,6 +49,7 @@ func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
 	d := e.startWorkers(r.Pos().File, lr)
 	seq, rerr := d.read(ctx, r, newRouter(e, r), lr)
 	d.finish()
+	e.read += seq
 	e.progress.Store(seq)
 	if f := d.first(); f != nil {
 		return f.err

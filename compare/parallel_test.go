@@ -101,6 +101,9 @@ func TestShardsMergeToTheWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := marshal(t, whole)
+	if whole.Trace.RecordsRead != int64(len(reqs)) || whole.Trace.Requests != int64(len(reqs)) {
+		t.Fatalf("the whole replay read %d records of %d requests, want %d", whole.Trace.RecordsRead, whole.Trace.Requests, len(reqs))
+	}
 	for _, n := range []int{1, 2, 5} {
 		var parts []*summary.Summary
 		var requests int64
@@ -116,6 +119,9 @@ func TestShardsMergeToTheWhole(t *testing.T) {
 				t.Fatalf("shard %v: summary says %v", c.Shard, s.Shard)
 			}
 			requests += s.Trace.Requests
+			if s.Trace.RecordsRead != int64(len(reqs)) || s.Schema != summary.SchemaV1_6 {
+				t.Errorf("shard %v: read %d records (schema %s), want every one of the trace's %d", c.Shard, s.Trace.RecordsRead, s.Schema, len(reqs))
+			}
 			back, err := summary.ReadSummary(bytes.NewReader(marshal(t, s)))
 			if err != nil {
 				t.Fatal(err)
@@ -138,6 +144,11 @@ func TestShardsMergeToTheWhole(t *testing.T) {
 			}
 			if _, err := summary.Merge(append(parts, parts[0])); err == nil || !strings.Contains(err.Error(), "twice") {
 				t.Errorf("merging shard 0 twice: %v", err)
+			}
+			other := *parts[1]
+			other.Trace.RecordsRead--
+			if _, err := summary.Merge(append([]*summary.Summary{parts[0], &other}, parts[2:]...)); err == nil || !strings.Contains(err.Error(), "records") {
+				t.Errorf("merging a shard that read fewer records: %v", err)
 			}
 		}
 	}

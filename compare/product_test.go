@@ -23,7 +23,7 @@ func TestProductAnalysisMatchesSeparateRuns(t *testing.T) {
 	modes := []Mode{Independent, Shadow}
 	cfg := Config{Rules: []algorithms.Rule{rule}, Algorithms: []string{"nginx"}, Modes: modes}
 	s := replay(t, cfg, reqs)
-	if len(s.Runs) != 2*2 || s.Schema != summary.SchemaV1_5 {
+	if len(s.Runs) != 2*2 || s.Schema != summary.SchemaV1_6 {
 		t.Fatalf("%d runs (want the log and nginx per mode), schema %s", len(s.Runs), s.Schema)
 	}
 	sep := replay(t, Config{Rules: cfg.Rules, Modes: modes, Algorithms: []string{"token",

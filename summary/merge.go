@@ -19,7 +19,7 @@ import (
 //
 // Skipped records are the trace's, not the keys': every shard reads the
 // whole trace and skips the same records, so they must agree and are taken
-// once.
+// once, as the records read (trace.records_read) are.
 func Merge(parts []*Summary) (*Summary, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("merge: no summary")
@@ -50,7 +50,8 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 	out := &Summary{Schema: first.Schema, Config: first.Config, Notes: first.Notes}
 	out.Trace = TraceInfo{Path: first.Trace.Path, Format: first.Trace.Format, Fingerprint: first.Trace.Fingerprint,
 		TSUnit: first.Trace.TSUnit, TSUnitFrom: first.Trace.TSUnitFrom, Input: first.Trace.Input,
-		Skipped: first.Trace.Skipped, SkippedExamples: first.Trace.SkippedExamples, Spread: first.Trace.Spread}
+		Skipped: first.Trace.Skipped, SkippedExamples: first.Trace.SkippedExamples, Spread: first.Trace.Spread,
+		RecordsRead: first.Trace.RecordsRead}
 	cfg, _ := json.Marshal(first.Config)
 	skips, _ := json.Marshal(first.Trace.SkippedExamples)
 	seen := false
@@ -77,6 +78,9 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 		}
 		if sk, _ := json.Marshal(p.Trace.SkippedExamples); p.Trace.Skipped != first.Trace.Skipped || string(sk) != string(skips) {
 			return nil, fmt.Errorf("merge: part %d skipped other records than part 0: not the same trace", i)
+		}
+		if p.Trace.RecordsRead != first.Trace.RecordsRead {
+			return nil, fmt.Errorf("merge: part %d read %d records of the trace, part 0 %d: not the same trace", i, p.Trace.RecordsRead, first.Trace.RecordsRead)
 		}
 		if !sameSpread(p.Trace.Spread, first.Trace.Spread) {
 			return nil, fmt.Errorf("merge: part %d spread the requests otherwise than part 0: not the same replay", i)

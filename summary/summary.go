@@ -10,7 +10,8 @@ import (
 // writes a run's bound check as token_bound, which versions 1 and 1.1 named
 // seed002_bound; SchemaV1_3 adds a product's run its product analysis; SchemaV1_4 adds
 // bindings, how much each rule binds on the trace; SchemaV1_5 adds the
-// verdict, the answer the runs give. A
+// verdict, the answer the runs give; SchemaV1_6 adds trace.records_read,
+// how many records the run read. A
 // summary names the oldest version that has every field it holds
 // (SchemaOf), so that a summary without the fields of a later version stays
 // what it was. ReadSummary reads them all, the bound under either name.
@@ -21,14 +22,18 @@ const (
 	SchemaV1_3 = "ratebench.summary/v1.3"
 	SchemaV1_4 = "ratebench.summary/v1.4"
 	SchemaV1_5 = "ratebench.summary/v1.5"
+	SchemaV1_6 = "ratebench.summary/v1.6"
 )
 
 // Schemas are the versions ReadSummary reads, oldest first.
-var Schemas = []string{SchemaV1, SchemaV1_1, SchemaV1_2, SchemaV1_3, SchemaV1_4, SchemaV1_5}
+var Schemas = []string{SchemaV1, SchemaV1_1, SchemaV1_2, SchemaV1_3, SchemaV1_4, SchemaV1_5, SchemaV1_6}
 
 // SchemaOf returns the schema s is written in: the oldest version that has
 // every field it holds.
 func SchemaOf(s *Summary) string {
+	if s.Trace.RecordsRead > 0 {
+		return SchemaV1_6
+	}
 	if s.Verdict != nil {
 		return SchemaV1_5
 	}
@@ -118,9 +123,14 @@ type TraceInfo struct {
 	Fingerprint string `json:"fingerprint,omitempty"`
 	Requests    int64  `json:"requests"`
 	Cost        int64  `json:"cost"` // total cost of all requests
-	Keys        int64  `json:"keys"`
-	StartNS     int64  `json:"start_ns"`
-	EndNS       int64  `json:"end_ns"`
+	// RecordsRead counts the records the replay read (schema 1.6): its
+	// keys' requests and, in a shard, the other shards' requests it read
+	// past. A shard of a trace read whole reads every record: the merge of
+	// the shards counts them once, as one replay of the whole reads them.
+	RecordsRead int64 `json:"records_read,omitempty"`
+	Keys        int64 `json:"keys"`
+	StartNS     int64 `json:"start_ns"`
+	EndNS       int64 `json:"end_ns"`
 	// Skipped counts the bad records skipped under --skip-bad, and
 	// SkippedExamples gives the first of them; nothing is dropped silently.
 	Skipped         int64         `json:"skipped"`

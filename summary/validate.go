@@ -184,6 +184,9 @@ func (v *validator) trace(t *TraceInfo) {
 	v.nonNegative("trace.keys", t.Keys)
 	v.nonNegative("trace.skipped", t.Skipped)
 	v.atMost("trace.keys", t.Keys, "trace.requests", t.Requests)
+	if t.RecordsRead > 0 { // schema 1.6: a run reads its requests at least
+		v.atMost("trace.requests", t.Requests, "trace.records_read", t.RecordsRead)
+	}
 	if t.Cost < t.Requests {
 		v.fail("trace.cost", "%d is less than trace.requests, %d (every request costs at least 1)", t.Cost, t.Requests)
 	}

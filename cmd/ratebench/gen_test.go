@@ -74,7 +74,7 @@ func TestCompareGenEqualsFile(t *testing.T) {
 	if !strings.HasPrefix(a.Trace.Fingerprint, "sha256:") || b.Trace.Fingerprint != "" {
 		t.Errorf("fingerprints: file %q, generated %q", a.Trace.Fingerprint, b.Trace.Fingerprint)
 	}
-	if a.Trace.TSUnit != "ns" || a.Trace.TSUnitFrom != "file" || a.Schema != summary.SchemaV1_5 || b.Trace.TSUnit != "" || b.Schema != summary.SchemaV1_5 {
+	if a.Trace.TSUnit != "ns" || a.Trace.TSUnitFrom != "file" || a.Schema != summary.SchemaV1_6 || b.Trace.TSUnit != "" || b.Schema != summary.SchemaV1_6 {
 		t.Errorf("timestamp units: file %q %q (%s), generated %q (%s)", a.Trace.TSUnit, a.Trace.TSUnitFrom, a.Schema, b.Trace.TSUnit, b.Schema)
 	}
 	a.Trace.Path, a.Trace.Format, a.Trace.Fingerprint = b.Trace.Path, b.Trace.Format, b.Trace.Fingerprint

@@ -130,7 +130,7 @@ func TestMergeRefusesHandEditedShards(t *testing.T) {
 	var shards []string
 	for i := range 2 {
 		shards = append(shards, handEdited(t, dir, fmt.Sprint("shard", i),
-			`"schema": "ratebench.summary/v1.5",`, fmt.Sprintf(`"schema": "ratebench.summary/v1.5", "shard": {"index": %d, "count": 2},`, i),
+			`"schema": "ratebench.summary/v1.6",`, fmt.Sprintf(`"schema": "ratebench.summary/v1.6", "shard": {"index": %d, "count": 2},`, i),
 			`"admitted": 1168,`, `"admitted": 9223372036854775807,`))
 	}
 	out := filepath.Join(dir, "merged")

@@ -41,7 +41,7 @@ func TestCompareSecondsAuto(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Schema != summary.SchemaV1_5 || s.Trace.TSUnit != "s" || s.Trace.TSUnitFrom != "auto" ||
+	if s.Schema != summary.SchemaV1_6 || s.Trace.TSUnit != "s" || s.Trace.TSUnitFrom != "auto" ||
 		s.Trace.StartNS != 1431857112e9 || s.Trace.EndNS != (1431857112+86390)*1e9 {
 		t.Errorf("summary: %s %+v", s.Schema, s.Trace)
 	}
