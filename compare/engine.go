@@ -6,6 +6,7 @@ import (
 
 	"ratebench/internal/request"
 	"ratebench/summary"
+	"ratebench/traces"
 )
 
 // Engine replays requests through every experiment of a Config in one pass.
@@ -76,7 +77,7 @@ func (e *Engine) Add(key []byte, t, cost int64) error {
 	if len(e.workers) == 1 && e.cfg.Shard == nil {
 		return e.workers[0].add1(key, t, cost)
 	}
-	h := KeyHash(key)
+	h := traces.KeyHash(key)
 	if !owns(e.cfg.Shard, h) {
 		return nil
 	}
@@ -96,7 +97,7 @@ func (e *Engine) AddIndexed(id int32, key []byte, t, cost int64) error {
 	}
 	e.offeredEnd = max(e.offeredEnd, t)
 	e.read++
-	if e.cfg.Shard != nil && !owns(e.cfg.Shard, KeyHash(key)) {
+	if e.cfg.Shard != nil && !owns(e.cfg.Shard, traces.KeyHash(key)) {
 		return nil
 	}
 	n := int32(len(e.workers))

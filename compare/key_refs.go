@@ -1,6 +1,9 @@
 package compare
 
-import "ratebench/internal/slicesx"
+import (
+	"ratebench/internal/slicesx"
+	"ratebench/traces"
+)
 
 // KeyRefer is a trace reader that says where each request's key is in a
 // dictionary of keys (a Parquet key column's, traces.ParquetReader.KeyRef):
@@ -35,7 +38,7 @@ func (r *keyRefs[T]) at(dict uint64, index int32) *T {
 func (e *Engine) hashRef(key []byte, dict uint64, index int32) uint64 {
 	h := e.hashes.at(dict, index)
 	if *h == 0 {
-		*h = KeyHash(key)
+		*h = traces.KeyHash(key)
 	}
 	return *h
 }
@@ -72,7 +75,7 @@ func (e *worker) addRef(key []byte, h, dict uint64, index int32, t, cost int64) 
 		return e.added(id, false, key, t, cost)
 	}
 	if h == 0 {
-		h = KeyHash(key)
+		h = traces.KeyHash(key)
 	}
 	id, isNew, err := e.keys.internHash(key, h, t)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"ratebench/internal/prefetch"
 	"ratebench/internal/slicesx"
+	"ratebench/traces"
 )
 
 // keyTable interns keys to dense ids in order of first appearance and keeps
@@ -98,7 +99,7 @@ func (k *keyTable) intern(key []byte, t int64) (id int32, isNew bool, err error)
 	if id := k.lastID; id >= 0 && k.holds(id, key) { // a client's requests often come in runs
 		return id, false, k.touch(id, t)
 	}
-	return k.internHash(key, KeyHash(key), t)
+	return k.internHash(key, traces.KeyHash(key), t)
 }
 
 // internHash is intern for a key whose hash h (KeyHash) the caller has.

@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math/rand/v2"
+	"ratebench/traces"
 	"strings"
 	"testing"
 )
@@ -34,7 +35,7 @@ func TestKeyTableAgainstMap(t *testing.T) {
 		if len(name)%8 == 0 {
 			return 0xdeadbeef_00000000
 		}
-		return KeyHash([]byte(name))
+		return traces.KeyHash([]byte(name))
 	}
 	k := newKeyTable()
 	want := map[string]int32{}
@@ -52,7 +53,7 @@ func TestKeyTableAgainstMap(t *testing.T) {
 		var err error
 		if step%2 == 0 {
 			id, isNew, err = k.internHash([]byte(name), hashOf(name), now)
-		} else if hashOf(name) == KeyHash([]byte(name)) {
+		} else if hashOf(name) == traces.KeyHash([]byte(name)) {
 			id, isNew, err = k.intern([]byte(name), now)
 		} else {
 			continue

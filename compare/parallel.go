@@ -247,7 +247,7 @@ func (rt *router) route(key []byte) (route, bool, error) {
 		}
 	}
 	if to.ref < 0 {
-		to.hash = KeyHash(key)
+		to.hash = traces.KeyHash(key)
 	}
 	if !owns(rt.e.cfg.Shard, to.hash) {
 		return to, false, nil
@@ -267,7 +267,7 @@ func (rt *router) routeIndexed(key []byte) (route, bool, error) {
 	seen := rt.ids.of(id)
 	if *seen == idUnseen {
 		*seen = idSent
-		if rt.e.cfg.Shard != nil && !owns(rt.e.cfg.Shard, KeyHash(key)) {
+		if rt.e.cfg.Shard != nil && !owns(rt.e.cfg.Shard, traces.KeyHash(key)) {
 			*seen = idNotOwned
 		}
 	} else if *seen == idSent {

@@ -9,6 +9,7 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/summary"
+	"ratebench/traces"
 )
 
 // A product's analysis counts what separate runs count: the twin's
@@ -105,7 +106,7 @@ func TestCoupledKeysReplayedInOnePass(t *testing.T) {
 	// afresh and has its 10 admitted, not 9 (see nginx's zone test). b is
 	// a key that four workers would give another worker than a's.
 	b := "b"
-	for i := 0; workerOf(KeyHash([]byte(b)), 4) == workerOf(KeyHash([]byte("a")), 4); i++ {
+	for i := 0; workerOf(traces.KeyHash([]byte(b)), 4) == workerOf(traces.KeyHash([]byte("a")), 4); i++ {
 		b = fmt.Sprintf("b%d", i)
 	}
 	var reqs []rq

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"ratebench/summary"
+	"ratebench/traces"
 )
 
 // The resolution of a trace's times (summary.TraceInfo.ResolutionNS and
@@ -32,4 +33,4 @@ func resolutionAsRead(info *summary.TraceInfo, trace summary.TraceInfo) {
 // Owns reports whether key falls in shard s (every key does without one):
 // for a reader that counts figures of the keys of a shard (the times as
 // read of a spread replay).
-func Owns(s *summary.Shard, key []byte) bool { return owns(s, KeyHash(key)) }
+func Owns(s *summary.Shard, key []byte) bool { return owns(s, traces.KeyHash(key)) }

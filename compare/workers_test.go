@@ -84,7 +84,7 @@ func madeWorkers(e *Engine) int {
 func TestOneWorkerOfManyWithKeysStillWritesTheShard(t *testing.T) {
 	t.Parallel()
 	key := "a"
-	for workerOf(KeyHash([]byte(key)), 2) != 0 || workerOf(KeyHash([]byte(key)), MaxWorkers) != 0 {
+	for workerOf(traces.KeyHash([]byte(key)), 2) != 0 || workerOf(traces.KeyHash([]byte(key)), MaxWorkers) != 0 {
 		key += "a" // a key of the first worker's, with 2 workers and with MaxWorkers
 	}
 	reqs := []rq{{key, 0, 1}, {key, sec, 1}, {key, 40 * sec, 1}}

@@ -93,7 +93,7 @@ type Summary struct {
 }
 
 // Shard is one of Count disjoint shares of a trace's keys: the keys whose
-// key hash is Index modulo Count (compare.KeyHash).
+// key hash is Index modulo Count (traces.KeyHash).
 type Shard struct {
 	Index int `json:"index"`
 	Count int `json:"count"`

@@ -43,10 +43,13 @@ const (
 	// the regular expression of Options.Pattern (see RegexReader). It is
 	// read only, and never told from the content.
 	FormatRegex
+	// FormatDataset is a folder of Parquet parts partitioned by key and
+	// its manifest (see DatasetFile), which CreateDataset writes.
+	FormatDataset
 )
 
 // String returns the format's flag name: "auto", "csv", "parquet", "jsonl",
-// "accesslog", "alb", "cloudfront", "w3c", "haproxy", "regex".
+// "accesslog", "alb", "cloudfront", "w3c", "haproxy", "regex", "dataset".
 func (f Format) String() string {
 	switch f {
 	case FormatAuto:
@@ -69,6 +72,8 @@ func (f Format) String() string {
 		return "haproxy"
 	case FormatRegex:
 		return "regex"
+	case FormatDataset:
+		return "dataset"
 	}
 	return fmt.Sprintf("Format(%d)", int(f))
 }
@@ -76,7 +81,7 @@ func (f Format) String() string {
 // ParseFormat parses the value of a -format flag: "csv", "parquet" (or
 // "pq"), "jsonl" (or its aliases "ndjson" and "json"), "accesslog" (or
 // "clf", "combined", "common"), "alb", "cloudfront", "w3c" (or "iis"),
-// "haproxy", "regex", and "auto" or "" for FormatAuto. Case is ignored. An unknown
+// "haproxy", "regex", "dataset", and "auto" or "" for FormatAuto. Case is ignored. An unknown
 // name is an error that lists the names.
 func ParseFormat(s string) (Format, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
@@ -100,6 +105,8 @@ func ParseFormat(s string) (Format, error) {
 		return FormatHAProxy, nil
 	case "regex":
 		return FormatRegex, nil
+	case "dataset":
+		return FormatDataset, nil
 	}
 	return FormatAuto, fmt.Errorf("unknown trace format %q (want %s)", s, FormatNames)
 }

@@ -20,6 +20,8 @@ func FormatOf(r Reader) Format {
 		return FormatHAProxy
 	case *RegexReader:
 		return FormatRegex
+	case *DatasetReader:
+		return FormatDataset
 	case *reorderReader:
 		return FormatOf(r.in)
 	}

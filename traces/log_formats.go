@@ -7,7 +7,7 @@ import (
 )
 
 // FormatNames lists the values of a -format flag, for messages.
-const FormatNames = "csv, parquet, jsonl, accesslog, alb, cloudfront, w3c, haproxy, regex or auto"
+const FormatNames = "csv, parquet, jsonl, accesslog, alb, cloudfront, w3c, haproxy, regex, dataset or auto"
 
 // logKinds names the logs read, for messages.
 const logKinds = "NCSA access, ALB, CloudFront, W3C or HAProxy"

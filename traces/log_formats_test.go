@@ -403,7 +403,7 @@ func TestParseLogFormats(t *testing.T) {
 			t.Errorf("Create(%v) made the file", f)
 		}
 	}
-	if _, err := ParseFormat("nginx"); errString(err) != `unknown trace format "nginx" (want csv, parquet, jsonl, accesslog, alb, cloudfront, w3c, haproxy, regex or auto)` {
+	if _, err := ParseFormat("nginx"); errString(err) != `unknown trace format "nginx" (want csv, parquet, jsonl, accesslog, alb, cloudfront, w3c, haproxy, regex, dataset or auto)` {
 		t.Errorf("ParseFormat(nginx) = %v", err)
 	}
 }

@@ -13,9 +13,10 @@ import (
 // Open opens the trace at path for reading; path "-" is standard input
 // (named "stdin" in errors, and not closed by Close).
 //
-// A gzip or zstd stream is recognized by its first bytes, whatever the
-// file's name, and read decompressed (for the text formats: Parquet needs
-// random access, so a compressed Parquet file is an error).
+// A folder is read as a dataset (OpenDataset). A gzip or zstd stream is
+// recognized by its first bytes, whatever the file's name, and read
+// decompressed (for the text formats: Parquet needs random access, so a
+// compressed Parquet file is an error).
 //
 // With FormatAuto the format comes from the file extension, once a .gz,
 // .zst or .zstd extension is stripped (see FormatFromPath), or else, when
@@ -37,6 +38,12 @@ func Open(path string, f Format, opt Options) (Reader, error) {
 	}
 	if path == "-" {
 		return open(source{r: newCancelReader(os.Stdin, opt.Cancel), name: "stdin", stdin: true}, f, opt)
+	}
+	if f == FormatDataset || (f == FormatAuto || f == FormatParquet) && isDir(path) {
+		if !IsDataset(path) {
+			return nil, fmt.Errorf("%s: not a dataset: it has no %s (convert -partitions N writes one)", path, DatasetFile)
+		}
+		return OpenDataset(path, opt)
 	}
 	file, err := openFile(path, opt.Cancel)
 	if err != nil {
@@ -295,6 +302,8 @@ func Create(path string, f Format) (Writer, error) {
 	kind := compressionOfPath(path)
 	switch f {
 	case FormatCSV, FormatJSONL:
+	case FormatDataset:
+		return nil, fmt.Errorf("%s: a dataset is written by CreateDataset (convert -partitions N), not Create", path)
 	case FormatParquet:
 		if kind != compressNone {
 			return nil, fmt.Errorf("%s: cannot write compressed Parquet: Parquet compresses its pages (zstd) and needs random access; drop the %s extension", path, filepath.Ext(path))
@@ -344,4 +353,10 @@ func NewWriter(w io.Writer, f Format) (Writer, error) {
 		return nil, errReadOnly(f)
 	}
 	return nil, fmt.Errorf("traces: cannot write trace format %v", f)
+}
+
+// isDir reports whether path is a folder.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }

@@ -96,6 +96,11 @@ type Options struct {
 	// SkipBad skips a run of bad records. Nil means never.
 	Cancel <-chan struct{}
 
+	// ShardIndex and ShardCount, when ShardCount > 0, make the reader of a
+	// dataset read only the parts of shard ShardIndex of ShardCount
+	// (Manifest.PartsOf). Any other trace is read whole.
+	ShardIndex, ShardCount int
+
 	// zstdMaxWindow bounds the window a zstd frame may ask for, and so the
 	// memory of the decoder; 0 means defaultZstdMaxWindow. The fuzz tests
 	// lower it.
@@ -158,6 +163,9 @@ func (o Options) limits() (maxKey, maxLine int, err error) {
 
 // check validates the options that every reader uses.
 func (o Options) check() error {
+	if o.ShardCount < 0 || o.ShardCount > 0 && (o.ShardIndex < 0 || o.ShardIndex >= o.ShardCount) {
+		return fmt.Errorf("shard %d of %d: want 0 <= index < count", o.ShardIndex, o.ShardCount)
+	}
 	if _, err := o.tsUnit(); err != nil {
 		return err
 	}

@@ -169,7 +169,7 @@ func TestParseFormat(t *testing.T) {
 			t.Errorf("ParseFormat(%q) = %v, %v", in, got, err)
 		}
 	}
-	if _, err := ParseFormat("xml"); err == nil || err.Error() != `unknown trace format "xml" (want csv, parquet, jsonl, accesslog, alb, cloudfront, w3c, haproxy, regex or auto)` {
+	if _, err := ParseFormat("xml"); err == nil || err.Error() != `unknown trace format "xml" (want csv, parquet, jsonl, accesslog, alb, cloudfront, w3c, haproxy, regex, dataset or auto)` {
 		t.Errorf("ParseFormat(xml) = %v", err)
 	}
 	for in, want := range map[string]Format{
