@@ -407,7 +407,7 @@ func (e *worker) summary(trace summary.TraceInfo, partial bool, offeredEnd int64
 	info.Path, info.Format, info.Fingerprint = trace.Path, trace.Format, trace.Fingerprint
 	info.TSUnit, info.TSUnitFrom = trace.TSUnit, trace.TSUnitFrom
 	info.Skipped, info.SkippedExamples = trace.Skipped, trace.SkippedExamples
-	info.Input = trace.Input
+	info.Input, info.Dataset = trace.Input, trace.Dataset
 	s := &summary.Summary{Trace: info, Notes: e.notes, Partial: partial, Shard: e.cfg.Shard}
 	s.Config = summary.RunConfig{Algorithms: e.cfg.Algorithms, TopKeys: e.cfg.TopKeys, Sweep: e.cfg.Sweep, Budget: e.cfg.Budget}
 	for _, p := range e.cfg.Clients {

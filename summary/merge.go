@@ -19,7 +19,10 @@ import (
 //
 // Skipped records are the trace's, not the keys': every shard reads the
 // whole trace and skips the same records, so they must agree and are taken
-// once, as the records read (trace.records_read) are.
+// once, as the records read (trace.records_read) are. The shards of a
+// dataset whose count divides its partitions read disjoint parts of it
+// instead (trace.dataset): their records read and skipped add up, and the
+// examples of skipped records are each shard's first, shard by shard.
 func Merge(parts []*Summary) (*Summary, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("merge: no summary")
@@ -52,6 +55,14 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 		TSUnit: first.Trace.TSUnit, TSUnitFrom: first.Trace.TSUnitFrom, Input: first.Trace.Input,
 		Skipped: first.Trace.Skipped, SkippedExamples: first.Trace.SkippedExamples, Spread: first.Trace.Spread,
 		RecordsRead: first.Trace.RecordsRead}
+	dataset, split, err := mergeDataset(parts)
+	if err != nil {
+		return nil, err
+	}
+	out.Trace.Dataset = dataset
+	if split {
+		out.Trace.RecordsRead, out.Trace.Skipped, out.Trace.SkippedExamples = 0, 0, nil
+	}
 	cfg, _ := json.Marshal(first.Config)
 	skips, _ := json.Marshal(first.Trace.SkippedExamples)
 	seen := false
@@ -76,10 +87,10 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 			return nil, fmt.Errorf("merge: part %d read the trace with the flags %q, part 0 with %q: not the same replay", i,
 				strings.Join(p.Trace.InputArgs("compare"), " "), strings.Join(first.Trace.InputArgs("compare"), " "))
 		}
-		if sk, _ := json.Marshal(p.Trace.SkippedExamples); p.Trace.Skipped != first.Trace.Skipped || string(sk) != string(skips) {
+		if sk, _ := json.Marshal(p.Trace.SkippedExamples); !split && (p.Trace.Skipped != first.Trace.Skipped || string(sk) != string(skips)) {
 			return nil, fmt.Errorf("merge: part %d skipped other records than part 0: not the same trace", i)
 		}
-		if p.Trace.RecordsRead != first.Trace.RecordsRead {
+		if !split && p.Trace.RecordsRead != first.Trace.RecordsRead {
 			return nil, fmt.Errorf("merge: part %d read %d records of the trace, part 0 %d: not the same trace", i, p.Trace.RecordsRead, first.Trace.RecordsRead)
 		}
 		if !sameSpread(p.Trace.Spread, first.Trace.Spread) {
@@ -94,6 +105,11 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 		add.add("trace.cost", &out.Trace.Cost, t.Cost)
 		add.add("trace.keys", &out.Trace.Keys, t.Keys)
 		mergeResolution(&out.Trace, t, &add)
+		if split {
+			add.add("trace.records_read", &out.Trace.RecordsRead, t.RecordsRead)
+			add.add("trace.skipped", &out.Trace.Skipped, t.Skipped)
+			out.Trace.SkippedExamples = append(out.Trace.SkippedExamples, t.SkippedExamples...)
+		}
 		if t.Requests > 0 {
 			if !seen || t.StartNS < out.Trace.StartNS {
 				out.Trace.StartNS = t.StartNS
@@ -105,7 +121,6 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 	if add.err != nil {
 		return nil, fmt.Errorf("merge: %w", add.err)
 	}
-	var err error
 	clientsOf := func(s *Summary) []ClientsResult { return s.Clients }
 	if out.Clients, err = mergeEach(parts, clientsOf, MergeClientsResults, "closed-loop", "clients"); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)

@@ -11,7 +11,8 @@ import (
 // seed002_bound; SchemaV1_3 adds a product's run its product analysis; SchemaV1_4 adds
 // bindings, how much each rule binds on the trace; SchemaV1_5 adds the
 // verdict, the answer the runs give; SchemaV1_6 adds trace.records_read,
-// how many records the run read. A
+// how many records the run read; SchemaV1_7 adds trace.dataset, the parts
+// of a dataset the run read. A
 // summary names the oldest version that has every field it holds
 // (SchemaOf), so that a summary without the fields of a later version stays
 // what it was. ReadSummary reads them all, the bound under either name.
@@ -23,14 +24,18 @@ const (
 	SchemaV1_4 = "ratebench.summary/v1.4"
 	SchemaV1_5 = "ratebench.summary/v1.5"
 	SchemaV1_6 = "ratebench.summary/v1.6"
+	SchemaV1_7 = "ratebench.summary/v1.7"
 )
 
 // Schemas are the versions ReadSummary reads, oldest first.
-var Schemas = []string{SchemaV1, SchemaV1_1, SchemaV1_2, SchemaV1_3, SchemaV1_4, SchemaV1_5, SchemaV1_6}
+var Schemas = []string{SchemaV1, SchemaV1_1, SchemaV1_2, SchemaV1_3, SchemaV1_4, SchemaV1_5, SchemaV1_6, SchemaV1_7}
 
 // SchemaOf returns the schema s is written in: the oldest version that has
 // every field it holds.
 func SchemaOf(s *Summary) string {
+	if s.Trace.Dataset != nil {
+		return SchemaV1_7
+	}
 	if s.Trace.RecordsRead > 0 {
 		return SchemaV1_6
 	}
@@ -117,7 +122,9 @@ type TraceInfo struct {
 	// generated trace, nor of one read from a pipe or standard input):
 	// "sha256:" and the SHA-256 of its size in bytes (decimal), a newline,
 	// its first 64 KiB and its last 64 KiB (not overlapping: a file under
-	// 128 KiB is hashed whole). compare tells by it whether a results
+	// 128 KiB is hashed whole); a dataset's, the SHA-256 of the
+	// fingerprints of its manifest and of each part, one per line, in
+	// order. compare tells by it whether a results
 	// folder holds the results of the same trace, whatever path it was
 	// given by.
 	Fingerprint string `json:"fingerprint,omitempty"`
@@ -128,9 +135,13 @@ type TraceInfo struct {
 	// past. A shard of a trace read whole reads every record: the merge of
 	// the shards counts them once, as one replay of the whole reads them.
 	RecordsRead int64 `json:"records_read,omitempty"`
-	Keys        int64 `json:"keys"`
-	StartNS     int64 `json:"start_ns"`
-	EndNS       int64 `json:"end_ns"`
+	// Dataset, when the trace is a dataset (a folder of parts split by key
+	// hash, ratebench convert -partitions), says which parts the run read
+	// (schema 1.7).
+	Dataset *DatasetRead `json:"dataset,omitempty"`
+	Keys    int64        `json:"keys"`
+	StartNS int64        `json:"start_ns"`
+	EndNS   int64        `json:"end_ns"`
 	// Skipped counts the bad records skipped under --skip-bad, and
 	// SkippedExamples gives the first of them; nothing is dropped silently.
 	Skipped         int64         `json:"skipped"`
@@ -150,6 +161,16 @@ type TraceInfo struct {
 	ResolutionNS int64       `json:"resolution_ns,omitempty"`
 	SameTime     int64       `json:"same_time_as_previous,omitempty"`
 	Spread       *SpreadInfo `json:"spread,omitempty"`
+}
+
+// DatasetRead says which parts of a dataset a run read. A dataset of P
+// parts puts each request in part KeyHash(key) mod P: a shard i/n with n
+// dividing P reads only the parts j with j mod n = i, which hold all its
+// keys and no other's, and so reads and skips only their records; any
+// other shard, and a whole replay, reads every part.
+type DatasetRead struct {
+	Partitions int   `json:"partitions"`
+	PartsRead  []int `json:"parts_read"`
 }
 
 // SkipExample is one skipped record: where it was and why.

@@ -196,6 +196,7 @@ func (v *validator) trace(t *TraceInfo) {
 	v.atMost("trace.skipped_examples", int64(len(t.SkippedExamples)), "trace.skipped", t.Skipped)
 	v.inputArgs(t.Input)
 	v.resolution(t)
+	v.dataset(t.Dataset)
 	for i, e := range t.SkippedExamples {
 		p := fmt.Sprintf("trace.skipped_examples[%d]", i)
 		v.nonNegative(p+".line", e.Line)

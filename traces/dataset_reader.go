@@ -67,6 +67,18 @@ func (d *DatasetReader) countError(i int, n int64) error {
 		Msg: fmt.Sprintf("holds %d records, %s says %d: the dataset is damaged; convert the trace again", n, DatasetFile, d.m.Parts[j].Records)}
 }
 
+// DatasetOf returns the dataset reader r is, or reorders (Reorder); nil
+// when r reads no dataset.
+func DatasetOf(r Reader) *DatasetReader {
+	switch r := r.(type) {
+	case *DatasetReader:
+		return r
+	case *reorderReader:
+		return DatasetOf(r.in)
+	}
+	return nil
+}
+
 // Manifest returns the dataset's manifest.
 func (d *DatasetReader) Manifest() *Manifest { return d.m }
 

@@ -164,6 +164,10 @@ func TimeUnitOf(r Reader) TimeUnit {
 		return r.clock.timeUnit()
 	case *RegexReader:
 		return r.clock.timeUnit()
+	case *DatasetReader:
+		if len(r.readers) > 0 { // every part is written alike
+			return TimeUnitOf(r.readers[0])
+		}
 	case *reorderReader:
 		return TimeUnitOf(r.in)
 	}

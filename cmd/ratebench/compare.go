@@ -20,6 +20,7 @@ import (
 	"ratebench/internal/resultsdir"
 	"ratebench/report"
 	"ratebench/summary"
+	"ratebench/traces"
 )
 
 const compareSynopsis = "(FILE | -gen SCENARIO) [-rule L/W ...] [-alg LIST] [-mode LIST] [-count LIST] [-o DIR] [-check ALG]\n\n" +
@@ -180,6 +181,9 @@ func (f *compareFlags) replay(stdout, stderr io.Writer, eng *compare.Engine) err
 	sig, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
 	f.trace.cancel = sig.Done()
+	if sh := f.shardOf(); sh != nil {
+		f.trace.shardIndex, f.trace.shardCount = sh.Index, sh.Count
+	}
 	spreading, err := f.spread.prepare(&f.trace, *f.genSpec != "", f.set, f.shardOf())
 	if err != nil {
 		return err
@@ -189,6 +193,10 @@ func (f *compareFlags) replay(stdout, stderr io.Writer, eng *compare.Engine) err
 		return err
 	}
 	defer r.Close()
+	if d := traces.DatasetOf(r); d != nil && f.trace.shardCount > 1 && len(d.Parts()) == d.Manifest().Partitions {
+		fmt.Fprintf(stderr, "shard %s reads every part of the dataset: %d does not divide its %d partitions (a shard count that does reads only its own)\n",
+			*f.shard, f.trace.shardCount, d.Manifest().Partitions)
+	}
 	dir := *f.out
 	if dir == "" {
 		dir = filepath.Join(runsDir, name)

@@ -12,8 +12,10 @@ import (
 	"ratebench/traces"
 )
 
-const convertSynopsis = "[-format F] [-to F] [-key K] [-ts T] [-sep S] [-columns C] [-skip-bad] [-reorder D] IN OUT\n\n" +
-	"IN (or -trace IN) is the trace read, OUT (or -o OUT) the file written; given one by flag, the argument is the other."
+const convertSynopsis = "[-format F] [-to F] [-partitions P] [-key K] [-ts T] [-sep S] [-columns C] [-skip-bad] [-reorder D] IN OUT\n\n" +
+	"IN (or -trace IN) is the trace read, OUT (or -o OUT) the file written; given one by flag, the argument is the other.\n" +
+	"With -partitions P, OUT is a dataset: a folder of P Parquet files split by key, which compare -shard i/n reads only its share of\n" +
+	"when n divides P."
 
 // runConvert is 'ratebench convert IN OUT': it streams any trace the
 // readers take into CSV, Parquet or JSON lines (from OUT's extension, or
@@ -21,6 +23,11 @@ const convertSynopsis = "[-format F] [-to F] [-key K] [-ts T] [-sep S] [-columns
 // folder and renamed into place only once every record is written: an
 // error or an interrupt leaves an existing OUT as it was. OUT may not be
 // IN, by whatever path.
+//
+// With -partitions P, OUT is a dataset folder (traces.CreateDataset): P
+// Parquet parts, each request in the part of its key's hash, so that a
+// shard of the replay reads only its own parts. It too is put in place
+// only once complete.
 func runConvert(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("convert", stderr, convertSynopsis)
 	var tf traceFlags
@@ -28,6 +35,7 @@ func runConvert(stdout, stderr io.Writer, args []string) error {
 	var out string
 	fs.StringVar(&out, "o", "", "the output `file` OUT")
 	to := fs.String("to", "auto", "output format: csv, parquet, jsonl, or auto (from OUT's extension)")
+	partitions := fs.Int("partitions", 0, "write OUT as a dataset: a folder of this `many` Parquet files split by key hash (1 to 1024), for compare -shard to read only its share")
 	if err := parseCommand(fs, args, operand{"IN", "the input trace", "trace", &tf.path}, operand{"OUT", "the output file", "o", &out}); err != nil {
 		return err
 	}
@@ -37,6 +45,9 @@ func runConvert(stdout, stderr io.Writer, args []string) error {
 	f, err := traces.ParseFormat(*to)
 	if err != nil {
 		return usageError{err.Error()}
+	}
+	if *partitions != 0 && (*partitions < 1 || *partitions > traces.MaxPartitions || (f != traces.FormatAuto && f != traces.FormatParquet)) {
+		return usageError{fmt.Sprintf("convert: -partitions wants 1 to %d, and writes Parquet parts (-to auto or parquet)", traces.MaxPartitions)}
 	}
 	if err := refuseSameFile(tf.path, out); err != nil {
 		return err
@@ -52,7 +63,12 @@ func runConvert(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	defer r.Close()
-	w, err := createTraceOutput(out, f)
+	var w output
+	if *partitions > 0 {
+		w, err = createDatasetOutput(out, *partitions)
+	} else {
+		w, err = createTraceOutput(out, f)
+	}
 	if err != nil {
 		return err
 	}
@@ -67,7 +83,11 @@ func runConvert(stdout, stderr io.Writer, args []string) error {
 	if s := unitText(timeUnit(r)); s != "" {
 		fmt.Fprintf(stderr, "timestamps in %s\n", s)
 	}
-	fmt.Fprintf(stdout, "wrote %d requests to %s\n", n, escape.Visible(out))
+	if *partitions > 0 {
+		fmt.Fprintf(stdout, "wrote %d requests to %s (%d parts)\n", n, escape.Visible(out), *partitions)
+	} else {
+		fmt.Fprintf(stdout, "wrote %d requests to %s\n", n, escape.Visible(out))
+	}
 	if sn, _ := skipped(r); sn > 0 {
 		fmt.Fprintf(stdout, "skipped %d bad records\n", sn)
 	}

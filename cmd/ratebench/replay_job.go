@@ -149,6 +149,9 @@ func (j replayJob) replay() (*summary.Summary, summary.Perf, error) {
 	}
 	info.Skipped, info.SkippedExamples = skipped(r)
 	info.TSUnit, info.TSUnitFrom = timeUnit(r)
+	if d := traces.DatasetOf(r); d != nil {
+		info.Dataset = &summary.DatasetRead{Partitions: d.Manifest().Partitions, PartsRead: d.Parts()}
+	}
 	j.spread.record(&info)
 	sum := eng.Summary(info)
 	if err := checkNotEmpty(sum, interrupted); err != nil {

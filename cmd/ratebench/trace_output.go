@@ -9,6 +9,31 @@ import (
 	"ratebench/traces"
 )
 
+// output is a trace being written that is put in place only once whole:
+// commit puts it in OUT's place, abort leaves OUT as it was.
+type output interface {
+	traces.Writer
+	commit() error
+	abort()
+}
+
+// datasetOutput is a dataset being written (traces.DatasetWriter, which
+// writes beside OUT and puts it in place at Close).
+type datasetOutput struct{ *traces.DatasetWriter }
+
+// createDatasetOutput starts writing the dataset folder out, of the given
+// number of parts.
+func createDatasetOutput(out string, partitions int) (*datasetOutput, error) {
+	w, err := traces.CreateDataset(out, partitions)
+	if err != nil {
+		return nil, err
+	}
+	return &datasetOutput{w}, nil
+}
+
+func (o *datasetOutput) commit() error { return o.Close() }
+func (o *datasetOutput) abort()        { o.Abort() }
+
 // traceOutput is a trace file being written: under a temporary name in a
 // folder of its own beside OUT, which keeps OUT's name (its extension says
 // the format and the compression). commit puts it in OUT's place only once

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"ratebench/summary"
+	"ratebench/traces"
 )
 
 // forceFix is what every refusal to replace another run's results says.
@@ -129,7 +130,8 @@ func CheckKind(dir string, want Kind, force bool) error {
 // Fingerprint returns the fingerprint of the trace file at path (see
 // summary.TraceInfo.Fingerprint): a SHA-256 of its size, its first 64 KiB
 // and its last 64 KiB; or "" if it is not a regular file (a pipe, a
-// device, standard input) or cannot be read.
+// device, standard input) or cannot be read. A dataset folder's is the
+// SHA-256 of its manifest's fingerprint and each part's, in order.
 func Fingerprint(path string) string {
 	if path == "-" {
 		return ""
@@ -140,6 +142,9 @@ func Fingerprint(path string) string {
 	}
 	defer f.Close()
 	fi, err := f.Stat()
+	if err == nil && fi.IsDir() {
+		return datasetFingerprint(path)
+	}
 	if err != nil || !fi.Mode().IsRegular() {
 		return ""
 	}
@@ -155,6 +160,25 @@ func Fingerprint(path string) string {
 		if _, err := io.Copy(h, io.NewSectionReader(f, tail, size-tail)); err != nil {
 			return ""
 		}
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// datasetFingerprint returns the fingerprint of the dataset in dir, ""
+// if it is none or cannot be read.
+func datasetFingerprint(dir string) string {
+	m, err := traces.ReadManifest(dir)
+	if err != nil {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintln(h, Fingerprint(filepath.Join(dir, traces.DatasetFile)))
+	for _, p := range m.Parts {
+		fp := Fingerprint(filepath.Join(dir, p.File))
+		if fp == "" {
+			return ""
+		}
+		fmt.Fprintln(h, fp)
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
