@@ -72,7 +72,18 @@ func (b *Blocked) Decide(id int32, t, cost int64) bool {
 	if t < b.blockedUntil(id) {
 		return false
 	}
-	if b.inner.Decide(id, t, cost) {
+	return b.Gate(id, t, b.inner.Decide(id, t, cost))
+}
+
+// Gate puts the cache in front of admit, the limiter's decision at t, for
+// a caller that asks the limiter itself, blocked or not (the harness's
+// reference, which reads the log's exact count at every request): a key
+// blocked at t is refused, and a refusal by the limiter blocks the key.
+func (b *Blocked) Gate(id int32, t int64, admit bool) bool {
+	if t < b.blockedUntil(id) {
+		return false
+	}
+	if admit {
 		return true
 	}
 	end := b.end(t)
@@ -104,6 +115,9 @@ func (b *Blocked) Warm(id int32) uint64 {
 	}
 	return w
 }
+
+// Blocking says whether key id is blocked at t.
+func (b *Blocked) Blocking(id int32, t int64) bool { return t < b.blockedUntil(id) }
 
 // Idle: the block is over and the limiter is idle (never, for a limiter
 // that cannot tell).

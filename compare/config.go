@@ -34,8 +34,14 @@ type Config struct {
 	// rule of Rules: a request is admitted iff every layer admits it.
 	Layered    [][]algorithms.Rule
 	Algorithms []string // candidate specs; the reference log is always run
-	Modes      []Mode
-	Counts     []Count
+	// Reference is the reference's spec: "log" (the default), the exact
+	// sliding log, or the log behind a refusal cache, "log:block" (till
+	// the window's end) or "log:block=D" (for D from a refusal, as
+	// Cloudflare's mitigation timeout): the candidates are then measured
+	// against the exact mechanism that cache makes (see ReferenceOf).
+	Reference string
+	Modes     []Mode
+	Counts    []Count
 	// TopKeys is how many keys each run lists by disagreement (default 10).
 	TopKeys int
 	// Sweep, if the rules come from a sweep, is recorded in the summary so
@@ -107,6 +113,21 @@ func (c Config) normalize() (Config, error) {
 	}
 	if len(c.Algorithms) == 0 {
 		c.Algorithms = d.Algorithms
+	}
+	if c.Reference == "" {
+		c.Reference = "log"
+	}
+	for _, set := range c.ruleSets() {
+		_, b, err := ReferenceOf(c.Reference, algorithms.PrimaryRule(set))
+		if err != nil {
+			return c, err
+		}
+		if b != nil {
+			c.Reference = b.Name() // canonical: log:block=1h
+			if c.Clients != nil || c.Deployment != nil {
+				return c, fmt.Errorf("reference %s: the closed-loop clients and the deployments are measured against the plain log only", c.Reference)
+			}
+		}
 	}
 	if len(c.Modes) == 0 {
 		c.Modes = d.Modes

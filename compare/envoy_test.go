@@ -26,7 +26,7 @@ func TestEnvoyCountsEveryRequest(t *testing.T) {
 		}
 	}
 	for _, m := range []Mode{Independent, Shadow} {
-		k, err := NewKeyReplay([]algorithms.Rule{rule}, []string{"envoy", "fixed"}, CountAccepted, m)
+		k, err := NewKeyReplay([]algorithms.Rule{rule}, "log", []string{"envoy", "fixed"}, CountAccepted, m)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,7 +15,8 @@ import (
 type KeyReplay struct {
 	rule   algorithms.Rule // the primary rule
 	ref    *algorithms.Log
-	guards []*algorithms.Log // the logs of the other layers
+	guards []*algorithms.Log   // the logs of the other layers
+	block  *algorithms.Blocked // the reference's refusal cache, nil without one
 	count  Count
 	mode   Mode
 	cands  []keyCandidate
@@ -44,11 +45,12 @@ type KeyDecision struct {
 }
 
 // NewKeyReplay returns a replay of one key under the rules (one, or the
-// layers of a layered rule), of the candidate specs (the log is the
-// reference, not a candidate), under the count policy and mode. Under
+// layers of a layered rule), of the candidate specs against the reference
+// (Config.Reference: "log", or "log:block=D"; "" is "log"), under the
+// count policy and mode. Under
 // count all the window algorithms record every request whatever the mode,
 // as the engine's runs do.
-func NewKeyReplay(rules []algorithms.Rule, specs []string, count Count, mode Mode) (*KeyReplay, error) {
+func NewKeyReplay(rules []algorithms.Rule, reference string, specs []string, count Count, mode Mode) (*KeyReplay, error) {
 	if len(rules) == 0 {
 		return nil, fmt.Errorf("no rule")
 	}
@@ -59,8 +61,19 @@ func NewKeyReplay(rules []algorithms.Rule, specs []string, count Count, mode Mod
 		return nil, fmt.Errorf("unknown mode %q (want independent or shadow)", mode)
 	}
 	r := algorithms.PrimaryRule(rules)
-	k := &KeyReplay{rule: r, ref: algorithms.NewLog(r), count: count, mode: mode, last: -1}
-	k.ref.Grow(1)
+	if reference == "" {
+		reference = "log"
+	}
+	log, block, err := ReferenceOf(reference, r)
+	if err != nil {
+		return nil, err
+	}
+	k := &KeyReplay{rule: r, ref: log, block: block, count: count, mode: mode, last: -1}
+	if block != nil {
+		block.Grow(1) // and the log behind it
+	} else {
+		k.ref.Grow(1)
+	}
 	for _, l := range rules {
 		if l != r {
 			g := algorithms.NewLog(l)
@@ -109,17 +122,8 @@ func (k *KeyReplay) Add(t, cost int64) (KeyDecision, error) {
 	}
 	k.last = t
 	d := KeyDecision{T: t, Cost: cost, Admit: make([]bool, len(k.cands)), Estimate: make([]float64, len(k.cands))}
-	ref := k.ref.Decide(0, t, cost)
-	for _, l := range k.guards {
-		ref = l.Decide(0, t, cost) && ref
-	}
-	d.Log, d.Exact = ref, k.ref.Sum(0)
-	if ref || k.count == CountAll {
-		k.ref.Record(0, t, cost)
-		for _, l := range k.guards {
-			l.Record(0, t, cost)
-		}
-	}
+	ref, exact := decideReference(k.ref, k.guards, k.block, k.count == CountAll, 0, t, cost)
+	d.Log, d.Exact = ref, exact
 	for i, c := range k.cands {
 		admit := c.lim.Decide(0, t, cost)
 		d.Estimate[i] = math.NaN()

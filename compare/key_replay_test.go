@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"ratebench/algorithms"
@@ -11,8 +12,15 @@ import (
 
 // A key replayed alone decides every request as the engine's runs do: for
 // every key, rule (plain and layered), count policy and mode, its over-
-// and under-admissions per algorithm are those of the key in the summary.
+// and under-admissions per algorithm are those of the key in the summary;
+// against the plain log and against the log behind a refusal cache.
 func TestKeyReplayAgreesWithTheEngine(t *testing.T) {
+	for _, ref := range []string{"log", "log:block=20s"} {
+		t.Run(ref, func(t *testing.T) { keyReplayAgreesWithTheEngine(t, ref) })
+	}
+}
+
+func keyReplayAgreesWithTheEngine(t *testing.T, ref string) {
 	rng := rand.New(rand.NewPCG(7, 9))
 	var reqs []rq
 	at := int64(0)
@@ -20,11 +28,11 @@ func TestKeyReplayAgreesWithTheEngine(t *testing.T) {
 		at += rng.Int64N(2 * sec)
 		reqs = append(reqs, rq{fmt.Sprintf("k%d", rng.IntN(6)), 1_000*sec + at, 1 + rng.Int64N(2)})
 	}
-	specs := []string{"counter", "counter-lt", "fixed", "token", "gcra", "buckets:4"}
+	specs := []string{"counter", "counter-lt", "fixed", "token", "gcra", "buckets:4", "counter:block=20s"}
 	plain, _ := algorithms.ParseRules("5/30s")
 	layered, _ := algorithms.ParseRules("3/10s+8/1m")
 	for _, rules := range [][]algorithms.Rule{plain, layered} {
-		cfg := Config{Algorithms: append([]string{"log"}, specs...), Modes: []Mode{Independent, Shadow}, Counts: []Count{CountAccepted, CountAll}, TopKeys: 100}
+		cfg := Config{Reference: ref, Algorithms: append([]string{"log"}, specs...), Modes: []Mode{Independent, Shadow}, Counts: []Count{CountAccepted, CountAll}, TopKeys: 100}
 		if len(rules) == 1 {
 			cfg.Rules = rules
 		} else {
@@ -38,7 +46,7 @@ func TestKeyReplayAgreesWithTheEngine(t *testing.T) {
 			}
 			for key := range 6 {
 				name := fmt.Sprintf("k%d", key)
-				kr, err := NewKeyReplay(rules, specs, Count(run.Count), Mode(run.Mode))
+				kr, err := NewKeyReplay(rules, ref, specs, Count(run.Count), Mode(run.Mode))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -65,7 +73,7 @@ func TestKeyReplayAgreesWithTheEngine(t *testing.T) {
 					}
 					// The window algorithms estimate the window's cost (not
 					// layered, whose decision is every layer's).
-					hasEst := len(rules) == 1 && run.Algorithm != "token" && run.Algorithm != "gcra"
+					hasEst := len(rules) == 1 && run.Algorithm != "token" && run.Algorithm != "gcra" && !strings.Contains(run.Algorithm, ":block")
 					if e := d.Estimate[alg]; math.IsNaN(e) == hasEst {
 						t.Fatalf("%s: estimate %v", run.Algorithm, e)
 					}
@@ -93,13 +101,13 @@ func TestKeyReplayAgreesWithTheEngine(t *testing.T) {
 
 func TestKeyReplayRefuses(t *testing.T) {
 	rules, _ := algorithms.ParseRules("5/30s")
-	if _, err := NewKeyReplay(rules, []string{"counter"}, "some", Independent); err == nil {
+	if _, err := NewKeyReplay(rules, "log", []string{"counter"}, "some", Independent); err == nil {
 		t.Error("an unknown count policy accepted")
 	}
-	if _, err := NewKeyReplay(rules, []string{"nope"}, CountAccepted, Independent); err == nil {
+	if _, err := NewKeyReplay(rules, "log", []string{"nope"}, CountAccepted, Independent); err == nil {
 		t.Error("an unknown algorithm accepted")
 	}
-	kr, _ := NewKeyReplay(rules, []string{"counter"}, CountAccepted, Shadow)
+	kr, _ := NewKeyReplay(rules, "log", []string{"counter"}, CountAccepted, Shadow)
 	if _, err := kr.Add(10*sec, 1); err != nil {
 		t.Fatal(err)
 	}

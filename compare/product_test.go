@@ -136,7 +136,7 @@ func TestCoupledKeysReplayedInOnePass(t *testing.T) {
 	if _, err := New(cfg); err == nil || !strings.Contains(err.Error(), "not shard 0/2") {
 		t.Errorf("a shard: %v", err)
 	}
-	if _, err := NewKeyReplay(cfg.Rules, []string{"nginx:zone"}, CountAccepted, Independent); err == nil || !strings.Contains(err.Error(), "one key's requests alone") {
+	if _, err := NewKeyReplay(cfg.Rules, "log", []string{"nginx:zone"}, CountAccepted, Independent); err == nil || !strings.Contains(err.Error(), "one key's requests alone") {
 		t.Errorf("one key: %v", err)
 	}
 }

@@ -132,7 +132,7 @@ func (e *worker) sweep() {
 func (e *worker) idle(id int32, now int64) bool {
 	for _, g := range e.groups {
 		now := windowStart(now, g.win.w)
-		if !g.ref.Idle(id, now) || !g.refAcc.boundIdle(id, now) {
+		if !g.ref.Idle(id, now) || !g.refAcc.boundIdle(id, now) || g.refBlock != nil && g.refBlock.Blocking(id, now) {
 			return false
 		}
 		for _, l := range g.guards {
@@ -236,7 +236,11 @@ const groupRecLen = 3
 // releaseLimiters resets key id in the group's reference, its layers' logs
 // and every candidate.
 func (g *group) releaseLimiters(id int32) {
-	g.ref.Release(id)
+	if g.refBlock != nil {
+		g.refBlock.Release(id) // and the log behind it
+	} else {
+		g.ref.Release(id)
+	}
 	for _, l := range g.guards {
 		l.Release(id)
 	}

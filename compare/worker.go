@@ -43,6 +43,7 @@ type group struct {
 	guardRules []algorithms.Rule // and their rules
 	count      Count
 	ref        *algorithms.Log
+	refBlock   *algorithms.Blocked // the reference's refusal cache, nil without one (Config.Reference)
 	refAcc     *runAcc
 	modes      []Mode // the modes this group reports (one under count all)
 	cands      []*candidate
@@ -92,7 +93,11 @@ func newWorker(cfg Config) (*worker, error) {
 	for _, set := range cfg.ruleSets() {
 		r := algorithms.PrimaryRule(set)
 		for _, c := range cfg.Counts {
-			g := &group{rule: r, layers: set, count: c, ref: algorithms.NewLog(r), modes: cfg.Modes, win: windowGrid{w: r.W}}
+			ref, block, err := ReferenceOf(cfg.Reference, r)
+			if err != nil {
+				return nil, err
+			}
+			g := &group{rule: r, layers: set, count: c, ref: ref, refBlock: block, modes: cfg.Modes, win: windowGrid{w: r.W}}
 			for _, l := range set {
 				if l != r {
 					g.guards = append(g.guards, algorithms.NewLog(l))
@@ -319,7 +324,11 @@ func (e *worker) growKeys(n int) {
 	e.capN = n
 	e.rows.grow(n)
 	for _, g := range e.groups {
-		g.ref.Grow(n)
+		if g.refBlock != nil {
+			g.refBlock.Grow(n) // and the log behind it
+		} else {
+			g.ref.Grow(n)
+		}
 		for _, l := range g.guards {
 			l.Grow(n)
 		}
@@ -343,20 +352,11 @@ func (g *group) add(row []keyRun, id int32, t, cost, from int64) {
 		g.settle(row, id, from, s-1)
 	}
 	g.countLog(&row[0], id, s)
-	ref := g.ref.Decide(id, t, cost)
-	for _, l := range g.guards { // a layered reference admits iff every layer's log does
-		ref = l.Decide(id, t, cost) && ref
-	}
-	exact := g.ref.Sum(id) // cost in (t-W, t] before this request
+	recorded := g.count == CountAll
+	ref, exact := decideReference(g.ref, g.guards, g.refBlock, recorded, id, t, cost) // exact: cost in (t-W, t] before this request
+	recorded = recorded || ref
 	if g.use != nil {
 		g.use.add(id, t, cost, exact, ref)
-	}
-	recorded := ref || g.count == CountAll
-	if recorded {
-		g.ref.Record(id, t, cost)
-		for _, l := range g.guards {
-			l.Record(id, t, cost)
-		}
 	}
 	g.refAcc.add(&row[0], id, t, cost, ref, ref)
 	if c := g.refAcc.client; c != nil {
@@ -415,6 +415,9 @@ func (e *worker) summary(trace summary.TraceInfo, partial bool, offeredEnd int64
 	}
 	s.Clients = e.closed.results()
 	s.Config.Deployment = e.cfg.Deployment
+	if e.cfg.Reference != "log" {
+		s.Config.Reference = e.cfg.Reference
+	}
 	s.Distributed = e.dist.results()
 	for _, set := range e.cfg.ruleSets() {
 		s.Config.Rules = append(s.Config.Rules, algorithms.FormatRules(set))

@@ -105,6 +105,7 @@ func (m *model) tighterArgs(g *group, b *summary.Binding) []string {
 		rules = append(rules, t.Rule)
 	}
 	args := append(m.s.Trace.Command("compare"), "-rule", strings.Join(rules, ","))
+	args = append(args, m.s.Config.ReferenceArgs()...)
 	var algs []string
 	for _, a := range m.s.Config.Algorithms {
 		if a != "log" {

@@ -102,9 +102,9 @@ func (m *model) intro(d *markup.Document) {
 			cands = append(cands, a)
 		}
 	}
-	d.Add(markup.Para{Text: markup.Textf("ratebench replayed the trace below through the exact sliding-window log (the reference) and %d cheaper rate limiters, "+
+	d.Add(markup.Para{Text: markup.Textf("ratebench replayed the trace below through %s (the reference) and %d cheaper rate limiters, "+
 		"and compared every decision. For each rule, the decision section ranks the algorithms by memory per key and says which "+
-		"meet the disagreement budget; the sections after it hold every figure of the summary and the plots.", len(cands))})
+		"meet the disagreement budget; the sections after it hold every figure of the summary and the plots.", s.Config.ReferenceText(), len(cands))})
 }
 
 // warnings are what the reader must see even with the trace folded: the

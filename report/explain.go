@@ -27,7 +27,7 @@ func (m *model) explainHint(d *markup.Document, g *group) {
 	if most == 0 {
 		return
 	}
-	text := markup.Inline{}.Tf("To see why, replay one key alone (here %s, where %s disagrees most): ", keyText(key), alg).Cmd(explainArgs(m.s.Trace, key, g.rule, g.count, g.mode, algs)...).
+	text := markup.Inline{}.Tf("To see why, replay one key alone (here %s, where %s disagrees most): ", keyText(key), alg).Cmd(explainArgs(m.s.Trace, m.s.Config.ReferenceArgs(), key, g.rule, g.count, g.mode, algs)...).
 		T(" lists its disagreements and draws its requests over a few windows, one lane per algorithm, beside the log's decisions.")
 	if m.s.Trace.Spread != nil {
 		// explain has no -spread: it replays the times as the file holds
@@ -38,10 +38,12 @@ func (m *model) explainHint(d *markup.Document, g *group) {
 }
 
 // explainArgs are the words of the command line of ratebench explain
-// for key on the trace t, read as the replay read it (t.Command), quoted by
+// for key on the trace t, read as the replay read it (t.Command), against
+// the replay's reference (ref, RunConfig.ReferenceArgs), quoted by
 // the document's Cmd when shown.
-func explainArgs(t summary.TraceInfo, key, rule, count, mode string, algs []string) []string {
+func explainArgs(t summary.TraceInfo, ref []string, key, rule, count, mode string, algs []string) []string {
 	args := append(t.Command("explain"), "-key", key, "-rule", rule, "-alg", strings.Join(algs, ","))
+	args = append(args, ref...)
 	if count != "accepted" {
 		args = append(args, "-count", count)
 	}

@@ -29,7 +29,7 @@ func TestExplainCommand(t *testing.T) {
 		{summary.TraceInfo{Path: "a.csv", Format: "csv"}, "-x", "accepted", "independent",
 			"ratebench explain -trace a.csv -key -x -rule 5/30s -alg counter,token"},
 	} {
-		if got := escape.ShellCommand(explainArgs(c.trace, c.key, "5/30s", c.count, c.mode, []string{"counter", "token"})...); got != c.want {
+		if got := escape.ShellCommand(explainArgs(c.trace, nil, c.key, "5/30s", c.count, c.mode, []string{"counter", "token"})...); got != c.want {
 			t.Errorf("got  %s\nwant %s", got, c.want)
 		}
 	}

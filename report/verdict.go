@@ -54,8 +54,18 @@ func (m *model) verdictSection(d *markup.Document) {
 // request: with nothing decided, no algorithm can be chosen over another.
 const noRequestsText = "The trace held no requests: nothing was decided, so there is no algorithm to choose."
 
-// verdictPolicy says which policy the verdict follows.
+// verdictPolicy says which policy the verdict follows, and what the
+// reference is when it is not the plain log.
 func (m *model) verdictPolicy() markup.Inline {
+	p := m.policyText()
+	if m.s.Config.Reference != "" {
+		p = p.T(" Here \"the log\" is " + m.s.Config.ReferenceText() + ": every figure compares the algorithms with it.")
+	}
+	return p
+}
+
+// policyText says which policy the verdict follows.
+func (m *model) policyText() markup.Inline {
 	if m.s.Trace.Requests == 0 && !slices.ContainsFunc(m.s.Runs, func(r summary.Run) bool { return r.Requests > 0 }) {
 		return markup.Text("The trace held no requests: there is nothing to decide on.")
 	}

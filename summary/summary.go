@@ -12,7 +12,8 @@ import (
 // bindings, how much each rule binds on the trace; SchemaV1_5 adds the
 // verdict, the answer the runs give; SchemaV1_6 adds trace.records_read,
 // how many records the run read; SchemaV1_7 adds trace.dataset, the parts
-// of a dataset the run read. A
+// of a dataset the run read, and config.reference, a reference behind a
+// refusal cache. A
 // summary names the oldest version that has every field it holds
 // (SchemaOf), so that a summary without the fields of a later version stays
 // what it was. ReadSummary reads them all, the bound under either name.
@@ -33,7 +34,7 @@ var Schemas = []string{SchemaV1, SchemaV1_1, SchemaV1_2, SchemaV1_3, SchemaV1_4,
 // SchemaOf returns the schema s is written in: the oldest version that has
 // every field it holds.
 func SchemaOf(s *Summary) string {
-	if s.Trace.Dataset != nil {
+	if s.Trace.Dataset != nil || s.Config.Reference != "" {
 		return SchemaV1_7
 	}
 	if s.Trace.RecordsRead > 0 {
@@ -186,7 +187,12 @@ type RunConfig struct {
 	Counts     []string `json:"counts"`
 	Modes      []string `json:"modes"`
 	Algorithms []string `json:"algorithms"`
-	TopKeys    int      `json:"top_keys"`
+	// Reference, when the reference is not the plain log, is its spec
+	// (schema 1.7): "log:block" or "log:block=1h", the exact log behind a
+	// refusal cache that refuses a key it refused till the window's end,
+	// or for the duration. Its run is still named "log".
+	Reference string `json:"reference,omitempty"`
+	TopKeys   int    `json:"top_keys"`
 	// Sweep, when the rules came from a sweep, lists its axes: every
 	// L × W pair is one of Rules.
 	Sweep *Sweep `json:"sweep,omitempty"`

@@ -228,6 +228,9 @@ func (v *validator) config(c *RunConfig) {
 		}
 	}
 	v.nonNegative("config.top_keys", int64(c.TopKeys))
+	if c.Reference != "" {
+		v.reference(c.Reference)
+	}
 	if sw := c.Sweep; sw != nil {
 		for i, l := range sw.L {
 			if l < 1 {

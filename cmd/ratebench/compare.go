@@ -55,6 +55,7 @@ type compareFlags struct {
 	top, workers                      *int
 	cpuProfile, memProfile            *string
 	sweep                             *string
+	ref                               *string
 	budget                            budgetFlags
 	check                             *string
 	withReport, force, png            *bool
@@ -71,6 +72,7 @@ func registerCompareFlags(fs *flag.FlagSet) *compareFlags {
 	f.genSpec = fs.String("gen", "", "replay a generated `scenario` instead of a trace, e.g. 'population:requests=1e6,sources=270000' (see ratebench gen -list)")
 	fs.Var(&f.rules, "rule", "rate limit `L/W`, e.g. 100/1m, or layered limits L/W+L/W, e.g. 5/1s+100/1m; repeat or comma-separate for several (default 5/30s)")
 	f.algs = fs.String("alg", strings.Join(algorithms.DefaultSpecs, ","), "comma-separated `algorithms` to compare with the log: "+specList())
+	f.ref = fs.String("ref", "log", "the `reference` the algorithms are measured against: log, the exact sliding log, or the log behind a refusal cache, log:block (a key it refuses is refused till the window's end) or log:block=D (for D, as Cloudflare's mitigation timeout); give the candidates the same cache (counter:block=D) to measure the mechanism")
 	f.modes = fs.String("mode", "independent,shadow", "comparison `modes`: independent, shadow, or both")
 	f.counts = fs.String("count", "accepted", "counting `policy`: accepted, all, or both (accepted,all)")
 	f.out = fs.String("o", "", "the results folder `DIR` (default "+runsDir+"/<trace name>)")
@@ -99,7 +101,7 @@ func registerCompareFlags(fs *flag.FlagSet) *compareFlags {
 // config is the engine's configuration the flags give, within the bounds
 // of checkCompareSize.
 func (f *compareFlags) config() (compare.Config, error) {
-	cfg := compare.Config{TopKeys: *f.top, Algorithms: strings.Split(*f.algs, ","), Workers: *f.workers, ClientSeed: *f.clientSeed}
+	cfg := compare.Config{TopKeys: *f.top, Algorithms: strings.Split(*f.algs, ","), Workers: *f.workers, ClientSeed: *f.clientSeed, Reference: *f.ref}
 	for _, v := range f.clients {
 		pols, err := parseClients(v)
 		if err != nil {

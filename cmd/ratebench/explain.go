@@ -14,7 +14,7 @@ import (
 	"ratebench/report"
 )
 
-const explainSynopsis = "-key K [-rule 5/30s] [-alg counter,fixed,token] [-from T] [-to T] [-o DIR] (FILE | -gen SCENARIO)\n\n" +
+const explainSynopsis = "-key K [-rule 5/30s] [-alg counter,fixed,token] [-ref log] [-from T] [-to T] [-o DIR] (FILE | -gen SCENARIO)\n\n" +
 	"FILE (or -trace FILE) is the trace. Only the requests of the key K are replayed, through the exact log and\n" +
 	"each algorithm, as compare replays them; the disagreements are listed and DIR/explain.svg (and .png) shows\n" +
 	"the key's requests over a few windows around the first disagreement (or -from, -to), one lane per algorithm.\n" +
@@ -30,6 +30,7 @@ func runExplain(stdout, stderr io.Writer, args []string) error {
 	key := fs.String("key", "", "the `key` to explain (required)")
 	rule := fs.String("rule", compare.DefaultConfig().Rules[0].String(), "the rule `L/W` (or layered L/W+L/W)")
 	algs := fs.String("alg", "counter,fixed,token", "comma-separated `algorithms` to set beside the log: "+specList())
+	ref := fs.String("ref", "log", "the `reference`: log, or the log behind a refusal cache, log:block or log:block=D (as compare -ref)")
 	count := fs.String("count", string(compare.CountAccepted), "counting `policy`: accepted or all")
 	mode := fs.String("mode", string(compare.Independent), "comparison `mode`: independent or shadow")
 	from := fs.String("from", "", "start of the span shown: a `time` (RFC 3339) or a duration after the key's first request, e.g. 90s (default: "+fmt.Sprint(explain.Windows)+" windows before the first disagreement)")
@@ -57,7 +58,7 @@ func runExplain(stdout, stderr io.Writer, args []string) error {
 	if len(specs) == 0 {
 		return usageError{"explain: -alg names no algorithm besides the log"}
 	}
-	kr, err := compare.NewKeyReplay(rules, specs, compare.Count(*count), compare.Mode(*mode))
+	kr, err := compare.NewKeyReplay(rules, *ref, specs, compare.Count(*count), compare.Mode(*mode))
 	if err != nil {
 		return usageError{"explain: " + err.Error()}
 	}
