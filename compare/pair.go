@@ -48,20 +48,23 @@ func ReplayPair(r KeyedReader, p Pair) (summary.PairResult, error) {
 	if p.Count != CountAll && p.Count != CountAccepted {
 		return res, fmt.Errorf("unknown count policy %q (want all or accepted)", p.Count)
 	}
-	log := algorithms.NewLog(p.Rule)
 	inner, err := algorithms.New(cand, p.Rule)
 	if err != nil {
 		return res, err
 	}
 	est, _ := inner.(algorithms.Estimator)
-	var ref, lim algorithms.Limiter = log, inner
+	refSpec, lim := "log", algorithms.Limiter(inner)
 	if p.Block != "" {
-		if ref, err = algorithms.NewBlocked(log, p.Rule, p.Block); err != nil {
-			return res, err
+		if refSpec = "log:block"; p.Block != "window" {
+			refSpec += "=" + p.Block
 		}
 		if lim, err = algorithms.NewBlocked(inner, p.Rule, p.Block); err != nil {
 			return res, err
 		}
+	}
+	log, block, err := ReferenceOf(refSpec, p.Rule) // the engine's reference, decided by its step
+	if err != nil {
+		return res, err
 	}
 	all := p.Count == CountAll
 	// The candidate records what the engine's runs record (recordsAll):
@@ -73,7 +76,11 @@ func ReplayPair(r KeyedReader, p Pair) (summary.PairResult, error) {
 	}
 	admitted := algorithms.NewLog(p.Rule) // the candidate's admissions, for its burst
 	n := r.Keys()
-	ref.Grow(n)
+	if block != nil {
+		block.Grow(n) // and the log behind it
+	} else {
+		log.Grow(n)
+	}
 	lim.Grow(n)
 	admitted.Grow(n)
 	over, under, burst := make([]bool, n), make([]bool, n), make([]bool, n)
@@ -96,17 +103,13 @@ func ReplayPair(r KeyedReader, p Pair) (summary.PairResult, error) {
 		last = q.T
 		res.Requests++
 		perKey[id]++
-		a := ref.Decide(id, q.T, q.Cost)
+		a, exact := decideReference(log, nil, block, all, id, q.T, q.Cost)
 		b := lim.Decide(id, q.T, q.Cost)
 		if gaps != nil {
-			// A blocked source's request reaches neither limiter: bring
-			// both to t (Decide only advances the state) to read them.
-			log.Decide(id, q.T, q.Cost)
+			// A blocked source's request does not reach the candidate:
+			// bring it to t (Decide only advances the state) to read it.
 			inner.Decide(id, q.T, q.Cost)
-			gaps.Add(est.Estimate(id, q.T), log.Sum(id))
-		}
-		if a || all {
-			ref.Record(id, q.T, q.Cost)
+			gaps.Add(est.Estimate(id, q.T), exact)
 		}
 		if b || candAll {
 			lim.Record(id, q.T, q.Cost)
