@@ -151,3 +151,28 @@ func TestRateErrorFixedPointIsExact(t *testing.T) {
 		}
 	}
 }
+
+// Add's path for an error of exactly 0 counts the sample as the path for
+// any error does: the same distribution, field by field, over samples
+// half of which are exact.
+func TestRateErrorsZeroPathIsTheGeneralOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	fast, slow := NewRateErrors(10), NewRateErrors(10)
+	zeros := 0
+	for range 20000 {
+		exact := rng.Int64N(25)
+		est := algorithms.Rational{Whole: uint64(exact), Den: 1}
+		if rng.IntN(2) == 0 {
+			den := 1 + rng.Int64N(60)
+			est = algorithms.Rational{Whole: uint64(rng.Int64N(25)), Frac: rng.Int64N(den), Den: den}
+		}
+		if est.Frac == 0 && est.Whole == uint64(exact) {
+			zeros++
+		}
+		fast.Add(est, exact)
+		slow.addError(est, exact)
+	}
+	if zeros < 5000 || !reflect.DeepEqual(fast, slow) {
+		t.Errorf("%d exact samples; the distributions differ:\n%+v\n%+v", zeros, fast, slow)
+	}
+}
