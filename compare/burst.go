@@ -17,8 +17,10 @@ import (
 //     reference's admitted cost, minus what the run refused and the log
 //     admitted (under), plus what the run admitted and the log refused
 //     (over). Only the disagreements are kept, per key, in one window of
-//     signed costs (+ over, - under) whose sum is the difference, and a
-//     key none of whose disagreements is recent costs one read of lastDis;
+//     signed costs (+ over, - under) whose sum is the difference, made at
+//     the key's first disagreement (most keys have none: they hold a nil
+//     pointer), and a key none of whose disagreements is recent costs one
+//     read of lastDis;
 //   - otherwise a sliding sum of the run's own admissions per key.
 type burstAcc struct {
 	rows *runRows // the run's: each key's peak and latest disagreement
@@ -30,7 +32,7 @@ type burstAcc struct {
 	relMax int64  // the largest peak of the keys released
 	relKey string // and its key (the least name of those with it)
 
-	dis []algorithms.WindowSum // ref set: the disagreements, +cost over, -cost under
+	dis []*algorithms.WindowSum // ref set: the disagreements, +cost over, -cost under; nil before the first
 	win []algorithms.WindowSum // the run's admissions (neither log nor ref)
 }
 
@@ -57,7 +59,11 @@ func (b *burstAcc) observe(h *keyRun, id int32, t, cost int64, admit, ref bool) 
 		span = b.log.Sum(id)
 	case b.ref != nil:
 		if admit != ref {
-			d := &b.dis[id]
+			d := b.dis[id]
+			if d == nil {
+				d = &algorithms.WindowSum{}
+				b.dis[id] = d
+			}
 			d.Expire(t - b.w)
 			if admit {
 				d.Add(t, cost)
@@ -70,8 +76,7 @@ func (b *burstAcc) observe(h *keyRun, id int32, t, cost int64, admit, ref bool) 
 			return
 		}
 		span = b.ref.Sum(id)
-		if h.lastDis > t-b.w { // else every disagreement has left the span
-			d := &b.dis[id]
+		if d := b.dis[id]; d != nil && h.lastDis > t-b.w { // else no disagreement yet, or every one has left the span
 			d.Expire(t - b.w)
 			span += d.Sum()
 		}
@@ -93,7 +98,7 @@ func (b *burstAcc) release(id int32) {
 	switch {
 	case b.log != nil:
 	case b.ref != nil:
-		b.dis[id] = algorithms.WindowSum{}
+		b.dis[id] = nil
 	default:
 		b.win[id] = algorithms.WindowSum{}
 	}
