@@ -33,7 +33,7 @@ type burstAcc struct {
 	relKey string // and its key (the least name of those with it)
 
 	dis []*algorithms.WindowSum // ref set: the disagreements, +cost over, -cost under; nil before the first
-	win []algorithms.WindowSum // the run's admissions (neither log nor ref)
+	win []algorithms.WindowSum  // the run's admissions (neither log nor ref)
 }
 
 func (b *burstAcc) grow(n int) {
