@@ -60,6 +60,7 @@ type candidate struct {
 	rel       algorithms.Releaser  // lim's idle test, for the state it holds
 	warm      algorithms.Warmer    // lim's state loader, nil if it has none
 	est       algorithms.Estimator // non-nil where rate error is measured
+	behind    algorithms.Limiter   // for est behind a refusal cache, the algorithm est is, brought to each request's time
 	mode      Mode
 	recordAll bool // it records every request: count all applies, or it counts every request (CountsEvery)
 	acc       *runAcc
@@ -79,6 +80,14 @@ func (g *group) newCandidate(cfg Config, lim algorithms.Limiter, m Mode, full bo
 	est, isEst := lim.(algorithms.Estimator)
 	if full && isEst && (m == Shadow || cd.recordAll) {
 		cd.est = est
+	}
+	if b, ok := lim.(*algorithms.Blocked); ok && full && g.count == CountAll && cd.recordAll {
+		// Under count all the algorithm behind the cache records every
+		// request, blocked or not, as the log does: its estimate is
+		// measured against the log's count of the same history.
+		if est, ok := b.Inner().(algorithms.Estimator); ok {
+			cd.est, cd.behind = est, b.Inner()
+		}
 	}
 	cd.acc = newRunAcc(g.rule, lim, cd.est != nil, full && (m == Independent || cd.recordAll))
 	if g.count == CountAccepted && cd.acc.burst != nil && !cfg.tuning.ownBurst {
@@ -370,6 +379,11 @@ func (g *group) add(row []keyRun, id int32, t, cost, from int64) {
 		g.held(h, i, s)
 		admit := c.lim.Decide(id, t, cost)
 		if c.est != nil {
+			if c.behind != nil && !admit {
+				// A request the cache refused did not reach the algorithm:
+				// bring it to t (Decide only advances the state) to read it.
+				c.behind.Decide(id, t, cost)
+			}
 			c.acc.rateErr.Add(c.est.Estimate(id, t), exact)
 		}
 		record := records(admit, ref, c.recordAll, c.mode)

@@ -2,7 +2,8 @@
 // grid of rules, populations of sources and mitigation timeouts, each
 // point replays a generated population through the exact log and a
 // candidate (the counter or a variant) behind the same timeout, under
-// count all (compare.ReplayPair), and records where their decisions
+// count all (the engine's runs against the reference log:block=D, see
+// replay.go), and records where their decisions
 // differ. The result does not depend on how many points run side by side.
 //
 // A search is long (points × requests), so Run reports each point done
@@ -18,7 +19,6 @@ import (
 	"sync"
 
 	"ratebench/algorithms"
-	"ratebench/compare"
 	"ratebench/generators"
 	"ratebench/summary"
 )
@@ -208,46 +208,4 @@ func findDone(done []summary.SearchPoint, p Point, pop Population) (summary.Sear
 
 func searchPoint(p Point, res summary.PairResult) summary.SearchPoint {
 	return summary.SearchPoint{Rule: algorithms.FormatRules([]algorithms.Rule{p.Rule}), Algorithm: p.Alg, Rate: p.Rate, Alpha: p.Alpha, Max: p.MaxR, Block: p.Block, PairResult: res}
-}
-
-// replayPoint replays p's population through the log and p's candidate.
-func replayPoint(ctx context.Context, p Point, pop Population) (summary.SearchPoint, error) {
-	gen, err := generators.New(pop.spec(p), generators.Params{})
-	if err != nil {
-		return summary.SearchPoint{}, err
-	}
-	r := &stoppable{KeyedReader: gen, done: ctx.Done()}
-	res, err := compare.ReplayPair(r, compare.Pair{Rule: p.Rule, Candidate: p.Alg, Block: p.Block, Count: compare.CountAll})
-	if err != nil {
-		return summary.SearchPoint{}, err
-	}
-	return searchPoint(p, res), nil
-}
-
-// stoppable is a reader that ends, with context.Canceled, once done is
-// closed (checked every 4096 requests).
-type stoppable struct {
-	compare.KeyedReader
-	done <-chan struct{}
-	n    int
-	err  error
-}
-
-func (s *stoppable) Scan() bool {
-	if s.n++; s.n&4095 == 0 {
-		select {
-		case <-s.done:
-			s.err = context.Canceled
-			return false
-		default:
-		}
-	}
-	return s.KeyedReader.Scan()
-}
-
-func (s *stoppable) Err() error {
-	if s.err != nil {
-		return s.err
-	}
-	return s.KeyedReader.Err()
 }
