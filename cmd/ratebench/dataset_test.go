@@ -31,6 +31,13 @@ func TestDatasetShardsReadTheirPartsAndMergeToTheWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	lo, hi := m.Parts[0].Records, m.Parts[0].Records
+	for _, p := range m.Parts {
+		lo, hi = min(lo, p.Records), max(hi, p.Records)
+	}
+	if out, _, err := ratebench(t, "inspect", ds); err != nil || !strings.Contains(out, fmt.Sprintf("dataset    4 parts by key hash, %d to %d records each\n", lo, hi)) || m.Records(m.PartsOf(0, 0)) != 2000 {
+		t.Errorf("inspect: %v\n%s", err, out)
+	}
 	args := []string{"compare", "-rule", "5/30s", "-count", "accepted,all", "-report=false"}
 	replay := func(name string, extra ...string) (*summary.Summary, []byte, string) {
 		t.Helper()

@@ -40,8 +40,24 @@ func runInspect(stdout, stderr io.Writer, args []string) error {
 	read := tf.readTrace(format)
 	st.Trace = &read
 	st.Print(stdout, tf.path, format)
+	printDataset(stdout, r)
 	printUnit(stdout, st, format, *rule, r)
 	return nil
+}
+
+// printDataset says, for a dataset, how its records fall in its parts (by
+// key hash): how even the shards that read them are.
+func printDataset(w io.Writer, r traces.Reader) {
+	d := traces.DatasetOf(r)
+	if d == nil {
+		return
+	}
+	m := d.Manifest()
+	lo, hi := m.Parts[0].Records, m.Parts[0].Records
+	for _, p := range m.Parts {
+		lo, hi = min(lo, p.Records), max(hi, p.Records)
+	}
+	fmt.Fprintf(w, "dataset    %d parts by key hash, %d to %d records each\n", m.Partitions, lo, hi)
 }
 
 // printUnit prints how the timestamps were read and the warnings on the
