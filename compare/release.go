@@ -80,16 +80,32 @@ func newReleaser(e *worker) releaser {
 	return r
 }
 
-// runs returns every run accumulator of the engine in a fixed order.
+// runs returns the accumulators of the runs that keep a row per key (each
+// group's reference, then its candidates but the companions) in a fixed
+// order: the order of the runs in a key's row.
 func (e *worker) runs() []*runAcc {
 	var out []*runAcc
 	for _, g := range e.groups {
 		out = append(out, g.refAcc)
 		for _, c := range g.cands {
-			out = append(out, c.acc)
+			if c.slot >= 0 {
+				out = append(out, c.acc)
+			}
 		}
 	}
 	return out
+}
+
+// rowRuns returns the number of the group's runs in a key's row: the
+// reference and the candidates but the companions.
+func (g *group) rowRuns() int {
+	n := 1
+	for _, c := range g.cands {
+		if c.slot >= 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // observe notes the time of a request and sweeps when it is time.
@@ -279,7 +295,7 @@ func (e *worker) restore(id int32, key []byte, t int64) (bool, error) {
 		if g.use != nil {
 			g.use.restore(id, gr[groupRecLen*gi+2])
 		}
-		for _, a := range runs[i : i+1+len(g.cands)] {
+		for _, a := range runs[i : i+g.rowRuns()] {
 			switch {
 			case f != nil:
 				row[i] = f.runs[i]

@@ -188,12 +188,15 @@ func (g *group) settle(row []keyRun, id int32, from, until int64) {
 		}
 	}
 	for i, c := range g.cands {
-		h := &row[1+i]
+		h := &g.scratch // a companion's state is not counted, but is brought to the same starts
+		if c.slot >= 0 {
+			h = &row[c.slot]
+		}
 		for s := first; ; s += w {
 			if c.rel != nil && c.rel.Idle(id, s) {
 				break
 			}
-			if h.stateEnd != s+w {
+			if c.slot >= 0 && h.stateEnd != s+w {
 				h.stateEnd = s + w
 				g.win.add(&g.win.Held[i], s, 1)
 			}

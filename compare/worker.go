@@ -51,7 +51,8 @@ type group struct {
 	products   []*candidate // the products weighed against their twins
 	win        windowGrid   // counts the state held per window of the rule
 	use        *useAcc      // the rule's offered use, nil for layered rules (offered_use.go)
-	base       int          // the index of the group's reference among the engine's runs
+	base       int          // the index of the group's reference among the engine's runs with rows
+	scratch    keyRun       // the row a companion's counts go to: no figure reads them
 }
 
 // candidate is one algorithm in one mode.
@@ -69,6 +70,7 @@ type candidate struct {
 	vsToken *candidate // for a peer library: the token run it is checked against
 
 	companion bool         // replayed for a product's analysis, not listed in the summary
+	slot      int          // its row's index in the group's part of a key's row; -1 for a companion, which keeps only totals
 	product   *productLink // for a product with a twin: its analysis
 }
 
@@ -153,15 +155,22 @@ func newWorker(cfg Config) (*worker, error) {
 			e.groups = append(e.groups, g)
 		}
 	}
+	base := 0
+	for _, g := range e.groups {
+		g.base = base
+		base++
+		for _, c := range g.cands {
+			c.slot = -1
+			if !c.companion {
+				c.slot = base - g.base
+				base++
+			}
+		}
+	}
 	for i, a := range e.runs() {
 		a.rows = runRows{rows: &e.rows, run: i}
 	}
 	e.rows.stride = len(e.runs())
-	base := 0
-	for _, g := range e.groups {
-		g.base = base
-		base += 1 + len(g.cands)
-	}
 	e.rel = newReleaser(e)
 	var err error
 	if e.closed, err = newClosedLoop(cfg); err != nil {
@@ -375,8 +384,11 @@ func (g *group) add(row []keyRun, id int32, t, cost, from int64) {
 		g.recorded(&row[0], id, t)
 	}
 	for i, c := range g.cands {
-		h := &row[1+i]
-		g.held(h, i, s)
+		h := &g.scratch
+		if c.slot >= 0 {
+			h = &row[c.slot]
+			g.held(h, i, s)
+		}
 		admit := c.lim.Decide(id, t, cost)
 		if c.est != nil {
 			if c.behind != nil && !admit {
@@ -443,7 +455,7 @@ func (e *worker) summary(trace summary.TraceInfo, partial bool, offeredEnd int64
 		s.Config.Modes = append(s.Config.Modes, string(m))
 	}
 	retained := e.rel.retained()
-	base := 0 // index of the group's reference in e.runs()
+	base := 0 // index of the group's reference in e.runs(), the runs with rows
 	for _, g := range e.groups {
 		state := &g.win
 		ref := g.refAcc.summary(e.keys, e.cfg.TopKeys, state, nil, retained, base)
@@ -451,7 +463,7 @@ func (e *worker) summary(trace summary.TraceInfo, partial bool, offeredEnd int64
 			runs := []summary.Run{ref}
 			for i, c := range g.cands {
 				if c.mode == m && !c.companion {
-					r := c.acc.summary(e.keys, e.cfg.TopKeys, state, state.Held[i], retained, base+1+i)
+					r := c.acc.summary(e.keys, e.cfg.TopKeys, state, state.Held[i], retained, base+c.slot)
 					if c.product != nil {
 						r.Product = c.product.summary()
 					}
@@ -463,7 +475,7 @@ func (e *worker) summary(trace summary.TraceInfo, partial bool, offeredEnd int64
 				s.Runs = append(s.Runs, r)
 			}
 		}
-		base += 1 + len(g.cands)
+		base += g.rowRuns()
 		if g.use != nil {
 			s.Bindings = append(s.Bindings, g.use.binding(algorithms.FormatRules(g.layers), g.count, g.refAcc.requests))
 		}
