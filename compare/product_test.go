@@ -140,3 +140,22 @@ func TestCoupledKeysReplayedInOnePass(t *testing.T) {
 		t.Errorf("one key: %v", err)
 	}
 }
+
+// A product's companions (its twin, its runs with one deviation off)
+// keep only their totals: a key's row holds the log's and the listed
+// runs' alone, here the log and nginx in two modes, beside 4 companions
+// per mode.
+func TestCompanionsKeepNoRow(t *testing.T) {
+	rule := mustRule(t, "10/1m")
+	e := fed(t, Config{Rules: []algorithms.Rule{rule}, Algorithms: []string{"nginx"}, Modes: []Mode{Independent, Shadow}}, randomTrace(3, 500, 5, 30*sec))
+	w := e.workers[0]
+	companions := 0
+	for _, c := range w.groups[0].cands {
+		if c.companion {
+			companions++
+		}
+	}
+	if companions != 8 || w.rows.stride != 3 || len(w.runs()) != 3 {
+		t.Errorf("%d companions, rows of %d runs (%d with rows); want 8 and 3", companions, w.rows.stride, len(w.runs()))
+	}
+}
