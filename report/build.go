@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -153,6 +154,9 @@ func (m *model) about(d *markup.Document) {
 	items := []markup.Inline{
 		markup.Inline{}.T("Path: ").C(t.Path),
 		markup.Text("Format: " + t.Format),
+	}
+	if d := t.Dataset; d != nil {
+		items = append(items, markup.Textf("Dataset: %d parts by key hash; this run read %s (%s records)", d.Partitions, partsText(d), numfmt.Count(t.RecordsRead)))
 	}
 	if u := unitText(t); u != "" {
 		items = append(items, markup.Text("Timestamps: "+u))
@@ -306,4 +310,21 @@ func unitText(t summary.TraceInfo) string {
 		return t.TSUnit + " (the Parquet column's TIMESTAMP unit)"
 	}
 	return t.TSUnit + " (-ts-unit " + t.TSUnit + ")"
+}
+
+// partsText names the parts of a dataset a run read: "every part" or
+// "parts 0, 2".
+func partsText(d *summary.DatasetRead) string {
+	if len(d.PartsRead) == d.Partitions {
+		return "every part"
+	}
+	var ps []string
+	for _, j := range d.PartsRead {
+		ps = append(ps, strconv.Itoa(j))
+	}
+	word := "parts "
+	if len(ps) == 1 {
+		word = "part "
+	}
+	return word + strings.Join(ps, ", ")
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"ratebench/internal/numfmt"
 	"ratebench/summary"
 	"ratebench/traces"
 )
@@ -92,6 +93,16 @@ func TestDatasetShardsReadTheirPartsAndMergeToTheWhole(t *testing.T) {
 		}
 		if 4%n == 0 && read != 2000 {
 			t.Errorf("the %d shards read %d records, want the trace's 2000 once", n, read)
+		}
+		if n == 2 { // the report of a shard says which parts it read
+			if _, _, err := ratebench(t, "report", "-png=false", shards[1]); err != nil {
+				t.Fatal(err)
+			}
+			md, _ := os.ReadFile(filepath.Join(shards[1], "report.md"))
+			want := fmt.Sprintf("- Dataset: 4 parts by key hash; this run read parts 1, 3 (%s records)\n", numfmt.Count(m.Records([]int{1, 3})))
+			if !strings.Contains(string(md), want) {
+				t.Errorf("shard 1/2's report does not say %q", want)
+			}
 		}
 		merged := filepath.Join(dir, fmt.Sprint("merged", n))
 		if _, _, err := ratebench(t, append([]string{"merge", "-o", merged, "-report=false"}, shards...)...); err != nil {
