@@ -69,11 +69,7 @@ func NewKeyReplay(rules []algorithms.Rule, reference string, specs []string, cou
 		return nil, err
 	}
 	k := &KeyReplay{rule: r, ref: log, block: block, count: count, mode: mode, last: -1}
-	if block != nil {
-		block.Grow(1) // and the log behind it
-	} else {
-		k.ref.Grow(1)
-	}
+	stateOf(log, block).Grow(1)
 	for _, l := range rules {
 		if l != r {
 			g := algorithms.NewLog(l)

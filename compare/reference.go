@@ -27,6 +27,22 @@ func ReferenceOf(spec string, r algorithms.Rule) (*algorithms.Log, *algorithms.B
 	return nil, nil, fmt.Errorf("reference %q: the reference is the exact log, alone (log) or behind a refusal cache (log:block, log:block=D)", spec)
 }
 
+// referenceState is what holds a reference's per-key state: the cache,
+// which holds the log behind it, or the log alone.
+type referenceState interface {
+	Grow(n int)
+	Release(id int32)
+}
+
+// stateOf returns the holder of the state of the reference log behind
+// block (nil: none).
+func stateOf(log *algorithms.Log, block *algorithms.Blocked) referenceState {
+	if block != nil {
+		return block
+	}
+	return log
+}
+
 // decideReference is the reference's step for a request of key id at t,
 // the engine's and KeyReplay's: every layer's log decides (all must
 // admit), the cache, if any, refuses a blocked key and blocks a refused

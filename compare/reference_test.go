@@ -57,11 +57,7 @@ func TestReferenceBehindACache(t *testing.T) {
 func TestReferenceBlockIsTwoBlockedLimiters(t *testing.T) {
 	const spec = "population:requests=40000,sources=200,rate=0.5,alpha=1.5,seed=5"
 	rule, _ := algorithms.ParseRule("20/10s")
-	var reqs []rq
-	for g := pairGen(t, spec); g.Scan(); {
-		q := g.Request()
-		reqs = append(reqs, rq{string(q.Key), q.T, q.Cost})
-	}
+	reqs := populationReqs(t, spec)
 	for _, suffix := range []string{"", ":block", ":block=1m"} {
 		for _, count := range []Count{CountAll, CountAccepted} {
 			name := fmt.Sprintf("cache %q, count %s", suffix, count)
@@ -170,11 +166,7 @@ func TestReferenceBlockSharedTimeout(t *testing.T) {
 func TestReferenceBlockGapIgnoresTheTimeout(t *testing.T) {
 	const spec = "population:requests=40000,sources=200,rate=0.5,alpha=1.5,seed=5"
 	rule, _ := algorithms.ParseRule("20/10s")
-	var reqs []rq
-	for g := pairGen(t, spec); g.Scan(); {
-		q := g.Request()
-		reqs = append(reqs, rq{string(q.Key), q.T, q.Cost})
-	}
+	reqs := populationReqs(t, spec)
 	run := func(ref, cand string) (summary.Run, summary.Run) {
 		s := replay(t, Config{Reference: ref, Rules: []algorithms.Rule{rule}, Algorithms: []string{cand}, Counts: []Count{CountAll}}, reqs)
 		return findRun(t, s, "independent", cand), findRun(t, s, "independent", "log")
@@ -203,11 +195,17 @@ func TestCountsEveryUnderCountAccepted(t *testing.T) {
 	}
 }
 
-func pairGen(t *testing.T, spec string) *generators.Generator {
+// populationReqs returns the requests of the generated trace spec.
+func populationReqs(t *testing.T, spec string) []rq {
 	t.Helper()
 	g, err := generators.New(spec, generators.Params{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return g
+	var reqs []rq
+	for g.Scan() {
+		q := g.Request()
+		reqs = append(reqs, rq{string(q.Key), q.T, q.Cost})
+	}
+	return reqs
 }

@@ -252,11 +252,7 @@ const groupRecLen = 3
 // releaseLimiters resets key id in the group's reference, its layers' logs
 // and every candidate.
 func (g *group) releaseLimiters(id int32) {
-	if g.refBlock != nil {
-		g.refBlock.Release(id) // and the log behind it
-	} else {
-		g.ref.Release(id)
-	}
+	stateOf(g.ref, g.refBlock).Release(id)
 	for _, l := range g.guards {
 		l.Release(id)
 	}

@@ -342,11 +342,7 @@ func (e *worker) growKeys(n int) {
 	e.capN = n
 	e.rows.grow(n)
 	for _, g := range e.groups {
-		if g.refBlock != nil {
-			g.refBlock.Grow(n) // and the log behind it
-		} else {
-			g.ref.Grow(n)
-		}
+		stateOf(g.ref, g.refBlock).Grow(n)
 		for _, l := range g.guards {
 			l.Grow(n)
 		}
@@ -370,9 +366,9 @@ func (g *group) add(row []keyRun, id int32, t, cost, from int64) {
 		g.settle(row, id, from, s-1)
 	}
 	g.countLog(&row[0], id, s)
-	recorded := g.count == CountAll
-	ref, exact := decideReference(g.ref, g.guards, g.refBlock, recorded, id, t, cost) // exact: cost in (t-W, t] before this request
-	recorded = recorded || ref
+	all := g.count == CountAll
+	ref, exact := decideReference(g.ref, g.guards, g.refBlock, all, id, t, cost) // exact: cost in (t-W, t] before this request
+	recorded := ref || all
 	if g.use != nil {
 		g.use.add(id, t, cost, exact, ref)
 	}
