@@ -79,7 +79,8 @@ func (m *model) bindingLine(g *group) (markup.Inline, bool) {
 // tighterText names b's tighter limits with the share of requests the log
 // would refuse at each: "27/1m would refuse 0.12% of the requests, 22/1m
 // 0.93%" (with "at most" under count accepted, where the shares are an
-// upper bound).
+// upper bound). They are the plain log's: behind a refusal cache (-ref
+// log:block) the text says so.
 func (m *model) tighterText(b *summary.Binding) string {
 	var parts []string
 	for i, t := range b.Tighter {
@@ -89,7 +90,11 @@ func (m *model) tighterText(b *summary.Binding) string {
 			if t.UpperBound {
 				verb = "would refuse at most "
 			}
-			parts = append(parts, t.Rule+" "+verb+share+" of the requests")
+			what := " of the requests"
+			if m.s.Config.Reference != "" { // the shares are the plain log's offered use
+				what += " without the refusal cache"
+			}
+			parts = append(parts, t.Rule+" "+verb+share+what)
 		} else {
 			parts = append(parts, t.Rule+" "+share)
 		}
