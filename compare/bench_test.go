@@ -273,17 +273,33 @@ func BenchmarkFloor(b *testing.B) {
 	b.ReportMetric(float64(admitted)/float64(benchCSVRequests)/float64(b.N), "admit/op")
 }
 
-// BenchmarkReplayCSV is compare -alg log,counter -mode independent on the
-// CSV of BenchmarkFloor, through the engine's API (reading, interning,
-// both decisions, every metric, the summary), with 1 and 2 workers.
+// benchProducts are the deployed products of results/products.
+var benchProducts = []string{"log", "nginx", "envoy", "envoy-local", "upstash", "upstash-fixed", "upstash-token", "redis_rate",
+	"throttled", "ulule", "go-limiter", "juju", "kong", "redis-cell", "guava"}
+
+// BenchmarkReplayCSV is compare on the CSV of BenchmarkFloor, through the
+// engine's API (reading, interning, every decision and metric, the
+// summary): -alg log,counter -mode independent with 1 and 2 workers, and
+// with 2 workers the default set and the products in both modes.
 func BenchmarkReplayCSV(b *testing.B) {
 	csv := benchCSV()
 	rule, _ := algorithms.ParseRule("10/1m")
-	for _, workers := range []int{1, 2} {
-		b.Run(fmt.Sprintf("log+counter/independent/workers=%d", workers), func(b *testing.B) {
+	both := []Mode{Independent, Shadow}
+	for _, bc := range []struct {
+		name    string
+		algs    []string
+		modes   []Mode
+		workers int
+	}{
+		{"log+counter/independent/workers=1", []string{"counter"}, []Mode{Independent}, 1},
+		{"log+counter/independent/workers=2", []string{"counter"}, []Mode{Independent}, 2},
+		{"default/both-modes/workers=2", algorithms.DefaultSpecs, both, 2},
+		{"products/both-modes/workers=2", benchProducts, both, 2},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
-				e, err := New(Config{Rules: []algorithms.Rule{rule}, Algorithms: []string{"counter"}, Modes: []Mode{Independent}, Workers: workers})
+				e, err := New(Config{Rules: []algorithms.Rule{rule}, Algorithms: bc.algs, Modes: bc.modes, Workers: bc.workers})
 				if err != nil {
 					b.Fatal(err)
 				}
