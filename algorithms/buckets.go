@@ -19,8 +19,8 @@ import "fmt"
 type Buckets struct {
 	rule Rule
 	n    int64
-	hdr  []bucketsHeader
-	c    []int64 // key id's counters are c[id*(n+1) : (id+1)*(n+1)]
+	hdr  PerKey[bucketsHeader]
+	c    PerKey[int64] // N+1 counters per key
 }
 
 // bucketsHeader is the part of a key's state besides its counters. The zero
@@ -39,14 +39,14 @@ func NewBuckets(r Rule, n int64) (*Buckets, error) {
 	if n < 1 || n > MaxBuckets || n > r.W {
 		return nil, fmt.Errorf("buckets:%d: N must be between 1 and %d (and at most W in ns)", n, MaxBuckets)
 	}
-	return &Buckets{rule: r, n: n}, nil
+	return &Buckets{rule: r, n: n, c: NewPerKey[int64](int(n + 1))}, nil
 }
 
 func (b *Buckets) Name() string { return "buckets:" + itoa(b.n) }
 
 func (b *Buckets) Grow(n int) {
-	b.hdr = grow(b.hdr, n)
-	b.c = grow(b.c, n*int(b.n+1))
+	b.hdr.Grow(n)
+	b.c.Grow(n)
 }
 
 func (b *Buckets) Bytes(int32) int64  { return 8 * (b.n + 2) }
@@ -63,8 +63,8 @@ func (b *Buckets) SubWindow(t int64) (s, rem int64) {
 // advance rolls key id's counters forward to sub-window s, returning them.
 func (b *Buckets) advance(id int32, s int64) (h *bucketsHeader, c []int64) {
 	m := b.n + 1
-	h = &b.hdr[id]
-	c = b.c[int64(id)*m : int64(id+1)*m]
+	h = b.hdr.At(id)
+	c = b.c.Row(id)
 	steps := s - h.s
 	if steps <= 0 {
 		return h, c

@@ -99,7 +99,7 @@ const (
 type Counter struct {
 	rule  Rule
 	admit admitRule
-	st    []counterState
+	st    PerKey[counterState]
 }
 
 // NewCounter returns the sliding window counter, admitting iff E+cost <= L.
@@ -122,14 +122,14 @@ func (c *Counter) Name() string {
 	return "counter"
 }
 
-func (c *Counter) Grow(n int)         { c.st = grow(c.st, n) }
+func (c *Counter) Grow(n int)         { c.st.Grow(n) }
 func (*Counter) Bytes(int32) int64    { return 24 }
 func (*Counter) FixedSize() bool      { return true }
 func (*Counter) CountsRejected() bool { return true }
 
 func (c *Counter) Decide(id int32, t, cost int64) bool {
 	W, L := c.rule.W, c.rule.L
-	s := &c.st[id]
+	s := c.st.At(id)
 	e := s.advance(t, W)
 	switch c.admit { // as Admits, with the rules inlined
 	case admitLT:
@@ -188,7 +188,7 @@ func counterFloor(prev, curr, e, cost, L, W int64) bool {
 }
 
 func (c *Counter) Record(id int32, t, cost int64) {
-	s := &c.st[id]
+	s := c.st.At(id)
 	s.advance(t, c.rule.W)
 	s.curr = SatAdd(s.curr, cost)
 }
@@ -197,7 +197,7 @@ func (c *Counter) Record(id int32, t, cost int64) {
 // weighted part rounded down, as it decides).
 func (c *Counter) Estimate(id int32, t int64) Rational {
 	W := c.rule.W
-	s := &c.st[id]
+	s := c.st.At(id)
 	e := t - s.start
 	E := weighted(s.curr, s.prev, W-e, W)
 	if c.admit == admitFloor {
@@ -212,20 +212,20 @@ func (c *Counter) Estimate(id int32, t int64) Rational {
 // Memory: the count and the window index, 16 bytes per key.
 type Fixed struct {
 	rule Rule
-	st   []fixedState
+	st   PerKey[fixedState]
 }
 
 // NewFixed returns the fixed window limiter for rule r.
 func NewFixed(r Rule) *Fixed { return &Fixed{rule: r} }
 
 func (*Fixed) Name() string         { return "fixed" }
-func (f *Fixed) Grow(n int)         { f.st = grow(f.st, n) }
+func (f *Fixed) Grow(n int)         { f.st.Grow(n) }
 func (*Fixed) Bytes(int32) int64    { return 16 }
 func (*Fixed) FixedSize() bool      { return true }
 func (*Fixed) CountsRejected() bool { return true }
 
 func (f *Fixed) Decide(id int32, t, cost int64) bool {
-	s := &f.st[id]
+	s := f.st.At(id)
 	s.advance(t, f.rule.W)
 	return f.Admits(s.curr, cost)
 }
@@ -235,10 +235,10 @@ func (f *Fixed) Decide(id int32, t, cost int64) bool {
 func (f *Fixed) Admits(curr, cost int64) bool { return cost <= f.rule.L-curr }
 
 func (f *Fixed) Record(id int32, t, cost int64) {
-	s := &f.st[id]
+	s := f.st.At(id)
 	s.advance(t, f.rule.W)
 	s.curr = SatAdd(s.curr, cost)
 }
 
 // Estimate returns curr, the fixed window's view of the window's cost.
-func (f *Fixed) Estimate(id int32, _ int64) Rational { return whole(f.st[id].curr) }
+func (f *Fixed) Estimate(id int32, _ int64) Rational { return whole(f.st.At(id).curr) }

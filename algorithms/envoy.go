@@ -57,7 +57,7 @@ type Envoy struct {
 	deviations
 	rule Rule
 	div  int64 // the unit in seconds
-	st   []envoyState
+	st   PerKey[envoyState]
 }
 
 // envoyState is one key's window (now/divider, in the service's integer
@@ -92,7 +92,7 @@ func NewEnvoy(r Rule) (*Envoy, error) {
 
 func (e *Envoy) Name() string       { return "envoy" + e.suffix() }
 func (*Envoy) Twin() string         { return "fixed" }
-func (e *Envoy) Grow(n int)         { e.st = grow(e.st, n) }
+func (e *Envoy) Grow(n int)         { e.st.Grow(n) }
 func (*Envoy) Bytes(int32) int64    { return 16 }
 func (*Envoy) FixedSize() bool      { return true }
 func (*Envoy) CountsRejected() bool { return true }
@@ -112,29 +112,29 @@ func (e *Envoy) advance(s *envoyState, t int64) {
 }
 
 func (e *Envoy) Decide(id int32, t, cost int64) bool {
-	s := &e.st[id]
+	s := e.st.At(id)
 	e.advance(s, t)
 	return cost <= e.rule.L-s.curr // not curr+cost > L
 }
 
 func (e *Envoy) Record(id int32, t, cost int64) {
-	s := &e.st[id]
+	s := e.st.At(id)
 	e.advance(s, t)
 	s.curr = SatAdd(s.curr, cost)
 }
 
 // Estimate returns the window's count, as the fixed window.
-func (e *Envoy) Estimate(id int32, _ int64) Rational { return whole(e.st[id].curr) }
+func (e *Envoy) Estimate(id int32, _ int64) Rational { return whole(e.st.At(id).curr) }
 
 // Idle: the key's counter is empty or belongs to another window than t's.
 func (e *Envoy) Idle(id int32, t int64) bool {
-	s := &e.st[id]
+	s := e.st.At(id)
 	e.advance(s, t)
 	return s.curr == 0
 }
 
-func (e *Envoy) Release(id int32)     { e.st[id] = envoyState{} }
-func (e *Envoy) Warm(id int32) uint64 { return uint64(e.st[id].curr) }
+func (e *Envoy) Release(id int32)     { *e.st.At(id) = envoyState{} }
+func (e *Envoy) Warm(id int32) uint64 { return uint64(e.st.At(id).curr) }
 
 // floorDivInt returns floor(a/d) for d > 0.
 func floorDivInt(a, d int64) int64 {

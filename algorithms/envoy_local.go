@@ -61,7 +61,7 @@ type EnvoyLocal struct {
 	deviations
 	max, fill, interval, phase int64
 	named                      bool // parameters given explicitly
-	st                         []envoyLocalState
+	st                         PerKey[envoyLocalState]
 	twin                       string
 	tk                         *Token // the continuous bucket, without timer-fill
 }
@@ -201,7 +201,7 @@ func (el *EnvoyLocal) Name() string {
 // Grow grows the timer's buckets, or the continuous one without timer-fill.
 func (el *EnvoyLocal) Grow(n int) {
 	if el.on(envoyLocalTimerFill) {
-		el.st = grow(el.st, n)
+		el.st.Grow(n)
 	} else {
 		el.tk.Grow(n)
 	}
@@ -247,7 +247,7 @@ func (el *EnvoyLocal) Decide(id int32, t, cost int64) bool {
 	if !el.on(envoyLocalTimerFill) {
 		return el.tk.Decide(id, t, c)
 	}
-	s := &el.st[id]
+	s := el.st.At(id)
 	el.refill(s, t)
 	return c <= el.max-s.deficit // for c = 1: tokens > 0
 }
@@ -258,7 +258,7 @@ func (el *EnvoyLocal) Record(id int32, t, cost int64) {
 		el.tk.Record(id, t, c)
 		return
 	}
-	s := &el.st[id]
+	s := el.st.At(id)
 	el.refill(s, t)
 	s.deficit = SatAdd(s.deficit, c)
 }
@@ -268,7 +268,7 @@ func (el *EnvoyLocal) Idle(id int32, t int64) bool {
 	if !el.on(envoyLocalTimerFill) {
 		return el.tk.Idle(id, t)
 	}
-	s := &el.st[id]
+	s := el.st.At(id)
 	el.refill(s, t)
 	return s.deficit == 0
 }
@@ -278,12 +278,12 @@ func (el *EnvoyLocal) Release(id int32) {
 		el.tk.Release(id)
 		return
 	}
-	el.st[id] = envoyLocalState{}
+	*el.st.At(id) = envoyLocalState{}
 }
 
 func (el *EnvoyLocal) Warm(id int32) uint64 {
 	if !el.on(envoyLocalTimerFill) {
 		return el.tk.Warm(id)
 	}
-	return uint64(el.st[id].deficit)
+	return uint64(el.st.At(id).deficit)
 }

@@ -46,7 +46,7 @@ type GoLimiter struct {
 	deviations
 	rule     Rule
 	fillRate float64 // float64(interval) / float64(tokens), line 278
-	st       []goLimiterState
+	st       PerKey[goLimiterState]
 }
 
 // goLimiterState is a key's bucket: its start, the last tick seen and the
@@ -75,11 +75,11 @@ func NewGoLimiter(r Rule) *GoLimiter {
 
 func (g *GoLimiter) Name() string         { return "go-limiter" + g.suffix() }
 func (*GoLimiter) Twin() string           { return "fixed" }
-func (g *GoLimiter) Grow(n int)           { g.st = grow(g.st, n) }
+func (g *GoLimiter) Grow(n int)           { g.st.Grow(n) }
 func (*GoLimiter) Bytes(int32) int64      { return 56 }
 func (*GoLimiter) FixedSize() bool        { return true }
 func (*GoLimiter) CountsRejected() bool   { return false }
-func (g *GoLimiter) Warm(id int32) uint64 { return uint64(g.st[id].avail) }
+func (g *GoLimiter) Warm(id int32) uint64 { return uint64(g.st.At(id).avail) }
 
 // advance creates the bucket at the key's first request and applies the
 // refill of a new tick (take, lines 300-310).
@@ -105,7 +105,7 @@ func (g *GoLimiter) advance(s *goLimiterState, t int64) {
 }
 
 func (g *GoLimiter) Decide(id int32, t, cost int64) bool {
-	s := &g.st[id]
+	s := g.st.At(id)
 	g.advance(s, t)
 	if g.on(goLimiterCost) {
 		return s.avail > 0
@@ -114,7 +114,7 @@ func (g *GoLimiter) Decide(id int32, t, cost int64) bool {
 }
 
 func (g *GoLimiter) Record(id int32, t, cost int64) {
-	s := &g.st[id]
+	s := g.st.At(id)
 	g.advance(s, t)
 	if g.on(goLimiterCost) {
 		cost = 1

@@ -84,7 +84,7 @@ type Guava struct {
 	rule Rule
 	pps  float64 // permitsPerSecond
 	m    int64   // maxPermits rounded down (burst-fraction off)
-	st   []guavaState
+	st   PerKey[guavaState]
 }
 
 // guavaState is one key's limiter: Guava's own fields (float) and the
@@ -129,7 +129,7 @@ func (g *Guava) Name() string { return "guava" + g.suffix() }
 // Twin is GCRA with B = floor(L*1s/W) + 1 under the same rule.
 func (g *Guava) Twin() string { return bucketSpec("gcra", g.m+1, g.rule) }
 
-func (g *Guava) Grow(n int)         { g.st = grow(g.st, n) }
+func (g *Guava) Grow(n int)         { g.st.Grow(n) }
 func (*Guava) Bytes(int32) int64    { return 24 }
 func (*Guava) FixedSize() bool      { return true }
 func (*Guava) CountsRejected() bool { return false }
@@ -163,7 +163,7 @@ func (g *Guava) tolerance() u128 {
 
 // state returns key id's limiter, creating it at t.
 func (g *Guava) state(id int32, t int64) *guavaState {
-	s := &g.st[id]
+	s := g.st.At(id)
 	if !s.made {
 		*s = guavaState{made: true, t0: t}
 		if g.off[guavaStartsEmpty] {

@@ -53,7 +53,7 @@ type Juju struct {
 	capacity, quantum, fill int64
 	name                    string
 	cont                    *Token // the continuous refill, "whole-interval" off
-	st                      []jujuState
+	st                      PerKey[jujuState]
 }
 
 // jujuState is a key's bucket: its start, latest tick and tokens; seen is
@@ -194,7 +194,7 @@ func (j *Juju) Twin() string {
 func (j *Juju) Params() (capacity, quantum, fill int64) { return j.capacity, j.quantum, j.fill }
 
 func (j *Juju) Grow(n int) {
-	j.st = grow(j.st, n)
+	j.st.Grow(n)
 	j.cont.Grow(n)
 }
 
@@ -205,7 +205,7 @@ func (j *Juju) Warm(id int32) uint64 {
 	if j.off[jujuWhole] {
 		return j.cont.Warm(id)
 	}
-	return uint64(j.st[id].avail)
+	return uint64(j.st.At(id).avail)
 }
 
 // adjust creates the bucket at the key's first request and adds the ticks'
@@ -239,7 +239,7 @@ func (j *Juju) Decide(id int32, t, cost int64) bool {
 	if j.off[jujuWhole] {
 		return j.cont.Decide(id, t, cost)
 	}
-	s := &j.st[id]
+	s := j.st.At(id)
 	j.adjust(s, t)
 	return cost <= 0 || s.avail-cost >= 0
 }
@@ -249,7 +249,7 @@ func (j *Juju) Record(id int32, t, cost int64) {
 		j.cont.Record(id, t, cost)
 		return
 	}
-	s := &j.st[id]
+	s := j.st.At(id)
 	j.adjust(s, t)
 	if cost > 0 {
 		s.avail -= cost

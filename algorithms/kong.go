@@ -83,7 +83,7 @@ type Kong struct {
 	period   string
 	calendar int   // 0 for second to day, else 'm' or 'y'
 	ttl      int64 // the key's life in ms
-	st       []kongState
+	st       PerKey[kongState]
 }
 
 // kongState is one key's counter in its current window [start, end):
@@ -137,10 +137,10 @@ func NewKong(r Rule) (*Kong, error) {
 
 func (k *Kong) Name() string         { return "kong" + k.suffix() }
 func (k *Kong) Twin() string         { return "fixed" }
-func (k *Kong) Grow(n int)           { k.st = grow(k.st, n) }
+func (k *Kong) Grow(n int)           { k.st.Grow(n) }
 func (*Kong) FixedSize() bool        { return true }
 func (*Kong) CountsRejected() bool   { return true }
-func (k *Kong) Warm(id int32) uint64 { return uint64(k.st[id].count) }
+func (k *Kong) Warm(id int32) uint64 { return uint64(k.st.At(id).count) }
 
 // Period returns the plugin's period the rule maps to.
 func (k *Kong) Period() string { return k.period }
@@ -197,7 +197,7 @@ func (k *Kong) advance(s *kongState, t int64) {
 
 // Decide admits iff usage < L (one-hit), or usage + cost <= L.
 func (k *Kong) Decide(id int32, t, cost int64) bool {
-	s := &k.st[id]
+	s := k.st.At(id)
 	k.advance(s, t)
 	if k.on(kongOneHit) {
 		return s.count < k.rule.L
@@ -208,7 +208,7 @@ func (k *Kong) Decide(id int32, t, cost int64) bool {
 // Record increments the counter by one (one-hit) or by cost, creating its
 // key with its expiry if absent.
 func (k *Kong) Record(id int32, t, cost int64) {
-	s := &k.st[id]
+	s := k.st.At(id)
 	k.advance(s, t)
 	if s.expiresX == 0 {
 		s.expiresX = SatAdd(floorDivInt(t, 1e6), k.ttl) ^ math.MinInt64
@@ -220,13 +220,13 @@ func (k *Kong) Record(id int32, t, cost int64) {
 }
 
 // Estimate returns the window's count.
-func (k *Kong) Estimate(id int32, _ int64) Rational { return whole(k.st[id].count) }
+func (k *Kong) Estimate(id int32, _ int64) Rational { return whole(k.st.At(id).count) }
 
 // Idle: the key's counter is empty at t (another window, or expired).
 func (k *Kong) Idle(id int32, t int64) bool {
-	s := &k.st[id]
+	s := k.st.At(id)
 	k.advance(s, t)
 	return s.count == 0
 }
 
-func (k *Kong) Release(id int32) { k.st[id] = kongState{} }
+func (k *Kong) Release(id int32) { *k.st.At(id) = kongState{} }

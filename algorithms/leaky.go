@@ -57,7 +57,7 @@ type Leaky struct {
 	rule  Rule
 	b     int64
 	named bool // B was given explicitly
-	st    []leakyState
+	st    PerKey[leakyState]
 }
 
 // leakyState is one key's queue. The zero value (F = 0, in the past of
@@ -84,7 +84,7 @@ func (lk *Leaky) Name() string {
 	return "leaky:B=" + itoa(lk.b)
 }
 
-func (lk *Leaky) Grow(n int)        { lk.st = grow(lk.st, n) }
+func (lk *Leaky) Grow(n int)        { lk.st.Grow(n) }
 func (*Leaky) Bytes(int32) int64    { return 8 }
 func (*Leaky) FixedSize() bool      { return true }
 func (*Leaky) CountsRejected() bool { return false }
@@ -95,12 +95,12 @@ func (lk *Leaky) Capacity() int64 { return lk.b }
 // Decide admits iff the request fits in the queue at t:
 // max(F-t, 0)*L <= (B-cost)*W.
 func (lk *Leaky) Decide(id int32, t, cost int64) bool {
-	return cost <= lk.b && lk.st[id].f.fits(t, lk.b-cost, lk.rule)
+	return cost <= lk.b && lk.st.At(id).f.fits(t, lk.b-cost, lk.rule)
 }
 
 // Record queues the request: F grows by cost*W/L from max(F, t).
 func (lk *Leaky) Record(id int32, t, cost int64) {
-	s := &lk.st[id]
+	s := lk.st.At(id)
 	s.at = t
 	s.f.push(t, cost, lk.rule)
 }
@@ -109,7 +109,7 @@ func (lk *Leaky) Record(id int32, t, cost int64) {
 // time from its arrival until the queue, which it ends, has drained, F - t
 // rounded up.
 func (lk *Leaky) Delay(id int32) int64 {
-	s := &lk.st[id]
+	s := lk.st.At(id)
 	if s.f.due(s.at) {
 		return 0
 	}
@@ -126,7 +126,7 @@ func (lk *Leaky) Delay(id int32) int64 {
 // Level returns the queue level of key id at t >= its last request, in cost
 // units: max(F-t, 0)*L/W. Reported only (float64).
 func (lk *Leaky) Level(id int32, t int64) float64 {
-	f := &lk.st[id].f
+	f := &lk.st.At(id).f
 	if f.due(t) {
 		return 0
 	}
@@ -140,5 +140,5 @@ func (lk *Leaky) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	if cost > lk.b {
 		return 0, false
 	}
-	return lk.st[id].f.retryAfter(t, lk.b-cost, lk.rule)
+	return lk.st.At(id).f.retryAfter(t, lk.b-cost, lk.rule)
 }

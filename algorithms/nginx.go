@@ -98,7 +98,7 @@ type Nginx struct {
 	rate      int64 // milli-requests per second, truncated as nginx
 	burst     int64 // burst*1000
 	name      string
-	st        []nginxState
+	st        PerKey[nginxState]
 	rateGiven string // as given, "10r/s", or "" for the default
 	rule      Rule
 	n, scale  int64 // the rate as configured: n r/s (scale 1) or n r/m (scale 60)
@@ -295,7 +295,7 @@ func (ng *Nginx) Grow(n int) {
 		ng.exact.Grow(n)
 		return
 	}
-	ng.st = grow(ng.st, n)
+	ng.st.Grow(n)
 }
 
 // Bytes: excess and last, and with :zone the node's queue link.
@@ -315,11 +315,11 @@ func (ng *Nginx) CouplesKeys() bool { return ng.zone != nil && ng.on(nginxZoneEx
 // deficit at most the one request being served: D - 1 <= 0).
 func (ng *Nginx) idleNode(id int32, ms int64) bool {
 	if ng.exact != nil {
-		s := &ng.exact.st[id]
+		s := ng.exact.st.At(id)
 		s.refill(SatAdd(ng.zone.last[id], ms)*ng.unit, ng.exact.rule)
 		return s.fits(1, 0, ng.exact.rule)
 	}
-	return ng.drained(ms, ng.st[id].excess)
+	return ng.drained(ms, ng.st.At(id).excess)
 }
 func (*Nginx) FixedSize() bool      { return true }
 func (*Nginx) CountsRejected() bool { return false }
@@ -327,7 +327,7 @@ func (ng *Nginx) Warm(id int32) uint64 {
 	if ng.exact != nil {
 		return ng.exact.Warm(id)
 	}
-	return uint64(ng.st[id].last)
+	return uint64(ng.st.At(id).last)
 }
 
 // Rate returns the rate as nginx keeps it, in milli-requests per second.
@@ -392,7 +392,7 @@ func (ng *Nginx) Decide(id int32, t, cost int64) bool {
 	if ng.exact != nil {
 		return ng.exact.Decide(id, ng.clock(t)*ng.unit, cost)
 	}
-	e, _ := ng.next(&ng.st[id], ng.clock(t), cost)
+	e, _ := ng.next(ng.st.At(id), ng.clock(t), cost)
 	return e <= ng.burst
 }
 
@@ -408,7 +408,7 @@ func (ng *Nginx) Record(id int32, t, cost int64) {
 		}
 		return
 	}
-	s := &ng.st[id]
+	s := ng.st.At(id)
 	e, ms := ng.next(s, now, cost)
 	if !s.seen || ms != 0 {
 		s.last = now
@@ -430,7 +430,7 @@ func (ng *Nginx) Idle(id int32, t int64) bool {
 	if ng.exact != nil {
 		return ng.exact.Idle(id, ng.clock(t)*ng.unit)
 	}
-	s := &ng.st[id]
+	s := ng.st.At(id)
 	if !s.seen {
 		return true
 	}
@@ -446,5 +446,5 @@ func (ng *Nginx) Release(id int32) {
 		ng.exact.Release(id)
 		return
 	}
-	ng.st[id] = nginxState{}
+	*ng.st.At(id) = nginxState{}
 }

@@ -44,7 +44,7 @@ func runSteps(t *testing.T, ng *Nginx, steps []step) {
 		if got {
 			ng.Record(0, s.t, cost)
 		}
-		st := ng.st[0]
+		st := *ng.st.At(0)
 		if got != s.admit || st.excess != s.excess || st.last != s.last {
 			t.Errorf("%s step %d (t=%dns, cost %d): admit %v, excess %d, last %d; want %v, %d, %d",
 				ng.Name(), i, s.t, cost, got, st.excess, st.last, s.admit, s.excess, s.last)

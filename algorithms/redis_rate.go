@@ -82,7 +82,7 @@ type RedisRate struct {
 	named bool
 	ei    float64 // emission_interval = period / rate
 	bo    float64 // burst_offset = emission_interval * burst
-	st    []redisRateState
+	st    PerKey[redisRateState]
 	exact *GCRA // the float deviation off: GCRA with burst B on the same clock
 }
 
@@ -137,7 +137,7 @@ func (rr *RedisRate) Twin() string { return bucketSpec("gcra", rr.burst, rr.rule
 
 func (rr *RedisRate) Grow(n int) {
 	if rr.on(redisRateFloat) {
-		rr.st = grow(rr.st, n)
+		rr.st.Grow(n)
 	} else {
 		rr.exact.Grow(n)
 	}
@@ -175,7 +175,7 @@ func (rr *RedisRate) now(t int64) float64 {
 // the script admits it.
 func (rr *RedisRate) step(id int32, t, cost int64) (float64, float64, bool) {
 	now := rr.now(t)
-	s := &rr.st[id]
+	s := rr.st.At(id)
 	tat := now
 	if s.set {
 		tat = s.tat
@@ -207,7 +207,7 @@ func (rr *RedisRate) Record(id int32, t, cost int64) {
 	}
 	now, newTat, _ := rr.step(id, t, cost)
 	if float64(newTat-now) > 0 {
-		rr.st[id] = redisRateState{tat: newTat, set: true}
+		*rr.st.At(id) = redisRateState{tat: newTat, set: true}
 	}
 }
 
@@ -215,7 +215,7 @@ func (rr *RedisRate) Warm(id int32) uint64 {
 	if !rr.on(redisRateFloat) {
 		return rr.exact.Warm(id)
 	}
-	return uint64(rr.st[id].tat)
+	return uint64(rr.st.At(id).tat)
 }
 
 // Idle: no TAT, or a TAT at or before now, where max(tat, now) = now as
@@ -224,7 +224,7 @@ func (rr *RedisRate) Idle(id int32, t int64) bool {
 	if !rr.on(redisRateFloat) {
 		return rr.exact.Idle(id, rr.clock(t))
 	}
-	s := &rr.st[id]
+	s := rr.st.At(id)
 	return !s.set || s.tat <= rr.now(t)
 }
 
@@ -233,5 +233,5 @@ func (rr *RedisRate) Release(id int32) {
 		rr.exact.Release(id)
 		return
 	}
-	rr.st[id] = redisRateState{}
+	*rr.st.At(id) = redisRateState{}
 }

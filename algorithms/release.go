@@ -59,28 +59,28 @@ func (l *Log) Restore(id int32, peak int64) {
 }
 
 // Idle: both windows the counter reads at t are empty.
-func (c *Counter) Idle(id int32, t int64) bool { return c.st[id].idle(t, c.rule.W) }
+func (c *Counter) Idle(id int32, t int64) bool { return c.st.At(id).idle(t, c.rule.W) }
 
-func (c *Counter) Release(id int32) { c.st[id] = counterState{} }
+func (c *Counter) Release(id int32) { *c.st.At(id) = counterState{} }
 
 // Idle: the window the limiter reads at t is empty.
-func (f *Fixed) Idle(id int32, t int64) bool { return f.st[id].idle(t, f.rule.W) }
+func (f *Fixed) Idle(id int32, t int64) bool { return f.st.At(id).idle(t, f.rule.W) }
 
-func (f *Fixed) Release(id int32) { f.st[id] = fixedState{} }
+func (f *Fixed) Release(id int32) { *f.st.At(id) = fixedState{} }
 
 // Idle: the bucket is full again.
 func (tk *Token) Idle(id int32, t int64) bool {
-	s := &tk.st[id]
+	s := tk.st.At(id)
 	s.refill(t, tk.rule)
 	return s.x == u128{}
 }
 
-func (tk *Token) Release(id int32) { tk.st[id] = tokenState{} }
+func (tk *Token) Release(id int32) { *tk.st.At(id) = tokenState{} }
 
 // Idle: the theoretical arrival time is not after t.
-func (g *GCRA) Idle(id int32, t int64) bool { return g.st[id].due(t) }
+func (g *GCRA) Idle(id int32, t int64) bool { return g.st.At(id).due(t) }
 
-func (g *GCRA) Release(id int32) { g.st[id] = tat{} }
+func (g *GCRA) Release(id int32) { *g.st.At(id) = tat{} }
 
 // Idle: every counter still in the window is zero.
 func (b *Buckets) Idle(id int32, t int64) bool {
@@ -90,15 +90,14 @@ func (b *Buckets) Idle(id int32, t int64) bool {
 }
 
 func (b *Buckets) Release(id int32) {
-	m := b.n + 1
-	b.hdr[id] = bucketsHeader{}
-	clear(b.c[int64(id)*m : int64(id+1)*m])
+	*b.hdr.At(id) = bucketsHeader{}
+	clear(b.c.Row(id))
 }
 
 // Idle: the queue has drained.
-func (lk *Leaky) Idle(id int32, t int64) bool { return lk.st[id].f.due(t) }
+func (lk *Leaky) Idle(id int32, t int64) bool { return lk.st.At(id).f.due(t) }
 
-func (lk *Leaky) Release(id int32) { lk.st[id] = leakyState{} }
+func (lk *Leaky) Release(id int32) { *lk.st.At(id) = leakyState{} }
 
 // Idle: the library's bucket and its exact twin are both full: from then
 // on both hold B whatever their past, as a new key's do.

@@ -149,7 +149,7 @@ func (c *Counter) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	if cost > L && c.admit != admitLT {
 		return 0, false // counter-lt ignores the cost: E < L eventually holds
 	}
-	s := c.st[id]
+	s := (*c.st.At(id))
 	wt := t / W
 	last := max(wt, s.start/W+2) // from its window+2 on, both counts are zero
 	for k := wt; k <= last; k++ {
@@ -189,7 +189,7 @@ func (f *Fixed) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	if cost > L {
 		return 0, false
 	}
-	s := f.st[id]
+	s := (*f.st.At(id))
 	wt := t / W
 	if wt != s.start/W || s.curr <= L-cost { // a later window counts nothing yet
 		return t, true
@@ -204,7 +204,7 @@ func (tk *Token) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	if cost > tk.b {
 		return 0, false
 	}
-	s := tk.st[id]
+	s := (*tk.st.At(id))
 	if s.fits(tk.b, cost, tk.rule) {
 		return t, true
 	}
@@ -222,7 +222,7 @@ func (g *GCRA) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	if cost > g.b {
 		return 0, false
 	}
-	return g.st[id].retryAfter(t, g.b-cost, g.rule)
+	return g.st.At(id).retryAfter(t, g.b-cost, g.rule)
 }
 
 // RetryAfter walks the sub-windows from the key's current one: in each, the
@@ -236,8 +236,8 @@ func (b *Buckets) RetryAfter(id int32, t, cost int64) (int64, bool) {
 		return 0, false
 	}
 	m := N + 1
-	h := b.hdr[id]
-	c := b.c[int64(id)*m : int64(id+1)*m]
+	h := *b.hdr.At(id)
+	c := b.c.Row(id)
 	st, _ := b.SubWindow(t)
 	sum := h.sum
 	for k := int64(0); k <= N+1; k++ {

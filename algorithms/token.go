@@ -89,7 +89,7 @@ type Token struct {
 	rule  Rule
 	b     int64
 	named bool // B was given explicitly
-	st    []tokenState
+	st    PerKey[tokenState]
 }
 
 // NewToken returns the token bucket for rule r with capacity b (b <= 0
@@ -109,7 +109,7 @@ func (tk *Token) Name() string {
 	return "token:B=" + itoa(tk.b)
 }
 
-func (tk *Token) Grow(n int)        { tk.st = grow(tk.st, n) }
+func (tk *Token) Grow(n int)        { tk.st.Grow(n) }
 func (*Token) Bytes(int32) int64    { return 16 }
 func (*Token) FixedSize() bool      { return true }
 func (*Token) CountsRejected() bool { return false }
@@ -118,13 +118,13 @@ func (*Token) CountsRejected() bool { return false }
 func (tk *Token) Capacity() int64 { return tk.b }
 
 func (tk *Token) Decide(id int32, t, cost int64) bool {
-	s := &tk.st[id]
+	s := tk.st.At(id)
 	s.refill(t, tk.rule)
 	return s.fits(tk.b, cost, tk.rule)
 }
 
 func (tk *Token) Record(id int32, t, cost int64) {
-	s := &tk.st[id]
+	s := tk.st.At(id)
 	s.refill(t, tk.rule)
 	x, big := s.plus(cost, tk.rule) // take, inlined
 	if big {
@@ -149,7 +149,7 @@ type GCRA struct {
 	named bool // B was given explicitly
 	stepQ u128 // the emission interval W/L = stepQ + stepR/L
 	stepR int64
-	st    []tat
+	st    PerKey[tat]
 }
 
 // NewGCRA returns GCRA for rule r with burst b (b <= 0 means L).
@@ -169,7 +169,7 @@ func (g *GCRA) Name() string {
 	return "gcra:B=" + itoa(g.b)
 }
 
-func (g *GCRA) Grow(n int)         { g.st = grow(g.st, n) }
+func (g *GCRA) Grow(n int)         { g.st.Grow(n) }
 func (*GCRA) Bytes(int32) int64    { return 8 }
 func (*GCRA) FixedSize() bool      { return true }
 func (*GCRA) CountsRejected() bool { return false }
@@ -180,7 +180,7 @@ func (g *GCRA) Decide(id int32, t, cost int64) bool {
 	if cost > g.b {
 		return false
 	}
-	v := &g.st[id]
+	v := g.st.At(id)
 	if v.q.hi != 0 {
 		return v.fitsWide(t, g.b-cost, g.rule)
 	}
@@ -190,10 +190,10 @@ func (g *GCRA) Decide(id int32, t, cost int64) bool {
 // Record sets TAT = max(TAT, t) + cost*W/L.
 func (g *GCRA) Record(id int32, t, cost int64) {
 	if cost != 1 {
-		g.st[id].push(t, cost, g.rule)
+		g.st.At(id).push(t, cost, g.rule)
 		return
 	}
-	g.st[id].pushStep(t, g.stepQ, g.stepR, g.rule.L) // W/L, divided once
+	g.st.At(id).pushStep(t, g.stepQ, g.stepR, g.rule.L) // W/L, divided once
 }
 
 // Capacity returns B.

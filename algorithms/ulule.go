@@ -46,7 +46,7 @@ import "time"
 type Ulule struct {
 	deviations
 	rule Rule
-	st   []ululeState
+	st   PerKey[ululeState]
 }
 
 // ululeState is a key's count and the start of its window on the model's
@@ -76,12 +76,12 @@ func NewUlule(r Rule) *Ulule {
 
 func (u *Ulule) Name() string         { return "ulule" + u.suffix() }
 func (*Ulule) Twin() string           { return "fixed" }
-func (u *Ulule) Grow(n int)           { u.st = grow(u.st, n) }
+func (u *Ulule) Grow(n int)           { u.st.Grow(n) }
 func (*Ulule) Bytes(int32) int64      { return 16 }
 func (*Ulule) FixedSize() bool        { return true }
 func (*Ulule) CountsRejected() bool   { return true }
 func (u *Ulule) CountsEvery() bool    { return u.on(ululeCountsRefused) }
-func (u *Ulule) Warm(id int32) uint64 { return uint64(u.st[id].curr) }
+func (u *Ulule) Warm(id int32) uint64 { return uint64(u.st.At(id).curr) }
 
 // clock returns t and the period on the model's clock: milliseconds
 // (floored, and W truncated, as rate.Period.Milliseconds()) or nanoseconds.
@@ -119,7 +119,7 @@ func (u *Ulule) advance(s *ululeState, t int64) int64 {
 }
 
 func (u *Ulule) Decide(id int32, t, cost int64) bool {
-	s := &u.st[id]
+	s := u.st.At(id)
 	u.advance(s, t)
 	return cost <= u.rule.L-s.curr
 }
@@ -127,7 +127,7 @@ func (u *Ulule) Decide(id int32, t, cost int64) bool {
 // Record increments the key; a key absent or holding 0 is (re)anchored:
 // INCRBY's result equals the count, and the script sets the TTL.
 func (u *Ulule) Record(id int32, t, cost int64) {
-	s := &u.st[id]
+	s := u.st.At(id)
 	now := u.advance(s, t)
 	if !s.live || s.curr == 0 {
 		s.start, s.live = now, true
@@ -140,13 +140,13 @@ func (u *Ulule) Record(id int32, t, cost int64) {
 }
 
 // Estimate returns the window's count, as the fixed window.
-func (u *Ulule) Estimate(id int32, _ int64) Rational { return whole(u.st[id].curr) }
+func (u *Ulule) Estimate(id int32, _ int64) Rational { return whole(u.st.At(id).curr) }
 
 // Idle: the key is absent at t (or holds 0).
 func (u *Ulule) Idle(id int32, t int64) bool {
-	s := &u.st[id]
+	s := u.st.At(id)
 	u.advance(s, t)
 	return s.curr == 0
 }
 
-func (u *Ulule) Release(id int32) { u.st[id] = ululeState{} }
+func (u *Ulule) Release(id int32) { *u.st.At(id) = ululeState{} }

@@ -221,7 +221,7 @@ func upstashTick(d *deviations, i int) int64 {
 type upstashSliding struct {
 	d    *deviations
 	rule Rule
-	st   []counterState
+	st   PerKey[counterState]
 }
 
 // The deviations of "upstash", in their order.
@@ -250,11 +250,11 @@ func NewUpstash(r Rule) (*Upstash, error) {
 }
 
 func (c *upstashSliding) Name() string         { return "upstash" }
-func (c *upstashSliding) Grow(n int)           { c.st = grow(c.st, n) }
+func (c *upstashSliding) Grow(n int)           { c.st.Grow(n) }
 func (*upstashSliding) Bytes(int32) int64      { return 24 }
 func (*upstashSliding) FixedSize() bool        { return true }
 func (*upstashSliding) CountsRejected() bool   { return false }
-func (c *upstashSliding) Warm(id int32) uint64 { return uint64(c.st[id].start) }
+func (c *upstashSliding) Warm(id int32) uint64 { return uint64(c.st.At(id).start) }
 
 // reset: the window's end (currentWindow+1)*W; blocked while
 // Date.now() <= reset, so up to the end plus one tick.
@@ -265,7 +265,7 @@ func (c *upstashSliding) reset(_ int32, t int64) int64 {
 // elapsed advances key id to t and returns the time e into the window on
 // the clock.
 func (c *upstashSliding) elapsed(id int32, t int64) (*counterState, int64) {
-	s := &c.st[id]
+	s := c.st.At(id)
 	e := s.advance(t, c.rule.W)
 	tick := upstashTick(c.d, usClock)
 	return s, e - e%tick // the window starts on a whole millisecond
@@ -314,9 +314,9 @@ func (c *upstashSliding) Record(id int32, t, cost int64) {
 }
 
 // Idle: both windows the script reads at t are empty.
-func (c *upstashSliding) Idle(id int32, t int64) bool { return c.st[id].idle(t, c.rule.W) }
+func (c *upstashSliding) Idle(id int32, t int64) bool { return c.st.At(id).idle(t, c.rule.W) }
 
-func (c *upstashSliding) Release(id int32) { c.st[id] = counterState{} }
+func (c *upstashSliding) Release(id int32) { *c.st.At(id) = counterState{} }
 
 // upstashFixed is Ratelimit.fixedWindow(L, W) (single.ts:160-223) and its
 // script fixedWindowLimitScript (lua-scripts/single.ts:1-25). Key
@@ -339,7 +339,7 @@ func (c *upstashSliding) Release(id int32) { c.st[id] = counterState{} }
 type upstashFixed struct {
 	d    *deviations
 	rule Rule
-	st   []fixedState
+	st   PerKey[fixedState]
 }
 
 // The deviations of "upstash-fixed", in their order.
@@ -364,32 +364,32 @@ func NewUpstashFixed(r Rule) (*Upstash, error) {
 }
 
 func (c *upstashFixed) Name() string         { return "upstash-fixed" }
-func (c *upstashFixed) Grow(n int)           { c.st = grow(c.st, n) }
+func (c *upstashFixed) Grow(n int)           { c.st.Grow(n) }
 func (*upstashFixed) Bytes(int32) int64      { return 16 }
 func (*upstashFixed) FixedSize() bool        { return true }
 func (*upstashFixed) CountsRejected() bool   { return true }
-func (c *upstashFixed) Warm(id int32) uint64 { return uint64(c.st[id].start) }
+func (c *upstashFixed) Warm(id int32) uint64 { return uint64(c.st.At(id).start) }
 
 func (c *upstashFixed) reset(_ int32, t int64) int64 {
 	return SatAdd(floorDivInt(t, c.rule.W)*c.rule.W+c.rule.W, upstashTick(c.d, ufClock))
 }
 
 func (c *upstashFixed) Decide(id int32, t, cost int64) bool {
-	s := &c.st[id]
+	s := c.st.At(id)
 	s.advance(t, c.rule.W)
 	return cost <= c.rule.L-s.curr
 }
 
 func (c *upstashFixed) Record(id int32, t, cost int64) {
-	s := &c.st[id]
+	s := c.st.At(id)
 	s.advance(t, c.rule.W)
 	s.curr = SatAdd(s.curr, cost)
 }
 
 // Idle: the window the script reads at t is empty.
-func (c *upstashFixed) Idle(id int32, t int64) bool { return c.st[id].idle(t, c.rule.W) }
+func (c *upstashFixed) Idle(id int32, t int64) bool { return c.st.At(id).idle(t, c.rule.W) }
 
-func (c *upstashFixed) Release(id int32) { c.st[id] = fixedState{} }
+func (c *upstashFixed) Release(id int32) { *c.st.At(id) = fixedState{} }
 
 // upstashToken is Ratelimit.tokenBucket(refillRate, interval, maxTokens)
 // (single.ts:399-468) and its script tokenBucketLimitScript
@@ -438,7 +438,7 @@ type upstashToken struct {
 	refill   int64
 	interval int64 // in ns, a whole number of ms
 	rr       Rule  // refill tokens per interval, for the continuous bucket
-	st       []upstashTokenState
+	st       PerKey[upstashTokenState]
 }
 
 // upstashTokenState is one key's hash, in clock ticks: refilledAt, tokens
@@ -536,11 +536,11 @@ func NewUpstashToken(r Rule, arg string) (*Upstash, error) {
 }
 
 func (c *upstashToken) Name() string         { return "upstash-token" }
-func (c *upstashToken) Grow(n int)           { c.st = grow(c.st, n) }
+func (c *upstashToken) Grow(n int)           { c.st.Grow(n) }
 func (*upstashToken) Bytes(int32) int64      { return 24 }
 func (*upstashToken) FixedSize() bool        { return true }
 func (*upstashToken) CountsRejected() bool   { return false }
-func (c *upstashToken) Warm(id int32) uint64 { return uint64(c.st[id].at) }
+func (c *upstashToken) Warm(id int32) uint64 { return uint64(c.st.At(id).at) }
 
 // advance brings s to the clock's now (in ticks) by the script's lines
 // 148-166: a fresh bucket for a key that does not exist or has expired,
@@ -571,11 +571,11 @@ func (c *upstashToken) now(t int64) (int64, int64) {
 func (c *upstashToken) Decide(id int32, t, cost int64) bool {
 	now, tick := c.now(t)
 	if !c.d.on(utInterval) {
-		s := &c.st[id].x
+		s := &c.st.At(id).x
 		s.refill(now*tick, c.rr)
 		return s.fits(c.max, cost, c.rr)
 	}
-	s := c.st[id] // a copy: a refused request stores nothing
+	s := (*c.st.At(id)) // a copy: a refused request stores nothing
 	c.advance(&s, now, tick)
 	return s.tok != 0 && s.tok-cost >= 0 // lines 169, 173; single.ts:450
 }
@@ -583,7 +583,7 @@ func (c *upstashToken) Decide(id int32, t, cost int64) bool {
 func (c *upstashToken) Record(id int32, t, cost int64) {
 	now, tick := c.now(t)
 	if !c.d.on(utInterval) {
-		s := &c.st[id].x
+		s := &c.st.At(id).x
 		s.refill(now*tick, c.rr)
 		if c.d.on(utCounts) && mul(c.max-1, c.rr.W).lt(s.x) && s.x.le(mul(c.max, c.rr.W)) {
 			return // no whole token (0 <= tokens < 1): refused, nothing taken
@@ -591,7 +591,7 @@ func (c *upstashToken) Record(id int32, t, cost int64) {
 		s.take(cost, c.rr)
 		return
 	}
-	s := &c.st[id]
+	s := c.st.At(id)
 	c.advance(s, now, tick)
 	if s.tok == 0 && c.d.on(utCounts) {
 		return // line 169: refused, nothing stored
@@ -613,7 +613,7 @@ func (c *upstashToken) Record(id int32, t, cost int64) {
 func (c *upstashToken) reset(id int32, t int64) int64 {
 	now, tick := c.now(t)
 	if !c.d.on(utInterval) {
-		s := c.st[id].x
+		s := c.st.At(id).x
 		s.refill(now*tick, c.rr)
 		room := mul(c.max-1, c.rr.W)
 		if s.x.le(room) {
@@ -625,7 +625,7 @@ func (c *upstashToken) reset(id int32, t int64) int64 {
 		}
 		return SatAdd(now*tick, dt)
 	}
-	s := c.st[id]
+	s := (*c.st.At(id))
 	c.advance(&s, now, tick)
 	end := SatAdd(s.at, c.interval/tick+1)
 	if end > math.MaxInt64/tick {
@@ -637,7 +637,7 @@ func (c *upstashToken) reset(id int32, t int64) int64 {
 // Idle: the bucket is full again (the key expired, or would have).
 func (c *upstashToken) Idle(id int32, t int64) bool {
 	now, tick := c.now(t)
-	s := &c.st[id]
+	s := c.st.At(id)
 	if !c.d.on(utInterval) {
 		s.x.refill(now*tick, c.rr)
 		return s.x.x == u128{}
@@ -645,4 +645,4 @@ func (c *upstashToken) Idle(id int32, t int64) bool {
 	return !s.seen || now > s.exp
 }
 
-func (c *upstashToken) Release(id int32) { c.st[id] = upstashTokenState{} }
+func (c *upstashToken) Release(id int32) { *c.st.At(id) = upstashTokenState{} }

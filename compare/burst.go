@@ -76,9 +76,11 @@ func (b *burstAcc) observe(h *keyRun, id int32, t, cost int64, admit, ref bool) 
 			return
 		}
 		span = b.ref.Sum(id)
-		if d := b.dis[id]; d != nil && h.lastDis > t-b.w { // else no disagreement yet, or every one has left the span
-			d.Expire(t - b.w)
-			span += d.Sum()
+		if h.lastDis > t-b.w { // else every disagreement has left the span: dis[id], another cache line, is not read
+			if d := b.dis[id]; d != nil { // nil: no disagreement yet
+				d.Expire(t - b.w)
+				span += d.Sum()
+			}
 		}
 	default:
 		if !admit {

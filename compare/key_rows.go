@@ -1,6 +1,6 @@
 package compare
 
-import "ratebench/internal/slicesx"
+import "ratebench/algorithms"
 
 // keyRun is what one run keeps of one key and reads or writes at its
 // requests.
@@ -22,29 +22,25 @@ func (h *keyRun) kept() keyRun {
 }
 
 // keyRows holds, per key, the keyRun of every run of an engine side by
-// side, so that a request finds what all its runs keep of its key in a few
-// adjacent cache lines rather than one line per run and per metric.
+// side, at the start of the key's part of the worker's block, before the
+// limiters' states placed there: a request finds what all its runs keep of
+// its key, and the state of every placed limiter, in a few adjacent cache
+// lines rather than one line per run, per metric and per limiter.
 type keyRows struct {
-	runs   []keyRun // key id's runs are runs[id*stride : (id+1)*stride]
-	stride int      // the engine's runs
+	runs algorithms.PerKey[keyRun] // key id's runs, in the engine's order (Engine.runs)
 }
 
-// grow makes ids below n valid.
-func (k *keyRows) grow(n int) { k.runs = slicesx.Grow(k.runs, n*k.stride) }
+// place puts the rows of n runs in b.
+func (k *keyRows) place(b *algorithms.Block, n int) {
+	k.runs = algorithms.NewPerKey[keyRun](max(n, 1))
+	k.runs.Place(b)
+}
 
 // row returns key id's runs, in the engine's order (Engine.runs).
-func (k *keyRows) row(id int32) []keyRun {
-	i := int(id) * k.stride
-	return k.runs[i : i+k.stride : i+k.stride]
-}
+func (k *keyRows) row(id int32) []keyRun { return k.runs.Row(id) }
 
 // ids returns one more than the largest valid id.
-func (k *keyRows) ids() int {
-	if k.stride == 0 {
-		return 0
-	}
-	return len(k.runs) / k.stride
-}
+func (k *keyRows) ids() int { return k.runs.Len() }
 
 // runRows is one run's column of keyRows.
 type runRows struct {
@@ -53,7 +49,7 @@ type runRows struct {
 }
 
 // at returns what the run keeps of key id.
-func (r runRows) at(id int32) *keyRun { return &r.rows.runs[int(id)*r.rows.stride+r.run] }
+func (r runRows) at(id int32) *keyRun { return &r.rows.row(id)[r.run] }
 
 // ids returns one more than the largest valid id.
 func (r runRows) ids() int { return r.rows.ids() }

@@ -155,7 +155,7 @@ func TestCompanionsKeepNoRow(t *testing.T) {
 			companions++
 		}
 	}
-	if companions != 8 || w.rows.stride != 3 || len(w.runs()) != 3 {
-		t.Errorf("%d companions, rows of %d runs (%d with rows); want 8 and 3", companions, w.rows.stride, len(w.runs()))
+	if companions != 8 || len(w.rows.row(0)) != 3 || len(w.runs()) != 3 {
+		t.Errorf("%d companions, rows of %d runs (%d with rows); want 8 and 3", companions, len(w.rows.row(0)), len(w.runs()))
 	}
 }

@@ -16,8 +16,9 @@ import (
 type worker struct {
 	cfg    Config
 	keys   *keyTable
-	rows   keyRows        // per key, what every run keeps of it
-	refs   keyRefs[int32] // per entry of the current key dictionary, 1 + its key's id (addRef)
+	block  algorithms.Block // per key: its rows, then the state of every limiter placed there
+	rows   keyRows          // per key, what every run keeps of it
+	refs   keyRefs[int32]   // per entry of the current key dictionary, 1 + its key's id (addRef)
 	groups []*group
 	capN   int // ids below capN are valid in every limiter and accumulator
 	notes  []string
@@ -170,7 +171,15 @@ func newWorker(cfg Config) (*worker, error) {
 	for i, a := range e.runs() {
 		a.rows = runRows{rows: &e.rows, run: i}
 	}
-	e.rows.stride = len(e.runs())
+	e.rows.place(&e.block, len(e.runs()))
+	for _, g := range e.groups {
+		for _, c := range g.cands {
+			if p, ok := c.lim.(algorithms.Placer); ok {
+				p.Place(&e.block)
+				c.warm = nil // warm loads the key's block
+			}
+		}
+	}
 	e.rel = newReleaser(e)
 	var err error
 	if e.closed, err = newClosedLoop(cfg); err != nil {
@@ -324,8 +333,8 @@ func (e *worker) add(id int32, t, cost int64) {
 	st := &e.keys.state[id]
 	from := st.from
 	st.from = max(st.from, t+1) // (a sweep may have settled past t if the trace is out of order across keys)
+	e.warm(id)
 	row := e.rows.row(id)
-	e.warm(id, row)
 	for _, g := range e.groups {
 		g.add(row[g.base:], id, t, cost, from)
 	}
@@ -340,7 +349,7 @@ func (e *worker) ensure(id int32) {
 
 func (e *worker) growKeys(n int) {
 	e.capN = n
-	e.rows.grow(n)
+	e.block.Grow(n)
 	for _, g := range e.groups {
 		stateOf(g.ref, g.refBlock).Grow(n)
 		for _, l := range g.guards {
@@ -489,11 +498,17 @@ func (e *worker) String() string {
 	return strings.Join(parts, "; ")
 }
 
-// warm loads what a request of key id will read, its row and its state in
-// every limiter, before any of them decides: the loads are independent, so
+// warm loads what a request of key id will read, its part of the block
+// (its rows and the state of the limiters placed there) and its state in
+// every other limiter, before any of them decides: the loads are independent, so
 // the processor waits for their cache misses together.
-func (e *worker) warm(id int32, row []keyRun) {
-	w := uint64(row[0].over) + uint64(row[len(row)-1].over)
+func (e *worker) warm(id int32) {
+	var w uint64
+	words := e.block.Key(id)
+	for i := 0; i < len(words); i += 8 { // a word of each cache line
+		w += words[i]
+	}
+	w += words[len(words)-1]
 	for _, g := range e.groups {
 		w += g.ref.Warm(id)
 		for _, c := range g.cands {

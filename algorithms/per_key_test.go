@@ -1,0 +1,132 @@
+package algorithms_test
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"ratebench/algorithms"
+)
+
+// placeable returns every algorithm of the catalogue (and buckets:4) under
+// rule r whose state can be placed in a Block, built twice: one to place,
+// one to keep its own slices.
+func placeable(t *testing.T, r algorithms.Rule) (placed, own []algorithms.Limiter) {
+	t.Helper()
+	specs := []string{"buckets:1", "buckets:4", "buckets:7"}
+	for _, c := range algorithms.Catalogue {
+		if name, _, _ := strings.Cut(c.Spec, "["); !strings.Contains(name, ":") {
+			specs = append(specs, name)
+		}
+	}
+	for _, spec := range specs {
+		a, errA := algorithms.New(spec, r)
+		b, errB := algorithms.New(spec, r)
+		if errA != nil || errB != nil {
+			t.Fatalf("%s: %v %v", spec, errA, errB)
+		}
+		if _, ok := a.(algorithms.Placer); ok {
+			placed, own = append(placed, a), append(own, b)
+		}
+	}
+	return placed, own
+}
+
+// A limiter decides the same with its state placed in a block, beside
+// every other placeable limiter's, as with its own slices, through the
+// block's growth (keys arrive over time) and key releases.
+func TestPlacedStateDecidesAsOwn(t *testing.T) {
+	for _, r := range []algorithms.Rule{{L: 10, W: int64(time.Minute)}, {L: 3, W: int64(time.Second)}} {
+		placed, own := placeable(t, r)
+		if len(placed) < 6 {
+			t.Fatalf("%d placeable algorithms; want the textbook ones at least", len(placed))
+		}
+		var b algorithms.Block
+		for _, l := range placed {
+			l.(algorithms.Placer).Place(&b)
+		}
+		rng := rand.New(rand.NewPCG(7, uint64(r.L)))
+		tm := int64(1_700_000_000_000_000_000)
+		n := 0
+		for i := range 20_000 {
+			tm += rng.Int64N(r.W / 4)
+			id := int32(rng.IntN(min(1+i/50, 300)))
+			if int(id) >= n {
+				n = 2 * (int(id) + 1)
+				b.Grow(n)
+				for j := range placed {
+					placed[j].Grow(n)
+					own[j].Grow(n)
+				}
+			}
+			cost := 1 + rng.Int64N(3)
+			for j := range placed {
+				p, o := placed[j], own[j]
+				dp, do := p.Decide(id, tm, cost), o.Decide(id, tm, cost)
+				if dp != do {
+					t.Fatalf("%s under %v, request %d (key %d): placed %v, own %v", p.Name(), r, i, id, dp, do)
+				}
+				if dp || p.CountsRejected() {
+					p.Record(id, tm, cost)
+					o.Record(id, tm, cost)
+				}
+				if rp, ok := p.(algorithms.Releaser); ok && rng.IntN(50) == 0 && rp.Idle(id, tm) {
+					rp.Release(id)
+					o.(algorithms.Releaser).Release(id)
+				}
+			}
+		}
+	}
+}
+
+// A block's keys are independent: what a limiter placed in it records of
+// one key is not seen by another key, nor by another limiter of the block.
+func TestBlockKeysAndValuesApart(t *testing.T) {
+	r := algorithms.Rule{L: 2, W: int64(time.Second)}
+	c, f := algorithms.NewCounter(r), algorithms.NewFixed(r)
+	var b algorithms.Block
+	c.Place(&b)
+	f.Place(&b)
+	b.Grow(3)
+	if b.Stride() != 3+2 {
+		t.Fatalf("stride %d words; want the counter's 3 and the fixed window's 2", b.Stride())
+	}
+	for range 2 {
+		c.Record(1, 10, 1)
+	}
+	if c.Decide(1, 11, 1) || !c.Decide(0, 11, 1) || !c.Decide(2, 11, 1) || !f.Decide(1, 11, 1) {
+		t.Error("two requests of key 1 in the counter reached another key or the fixed window")
+	}
+	if got := b.Key(1)[1:3]; got[0] != 0 || got[1] != 2 { // start, prev, curr
+		t.Errorf("key 1's counter words %v; want prev 0, curr 2", b.Key(1)[:3])
+	}
+}
+
+// A value holding a pointer cannot be placed, and nothing can be placed
+// once the block holds keys.
+func TestPlaceRefuses(t *testing.T) {
+	mustPanic := func(what string, f func()) {
+		t.Helper()
+		defer func() {
+			if recover() == nil {
+				t.Errorf("%s: no panic", what)
+			}
+		}()
+		f()
+	}
+	var b algorithms.Block
+	mustPanic("a pointer", func() {
+		var k algorithms.PerKey[struct{ p *int }]
+		k.Place(&b)
+	})
+	mustPanic("a slice", func() {
+		var k algorithms.PerKey[[]int64]
+		k.Place(&b)
+	})
+	b.Grow(1)
+	mustPanic("after growth", func() {
+		var k algorithms.PerKey[int64]
+		k.Place(&b)
+	})
+}
