@@ -46,10 +46,10 @@ func (b *burstAcc) grow(n int) {
 	}
 }
 
-// observe counts a request of key id, whose row in the run is h, that the
+// observe counts a request of key id, whose own row in the run is h, that the
 // run decided admit and the reference ref; log and ref must already have
 // recorded it.
-func (b *burstAcc) observe(h *keyRun, id int32, t, cost int64, admit, ref bool) {
+func (b *burstAcc) observe(h *ownRun, id int32, t, cost int64, admit, ref bool) {
 	var span int64
 	switch {
 	case b.log != nil:
@@ -95,7 +95,7 @@ func (b *burstAcc) observe(h *keyRun, id int32, t, cost int64, admit, ref bool) 
 }
 
 // release forgets key id's burst windows (its peak, saved or folded, is
-// cleared with the run's keyRun).
+// cleared with the run's ownRun).
 func (b *burstAcc) release(id int32) {
 	switch {
 	case b.log != nil:
@@ -123,7 +123,7 @@ func (b *burstAcc) close(r *summary.Run, c *closing) {
 		}
 	}
 	for id := range int32(b.rows.ids()) {
-		p := b.rows.at(id).peak
+		p := b.rows.ownAt(id).peak
 		if p > l {
 			out.KeysOverL++
 		}

@@ -31,9 +31,9 @@ func newClientAcc(lim algorithms.Limiter, rows *runRows) *clientAcc {
 	return a
 }
 
-// observe counts a request of key id, whose row in the run is h, that the
+// observe counts a request of key id, whose own row in the run is h, that the
 // run decided admit, after the run recorded it or not.
-func (a *clientAcc) observe(h *keyRun, id int32, t, cost int64, admit, recorded bool) {
+func (a *clientAcc) observe(h *ownRun, id int32, t, cost int64, admit, recorded bool) {
 	if admit {
 		if s := h.rejSince; s != 0 {
 			a.recovery.Add(t - (s - 1))
@@ -83,7 +83,7 @@ func (a *clientAcc) summary(keys *keyTable, retained []*fullRecord, run int) *su
 		c.Delay = denseDistribution(&a.delay)
 	}
 	for id := range int32(a.rows.ids()) {
-		if a.rows.at(id).rejSince != 0 && keys.state[id].live {
+		if a.rows.ownAt(id).rejSince != 0 && keys.state[id].live {
 			c.Unrecovered++
 		}
 	}

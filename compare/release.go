@@ -47,11 +47,11 @@ type releaser struct {
 }
 
 // fullRecord is what a released key that disagreed somewhere keeps: per
-// run in the engine's order (runs), what its row kept (keyRun.kept).
+// run in the engine's order (runs), what its rows kept (runRows.kept).
 type fullRecord struct {
 	name     string
 	requests int64
-	runs     []keyRun
+	runs     []keptRun
 }
 
 // defaultMinSweep is the number of live keys below which no sweep is made
@@ -181,15 +181,15 @@ func (e *worker) release(id int32, runs []*runAcc) {
 	rec := e.ledger(id)
 	e.keepFull(id, rec, runs)
 	name := e.keys.names[id]
-	row := e.rows.row(id)
-	for i, a := range runs {
+	for _, a := range runs {
 		if a.burst != nil {
-			a.burst.fold(row[i].peak, name)
+			a.burst.fold(a.rows.ownAt(id).peak, name)
 		}
 		a.release(id)
 	}
 	for _, g := range e.groups {
 		g.releaseLimiters(id)
+		*g.statePeak.At(id) = 0
 	}
 	e.keys.release(id)
 	e.rel.released++
@@ -215,7 +215,7 @@ func (e *worker) ledger(id int32) int32 {
 	for i, g := range e.groups {
 		gr[groupRecLen*i] = 0
 		if b := g.refAcc.burst; b != nil {
-			gr[groupRecLen*i] = g.refAcc.rows.at(id).peak
+			gr[groupRecLen*i] = g.refAcc.rows.ownAt(id).peak
 		}
 		gr[groupRecLen*i+1] = g.ref.KeyPeak(id)
 		gr[groupRecLen*i+2] = 0
@@ -229,17 +229,16 @@ func (e *worker) ledger(id int32) int32 {
 // keepFull gives key id, released as record rec, a full record (its name
 // and what each run kept of it) if any run finds it remarkable.
 func (e *worker) keepFull(id, rec int32, runs []*runAcc) {
-	row := e.rows.row(id)
 	keep := false
-	for i, a := range runs {
-		keep = keep || a.remarkable(&row[i])
+	for _, a := range runs {
+		keep = keep || a.remarkable(a.rows.kept(id))
 	}
 	if !keep {
 		return
 	}
-	f := &fullRecord{name: e.keys.names[id], requests: e.keys.state[id].requests, runs: make([]keyRun, len(runs))}
-	for i := range runs {
-		f.runs[i] = row[i].kept()
+	f := &fullRecord{name: e.keys.names[id], requests: e.keys.state[id].requests, runs: make([]keptRun, len(runs))}
+	for i, a := range runs {
+		f.runs[i] = a.rows.kept(id)
 	}
 	e.rel.full[rec] = f
 }
@@ -284,7 +283,6 @@ func (e *worker) restore(id int32, key []byte, t int64) (bool, error) {
 	f := r.full[rec]
 	delete(r.full, rec)
 	runs := e.runs() // each group's reference, then its candidates
-	row := e.rows.row(id)
 	i := 0
 	for gi, g := range e.groups {
 		g.ref.Restore(id, gr[groupRecLen*gi+1])
@@ -294,9 +292,9 @@ func (e *worker) restore(id int32, key []byte, t int64) (bool, error) {
 		for _, a := range runs[i : i+g.rowRuns()] {
 			switch {
 			case f != nil:
-				row[i] = f.runs[i]
+				a.rows.restore(id, f.runs[i])
 			case a.burst != nil:
-				row[i].peak = gr[groupRecLen*gi] // a run that never disagreed admitted as the reference
+				a.rows.ownAt(id).peak = gr[groupRecLen*gi] // a run that never disagreed admitted as the reference
 			}
 			i++
 		}

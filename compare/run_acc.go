@@ -29,8 +29,8 @@ type runAcc struct {
 // its own (burst.go, bound.go, memory.go, client_side.go). The run calls it
 // at the events of a replay's life; what it sees of each request it is
 // told by a method of its own, with the key's row, not through this
-// interface. What it keeps per key is in keyRun (key_rows.go), which the
-// release ledger keeps for a key that leaves (keyRun.kept).
+// interface. What it keeps per key is in keyRun and ownRun (key_rows.go),
+// which the release ledger keeps for a key that leaves (runRows.kept).
 type runMetric interface {
 	grow(n int)                       // make ids below n valid
 	release(id int32)                 // forget key id, whose state is back to initial
@@ -85,18 +85,18 @@ func countKey(r *summary.Run, o, u int64) bool {
 	return true
 }
 
-// remarkable reports whether a key whose row in the run is h must keep
-// its row when released, rather than be told apart from the reference's
+// remarkable reports whether a key whose rows in the run keep h must keep
+// them when released, rather than be told apart from the reference's
 // figures: it disagreed, its burst passed L, or a run of rejections is
 // still open.
-func (a *runAcc) remarkable(h *keyRun) bool {
+func (a *runAcc) remarkable(h keptRun) bool {
 	return h.over+h.under > 0 || h.peak > a.rule.L || h.rejSince != 0
 }
 
 // release resets key id's accumulators (its figures were saved in the
 // release ledger).
 func (a *runAcc) release(id int32) {
-	*a.rows.at(id) = keyRun{}
+	a.rows.reset(id)
 	for _, m := range a.metrics {
 		m.release(id)
 	}
@@ -110,9 +110,10 @@ func (a *runAcc) grow(n int) {
 	}
 }
 
-// add counts one request of key id, whose row in the run is h, that the
-// run decided admit and the reference ref.
-func (a *runAcc) add(h *keyRun, id int32, t, cost int64, admit, ref bool) {
+// add counts one request of key id, whose rows in the run are h and, for
+// a run with a history of its own, o, that the run decided admit and the
+// reference ref.
+func (a *runAcc) add(h *keyRun, o *ownRun, id int32, t, cost int64, admit, ref bool) {
 	a.requests++
 	a.cost += cost
 	if admit {
@@ -123,7 +124,7 @@ func (a *runAcc) add(h *keyRun, id int32, t, cost int64, admit, ref bool) {
 		}
 	}
 	if a.burst != nil {
-		a.burst.observe(h, id, t, cost, admit, ref)
+		a.burst.observe(o, id, t, cost, admit, ref)
 	}
 	var dOver, dUnder int64
 	if admit != ref {
@@ -193,7 +194,7 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *windowGrid, held []int
 			Under:    h.under,
 		})
 		if a.burst != nil {
-			p := h.peak
+			p := a.rows.ownAt(id).peak
 			r.TopKeys[len(r.TopKeys)-1].Burst = &p
 		}
 	}

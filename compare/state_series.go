@@ -35,8 +35,8 @@ import (
 //     refill is counted in each of them.
 //
 // keyRun.stateEnd of each run's row is 1 + the end of the last window the
-// key was counted in, so that it counts once per window; the reference's
-// keyRun.statePeak is the log's size counted there.
+// key was counted in, so that it counts once per window; the group's
+// statePeak is the log's size counted there.
 type windowGrid struct {
 	w      int64
 	lo     int64     // the start of the last window a request was in (start), so that
@@ -138,13 +138,13 @@ func nextStart(t, w int64) (int64, bool) {
 
 // countLog counts, before a request of key id in the window that starts at
 // s is decided, the log's size at s, the first time the key is seen there.
-func (g *group) countLog(h *keyRun, id int32, s int64) {
+func (g *group) countLog(h *keyRun, peak *int64, id int32, s int64) {
 	if h.stateEnd == s+g.win.w {
 		return
 	}
-	h.stateEnd, h.statePeak = s+g.win.w, g.ref.SizeAt(id, s)
-	if h.statePeak > 0 {
-		g.win.add(&g.win.Memory, s, h.statePeak)
+	h.stateEnd, *peak = s+g.win.w, g.ref.SizeAt(id, s)
+	if *peak > 0 {
+		g.win.add(&g.win.Memory, s, *peak)
 	}
 }
 
@@ -158,11 +158,11 @@ func (g *group) held(h *keyRun, i int, s int64) {
 }
 
 // recorded counts the log's size after it recorded a request at t of key
-// id (counted in t's window by count).
-func (g *group) recorded(h *keyRun, id int32, t int64) {
-	if size := g.ref.Bytes(id); size > h.statePeak {
-		g.win.add(&g.win.Memory, windowStart(t, g.win.w), size-h.statePeak)
-		h.statePeak = size
+// id (counted in t's window by countLog, which set peak).
+func (g *group) recorded(peak *int64, id int32, t int64) {
+	if size := g.ref.Bytes(id); size > *peak {
+		g.win.add(&g.win.Memory, windowStart(t, g.win.w), size-*peak)
+		*peak = size
 	}
 }
 
@@ -183,7 +183,7 @@ func (g *group) settle(row []keyRun, id int32, from, until int64) {
 	}
 	if h := &row[0]; h.stateEnd != first+w { // the log holds no entry past the first start: they are older than W there
 		if size := g.ref.SizeAt(id, first); size > 0 {
-			h.stateEnd, h.statePeak = first+w, size
+			h.stateEnd, *g.statePeak.At(id) = first+w, size
 			g.win.add(&g.win.Memory, first, size)
 		}
 	}

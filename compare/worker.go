@@ -48,12 +48,14 @@ type group struct {
 	refAcc     *runAcc
 	modes      []Mode // the modes this group reports (one under count all)
 	cands      []*candidate
-	peers      []*candidate // the candidates checked against a token run
-	products   []*candidate // the products weighed against their twins
-	win        windowGrid   // counts the state held per window of the rule
-	use        *useAcc      // the rule's offered use, nil for layered rules (offered_use.go)
-	base       int          // the index of the group's reference among the engine's runs with rows
-	scratch    keyRun       // the row a companion's counts go to: no figure reads them
+	peers      []*candidate             // the candidates checked against a token run
+	products   []*candidate             // the products weighed against their twins
+	win        windowGrid               // counts the state held per window of the rule
+	use        *useAcc                  // the rule's offered use, nil for layered rules (offered_use.go)
+	base       int                      // the index of the group's reference among the engine's runs with rows
+	ownBase    int                      // and among those with a history of their own
+	scratch    keyRun                   // the row a companion's counts go to: no figure reads them
+	statePeak  algorithms.PerKey[int64] // per key, the log's size counted in the window of windowGrid's stateEnd
 }
 
 // candidate is one algorithm in one mode.
@@ -72,6 +74,7 @@ type candidate struct {
 
 	companion bool         // replayed for a product's analysis, not listed in the summary
 	slot      int          // its row's index in the group's part of a key's row; -1 for a companion, which keeps only totals
+	ownSlot   int          // its own row's index in the group's part of a key's own rows; -1 for a run without a history of its own
 	product   *productLink // for a product with a twin: its analysis
 }
 
@@ -156,22 +159,31 @@ func newWorker(cfg Config) (*worker, error) {
 			e.groups = append(e.groups, g)
 		}
 	}
-	base := 0
+	base, own := 0, 0
 	for _, g := range e.groups {
-		g.base = base
+		g.base, g.ownBase = base, own
+		g.refAcc.rows = runRows{rows: &e.rows, run: base, own: own}
 		base++
+		own++
 		for _, c := range g.cands {
-			c.slot = -1
-			if !c.companion {
-				c.slot = base - g.base
-				base++
+			c.slot, c.ownSlot = -1, -1
+			if c.companion {
+				continue
+			}
+			c.slot = base - g.base
+			c.acc.rows = runRows{rows: &e.rows, run: base, own: -1}
+			base++
+			if c.acc.burst != nil {
+				c.ownSlot = own - g.ownBase
+				c.acc.rows.own = own
+				own++
 			}
 		}
 	}
-	for i, a := range e.runs() {
-		a.rows = runRows{rows: &e.rows, run: i}
+	e.rows.place(&e.block, base, own)
+	for _, g := range e.groups {
+		g.statePeak.Place(&e.block)
 	}
-	e.rows.place(&e.block, len(e.runs()))
 	for _, g := range e.groups {
 		for _, c := range g.cands {
 			if p, ok := c.lim.(algorithms.Placer); ok {
@@ -334,9 +346,9 @@ func (e *worker) add(id int32, t, cost int64) {
 	from := st.from
 	st.from = max(st.from, t+1) // (a sweep may have settled past t if the trace is out of order across keys)
 	e.warm(id)
-	row := e.rows.row(id)
+	row, own := e.rows.row(id), e.rows.ownRow(id)
 	for _, g := range e.groups {
-		g.add(row[g.base:], id, t, cost, from)
+		g.add(row[g.base:], own[g.ownBase:], id, t, cost, from)
 	}
 }
 
@@ -366,33 +378,38 @@ func (e *worker) growKeys(n int) {
 	}
 }
 
-// add replays a request of key id at t, whose row in the group's runs is
-// row (the reference's, then the candidates'); the key's state samples are
-// settled up to from (see settle).
-func (g *group) add(row []keyRun, id int32, t, cost, from int64) {
+// add replays a request of key id at t, whose rows in the group's runs are
+// row (the reference's, then the candidates') and own (the same, of the
+// runs with a history of their own); the key's state samples are settled
+// up to from (see settle).
+func (g *group) add(row []keyRun, own []ownRun, id int32, t, cost, from int64) {
 	s := g.win.start(t)
 	if from < s { // else from is in t's window: no start in [from, t)
 		g.settle(row, id, from, s-1)
 	}
-	g.countLog(&row[0], id, s)
+	peak := g.statePeak.At(id)
+	g.countLog(&row[0], peak, id, s)
 	all := g.count == CountAll
 	ref, exact := decideReference(g.ref, g.guards, g.refBlock, all, id, t, cost) // exact: cost in (t-W, t] before this request
 	recorded := ref || all
 	if g.use != nil {
 		g.use.add(id, t, cost, exact, ref)
 	}
-	g.refAcc.add(&row[0], id, t, cost, ref, ref)
+	g.refAcc.add(&row[0], &own[0], id, t, cost, ref, ref)
 	if c := g.refAcc.client; c != nil {
-		c.observe(&row[0], id, t, cost, ref, recorded)
+		c.observe(&own[0], id, t, cost, ref, recorded)
 	}
 	if recorded {
-		g.recorded(&row[0], id, t)
+		g.recorded(peak, id, t)
 	}
 	for i, c := range g.cands {
-		h := &g.scratch
+		h, o := &g.scratch, (*ownRun)(nil)
 		if c.slot >= 0 {
 			h = &row[c.slot]
 			g.held(h, i, s)
+		}
+		if c.ownSlot >= 0 {
+			o = &own[c.ownSlot]
 		}
 		admit := c.lim.Decide(id, t, cost)
 		if c.est != nil {
@@ -407,9 +424,9 @@ func (g *group) add(row []keyRun, id int32, t, cost, from int64) {
 		if record {
 			c.lim.Record(id, t, cost)
 		}
-		c.acc.add(h, id, t, cost, admit, ref)
+		c.acc.add(h, o, id, t, cost, admit, ref)
 		if cl := c.acc.client; cl != nil {
-			cl.observe(h, id, t, cost, admit, record)
+			cl.observe(o, id, t, cost, admit, record)
 		}
 		c.admit = admit
 	}
