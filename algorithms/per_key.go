@@ -7,20 +7,31 @@ import (
 )
 
 // Block is per-key storage that a replay owns for the many limiters and
-// accumulators it runs side by side: key id's part is the words
-// [id*stride, (id+1)*stride), and each value placed in it (PerKey.Place)
-// sits at an offset of that part fixed when it was placed. What one
-// request reads of its key, in every limiter placed there, is then a few
-// adjacent cache lines rather than one line per limiter, each in a slice of
-// its own.
+// accumulators it runs side by side: key id has a part of stride words,
+// and each value placed in it (PerKey.Place) sits at an offset of that
+// part fixed when it was placed. What one request reads of its key, in
+// every limiter placed there, is then a few adjacent cache lines rather
+// than one line per limiter, each in a slice of its own.
+//
+// The parts are kept in chunks of a power of two keys, allocated as the
+// ids grow and never moved: growing copies nothing, and the memory held is
+// the keys' parts and at most one chunk more.
 //
 // Values are placed before the block first grows, and hold no pointers (a
 // word is a uint64 to the garbage collector). The zero Block is empty.
 type Block struct {
-	words  []uint64
+	chunks [][]uint64 // key id's part is in chunks[id>>shift], at (id&mask)*stride
+	shift  uint
+	mask   int32
 	stride int // words per key
 	n      int // ids below n are valid
+
+	cur   []uint64 // the part of key curID, the last asked for (Key); nil before
+	curID int32
 }
+
+// chunkWords is about the size of a chunk, in words (512 KiB).
+const chunkWords = 1 << 16
 
 // reserve returns the offset of words new words in every key's part.
 func (b *Block) reserve(words int) int {
@@ -33,13 +44,21 @@ func (b *Block) reserve(words int) int {
 }
 
 // Grow makes ids below n valid, the new keys' words zero (every placed
-// value's initial state), keeping the others'. Capacity doubles, as a
-// slice's.
+// value's initial state), keeping the others' where they are.
 func (b *Block) Grow(n int) {
 	if n <= b.n {
 		return
 	}
-	b.words = grow(b.words, n*b.stride)
+	if b.n == 0 { // the chunk size, now that the stride is known
+		b.shift = 0
+		for b.shift < 20 && (2<<b.shift)*max(b.stride, 1) <= chunkWords {
+			b.shift++
+		}
+		b.mask = 1<<b.shift - 1
+	}
+	for len(b.chunks)<<b.shift < n {
+		b.chunks = append(b.chunks, make([]uint64, (1<<b.shift)*b.stride))
+	}
 	b.n = n
 }
 
@@ -47,9 +66,25 @@ func (b *Block) Grow(n int) {
 func (b *Block) Stride() int { return b.stride }
 
 // Key returns key id's part: every value placed in the block, for key id.
+// The part is remembered, so that the values a request's limiters then
+// read of the same key are found without the chunk's lookup.
 func (b *Block) Key(id int32) []uint64 {
-	i := int(id) * b.stride
-	return b.words[i : i+b.stride : i+b.stride]
+	if id != b.curID || b.cur == nil {
+		if int(id) >= b.n || id < 0 {
+			panic(fmt.Sprintf("algorithms: key %d of a block of %d", id, b.n))
+		}
+		i := int(id&b.mask) * b.stride
+		b.cur, b.curID = b.chunks[id>>b.shift][i:i+b.stride:i+b.stride], id
+	}
+	return b.cur
+}
+
+// word returns the address of word off of key id's part.
+func (b *Block) word(id int32, off int) *uint64 {
+	if id == b.curID && b.cur != nil {
+		return &b.cur[off]
+	}
+	return &b.Key(id)[off]
 }
 
 // PerKey holds a fixed number of values of S per key id (one by default):
@@ -79,8 +114,7 @@ func (k *PerKey[S]) At(id int32) *S {
 	if k.block == nil {
 		return &k.own[int(id)*k.width()]
 	}
-	b := k.block
-	return (*S)(unsafe.Pointer(&b.words[int(id)*b.stride+k.off]))
+	return (*S)(unsafe.Pointer(k.block.word(id, k.off)))
 }
 
 // Row returns key id's values.
@@ -90,9 +124,7 @@ func (k *PerKey[S]) Row(id int32) []S {
 		i := int(id) * w
 		return k.own[i : i+w : i+w]
 	}
-	b := k.block
-	_ = b.words[int(id)*b.stride+b.stride-1] // the key's whole part is in range
-	return unsafe.Slice((*S)(unsafe.Pointer(&b.words[int(id)*b.stride+k.off])), w)
+	return unsafe.Slice((*S)(unsafe.Pointer(k.block.word(id, k.off))), w) // the whole part is in its chunk
 }
 
 // Grow makes ids below n valid, the new ones zero; placed values grow

@@ -130,3 +130,35 @@ func TestPlaceRefuses(t *testing.T) {
 		k.Place(&b)
 	})
 }
+
+// A block's keys keep their values as it grows, across the chunks it
+// allocates (a wide value makes chunks of few keys).
+func TestBlockGrowthKeepsValues(t *testing.T) {
+	var b algorithms.Block
+	wide := algorithms.NewPerKey[[1000]int64](1)
+	narrow := algorithms.NewPerKey[int64](3)
+	wide.Place(&b)
+	narrow.Place(&b)
+	n := 0
+	for _, grow := range []int{1, 7, 100, 101, 1000} {
+		b.Grow(grow)
+		for id := int32(n); id < int32(grow); id++ {
+			w, r := wide.At(id), narrow.Row(id)
+			if w[0] != 0 || w[999] != 0 || r[0] != 0 || r[2] != 0 {
+				t.Fatalf("key %d is not zero when it becomes valid", id)
+			}
+			w[0], w[999] = int64(id), -int64(id)
+			r[0], r[1], r[2] = int64(id), 2*int64(id), 3*int64(id)
+		}
+		n = grow
+		for id := range int32(n) {
+			w, r := wide.At(id), narrow.Row(id)
+			if w[0] != int64(id) || w[999] != -int64(id) || r[0] != int64(id) || r[1] != 2*int64(id) || r[2] != 3*int64(id) {
+				t.Fatalf("after growing to %d keys, key %d holds %d %d %v", n, id, w[0], w[999], r)
+			}
+		}
+	}
+	if wide.Len() != 1000 || narrow.Len() != 1000 {
+		t.Errorf("Len %d, %d; want 1000", wide.Len(), narrow.Len())
+	}
+}
