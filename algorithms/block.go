@@ -27,7 +27,7 @@ type Blocked struct {
 	inner Limiter
 	w     int64   // the rule's window, or 0 with d
 	d     int64   // the block's duration, or 0 for till the window's end
-	until []int64 // the block's end XOR math.MinInt64: the zero value is no block
+	until PerKey[int64] // the block's end XOR math.MinInt64: the zero value is no block
 	name  string
 	// reset, when set, gives the block's end for a refusal of key id at t
 	// instead of the rule's window or the duration: a product whose cache
@@ -36,7 +36,7 @@ type Blocked struct {
 }
 
 // blockedUntil returns when key id's block ends (math.MinInt64: none).
-func (b *Blocked) blockedUntil(id int32) int64 { return b.until[id] ^ math.MinInt64 }
+func (b *Blocked) blockedUntil(id int32) int64 { return (*b.until.At(id)) ^ math.MinInt64 }
 
 // NewBlocked puts l behind a refusal cache for rule r: how is "window"
 // (till the window's end) or a duration as time.ParseDuration reads it.
@@ -90,7 +90,7 @@ func (b *Blocked) Gate(id int32, t int64, admit bool) bool {
 	if b.reset != nil {
 		end = b.reset(id, t)
 	}
-	b.until[id] = end ^ math.MinInt64
+	*b.until.At(id) = end ^ math.MinInt64
 	return false
 }
 
@@ -98,7 +98,7 @@ func (b *Blocked) Record(id int32, t, cost int64) { b.inner.Record(id, t, cost) 
 
 func (b *Blocked) Grow(n int) {
 	b.inner.Grow(n)
-	b.until = grow(b.until, n)
+	b.until.Grow(n)
 }
 
 func (b *Blocked) Bytes(id int32) int64 { return b.inner.Bytes(id) + 8 }
@@ -109,7 +109,7 @@ func (b *Blocked) CouplesKeys() bool    { return CouplesKeys(b.inner) }
 
 // Warm loads the limiter's state and the block's end.
 func (b *Blocked) Warm(id int32) uint64 {
-	w := uint64(b.until[id])
+	w := uint64(*b.until.At(id))
 	if wm, ok := b.inner.(Warmer); ok {
 		w += wm.Warm(id)
 	}
@@ -128,5 +128,5 @@ func (b *Blocked) Idle(id int32, t int64) bool {
 
 func (b *Blocked) Release(id int32) {
 	b.inner.(Releaser).Release(id)
-	b.until[id] = 0
+	*b.until.At(id) = 0
 }

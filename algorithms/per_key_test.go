@@ -9,23 +9,28 @@ import (
 	"ratebench/algorithms"
 )
 
-// placeable returns every algorithm of the catalogue (and buckets:4) under
-// rule r whose state can be placed in a Block, built twice: one to place,
-// one to keep its own slices.
+// placeable returns every algorithm of the catalogue (with N sub-windows,
+// behind a refusal cache, and each product with each of its deviations
+// off) under rule r whose state can be placed in a Block, built twice: one
+// to place, one to keep its own slices.
 func placeable(t *testing.T, r algorithms.Rule) (placed, own []algorithms.Limiter) {
 	t.Helper()
 	specs := []string{"buckets:1", "buckets:4", "buckets:7"}
 	for _, c := range algorithms.Catalogue {
-		if name, _, _ := strings.Cut(c.Spec, "["); !strings.Contains(name, ":") {
-			specs = append(specs, name)
+		name, _, _ := strings.Cut(c.Spec, "[")
+		if strings.Contains(name, ":") {
+			continue
+		}
+		specs = append(specs, name, name+":block=1s")
+		if p, ok := must(t, name, r).(algorithms.Product); ok { // and with each deviation off, which may change what it keeps
+			for _, d := range p.Deviations() {
+				specs = append(specs, name+":without="+d.Name)
+			}
+			specs = append(specs, withoutAll(p))
 		}
 	}
 	for _, spec := range specs {
-		a, errA := algorithms.New(spec, r)
-		b, errB := algorithms.New(spec, r)
-		if errA != nil || errB != nil {
-			t.Fatalf("%s: %v %v", spec, errA, errB)
-		}
+		a, b := must(t, spec, r), must(t, spec, r)
 		if _, ok := a.(algorithms.Placer); ok {
 			placed, own = append(placed, a), append(own, b)
 		}
@@ -39,8 +44,8 @@ func placeable(t *testing.T, r algorithms.Rule) (placed, own []algorithms.Limite
 func TestPlacedStateDecidesAsOwn(t *testing.T) {
 	for _, r := range []algorithms.Rule{{L: 10, W: int64(time.Minute)}, {L: 3, W: int64(time.Second)}} {
 		placed, own := placeable(t, r)
-		if len(placed) < 6 {
-			t.Fatalf("%d placeable algorithms; want the textbook ones at least", len(placed))
+		if len(placed) < 40 {
+			t.Fatalf("%d placeable algorithms; want the textbook ones and the products, and their variants", len(placed))
 		}
 		var b algorithms.Block
 		for _, l := range placed {
@@ -161,4 +166,14 @@ func TestBlockGrowthKeepsValues(t *testing.T) {
 	if wide.Len() != 1000 || narrow.Len() != 1000 {
 		t.Errorf("Len %d, %d; want 1000", wide.Len(), narrow.Len())
 	}
+}
+
+// must returns algorithm spec under rule r.
+func must(t *testing.T, spec string, r algorithms.Rule) algorithms.Limiter {
+	t.Helper()
+	l, err := algorithms.New(spec, r)
+	if err != nil {
+		t.Fatalf("%s: %v", spec, err)
+	}
+	return l
 }
