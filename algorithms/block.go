@@ -25,8 +25,8 @@ import (
 // Memory: the limiter's, plus the end of the block, 8 bytes per key.
 type Blocked struct {
 	inner Limiter
-	w     int64   // the rule's window, or 0 with d
-	d     int64   // the block's duration, or 0 for till the window's end
+	w     int64         // the rule's window, or 0 with d
+	d     int64         // the block's duration, or 0 for till the window's end
 	until PerKey[int64] // the block's end XOR math.MinInt64: the zero value is no block
 	name  string
 	// reset, when set, gives the block's end for a refusal of key id at t
