@@ -1,6 +1,8 @@
 package compare
 
 import (
+	"math/bits"
+
 	"ratebench/algorithms"
 	"ratebench/internal/slicesx"
 	"ratebench/summary"
@@ -21,25 +23,26 @@ import (
 // a flag per key that the release ledger keeps (useAcc.kept), so that a
 // key refused, released and back is counted once.
 //
-// Cost per request: a few adds and comparisons, and under count accepted
-// a pointer's test (and, for a key the log refused, the expiry of its
-// refusals); memory per key: a flag and a pointer, and the refusals in
-// the window of a key the log refuses.
+// Cost per request: a few adds and comparisons on the key's useKey, which
+// the worker places in its block beside the key's other state, and under
+// count accepted, for a key the log refused within the window, the expiry
+// of its refusals; memory per key: its useKey and a pointer, and the
+// refusals in the window of a key the log refuses.
 
 // useAcc is one group's offered use and refusals.
 type useAcc struct {
 	w       int64                   // the rule's window
 	accOnly bool                    // count accepted: the reference holds only what it admitted
 	refWin  []*algorithms.WindowSum // per key id under count accepted: the log's refusals in the window, nil for none yet
+	perKey  algorithms.PerKey[useKey]
 
-	exact   []int64         // requests by offered use, below summary.UseExactBelow
-	binned  map[int64]int64 // requests by bin top, at or above it
-	refused int64           // requests the log refused
-	refKeys int64           // keys it refused at least once
-	flagged []bool          // per key id: refused at least once
-	peak    int64           // the largest offered use
-	peakKey string          // of this key, the smallest name on a tie
-	keys    *keyTable       // the worker's, for the peak key's name
+	exact   []int64   // requests by offered use, below summary.UseExactBelow
+	binned  []int64   // requests by bin at or above it, indexed by useBin
+	refused int64     // requests the log refused
+	refKeys int64     // keys it refused at least once
+	peak    int64     // the largest offered use
+	peakKey string    // of this key, the smallest name on a tie
+	keys    *keyTable // the worker's, for the peak key's name
 }
 
 // newUseAcc returns the offered-use accumulator of a plain rule under
@@ -48,11 +51,20 @@ func newUseAcc(layers []algorithms.Rule, c Count, keys *keyTable) *useAcc {
 	if len(layers) != 1 {
 		return nil
 	}
-	return &useAcc{binned: map[int64]int64{}, keys: keys, w: layers[0].W, accOnly: c == CountAccepted}
+	return &useAcc{keys: keys, w: layers[0].W, accOnly: c == CountAccepted}
 }
 
+// useKey is what the offered use keeps of a key beside its refusals.
+type useKey struct {
+	lastRef int64 // the time of the log's latest refusal of it, if any: the window holds one iff lastRef > t-W
+	flagged bool  // the log refused it at least once
+}
+
+// place puts the accumulator's keys in b.
+func (u *useAcc) place(b *algorithms.Block) { u.perKey.Place(b) }
+
 func (u *useAcc) grow(n int) {
-	u.flagged = slicesx.Grow(u.flagged, n)
+	u.perKey.Grow(n)
 	if u.accOnly {
 		u.refWin = slicesx.Grow(u.refWin, n)
 	}
@@ -62,31 +74,37 @@ func (u *useAcc) grow(n int) {
 // before it was exact and decision ref.
 func (u *useAcc) add(id int32, t, cost, exact int64, ref bool) {
 	use := exact + cost
+	k := u.perKey.At(id)
 	if u.accOnly {
-		if r := u.refWin[id]; r != nil {
-			r.Expire(t - u.w)
-			use += r.Sum()
+		if k.lastRef > t-u.w { // else every refusal has left the window: refWin[id], another cache line, is not read
+			if r := u.refWin[id]; r != nil { // nil: none yet
+				r.Expire(t - u.w)
+				use += r.Sum()
+			}
 		}
 		if !ref {
 			if u.refWin[id] == nil {
 				u.refWin[id] = &algorithms.WindowSum{}
 			}
 			u.refWin[id].Add(t, cost)
+			k.lastRef = t
 		}
 	}
 	if use < summary.UseExactBelow {
 		u.exact = slicesx.Grow(u.exact, int(use)+1)
 		u.exact[use]++
 	} else {
-		u.binned[summary.UseBinTop(use)]++
+		i := useBin(use)
+		u.binned = slicesx.Grow(u.binned, i+1)
+		u.binned[i]++
 	}
 	if use >= u.peak {
 		u.notePeak(id, use)
 	}
 	if !ref {
 		u.refused++
-		if !u.flagged[id] {
-			u.flagged[id] = true
+		if !k.flagged {
+			k.flagged = true
 			u.refKeys++
 		}
 	}
@@ -112,7 +130,7 @@ func (u *useAcc) idle(id int32, now int64) bool {
 
 // kept is what the release ledger keeps of key id: its flag.
 func (u *useAcc) kept(id int32) int64 {
-	if u.flagged[id] {
+	if u.perKey.At(id).flagged {
 		return 1
 	}
 	return 0
@@ -120,14 +138,14 @@ func (u *useAcc) kept(id int32) int64 {
 
 // release forgets key id.
 func (u *useAcc) release(id int32) {
-	u.flagged[id] = false
+	*u.perKey.At(id) = useKey{}
 	if u.accOnly {
 		u.refWin[id] = nil
 	}
 }
 
 // restore gives a returning key (now id) the flag it left.
-func (u *useAcc) restore(id int32, kept int64) { u.flagged[id] = kept != 0 }
+func (u *useAcc) restore(id int32, kept int64) { u.perKey.At(id).flagged = kept != 0 }
 
 // binding returns the binding of the rule, whose group replayed requests.
 func (u *useAcc) binding(rule string, c Count, requests int64) summary.Binding {
@@ -135,11 +153,30 @@ func (u *useAcc) binding(rule string, c Count, requests int64) summary.Binding {
 	for use, n := range u.exact {
 		counts[int64(use)] = n
 	}
-	for use, n := range u.binned {
-		counts[use] += n
+	for i, n := range u.binned {
+		if n > 0 {
+			counts[useBinTop(i)] += n
+		}
 	}
 	b := summary.Binding{Rule: rule, Count: string(c), Requests: requests, LogRefused: u.refused, KeysRefused: u.refKeys,
 		PeakUse: u.peak, PeakKey: u.peakKey, UseBins: summary.UseBinsOf(counts)}
 	b.SetTighter() // the rule is the group's own, which parses
 	return b
+}
+
+// useBin returns the index of use u's bin among the bins at or above
+// summary.UseExactBelow (2^13): bins of summary.UseBinsPerOctave (2^12)
+// per power of two, so that the requests are counted in a slice, not a
+// map.
+func useBin(u int64) int {
+	k := 63 - bits.LeadingZeros64(uint64(u)) // 2^k <= u < 2^(k+1), k >= 13
+	return (k-13)*summary.UseBinsPerOctave + int(u>>(k-12)) - summary.UseBinsPerOctave
+}
+
+// useBinTop returns the largest use in bin i (useBin), as
+// summary.UseBinTop.
+func useBinTop(i int) int64 {
+	k := 13 + i/summary.UseBinsPerOctave
+	width := int64(1) << (k - 12)
+	return int64(i%summary.UseBinsPerOctave+summary.UseBinsPerOctave)*width + width - 1
 }

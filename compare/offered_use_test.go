@@ -2,6 +2,8 @@ package compare
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -150,4 +152,27 @@ func TestTighterLimitIsTheLogsRefusals(t *testing.T) {
 			t.Errorf("tighter limits not from the loosest: %+v", b.Tighter)
 		}
 	}
+}
+
+// The slice's bins are the summary's: every use at or above the exact
+// range lands in the bin whose top is summary.UseBinTop, and the bins are
+// in increasing order of use.
+func TestUseBinsAreTheSummarys(t *testing.T) {
+	check := func(u int64) {
+		i := useBin(u)
+		if i < 0 || useBinTop(i) != summary.UseBinTop(u) {
+			t.Fatalf("use %d: bin %d, top %d; want top %d", u, i, useBinTop(i), summary.UseBinTop(u))
+		}
+		if u > summary.UseExactBelow && useBin(u-1) > i {
+			t.Fatalf("uses %d and %d: bins %d and %d out of order", u-1, u, useBin(u-1), i)
+		}
+	}
+	for u := int64(summary.UseExactBelow); u < 1<<18; u++ {
+		check(u)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 100_000 {
+		check(summary.UseExactBelow + rng.Int64N(math.MaxInt64-summary.UseExactBelow))
+	}
+	check(math.MaxInt64)
 }

@@ -183,6 +183,9 @@ func newWorker(cfg Config) (*worker, error) {
 	e.rows.place(&e.block, base, own)
 	for _, g := range e.groups {
 		g.statePeak.Place(&e.block)
+		if g.use != nil {
+			g.use.place(&e.block)
+		}
 	}
 	for _, g := range e.groups {
 		for _, c := range g.cands {
