@@ -13,7 +13,9 @@ package algorithms
 // size as it goes (Memory).
 type Log struct {
 	rule Rule
-	keys []logKey
+	keys PerKey[logKey]
+	exts []*WindowSum // the entries of the keys that left their ring (logKey.ext); nil where freed
+	free []int32      // the indices of exts freed, for the next key that leaves its ring
 
 	relPeakMax, relPeakSum int64 // the peaks of the keys released (Release)
 }
@@ -26,43 +28,55 @@ const logInline = 12
 // together, so that a decision touches one block. A key whose entries all
 // cost 1 and number at most logInline keeps them in ts, a ring of n entries
 // from head (the sum is then n); a key that records a cost other than 1 or
-// outgrows ts moves them to ext and keeps them there until Release.
+// outgrows ts moves them to a WindowSum of the log's, ext, and keeps them
+// there until Release. It holds no pointer, so that a replay can place it
+// in its Block (Placer). Its methods take w, its WindowSum (Log.key), nil
+// while it has none.
 type logKey struct {
-	peak    int64      // the key's largest analytic size so far
-	ext     *WindowSum // the key's entries, once they left ts; nil before
-	head, n int32      // the ring in ts, while ext is nil
+	peak    int64 // the key's largest analytic size so far
+	ext     int32 // 1 + the index of its WindowSum in Log.exts, once its entries left ts; 0 before
+	head, n int32 // the ring in ts, while ext is 0
 	seen    bool
 	ts      [logInline]int64
 }
 
+// key returns key id's logKey and its WindowSum, nil if it has none.
+func (l *Log) key(id int32) (*logKey, *WindowSum) {
+	k := l.keys.At(id)
+	if k.ext == 0 {
+		return k, nil
+	}
+	return k, l.exts[k.ext-1]
+}
+
 // sum returns the cost of the key's entries.
-func (k *logKey) sum() int64 {
-	if k.ext != nil {
-		return k.ext.Sum()
+func (k *logKey) sum(w *WindowSum) int64 {
+	if w != nil {
+		return w.Sum()
 	}
 	return int64(k.n)
 }
 
 // len returns the number of the key's entries.
-func (k *logKey) len() int {
-	if k.ext != nil {
-		return k.ext.Len()
+func (k *logKey) len(w *WindowSum) int {
+	if w != nil {
+		return w.Len()
 	}
 	return int(k.n)
 }
 
 // bytes is WindowSum.Bytes of the key's entries.
-func (k *logKey) bytes() int64 {
-	if k.ext != nil {
-		return k.ext.Bytes()
+func (k *logKey) bytes(w *WindowSum) int64 {
+	if w != nil {
+		return w.Bytes()
 	}
 	return 8*int64(k.n) + 8
 }
 
 // newest returns the time of the newest entry; there must be one.
-func (k *logKey) newest() int64 {
-	if k.ext != nil {
-		return k.ext.Newest()
+func (k *logKey) newest(w *WindowSum) int64 {
+	if w != nil {
+		return w.Newest()
 	}
 	return k.ts[ringIndex(k.head+k.n-1)]
 }
@@ -76,9 +90,9 @@ func ringIndex(i int32) int32 {
 }
 
 // expire drops the entries at or before cutoff, as WindowSum.Expire.
-func (k *logKey) expire(cutoff int64) {
-	if k.ext != nil {
-		k.ext.Expire(cutoff)
+func (k *logKey) expire(w *WindowSum, cutoff int64) {
+	if w != nil {
+		w.Expire(cutoff)
 		return
 	}
 	for k.n > 0 && k.ts[k.head] <= cutoff {
@@ -87,27 +101,45 @@ func (k *logKey) expire(cutoff int64) {
 	}
 }
 
-// add appends an entry at time t, which must not be before the newest.
-func (k *logKey) add(t, cost int64) {
-	if k.ext == nil {
+// add appends an entry at time t to key k, whose WindowSum is w, which
+// must not be before the newest, and returns the key's WindowSum after it.
+func (l *Log) add(k *logKey, w *WindowSum, t, cost int64) *WindowSum {
+	if w == nil {
 		if cost == 1 && k.n < logInline {
 			k.ts[ringIndex(k.head+k.n)] = t
 			k.n++
-			return
+			return nil
 		}
-		w := &WindowSum{}
+		w = &WindowSum{}
 		for i := range k.n {
 			w.Add(k.ts[ringIndex(k.head+i)], 1)
 		}
-		k.ext, k.head, k.n = w, 0, 0
+		if n := len(l.free); n > 0 {
+			k.ext, l.free = l.free[n-1]+1, l.free[:n-1]
+			l.exts[k.ext-1] = w
+		} else {
+			l.exts = append(l.exts, w)
+			k.ext = int32(len(l.exts))
+		}
+		k.head, k.n = 0, 0
 	}
-	k.ext.Add(t, cost)
+	w.Add(t, cost)
+	return w
+}
+
+// drop frees key k's WindowSum, if it has one, and resets the key.
+func (l *Log) drop(k *logKey) {
+	if k.ext != 0 {
+		l.exts[k.ext-1] = nil
+		l.free = append(l.free, k.ext-1)
+	}
+	*k = logKey{}
 }
 
 // coveredAt is WindowSum.coveredAt of the key's entries.
-func (k *logKey) coveredAt(need int64) (int64, bool) {
-	if k.ext != nil {
-		return k.ext.coveredAt(need)
+func (k *logKey) coveredAt(w *WindowSum, need int64) (int64, bool) {
+	if w != nil {
+		return w.coveredAt(need)
 	}
 	switch { // every cost is 1: the need-th oldest entry
 	case k.n == 0 || need > int64(k.n):
@@ -125,41 +157,48 @@ func (*Log) Name() string         { return "log" }
 func (*Log) FixedSize() bool      { return false }
 func (*Log) CountsRejected() bool { return true }
 
-func (l *Log) Grow(n int) { l.keys = grow(l.keys, n) }
+func (l *Log) Grow(n int) { l.keys.Grow(n) }
 
-func (l *Log) Bytes(id int32) int64 { return l.keys[id].bytes() }
+func (l *Log) Bytes(id int32) int64 {
+	k, w := l.key(id)
+	return k.bytes(w)
+}
 
 func (l *Log) Decide(id int32, t, cost int64) bool {
-	k := &l.keys[id]
+	k, w := l.key(id)
 	if !k.seen {
-		k.seen, k.peak = true, k.bytes()
+		k.seen, k.peak = true, k.bytes(w)
 	} else {
-		k.expire(t - l.rule.W)
+		k.expire(w, t-l.rule.W)
 	}
-	return cost <= l.rule.L-k.sum()
+	return cost <= l.rule.L-k.sum(w)
 }
 
 func (l *Log) Record(id int32, t, cost int64) {
-	k := &l.keys[id]
-	k.add(t, cost)
-	k.peak = max(k.peak, k.bytes())
+	k, w := l.key(id)
+	w = l.add(k, w, t, cost)
+	k.peak = max(k.peak, k.bytes(w))
 }
 
 // Estimate returns the exact cost in (t-W, t].
-func (l *Log) Estimate(id int32, t int64) Rational { return whole(l.keys[id].sum()) }
+func (l *Log) Estimate(id int32, t int64) Rational { return whole(l.Sum(id)) }
 
 // Sum returns the cost recorded for key id in (t-W, t] as of its last
 // Decide: the exact count the other algorithms estimate.
-func (l *Log) Sum(id int32) int64 { return l.keys[id].sum() }
+func (l *Log) Sum(id int32) int64 {
+	k, w := l.key(id)
+	return k.sum(w)
+}
 
 // Memory returns the analytic memory the log's keys have held: the largest
 // size of one key and the sum over keys of each key's largest size (keys
 // count from their first request).
 func (l *Log) Memory() (peakPerKey, sumOfPeaks int64) {
 	peakPerKey, sumOfPeaks = l.relPeakMax, l.relPeakSum
-	for i := range l.keys {
-		peakPerKey = max(peakPerKey, l.keys[i].peak)
-		sumOfPeaks += l.keys[i].peak
+	for id := range int32(l.keys.Len()) {
+		p := l.keys.At(id).peak
+		peakPerKey = max(peakPerKey, p)
+		sumOfPeaks += p
 	}
 	return peakPerKey, sumOfPeaks
 }

@@ -69,3 +69,7 @@ func (ng *Nginx) Place(b *Block) {
 		ng.st.Place(b)
 	}
 }
+
+// The log places each key's ring and bookkeeping; the entries of a key
+// that left its ring stay in the log's own WindowSums.
+func (l *Log) Place(b *Block) { l.keys.Place(b) }

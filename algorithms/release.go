@@ -22,16 +22,17 @@ type Releaser interface {
 
 // Idle: every entry has left the window (t-W, t].
 func (l *Log) Idle(id int32, t int64) bool {
-	k := &l.keys[id]
-	return k.len() == 0 || k.newest() <= t-l.rule.W
+	k, w := l.key(id)
+	return k.len(w) == 0 || k.newest(w) <= t-l.rule.W
 }
 
 // Release frees the key's entries; its largest size stays counted in
 // Memory until Restore hands it back.
 func (l *Log) Release(id int32) {
-	l.relPeakMax = max(l.relPeakMax, l.keys[id].peak)
-	l.relPeakSum += l.keys[id].peak
-	l.keys[id] = logKey{}
+	k := l.keys.At(id)
+	l.relPeakMax = max(l.relPeakMax, k.peak)
+	l.relPeakSum += k.peak
+	l.drop(k)
 }
 
 // SizeAt returns the analytic size key id holds at t, at or after its last
@@ -39,22 +40,22 @@ func (l *Log) Release(id int32) {
 // sum, 0 when it holds none. It drops the entries that have left the window
 // by t, as the key's next Decide would.
 func (l *Log) SizeAt(id int32, t int64) int64 {
-	k := &l.keys[id]
-	k.expire(t - l.rule.W)
-	if k.len() == 0 {
+	k, w := l.key(id)
+	k.expire(w, t-l.rule.W)
+	if k.len(w) == 0 {
 		return 0
 	}
-	return k.bytes()
+	return k.bytes(w)
 }
 
 // KeyPeak returns the largest analytic size key id has had.
-func (l *Log) KeyPeak(id int32) int64 { return l.keys[id].peak }
+func (l *Log) KeyPeak(id int32) int64 { return l.keys.At(id).peak }
 
 // Restore gives a released key that returns (now under id) the largest
 // size it had before its release, so that Memory counts it once.
 func (l *Log) Restore(id int32, peak int64) {
-	k := &l.keys[id]
-	k.seen, k.peak = true, max(peak, k.bytes())
+	k, w := l.key(id)
+	k.seen, k.peak = true, max(peak, k.bytes(w))
 	l.relPeakSum -= peak
 }
 

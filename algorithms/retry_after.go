@@ -86,12 +86,12 @@ func (l *Log) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	if cost > l.rule.L {
 		return 0, false
 	}
-	k := &l.keys[id]
-	excess := k.sum() - (l.rule.L - cost)
+	k, w := l.key(id)
+	excess := k.sum(w) - (l.rule.L - cost)
 	if excess <= 0 {
 		return t, true
 	}
-	ts, ok := k.coveredAt(excess)
+	ts, ok := k.coveredAt(w, excess)
 	if !ok {
 		return 0, false // unreachable: the entries hold Sum > excess
 	}

@@ -12,9 +12,9 @@ type Warmer interface {
 
 // Warm loads key id's block, and its entries if they left the block.
 func (l *Log) Warm(id int32) uint64 {
-	k := &l.keys[id]
-	if k.ext != nil {
-		return k.ext.Warm()
+	k, w := l.key(id)
+	if w != nil {
+		return w.Warm()
 	}
 	return uint64(k.n)
 }

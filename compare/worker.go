@@ -182,6 +182,12 @@ func newWorker(cfg Config) (*worker, error) {
 	}
 	e.rows.place(&e.block, base, own)
 	for _, g := range e.groups {
+		if p, ok := stateOf(g.ref, g.refBlock).(algorithms.Placer); ok { // the log, and its cache if any
+			p.Place(&e.block)
+		}
+		for _, l := range g.guards {
+			l.Place(&e.block)
+		}
 		g.statePeak.Place(&e.block)
 		if g.use != nil {
 			g.use.place(&e.block)
