@@ -79,6 +79,17 @@ func (b *Block) Key(id int32) []uint64 {
 	return b.cur
 }
 
+// Peek returns key id's part as Key does, but without remembering it (for
+// a caller that loads a key's part ahead of its request), nil for an id
+// that is not valid.
+func (b *Block) Peek(id int32) []uint64 {
+	if id < 0 || int(id) >= b.n {
+		return nil
+	}
+	i := int(id&b.mask) * b.stride
+	return b.chunks[id>>b.shift][i : i+b.stride : i+b.stride]
+}
+
 // word returns the address of word off of key id's part.
 func (b *Block) word(id int32, off int) *uint64 {
 	if id == b.curID && b.cur != nil {

@@ -146,14 +146,18 @@ func (k *keyTable) prefetchSlot(h uint64) {
 }
 
 // prefetchState asks for the state of the key in the table's slot of hash
-// h (prefetched before), if the slot holds one, ahead of its lookup.
-func (k *keyTable) prefetchState(h uint64) {
+// h (prefetched before), if the slot holds one, ahead of its lookup, and
+// returns that key's id, the likely id of the key of hash h (a guess: the
+// slot may hold another key), or -1.
+func (k *keyTable) prefetchState(h uint64) int32 {
 	if len(k.slots) == 0 {
-		return
+		return -1
 	}
 	if s := k.slots[k.home(h)]; s != 0 && int(uint32(s)-1) < len(k.state) {
 		prefetch.Line(unsafe.Pointer(&k.state[uint32(s)-1]))
+		return int32(uint32(s) - 1)
 	}
+	return -1
 }
 
 // touch counts a request of key id at t, which must not be before its last.

@@ -302,7 +302,7 @@ func (e *worker) replayBatch(b *batch, file string, lr traces.Lateness) *failure
 				e.keys.prefetchSlot(b.hash[j])
 			}
 			if j := i + stateAhead; j < len(b.hash) {
-				e.keys.prefetchState(b.hash[j])
+				e.prefetchBlock(e.keys.prefetchState(b.hash[j]))
 			}
 		}
 		var err error

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"ratebench/algorithms"
+	"ratebench/internal/prefetch"
 	"ratebench/summary"
 )
 
@@ -544,6 +546,19 @@ func (e *worker) warm(id int32) {
 		}
 	}
 	e.warmSink += w
+}
+
+// prefetchBlock asks for key id's part of the block, ahead of its request
+// (id may be a guess, or -1).
+func (e *worker) prefetchBlock(id int32) {
+	words := e.block.Peek(id)
+	if len(words) == 0 {
+		return
+	}
+	for i := 0; i < len(words); i += 8 { // a word of each line, and the last (the part need not start a line)
+		prefetch.Line(unsafe.Pointer(&words[i]))
+	}
+	prefetch.Line(unsafe.Pointer(&words[len(words)-1]))
 }
 
 // warmerOf returns lim's state loader, nil if it has none.
