@@ -26,8 +26,9 @@ func newBoundAcc(rule algorithms.Rule, lim algorithms.Limiter) *boundAcc {
 	return nil
 }
 
-func (a *boundAcc) grow(n int)       { a.check.Grow(n) }
-func (a *boundAcc) release(id int32) { a.check.Release(id) }
+func (a *boundAcc) place(b *algorithms.Block) { a.check.Place(b) }
+func (a *boundAcc) grow(n int)                { a.check.Grow(n) }
+func (a *boundAcc) release(id int32)          { a.check.Release(id) }
 
 // idle reports whether the check holds nothing for key id at now.
 func (a *boundAcc) idle(id int32, now int64) bool { return a.check.Idle(id, now) }

@@ -64,8 +64,9 @@ func (a *clientAcc) observe(h *ownRun, id int32, t, cost int64, admit, recorded 
 	}
 }
 
-func (*clientAcc) grow(int)      {}
-func (*clientAcc) release(int32) {} // a key's open run of rejections is in its row
+func (*clientAcc) place(*algorithms.Block) {} // what it keeps per key is in the run's ownRun
+func (*clientAcc) grow(int)                {}
+func (*clientAcc) release(int32)           {} // a key's open run of rejections is in its row
 
 // close writes the run's client side.
 func (a *clientAcc) close(r *summary.Run, c *closing) {

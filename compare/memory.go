@@ -19,8 +19,9 @@ type memoryReporter interface {
 	Memory() (peakPerKey, sumOfPeaks int64)
 }
 
-func (*memoryAcc) grow(int)      {}
-func (*memoryAcc) release(int32) {}
+func (*memoryAcc) place(*algorithms.Block) {}
+func (*memoryAcc) grow(int)                {}
+func (*memoryAcc) release(int32)           {}
 
 // close writes the memory of the run: its state per window of the rule
 // and, from it, the timeline's memory (see windowGrid).

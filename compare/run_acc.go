@@ -32,6 +32,7 @@ type runAcc struct {
 // interface. What it keeps per key is in keyRun and ownRun (key_rows.go),
 // which the release ledger keeps for a key that leaves (runRows.kept).
 type runMetric interface {
+	place(b *algorithms.Block)        // put what it keeps per key in the worker's block, if it can (before any key)
 	grow(n int)                       // make ids below n valid
 	release(id int32)                 // forget key id, whose state is back to initial
 	close(r *summary.Run, c *closing) // write the metric's part of the run's summary
@@ -99,6 +100,13 @@ func (a *runAcc) release(id int32) {
 	a.rows.reset(id)
 	for _, m := range a.metrics {
 		m.release(id)
+	}
+}
+
+// place puts what the run's metrics keep per key in b, where they can.
+func (a *runAcc) place(b *algorithms.Block) {
+	for _, m := range a.metrics {
+		m.place(b)
 	}
 }
 

@@ -196,7 +196,9 @@ func newWorker(cfg Config) (*worker, error) {
 		}
 	}
 	for _, g := range e.groups {
+		g.refAcc.place(&e.block)
 		for _, c := range g.cands {
+			c.acc.place(&e.block)
 			if p, ok := c.lim.(algorithms.Placer); ok {
 				p.Place(&e.block)
 				c.warm = nil // warm loads the key's block
