@@ -37,10 +37,13 @@ func (a *boundAcc) close(r *summary.Run, _ *closing) {
 	r.Bound = &summary.Bound{B: a.b, Violations: a.violations}
 }
 
-// add counts an admitted request of key id.
-func (a *boundAcc) add(id int32, t, cost int64) {
-	if !a.check.Decide(id, t, cost) {
+// observe counts a request the run admitted.
+func (a *boundAcc) observe(ob *observation) {
+	if !ob.admit {
+		return
+	}
+	if !a.check.Decide(ob.id, ob.t, ob.cost) {
 		a.violations++
 	}
-	a.check.Record(id, t, cost)
+	a.check.Record(ob.id, ob.t, ob.cost)
 }

@@ -48,10 +48,9 @@ func (b *burstAcc) grow(n int) {
 	}
 }
 
-// observe counts a request of key id, whose own row in the run is h, that the
-// run decided admit and the reference ref; log and ref must already have
-// recorded it.
-func (b *burstAcc) observe(h *ownRun, id int32, t, cost int64, admit, ref bool) {
+// observe counts a request; log and ref must already have recorded it.
+func (b *burstAcc) observe(ob *observation) {
+	h, id, t, cost, admit, ref := ob.o, ob.id, ob.t, ob.cost, ob.admit, ob.ref
 	var span int64
 	switch {
 	case b.log != nil:

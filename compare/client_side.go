@@ -31,9 +31,9 @@ func newClientAcc(lim algorithms.Limiter, rows *runRows) *clientAcc {
 	return a
 }
 
-// observe counts a request of key id, whose own row in the run is h, that the
-// run decided admit, after the run recorded it or not.
-func (a *clientAcc) observe(h *ownRun, id int32, t, cost int64, admit, recorded bool) {
+// observe counts a request, after the run recorded it or not.
+func (a *clientAcc) observe(ob *observation) {
+	h, id, t, cost, admit, recorded := ob.o, ob.id, ob.t, ob.cost, ob.admit, ob.recorded
 	if admit {
 		if s := h.rejSince; s != 0 {
 			a.recovery.Add(t - (s - 1))

@@ -421,9 +421,10 @@ func TestBoundCheckCatchesViolations(t *testing.T) {
 	rule := mustRule(t, "5/30s")
 	acc := newBoundAcc(rule, algorithms.NewToken(rule, 0))
 	acc.grow(1)
-	for i := range 10 {
-		acc.add(0, 29*sec+int64(i)*sec/5, 1) // 10 admissions within 2 s
+	for i := range 10 { // 10 admissions within 2 s
+		acc.observe(&observation{id: 0, t: 29*sec + int64(i)*sec/5, cost: 1, admit: true})
 	}
+	acc.observe(&observation{id: 0, t: 31 * sec, cost: 1}) // refused: not counted
 	if acc.violations != 5 {
 		t.Errorf("%d violations, want 5 (the 6th to 10th exceed 5 + 2s*5/30s)", acc.violations)
 	}

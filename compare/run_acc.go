@@ -16,21 +16,24 @@ type runAcc struct {
 	phaseOver, phaseUnder                  [PhaseBins]int64
 	timeline                               timelineAcc
 
-	burst   *burstAcc             // nil without ownHistory
-	bound   *boundAcc             // nil but for token and gcra with ownHistory
-	client  *clientAcc            // nil without ownHistory
-	rateErr *summary.RateErrors   // nil where not measured
-	peer    *summary.Peer         // a peer library's checks; nil for the others
-	vsTok   *summary.Disagreement // disagreement with the token run it is paired with (peers, leaky)
-	metrics []runMetric           // the run's figures beyond its counts
+	burst     *burstAcc             // nil without ownHistory
+	bound     *boundAcc             // nil but for token and gcra with ownHistory
+	client    *clientAcc            // nil without ownHistory
+	peer      *summary.Peer         // a peer library's checks; nil for the others
+	vsTok     *summary.Disagreement // disagreement with the token run it is paired with (peers, leaky)
+	metrics   []runMetric           // the run's figures beyond its counts
+	observers []requestObserver     // those of them that follow the requests, in order
 }
 
 // runMetric is one figure of a run beyond its counts, a type in a file of
-// its own (burst.go, bound.go, memory.go, client_side.go). The run calls it
-// at the events of a replay's life; what it sees of each request it is
-// told by a method of its own, with the key's row, not through this
-// interface. What it keeps per key is in keyRun and ownRun (key_rows.go),
-// which the release ledger keeps for a key that leaves (runRows.kept).
+// its own (burst.go, bound.go, memory.go, client_side.go, rate_error.go).
+// The run calls it at the events of a replay's life, and a metric that
+// follows the requests (requestObserver) at each request, with the key's
+// rows in the observation. What it keeps per key is in keyRun and ownRun
+// (key_rows.go), which the release ledger keeps for a key that leaves
+// (runRows.kept), or in the worker's block (place). Adding a figure is
+// a type here, its summary type and its report column; newRunAcc says
+// which runs measure it.
 type runMetric interface {
 	place(b *algorithms.Block)        // put what it keeps per key in the worker's block, if it can (before any key)
 	grow(n int)                       // make ids below n valid
@@ -65,7 +68,12 @@ func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr, ownHistory
 		}
 	}
 	if rateErr {
-		a.rateErr = summary.NewRateErrors(rule.L)
+		a.metrics = append(a.metrics, newRateErrAcc(rule))
+	}
+	for _, m := range a.metrics {
+		if o, ok := m.(requestObserver); ok {
+			a.observers = append(a.observers, o)
+		}
 	}
 	return a
 }
@@ -118,24 +126,18 @@ func (a *runAcc) grow(n int) {
 	}
 }
 
-// add counts one request of key id, whose rows in the run are h and, for
-// a run with a history of its own, o, that the run decided admit and the
-// reference ref.
-func (a *runAcc) add(h *keyRun, o *ownRun, id int32, t, cost int64, admit, ref bool) {
+// add counts one request, ob, and shows it to the run's metrics that
+// follow the requests.
+func (a *runAcc) add(ob *observation) {
+	t, cost, admit, h := ob.t, ob.cost, ob.admit, ob.h
 	a.requests++
 	a.cost += cost
 	if admit {
 		a.admitted++
 		a.admittedCost += cost
-		if a.bound != nil {
-			a.bound.add(id, t, cost)
-		}
-	}
-	if a.burst != nil {
-		a.burst.observe(o, id, t, cost, admit, ref)
 	}
 	var dOver, dUnder int64
-	if admit != ref {
+	if admit != ob.ref {
 		if admit {
 			a.over++
 			h.over++
@@ -149,6 +151,9 @@ func (a *runAcc) add(h *keyRun, o *ownRun, id int32, t, cost int64, admit, ref b
 		}
 	}
 	a.timeline.add(t, dOver, dUnder)
+	for _, m := range a.observers {
+		m.observe(ob)
+	}
 }
 
 // summary closes the accumulator into a Run; retained are the records of
@@ -169,7 +174,6 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *windowGrid, held []int
 		Keys:         int64(keys.len()),
 		Phase:        summary.Phase{Bins: PhaseBins, Over: a.phaseOver[:], Under: a.phaseUnder[:]},
 		Timeline:     a.timeline.Timeline(),
-		RateError:    a.rateErr.RateError(),
 	}
 	c := &closing{keys: keys, state: state, held: held, retained: retained, run: run}
 	for _, m := range a.metrics {

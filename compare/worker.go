@@ -58,6 +58,7 @@ type group struct {
 	ownBase    int                      // and among those with a history of their own
 	scratch    keyRun                   // the row a companion's counts go to: no figure reads them
 	statePeak  algorithms.PerKey[int64] // per key, the log's size counted in the window of windowGrid's stateEnd
+	ob         observation              // the request being replayed, as each run's metrics see it
 }
 
 // candidate is one algorithm in one mode.
@@ -408,10 +409,9 @@ func (g *group) add(row []keyRun, own []ownRun, id int32, t, cost, from int64) {
 	if g.use != nil {
 		g.use.add(id, t, cost, exact, ref)
 	}
-	g.refAcc.add(&row[0], &own[0], id, t, cost, ref, ref)
-	if c := g.refAcc.client; c != nil {
-		c.observe(&own[0], id, t, cost, ref, recorded)
-	}
+	ob := &g.ob
+	*ob = observation{id: id, t: t, cost: cost, admit: ref, ref: ref, recorded: recorded, exact: exact, h: &row[0], o: &own[0]}
+	g.refAcc.add(ob)
 	if recorded {
 		g.recorded(peak, id, t)
 	}
@@ -431,16 +431,14 @@ func (g *group) add(row []keyRun, own []ownRun, id int32, t, cost, from int64) {
 				// bring it to t (Decide only advances the state) to read it.
 				c.behind.Decide(id, t, cost)
 			}
-			c.acc.rateErr.Add(c.est.Estimate(id, t), exact)
+			ob.est = c.est.Estimate(id, t) // before the run records the request
 		}
 		record := records(admit, ref, c.recordAll, c.mode)
 		if record {
 			c.lim.Record(id, t, cost)
 		}
-		c.acc.add(h, o, id, t, cost, admit, ref)
-		if cl := c.acc.client; cl != nil {
-			cl.observe(o, id, t, cost, admit, record)
-		}
+		ob.admit, ob.recorded, ob.h, ob.o = admit, record, h, o
+		c.acc.add(ob)
 		c.admit = admit
 	}
 	for _, c := range g.peers {
