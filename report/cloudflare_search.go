@@ -243,6 +243,9 @@ func cloudflareSearch(w io.Writer, s *summary.CloudflareSearch, h, plotDir strin
 			fmt.Fprintf(&b, "The rerun holds %g times the sources of a point: its figures are the closer to what the full scale would give. "+
 				"Where it and the point differ, the point's few sources near the threshold were a lucky (or unlucky) draw.\n\n", s.Scale/s.Check.Scale)
 		}
+		if s.Full != nil && len(s.Full.Points) == 1 && s.Full.Points[0].SameSetting(p) {
+			b.WriteString(fullScale(&s.Full.Points[0], s.Full, h))
+		}
 	}
 	fmt.Fprintf(&b, "![disagreement rate over the searched space](%s)\n\n", plotDir+searchPlot)
 	fmt.Fprintf(&b, "Every point's requests decided differently (a point with none sits on the bottom edge) against, left, how far the "+
@@ -443,4 +446,54 @@ func ruleParts(rule string) (w, l float64, ok bool) {
 		return 0, 0, false
 	}
 	return float64(r.W) / 1e9, float64(r.L), true
+}
+
+// fullScale is the section on the closest point replayed at the full scale
+// of Cloudflare's experiment, f of search full: its figures beside the
+// published ones, and which of them hold. A count or a rate holds within a
+// factor of two of the published one (none, for the false positives), the
+// mean gap within a percentage point.
+func fullScale(f *summary.SearchPoint, full *summary.CloudflareSearch, h string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s## At full scale\n\n", h)
+	fmt.Fprintf(&b, "The closest point replayed at the full scale of Cloudflare's experiment, %s requests from %s sources, with the same "+
+		"population, rule and timeout (`make cloudflare-full`):\n\n", numfmt.Count(full.Requests), numfmt.Count(int64(full.Sources)))
+	within2 := func(x, published float64) bool { return x >= published/2 && x <= 2*published }
+	type figure struct {
+		name, published, measured string
+		holds                     bool
+	}
+	under := "none"
+	if f.Under > 0 {
+		under = fmt.Sprintf("%s requests, %s sources", numfmt.Count(f.Under), numfmt.Count(f.KeysUnder))
+	}
+	figs := []figure{
+		{"requests decided differently", numfmt.Percent(cfDisagreeRate), numfmt.Percent(f.DisagreeRate), within2(f.DisagreeRate, cfDisagreeRate)},
+		{"refused, the log admitted (false positives)", "none", under, f.Under == 0},
+		{"sources let through", fmt.Sprintf("%d, slightly above", cfSourcesOver), fmt.Sprintf("%s (worst burst %.3g× L)", numfmt.Count(f.KeysOver), f.BurstRatio),
+			within2(float64(f.KeysOver), cfSourcesOver)},
+		{"mean gap, approximate vs real rate", numfmt.Percent(cfMeanGap), numfmt.Percent(f.MeanGap), math.Abs(f.MeanGap-cfMeanGap) <= 0.01},
+	}
+	b.WriteString("| figure | Cloudflare | full scale | holds |\n|---|---|---|---|\n")
+	var hold, fail []string
+	for _, g := range figs {
+		mark := "no"
+		if g.holds {
+			mark, hold = "yes", append(hold, g.name)
+		} else {
+			fail = append(fail, g.name)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", g.name, g.published, g.measured, mark)
+	}
+	b.WriteString("\nA figure holds when it is within a factor of two of the published one (the false positives: none, as published; " +
+		"the mean gap: within a percentage point). ")
+	switch {
+	case len(fail) == 0:
+		b.WriteString("At full scale every published figure holds.\n\n")
+	case len(hold) == 0:
+		b.WriteString("At full scale none of the published figures holds.\n\n")
+	default:
+		fmt.Fprintf(&b, "At full scale these hold: %s; these do not: %s.\n\n", strings.Join(hold, "; "), strings.Join(fail, "; "))
+	}
+	return b.String()
 }

@@ -86,3 +86,37 @@ func TestCloudflareSearchCheckColumn(t *testing.T) {
 		t.Errorf("a rerun of another point shown: %v", err)
 	}
 }
+
+// The closest point at full scale gets a section of its own, saying which
+// published figures hold; a full-scale run of another point gets none.
+func TestCloudflareSearchFullScale(t *testing.T) {
+	s := testSearch()
+	full := s.Points[2]
+	full.Requests, full.Keys, full.Under, full.KeysUnder, full.KeysOver, full.DisagreeRate, full.MeanGap = 400_000_000, 270_000, 0, 0, 40, 0.00004, 0.0575
+	s.Full = &summary.CloudflareSearch{Requests: 400_000_000, Sources: 270_000, Scale: 1, Count: "all", Points: []summary.SearchPoint{full}}
+	var b bytes.Buffer
+	if err := CloudflareSearchREADME(&b, s, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"## At full scale",
+		"400,000,000 requests from 270,000 sources",
+		"| requests decided differently | 0.0030% | 0.0040% | yes |",
+		"| refused, the log admitted (false positives) | none | none | yes |",
+		"| sources let through | 3, slightly above | 40 (worst burst 1.03× L) | no |",
+		"| mean gap, approximate vs real rate | 6.00% | 5.75% | yes |",
+		"these do not: sources let through.",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	s.Full.Points[0].Max++
+	b.Reset()
+	if err := CloudflareSearchREADME(&b, s, ""); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "At full scale") {
+		t.Error("a full-scale run of another point is shown as the closest point's")
+	}
+}

@@ -137,8 +137,11 @@ func readSearch(dir string) (*summary.CloudflareSearch, error) {
 	if kind, _ := resultsdir.KindOf(dir); kind != resultsdir.KindSearch {
 		return nil, fmt.Errorf("%s is not the summary of a search: it holds no points", escape.Visible(filepath.Join(dir, summaryFile)))
 	}
-	if filepath.Base(dir) != searchCheckDir {
+	if base := filepath.Base(dir); base != searchCheckDir && base != searchFullDir {
 		if s.Check, err = readSearch(filepath.Join(dir, searchCheckDir)); err != nil {
+			return nil, err
+		}
+		if s.Full, err = readSearch(filepath.Join(dir, searchFullDir)); err != nil {
 			return nil, err
 		}
 	}
@@ -146,5 +149,9 @@ func readSearch(dir string) (*summary.CloudflareSearch, error) {
 }
 
 // searchCheckDir is the folder, inside a search's, of the closest point's
-// rerun with more sources (make cloudflare-search writes it).
-const searchCheckDir = "check"
+// rerun with more sources (make cloudflare-search writes it), and
+// searchFullDir that of its replay at full scale (make cloudflare-full).
+const (
+	searchCheckDir = "check"
+	searchFullDir  = "full"
+)
