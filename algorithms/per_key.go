@@ -43,8 +43,9 @@ func (b *Block) reserve(words int) int {
 	return off
 }
 
-// Grow makes ids below n valid, the new keys' words zero (every placed
-// value's initial state), keeping the others' where they are.
+// Grow makes ids below n valid, and those of the rest of the last chunk,
+// the new keys' words zero (every placed value's initial state), keeping
+// the others' where they are.
 func (b *Block) Grow(n int) {
 	if n <= b.n {
 		return
@@ -59,8 +60,11 @@ func (b *Block) Grow(n int) {
 	for len(b.chunks)<<b.shift < n {
 		b.chunks = append(b.chunks, make([]uint64, (1<<b.shift)*b.stride))
 	}
-	b.n = n
+	b.n = len(b.chunks) << b.shift
 }
+
+// Len returns one more than the largest valid id.
+func (b *Block) Len() int { return b.n }
 
 // Stride returns the words of each key's part.
 func (b *Block) Stride() int { return b.stride }

@@ -371,11 +371,13 @@ func (e *worker) ensure(id int32) {
 	if int(id) >= e.capN {
 		e.growKeys(max(2*e.capN, int(id)+1, 1024))
 	}
+	if int(id) >= e.block.Len() { // the block grows a chunk at a time, not to capN: most of what a key holds is there
+		e.block.Grow(int(id) + 1)
+	}
 }
 
 func (e *worker) growKeys(n int) {
 	e.capN = n
-	e.block.Grow(n)
 	for _, g := range e.groups {
 		stateOf(g.ref, g.refBlock).Grow(n)
 		for _, l := range g.guards {
