@@ -23,3 +23,11 @@ type observation struct {
 type requestObserver interface {
 	observe(ob *observation)
 }
+
+// groupObserver is a runMetric that weighs the run's decision against
+// another run's of the same group (a product against its twin, a peer
+// library against the token run): settle sees each request once every run
+// of the group has decided it (candidate.admit).
+type groupObserver interface {
+	settle()
+}

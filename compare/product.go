@@ -12,6 +12,7 @@ import (
 // mode, that the summary does not list), and the requests each decided
 // otherwise than the twin.
 type productLink struct {
+	run     *candidate // the product's
 	twin    *candidate
 	vsTwin  summary.Disagreement
 	devs    []algorithms.Deviation
@@ -29,14 +30,20 @@ func tally(d *summary.Disagreement, admit, twin bool) {
 	}
 }
 
-// count compares the last request's decisions with the twin's.
-func (p *productLink) count(admit bool) {
+func (*productLink) place(*algorithms.Block) {}
+func (*productLink) grow(int)                {}
+func (*productLink) release(int32)           {}
+
+// settle compares the last request's decisions with the twin's.
+func (p *productLink) settle() {
 	tw := p.twin.admit
-	tally(&p.vsTwin, admit, tw)
+	tally(&p.vsTwin, p.run.admit, tw)
 	for i, w := range p.without {
 		tally(&p.devTwin[i], w.admit, tw)
 	}
 }
+
+func (p *productLink) close(r *summary.Run, _ *closing) { r.Product = p.summary() }
 
 // summary returns the product's analysis from the counts.
 func (p *productLink) summary() *summary.Product {
@@ -88,7 +95,7 @@ func (g *group) addCompanions(listed []*candidate, newCand func(algorithms.Limit
 		if err != nil {
 			return err
 		}
-		link := &productLink{twin: twin}
+		link := &productLink{run: c, twin: twin}
 		for _, d := range p.Deviations() {
 			if p.Off(d.Name) {
 				continue
@@ -101,8 +108,7 @@ func (g *group) addCompanions(listed []*candidate, newCand func(algorithms.Limit
 			link.without = append(link.without, w)
 		}
 		link.devTwin = make([]summary.Disagreement, len(link.devs))
-		c.product = link
-		g.products = append(g.products, c)
+		c.acc.addMetric(link)
 	}
 	return nil
 }

@@ -16,24 +16,27 @@ type runAcc struct {
 	phaseOver, phaseUnder                  [PhaseBins]int64
 	timeline                               timelineAcc
 
-	burst     *burstAcc             // nil without ownHistory
-	bound     *boundAcc             // nil but for token and gcra with ownHistory
-	client    *clientAcc            // nil without ownHistory
-	peer      *summary.Peer         // a peer library's checks; nil for the others
-	vsTok     *summary.Disagreement // disagreement with the token run it is paired with (peers, leaky)
-	metrics   []runMetric           // the run's figures beyond its counts
-	observers []requestObserver     // those of them that follow the requests, in order
+	burst     *burstAcc         // nil without ownHistory
+	bound     *boundAcc         // nil but for token and gcra with ownHistory
+	client    *clientAcc        // nil without ownHistory
+	metrics   []runMetric       // the run's figures beyond its counts
+	observers []requestObserver // those of them that follow the requests, in order
+	settlers  []groupObserver   // those of them that weigh its decisions against another run's
 }
 
 // runMetric is one figure of a run beyond its counts, a type in a file of
-// its own (burst.go, bound.go, memory.go, client_side.go, rate_error.go).
-// The run calls it at the events of a replay's life, and a metric that
-// follows the requests (requestObserver) at each request, with the key's
-// rows in the observation. What it keeps per key is in keyRun and ownRun
-// (key_rows.go), which the release ledger keeps for a key that leaves
-// (runRows.kept), or in the worker's block (place). Adding a figure is
-// a type here, its summary type and its report column; newRunAcc says
-// which runs measure it.
+// its own (burst.go, bound.go, memory.go, client_side.go, rate_error.go,
+// peer.go, product.go). The run calls it at the events of a replay's life;
+// a metric that follows the requests (requestObserver) sees each one, with
+// the key's rows, in an observation; one that weighs the run against
+// another run of its group (groupObserver) settles once every run has
+// decided. What it keeps per key is in keyRun and ownRun (key_rows.go),
+// which the release ledger keeps for a key that leaves (runRows.kept), or
+// in the worker's block (place). Adding a figure is a type here, its
+// summary type and its report column; newRunAcc (or the group's pairing,
+// pairPeers and addCompanions) says which runs measure it. The run's own
+// counts (requests, admissions, over and under, their phase and
+// timeline) are runAcc.add's.
 type runMetric interface {
 	place(b *algorithms.Block)        // put what it keeps per key in the worker's block, if it can (before any key)
 	grow(n int)                       // make ids below n valid
@@ -70,10 +73,10 @@ func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr, ownHistory
 	if rateErr {
 		a.metrics = append(a.metrics, newRateErrAcc(rule))
 	}
-	for _, m := range a.metrics {
-		if o, ok := m.(requestObserver); ok {
-			a.observers = append(a.observers, o)
-		}
+	metrics := a.metrics
+	a.metrics = nil
+	for _, m := range metrics {
+		a.addMetric(m)
 	}
 	return a
 }
@@ -108,6 +111,18 @@ func (a *runAcc) release(id int32) {
 	a.rows.reset(id)
 	for _, m := range a.metrics {
 		m.release(id)
+	}
+}
+
+// addMetric adds m to the run's metrics (newRunAcc adds its own, the
+// group's pairings theirs), and to its observers or settlers if it is one.
+func (a *runAcc) addMetric(m runMetric) {
+	a.metrics = append(a.metrics, m)
+	if o, ok := m.(requestObserver); ok {
+		a.observers = append(a.observers, o)
+	}
+	if s, ok := m.(groupObserver); ok {
+		a.settlers = append(a.settlers, s)
 	}
 }
 
@@ -179,8 +194,6 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *windowGrid, held []int
 	for _, m := range a.metrics {
 		m.close(&r, c)
 	}
-	r.Peer = a.peerSummary()
-	r.VsToken = a.vsTokenSummary()
 	if a.requests > 0 {
 		r.DisagreeRate = float64(r.Disagree) / float64(a.requests)
 		r.OverRate = float64(r.Over) / float64(a.requests)

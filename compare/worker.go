@@ -50,8 +50,7 @@ type group struct {
 	refAcc     *runAcc
 	modes      []Mode // the modes this group reports (one under count all)
 	cands      []*candidate
-	peers      []*candidate             // the candidates checked against a token run
-	products   []*candidate             // the products weighed against their twins
+	settlers   []groupObserver          // the candidates' metrics that weigh a decision against another run's (groupObserver)
 	win        windowGrid               // counts the state held per window of the rule
 	use        *useAcc                  // the rule's offered use, nil for layered rules (offered_use.go)
 	base       int                      // the index of the group's reference among the engine's runs with rows
@@ -72,13 +71,11 @@ type candidate struct {
 	recordAll bool // it records every request: count all applies, or it counts every request (CountsEvery)
 	acc       *runAcc
 
-	admit   bool       // the decision on the last request
-	vsToken *candidate // for a peer library: the token run it is checked against
+	admit bool // the decision on the last request
 
-	companion bool         // replayed for a product's analysis, not listed in the summary
-	slot      int          // its row's index in the group's part of a key's row; -1 for a companion, which keeps only totals
-	ownSlot   int          // its own row's index in the group's part of a key's own rows; -1 for a run without a history of its own
-	product   *productLink // for a product with a twin: its analysis
+	companion bool // replayed for a product's analysis, not listed in the summary
+	slot      int  // its row's index in the group's part of a key's row; -1 for a companion, which keeps only totals
+	ownSlot   int  // its own row's index in the group's part of a key's own rows; -1 for a run without a history of its own
 }
 
 // newCandidate returns the run of lim in mode m in group g; full says
@@ -159,6 +156,9 @@ func newWorker(cfg Config) (*worker, error) {
 			}
 			g.win.Held = make([][]int64, len(g.cands))
 			g.pairPeers()
+			for _, c := range g.cands {
+				g.settlers = append(g.settlers, c.acc.settlers...)
+			}
 			e.groups = append(e.groups, g)
 		}
 	}
@@ -443,11 +443,8 @@ func (g *group) add(row []keyRun, own []ownRun, id int32, t, cost, from int64) {
 		c.acc.add(ob)
 		c.admit = admit
 	}
-	for _, c := range g.peers {
-		c.acc.vsToken(c.admit, c.vsToken.admit)
-	}
-	for _, c := range g.products {
-		c.product.count(c.admit)
+	for _, s := range g.settlers {
+		s.settle()
 	}
 }
 
@@ -499,9 +496,6 @@ func (e *worker) summary(trace summary.TraceInfo, partial bool, offeredEnd int64
 			for i, c := range g.cands {
 				if c.mode == m && !c.companion {
 					r := c.acc.summary(e.keys, e.cfg.TopKeys, state, state.Held[i], retained, base+c.slot)
-					if c.product != nil {
-						r.Product = c.product.summary()
-					}
 					runs = append(runs, r)
 				}
 			}
