@@ -1,9 +1,38 @@
 package compare
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"ratebench/algorithms"
+	"ratebench/summary"
+)
 
 // PhaseBins is the number of bins of the phase histograms (docs/definitions.md §16.2).
 const PhaseBins = 20
+
+// phaseAcc counts a run's over- and under-admissions by where in its
+// fixed window of the rule each falls.
+type phaseAcc struct {
+	w           int64
+	over, under [PhaseBins]int64
+}
+
+func (*phaseAcc) place(*algorithms.Block) {}
+func (*phaseAcc) grow(int)                {}
+func (*phaseAcc) release(int32)           {}
+
+func (a *phaseAcc) observe(ob *observation) {
+	switch {
+	case ob.admit && !ob.ref:
+		a.over[phaseBin(ob.t, a.w)]++
+	case !ob.admit && ob.ref:
+		a.under[phaseBin(ob.t, a.w)]++
+	}
+}
+
+func (a *phaseAcc) close(r *summary.Run, _ *closing) {
+	r.Phase = summary.Phase{Bins: PhaseBins, Over: a.over[:], Under: a.under[:]}
+}
 
 // phaseBin returns floor(PhaseBins * e/W) for the time e = t mod W elapsed
 // in t's fixed window: where in the window a request falls.

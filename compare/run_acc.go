@@ -12,9 +12,8 @@ type runAcc struct {
 
 	requests, admitted, admittedCost, cost int64
 	over, under                            int64
-	rows                                   runRows // per key: its counts, burst and client state
-	phaseOver, phaseUnder                  [PhaseBins]int64
-	timeline                               timelineAcc
+	rows                                   runRows      // per key: its counts, burst and client state
+	timeline                               *timelineAcc // one of its metrics, which the group's state series cover to the end
 
 	burst     *burstAcc         // nil without ownHistory
 	bound     *boundAcc         // nil but for token and gcra with ownHistory
@@ -35,8 +34,7 @@ type runAcc struct {
 // in the worker's block (place). Adding a figure is a type here, its
 // summary type and its report column; newRunAcc (or the group's pairing,
 // pairPeers and addCompanions) says which runs measure it. The run's own
-// counts (requests, admissions, over and under, their phase and
-// timeline) are runAcc.add's.
+// counts (requests, admissions, over and under) are runAcc.add's.
 type runMetric interface {
 	place(b *algorithms.Block)        // put what it keeps per key in the worker's block, if it can (before any key)
 	grow(n int)                       // make ids below n valid
@@ -61,7 +59,7 @@ type closing struct {
 // something.
 func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr, ownHistory bool) *runAcc {
 	a := &runAcc{rule: rule, lim: lim, timeline: newTimelineAcc(rule.W)}
-	a.metrics = append(a.metrics, &memoryAcc{lim: lim})
+	a.metrics = append(a.metrics, &phaseAcc{w: rule.W}, a.timeline, &memoryAcc{lim: lim}) // the timeline closes before the memory, which fills it
 	if ownHistory {
 		a.burst = &burstAcc{w: rule.W, l: rule.L, rows: &a.rows}
 		a.client = newClientAcc(lim, &a.rows)
@@ -144,28 +142,21 @@ func (a *runAcc) grow(n int) {
 // add counts one request, ob, and shows it to the run's metrics that
 // follow the requests.
 func (a *runAcc) add(ob *observation) {
-	t, cost, admit, h := ob.t, ob.cost, ob.admit, ob.h
 	a.requests++
-	a.cost += cost
-	if admit {
+	a.cost += ob.cost
+	if ob.admit {
 		a.admitted++
-		a.admittedCost += cost
+		a.admittedCost += ob.cost
 	}
-	var dOver, dUnder int64
-	if admit != ob.ref {
-		if admit {
+	if ob.admit != ob.ref {
+		if ob.admit {
 			a.over++
-			h.over++
-			a.phaseOver[phaseBin(t, a.rule.W)]++
-			dOver = 1
+			ob.h.over++
 		} else {
 			a.under++
-			h.under++
-			a.phaseUnder[phaseBin(t, a.rule.W)]++
-			dUnder = 1
+			ob.h.under++
 		}
 	}
-	a.timeline.add(t, dOver, dUnder)
 	for _, m := range a.observers {
 		m.observe(ob)
 	}
@@ -187,8 +178,6 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *windowGrid, held []int
 		Under:        a.under,
 		Disagree:     a.over + a.under,
 		Keys:         int64(keys.len()),
-		Phase:        summary.Phase{Bins: PhaseBins, Over: a.phaseOver[:], Under: a.phaseUnder[:]},
-		Timeline:     a.timeline.Timeline(),
 	}
 	c := &closing{keys: keys, state: state, held: held, retained: retained, run: run}
 	for _, m := range a.metrics {

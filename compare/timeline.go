@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"ratebench/algorithms"
 	"ratebench/internal/slicesx"
 	"ratebench/summary"
 )
@@ -16,9 +17,28 @@ type timelineAcc struct {
 	cur    int   // request in the same bin as the last skips the division
 }
 
-func newTimelineAcc(w int64) timelineAcc {
-	return timelineAcc{TimelineBins: summary.TimelineBins{Width: w}}
+func newTimelineAcc(w int64) *timelineAcc {
+	return &timelineAcc{TimelineBins: summary.TimelineBins{Width: w}}
 }
+
+func (*timelineAcc) place(*algorithms.Block) {}
+func (*timelineAcc) grow(int)                {}
+func (*timelineAcc) release(int32)           {}
+
+// observe counts a request, and whether the run let it through or refused
+// it against the reference.
+func (a *timelineAcc) observe(ob *observation) {
+	var dOver, dUnder int64
+	switch {
+	case ob.admit && !ob.ref:
+		dOver = 1
+	case !ob.admit && ob.ref:
+		dUnder = 1
+	}
+	a.add(ob.t, dOver, dUnder)
+}
+
+func (a *timelineAcc) close(r *summary.Run, _ *closing) { r.Timeline = a.Timeline() }
 
 // add counts one request at t; dOver and dUnder are 0 or 1.
 func (a *timelineAcc) add(t int64, dOver, dUnder int64) {
