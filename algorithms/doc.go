@@ -6,7 +6,10 @@
 // A rule L/W allows at most L cost units per window of W nanoseconds. Every
 // limiter keeps one state per key; keys never interact. Keys are dense
 // integer ids (interned by the caller), and each limiter keeps its per-key
-// state in slices indexed by id, so that a decision allocates nothing.
+// state indexed by id (PerKey), so that a decision allocates nothing: in
+// slices of its own, or, placed by a caller that replays many limiters
+// side by side (Placer), in that caller's Block, where each key's states
+// of every limiter sit together.
 //
 // Time is always an argument: t is an int64 count of nanoseconds, t >= 0,
 // and for one key successive calls never go back in time. No limiter reads a

@@ -33,10 +33,17 @@
 // batches. A worker interns keys in an open-addressing table whose 8-byte
 // slots point to the key's 64-byte state, which also holds the start of
 // its name (keys.go); keys read from a dictionary (a Parquet key column)
-// are looked up once per entry (key_refs.go). What every run keeps of a
-// key (its disagreements, burst, open run of rejections) sits in one row
-// per key (key_rows.go), so that a request touches a few adjacent cache
-// lines for all its runs; the limiters keep their own per-key state.
+// are looked up once per entry (key_refs.go). Everything else a request
+// reads of its key sits in the key's part of the worker's block
+// (algorithms.Block): what every run keeps of it (its disagreements and
+// state window, and for a run with a history of its own its burst and open
+// run of rejections: key_rows.go), then the state of every limiter that can
+// be placed there (algorithms.Placer: the textbook algorithms, the
+// products, the log) and of the metrics that keep one (the token bound's
+// check, the offered use), so that a request touches a few adjacent cache
+// lines for all its runs, and the reader asks for them a few requests
+// ahead. Each run's figures are metrics (run_acc.go's runMetric), shown
+// each request in one observation.
 //
 // # Exact merging
 //
