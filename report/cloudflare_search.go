@@ -244,7 +244,7 @@ func cloudflareSearch(w io.Writer, s *summary.CloudflareSearch, h, plotDir strin
 				"Where it and the point differ, the point's few sources near the threshold were a lucky (or unlucky) draw.\n\n", s.Scale/s.Check.Scale)
 		}
 		if s.Full != nil && len(s.Full.Points) == 1 && s.Full.Points[0].SameSetting(p) {
-			b.WriteString(fullScale(&s.Full.Points[0], s.Full, h))
+			b.WriteString(fullScale(&s.Full.Points[0], s.Full, p, s.Scale, h))
 		}
 	}
 	fmt.Fprintf(&b, "![disagreement rate over the searched space](%s)\n\n", plotDir+searchPlot)
@@ -448,12 +448,13 @@ func ruleParts(rule string) (w, l float64, ok bool) {
 	return float64(r.W) / 1e9, float64(r.L), true
 }
 
-// fullScale is the section on the closest point replayed at the full scale
-// of Cloudflare's experiment, f of search full: its figures beside the
-// published ones, and which of them hold. A count or a rate holds within a
-// factor of two of the published one (none, for the false positives), the
-// mean gap within a percentage point.
-func fullScale(f *summary.SearchPoint, full *summary.CloudflareSearch, h string) string {
+// fullScale is the section on the closest point p (of a search at 1/scale
+// of the sources) replayed at the full scale of Cloudflare's experiment, f
+// of search full: its figures beside the published ones, which of them
+// hold, and how far the point's own reading was. A count or a rate holds
+// within a factor of two of the published one (none, for the false
+// positives), the mean gap within a percentage point.
+func fullScale(f *summary.SearchPoint, full *summary.CloudflareSearch, p *summary.SearchPoint, scale float64, h string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s## At full scale\n\n", h)
 	fmt.Fprintf(&b, "The closest point replayed at the full scale of Cloudflare's experiment, %s requests from %s sources, with the same "+
@@ -495,5 +496,16 @@ func fullScale(f *summary.SearchPoint, full *summary.CloudflareSearch, h string)
 	default:
 		fmt.Fprintf(&b, "At full scale these hold: %s; these do not: %s.\n\n", strings.Join(hold, "; "), strings.Join(fail, "; "))
 	}
+	how := "read about what the whole population holds"
+	switch {
+	case f.DisagreeRate > 2*p.DisagreeRate:
+		how = "under-read what the whole population holds"
+	case 2*f.DisagreeRate < p.DisagreeRate:
+		how = "over-read what the whole population holds"
+	}
+	fmt.Fprintf(&b, "The search's point, from 1/%g of the sources, decided %s of its requests differently, with %s false positives from %s sources, "+
+		"against %s and %s from %s sources here: the few of its sources near the threshold %s.\n\n",
+		scale, numfmt.Percent(p.DisagreeRate), numfmt.Count(p.Under), numfmt.Count(p.KeysUnder),
+		numfmt.Percent(f.DisagreeRate), numfmt.Count(f.Under), numfmt.Count(f.KeysUnder), how)
 	return b.String()
 }

@@ -106,10 +106,19 @@ func TestCloudflareSearchFullScale(t *testing.T) {
 		"| sources let through | 3, slightly above | 40 (worst burst 1.03× L) | no |",
 		"| mean gap, approximate vs real rate | 6.00% | 5.75% | yes |",
 		"these do not: sources let through.",
+		"The search's point, from 1/270 of the sources, decided 0.0028% of its requests differently, with 0 false positives from 0 sources, against 0.0040% and 0 from 0 sources here: the few of its sources near the threshold read about what the whole population holds.",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("page lacks %q", want)
 		}
+	}
+	s.Full.Points[0].DisagreeRate = 0.0004 // 14 times the point's
+	b.Reset()
+	if err := CloudflareSearchREADME(&b, s, ""); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "near the threshold under-read what the whole population holds") {
+		t.Error("a full scale far above the point does not say the point under-read it")
 	}
 	s.Full.Points[0].Max++
 	b.Reset()
