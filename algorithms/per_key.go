@@ -158,9 +158,6 @@ func (k *PerKey[S]) Len() int {
 	return k.block.n
 }
 
-// Placed reports whether the values live in a Block.
-func (k *PerKey[S]) Placed() bool { return k.block != nil }
-
 // Place moves the values into b, whose keys each gain their words. It must
 // be called before either holds a key, and panics if S holds pointers.
 func (k *PerKey[S]) Place(b *Block) {

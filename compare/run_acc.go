@@ -59,22 +59,20 @@ type closing struct {
 // something.
 func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr, ownHistory bool) *runAcc {
 	a := &runAcc{rule: rule, lim: lim, timeline: newTimelineAcc(rule.W)}
-	a.metrics = append(a.metrics, &phaseAcc{w: rule.W}, a.timeline, &memoryAcc{lim: lim}) // the timeline closes before the memory, which fills it
+	a.addMetric(&phaseAcc{w: rule.W})
+	a.addMetric(a.timeline) // before the memory, which fills it when they close
+	a.addMetric(&memoryAcc{lim: lim})
 	if ownHistory {
 		a.burst = &burstAcc{w: rule.W, l: rule.L, rows: &a.rows}
 		a.client = newClientAcc(lim, &a.rows)
-		a.metrics = append(a.metrics, a.burst, a.client)
+		a.addMetric(a.burst)
+		a.addMetric(a.client)
 		if a.bound = newBoundAcc(rule, lim); a.bound != nil {
-			a.metrics = append(a.metrics, a.bound)
+			a.addMetric(a.bound)
 		}
 	}
 	if rateErr {
-		a.metrics = append(a.metrics, newRateErrAcc(rule))
-	}
-	metrics := a.metrics
-	a.metrics = nil
-	for _, m := range metrics {
-		a.addMetric(m)
+		a.addMetric(newRateErrAcc(rule))
 	}
 	return a
 }

@@ -195,8 +195,6 @@ func newWorker(cfg Config) (*worker, error) {
 		if g.use != nil {
 			g.use.place(&e.block)
 		}
-	}
-	for _, g := range e.groups {
 		g.refAcc.place(&e.block)
 		for _, c := range g.cands {
 			c.acc.place(&e.block)
