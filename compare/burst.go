@@ -21,11 +21,16 @@ import (
 //     the key's first disagreement (most keys have none: they hold a nil
 //     pointer), and a key none of whose disagreements is recent costs one
 //     read of lastDis;
+//   - ref and all set: under count all the reference log records every
+//     request, so the span holds every request's cost, less what the run
+//     refused: the same window, of the run's refusals (- cost), as if the
+//     reference admitted everything;
 //   - otherwise a sliding sum of the run's own admissions per key.
 type burstAcc struct {
 	rows *runRows // the run's: each key's peak and latest disagreement
 	log  *algorithms.Log
 	ref  *algorithms.Log
+	all  bool // with ref: it records every request (count all), and a span's admissions are its sum less the run's refusals
 	w    int64
 	l    int64 // the rule's limit, which a key's burst is measured against
 
@@ -59,6 +64,9 @@ func (b *burstAcc) observe(ob *observation) {
 		}
 		span = b.log.Sum(id)
 	case b.ref != nil:
+		if b.all {
+			ref = true // the reference log holds every request
+		}
 		if admit != ref {
 			d := b.dis[id]
 			if d == nil {

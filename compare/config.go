@@ -80,9 +80,10 @@ type tuning struct {
 	// minSweep is the number of live keys below which no sweep for idle
 	// keys is made; 0 means defaultMinSweep.
 	minSweep int
-	// ownBurst makes the runs under count accepted measure their burst
-	// from a window of their own admissions rather than from the reference
-	// log and their disagreements (which must agree).
+	// ownBurst makes the runs measure their burst from a window of their
+	// own admissions rather than from the reference log and their
+	// disagreements (count accepted) or refusals (count all), which must
+	// agree.
 	ownBurst bool
 }
 

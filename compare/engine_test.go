@@ -431,23 +431,32 @@ func TestBoundCheckCatchesViolations(t *testing.T) {
 }
 
 // The burst of a run measured from the reference and the disagreements
-// equals the burst measured from a window of the run's own admissions.
+// (count accepted) or from every request and the run's refusals (count
+// all) equals the burst measured from a window of the run's own
+// admissions: for plain and layered rules, with the plain log and the log
+// behind a refusal cache as the reference.
 func TestBurstByDifference(t *testing.T) {
 	t.Parallel()
 	cfg := Config{
 		Rules:      []algorithms.Rule{mustRule(t, "5/30s"), mustRule(t, "3/7s")},
-		Algorithms: []string{"counter", "counter-lt", "fixed", "token", "token:B=9", "buckets:3"},
+		Layered:    [][]algorithms.Rule{{mustRule(t, "2/1s"), mustRule(t, "6/30s")}},
+		Algorithms: []string{"counter", "counter-lt", "fixed", "token", "token:B=9", "buckets:3", "leaky", "counter:block=10s"},
 		Modes:      []Mode{Independent, Shadow},
 		Counts:     []Count{CountAccepted, CountAll},
 	}
-	for seed := uint64(10); seed < 14; seed++ {
-		reqs := randomTrace(seed, 20000, 25, 30*sec)
-		a, _ := replay(t, cfg, reqs).Marshal()
-		own := cfg
-		own.tuning.ownBurst = true
-		b, _ := replay(t, own, reqs).Marshal()
-		if !bytes.Equal(a, b) {
-			t.Fatalf("seed %d: the burst by difference and by own window disagree", seed)
+	blocked := cfg
+	blocked.Layered = nil
+	blocked.Reference = "log:block=10s"
+	for i, c := range []Config{cfg, blocked} {
+		for seed := uint64(10); seed < 14; seed++ {
+			reqs := randomTrace(seed, 20000, 25, 30*sec)
+			a, _ := replay(t, c, reqs).Marshal()
+			own := c
+			own.tuning.ownBurst = true
+			b, _ := replay(t, own, reqs).Marshal()
+			if !bytes.Equal(a, b) {
+				t.Fatalf("config %d, seed %d: the burst by difference and by own window disagree", i, seed)
+			}
 		}
 	}
 	s := replay(t, cfg, randomTrace(10, 20000, 25, 30*sec))

@@ -96,8 +96,10 @@ func (g *group) newCandidate(cfg Config, lim algorithms.Limiter, m Mode, full bo
 		}
 	}
 	cd.acc = newRunAcc(g.rule, lim, cd.est != nil, full && (m == Independent || cd.recordAll))
-	if g.count == CountAccepted && cd.acc.burst != nil && !cfg.tuning.ownBurst {
-		cd.acc.burst.ref = g.ref // measure the burst from the reference's and the disagreements
+	if cd.acc.burst != nil && !cfg.tuning.ownBurst {
+		// measure the burst from the reference's and the disagreements (count
+		// accepted), or from every request's and the run's refusals (count all)
+		cd.acc.burst.ref, cd.acc.burst.all = g.ref, g.count == CountAll
 	}
 	return cd
 }
@@ -130,8 +132,11 @@ func newWorker(cfg Config) (*worker, error) {
 				}
 				g.refAcc.client.ra = algorithms.LayeredOf(layers, rules)
 			}
-			if c == CountAccepted {
+			switch {
+			case c == CountAccepted:
 				g.refAcc.burst.log = g.ref // the reference records exactly what it admits
+			case !cfg.tuning.ownBurst:
+				g.refAcc.burst.ref, g.refAcc.burst.all = g.ref, true // it records every request: its admissions are that less its refusals
 			}
 			if c == CountAll {
 				g.modes = []Mode{countAllMode(cfg.Modes)}
