@@ -137,7 +137,7 @@ func (b *burstAcc) close(r *summary.Run, c *closing) {
 			out.KeysOverL++
 		}
 		if p > 0 {
-			consider(p, keys.names[id])
+			consider(p, keys.name(id))
 		}
 	}
 	for _, f := range retained {

@@ -84,7 +84,7 @@ func (a *clientAcc) summary(keys *keyTable, retained []*fullRecord, run int) *su
 		c.Delay = denseDistribution(&a.delay)
 	}
 	for id := range int32(a.rows.ids()) {
-		if a.rows.ownAt(id).rejSince != 0 && keys.state[id].live {
+		if a.rows.ownAt(id).rejSince != 0 && keys.at(id).live {
 			c.Unrecovered++
 		}
 	}

@@ -85,6 +85,10 @@ type tuning struct {
 	// disagreements (count accepted) or refusals (count all), which must
 	// agree.
 	ownBurst bool
+	// narrowMax lowers the count at which a key's over- or under-admissions
+	// in a run leave its 32-bit row for the wide table (keyRows.narrow);
+	// 0 means 2^32-1.
+	narrowMax uint32
 }
 
 // DefaultConfig returns the defaults: rule 5/30s, every algorithm of

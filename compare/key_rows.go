@@ -1,12 +1,19 @@
 package compare
 
-import "ratebench/algorithms"
+import (
+	"math"
+
+	"ratebench/algorithms"
+)
 
 // keyRun is what every run with a row keeps of one key and reads or
-// writes at its requests.
+// writes at its requests. Its counts take 32 bits: a count that reaches
+// the rows' narrow limit (keyRows.narrow, 2^32-1) stays at it and the
+// count itself is kept in keyRows.wide, so that the common key costs 16
+// bytes per run and none is ever miscounted.
 type keyRun struct {
-	over, under int64 // the key's over- and under-admissions (runAcc)
-	stateEnd    int64 // 1 + the end of the last window the key's state was counted in (windowGrid); 0 none
+	over, under uint32 // the key's over- and under-admissions (runAcc), read through runRows.counts
+	stateEnd    int64  // 1 + the end of the last window the key's state was counted in (windowGrid); 0 none
 }
 
 // ownRun is what a run with a history of its own (runAcc.burst and
@@ -34,6 +41,62 @@ type keptRun struct {
 type keyRows struct {
 	runs algorithms.PerKey[keyRun] // key id's runs, in the engine's order (Engine.runs)
 	own  algorithms.PerKey[ownRun] // and of those with a history of their own, in the same order
+
+	wide      map[wideCount]int64 // the counts that reached narrowMax, by key, run and direction
+	narrowMax uint32              // the largest count a keyRun holds itself, less one; 0 means math.MaxUint32 (tuning.narrowMax)
+}
+
+// wideCount names one count of keyRows.wide: a key's over- (or under-)
+// admissions in one run.
+type wideCount struct {
+	id, run int32
+	under   bool
+}
+
+// narrow returns the value at which a keyRun's count is kept in wide.
+func (k *keyRows) narrow() uint32 {
+	if k.narrowMax == 0 {
+		return math.MaxUint32
+	}
+	return k.narrowMax
+}
+
+// get returns the count that v, a keyRun's count of w, stands for.
+func (k *keyRows) get(v uint32, w wideCount) int64 {
+	if v < k.narrow() {
+		return int64(v)
+	}
+	return k.wide[w]
+}
+
+// inc adds one to *p, a keyRun's count of w.
+func (k *keyRows) inc(p *uint32, w wideCount) {
+	switch n := k.narrow(); {
+	case *p < n-1:
+		*p++
+	case *p == n-1:
+		if k.wide == nil {
+			k.wide = map[wideCount]int64{}
+		}
+		*p, k.wide[w] = n, int64(n)
+	default:
+		k.wide[w]++
+	}
+}
+
+// set makes *p, a keyRun's count of w, stand for v.
+func (k *keyRows) set(p *uint32, w wideCount, v int64) {
+	if n := k.narrow(); v >= int64(n) {
+		if k.wide == nil {
+			k.wide = map[wideCount]int64{}
+		}
+		*p, k.wide[w] = n, v
+		return
+	}
+	if *p == k.narrow() {
+		delete(k.wide, w)
+	}
+	*p = uint32(v)
 }
 
 // place puts the rows of n runs, owns of them with a history of their
@@ -65,6 +128,30 @@ type runRows struct {
 // at returns what the run keeps of key id.
 func (r runRows) at(id int32) *keyRun { return &r.rows.row(id)[r.run] }
 
+// counts returns key id's over- and under-admissions in the run.
+func (r runRows) counts(id int32) (over, under int64) {
+	h := r.at(id)
+	return r.rows.get(h.over, wideCount{id, int32(r.run), false}), r.rows.get(h.under, wideCount{id, int32(r.run), true})
+}
+
+// count adds a disagreement on a request of key id, whose row in the run
+// is h: an under-admission if under, else an over-admission. A run
+// without rows (a product's companion: h is its group's scratch row, which
+// no figure reads) only counts it there, up to the narrow limit.
+func (r runRows) count(h *keyRun, id int32, under bool) {
+	p := &h.over
+	if under {
+		p = &h.under
+	}
+	if r.rows == nil {
+		if *p < math.MaxUint32 {
+			*p++
+		}
+		return
+	}
+	r.rows.inc(p, wideCount{id, int32(r.run), under})
+}
+
 // ownAt returns what the run keeps of key id as a run with a history of
 // its own, nil for a run without one.
 func (r runRows) ownAt(id int32) *ownRun {
@@ -76,8 +163,8 @@ func (r runRows) ownAt(id int32) *ownRun {
 
 // kept returns what of key id's rows outlives its release.
 func (r runRows) kept(id int32) keptRun {
-	h := r.at(id)
-	k := keptRun{over: h.over, under: h.under}
+	var k keptRun
+	k.over, k.under = r.counts(id)
 	if o := r.ownAt(id); o != nil {
 		k.peak, k.rejSince = o.peak, o.rejSince
 	}
@@ -87,7 +174,8 @@ func (r runRows) kept(id int32) keptRun {
 // restore gives key id's rows back what they kept.
 func (r runRows) restore(id int32, k keptRun) {
 	h := r.at(id)
-	h.over, h.under = k.over, k.under
+	r.rows.set(&h.over, wideCount{id, int32(r.run), false}, k.over)
+	r.rows.set(&h.under, wideCount{id, int32(r.run), true}, k.under)
 	if o := r.ownAt(id); o != nil {
 		o.peak, o.rejSince = k.peak, k.rejSince
 	}
@@ -95,6 +183,7 @@ func (r runRows) restore(id int32, k keptRun) {
 
 // reset clears key id's rows.
 func (r runRows) reset(id int32) {
+	r.restore(id, keptRun{}) // drops its wide counts
 	*r.at(id) = keyRun{}
 	if o := r.ownAt(id); o != nil {
 		*o = ownRun{}

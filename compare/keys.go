@@ -23,11 +23,11 @@ type keyTable struct {
 	slots []uint64 // 0 empty; else tag<<32 | id+1, tag the hash's high 32 bits
 	shift uint     // 64 - log2(len(slots))
 
-	names []string
-	state []keyState
-	seen  int     // keys seen: ids may have gaps when the caller assigns them
-	live  int     // keys holding an id now
-	free  []int32 // ids released, to give to new keys
+	names slicesx.Chunked[string]   // by id
+	state slicesx.Chunked[keyState] // by id: chunks never move, so growing copies nothing
+	seen  int                       // keys seen: ids may have gaps when the caller assigns them
+	live  int                       // keys holding an id now
+	free  []int32                   // ids released, to give to new keys
 
 	lastID int32 // the key of the last request (-1: none), checked before hashing
 
@@ -61,11 +61,11 @@ func (s *keyState) is(key []byte, h uint64, name *string) bool {
 // holds reports whether id is live and holds key (whatever its hash: a
 // caller that has none, or keys the table was not asked to hash).
 func (k *keyTable) holds(id int32, key []byte) bool {
-	if int(id) >= len(k.state) {
+	if int(id) >= k.state.Len() {
 		return false
 	}
-	st := &k.state[id]
-	return st.live && st.is(key, st.hash, &k.names[id])
+	st := k.state.At(int(id))
+	return st.live && st.is(key, st.hash, k.names.At(int(id)))
 }
 
 func newKeyTable() *keyTable { return &keyTable{lastID: -1} }
@@ -130,7 +130,7 @@ func (k *keyTable) find(key []byte, h uint64) int32 {
 		}
 		if s&^(1<<32-1) == tag {
 			id := int32(uint32(s) - 1)
-			if k.state[id].is(key, h, &k.names[id]) {
+			if k.state.At(int(id)).is(key, h, k.names.At(int(id))) {
 				return id
 			}
 		}
@@ -153,8 +153,8 @@ func (k *keyTable) prefetchState(h uint64) int32 {
 	if len(k.slots) == 0 {
 		return -1
 	}
-	if s := k.slots[k.home(h)]; s != 0 && int(uint32(s)-1) < len(k.state) {
-		prefetch.Line(unsafe.Pointer(&k.state[uint32(s)-1]))
+	if s := k.slots[k.home(h)]; s != 0 && int(uint32(s)-1) < k.state.Len() {
+		prefetch.Line(unsafe.Pointer(k.state.At(int(uint32(s) - 1))))
 		return int32(uint32(s) - 1)
 	}
 	return -1
@@ -162,9 +162,9 @@ func (k *keyTable) prefetchState(h uint64) int32 {
 
 // touch counts a request of key id at t, which must not be before its last.
 func (k *keyTable) touch(id int32, t int64) error {
-	st := &k.state[id]
+	st := k.state.At(int(id))
 	if t < st.last {
-		return &OrderError{Key: k.names[id], T: t, Prev: st.last}
+		return &OrderError{Key: k.name(id), T: t, Prev: st.last}
 	}
 	if t == st.last {
 		k.sameTime++
@@ -182,17 +182,17 @@ func (k *keyTable) add(key []byte, h uint64, t int64) (int32, error) {
 		id = k.free[n-1]
 		k.free = k.free[:n-1]
 	} else {
-		if len(k.names) >= 1<<31-1 {
+		if k.names.Len() >= 1<<31-1 {
 			return 0, fmt.Errorf("more than %d keys at once", 1<<31-1)
 		}
-		id = int32(len(k.names))
-		k.names = append(k.names, "")
-		k.state = append(k.state, keyState{})
+		id = int32(k.names.Len())
+		k.names.Grow(int(id) + 1)
+		k.state.Grow(int(id) + 1)
 	}
-	k.names[id] = string(key)
+	*k.names.At(int(id)) = string(key)
 	st := keyState{last: t, from: t, requests: 1, hash: h, live: true, n: uint8(min(len(key), inlineKey))}
 	copy(st.head[:], key)
-	k.state[id] = st
+	*k.state.At(int(id)) = st
 	k.seen++
 	k.live++
 	if 2*k.live > len(k.slots) {
@@ -217,8 +217,8 @@ func (k *keyTable) insert(id int32, h uint64) {
 func (k *keyTable) rehash(n int) {
 	b := bits.Len(uint(n - 1))
 	k.slots, k.shift = make([]uint64, 1<<b), uint(64-b)
-	for id := range k.state {
-		if st := &k.state[id]; st.live {
+	for id := range k.state.Len() {
+		if st := k.state.At(id); st.live {
 			k.insert(int32(id), st.hash)
 		}
 	}
@@ -233,7 +233,7 @@ func (k *keyTable) remove(id int32, h uint64) {
 		i = (i + 1) & mask
 	}
 	for j := (i + 1) & mask; k.slots[j] != 0; j = (j + 1) & mask {
-		home := k.home(k.state[uint32(k.slots[j])-1].hash)
+		home := k.home(k.state.At(int(uint32(k.slots[j]) - 1)).hash)
 		if (j-home)&mask >= (j-i)&mask { // home is not in (i, j]: the entry may move to i
 			k.slots[i] = k.slots[j]
 			i = j
@@ -246,21 +246,20 @@ func (k *keyTable) remove(id int32, h uint64) {
 // (a generator's source index), sparing the lookup: id must always name
 // the same key.
 func (k *keyTable) internIndexed(id int32, key []byte, t int64) (isNew bool, err error) {
-	if int(id) >= len(k.names) {
-		n := int(id) + 1
-		k.names = slicesx.Grow(k.names, n)
-		k.state = slicesx.Grow(k.state, n)
+	if int(id) >= k.names.Len() {
+		k.names.Grow(int(id) + 1)
+		k.state.Grow(int(id) + 1)
 	}
-	st := &k.state[id]
+	st := k.state.At(int(id))
 	if st.requests == 0 {
-		k.names[id] = string(key)
+		*k.names.At(int(id)) = string(key)
 		k.seen++
 		k.live++
 		st.live = true
 		st.from = t
 		isNew = true
 	} else if t < st.last {
-		return false, &OrderError{Key: k.names[id], T: t, Prev: st.last}
+		return false, &OrderError{Key: k.name(id), T: t, Prev: st.last}
 	} else if t == st.last {
 		k.sameTime++
 	}
@@ -273,16 +272,22 @@ func (k *keyTable) internIndexed(id int32, key []byte, t int64) (isNew bool, err
 func (k *keyTable) len() int { return k.seen }
 
 // size returns one more than the largest id.
-func (k *keyTable) size() int { return len(k.names) }
+func (k *keyTable) size() int { return k.names.Len() }
+
+// name returns the name of key id.
+func (k *keyTable) name(id int32) string { return *k.names.At(int(id)) }
+
+// at returns the state of key id.
+func (k *keyTable) at(id int32) *keyState { return k.state.At(int(id)) }
 
 // release forgets key id and frees the id for another key.
 func (k *keyTable) release(id int32) {
-	k.remove(id, k.state[id].hash)
+	k.remove(id, k.at(id).hash)
 	if k.lastID == id {
 		k.lastID = -1
 	}
-	k.names[id] = ""
-	k.state[id] = keyState{}
+	*k.names.At(int(id)) = ""
+	*k.at(id) = keyState{}
 	k.free = append(k.free, id)
 	k.live--
 }

@@ -65,8 +65,8 @@ func TestKeyTableAgainstMap(t *testing.T) {
 		if isNew == ok || ok && prev != id {
 			t.Fatalf("step %d: %q got id %d (new %v), want %d (known %v)", step, name, id, isNew, prev, ok)
 		}
-		if k.names[id] != name {
-			t.Fatalf("step %d: id %d names %q, want %q", step, id, k.names[id], name)
+		if k.name(id) != name {
+			t.Fatalf("step %d: id %d names %q, want %q", step, id, k.name(id), name)
 		}
 		want[name] = id
 	}

@@ -127,7 +127,7 @@ func (e *worker) sweep() {
 	now := r.now
 	runs := e.runs()
 	for id := range e.keys.size() {
-		st := &e.keys.state[id]
+		st := e.keys.at(int32(id))
 		if !st.live || st.last > now-r.horizon {
 			continue
 		}
@@ -180,7 +180,7 @@ func (a *runAcc) boundIdle(id int32, now int64) bool {
 func (e *worker) release(id int32, runs []*runAcc) {
 	rec := e.ledger(id)
 	e.keepFull(id, rec, runs)
-	name := e.keys.names[id]
+	name := e.keys.name(id)
 	for _, a := range runs {
 		if a.burst != nil {
 			a.burst.fold(a.rows.ownAt(id).peak, name)
@@ -201,7 +201,7 @@ func (e *worker) release(id int32, runs []*runAcc) {
 // the record's index.
 func (e *worker) ledger(id int32) int32 {
 	r := &e.rel
-	h := e.keys.state[id].hash
+	h := e.keys.at(id).hash
 	rec, ok := r.index[h]
 	if !ok {
 		rec = int32(len(r.requests))
@@ -209,7 +209,7 @@ func (e *worker) ledger(id int32) int32 {
 		r.requests = append(r.requests, 0)
 		r.groupRec = append(r.groupRec, make([]int64, groupRecLen*len(e.groups))...)
 	}
-	r.requests[rec] = e.keys.state[id].requests
+	r.requests[rec] = e.keys.at(id).requests
 	e.sims.release(id, rec)
 	gr := r.groupRec[int(rec)*groupRecLen*len(e.groups):]
 	for i, g := range e.groups {
@@ -236,7 +236,7 @@ func (e *worker) keepFull(id, rec int32, runs []*runAcc) {
 	if !keep {
 		return
 	}
-	f := &fullRecord{name: e.keys.names[id], requests: e.keys.state[id].requests, runs: make([]keptRun, len(runs))}
+	f := &fullRecord{name: e.keys.name(id), requests: e.keys.at(id).requests, runs: make([]keptRun, len(runs))}
 	for i, a := range runs {
 		f.runs[i] = a.rows.kept(id)
 	}
@@ -270,7 +270,7 @@ func (e *worker) restore(id int32, key []byte, t int64) (bool, error) {
 	if len(r.index) == 0 {
 		return false, nil
 	}
-	rec, ok := r.index[e.keys.state[id].hash]
+	rec, ok := r.index[e.keys.at(id).hash]
 	if !ok {
 		return false, nil
 	}
@@ -278,7 +278,7 @@ func (e *worker) restore(id int32, key []byte, t int64) (bool, error) {
 	if t < r.lastSweep && !r.ordered {
 		return true, fmt.Errorf("key %q: request at %d ns is earlier than %d ns, when the key's state was released as idle: the trace is not in time order across keys (sort it, or use -reorder)", key, t, r.lastSweep)
 	}
-	e.keys.state[id].requests += r.requests[rec] // intern counted this request
+	e.keys.at(id).requests += r.requests[rec] // intern counted this request
 	gr := r.groupRec[int(rec)*groupRecLen*len(e.groups):]
 	f := r.full[rec]
 	delete(r.full, rec)

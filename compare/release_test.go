@@ -140,3 +140,28 @@ func TestReleaseKeepsSimulationKeys(t *testing.T) {
 		t.Errorf("releasing idle keys changed the simulations\n%s", firstDiff(got, want))
 	}
 }
+
+// A key's over- and under-admissions that outgrow its 32-bit row are
+// counted exactly in the wide table: with the narrow limit lowered to 3,
+// the summary (counts, top keys, keys disagreeing) is what the 32-bit rows
+// give, with and without the release of idle keys, whose kept counts go
+// back to the row or the wide table when they return.
+func TestWideCountsChangeNothing(t *testing.T) {
+	t.Parallel()
+	reqs := churnTrace(2, 40000)
+	cfg := fullConfig(t)
+	cfg.Algorithms = []string{"counter", "counter-lt", "fixed", "token", "buckets:3", "upstash"}
+	for _, sweep := range []int{1 << 62, 32} {
+		want := replay(t, withMinSweep(cfg, sweep), reqs)
+		narrow := withMinSweep(cfg, sweep)
+		narrow.tuning.narrowMax = 3
+		e := fed(t, narrow, reqs)
+		got := e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})
+		if len(e.workers[0].rows.wide) == 0 {
+			t.Fatalf("sweep %d: no count outgrew the narrow limit: the test lacks power", sweep)
+		}
+		if g, w := marshal(t, got), marshal(t, want); !bytes.Equal(g, w) {
+			t.Errorf("sweep %d: counts past the narrow limit changed the summary\n%s", sweep, firstDiff(g, w))
+		}
+	}
+}

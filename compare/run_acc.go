@@ -149,11 +149,10 @@ func (a *runAcc) add(ob *observation) {
 	if ob.admit != ob.ref {
 		if ob.admit {
 			a.over++
-			ob.h.over++
 		} else {
 			a.under++
-			ob.h.under++
 		}
+		a.rows.count(ob.h, ob.id, !ob.admit)
 	}
 	for _, m := range a.observers {
 		m.observe(ob)
@@ -188,7 +187,7 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *windowGrid, held []int
 	}
 	var top []int32
 	for id := range int32(a.rows.ids()) {
-		if h := a.rows.at(id); countKey(&r, h.over, h.under) {
+		if over, under := a.rows.counts(id); countKey(&r, over, under) {
 			top = append(top, id)
 		}
 	}
@@ -197,13 +196,13 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *windowGrid, held []int
 	}
 	r.TopKeys = []summary.KeyStat{}
 	for _, id := range top {
-		h := a.rows.at(id)
+		over, under := a.rows.counts(id)
 		r.TopKeys = append(r.TopKeys, summary.KeyStat{
-			Key:      keys.names[id],
-			Requests: keys.state[id].requests,
-			Disagree: h.over + h.under,
-			Over:     h.over,
-			Under:    h.under,
+			Key:      keys.name(id),
+			Requests: keys.at(id).requests,
+			Disagree: over + under,
+			Over:     over,
+			Under:    under,
 		})
 		if a.burst != nil {
 			p := a.rows.ownAt(id).peak

@@ -210,7 +210,7 @@ func (g *group) settle(row []keyRun, id int32, from, until int64) {
 // settle counts key id's state at the window starts up to until in every
 // group, and notes that it has been (keyState.from).
 func (e *worker) settle(id int32, until int64) {
-	st := &e.keys.state[id]
+	st := e.keys.at(id)
 	row := e.rows.row(id)
 	for _, g := range e.groups {
 		g.settle(row[g.base:], id, st.from, until)
@@ -237,7 +237,7 @@ func (e *worker) closeState(offeredEnd int64) {
 		g.win.cover(offeredEnd)
 	}
 	for id := range e.keys.size() {
-		st := &e.keys.state[id]
+		st := e.keys.at(int32(id))
 		if !st.live {
 			continue
 		}

@@ -189,6 +189,7 @@ func newWorker(cfg Config) (*worker, error) {
 		}
 	}
 	e.rows.place(&e.block, base, own)
+	e.rows.narrowMax = cfg.tuning.narrowMax
 	for _, g := range e.groups {
 		if p, ok := stateOf(g.ref, g.refBlock).(algorithms.Placer); ok { // the log, and its cache if any
 			p.Place(&e.block)
@@ -359,7 +360,7 @@ func (e *worker) add(id int32, t, cost int64) {
 	}
 	e.requests++
 	e.cost += cost
-	st := &e.keys.state[id]
+	st := e.keys.at(id)
 	from := st.from
 	st.from = max(st.from, t+1) // (a sweep may have settled past t if the trace is out of order across keys)
 	e.warm(id)

@@ -15,3 +15,30 @@ func Grow[T any](s []T, n int) []T {
 	clear(s[old:])
 	return s
 }
+
+// chunkBits sets a Chunked's chunk: 1<<chunkBits elements.
+const chunkBits = 12
+
+// Chunked is a slice that grows a chunk of 4,096 elements at a time and
+// never moves what it holds: growing copies nothing, so a table of
+// millions of per-key values costs no doubling copies and no second
+// touch of fresh memory, and an element's address stays valid. The zero
+// Chunked is empty.
+type Chunked[T any] struct {
+	chunks [][]T
+	n      int
+}
+
+// Len returns the number of elements.
+func (c *Chunked[T]) Len() int { return c.n }
+
+// At returns the address of element i, which must be below Len.
+func (c *Chunked[T]) At(i int) *T { return &c.chunks[i>>chunkBits][i&(1<<chunkBits-1)] }
+
+// Grow extends c to n zero elements, keeping its contents.
+func (c *Chunked[T]) Grow(n int) {
+	for len(c.chunks)<<chunkBits < n {
+		c.chunks = append(c.chunks, make([]T, 1<<chunkBits))
+	}
+	c.n = max(c.n, n)
+}

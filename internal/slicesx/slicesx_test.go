@@ -20,3 +20,41 @@ func TestGrow(t *testing.T) {
 		t.Errorf("Grow past the capacity: len %d, %v...", len(s), s[:2])
 	}
 }
+
+// A Chunked keeps every element where it was across growth (addresses
+// included), zeroes what it adds and never shrinks.
+func TestChunked(t *testing.T) {
+	var c Chunked[int64]
+	if c.Len() != 0 {
+		t.Fatalf("the zero Chunked holds %d elements", c.Len())
+	}
+	c.Grow(3)
+	first := c.At(0)
+	for i := range 3 {
+		*c.At(i) = int64(i + 1)
+	}
+	n := 3*(1<<chunkBits) + 5
+	c.Grow(n)
+	if c.Len() != n {
+		t.Fatalf("Len = %d after Grow(%d)", c.Len(), n)
+	}
+	if c.At(0) != first {
+		t.Errorf("growing moved element 0")
+	}
+	for i := range n {
+		want := int64(0)
+		if i < 3 {
+			want = int64(i + 1)
+		}
+		if *c.At(i) != want {
+			t.Fatalf("element %d = %d, want %d", i, *c.At(i), want)
+		}
+		*c.At(i) = int64(i) // every element is its own
+	}
+	if *c.At(1 << chunkBits) != 1<<chunkBits || *c.At(n - 1) != int64(n-1) {
+		t.Errorf("elements across chunks alias each other")
+	}
+	if c.Grow(1); c.Len() != n {
+		t.Errorf("Grow to fewer elements gave length %d", c.Len())
+	}
+}
