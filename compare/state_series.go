@@ -230,10 +230,7 @@ func (e *worker) closeState(offeredEnd int64) {
 	}
 	e.stateClosed = true
 	for _, g := range e.groups {
-		g.refAcc.timeline.cover(offeredEnd)
-		for _, c := range g.cands {
-			c.acc.timeline.cover(offeredEnd)
-		}
+		g.requests.cover(offeredEnd) // the runs' timelines are its bins and their disagreements
 		g.win.cover(offeredEnd)
 	}
 	for id := range e.keys.size() {

@@ -7,11 +7,18 @@ import (
 )
 
 // timelineAcc counts requests, over- and under-admissions per time bin
-// (summary.TimelineBins), and finds the bin of each request. The state all
-// keys hold is counted per window of the rule instead (windowGrid), and
-// its series set per bin when the run is summarized.
+// (summary.TimelineBins), and finds the bin of each request. The requests
+// are the same in every run of a group: the group's timeline counts them,
+// once per request (group.add), and a run's counts only its
+// disagreements, touching its bins only at a request that changes them;
+// when it closes, the run's timeline is the group's merged with its own,
+// which is exactly what counting every request in each run gives (bins
+// depend only on the span of the times counted: summary.TimelineBins).
+// The state all keys hold is counted per window of the rule instead
+// (windowGrid), and its series set per bin when the run is summarized.
 type timelineAcc struct {
 	summary.TimelineBins
+	group *timelineAcc // the group's, which counts the requests; nil for the group's own
 
 	lo, hi int64 // the last bin found: [lo, hi) is bin cur, so that a
 	cur    int   // request in the same bin as the last skips the division
@@ -25,29 +32,41 @@ func (*timelineAcc) place(*algorithms.Block) {}
 func (*timelineAcc) grow(int)                {}
 func (*timelineAcc) release(int32)           {}
 
-// observe counts a request, and whether the run let it through or refused
-// it against the reference.
+// observe counts whether the run let the request through or refused it
+// against the reference (the group's timeline counts the request).
 func (a *timelineAcc) observe(ob *observation) {
-	var dOver, dUnder int64
-	switch {
-	case ob.admit && !ob.ref:
-		dOver = 1
-	case !ob.admit && ob.ref:
-		dUnder = 1
+	if ob.admit == ob.ref {
+		return
 	}
-	a.add(ob.t, dOver, dUnder)
+	if ob.admit {
+		a.add(ob.t, 0, 1, 0)
+	} else {
+		a.add(ob.t, 0, 0, 1)
+	}
 }
 
-func (a *timelineAcc) close(r *summary.Run, _ *closing) { r.Timeline = a.Timeline() }
+// close writes the run's timeline: the group's requests, and its own
+// disagreements.
+func (a *timelineAcc) close(r *summary.Run, _ *closing) {
+	if a.group != nil {
+		own := a.TimelineBins
+		a.TimelineBins = summary.TimelineBins{Width: a.group.Width}
+		a.Merge(a.group.TimelineBins)
+		a.Merge(own)
+		a.group = nil // closed: a second close keeps the merged bins
+	}
+	r.Timeline = a.Timeline()
+}
 
-// add counts one request at t; dOver and dUnder are 0 or 1.
-func (a *timelineAcc) add(t int64, dOver, dUnder int64) {
+// add counts dReq requests, dOver over- and dUnder under-admissions (each
+// 0 or 1) at t.
+func (a *timelineAcc) add(t int64, dReq, dOver, dUnder int64) {
 	i := a.bin(t)
 	if i >= len(a.Requests) {
 		n := i + 1
 		a.Requests, a.Over, a.Under = slicesx.Grow(a.Requests, n), slicesx.Grow(a.Over, n), slicesx.Grow(a.Under, n)
 	}
-	a.Requests[i]++
+	a.Requests[i] += dReq
 	a.Over[i] += dOver
 	a.Under[i] += dUnder
 }

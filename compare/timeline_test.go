@@ -2,6 +2,7 @@ package compare
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"ratebench/summary"
@@ -21,7 +22,7 @@ func TestTimeline(t *testing.T) {
 			tt := base + rng.Int64N(span) // not in time order: keys interleave
 			o := int64(i % 7 / 6)
 			over += o
-			a.add(tt, o, 0)
+			a.add(tt, 1, o, 0)
 		}
 		s := a.Timeline()
 		if len(s.Requests) > summary.MaxTimelineBins || len(s.Requests) != len(s.Over) {
@@ -40,6 +41,49 @@ func TestTimeline(t *testing.T) {
 		}
 		if span <= 511*w && s.WidthNS != w {
 			t.Errorf("span %d fits 512 bins of W, but width is %d", span, s.WidthNS)
+		}
+	}
+}
+
+// A run's timeline made of its group's requests and its own
+// disagreements, counted only where it disagrees, is the timeline that
+// counts every request in the run: over spans that widen the bins or not,
+// in any order, with disagreements clustered in a corner of the span or
+// absent.
+func TestTimelineSharedRequests(t *testing.T) {
+	t.Parallel()
+	const w = 1000
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, span := range []int64{10 * w, 512 * w, 513 * w, 1_000_000 * w} {
+		for _, share := range []int{0, 1, 50} { // percent of requests disagreeing, in the span's first tenth
+			whole := newTimelineAcc(w)
+			group := newTimelineAcc(w)
+			run := newTimelineAcc(w)
+			run.group = group
+			base := int64(7_000_000_000)
+			for range 5000 {
+				tt := base + rng.Int64N(span)
+				var over, under int64
+				if tt-base < span/10 && rng.IntN(100) < share {
+					if rng.IntN(2) == 0 {
+						over = 1
+					} else {
+						under = 1
+					}
+				}
+				whole.add(tt, 1, over, under)
+				group.add(tt, 1, 0, 0)
+				run.observe(&observation{t: tt, admit: under == 0, ref: over == 0})
+			}
+			end := base + span + 3*w
+			whole.cover(end)
+			group.cover(end)
+			var got, want summary.Run
+			run.close(&got, nil)
+			whole.close(&want, nil)
+			if !reflect.DeepEqual(got.Timeline, want.Timeline) {
+				t.Errorf("span %d, %d%% disagreeing: shared %+v, counted in the run %+v", span, share, got.Timeline, want.Timeline)
+			}
 		}
 	}
 }

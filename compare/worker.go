@@ -57,6 +57,7 @@ type group struct {
 	ownBase    int                      // and among those with a history of their own
 	scratch    keyRun                   // the row a companion's counts go to: no figure reads them
 	statePeak  algorithms.PerKey[int64] // per key, the log's size counted in the window of windowGrid's stateEnd
+	requests   *timelineAcc             // the requests per time bin, which every run's timeline shares
 	ob         observation              // the request being replayed, as each run's metrics see it
 }
 
@@ -161,6 +162,11 @@ func newWorker(cfg Config) (*worker, error) {
 			}
 			g.win.Held = make([][]int64, len(g.cands))
 			g.pairPeers()
+			g.requests = newTimelineAcc(r.W)
+			g.refAcc.timeline.group = g.requests
+			for _, c := range g.cands {
+				c.acc.timeline.group = g.requests
+			}
 			for _, c := range g.cands {
 				g.settlers = append(g.settlers, c.acc.settlers...)
 			}
@@ -409,6 +415,7 @@ func (g *group) add(row []keyRun, own []ownRun, id int32, t, cost, from int64) {
 	}
 	peak := g.statePeak.At(id)
 	g.countLog(&row[0], peak, id, s)
+	g.requests.add(t, 1, 0, 0)
 	all := g.count == CountAll
 	ref, exact := decideReference(g.ref, g.guards, g.refBlock, all, id, t, cost) // exact: cost in (t-W, t] before this request
 	recorded := ref || all

@@ -254,7 +254,7 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 		if out.Memory.TotalNotMeasured {
 			out.Memory.Windows = nil
 		}
-		tl.merge(timelineBinsOf(r.Timeline))
+		tl.Merge(timelineBinsOf(r.Timeline))
 		out.Peer = add.peer(out.Peer, r.Peer)
 		out.VsToken = add.disagreement("vs_token", out.VsToken, r.VsToken)
 		if out.Product, err = mergeProduct(&add, out.Product, r.Product); err != nil {

@@ -73,10 +73,11 @@ func (a *TimelineBins) Widen() {
 	a.Width, a.First = nw, nfirst
 }
 
-// merge adds timeline o into a: both are re-binned to the wider width,
+// Merge adds timeline o into a: both are re-binned to the wider width,
 // then widened further while the union spans too many bins, exactly as one
-// pass over both traces would have.
-func (a *TimelineBins) merge(o TimelineBins) {
+// pass over both traces would have. A timeline without requests adds
+// nothing.
+func (a *TimelineBins) Merge(o TimelineBins) {
 	if len(o.Requests) == 0 {
 		return
 	}
