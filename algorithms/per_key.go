@@ -18,9 +18,11 @@ import (
 // the keys' parts and at most one chunk more.
 //
 // Values are placed before the block first grows, and hold no pointers (a
-// word is a uint64 to the garbage collector). The zero Block is empty.
+// word is a uint64 to the garbage collector), so the chunks may come from
+// memory outside the Go heap (SetAlloc). The zero Block is empty.
 type Block struct {
-	chunks [][]uint64 // key id's part is in chunks[id>>shift], at (id&mask)*stride
+	chunks [][]uint64               // key id's part is in chunks[id>>shift], at (id&mask)*stride
+	alloc  func(words int) []uint64 // gives a chunk zeroed words; nil: the Go heap
 	shift  uint
 	mask   int32
 	stride int // words per key
@@ -43,6 +45,17 @@ func (b *Block) reserve(words int) int {
 	return off
 }
 
+// SetAlloc makes the block take its chunks from alloc, which returns n
+// zeroed words that stay valid as long as the block is used (a replay's
+// arena of huge pages), rather than from the Go heap. It must be called
+// before the block first grows.
+func (b *Block) SetAlloc(alloc func(words int) []uint64) {
+	if b.n > 0 {
+		panic("algorithms: an allocator set for a Block that has grown")
+	}
+	b.alloc = alloc
+}
+
 // Grow makes ids below n valid, and those of the rest of the last chunk,
 // the new keys' words zero (every placed value's initial state), keeping
 // the others' where they are.
@@ -58,7 +71,12 @@ func (b *Block) Grow(n int) {
 		b.mask = 1<<b.shift - 1
 	}
 	for len(b.chunks)<<b.shift < n {
-		b.chunks = append(b.chunks, make([]uint64, (1<<b.shift)*b.stride))
+		words := (1 << b.shift) * b.stride
+		if b.alloc != nil {
+			b.chunks = append(b.chunks, b.alloc(words))
+		} else {
+			b.chunks = append(b.chunks, make([]uint64, words))
+		}
 	}
 	b.n = len(b.chunks) << b.shift
 }

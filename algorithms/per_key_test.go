@@ -177,3 +177,32 @@ func must(t *testing.T, spec string, r algorithms.Rule) algorithms.Limiter {
 	}
 	return l
 }
+
+// A block given an allocator takes every chunk from it, each of the
+// block's chunk size, and refuses one set after it has grown.
+func TestBlockAlloc(t *testing.T) {
+	var b algorithms.Block
+	v := algorithms.NewPerKey[[3]int64](1)
+	v.Place(&b)
+	var sizes []int
+	b.SetAlloc(func(words int) []uint64 {
+		sizes = append(sizes, words)
+		return make([]uint64, words)
+	})
+	b.Grow(100_000)
+	if len(sizes) == 0 || len(sizes)*sizes[0]/b.Stride() != b.Len() {
+		t.Fatalf("chunks of %v words for %d keys of %d words: not every chunk came from the allocator", sizes, b.Len(), b.Stride())
+	}
+	for id := range int32(100_000) {
+		v.At(id)[2] = int64(id)
+	}
+	if v.At(99_999)[2] != 99_999 || v.At(0)[2] != 0 || v.At(4096)[2] != 4096 {
+		t.Errorf("values in allocated chunks are not kept")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Errorf("SetAlloc after growth did not panic")
+		}
+	}()
+	b.SetAlloc(nil)
+}

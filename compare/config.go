@@ -89,6 +89,9 @@ type tuning struct {
 	// in a run leave its 32-bit row for the wide table (keyRows.narrow);
 	// 0 means 2^32-1.
 	narrowMax uint32
+	// heapBlock sets how many bytes of a worker's block come from the Go
+	// heap before its arena (blockMemory); 0 means heapBlockBytes.
+	heapBlock int
 }
 
 // DefaultConfig returns the defaults: rule 5/30s, every algorithm of

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -163,5 +164,26 @@ func TestWideCountsChangeNothing(t *testing.T) {
 		if g, w := marshal(t, got), marshal(t, want); !bytes.Equal(g, w) {
 			t.Errorf("sweep %d: counts past the narrow limit changed the summary\n%s", sweep, firstDiff(g, w))
 		}
+	}
+}
+
+// A block whose chunks come from an arena of huge pages (past the first
+// bytes of the Go heap) replays as one all on the heap, byte for byte.
+func TestBlockArenaChangesNothing(t *testing.T) {
+	t.Parallel()
+	reqs := churnTrace(3, 40000)
+	cfg := fullConfig(t)
+	heap := cfg
+	heap.tuning.heapBlock = 1 << 62
+	want := replay(t, heap, reqs)
+	arena := cfg
+	arena.tuning.heapBlock = 1
+	e := fed(t, arena, reqs)
+	got := e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})
+	if runtime.GOOS == "linux" && e.workers[0].blockMem.arena.Mapped() == 0 {
+		t.Fatalf("no chunk came from the arena: the test lacks power")
+	}
+	if g, w := marshal(t, got), marshal(t, want); !bytes.Equal(g, w) {
+		t.Errorf("the block in an arena changed the summary\n%s", firstDiff(g, w))
 	}
 }

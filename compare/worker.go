@@ -16,14 +16,15 @@ import (
 // Engine has one worker, or one per core, each replaying the keys that hash
 // to it. Not safe for concurrent use.
 type worker struct {
-	cfg    Config
-	keys   *keyTable
-	block  algorithms.Block // per key: its rows, then the state of every limiter placed there
-	rows   keyRows          // per key, what every run keeps of it
-	refs   keyRefs[int32]   // per entry of the current key dictionary, 1 + its key's id (addRef)
-	groups []*group
-	capN   int // ids below capN are valid in every limiter and accumulator
-	notes  []string
+	cfg      Config
+	keys     *keyTable
+	block    algorithms.Block // per key: its rows, then the state of every limiter placed there
+	blockMem *blockMemory     // where the block's chunks come from
+	rows     keyRows          // per key, what every run keeps of it
+	refs     keyRefs[int32]   // per entry of the current key dictionary, 1 + its key's id (addRef)
+	groups   []*group
+	capN     int // ids below capN are valid in every limiter and accumulator
+	notes    []string
 
 	requests, cost int64
 	start, end     int64
@@ -108,6 +109,7 @@ func (g *group) newCandidate(cfg Config, lim algorithms.Limiter, m Mode, full bo
 // newWorker returns a worker for a normalized cfg.
 func newWorker(cfg Config) (*worker, error) {
 	e := &worker{cfg: cfg, keys: newKeyTable()}
+	setBlockMemory(e)
 	for _, set := range cfg.ruleSets() {
 		r := algorithms.PrimaryRule(set)
 		for _, c := range cfg.Counts {

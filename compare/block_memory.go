@@ -1,0 +1,43 @@
+package compare
+
+import (
+	"runtime"
+
+	"ratebench/internal/hugemem"
+)
+
+// heapBlockBytes is how much of a worker's block comes from the Go heap
+// before its chunks come from an arena of huge pages: a small replay (a
+// test, a sample, one point of a search) maps nothing.
+const heapBlockBytes = 4 << 20
+
+// blockMemory gives a worker's block its chunks: from the Go heap up to
+// heapBlockBytes, then from an arena advised for huge pages, outside the
+// heap, where a million keys' state costs a few hundred page faults rather
+// than a quarter million (the block holds no pointers). The arena is
+// unmapped when its worker is garbage: every reader of the block reaches
+// it through the worker (the limiters' and metrics' PerKey point into it).
+type blockMemory struct {
+	heap, heapMax int // bytes taken from the Go heap, and the most it takes
+	arena         *hugemem.Arena
+}
+
+// setBlockMemory makes e's block take its chunks from a blockMemory.
+func setBlockMemory(e *worker) {
+	m := &blockMemory{arena: &hugemem.Arena{}, heapMax: heapBlockBytes}
+	if e.cfg.tuning.heapBlock != 0 {
+		m.heapMax = e.cfg.tuning.heapBlock
+	}
+	e.blockMem = m
+	e.block.SetAlloc(m.words)
+	runtime.AddCleanup(e, func(a *hugemem.Arena) { a.Free() }, m.arena)
+}
+
+// words returns n zeroed words for a chunk of the block.
+func (m *blockMemory) words(n int) []uint64 {
+	if m.heap < m.heapMax {
+		m.heap += 8 * n
+		return make([]uint64, n)
+	}
+	return m.arena.Words(n)
+}
