@@ -5,6 +5,16 @@ import (
 	"time"
 )
 
+func init() {
+	Register(Kind{"envoy", "Envoy's global rate limit service: fixed window on the epoch in whole seconds, W one unit (1s, 1m, 1h, 24h, ...), every request counted",
+		func(c Call, r Rule) (Limiter, error) {
+			if err := c.NoArg(); err != nil {
+				return nil, err
+			}
+			return NewEnvoy(r)
+		}})
+}
+
 // Envoy is the global rate limit service of Envoy (github.com/envoyproxy/
 // ratelimit, its Redis backend), modelled exactly from the source at commit
 // f2fb15770f7fd1c88ca6c3a1b58ee513917ace96, with the rule mapped to one

@@ -8,6 +8,11 @@ import (
 	"time"
 )
 
+func init() {
+	Register(Kind{"envoy-local[:max=N:fill=N:interval=D:phase=D]", "Envoy's local rate limit filter: max tokens (default L), fill tokens every interval (>= 50ms, default the exact L/W), one token per request",
+		func(c Call, r Rule) (Limiter, error) { return newEnvoyLocalSpec(c.Spec, c.Arg, c.HasArg, r) }})
+}
+
 // EnvoyLocal is Envoy's local rate limit filter (github.com/envoyproxy/envoy,
 // source/extensions/filters/common/local_ratelimit/local_ratelimit_impl.cc
 // at commit 016c0c8007133da7f1b1e22a1809f76fa40ae912), one token bucket per

@@ -1,5 +1,10 @@
 package algorithms
 
+func init() {
+	Register(Kind{"go-limiter", "github.com/sethvargo/go-limiter (memorystore): fixed window anchored at the key's first request, one token per request",
+		noArg(func(r Rule) Limiter { return NewGoLimiter(r) })})
+}
+
 // GoLimiter is github.com/sethvargo/go-limiter v0.7.1 (commit
 // 0b1a8460fde5cc0ad56efaef3a5b5d0211ff9e2d), its memorystore, with the
 // rule mapped to Config{Tokens: L, Interval: W}; modelled exactly from the

@@ -5,6 +5,11 @@ import (
 	"math/bits"
 )
 
+func init() {
+	Register(Kind{"guava", "Guava's RateLimiter.create(L/W per second) asked tryAcquire(cost): SmoothBursty on a microsecond stopwatch from the key's first request, in doubles, one second of stored permits, starting empty, admitting whenever free and charging the cost after",
+		noArg(func(r Rule) Limiter { return NewGuava(r) })})
+}
+
 // Guava is Google Guava's RateLimiter.create(permitsPerSecond), a
 // SmoothBursty limiter with maxBurstSeconds 1.0, one per key, asked
 // tryAcquire(cost) (a timeout of 0), modelled from

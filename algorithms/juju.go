@@ -9,6 +9,11 @@ import (
 	"time"
 )
 
+func init() {
+	Register(Kind{"juju[:rate][:capacity=N][:quantum=N:interval=D]", "github.com/juju/ratelimit: quantum tokens every whole interval from the key's first request, capacity N (default L, and the exact rate L/W; rate: as NewBucketWithRate, within 1%)",
+		func(c Call, r Rule) (Limiter, error) { return newJujuSpec(c.Spec, c.Arg, c.HasArg, r) }})
+}
+
 // Juju is github.com/juju/ratelimit v1.0.2 (commit
 // f60b32039441cd828005f82f3a54aafd00bc9882), one Bucket per key created at
 // the key's first request, a request admitted iff TakeMaxDuration(cost, 0)

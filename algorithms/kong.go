@@ -6,6 +6,16 @@ import (
 	"time"
 )
 
+func init() {
+	Register(Kind{"kong", "Kong's rate-limiting plugin, local policy: fixed window on the UTC calendar (W 1s, 1m, 1h, 24h; 720h a calendar month, 8760h a calendar year), admitted while the count is below L, one hit per request",
+		func(c Call, r Rule) (Limiter, error) {
+			if err := c.NoArg(); err != nil {
+				return nil, err
+			}
+			return NewKong(r)
+		}})
+}
+
 // Kong is Kong's rate-limiting plugin with its "local" policy (counters in
 // the node's shared memory), modelled from github.com/Kong/kong at commit
 // 22246ef28c16842098369b494eef879222e30c7b (line numbers below are that

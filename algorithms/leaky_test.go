@@ -206,7 +206,7 @@ func TestLeakySpec(t *testing.T) {
 		t.Error("leaky is in DefaultSpecs")
 	}
 	found := false
-	for _, c := range algorithms.Catalogue {
+	for _, c := range algorithms.Catalogue() {
 		found = found || c.Spec == "leaky[:B=N]"
 	}
 	if !found {

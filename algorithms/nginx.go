@@ -10,6 +10,16 @@ import (
 	"time"
 )
 
+func init() {
+	Register(Kind{"nginx[:rate=Nr/s|Nr/m][:burst=N][:zone]", "nginx limit_req: leaky bucket in milli-requests on a millisecond clock, rate truncated as nginx parses it (default: rate L/W, burst L-1); zone models the zone's expiry of idle nodes, which couples keys",
+		func(c Call, r Rule) (Limiter, error) {
+			if c.HasArg && strings.TrimSpace(c.Arg) == "" {
+				return nil, fmt.Errorf("algorithm %q: want nginx, or nginx:rate=Nr/s or Nr/m and :burst=N", c.Spec)
+			}
+			return NewNginx(r, c.Arg)
+		}})
+}
+
 // Nginx is nginx's limit_req, modelled on its source as it decides: the
 // file src/http/modules/ngx_http_limit_req_module.c of nginx/nginx at
 // commit 3f6f7824d4e2eb1ac37dec76683d525ac0ff521c (line numbers below are

@@ -239,7 +239,7 @@ func TestNginxSpecs(t *testing.T) {
 		}
 	}
 	found := false
-	for _, c := range Catalogue {
+	for _, c := range Catalogue() {
 		found = found || strings.HasPrefix(c.Spec, "nginx")
 	}
 	if !found {

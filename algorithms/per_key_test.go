@@ -16,7 +16,7 @@ import (
 func placeable(t *testing.T, r algorithms.Rule) (placed, own []algorithms.Limiter) {
 	t.Helper()
 	specs := []string{"buckets:1", "buckets:4", "buckets:7"}
-	for _, c := range algorithms.Catalogue {
+	for _, c := range algorithms.Catalogue() {
 		name, _, _ := strings.Cut(c.Spec, "[")
 		if strings.Contains(name, ":") {
 			continue

@@ -27,7 +27,7 @@ var productRules = []algorithms.Rule{
 func products(t testing.TB, r algorithms.Rule) []algorithms.Product {
 	t.Helper()
 	var out []algorithms.Product
-	for _, c := range algorithms.Catalogue {
+	for _, c := range algorithms.Catalogue() {
 		name, _, _ := strings.Cut(c.Spec, "[")
 		if strings.Contains(name, ":") {
 			continue

@@ -8,6 +8,11 @@ import (
 	"time"
 )
 
+func init() {
+	Register(Kind{"redis-cell[:burst=N]", "redis-cell's CL.THROTTLE: GCRA in nanoseconds, max_burst N (default L-1, so L at once), emission interval period/count truncated, the period whole seconds",
+		func(c Call, r Rule) (Limiter, error) { return newRedisCellSpec(c.Spec, c.Arg, c.HasArg, r) }})
+}
+
 // RedisCell is redis-cell's CL.THROTTLE command, modelled from
 // github.com/brandur/redis-cell at commit
 // 4d4233870d3caa7cf51ee90b0ee778d12969e99a (line numbers below are that

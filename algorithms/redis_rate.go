@@ -7,6 +7,11 @@ import (
 	"time"
 )
 
+func init() {
+	Register(Kind{"redis_rate[:burst=N]", "go-redis/redis_rate v10: GCRA in a Lua script on float64 seconds from Redis TIME (microseconds), Limit{Rate: L, Period: W, Burst: N (default L)}",
+		func(c Call, r Rule) (Limiter, error) { return NewRedisRate(r, c.Arg, c.HasArg) }})
+}
+
 // RedisRate is github.com/go-redis/redis_rate/v10 v10.0.1 (repository
 // go-redis/redis_rate, tag v10.0.1 at commit
 // 8eadf45ee4d9d7a53189c2a968ead40521a76322; line numbers below are that

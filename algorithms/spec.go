@@ -9,34 +9,59 @@ import (
 // DefaultSpecs is the algorithm set compared when none is named.
 var DefaultSpecs = []string{"log", "counter", "counter-lt", "counter-floor", "fixed", "token", "gcra", "buckets:4"}
 
-// Catalogue describes each algorithm spec New accepts, for help texts.
-var Catalogue = []struct{ Spec, About string }{
-	{"log", "sliding window log: the exact reference"},
-	{"counter", "sliding window counter: prev*(W-e)/W + curr + cost <= L"},
-	{"counter-lt", "counter admitting iff prev*(W-e)/W + curr < L, as in a common Redis Lua snippet"},
-	{"counter-floor", "counter with the weighted previous count rounded down (with cost 1 it decides as counter-lt, and as Upstash's slidingWindow without its cache)"},
-	{"fixed", "fixed window: curr + cost <= L"},
-	{"token[:B=N]", "token bucket, L/W tokens per unit time, capacity B (default L)"},
-	{"gcra[:B=N]", "generic cell rate algorithm, emission interval W/L, burst B; decides as token"},
-	{"xrate[:B=N]", "peer library golang.org/x/time/rate: float64 token bucket, rate L/W, burst B (default L)"},
-	{"buckets:N", "sliding window over N sub-windows of width W/N; buckets:1 = counter"},
-	{"nginx[:rate=Nr/s|Nr/m][:burst=N][:zone]", "nginx limit_req: leaky bucket in milli-requests on a millisecond clock, rate truncated as nginx parses it (default: rate L/W, burst L-1); zone models the zone's expiry of idle nodes, which couples keys"},
-	{"leaky[:B=N]", "leaky bucket as a queue (shaper), capacity B (default L), drains one unit every W/L; admits as token, with a delay"},
-	{"envoy", "Envoy's global rate limit service: fixed window on the epoch in whole seconds, W one unit (1s, 1m, 1h, 24h, ...), every request counted"},
-	{"redis_rate[:burst=N]", "go-redis/redis_rate v10: GCRA in a Lua script on float64 seconds from Redis TIME (microseconds), Limit{Rate: L, Period: W, Burst: N (default L)}"},
-	{"throttled[:burst=N]", "throttled/throttled v2 with its memory store: GCRA in integer ns, emission interval W/L truncated, MaxBurst N (default L-1) admitting N+1 at once"},
-	{"envoy-local[:max=N:fill=N:interval=D:phase=D]", "Envoy's local rate limit filter: max tokens (default L), fill tokens every interval (>= 50ms, default the exact L/W), one token per request"},
-	{"ulule", "github.com/ulule/limiter (Redis store): fixed window anchored at the key's first hit, Redis's millisecond clock, every request counted"},
-	{"go-limiter", "github.com/sethvargo/go-limiter (memorystore): fixed window anchored at the key's first request, one token per request"},
-	{"juju[:rate][:capacity=N][:quantum=N:interval=D]", "github.com/juju/ratelimit: quantum tokens every whole interval from the key's first request, capacity N (default L, and the exact rate L/W; rate: as NewBucketWithRate, within 1%)"},
-	{"kong", "Kong's rate-limiting plugin, local policy: fixed window on the UTC calendar (W 1s, 1m, 1h, 24h; 720h a calendar month, 8760h a calendar year), admitted while the count is below L, one hit per request"},
-	{"redis-cell[:burst=N]", "redis-cell's CL.THROTTLE: GCRA in nanoseconds, max_burst N (default L-1, so L at once), emission interval period/count truncated, the period whole seconds"},
-	{"guava", "Guava's RateLimiter.create(L/W per second) asked tryAcquire(cost): SmoothBursty on a microsecond stopwatch from the key's first request, in doubles, one second of stored permits, starting empty, admitting whenever free and charging the cost after"},
-	{"upstash", "Upstash's slidingWindow: floor(prev*(W-e)/W) + curr >= L refuses, on a millisecond clock, behind its ephemeral cache"},
-	{"upstash-fixed", "Upstash's fixedWindow: every request counted, behind its ephemeral cache"},
-	{"upstash-token[:max=N][:refill=N:interval=D]", "Upstash's tokenBucket: refill tokens per whole interval from the key's first request (default the rule's rate), max tokens (default L), behind its ephemeral cache"},
-	{"ALG:block[=D]", "any algorithm behind a refusal cache: a key it refuses is refused until the end of the rule's window (block), or for D (block=D)"},
-	{"PRODUCT:without=NAME", "a deployed product with one of its deviations from its textbook algorithm turned off"},
+// textbook is the catalogue's part of this package: the textbook
+// algorithms and the peer library, in the order help texts list them,
+// then the templates any spec may take (no Build). The deployed products
+// register themselves, each from its own file (Register).
+var textbook = []Kind{
+	{"log", "sliding window log: the exact reference", noArg(func(r Rule) Limiter { return NewLog(r) })},
+	{"counter", "sliding window counter: prev*(W-e)/W + curr + cost <= L", noArg(func(r Rule) Limiter { return NewCounter(r) })},
+	{"counter-lt", "counter admitting iff prev*(W-e)/W + curr < L, as in a common Redis Lua snippet", noArg(func(r Rule) Limiter { return NewCounterLT(r) })},
+	{"counter-floor", "counter with the weighted previous count rounded down (with cost 1 it decides as counter-lt, and as Upstash's slidingWindow without its cache)", noArg(func(r Rule) Limiter { return NewCounterFloor(r) })},
+	{"fixed", "fixed window: curr + cost <= L", noArg(func(r Rule) Limiter { return NewFixed(r) })},
+	{"token[:B=N]", "token bucket, L/W tokens per unit time, capacity B (default L)", withBurst(func(r Rule, b int64) Limiter { return NewToken(r, b) })},
+	{"gcra[:B=N]", "generic cell rate algorithm, emission interval W/L, burst B; decides as token", withBurst(func(r Rule, b int64) Limiter { return NewGCRA(r, b) })},
+	{"xrate[:B=N]", "peer library golang.org/x/time/rate: float64 token bucket, rate L/W, burst B (default L)", withBurst(func(r Rule, b int64) Limiter { return NewXRate(r, b) })},
+	{"buckets:N", "sliding window over N sub-windows of width W/N; buckets:1 = counter", buildBuckets},
+	{"leaky[:B=N]", "leaky bucket as a queue (shaper), capacity B (default L), drains one unit every W/L; admits as token, with a delay", withBurst(func(r Rule, b int64) Limiter { return NewLeaky(r, b) })},
+	{"ALG:block[=D]", "any algorithm behind a refusal cache: a key it refuses is refused until the end of the rule's window (block), or for D (block=D)", nil},
+	{"PRODUCT:without=NAME", "a deployed product with one of its deviations from its textbook algorithm turned off", nil},
+}
+
+// noArg is the Build of a kind that takes no parameter.
+func noArg(build func(Rule) Limiter) func(Call, Rule) (Limiter, error) {
+	return func(c Call, r Rule) (Limiter, error) {
+		if err := c.NoArg(); err != nil {
+			return nil, err
+		}
+		return build(r), nil
+	}
+}
+
+// withBurst is the Build of a kind that takes a capacity, ":B=N" (0 when
+// not given: the kind's default).
+func withBurst(build func(Rule, int64) Limiter) func(Call, Rule) (Limiter, error) {
+	return func(c Call, r Rule) (Limiter, error) {
+		var b int64
+		if c.HasArg {
+			v, ok := strings.CutPrefix(c.Arg, "B=")
+			n, err := strconv.ParseInt(v, 10, 64)
+			if !ok || err != nil || n < 1 {
+				return nil, fmt.Errorf("algorithm %q: want %s:B=N with N a positive integer", c.Spec, c.Name)
+			}
+			b = n
+		}
+		return build(r, b), nil
+	}
+}
+
+// buildBuckets builds buckets:N.
+func buildBuckets(c Call, r Rule) (Limiter, error) {
+	n, err := strconv.ParseInt(c.Arg, 10, 64)
+	if !c.HasArg || err != nil {
+		return nil, fmt.Errorf("algorithm %q: want buckets:N with N a positive integer", c.Spec)
+	}
+	return NewBuckets(r, n)
 }
 
 // New builds the limiter named by spec for rule r. Besides its own
@@ -55,102 +80,15 @@ func New(spec string, r Rule) (Limiter, error) {
 	return applyGeneric(l, g, spec, r)
 }
 
-// newBase builds the limiter named by spec, without generic parameters.
+// newBase builds the limiter named by spec, without generic parameters,
+// with the Build of the kind its name names.
 func newBase(spec string, r Rule) (Limiter, error) {
 	name, arg, hasArg := strings.Cut(strings.TrimSpace(spec), ":")
-	noArg := func(l Limiter) (Limiter, error) {
-		if hasArg {
-			return nil, fmt.Errorf("algorithm %q takes no parameter", spec)
-		}
-		return l, nil
+	k, ok := kindOf(name)
+	if !ok {
+		return nil, fmt.Errorf("unknown algorithm %q (known: %s)", spec, knownSpecs())
 	}
-	switch name {
-	case "log":
-		return noArg(NewLog(r))
-	case "counter":
-		return noArg(NewCounter(r))
-	case "counter-lt":
-		return noArg(NewCounterLT(r))
-	case "counter-floor":
-		return noArg(NewCounterFloor(r))
-	case "fixed":
-		return noArg(NewFixed(r))
-	case "token", "gcra", "xrate", "leaky":
-		var b int64
-		if hasArg {
-			v, ok := strings.CutPrefix(arg, "B=")
-			n, err := strconv.ParseInt(v, 10, 64)
-			if !ok || err != nil || n < 1 {
-				return nil, fmt.Errorf("algorithm %q: want %s:B=N with N a positive integer", spec, name)
-			}
-			b = n
-		}
-		if name == "token" {
-			return NewToken(r, b), nil
-		}
-		if name == "xrate" {
-			return NewXRate(r, b), nil
-		}
-		if name == "leaky" {
-			return NewLeaky(r, b), nil
-		}
-		return NewGCRA(r, b), nil
-	case "nginx":
-		if hasArg && strings.TrimSpace(arg) == "" {
-			return nil, fmt.Errorf("algorithm %q: want nginx, or nginx:rate=Nr/s or Nr/m and :burst=N", spec)
-		}
-		ng, err := NewNginx(r, arg)
-		if err != nil {
-			return nil, err
-		}
-		return ng, nil
-	case "envoy":
-		if hasArg {
-			return nil, fmt.Errorf("algorithm %q takes no parameter", spec)
-		}
-		return NewEnvoy(r)
-	case "envoy-local":
-		return newEnvoyLocalSpec(spec, arg, hasArg, r)
-	case "ulule":
-		return noArg(NewUlule(r))
-	case "go-limiter":
-		return noArg(NewGoLimiter(r))
-	case "juju":
-		return newJujuSpec(spec, arg, hasArg, r)
-	case "kong":
-		if hasArg {
-			return nil, fmt.Errorf("algorithm %q takes no parameter", spec)
-		}
-		return NewKong(r)
-	case "guava":
-		return noArg(NewGuava(r))
-	case "redis-cell":
-		return newRedisCellSpec(spec, arg, hasArg, r)
-	case "upstash", "upstash-fixed":
-		if hasArg {
-			return nil, fmt.Errorf("algorithm %q takes no parameter", spec)
-		}
-		if name == "upstash" {
-			return NewUpstash(r)
-		}
-		return NewUpstashFixed(r)
-	case "upstash-token":
-		if hasArg && strings.TrimSpace(arg) == "" {
-			return nil, fmt.Errorf("algorithm %q: want upstash-token, or upstash-token:max=N and :refill=N:interval=D", spec)
-		}
-		return NewUpstashToken(r, arg)
-	case "redis_rate":
-		return NewRedisRate(r, arg, hasArg)
-	case "throttled":
-		return NewThrottled(r, arg, hasArg)
-	case "buckets":
-		n, err := strconv.ParseInt(arg, 10, 64)
-		if !hasArg || err != nil {
-			return nil, fmt.Errorf("algorithm %q: want buckets:N with N a positive integer", spec)
-		}
-		return NewBuckets(r, n)
-	}
-	return nil, fmt.Errorf("unknown algorithm %q (known: %s)", spec, knownSpecs())
+	return k.Build(Call{Spec: spec, Name: name, Arg: arg, HasArg: hasArg}, r)
 }
 
 // ParseSpecs splits a comma-separated list of specs and checks each against
@@ -179,9 +117,9 @@ func ParseSpecs(list string, r Rule) ([]string, error) {
 
 // knownSpecs lists the catalogue's specs, for an error.
 func knownSpecs() string {
-	names := make([]string, len(Catalogue))
-	for i, c := range Catalogue {
-		names[i] = c.Spec
+	var names []string
+	for _, k := range Catalogue() {
+		names = append(names, k.Spec)
 	}
 	return strings.Join(names, ", ")
 }

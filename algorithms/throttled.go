@@ -6,6 +6,11 @@ import (
 	"strings"
 )
 
+func init() {
+	Register(Kind{"throttled[:burst=N]", "throttled/throttled v2 with its memory store: GCRA in integer ns, emission interval W/L truncated, MaxBurst N (default L-1) admitting N+1 at once",
+		func(c Call, r Rule) (Limiter, error) { return NewThrottled(r, c.Arg, c.HasArg) }})
+}
+
 // Throttled is github.com/throttled/throttled/v2 v2.15.0 (module sum
 // h1:7XLCECtmEx+Yz/e5opBNff9cPGpH0ia0xEj5kyDPotI=; line numbers below are
 // that version's rate.go; the decision lines are the same at commit

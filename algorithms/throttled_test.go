@@ -176,7 +176,7 @@ func TestGCRAProductsIdleRelease(t *testing.T) {
 	}
 	for _, name := range []string{"redis_rate", "throttled"} {
 		found := false
-		for _, c := range algorithms.Catalogue {
+		for _, c := range algorithms.Catalogue() {
 			found = found || strings.HasPrefix(c.Spec, name+"[")
 		}
 		if !found {

@@ -2,6 +2,11 @@ package algorithms
 
 import "time"
 
+func init() {
+	Register(Kind{"ulule", "github.com/ulule/limiter (Redis store): fixed window anchored at the key's first hit, Redis's millisecond clock, every request counted",
+		noArg(func(r Rule) Limiter { return NewUlule(r) })})
+}
+
 // Ulule is github.com/ulule/limiter/v3 v3.11.2 (commit
 // 7bcd373c22562094f66969c6f19b6cf0e3af5e6b) behind its Redis store, with
 // the rule mapped to limiter.Rate{Period: W, Limit: L}; modelled exactly

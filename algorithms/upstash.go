@@ -8,6 +8,30 @@ import (
 	"time"
 )
 
+func init() {
+	Register(Kind{"upstash", "Upstash's slidingWindow: floor(prev*(W-e)/W) + curr >= L refuses, on a millisecond clock, behind its ephemeral cache",
+		func(c Call, r Rule) (Limiter, error) {
+			if err := c.NoArg(); err != nil {
+				return nil, err
+			}
+			return NewUpstash(r)
+		}})
+	Register(Kind{"upstash-fixed", "Upstash's fixedWindow: every request counted, behind its ephemeral cache",
+		func(c Call, r Rule) (Limiter, error) {
+			if err := c.NoArg(); err != nil {
+				return nil, err
+			}
+			return NewUpstashFixed(r)
+		}})
+	Register(Kind{"upstash-token[:max=N][:refill=N:interval=D]", "Upstash's tokenBucket: refill tokens per whole interval from the key's first request (default the rule's rate), max tokens (default L), behind its ephemeral cache",
+		func(c Call, r Rule) (Limiter, error) {
+			if c.HasArg && strings.TrimSpace(c.Arg) == "" {
+				return nil, fmt.Errorf("algorithm %q: want upstash-token, or upstash-token:max=N and :refill=N:interval=D", c.Spec)
+			}
+			return NewUpstashToken(r, c.Arg)
+		}})
+}
+
 // Upstash is one of the limiters of Upstash's @upstash/ratelimit (the
 // single-region Ratelimit, src/single.ts, over the Lua scripts of
 // src/lua-scripts/single.ts), modelled exactly from the source of

@@ -66,7 +66,7 @@ func TestXRateSpec(t *testing.T) {
 		t.Error("xrate is in DefaultSpecs")
 	}
 	found := false
-	for _, c := range algorithms.Catalogue {
+	for _, c := range algorithms.Catalogue() {
 		found = found || strings.HasPrefix(c.Spec, "xrate")
 	}
 	if !found {

@@ -245,7 +245,7 @@ func traceName(path string) string {
 
 func specList() string {
 	var s []string
-	for _, c := range algorithms.Catalogue {
+	for _, c := range algorithms.Catalogue() {
 		s = append(s, c.Spec)
 	}
 	return strings.Join(s, ", ")

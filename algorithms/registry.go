@@ -1,0 +1,120 @@
+package algorithms
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Kind is one kind of algorithm New builds, as the catalogue lists it for
+// help texts: the textbook algorithms of this package (spec.go), and each
+// deployed product, which registers itself from its own file (Register).
+type Kind struct {
+	// Spec is how a spec of the kind is written, "token[:B=N]"; the kind's
+	// name is what comes before its first '[' or ':'.
+	Spec string
+	// About says what it is, in a line.
+	About string
+	// Build makes the limiter a spec of the kind names under rule r (a spec
+	// without the generic parameters, block and without, which New applies
+	// after); nil for a template of the catalogue (ALG:block), which names
+	// no algorithm of its own.
+	Build func(c Call, r Rule) (Limiter, error)
+}
+
+// Name returns the kind's name: its Spec up to the first '[' or ':'.
+func (k Kind) Name() string {
+	name, _, _ := strings.Cut(k.Spec, "[")
+	name, _, _ = strings.Cut(name, ":")
+	return name
+}
+
+// Call is a spec as a Kind's Build reads it: "juju:rate:capacity=5" is
+// Name "juju" and Arg "rate:capacity=5" (HasArg: there was a ':'), and Spec
+// the whole, for errors.
+type Call struct {
+	Spec, Name, Arg string
+	HasArg          bool
+}
+
+// NoArg returns an error for a call with a parameter, for a kind that
+// takes none.
+func (c Call) NoArg() error {
+	if c.HasArg {
+		return fmt.Errorf("algorithm %q takes no parameter", c.Spec)
+	}
+	return nil
+}
+
+// registry holds the products that registered themselves, by name.
+var registry = struct {
+	sync.Mutex
+	products map[string]Kind
+}{products: map[string]Kind{}}
+
+// Register adds a product's kind to the catalogue, under its name and any
+// further names it answers to (Upstash's fixed window is its own kind).
+// It is called from the product's file, when the program starts; a name
+// given twice, or one of a textbook algorithm, panics.
+func Register(k Kind) {
+	registry.Lock()
+	defer registry.Unlock()
+	name := k.Name()
+	if _, ok := registry.products[name]; ok || textbookKind(name) != nil {
+		panic("algorithms: " + name + " registered twice")
+	}
+	if k.Build == nil {
+		panic("algorithms: " + name + " registered without a Build")
+	}
+	registry.products[name] = k
+}
+
+// kindOf returns the kind named name, textbook or product, and whether
+// there is one.
+func kindOf(name string) (Kind, bool) {
+	if k := textbookKind(name); k != nil {
+		return *k, true
+	}
+	registry.Lock()
+	defer registry.Unlock()
+	k, ok := registry.products[name]
+	return k, ok
+}
+
+// textbookKind returns the textbook algorithm named name, nil if none is.
+func textbookKind(name string) *Kind {
+	for i := range textbook {
+		if textbook[i].Build != nil && textbook[i].Name() == name {
+			return &textbook[i]
+		}
+	}
+	return nil
+}
+
+// Catalogue returns every kind New builds, for help texts: the textbook
+// algorithms in their order, then the products by name, then the
+// templates any spec may take (a refusal cache, a product's deviation
+// turned off).
+func Catalogue() []Kind {
+	var out []Kind
+	for _, k := range textbook {
+		if k.Build != nil {
+			out = append(out, k)
+		}
+	}
+	registry.Lock()
+	var products []Kind
+	for _, k := range registry.products {
+		products = append(products, k)
+	}
+	registry.Unlock()
+	slices.SortFunc(products, func(a, b Kind) int { return strings.Compare(a.Name(), b.Name()) })
+	out = append(out, products...)
+	for _, k := range textbook {
+		if k.Build == nil {
+			out = append(out, k)
+		}
+	}
+	return out
+}

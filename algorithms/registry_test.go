@@ -1,0 +1,75 @@
+package algorithms
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The catalogue lists the textbook algorithms in their order, then every
+// product registered from its file, by name, then the templates; every
+// kind but a template builds from its name alone, and answers to it.
+func TestCatalogue(t *testing.T) {
+	r, _ := ParseRule("10/1m")
+	cat := Catalogue()
+	var names []string
+	for _, k := range cat {
+		names = append(names, k.Name())
+	}
+	if !slices.Equal(names[:3], []string{"log", "counter", "counter-lt"}) {
+		t.Errorf("catalogue starts %v, want the log and the counters first", names[:3])
+	}
+	if last := cat[len(cat)-1]; last.Build != nil || !strings.HasPrefix(cat[len(cat)-2].Spec, "ALG:block") {
+		t.Errorf("catalogue ends %q, %q: want the templates last", cat[len(cat)-2].Spec, last.Spec)
+	}
+	var products []string
+	for _, k := range cat {
+		if k.Build == nil || textbookKind(k.Name()) != nil {
+			continue
+		}
+		products = append(products, k.Name())
+		l, err := New(k.Name(), r)
+		if err != nil {
+			t.Errorf("%s: %v", k.Name(), err)
+			continue
+		}
+		if _, ok := l.(Product); !ok {
+			t.Errorf("%s registered itself as a product, but is not one", k.Name())
+		}
+	}
+	if !slices.IsSorted(products) || len(products) < 14 {
+		t.Errorf("products %v: want every product, by name", products)
+	}
+	for _, want := range []string{"nginx", "envoy", "upstash-fixed", "upstash-token", "redis_rate", "guava"} {
+		if !slices.Contains(products, want) {
+			t.Errorf("%s is not in the catalogue", want)
+		}
+	}
+}
+
+// A name registered twice, or a textbook algorithm's, is a programming
+// error caught when the program starts.
+func TestRegisterRefusesTakenNames(t *testing.T) {
+	for _, name := range []string{"nginx", "counter", "log"} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("registering %s again did not panic", name)
+				}
+			}()
+			Register(Kind{Spec: name, Build: noArg(func(r Rule) Limiter { return NewLog(r) })})
+		}()
+	}
+	if _, ok := kindOf("nginx"); !ok {
+		t.Fatal("nginx is gone after a refused registration")
+	}
+}
+
+// An unknown name is refused, naming every kind of the catalogue.
+func TestUnknownAlgorithm(t *testing.T) {
+	r, _ := ParseRule("10/1m")
+	_, err := New("nginxx", r)
+	if err == nil || !strings.Contains(err.Error(), `unknown algorithm "nginxx"`) || !strings.Contains(err.Error(), "upstash-token[") || !strings.Contains(err.Error(), "buckets:N") {
+		t.Errorf("New(nginxx): %v", err)
+	}
+}
