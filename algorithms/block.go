@@ -35,8 +35,8 @@ type Blocked struct {
 	reset func(id int32, t int64) int64
 }
 
-// blockedUntil returns when key id's block ends (math.MinInt64: none).
-func (b *Blocked) blockedUntil(id int32) int64 { return (*b.until.At(id)) ^ math.MinInt64 }
+// BlockedUntil returns when key id's block ends (math.MinInt64: none).
+func (b *Blocked) BlockedUntil(id int32) int64 { return (*b.until.At(id)) ^ math.MinInt64 }
 
 // NewBlocked puts l behind a refusal cache for rule r: how is "window"
 // (till the window's end) or a duration as time.ParseDuration reads it.
@@ -53,6 +53,11 @@ func NewBlocked(l Limiter, r Rule, how string) (*Blocked, error) {
 	return b, nil
 }
 
+// SetReset makes the cache keep a refused key until reset(id, t), for a
+// refusal of key id at t, instead of the rule's window or the duration: a
+// product whose cache keeps the reset its limiter returns (Upstash).
+func (b *Blocked) SetReset(reset func(id int32, t int64) int64) { b.reset = reset }
+
 // Inner returns the limiter behind the cache.
 func (b *Blocked) Inner() Limiter { return b.inner }
 
@@ -61,7 +66,7 @@ func (b *Blocked) end(t int64) int64 {
 	if b.w == 0 {
 		return SatAdd(t, b.d)
 	}
-	return SatAdd(floorDivInt(t, b.w)*b.w, b.w)
+	return SatAdd(FloorDiv(t, b.w)*b.w, b.w)
 }
 
 func (b *Blocked) Name() string { return b.name }
@@ -69,7 +74,7 @@ func (b *Blocked) Name() string { return b.name }
 // Decide refuses a key blocked at t; otherwise it asks the limiter, and
 // blocks the key if the limiter refuses.
 func (b *Blocked) Decide(id int32, t, cost int64) bool {
-	if t < b.blockedUntil(id) {
+	if t < b.BlockedUntil(id) {
 		return false
 	}
 	return b.Gate(id, t, b.inner.Decide(id, t, cost))
@@ -80,7 +85,7 @@ func (b *Blocked) Decide(id int32, t, cost int64) bool {
 // reference, which reads the log's exact count at every request): a key
 // blocked at t is refused, and a refusal by the limiter blocks the key.
 func (b *Blocked) Gate(id int32, t int64, admit bool) bool {
-	if t < b.blockedUntil(id) {
+	if t < b.BlockedUntil(id) {
 		return false
 	}
 	if admit {
@@ -117,13 +122,13 @@ func (b *Blocked) Warm(id int32) uint64 {
 }
 
 // Blocking says whether key id is blocked at t.
-func (b *Blocked) Blocking(id int32, t int64) bool { return t < b.blockedUntil(id) }
+func (b *Blocked) Blocking(id int32, t int64) bool { return t < b.BlockedUntil(id) }
 
 // Idle: the block is over and the limiter is idle (never, for a limiter
 // that cannot tell).
 func (b *Blocked) Idle(id int32, t int64) bool {
 	rl, ok := b.inner.(Releaser)
-	return ok && t >= b.blockedUntil(id) && rl.Idle(id, t)
+	return ok && t >= b.BlockedUntil(id) && rl.Idle(id, t)
 }
 
 func (b *Blocked) Release(id int32) {

@@ -56,7 +56,7 @@ func (*Buckets) CountsRejected() bool { return true }
 // SubWindow returns the sub-window s = floor(t*N/W) that time t >= 0 falls
 // in and the remainder t*N - s*W in [0, W): exact, W/N never rounded.
 func (b *Buckets) SubWindow(t int64) (s, rem int64) {
-	s, rem, _ = divmod(t, b.n, b.rule.W) // t < 2^63 and N <= W: fits
+	s, rem, _ = DivMod(t, b.n, b.rule.W) // t < 2^63 and N <= W: fits
 	return s, rem
 }
 
@@ -87,7 +87,7 @@ func (b *Buckets) Decide(id int32, t, cost int64) bool {
 	h, c := b.advance(id, s)
 	old := c[(s+1)%(b.n+1)] // sub-window s-N, in the slot after s's
 	// Admits, inlined:
-	return counterLE(old, h.sum, rem, cost, b.rule.L, b.rule.W)
+	return CounterLE(old, h.sum, rem, cost, b.rule.L, b.rule.W)
 }
 
 // Admits is b's decision for a request of cost in a sub-window s with
@@ -96,7 +96,7 @@ func (b *Buckets) Decide(id int32, t, cost int64) bool {
 // own counts, exactly: (sum+cost)*W + old*(W-rem) <= L*W, the counter's
 // rule with a sub-window for the window.
 func (b *Buckets) Admits(sum, old, rem, cost int64) bool {
-	return counterLE(old, sum, rem, cost, b.rule.L, b.rule.W)
+	return CounterLE(old, sum, rem, cost, b.rule.L, b.rule.W)
 }
 
 func (b *Buckets) Record(id int32, t, cost int64) {

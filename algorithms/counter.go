@@ -2,27 +2,27 @@ package algorithms
 
 import "math/bits"
 
-// counterState is one key's pair of fixed-window counts. The zero value is
+// CounterState is one key's pair of fixed-window counts. The zero value is
 // the initial state: both windows empty.
-type counterState struct {
-	start int64 // w(t)*W for the last request seen: the start of the window curr counts
-	prev  int64 // cost recorded in the window before
-	curr  int64 // cost recorded in the window starting at start
+type CounterState struct {
+	Start int64 // w(t)*W for the last request seen: the start of the window curr counts
+	Prev  int64 // cost recorded in the window before
+	Curr  int64 // cost recorded in the window starting at start
 }
 
-// advance rolls the state forward to the window w(t) = floor(t/W) and
+// Advance rolls the state forward to the window w(t) = floor(t/W) and
 // returns e = t - w(t)*W, the time elapsed in it. The window is kept by its
 // start time, so that a request in the same window as the key's last one,
 // or in the next, needs no division: t is in window start/W iff
 // 0 <= t-start < W.
-func (s *counterState) advance(t, W int64) int64 {
-	e := t - s.start
+func (s *CounterState) Advance(t, W int64) int64 {
+	e := t - s.Start
 	if e >= 0 {
 		if e < W {
 			return e
 		}
 		if e -= W; e < W { // the next window
-			s.prev, s.curr, s.start = s.curr, 0, s.start+W
+			s.Prev, s.Curr, s.Start = s.Curr, 0, s.Start+W
 			return e
 		}
 	}
@@ -31,49 +31,49 @@ func (s *counterState) advance(t, W int64) int64 {
 
 // jump is advance's slow path: t is neither in the key's window nor in the
 // next one (it is later, or earlier), so both counts start over.
-func (s *counterState) jump(t, W int64) int64 {
-	s.prev, s.curr, s.start = 0, 0, t/W*W
-	return t - s.start
+func (s *CounterState) jump(t, W int64) int64 {
+	s.Prev, s.Curr, s.Start = 0, 0, t/W*W
+	return t - s.Start
 }
 
-// idle reports whether the state at t, no earlier than the window of the
+// Idle reports whether the state at t, no earlier than the window of the
 // key's last request, is the initial one: the two counts that advance(t)
 // would leave are both 0. The counts are those recorded, so a request
 // refused and not recorded (it only moved start) holds nothing: the key is
-// idle once the window after the last one with a recorded cost has passed,
+// Idle once the window after the last one with a recorded cost has passed,
 // not two windows after its last request. It reads the state without
 // advancing it.
-func (s counterState) idle(t, W int64) bool {
-	switch d := t - s.start; {
-	case s.prev == 0 && s.curr == 0:
+func (s CounterState) Idle(t, W int64) bool {
+	switch d := t - s.Start; {
+	case s.Prev == 0 && s.Curr == 0:
 		return true
 	case d < W: // the same window (or, against the contract, an earlier one)
 		return false
 	case d-W < W: // the next window: curr becomes the previous count
-		return s.curr == 0
+		return s.Curr == 0
 	}
 	return true // both windows read at t are later than start's
 }
 
-// fixedState is one key's fixed-window count, kept as counterState's
+// FixedState is one key's fixed-window count, kept as counterState's
 // without prev. The zero value is the initial state.
-type fixedState struct {
-	start int64 // w(t)*W for the last request seen
-	curr  int64 // cost recorded in the window starting at start
+type FixedState struct {
+	Start int64 // w(t)*W for the last request seen
+	Curr  int64 // cost recorded in the window starting at start
 }
 
-// advance rolls the state forward to the window of t, as counterState's.
-func (s *fixedState) advance(t, W int64) {
-	if e := t - s.start; e >= 0 && e < W {
+// Advance rolls the state forward to the window of t, as counterState's.
+func (s *FixedState) Advance(t, W int64) {
+	if e := t - s.Start; e >= 0 && e < W {
 		return
 	}
-	s.curr, s.start = 0, t/W*W
+	s.Curr, s.Start = 0, t/W*W
 }
 
-// idle reports whether the state at t, no earlier than the window of the
+// Idle reports whether the state at t, no earlier than the window of the
 // key's last request, is the initial one: t is in a later window than
 // start's, or nothing is recorded in start's.
-func (s fixedState) idle(t, W int64) bool { return s.curr == 0 || t-s.start >= W }
+func (s FixedState) Idle(t, W int64) bool { return s.Curr == 0 || t-s.Start >= W }
 
 // admitRule is how a sliding-window counter variant compares its estimate
 // with the limit. e is the time elapsed in the current window.
@@ -99,7 +99,7 @@ const (
 type Counter struct {
 	rule  Rule
 	admit admitRule
-	st    PerKey[counterState]
+	st    PerKey[CounterState]
 }
 
 // NewCounter returns the sliding window counter, admitting iff E+cost <= L.
@@ -130,14 +130,14 @@ func (*Counter) CountsRejected() bool { return true }
 func (c *Counter) Decide(id int32, t, cost int64) bool {
 	W, L := c.rule.W, c.rule.L
 	s := c.st.At(id)
-	e := s.advance(t, W)
+	e := s.Advance(t, W)
 	switch c.admit { // as Admits, with the rules inlined
 	case admitLT:
-		return counterLT(s.prev, s.curr, e, L, W)
+		return CounterLT(s.Prev, s.Curr, e, L, W)
 	case admitFloor:
-		return counterFloor(s.prev, s.curr, e, cost, L, W)
+		return CounterFloor(s.Prev, s.Curr, e, cost, L, W)
 	}
-	return counterLE(s.prev, s.curr, e, cost, L, W)
+	return CounterLE(s.Prev, s.Curr, e, cost, L, W)
 }
 
 // Admits is c's decision for a request of cost at time e into its fixed
@@ -149,20 +149,20 @@ func (c *Counter) Admits(prev, curr, e, cost int64) bool {
 	W, L := c.rule.W, c.rule.L
 	switch c.admit {
 	case admitLT:
-		return counterLT(prev, curr, e, L, W)
+		return CounterLT(prev, curr, e, L, W)
 	case admitFloor:
-		return counterFloor(prev, curr, e, cost, L, W)
+		return CounterFloor(prev, curr, e, cost, L, W)
 	}
-	return counterLE(prev, curr, e, cost, L, W)
+	return CounterLE(prev, curr, e, cost, L, W)
 }
 
 // The three admission rules of the counter, exact in 128 bits. They are
 // written with math/bits rather than u128 to stay within the inliner's
 // budget: Decide (and Buckets.Decide) inline them.
 
-// counterLE is docs/definitions.md §5: prev*(W-e) + (curr+cost)*W <= L*W. curr+cost is
+// CounterLE is docs/definitions.md §5: prev*(W-e) + (curr+cost)*W <= L*W. curr+cost is
 // below 2^64 (both are below 2^63), so every sum is exact.
-func counterLE(prev, curr, e, cost, L, W int64) bool {
+func CounterLE(prev, curr, e, cost, L, W int64) bool {
 	ph, pl := bits.Mul64(uint64(prev), uint64(W-e))
 	ch, cl := bits.Mul64(uint64(curr)+uint64(cost), uint64(W))
 	lo, c := bits.Add64(pl, cl, 0)
@@ -171,8 +171,8 @@ func counterLE(prev, curr, e, cost, L, W int64) bool {
 	return hi < lh || hi == lh && lo <= ll
 }
 
-// counterLT is docs/definitions.md §5.1: prev*(W-e) + curr*W < L*W, whatever the cost.
-func counterLT(prev, curr, e, L, W int64) bool {
+// CounterLT is docs/definitions.md §5.1: prev*(W-e) + curr*W < L*W, whatever the cost.
+func CounterLT(prev, curr, e, L, W int64) bool {
 	ph, pl := bits.Mul64(uint64(prev), uint64(W-e))
 	ch, cl := bits.Mul64(uint64(curr), uint64(W))
 	lo, c := bits.Add64(pl, cl, 0)
@@ -181,16 +181,16 @@ func counterLT(prev, curr, e, L, W int64) bool {
 	return hi < lh || hi == lh && lo < ll
 }
 
-// counterFloor is docs/definitions.md §5.2: floor(prev*(W-e)/W) + curr + cost <= L.
-func counterFloor(prev, curr, e, cost, L, W int64) bool {
-	q, _, _ := divmod(prev, W-e, W) // <= prev: always fits
+// CounterFloor is docs/definitions.md §5.2: floor(prev*(W-e)/W) + curr + cost <= L.
+func CounterFloor(prev, curr, e, cost, L, W int64) bool {
+	q, _, _ := DivMod(prev, W-e, W) // <= prev: always fits
 	return cost <= L && q <= L-cost && curr <= L-cost-q
 }
 
 func (c *Counter) Record(id int32, t, cost int64) {
 	s := c.st.At(id)
-	s.advance(t, c.rule.W)
-	s.curr = SatAdd(s.curr, cost)
+	s.Advance(t, c.rule.W)
+	s.Curr = SatAdd(s.Curr, cost)
 }
 
 // Estimate returns E = prev*(W-e)/W + curr (for counter-floor, with the
@@ -198,8 +198,8 @@ func (c *Counter) Record(id int32, t, cost int64) {
 func (c *Counter) Estimate(id int32, t int64) Rational {
 	W := c.rule.W
 	s := c.st.At(id)
-	e := t - s.start
-	E := weighted(s.curr, s.prev, W-e, W)
+	e := t - s.Start
+	E := weighted(s.Curr, s.Prev, W-e, W)
 	if c.admit == admitFloor {
 		E.Frac, E.Den = 0, 1
 	}
@@ -212,7 +212,7 @@ func (c *Counter) Estimate(id int32, t int64) Rational {
 // Memory: the count and the window index, 16 bytes per key.
 type Fixed struct {
 	rule Rule
-	st   PerKey[fixedState]
+	st   PerKey[FixedState]
 }
 
 // NewFixed returns the fixed window limiter for rule r.
@@ -226,8 +226,8 @@ func (*Fixed) CountsRejected() bool { return true }
 
 func (f *Fixed) Decide(id int32, t, cost int64) bool {
 	s := f.st.At(id)
-	s.advance(t, f.rule.W)
-	return f.Admits(s.curr, cost)
+	s.Advance(t, f.rule.W)
+	return f.Admits(s.Curr, cost)
 }
 
 // Admits is f's decision for a request of cost given the cost recorded in
@@ -236,9 +236,9 @@ func (f *Fixed) Admits(curr, cost int64) bool { return cost <= f.rule.L-curr }
 
 func (f *Fixed) Record(id int32, t, cost int64) {
 	s := f.st.At(id)
-	s.advance(t, f.rule.W)
-	s.curr = SatAdd(s.curr, cost)
+	s.Advance(t, f.rule.W)
+	s.Curr = SatAdd(s.Curr, cost)
 }
 
 // Estimate returns curr, the fixed window's view of the window's cost.
-func (f *Fixed) Estimate(id int32, _ int64) Rational { return whole(f.st.At(id).curr) }
+func (f *Fixed) Estimate(id int32, _ int64) Rational { return Whole(f.st.At(id).Curr) }

@@ -64,7 +64,7 @@ func init() {
 // Memory: the count and the window, 16 bytes per key (a Redis counter and
 // its key's window start).
 type Envoy struct {
-	deviations
+	DeviationSet
 	rule Rule
 	div  int64 // the unit in seconds
 	st   PerKey[envoyState]
@@ -93,14 +93,14 @@ func NewEnvoy(r Rule) (*Envoy, error) {
 	for _, u := range envoyUnits {
 		if r.W == u.secs*int64(time.Second) {
 			e := &Envoy{rule: r, div: u.secs}
-			e.setDeviations(Deviation{"counts-refused", "counts every request in the window, refused ones included (a refused request of cost > 1 still uses up the window)"})
+			e.SetDeviations(Deviation{"counts-refused", "counts every request in the window, refused ones included (a refused request of cost > 1 still uses up the window)"})
 			return e, nil
 		}
 	}
 	return nil, fmt.Errorf("algorithm \"envoy\": the rate limit service's units are second, minute, hour, day, week, month (30 days) and year (365 days): give a window of 1s, 1m, 1h, 24h, 168h, 720h or 8760h, not %s", FormatWindow(r.W))
 }
 
-func (e *Envoy) Name() string       { return "envoy" + e.suffix() }
+func (e *Envoy) Name() string       { return "envoy" + e.Suffix() }
 func (*Envoy) Twin() string         { return "fixed" }
 func (e *Envoy) Grow(n int)         { e.st.Grow(n) }
 func (*Envoy) Bytes(int32) int64    { return 16 }
@@ -109,14 +109,14 @@ func (*Envoy) CountsRejected() bool { return true }
 
 // CountsEvery: the service increments the counter for every request
 // (deviation counts-refused).
-func (e *Envoy) CountsEvery() bool { return e.on(envoyCountsRefused) }
+func (e *Envoy) CountsEvery() bool { return e.OnAt(envoyCountsRefused) }
 
 const envoyCountsRefused = 0
 
 // advance moves the key to the window of t: now = floor(t/1s), window
 // now/divider with Go's division, as the cache key (a new key starts at 0).
 func (e *Envoy) advance(s *envoyState, t int64) {
-	if w := floorDivInt(t, int64(time.Second)) / e.div; w != s.win {
+	if w := FloorDiv(t, int64(time.Second)) / e.div; w != s.win {
 		s.win, s.curr = w, 0
 	}
 }
@@ -134,7 +134,7 @@ func (e *Envoy) Record(id int32, t, cost int64) {
 }
 
 // Estimate returns the window's count, as the fixed window.
-func (e *Envoy) Estimate(id int32, _ int64) Rational { return whole(e.st.At(id).curr) }
+func (e *Envoy) Estimate(id int32, _ int64) Rational { return Whole(e.st.At(id).curr) }
 
 // Idle: the key's counter is empty or belongs to another window than t's.
 func (e *Envoy) Idle(id int32, t int64) bool {
@@ -146,8 +146,8 @@ func (e *Envoy) Idle(id int32, t int64) bool {
 func (e *Envoy) Release(id int32)     { *e.st.At(id) = envoyState{} }
 func (e *Envoy) Warm(id int32) uint64 { return uint64(e.st.At(id).curr) }
 
-// floorDivInt returns floor(a/d) for d > 0.
-func floorDivInt(a, d int64) int64 {
+// FloorDiv returns floor(a/d) for d > 0.
+func FloorDiv(a, d int64) int64 {
 	q := a / d
 	if a%d < 0 {
 		q--

@@ -63,7 +63,7 @@ func init() {
 // Memory: the token count and the timer's tick of its last update, 16 bytes
 // per key.
 type EnvoyLocal struct {
-	deviations
+	DeviationSet
 	max, fill, interval, phase int64
 	named                      bool // parameters given explicitly
 	st                         PerKey[envoyLocalState]
@@ -99,7 +99,7 @@ func NewEnvoyLocal(max, fill, interval, phase int64) (*EnvoyLocal, error) {
 		return nil, fmt.Errorf("algorithm \"envoy-local\": the phase must be in [0, interval)")
 	}
 	el := &EnvoyLocal{max: max, fill: fill, interval: interval, phase: phase}
-	el.setDeviations(
+	el.SetDeviations(
 		Deviation{"timer-fill", "adds tokens_per_fill at each tick of a timer every fill_interval, not continuously"},
 		Deviation{"one-token", "a request takes one token whatever its cost, and passes with one token left"})
 	el.tk = NewToken(Rule{L: fill, W: interval}, max)
@@ -120,7 +120,7 @@ func EnvoyLocalFill(r Rule) (fill, interval int64, err error) {
 	lm := r.L * ms
 	step := lm / GCD(r.W, lm)
 	for n := step; n <= r.L; n += step {
-		q, _, ok := divmod(n, r.W, r.L) // exact: n*W divisible by L
+		q, _, ok := DivMod(n, r.W, r.L) // exact: n*W divisible by L
 		if !ok {
 			break
 		}
@@ -183,7 +183,7 @@ func newEnvoyLocalSpec(spec, arg string, hasArg bool, r Rule) (Limiter, error) {
 	el.named = hasArg
 	if hi, lo := bits.Mul64(uint64(fill), uint64(r.W)); hi == 0 && lo < 1<<63 {
 		if hi2, lo2 := bits.Mul64(uint64(r.L), uint64(interval)); hi2 == hi && lo2 == lo {
-			el.twin = bucketSpec("token", max, r) // the rule's rate
+			el.twin = BucketSpec("token", max, r) // the rule's rate
 		}
 	}
 	return el, nil
@@ -194,18 +194,18 @@ func (el *EnvoyLocal) Twin() string { return el.twin }
 
 func (el *EnvoyLocal) Name() string {
 	if !el.named {
-		return "envoy-local" + el.suffix()
+		return "envoy-local" + el.Suffix()
 	}
 	s := "envoy-local:max=" + itoa(el.max) + ":fill=" + itoa(el.fill) + ":interval=" + FormatWindow(el.interval)
 	if el.phase != 0 {
 		s += ":phase=" + FormatWindow(el.phase)
 	}
-	return s + el.suffix()
+	return s + el.Suffix()
 }
 
 // Grow grows the timer's buckets, or the continuous one without timer-fill.
 func (el *EnvoyLocal) Grow(n int) {
-	if el.on(envoyLocalTimerFill) {
+	if el.OnAt(envoyLocalTimerFill) {
 		el.st.Grow(n)
 	} else {
 		el.tk.Grow(n)
@@ -224,7 +224,7 @@ func (el *EnvoyLocal) Params() (max, fill, interval, phase int64) {
 // refill applies the timer's ticks in (last, t]: the tick index of t is
 // floor((t-phase)/interval); each tick adds fill tokens up to max.
 func (el *EnvoyLocal) refill(s *envoyLocalState, t int64) {
-	n := floorDivInt(t-el.phase, el.interval)
+	n := FloorDiv(t-el.phase, el.interval)
 	if k := n - s.tick; k > 0 && s.deficit > 0 {
 		if k >= (s.deficit+el.fill-1)/el.fill { // ceil(deficit/fill) ticks fill it
 			s.deficit = 0
@@ -239,7 +239,7 @@ func (el *EnvoyLocal) refill(s *envoyLocalState, t int64) {
 
 // tokens returns what a request of cost takes: one (one-token), or cost.
 func (el *EnvoyLocal) tokens(cost int64) int64 {
-	if el.on(envoyLocalOneToken) {
+	if el.OnAt(envoyLocalOneToken) {
 		return 1
 	}
 	return cost
@@ -249,7 +249,7 @@ func (el *EnvoyLocal) tokens(cost int64) int64 {
 // token, tokens > 0.
 func (el *EnvoyLocal) Decide(id int32, t, cost int64) bool {
 	c := el.tokens(cost)
-	if !el.on(envoyLocalTimerFill) {
+	if !el.OnAt(envoyLocalTimerFill) {
 		return el.tk.Decide(id, t, c)
 	}
 	s := el.st.At(id)
@@ -259,7 +259,7 @@ func (el *EnvoyLocal) Decide(id int32, t, cost int64) bool {
 
 func (el *EnvoyLocal) Record(id int32, t, cost int64) {
 	c := el.tokens(cost)
-	if !el.on(envoyLocalTimerFill) {
+	if !el.OnAt(envoyLocalTimerFill) {
 		el.tk.Record(id, t, c)
 		return
 	}
@@ -270,7 +270,7 @@ func (el *EnvoyLocal) Record(id int32, t, cost int64) {
 
 // Idle: the bucket is full at t.
 func (el *EnvoyLocal) Idle(id int32, t int64) bool {
-	if !el.on(envoyLocalTimerFill) {
+	if !el.OnAt(envoyLocalTimerFill) {
 		return el.tk.Idle(id, t)
 	}
 	s := el.st.At(id)
@@ -279,7 +279,7 @@ func (el *EnvoyLocal) Idle(id int32, t int64) bool {
 }
 
 func (el *EnvoyLocal) Release(id int32) {
-	if !el.on(envoyLocalTimerFill) {
+	if !el.OnAt(envoyLocalTimerFill) {
 		el.tk.Release(id)
 		return
 	}
@@ -287,7 +287,7 @@ func (el *EnvoyLocal) Release(id int32) {
 }
 
 func (el *EnvoyLocal) Warm(id int32) uint64 {
-	if !el.on(envoyLocalTimerFill) {
+	if !el.OnAt(envoyLocalTimerFill) {
 		return el.tk.Warm(id)
 	}
 	return uint64(el.st.At(id).deficit)

@@ -74,25 +74,25 @@ func TestCounterAdvanceAsDivision(t *testing.T) {
 		default:
 			t1 = edgeInt(rng, maxInt64, W)
 		}
-		s := counterState{prev: 3, curr: 5}
-		s.start = t0 / W * W
+		s := CounterState{Prev: 3, Curr: 5}
+		s.Start = t0 / W * W
 		w0, w1 := t0/W, t1/W
-		e := s.advance(t1, W)
-		want := counterState{start: w1 * W}
+		e := s.Advance(t1, W)
+		want := CounterState{Start: w1 * W}
 		switch w1 {
 		case w0:
-			want.prev, want.curr = 3, 5
+			want.Prev, want.Curr = 3, 5
 		case w0 + 1:
-			want.prev = 5
+			want.Prev = 5
 		}
 		if s != want || e != t1-w1*W {
 			t.Fatalf("W=%d, from t=%d to %d: state %+v e=%d, want %+v e=%d", W, t0, t1, s, e, want, t1-w1*W)
 		}
-		f := fixedState{start: t0 / W * W, curr: 5}
-		f.advance(t1, W)
-		wantF := fixedState{start: w1 * W}
+		f := FixedState{Start: t0 / W * W, Curr: 5}
+		f.Advance(t1, W)
+		wantF := FixedState{Start: w1 * W}
 		if w1 == w0 {
-			wantF.curr = 5
+			wantF.Curr = 5
 		}
 		if f != wantF {
 			t.Fatalf("fixed W=%d, from t=%d to %d: state %+v, want %+v", W, t0, t1, f, wantF)
@@ -178,7 +178,7 @@ func (s *tokenRef) refill(t int64, r Rule) {
 	if dt <= 0 || (s.dq == 0 && s.dr == 0) {
 		return
 	}
-	q, rem, ok := divmod(dt, r.L, r.W)
+	q, rem, ok := DivMod(dt, r.L, r.W)
 	if !ok || q > s.dq || (q == s.dq && rem >= s.dr) {
 		s.dq, s.dr = 0, 0
 		return
@@ -214,7 +214,7 @@ func TestTokenScaledAsDivision(t *testing.T) {
 		if rng.IntN(4) == 0 {
 			ref.dr = 0
 		}
-		s := tokenState{x: mul(ref.dq, r.W).addInt(ref.dr), last: ref.last}
+		s := TokenState{X: Mul(ref.dq, r.W).AddInt(ref.dr), last: ref.last}
 		for range 4 {
 			tm := ref.last + edgeInt(rng, maxInt64-ref.last, r.W/max(r.L, 1)+1)
 			if rng.IntN(4) == 0 {
@@ -222,13 +222,13 @@ func TestTokenScaledAsDivision(t *testing.T) {
 			}
 			cost := 1 + edgeInt(rng, MaxCost-1, b)
 			ref.refill(tm, r)
-			s.refill(tm, r)
-			if got, want := s.fits(b, cost, r), ref.fits(b, cost); got != want {
+			s.Refill(tm, r)
+			if got, want := s.Fits(b, cost, r), ref.fits(b, cost); got != want {
 				t.Fatalf("case %d %v B=%d t=%d cost %d: fits %v, want %v (ref %+v)", i, r, b, tm, cost, got, want, ref)
 			}
 			if rng.IntN(2) == 0 {
 				ref.dq = SatAdd(ref.dq, cost)
-				s.take(cost, r)
+				s.Take(cost, r)
 			}
 			if dq, dr := s.deficit(r); dq != ref.dq || dr != ref.dr || s.last != ref.last {
 				t.Fatalf("case %d %v B=%d t=%d cost %d: deficit %d+%d/W, want %d+%d/W", i, r, b, tm, cost, dq, dr, ref.dq, ref.dr)

@@ -2,7 +2,7 @@ package algorithms
 
 func init() {
 	Register(Kind{"go-limiter", "github.com/sethvargo/go-limiter (memorystore): fixed window anchored at the key's first request, one token per request",
-		noArg(func(r Rule) Limiter { return NewGoLimiter(r) })})
+		NoParams(func(r Rule) Limiter { return NewGoLimiter(r) })})
 }
 
 // GoLimiter is github.com/sethvargo/go-limiter v0.7.1 (commit
@@ -48,7 +48,7 @@ func init() {
 // fillRate, availableTokens, lastTick, a mutex); the map entry is not
 // counted.
 type GoLimiter struct {
-	deviations
+	DeviationSet
 	rule     Rule
 	fillRate float64 // float64(interval) / float64(tokens), line 278
 	st       PerKey[goLimiterState]
@@ -70,7 +70,7 @@ const (
 // NewGoLimiter returns go-limiter's memorystore for rule r.
 func NewGoLimiter(r Rule) *GoLimiter {
 	g := &GoLimiter{rule: r, fillRate: float64(r.W) / float64(r.L)}
-	g.setDeviations(
+	g.SetDeviations(
 		Deviation{"anchor", "counts its intervals of W from the key's first request, not from the epoch"},
 		Deviation{"refill", "sets the tokens at a new interval to min(L, ticks*W/L) in float64 (W/L nanoseconds per token taken for tokens per tick), less than L when W < L² ns"},
 		Deviation{"cost", "takes one token per request whatever its cost"},
@@ -78,7 +78,7 @@ func NewGoLimiter(r Rule) *GoLimiter {
 	return g
 }
 
-func (g *GoLimiter) Name() string         { return "go-limiter" + g.suffix() }
+func (g *GoLimiter) Name() string         { return "go-limiter" + g.Suffix() }
 func (*GoLimiter) Twin() string           { return "fixed" }
 func (g *GoLimiter) Grow(n int)           { g.st.Grow(n) }
 func (*GoLimiter) Bytes(int32) int64      { return 56 }
@@ -91,16 +91,16 @@ func (g *GoLimiter) Warm(id int32) uint64 { return uint64(g.st.At(id).avail) }
 func (g *GoLimiter) advance(s *goLimiterState, t int64) {
 	if !s.seen {
 		*s = goLimiterState{start: t, avail: g.rule.L, seen: true}
-		if g.off[goLimiterAnchor] {
+		if !g.OnAt(goLimiterAnchor) {
 			s.start = 0
 		}
-		s.tick = floorDivInt(t-s.start, g.rule.W)
+		s.tick = FloorDiv(t-s.start, g.rule.W)
 		return
 	}
-	curr := floorDivInt(t-s.start, g.rule.W)
+	curr := FloorDiv(t-s.start, g.rule.W)
 	if s.tick < curr {
 		s.avail = g.rule.L
-		if g.on(goLimiterRefill) {
+		if g.OnAt(goLimiterRefill) {
 			if a := uint64(float64(uint64(curr-s.tick)) * g.fillRate); a < uint64(g.rule.L) {
 				s.avail = int64(a)
 			}
@@ -112,7 +112,7 @@ func (g *GoLimiter) advance(s *goLimiterState, t int64) {
 func (g *GoLimiter) Decide(id int32, t, cost int64) bool {
 	s := g.st.At(id)
 	g.advance(s, t)
-	if g.on(goLimiterCost) {
+	if g.OnAt(goLimiterCost) {
 		return s.avail > 0
 	}
 	return cost <= s.avail
@@ -121,7 +121,7 @@ func (g *GoLimiter) Decide(id int32, t, cost int64) bool {
 func (g *GoLimiter) Record(id int32, t, cost int64) {
 	s := g.st.At(id)
 	g.advance(s, t)
-	if g.on(goLimiterCost) {
+	if g.OnAt(goLimiterCost) {
 		cost = 1
 	}
 	s.avail -= cost // cost <= MaxCost: far from overflow

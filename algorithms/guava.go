@@ -7,7 +7,7 @@ import (
 
 func init() {
 	Register(Kind{"guava", "Guava's RateLimiter.create(L/W per second) asked tryAcquire(cost): SmoothBursty on a microsecond stopwatch from the key's first request, in doubles, one second of stored permits, starting empty, admitting whenever free and charging the cost after",
-		noArg(func(r Rule) Limiter { return NewGuava(r) })})
+		NoParams(func(r Rule) Limiter { return NewGuava(r) })})
 }
 
 // Guava is Google Guava's RateLimiter.create(permitsPerSecond), a
@@ -85,7 +85,7 @@ func init() {
 // (double), nextFreeTicketMicros (long) and the stopwatch's start (long);
 // the Java object holds maxPermits, stableIntervalMicros and a mutex too.
 type Guava struct {
-	deviations
+	DeviationSet
 	rule Rule
 	pps  float64 // permitsPerSecond
 	m    int64   // maxPermits rounded down (burst-fraction off)
@@ -99,7 +99,7 @@ type guavaState struct {
 	t0       int64   // creation: the key's first request
 	stored   float64 // storedPermits
 	nextFree int64   // nextFreeTicketMicros, in ticks since t0
-	v        tat     // exact: TAT = nextFree - stored*I + M*I
+	v        TAT     // exact: TAT = nextFree - stored*I + M*I
 }
 
 // Deviation indices of Guava.
@@ -114,12 +114,12 @@ const (
 // NewGuava returns Guava's SmoothBursty RateLimiter for rule r.
 func NewGuava(r Rule) *Guava {
 	g := &Guava{rule: r, pps: float64(r.L) / (float64(r.W) / 1e9)}
-	q, _ := mul(r.L, 1e9).quoRemWide(r.W)
-	g.m = int64(q.lo) // L*1s/W < 2^63 since W >= 1 ns and L < 2^63/1e9 in any useful rule
-	if q.hi != 0 || q.lo >= 1<<62 {
+	q, _ := Mul(r.L, 1e9).QuoRemWide(r.W)
+	g.m = int64(q.Lo) // L*1s/W < 2^63 since W >= 1 ns and L < 2^63/1e9 in any useful rule
+	if q.Hi != 0 || q.Lo >= 1<<62 {
 		g.m = 1<<62 - 1
 	}
-	g.setDeviations(
+	g.SetDeviations(
 		Deviation{"clock", "reads the time in whole microseconds since the key's first request (its stopwatch)"},
 		Deviation{"float", "computes in float64 (double) in the source's order, waits truncated to whole microseconds"},
 		Deviation{"pay-later", "admits a request whenever the limiter is free, whatever its cost, and charges the cost afterwards by pushing the next free time into the future"},
@@ -129,10 +129,10 @@ func NewGuava(r Rule) *Guava {
 	return g
 }
 
-func (g *Guava) Name() string { return "guava" + g.suffix() }
+func (g *Guava) Name() string { return "guava" + g.Suffix() }
 
 // Twin is GCRA with B = floor(L*1s/W) + 1 under the same rule.
-func (g *Guava) Twin() string { return bucketSpec("gcra", g.m+1, g.rule) }
+func (g *Guava) Twin() string { return BucketSpec("gcra", g.m+1, g.rule) }
 
 func (g *Guava) Grow(n int)         { g.st.Grow(n) }
 func (*Guava) Bytes(int32) int64    { return 24 }
@@ -142,7 +142,7 @@ func (*Guava) CountsRejected() bool { return false }
 // maxPermits is Guava's maxPermits, 1.0 * permitsPerSecond, or the whole
 // permits of it with burst-fraction off.
 func (g *Guava) maxPermits() float64 {
-	if g.on(guavaBurstFraction) {
+	if g.OnAt(guavaBurstFraction) {
 		return 1.0 * g.pps
 	}
 	return float64(g.m)
@@ -151,7 +151,7 @@ func (g *Guava) maxPermits() float64 {
 // interval is stableIntervalMicros, in ticks: microseconds, or nanoseconds
 // with the clock off.
 func (g *Guava) interval() float64 {
-	if g.on(guavaClock) {
+	if g.OnAt(guavaClock) {
 		return 1e6 / g.pps
 	}
 	return 1e9 / g.pps
@@ -159,11 +159,11 @@ func (g *Guava) interval() float64 {
 
 // tolerance is M*I*L exactly: 1s*L, or floor(L*1s/W)*W with burst-fraction
 // off.
-func (g *Guava) tolerance() u128 {
-	if g.on(guavaBurstFraction) {
-		return mul(1e9, g.rule.L)
+func (g *Guava) tolerance() U128 {
+	if g.OnAt(guavaBurstFraction) {
+		return Mul(1e9, g.rule.L)
 	}
-	return mul(g.m, g.rule.W)
+	return Mul(g.m, g.rule.W)
 }
 
 // state returns key id's limiter, creating it at t.
@@ -171,12 +171,12 @@ func (g *Guava) state(id int32, t int64) *guavaState {
 	s := g.st.At(id)
 	if !s.made {
 		*s = guavaState{made: true, t0: t}
-		if g.off[guavaStartsEmpty] {
+		if !g.OnAt(guavaStartsEmpty) {
 			s.stored = g.maxPermits()
 		} else {
 			// TAT = t0 + M*I: no stored permits.
-			q, r := g.tolerance().quoRemWide(g.rule.L)
-			s.v = tat{q.addInt(t), r}
+			q, r := g.tolerance().QuoRemWide(g.rule.L)
+			s.v = TAT{q.AddInt(t), r}
 		}
 	}
 	return s
@@ -186,14 +186,14 @@ func (g *Guava) state(id int32, t int64) *guavaState {
 // trace's time floored to the microsecond since t0 (exact).
 func (g *Guava) ticks(s *guavaState, t int64) int64 {
 	d := t - s.t0
-	if g.on(guavaClock) {
+	if g.OnAt(guavaClock) {
 		return d / 1000
 	}
 	return d
 }
 
 func (g *Guava) exactNow(s *guavaState, t int64) int64 {
-	if g.on(guavaClock) {
+	if g.OnAt(guavaClock) {
 		return s.t0 + (t-s.t0)/1000*1000
 	}
 	return t
@@ -201,12 +201,12 @@ func (g *Guava) exactNow(s *guavaState, t int64) int64 {
 
 func (g *Guava) Decide(id int32, t, cost int64) bool {
 	s := g.state(id, t)
-	if g.on(guavaFloat) {
+	if g.OnAt(guavaFloat) {
 		now := g.ticks(s, t)
 		if s.nextFree > now {
 			return false
 		}
-		if g.on(guavaPayLater) {
+		if g.OnAt(guavaPayLater) {
 			return true
 		}
 		stored := s.stored
@@ -217,28 +217,28 @@ func (g *Guava) Decide(id int32, t, cost int64) bool {
 	}
 	now := g.exactNow(s, t)
 	x := g.tolerance()
-	if g.off[guavaPayLater] {
+	if !g.OnAt(guavaPayLater) {
 		// max(TAT-now, 0)*L <= M*I*L + (1-cost)*W
 		if cost < 1 {
-			x = x.add(mul(1-cost, g.rule.W))
+			x = x.Add(Mul(1-cost, g.rule.W))
 		} else {
-			c := mul(cost-1, g.rule.W)
-			if x.lt(c) {
+			c := Mul(cost-1, g.rule.W)
+			if x.Lt(c) {
 				return false
 			}
-			x = x.minus(c)
+			x = x.Minus(c)
 		}
 	}
 	v := &s.v
-	if v.due(now) {
+	if v.Due(now) {
 		return true
 	}
-	d := v.ahead(now)
-	if d.hi != 0 {
+	d := v.Ahead(now)
+	if d.Hi != 0 {
 		return false
 	}
-	hi, lo := bits.Mul64(d.lo, uint64(g.rule.L))
-	return u128{hi, lo}.addInt(v.r).le(x)
+	hi, lo := bits.Mul64(d.Lo, uint64(g.rule.L))
+	return U128{hi, lo}.AddInt(v.R).Le(x)
 }
 
 // Record is reserveEarliestAvailable: resync, then the stored permits
@@ -247,7 +247,7 @@ func (g *Guava) Decide(id int32, t, cost int64) bool {
 // acquire would.
 func (g *Guava) Record(id int32, t, cost int64) {
 	s := g.state(id, t)
-	if g.on(guavaFloat) {
+	if g.OnAt(guavaFloat) {
 		now := g.ticks(s, t)
 		interval := g.interval()
 		if now > s.nextFree { // resync
@@ -261,7 +261,7 @@ func (g *Guava) Record(id int32, t, cost int64) {
 		s.stored -= spend
 		return
 	}
-	s.v.push(g.exactNow(s, t), cost, g.rule)
+	s.v.Push(g.exactNow(s, t), cost, g.rule)
 }
 
 // javaLong is Java's (long) of a double: truncated toward zero, saturated

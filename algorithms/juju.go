@@ -53,7 +53,7 @@ func init() {
 // capacity, quantum, fillInterval, a mutex, availableTokens, latestTick 8
 // each).
 type Juju struct {
-	deviations
+	DeviationSet
 	rule                    Rule
 	capacity, quantum, fill int64
 	name                    string
@@ -80,7 +80,7 @@ func NewJuju(r Rule, capacity, quantum, fill int64) (*Juju, error) {
 	}
 	j := &Juju{rule: r, capacity: capacity, quantum: quantum, fill: fill,
 		cont: NewToken(Rule{L: quantum, W: fill}, capacity)}
-	j.setDeviations(
+	j.SetDeviations(
 		Deviation{"anchor", "counts its fill intervals from the key's first request (the bucket's creation), not from the epoch"},
 		Deviation{"whole-interval", "adds its tokens in quanta at the end of each whole fill interval, not continuously"},
 	)
@@ -183,7 +183,7 @@ func newJujuSpec(spec, arg string, hasArg bool, r Rule) (Limiter, error) {
 	return j, nil
 }
 
-func (j *Juju) Name() string { return j.name + j.suffix() }
+func (j *Juju) Name() string { return j.name + j.Suffix() }
 
 // Twin is token:B=capacity when quantum/fillInterval is exactly L/W.
 func (j *Juju) Twin() string {
@@ -192,7 +192,7 @@ func (j *Juju) Twin() string {
 	if h1 != h2 || l1 != l2 {
 		return ""
 	}
-	return bucketSpec("token", j.capacity, j.rule)
+	return BucketSpec("token", j.capacity, j.rule)
 }
 
 // Params returns capacity, quantum and fillInterval.
@@ -207,7 +207,7 @@ func (*Juju) Bytes(int32) int64    { return 88 }
 func (*Juju) FixedSize() bool      { return true }
 func (*Juju) CountsRejected() bool { return false }
 func (j *Juju) Warm(id int32) uint64 {
-	if j.off[jujuWhole] {
+	if !j.OnAt(jujuWhole) {
 		return j.cont.Warm(id)
 	}
 	return uint64(j.st.At(id).avail)
@@ -218,13 +218,13 @@ func (j *Juju) Warm(id int32) uint64 {
 func (j *Juju) adjust(s *jujuState, t int64) {
 	if !s.seen {
 		*s = jujuState{start: t, avail: j.capacity, seen: true}
-		if j.off[jujuAnchor] {
+		if !j.OnAt(jujuAnchor) {
 			s.start = 0
 		}
-		s.tick = floorDivInt(t-s.start, j.fill)
+		s.tick = FloorDiv(t-s.start, j.fill)
 		return
 	}
-	tick := floorDivInt(t-s.start, j.fill)
+	tick := FloorDiv(t-s.start, j.fill)
 	last := s.tick
 	s.tick = tick
 	if s.avail >= j.capacity {
@@ -241,7 +241,7 @@ func (j *Juju) adjust(s *jujuState, t int64) {
 }
 
 func (j *Juju) Decide(id int32, t, cost int64) bool {
-	if j.off[jujuWhole] {
+	if !j.OnAt(jujuWhole) {
 		return j.cont.Decide(id, t, cost)
 	}
 	s := j.st.At(id)
@@ -250,7 +250,7 @@ func (j *Juju) Decide(id int32, t, cost int64) bool {
 }
 
 func (j *Juju) Record(id int32, t, cost int64) {
-	if j.off[jujuWhole] {
+	if !j.OnAt(jujuWhole) {
 		j.cont.Record(id, t, cost)
 		return
 	}

@@ -88,7 +88,7 @@ func init() {
 // number under a key naming the period's start), and for month and year
 // the key's expiry, 8 more.
 type Kong struct {
-	deviations
+	DeviationSet
 	rule     Rule
 	period   string
 	calendar int   // 0 for second to day, else 'm' or 'y'
@@ -141,11 +141,11 @@ func NewKong(r Rule) (*Kong, error) {
 			Deviation{"calendar", "windows are calendar " + k.period + "s in UTC (" + map[string]string{"month": "28 to 31 days", "year": "365 or 366 days"}[k.period] + "), not the epoch's " + FormatWindow(r.W) + " windows"},
 			Deviation{"expiry", "the count restarts when the counter's key expires, " + FormatWindow(r.W) + " after the " + k.period + "'s first admitted request, before a longer " + k.period + " ends"})
 	}
-	k.setDeviations(list...)
+	k.SetDeviations(list...)
 	return k, nil
 }
 
-func (k *Kong) Name() string         { return "kong" + k.suffix() }
+func (k *Kong) Name() string         { return "kong" + k.Suffix() }
 func (k *Kong) Twin() string         { return "fixed" }
 func (k *Kong) Grow(n int)           { k.st.Grow(n) }
 func (*Kong) FixedSize() bool        { return true }
@@ -165,8 +165,8 @@ func (k *Kong) Bytes(int32) int64 {
 // window returns the window of t: the calendar month or year in UTC, or
 // the epoch's window of W.
 func (k *Kong) window(t int64) (start, end int64) {
-	if k.calendar == 0 || !k.on(kongCalendar) {
-		start = floorDivInt(t, k.rule.W) * k.rule.W
+	if k.calendar == 0 || !k.OnAt(kongCalendar) {
+		start = FloorDiv(t, k.rule.W) * k.rule.W
 		return start, SatAdd(start, k.rule.W)
 	}
 	u := time.Unix(0, t).UTC()
@@ -200,7 +200,7 @@ func (k *Kong) advance(s *kongState, t int64) {
 		start, end := k.window(t)
 		*s = kongState{start: start, endX: end ^ math.MinInt64}
 	}
-	if s.expiresX != 0 && k.calendar != 0 && k.on(kongExpiry) && floorDivInt(t, 1e6) >= s.expires() {
+	if s.expiresX != 0 && k.calendar != 0 && k.OnAt(kongExpiry) && FloorDiv(t, 1e6) >= s.expires() {
 		s.count, s.expiresX = 0, 0
 	}
 }
@@ -209,7 +209,7 @@ func (k *Kong) advance(s *kongState, t int64) {
 func (k *Kong) Decide(id int32, t, cost int64) bool {
 	s := k.st.At(id)
 	k.advance(s, t)
-	if k.on(kongOneHit) {
+	if k.OnAt(kongOneHit) {
 		return s.count < k.rule.L
 	}
 	return cost <= k.rule.L-s.count
@@ -221,16 +221,16 @@ func (k *Kong) Record(id int32, t, cost int64) {
 	s := k.st.At(id)
 	k.advance(s, t)
 	if s.expiresX == 0 {
-		s.expiresX = SatAdd(floorDivInt(t, 1e6), k.ttl) ^ math.MinInt64
+		s.expiresX = SatAdd(FloorDiv(t, 1e6), k.ttl) ^ math.MinInt64
 	}
-	if k.on(kongOneHit) {
+	if k.OnAt(kongOneHit) {
 		cost = 1
 	}
 	s.count = SatAdd(s.count, cost)
 }
 
 // Estimate returns the window's count.
-func (k *Kong) Estimate(id int32, _ int64) Rational { return whole(k.st.At(id).count) }
+func (k *Kong) Estimate(id int32, _ int64) Rational { return Whole(k.st.At(id).count) }
 
 // Idle: the key's counter is empty at t (another window, or expired).
 func (k *Kong) Idle(id int32, t int64) bool {

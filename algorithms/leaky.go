@@ -63,7 +63,7 @@ type Leaky struct {
 // leakyState is one key's queue. The zero value (F = 0, in the past of
 // every request) is an empty queue.
 type leakyState struct {
-	f  tat   // F, exact as GCRA's TAT, never saturated
+	f  TAT   // F, exact as GCRA's TAT, never saturated
 	at int64 // arrival time of the last recorded request, for Delay
 }
 
@@ -95,14 +95,14 @@ func (lk *Leaky) Capacity() int64 { return lk.b }
 // Decide admits iff the request fits in the queue at t:
 // max(F-t, 0)*L <= (B-cost)*W.
 func (lk *Leaky) Decide(id int32, t, cost int64) bool {
-	return cost <= lk.b && lk.st.At(id).f.fits(t, lk.b-cost, lk.rule)
+	return cost <= lk.b && lk.st.At(id).f.Fits(t, lk.b-cost, lk.rule)
 }
 
 // Record queues the request: F grows by cost*W/L from max(F, t).
 func (lk *Leaky) Record(id int32, t, cost int64) {
 	s := lk.st.At(id)
 	s.at = t
-	s.f.push(t, cost, lk.rule)
+	s.f.Push(t, cost, lk.rule)
 }
 
 // Delay returns the delay of the last request recorded for key id: the
@@ -110,27 +110,27 @@ func (lk *Leaky) Record(id int32, t, cost int64) {
 // rounded up.
 func (lk *Leaky) Delay(id int32) int64 {
 	s := lk.st.At(id)
-	if s.f.due(s.at) {
+	if s.f.Due(s.at) {
 		return 0
 	}
-	d := s.f.ahead(s.at)
-	if s.f.r > 0 {
-		d = d.addInt(1)
+	d := s.f.Ahead(s.at)
+	if s.f.R > 0 {
+		d = d.AddInt(1)
 	}
-	if d.hi != 0 || d.lo >= 1<<63 {
+	if d.Hi != 0 || d.Lo >= 1<<63 {
 		return 1<<63 - 1 // beyond 292 years: reported only
 	}
-	return int64(d.lo)
+	return int64(d.Lo)
 }
 
 // Level returns the queue level of key id at t >= its last request, in cost
 // units: max(F-t, 0)*L/W. Reported only (float64).
 func (lk *Leaky) Level(id int32, t int64) float64 {
 	f := &lk.st.At(id).f
-	if f.due(t) {
+	if f.Due(t) {
 		return 0
 	}
-	ns := f.ahead(t).float() + float64(f.r)/float64(lk.rule.L)
+	ns := f.Ahead(t).float() + float64(f.R)/float64(lk.rule.L)
 	return ns * float64(lk.rule.L) / float64(lk.rule.W)
 }
 

@@ -49,13 +49,13 @@ type Rational struct {
 	Frac, Den int64
 }
 
-// whole returns the integer v >= 0 as a Rational.
-func whole(v int64) Rational { return Rational{Whole: uint64(v), Den: 1} }
+// Whole returns the integer v >= 0 as a Rational.
+func Whole(v int64) Rational { return Rational{Whole: uint64(v), Den: 1} }
 
 // weighted returns base + p*num/den exactly, for base, p >= 0 and
 // 0 <= num <= den, den > 0: a count plus a count weighted by num/den.
 func weighted(base, p, num, den int64) Rational {
-	q, r, _ := divmod(p, num, den) // q <= p: always fits
+	q, r, _ := DivMod(p, num, den) // q <= p: always fits
 	return Rational{Whole: uint64(base) + uint64(q), Frac: r, Den: den}
 }
 

@@ -181,7 +181,7 @@ func (l *Log) Record(id int32, t, cost int64) {
 }
 
 // Estimate returns the exact cost in (t-W, t].
-func (l *Log) Estimate(id int32, t int64) Rational { return whole(l.Sum(id)) }
+func (l *Log) Estimate(id int32, t int64) Rational { return Whole(l.Sum(id)) }
 
 // Sum returns the cost recorded for key id in (t-W, t] as of its last
 // Decide: the exact count the other algorithms estimate.

@@ -104,7 +104,7 @@ func init() {
 // queue link (24), inside an rbtree node (32) and the key's bytes, none of
 // which the bucket's arithmetic needs.
 type Nginx struct {
-	deviations
+	DeviationSet
 	rate      int64 // milli-requests per second, truncated as nginx
 	burst     int64 // burst*1000
 	name      string
@@ -159,7 +159,7 @@ const nginxMaxParam = 1 << 40
 // "" for the defaults).
 func NewNginx(r Rule, arg string) (*Nginx, error) {
 	ng := &Nginx{burst: -1, rule: r}
-	ng.setDeviations(nginxDeviations...)
+	ng.SetDeviations(nginxDeviations...)
 	if arg != "" {
 		for _, kv := range strings.Split(arg, ":") {
 			k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
@@ -204,7 +204,7 @@ func NewNginx(r Rule, arg string) (*Nginx, error) {
 	ng.burst *= 1000
 	if ng.zone != nil {
 		name += ":zone"
-		ng.setDeviations(append(slices.Clone(nginxDeviations), nginxZoneDeviation)...)
+		ng.SetDeviations(append(slices.Clone(nginxDeviations), nginxZoneDeviation)...)
 	}
 	ng.name = name
 	ng.rate = ng.n * 1000 / ng.scale
@@ -214,7 +214,7 @@ func NewNginx(r Rule, arg string) (*Nginx, error) {
 
 // Without turns a deviation off (see Product).
 func (ng *Nginx) Without(name string) error {
-	if err := ng.deviations.Without(name); err != nil {
+	if err := ng.DeviationSet.Without(name); err != nil {
 		return err
 	}
 	ng.configure()
@@ -231,14 +231,14 @@ func (ng *Nginx) Without(name string) error {
 // max(0, D - drain) + cost <= burst+1, and the recorded excess stays D-1.
 func (ng *Nginx) configure() {
 	ng.unit, ng.exact = 1e6, nil
-	if !ng.on(nginxClock) {
+	if !ng.OnAt(nginxClock) {
 		ng.unit = 1
 	}
 	ng.rn, ng.dd = ng.rate, 1e9/ng.unit // rate*e*unit/1e9
-	if !ng.on(nginxRateTruncation) {
+	if !ng.OnAt(nginxRateTruncation) {
 		ng.rn, ng.dd = ng.n*1000, ng.scale*(1e9/ng.unit)
 	}
-	if !ng.on(nginxDrainTruncation) {
+	if !ng.OnAt(nginxDrainTruncation) {
 		// rn/(dd*unit) milli-requests per ns: rn requests per dd*unit*1000 ns.
 		ng.exact = NewToken(Rule{L: ng.rn, W: ng.dd * ng.unit * 1000}, ng.burst/1000+1)
 	}
@@ -252,7 +252,7 @@ func (ng *Nginx) Twin() string {
 	if configured.Cmp(rule) != 0 { // n/(scale s) != L/W
 		return ""
 	}
-	return bucketSpec("token", ng.burst/1000+1, ng.rule)
+	return BucketSpec("token", ng.burst/1000+1, ng.rule)
 }
 
 // parseNginxRate reads "Nr/s" or "Nr/m" and returns N and the scale, 1 or
@@ -296,7 +296,7 @@ func NginxRate(r Rule) (string, error) {
 	return "", fmt.Errorf("algorithm nginx: rule %s is not a whole number of requests per second or per minute, which is all nginx's rate takes; give the rate, e.g. nginx:rate=%sr/m", r, q.String())
 }
 
-func (ng *Nginx) Name() string { return ng.name + ng.suffix() }
+func (ng *Nginx) Name() string { return ng.name + ng.Suffix() }
 func (ng *Nginx) Grow(n int) {
 	if ng.zone != nil {
 		ng.zone.grow(n)
@@ -318,16 +318,16 @@ func (ng *Nginx) Bytes(int32) int64 {
 
 // CouplesKeys reports whether the zone's expiry is modelled: a key's
 // decision then depends on the other keys' requests (see KeyCoupler).
-func (ng *Nginx) CouplesKeys() bool { return ng.zone != nil && ng.on(nginxZoneExpiry) }
+func (ng *Nginx) CouplesKeys() bool { return ng.zone != nil && ng.OnAt(nginxZoneExpiry) }
 
 // idleNode is the expiry's test of node id, idle for ms >= 60 s:
 // excess - rate*ms/1000 <= 0 (with the drain exact, the token bucket's
 // deficit at most the one request being served: D - 1 <= 0).
 func (ng *Nginx) idleNode(id int32, ms int64) bool {
 	if ng.exact != nil {
-		s := ng.exact.st.At(id)
-		s.refill(SatAdd(ng.zone.last[id], ms)*ng.unit, ng.exact.rule)
-		return s.fits(1, 0, ng.exact.rule)
+		s := ng.exact.State(id)
+		s.Refill(SatAdd(ng.zone.last[id], ms)*ng.unit, ng.exact.Rule())
+		return s.Fits(1, 0, ng.exact.Rule())
 	}
 	return ng.drained(ms, ng.st.At(id).excess)
 }
@@ -348,7 +348,7 @@ func (ng *Nginx) Burst() int64 { return ng.burst }
 
 // clock is ngx_current_msec for trace time t: t floored to whole ms (to
 // whole units of the clock, ns with the clock's deviation off).
-func (ng *Nginx) clock(t int64) int64 { return floorDivInt(t, ng.unit) }
+func (ng *Nginx) clock(t int64) int64 { return FloorDiv(t, ng.unit) }
 
 // elapsed returns ms as lines 450-456 clamp it (in the clock's units).
 func (ng *Nginx) elapsed(s *nginxState, now int64) int64 {

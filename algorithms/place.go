@@ -47,7 +47,7 @@ func (j *Juju) Place(b *Block) {
 }
 
 func (el *EnvoyLocal) Place(b *Block) {
-	if el.on(envoyLocalTimerFill) {
+	if el.OnAt(envoyLocalTimerFill) {
 		el.st.Place(b)
 	} else {
 		el.tk.Place(b)
@@ -55,7 +55,7 @@ func (el *EnvoyLocal) Place(b *Block) {
 }
 
 func (rr *RedisRate) Place(b *Block) {
-	if rr.on(redisRateFloat) {
+	if rr.OnAt(redisRateFloat) {
 		rr.st.Place(b)
 	} else {
 		rr.exact.Place(b)

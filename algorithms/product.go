@@ -42,23 +42,23 @@ type Deviation struct {
 	About string
 }
 
-// deviations is embedded by a product: its list of deviations and which
+// DeviationSet is embedded by a product: its list of DeviationSet and which
 // are off. A product's Name appends suffix().
-type deviations struct {
+type DeviationSet struct {
 	list []Deviation
 	off  []bool
 }
 
-// setDeviations declares the product's deviations, all on.
-func (d *deviations) setDeviations(list ...Deviation) {
+// SetDeviations declares the product's deviations, all on.
+func (d *DeviationSet) SetDeviations(list ...Deviation) {
 	d.list, d.off = list, make([]bool, len(list))
 }
 
-func (d *deviations) Deviations() []Deviation { return d.list }
+func (d *DeviationSet) Deviations() []Deviation { return d.list }
 
 // Off reports whether the deviation named is off (false for a name the
 // product does not have).
-func (d *deviations) Off(name string) bool {
+func (d *DeviationSet) Off(name string) bool {
 	for i, v := range d.list {
 		if v.Name == name {
 			return d.off[i]
@@ -67,10 +67,10 @@ func (d *deviations) Off(name string) bool {
 	return false
 }
 
-// on reports whether deviation i of the list is on.
-func (d *deviations) on(i int) bool { return !d.off[i] }
+// On reports whether deviation i of the list is On.
+func (d *DeviationSet) OnAt(i int) bool { return !d.off[i] }
 
-func (d *deviations) Without(name string) error {
+func (d *DeviationSet) Without(name string) error {
 	for i, v := range d.list {
 		if v.Name == name {
 			d.off[i] = true
@@ -87,9 +87,9 @@ func (d *deviations) Without(name string) error {
 	return fmt.Errorf("no deviation %q (known: %s)", name, strings.Join(names, ", "))
 }
 
-// suffix is the canonical spec of the deviations turned off,
+// Suffix is the canonical spec of the deviations turned off,
 // ":without=NAME" for each in the list's order.
-func (d *deviations) suffix() string {
+func (d *DeviationSet) Suffix() string {
 	var b strings.Builder
 	for i, v := range d.list {
 		if d.off[i] {
@@ -185,10 +185,10 @@ func CouplesKeys(l Limiter) bool {
 	return ok && c.CouplesKeys()
 }
 
-// bucketSpec is the spec of bucket algorithm alg ("token", "gcra") of
+// BucketSpec is the spec of bucket algorithm alg ("token", "gcra") of
 // capacity b under rule r, as a twin: alg alone when b is its default, L,
 // so that a twin is the run of the same name when one is listed.
-func bucketSpec(alg string, b int64, r Rule) string {
+func BucketSpec(alg string, b int64, r Rule) string {
 	if b == r.L {
 		return alg
 	}

@@ -71,7 +71,7 @@ func init() {
 // Memory: the TAT, 8 bytes per key (a Redis string holding the decimal
 // nanoseconds, with a TTL).
 type RedisCell struct {
-	deviations
+	DeviationSet
 	rule     Rule
 	burst    int64 // max_burst
 	named    bool  // burst given
@@ -105,7 +105,7 @@ func NewRedisCell(r Rule, burst int64) (*RedisCell, error) {
 	if hi, lo := bits.Mul64(uint64(rc.interval), uint64(rc.burst)+1); hi != 0 || lo >= 1<<63 {
 		return nil, fmt.Errorf("algorithm \"redis-cell\": the burst %d times the emission interval overflows CL.THROTTLE's 64-bit nanoseconds", rc.burst)
 	}
-	rc.setDeviations(Deviation{"truncation", "the emission interval W/L is truncated to whole nanoseconds (by float64 division), a rate slightly above L/W"})
+	rc.SetDeviations(Deviation{"truncation", "the emission interval W/L is truncated to whole nanoseconds (by float64 division), a rate slightly above L/W"})
 	rc.build()
 	return rc, nil
 }
@@ -127,7 +127,7 @@ func newRedisCellSpec(spec, arg string, hasArg bool, r Rule) (Limiter, error) {
 // build makes the GCRA that decides: on the rule 1/T with T the truncated
 // interval, or on the rule itself without truncation.
 func (rc *RedisCell) build() {
-	if rc.on(redisCellTruncation) {
+	if rc.OnAt(redisCellTruncation) {
 		rc.g = NewGCRA(Rule{L: 1, W: rc.interval}, rc.burst+1)
 	} else {
 		rc.g = NewGCRA(rc.rule, rc.burst+1)
@@ -136,7 +136,7 @@ func (rc *RedisCell) build() {
 
 // Without turns a deviation off and rebuilds the GCRA (before Grow).
 func (rc *RedisCell) Without(name string) error {
-	if err := rc.deviations.Without(name); err != nil {
+	if err := rc.DeviationSet.Without(name); err != nil {
 		return err
 	}
 	rc.build()
@@ -148,10 +148,10 @@ func (rc *RedisCell) Name() string {
 	if rc.named {
 		s += ":burst=" + itoa(rc.burst)
 	}
-	return s + rc.suffix()
+	return s + rc.Suffix()
 }
 
-func (rc *RedisCell) Twin() string { return bucketSpec("gcra", rc.burst+1, rc.rule) }
+func (rc *RedisCell) Twin() string { return BucketSpec("gcra", rc.burst+1, rc.rule) }
 
 // Interval returns the emission interval in ns as CL.THROTTLE computes it.
 func (rc *RedisCell) Interval() int64 { return rc.interval }

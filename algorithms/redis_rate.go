@@ -81,7 +81,7 @@ func init() {
 // value of the string key "rate:KEY", a decimal of up to 17 significant
 // digits, with the key's name and its expiry.
 type RedisRate struct {
-	deviations
+	DeviationSet
 	rule  Rule
 	burst int64
 	named bool
@@ -118,7 +118,7 @@ func NewRedisRate(r Rule, arg string, hasArg bool) (*RedisRate, error) {
 		}
 		rr.burst, rr.named = n, true
 	}
-	rr.setDeviations(
+	rr.SetDeviations(
 		Deviation{"clock", "decides on Redis TIME: the trace's time floored to whole microseconds"},
 		Deviation{"float", "float64 seconds since 2017 (emission interval period/rate, TAT, burst offset rounded at each step); off: exact rationals"},
 	)
@@ -134,14 +134,14 @@ func (rr *RedisRate) Name() string {
 	if rr.named {
 		name += ":burst=" + itoa(rr.burst)
 	}
-	return name + rr.suffix()
+	return name + rr.Suffix()
 }
 
 // Twin is GCRA with burst B under the same rule.
-func (rr *RedisRate) Twin() string { return bucketSpec("gcra", rr.burst, rr.rule) }
+func (rr *RedisRate) Twin() string { return BucketSpec("gcra", rr.burst, rr.rule) }
 
 func (rr *RedisRate) Grow(n int) {
-	if rr.on(redisRateFloat) {
+	if rr.OnAt(redisRateFloat) {
 		rr.st.Grow(n)
 	} else {
 		rr.exact.Grow(n)
@@ -158,8 +158,8 @@ func (rr *RedisRate) Burst() int64 { return rr.burst }
 // micro floors t to whole microseconds (in ns) when the clock deviation is
 // on.
 func (rr *RedisRate) clock(t int64) int64 {
-	if rr.on(redisRateClock) {
-		return floorDivInt(t, 1000) * 1000
+	if rr.OnAt(redisRateClock) {
+		return FloorDiv(t, 1000) * 1000
 	}
 	return t
 }
@@ -168,9 +168,9 @@ func (rr *RedisRate) clock(t int64) int64 {
 // since 2017 plus the microseconds (or, clock off, nanoseconds) as a
 // fraction, each rounded as Lua computes it.
 func (rr *RedisRate) now(t int64) float64 {
-	s := floorDivInt(t, 1e9)
+	s := FloorDiv(t, 1e9)
 	ns := t - s*1e9
-	if rr.on(redisRateClock) {
+	if rr.OnAt(redisRateClock) {
 		return float64(s-redisRateEpoch) + float64(ns/1000)/1000000
 	}
 	return float64(s-redisRateEpoch) + float64(ns)/1e9
@@ -195,7 +195,7 @@ func (rr *RedisRate) step(id int32, t, cost int64) (float64, float64, bool) {
 }
 
 func (rr *RedisRate) Decide(id int32, t, cost int64) bool {
-	if !rr.on(redisRateFloat) {
+	if !rr.OnAt(redisRateFloat) {
 		return rr.exact.Decide(id, rr.clock(t), cost)
 	}
 	_, _, ok := rr.step(id, t, cost)
@@ -206,7 +206,7 @@ func (rr *RedisRate) Decide(id int32, t, cost int64) bool {
 // (lines 59-62). A refused request is not recorded by the script;
 // recording one (shadow mode) stores it the same way.
 func (rr *RedisRate) Record(id int32, t, cost int64) {
-	if !rr.on(redisRateFloat) {
+	if !rr.OnAt(redisRateFloat) {
 		rr.exact.Record(id, rr.clock(t), cost)
 		return
 	}
@@ -217,7 +217,7 @@ func (rr *RedisRate) Record(id int32, t, cost int64) {
 }
 
 func (rr *RedisRate) Warm(id int32) uint64 {
-	if !rr.on(redisRateFloat) {
+	if !rr.OnAt(redisRateFloat) {
 		return rr.exact.Warm(id)
 	}
 	return uint64(rr.st.At(id).tat)
@@ -226,7 +226,7 @@ func (rr *RedisRate) Warm(id int32) uint64 {
 // Idle: no TAT, or a TAT at or before now, where max(tat, now) = now as
 // for a key never seen.
 func (rr *RedisRate) Idle(id int32, t int64) bool {
-	if !rr.on(redisRateFloat) {
+	if !rr.OnAt(redisRateFloat) {
 		return rr.exact.Idle(id, rr.clock(t))
 	}
 	s := rr.st.At(id)
@@ -234,7 +234,7 @@ func (rr *RedisRate) Idle(id int32, t int64) bool {
 }
 
 func (rr *RedisRate) Release(id int32) {
-	if !rr.on(redisRateFloat) {
+	if !rr.OnAt(redisRateFloat) {
 		rr.exact.Release(id)
 		return
 	}

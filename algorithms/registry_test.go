@@ -57,7 +57,7 @@ func TestRegisterRefusesTakenNames(t *testing.T) {
 					t.Errorf("registering %s again did not panic", name)
 				}
 			}()
-			Register(Kind{Spec: name, Build: noArg(func(r Rule) Limiter { return NewLog(r) })})
+			Register(Kind{Spec: name, Build: NoParams(func(r Rule) Limiter { return NewLog(r) })})
 		}()
 	}
 	if _, ok := kindOf("nginx"); !ok {

@@ -60,28 +60,28 @@ func (l *Log) Restore(id int32, peak int64) {
 }
 
 // Idle: both windows the counter reads at t are empty.
-func (c *Counter) Idle(id int32, t int64) bool { return c.st.At(id).idle(t, c.rule.W) }
+func (c *Counter) Idle(id int32, t int64) bool { return c.st.At(id).Idle(t, c.rule.W) }
 
-func (c *Counter) Release(id int32) { *c.st.At(id) = counterState{} }
+func (c *Counter) Release(id int32) { *c.st.At(id) = CounterState{} }
 
 // Idle: the window the limiter reads at t is empty.
-func (f *Fixed) Idle(id int32, t int64) bool { return f.st.At(id).idle(t, f.rule.W) }
+func (f *Fixed) Idle(id int32, t int64) bool { return f.st.At(id).Idle(t, f.rule.W) }
 
-func (f *Fixed) Release(id int32) { *f.st.At(id) = fixedState{} }
+func (f *Fixed) Release(id int32) { *f.st.At(id) = FixedState{} }
 
 // Idle: the bucket is full again.
 func (tk *Token) Idle(id int32, t int64) bool {
 	s := tk.st.At(id)
-	s.refill(t, tk.rule)
-	return s.x == u128{}
+	s.Refill(t, tk.rule)
+	return s.X == U128{}
 }
 
-func (tk *Token) Release(id int32) { *tk.st.At(id) = tokenState{} }
+func (tk *Token) Release(id int32) { *tk.st.At(id) = TokenState{} }
 
 // Idle: the theoretical arrival time is not after t.
-func (g *GCRA) Idle(id int32, t int64) bool { return g.st.At(id).due(t) }
+func (g *GCRA) Idle(id int32, t int64) bool { return g.st.At(id).Due(t) }
 
-func (g *GCRA) Release(id int32) { *g.st.At(id) = tat{} }
+func (g *GCRA) Release(id int32) { *g.st.At(id) = TAT{} }
 
 // Idle: every counter still in the window is zero.
 func (b *Buckets) Idle(id int32, t int64) bool {
@@ -96,7 +96,7 @@ func (b *Buckets) Release(id int32) {
 }
 
 // Idle: the queue has drained.
-func (lk *Leaky) Idle(id int32, t int64) bool { return lk.st.At(id).f.due(t) }
+func (lk *Leaky) Idle(id int32, t int64) bool { return lk.st.At(id).f.Due(t) }
 
 func (lk *Leaky) Release(id int32) { *lk.st.At(id) = leakyState{} }
 
@@ -104,15 +104,15 @@ func (lk *Leaky) Release(id int32) { *lk.st.At(id) = leakyState{} }
 // on both hold B whatever their past, as a new key's do.
 func (x *XRate) Idle(id int32, t int64) bool {
 	k := &x.keys[id]
-	k.twin.refill(t, x.rule)
-	return k.twin.x == u128{} && k.lim.TokensAt(time.Unix(0, t)) >= float64(x.b)
+	k.twin.Refill(t, x.rule)
+	return k.twin.X == U128{} && k.lim.TokensAt(time.Unix(0, t)) >= float64(x.b)
 }
 
 func (x *XRate) Release(id int32) {
 	k := &x.keys[id]
 	k.lim = rate.Limiter{}
 	initLimiter(&k.lim, x.limit, int(x.b))
-	k.twin = tokenState{}
+	k.twin = TokenState{}
 }
 
 // Idle: every layer is idle (a layer that cannot tell never is).

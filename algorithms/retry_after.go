@@ -46,11 +46,11 @@ func addTime(a, b int64) (int64, bool) {
 
 // mulAddTime returns a*b+c for a, b, c >= 0; ok is false when it overflows.
 func mulAddTime(a, b, c int64) (int64, bool) {
-	p := mul(a, b).addInt(c)
-	if p.hi != 0 || p.lo > 1<<63-1 {
+	p := Mul(a, b).AddInt(c)
+	if p.Hi != 0 || p.Lo > 1<<63-1 {
 		return 0, false
 	}
-	return int64(p.lo), true
+	return int64(p.Lo), true
 }
 
 // minElapsed returns the smallest e in [0, W] with p*(W-e) <= k*W, or with
@@ -64,7 +64,7 @@ func minElapsed(p, k, W int64, strict bool) int64 {
 		return 0
 	}
 	// W-e <= floor(k*W/p), or W-e <= ceil(k*W/p) - 1 when strict.
-	q, rem, ok := divmod(k, W, p)
+	q, rem, ok := DivMod(k, W, p)
 	if !ok {
 		return 0
 	}
@@ -130,12 +130,12 @@ func (w *WindowSum) coveredAt(need int64) (int64, bool) {
 
 // countsIn returns the (prev, curr) counts the state would have in window
 // k >= its own (start/W) if nothing more were recorded.
-func (s counterState) countsIn(k, W int64) (prev, curr int64) {
-	switch k - s.start/W {
+func (s CounterState) countsIn(k, W int64) (prev, curr int64) {
+	switch k - s.Start/W {
 	case 0:
-		return s.prev, s.curr
+		return s.Prev, s.Curr
 	case 1:
-		return s.curr, 0
+		return s.Curr, 0
 	}
 	return 0, 0
 }
@@ -151,7 +151,7 @@ func (c *Counter) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	}
 	s := (*c.st.At(id))
 	wt := t / W
-	last := max(wt, s.start/W+2) // from its window+2 on, both counts are zero
+	last := max(wt, s.Start/W+2) // from its window+2 on, both counts are zero
 	for k := wt; k <= last; k++ {
 		prev, curr := s.countsIn(k, W)
 		var e int64
@@ -191,7 +191,7 @@ func (f *Fixed) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	}
 	s := (*f.st.At(id))
 	wt := t / W
-	if wt != s.start/W || s.curr <= L-cost { // a later window counts nothing yet
+	if wt != s.Start/W || s.Curr <= L-cost { // a later window counts nothing yet
 		return t, true
 	}
 	return mulAddTime(wt+1, W, 0)
@@ -205,10 +205,10 @@ func (tk *Token) RetryAfter(id int32, t, cost int64) (int64, bool) {
 		return 0, false
 	}
 	s := (*tk.st.At(id))
-	if s.fits(tk.b, cost, tk.rule) {
+	if s.Fits(tk.b, cost, tk.rule) {
 		return t, true
 	}
-	need := s.x.minus(mul(tk.b-cost, tk.rule.W)) // D >= B-cost >= 0
+	need := s.X.Minus(Mul(tk.b-cost, tk.rule.W)) // D >= B-cost >= 0
 	dt, ok := need.quoCeil(tk.rule.L)
 	if !ok {
 		return 0, false
@@ -257,7 +257,7 @@ func (b *Buckets) RetryAfter(id int32, t, cost int64) (int64, bool) {
 			continue
 		}
 		// The least x with x*N >= sp*W + rem, if it is still in sp.
-		x, ok := mul(sp, W).addInt(rem).quoCeil(N)
+		x, ok := Mul(sp, W).AddInt(rem).quoCeil(N)
 		if !ok {
 			return 0, false
 		}

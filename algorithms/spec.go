@@ -14,11 +14,11 @@ var DefaultSpecs = []string{"log", "counter", "counter-lt", "counter-floor", "fi
 // then the templates any spec may take (no Build). The deployed products
 // register themselves, each from its own file (Register).
 var textbook = []Kind{
-	{"log", "sliding window log: the exact reference", noArg(func(r Rule) Limiter { return NewLog(r) })},
-	{"counter", "sliding window counter: prev*(W-e)/W + curr + cost <= L", noArg(func(r Rule) Limiter { return NewCounter(r) })},
-	{"counter-lt", "counter admitting iff prev*(W-e)/W + curr < L, as in a common Redis Lua snippet", noArg(func(r Rule) Limiter { return NewCounterLT(r) })},
-	{"counter-floor", "counter with the weighted previous count rounded down (with cost 1 it decides as counter-lt, and as Upstash's slidingWindow without its cache)", noArg(func(r Rule) Limiter { return NewCounterFloor(r) })},
-	{"fixed", "fixed window: curr + cost <= L", noArg(func(r Rule) Limiter { return NewFixed(r) })},
+	{"log", "sliding window log: the exact reference", NoParams(func(r Rule) Limiter { return NewLog(r) })},
+	{"counter", "sliding window counter: prev*(W-e)/W + curr + cost <= L", NoParams(func(r Rule) Limiter { return NewCounter(r) })},
+	{"counter-lt", "counter admitting iff prev*(W-e)/W + curr < L, as in a common Redis Lua snippet", NoParams(func(r Rule) Limiter { return NewCounterLT(r) })},
+	{"counter-floor", "counter with the weighted previous count rounded down (with cost 1 it decides as counter-lt, and as Upstash's slidingWindow without its cache)", NoParams(func(r Rule) Limiter { return NewCounterFloor(r) })},
+	{"fixed", "fixed window: curr + cost <= L", NoParams(func(r Rule) Limiter { return NewFixed(r) })},
 	{"token[:B=N]", "token bucket, L/W tokens per unit time, capacity B (default L)", withBurst(func(r Rule, b int64) Limiter { return NewToken(r, b) })},
 	{"gcra[:B=N]", "generic cell rate algorithm, emission interval W/L, burst B; decides as token", withBurst(func(r Rule, b int64) Limiter { return NewGCRA(r, b) })},
 	{"xrate[:B=N]", "peer library golang.org/x/time/rate: float64 token bucket, rate L/W, burst B (default L)", withBurst(func(r Rule, b int64) Limiter { return NewXRate(r, b) })},
@@ -28,8 +28,8 @@ var textbook = []Kind{
 	{"PRODUCT:without=NAME", "a deployed product with one of its deviations from its textbook algorithm turned off", nil},
 }
 
-// noArg is the Build of a kind that takes no parameter.
-func noArg(build func(Rule) Limiter) func(Call, Rule) (Limiter, error) {
+// NoParams is the Build of a kind that takes no parameter.
+func NoParams(build func(Rule) Limiter) func(Call, Rule) (Limiter, error) {
 	return func(c Call, r Rule) (Limiter, error) {
 		if err := c.NoArg(); err != nil {
 			return nil, err

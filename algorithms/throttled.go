@@ -56,7 +56,7 @@ func init() {
 // Memory: 8 bytes per key, the TAT as int64 nanoseconds (the memory store
 // keeps a *int64 per key in a map, with the key's string).
 type Throttled struct {
-	deviations
+	DeviationSet
 	rule     Rule
 	maxBurst int64
 	named    bool
@@ -83,7 +83,7 @@ func NewThrottled(r Rule, arg string, hasArg bool) (*Throttled, error) {
 	if period == 0 {
 		return nil, fmt.Errorf("algorithm throttled: rule %s: W/L is below one nanosecond, a rate throttled refuses (its period is whole nanoseconds)", r)
 	}
-	th.setDeviations(
+	th.SetDeviations(
 		Deviation{"rate-truncation", "the emission interval W/L truncated to whole nanoseconds (PerDuration), so it admits slightly faster than the rule"},
 	)
 	b := th.maxBurst + 1
@@ -97,22 +97,22 @@ func (th *Throttled) Name() string {
 	if th.named {
 		name += ":burst=" + itoa(th.maxBurst)
 	}
-	return name + th.suffix()
+	return name + th.Suffix()
 }
 
 // Twin is GCRA with B = MaxBurst + 1 under the same rule.
-func (th *Throttled) Twin() string { return bucketSpec("gcra", th.maxBurst+1, th.rule) }
+func (th *Throttled) Twin() string { return BucketSpec("gcra", th.maxBurst+1, th.rule) }
 
 // core is the GCRA the product runs with its deviations as set.
 func (th *Throttled) core() *GCRA {
-	if th.on(throttledTruncation) {
+	if th.OnAt(throttledTruncation) {
 		return th.trunc
 	}
 	return th.exact
 }
 
 // Period returns the emission interval as throttled keeps it, W/L truncated.
-func (th *Throttled) Period() int64 { return th.trunc.rule.W }
+func (th *Throttled) Period() int64 { return th.trunc.Rule().W }
 
 // MaxBurst returns RateQuota.MaxBurst.
 func (th *Throttled) MaxBurst() int64 { return th.maxBurst }

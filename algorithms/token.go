@@ -2,80 +2,80 @@ package algorithms
 
 import "math/bits"
 
-// tokenState is one key's token deficit D = B - tokens, kept exactly as
+// TokenState is one key's token deficit D = B - tokens, kept exactly as
 // x = D*W (D = dq + dr/W with 0 <= dr < W, x = dq*W + dr), so that a
 // refill, a decision and a record multiply and never divide. The zero value
 // is a full bucket. In shadow mode a bucket may record requests it had no
 // token for; D then exceeds B (the tokens are negative: a debt) until
 // refills repay it. The whole part dq saturates at the largest int64 (x
 // stays below 2^63*W).
-type tokenState struct {
-	x    u128  // the deficit times W
+type TokenState struct {
+	X    U128  // the deficit times W
 	last int64 // time of the last refill
 }
 
-// refill advances the bucket to time t: the deficit shrinks by
+// Refill advances the bucket to time t: the deficit shrinks by
 // (t-last)*L/W, never below zero (the bucket never holds more than B). It
 // has no branch on the state: x - (t-last)*L, or 0 where that borrows (a
 // time that goes back refills nothing).
-func (s *tokenState) refill(t int64, r Rule) {
+func (s *TokenState) Refill(t int64, r Rule) {
 	dt := t - s.last
 	s.last = t
 	if dt < 0 {
 		dt = 0
 	}
 	dh, dl := bits.Mul64(uint64(dt), uint64(r.L))
-	lo, b := bits.Sub64(s.x.lo, dl, 0)
-	hi, b := bits.Sub64(s.x.hi, dh, b)
+	lo, b := bits.Sub64(s.X.Lo, dl, 0)
+	hi, b := bits.Sub64(s.X.Hi, dh, b)
 	if b != 0 {
 		hi, lo = 0, 0
 	}
-	s.x = u128{hi, lo}
+	s.X = U128{hi, lo}
 }
 
-// fits reports whether cost tokens are available with capacity b:
+// Fits reports whether cost tokens are available with capacity b:
 // B - D >= cost, that is D*W <= (B-cost)*W.
-func (s *tokenState) fits(b, cost int64, r Rule) bool {
+func (s *TokenState) Fits(b, cost int64, r Rule) bool {
 	room := b - cost
 	if room < 0 {
 		return false
 	}
 	rh, rl := bits.Mul64(uint64(room), uint64(r.W))
-	return le128(s.x.hi, s.x.lo, rh, rl)
+	return le128(s.X.Hi, s.X.Lo, rh, rl)
 }
 
-// take records cost tokens taken: D grows by cost, its whole part
+// Take records cost tokens taken: D grows by cost, its whole part
 // saturating at the largest int64 (as SatAdd) and its fraction kept.
-func (s *tokenState) take(cost int64, r Rule) {
+func (s *TokenState) Take(cost int64, r Rule) {
 	x, big := s.plus(cost, r)
 	if big {
 		x = s.saturate(x, r)
 	}
-	s.x = x
+	s.X = x
 }
 
 // plus returns x + cost*W, and whether D may have reached 2^63 (x >=
 // 2^63*W), for saturate to tell.
-func (s *tokenState) plus(cost int64, r Rule) (u128, bool) {
+func (s *TokenState) plus(cost int64, r Rule) (U128, bool) {
 	ch, cl := bits.Mul64(uint64(cost), uint64(r.W))
-	lo, c := bits.Add64(s.x.lo, cl, 0)
-	x := u128{s.x.hi + ch + c, lo} // below 2^127: no wrap
-	return x, x.hi >= uint64(r.W)>>1
+	lo, c := bits.Add64(s.X.Lo, cl, 0)
+	x := U128{s.X.Hi + ch + c, lo} // below 2^127: no wrap
+	return x, x.Hi >= uint64(r.W)>>1
 }
 
 // saturate returns x = D*W, or its whole part saturated at the largest
 // int64 when D >= 2^63: take's slow path.
-func (s *tokenState) saturate(x u128, r Rule) u128 {
-	if top := (u128{uint64(r.W) >> 1, uint64(r.W) << 63}); !x.lt(top) { // D >= 2^63
+func (s *TokenState) saturate(x U128, r Rule) U128 {
+	if top := (U128{uint64(r.W) >> 1, uint64(r.W) << 63}); !x.Lt(top) { // D >= 2^63
 		_, dr := s.deficit(r)
-		x = mul(1<<63-1, r.W).addInt(dr)
+		x = Mul(1<<63-1, r.W).AddInt(dr)
 	}
 	return x
 }
 
 // deficit returns D = dq + dr/W, 0 <= dr < W.
-func (s *tokenState) deficit(r Rule) (dq, dr int64) {
-	dq, dr, _ = s.x.quoRem(r.W) // x < 2^63*W: dq fits
+func (s *TokenState) deficit(r Rule) (dq, dr int64) {
+	dq, dr, _ = s.X.quoRem(r.W) // x < 2^63*W: dq fits
 	return dq, dr
 }
 
@@ -89,7 +89,7 @@ type Token struct {
 	rule  Rule
 	b     int64
 	named bool // B was given explicitly
-	st    PerKey[tokenState]
+	st    PerKey[TokenState]
 }
 
 // NewToken returns the token bucket for rule r with capacity b (b <= 0
@@ -119,19 +119,29 @@ func (tk *Token) Capacity() int64 { return tk.b }
 
 func (tk *Token) Decide(id int32, t, cost int64) bool {
 	s := tk.st.At(id)
-	s.refill(t, tk.rule)
-	return s.fits(tk.b, cost, tk.rule)
+	s.Refill(t, tk.rule)
+	return s.Fits(tk.b, cost, tk.rule)
 }
 
 func (tk *Token) Record(id int32, t, cost int64) {
 	s := tk.st.At(id)
-	s.refill(t, tk.rule)
+	s.Refill(t, tk.rule)
 	x, big := s.plus(cost, tk.rule) // take, inlined
 	if big {
 		x = s.saturate(x, tk.rule)
 	}
-	s.x = x
+	s.X = x
 }
+
+// Rule returns the token bucket's rule.
+func (tk *Token) Rule() Rule { return tk.rule }
+
+// State returns key id's bucket, for a product whose model holds a token
+// bucket and reads it outside Decide (nginx's zone).
+func (tk *Token) State(id int32) *TokenState { return tk.st.At(id) }
+
+// Rule returns the rule of the GCRA.
+func (g *GCRA) Rule() Rule { return g.rule }
 
 // GCRA is the generic cell rate algorithm (docs/definitions.md §8): emission interval
 // T = W/L, burst B (default L). It keeps one theoretical arrival time TAT per
@@ -147,9 +157,9 @@ type GCRA struct {
 	rule  Rule
 	b     int64
 	named bool // B was given explicitly
-	stepQ u128 // the emission interval W/L = stepQ + stepR/L
+	stepQ U128 // the emission interval W/L = stepQ + stepR/L
 	stepR int64
-	st    PerKey[tat]
+	st    PerKey[TAT]
 }
 
 // NewGCRA returns GCRA for rule r with burst b (b <= 0 means L).
@@ -158,7 +168,7 @@ func NewGCRA(r Rule, b int64) *GCRA {
 	if b <= 0 {
 		g.b = r.L
 	}
-	g.stepQ, g.stepR = mul(1, r.W).quoRemWide(r.L)
+	g.stepQ, g.stepR = Mul(1, r.W).QuoRemWide(r.L)
 	return g
 }
 
@@ -181,7 +191,7 @@ func (g *GCRA) Decide(id int32, t, cost int64) bool {
 		return false
 	}
 	v := g.st.At(id)
-	if v.q.hi != 0 {
+	if v.Q.Hi != 0 {
 		return v.fitsWide(t, g.b-cost, g.rule)
 	}
 	return v.fitsNarrow(t, g.b-cost, g.rule) // fits, inlined
@@ -190,7 +200,7 @@ func (g *GCRA) Decide(id int32, t, cost int64) bool {
 // Record sets TAT = max(TAT, t) + cost*W/L.
 func (g *GCRA) Record(id int32, t, cost int64) {
 	if cost != 1 {
-		g.st.At(id).push(t, cost, g.rule)
+		g.st.At(id).Push(t, cost, g.rule)
 		return
 	}
 	g.st.At(id).pushStep(t, g.stepQ, g.stepR, g.rule.L) // W/L, divided once

@@ -4,7 +4,7 @@ import "time"
 
 func init() {
 	Register(Kind{"ulule", "github.com/ulule/limiter (Redis store): fixed window anchored at the key's first hit, Redis's millisecond clock, every request counted",
-		noArg(func(r Rule) Limiter { return NewUlule(r) })})
+		NoParams(func(r Rule) Limiter { return NewUlule(r) })})
 }
 
 // Ulule is github.com/ulule/limiter/v3 v3.11.2 (commit
@@ -49,7 +49,7 @@ func init() {
 // Memory: the count and its key's expiry, 16 bytes per key (a Redis counter
 // with a TTL).
 type Ulule struct {
-	deviations
+	DeviationSet
 	rule Rule
 	st   PerKey[ululeState]
 }
@@ -71,7 +71,7 @@ const (
 // NewUlule returns ulule/limiter's Redis store for rule r.
 func NewUlule(r Rule) *Ulule {
 	u := &Ulule{rule: r}
-	u.setDeviations(
+	u.SetDeviations(
 		Deviation{"anchor", "anchors the window at the key's first request (a Redis key with a TTL of W, recreated by the first request after it expired), not at multiples of W; the key expires only once the time is past its expiry"},
 		Deviation{"clock", "decides on Redis's millisecond clock: the time floored to whole milliseconds, the window's TTL W truncated to whole milliseconds"},
 		Deviation{"counts-refused", "counts every request, refused ones too (INCRBY before the check)"},
@@ -79,21 +79,21 @@ func NewUlule(r Rule) *Ulule {
 	return u
 }
 
-func (u *Ulule) Name() string         { return "ulule" + u.suffix() }
+func (u *Ulule) Name() string         { return "ulule" + u.Suffix() }
 func (*Ulule) Twin() string           { return "fixed" }
 func (u *Ulule) Grow(n int)           { u.st.Grow(n) }
 func (*Ulule) Bytes(int32) int64      { return 16 }
 func (*Ulule) FixedSize() bool        { return true }
 func (*Ulule) CountsRejected() bool   { return true }
-func (u *Ulule) CountsEvery() bool    { return u.on(ululeCountsRefused) }
+func (u *Ulule) CountsEvery() bool    { return u.OnAt(ululeCountsRefused) }
 func (u *Ulule) Warm(id int32) uint64 { return uint64(u.st.At(id).curr) }
 
 // clock returns t and the period on the model's clock: milliseconds
 // (floored, and W truncated, as rate.Period.Milliseconds()) or nanoseconds.
 func (u *Ulule) clock(t int64) (now, period int64) {
-	if u.on(ululeClock) {
+	if u.OnAt(ululeClock) {
 		ms := int64(time.Millisecond)
-		return floorDivInt(t, ms), u.rule.W / ms
+		return FloorDiv(t, ms), u.rule.W / ms
 	}
 	return t, u.rule.W
 }
@@ -102,13 +102,13 @@ func (u *Ulule) clock(t int64) (now, period int64) {
 // current: with "anchor" the anchor itself when the key has not expired
 // (now <= start+period; a period of 0 never expires), else the window index.
 func (u *Ulule) where(s *ululeState, now, period int64) (int64, bool) {
-	if u.on(ululeAnchor) {
+	if u.OnAt(ululeAnchor) {
 		return s.start, period == 0 || now-s.start <= period
 	}
 	if period == 0 {
 		return 0, true
 	}
-	w := floorDivInt(now, period)
+	w := FloorDiv(now, period)
 	return w, w == s.start
 }
 
@@ -136,7 +136,7 @@ func (u *Ulule) Record(id int32, t, cost int64) {
 	now := u.advance(s, t)
 	if !s.live || s.curr == 0 {
 		s.start, s.live = now, true
-		if u.off[ululeAnchor] {
+		if !u.OnAt(ululeAnchor) {
 			_, period := u.clock(t)
 			s.start, _ = u.where(s, now, period)
 		}
@@ -145,7 +145,7 @@ func (u *Ulule) Record(id int32, t, cost int64) {
 }
 
 // Estimate returns the window's count, as the fixed window.
-func (u *Ulule) Estimate(id int32, _ int64) Rational { return whole(u.st.At(id).curr) }
+func (u *Ulule) Estimate(id int32, _ int64) Rational { return Whole(u.st.At(id).curr) }
 
 // Idle: the key is absent at t (or holds 0).
 func (u *Ulule) Idle(id int32, t int64) bool {

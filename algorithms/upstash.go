@@ -83,7 +83,7 @@ func init() {
 // regions sync asynchronously, not modelled. Negative rates (refunds) do
 // not occur: a trace's cost is positive.
 type Upstash struct {
-	deviations
+	DeviationSet
 	name, twin string
 	core       upstashCore
 	cache      *Blocked // the ephemeral cache in front of core
@@ -114,21 +114,21 @@ const upstashMs = int64(time.Millisecond)
 // the deviation "cache" last; every is the index of "counts-refused" or -1.
 func newUpstash(name, twin string, core upstashCore, bytes int64, every int, r Rule, list ...Deviation) *Upstash {
 	u := &Upstash{name: name, twin: twin, core: core, bytes: bytes, iEvery: every}
-	u.setDeviations(list...)
+	u.SetDeviations(list...)
 	u.iCache = len(list) - 1
 	u.cache, _ = NewBlocked(core, r, "window")
-	u.cache.reset = core.reset
+	u.cache.SetReset(core.reset)
 	return u
 }
 
-func (u *Upstash) Name() string { return u.name + u.suffix() }
+func (u *Upstash) Name() string { return u.name + u.Suffix() }
 func (u *Upstash) Twin() string { return u.twin }
 
 func (u *Upstash) Decide(id int32, t, cost int64) bool {
-	if !u.on(u.iCache) {
+	if !u.OnAt(u.iCache) {
 		return u.core.Decide(id, t, cost)
 	}
-	u.cachedHit = t < u.cache.blockedUntil(id)
+	u.cachedHit = t < u.cache.BlockedUntil(id)
 	u.cachedID, u.cachedT = id, t
 	return u.cache.Decide(id, t, cost)
 }
@@ -148,7 +148,7 @@ func (u *Upstash) Grow(n int) {
 // Bytes: the Redis state of the key (see each limiter), and with the cache
 // the reset it keeps for a refused key, 8 bytes.
 func (u *Upstash) Bytes(int32) int64 {
-	if u.on(u.iCache) {
+	if u.OnAt(u.iCache) {
 		return u.bytes + 8
 	}
 	return u.bytes
@@ -159,10 +159,10 @@ func (u *Upstash) CountsRejected() bool { return u.core.CountsRejected() }
 
 // CountsEvery: the fixed window's INCRBY and the token bucket's debt count
 // every request that reaches Redis (deviation "counts-refused").
-func (u *Upstash) CountsEvery() bool { return u.iEvery >= 0 && u.on(u.iEvery) }
+func (u *Upstash) CountsEvery() bool { return u.iEvery >= 0 && u.OnAt(u.iEvery) }
 
 func (u *Upstash) Idle(id int32, t int64) bool {
-	if u.on(u.iCache) {
+	if u.OnAt(u.iCache) {
 		return u.cache.Idle(id, t)
 	}
 	return u.core.Idle(id, t)
@@ -170,7 +170,7 @@ func (u *Upstash) Idle(id int32, t int64) bool {
 
 func (u *Upstash) Release(id int32) { u.cache.Release(id) }
 func (u *Upstash) Warm(id int32) uint64 {
-	if u.on(u.iCache) {
+	if u.OnAt(u.iCache) {
 		return u.cache.Warm(id)
 	}
 	return u.core.Warm(id)
@@ -192,8 +192,8 @@ func upstashWindow(spec string, w int64) error {
 
 // clock returns the clock's tick: a millisecond, or with the deviation
 // "clock" off a nanosecond.
-func upstashTick(d *deviations, i int) int64 {
-	if d.on(i) {
+func upstashTick(d *DeviationSet, i int) int64 {
+	if d.OnAt(i) {
 		return upstashMs
 	}
 	return 1
@@ -243,9 +243,9 @@ func upstashTick(d *deviations, i int) int64 {
 // Memory: the two windows' counts and the window, 24 bytes per key, as the
 // counter's.
 type upstashSliding struct {
-	d    *deviations
+	d    *DeviationSet
 	rule Rule
-	st   PerKey[counterState]
+	st   PerKey[CounterState]
 }
 
 // The deviations of "upstash", in their order.
@@ -269,7 +269,7 @@ func NewUpstash(r Rule) (*Upstash, error) {
 		Deviation{"float", "weighs the previous window in float64, as Redis's Lua numbers, before flooring: a weighted count that is a whole number may floor to one less"},
 		Deviation{"counts-refused", "a request refused for costing more than the room left is counted all the same when floor(previous*weight) + current is below the limit (the script increments before the client sees the remaining count negative)"},
 		upstashCache)
-	c.d = &u.deviations
+	c.d = &u.DeviationSet
 	return u, nil
 }
 
@@ -278,19 +278,19 @@ func (c *upstashSliding) Grow(n int)           { c.st.Grow(n) }
 func (*upstashSliding) Bytes(int32) int64      { return 24 }
 func (*upstashSliding) FixedSize() bool        { return true }
 func (*upstashSliding) CountsRejected() bool   { return false }
-func (c *upstashSliding) Warm(id int32) uint64 { return uint64(c.st.At(id).start) }
+func (c *upstashSliding) Warm(id int32) uint64 { return uint64(c.st.At(id).Start) }
 
 // reset: the window's end (currentWindow+1)*W; blocked while
 // Date.now() <= reset, so up to the end plus one tick.
 func (c *upstashSliding) reset(_ int32, t int64) int64 {
-	return SatAdd(floorDivInt(t, c.rule.W)*c.rule.W+c.rule.W, upstashTick(c.d, usClock))
+	return SatAdd(FloorDiv(t, c.rule.W)*c.rule.W+c.rule.W, upstashTick(c.d, usClock))
 }
 
 // elapsed advances key id to t and returns the time e into the window on
 // the clock.
-func (c *upstashSliding) elapsed(id int32, t int64) (*counterState, int64) {
+func (c *upstashSliding) elapsed(id int32, t int64) (*CounterState, int64) {
 	s := c.st.At(id)
-	e := s.advance(t, c.rule.W)
+	e := s.Advance(t, c.rule.W)
 	tick := upstashTick(c.d, usClock)
 	return s, e - e%tick // the window starts on a whole millisecond
 }
@@ -298,49 +298,49 @@ func (c *upstashSliding) elapsed(id int32, t int64) (*counterState, int64) {
 // floored is line 79 in float64, each operation rounded (the explicit
 // conversions forbid a fused multiply-add): floor((1 - (now % window) /
 // window) * previous).
-func (c *upstashSliding) floored(s *counterState, e int64) int64 {
+func (c *upstashSliding) floored(s *CounterState, e int64) int64 {
 	tick := upstashTick(c.d, usClock)
 	p := float64(float64(e/tick) / float64(c.rule.W/tick))
 	w := float64(1 - p)
-	return int64(math.Floor(float64(w * float64(s.prev))))
+	return int64(math.Floor(float64(w * float64(s.Prev))))
 }
 
 // below is line 82's test passed: floor(previous) + current < limit.
-func (c *upstashSliding) below(s *counterState, e int64) bool {
-	if !c.d.on(usFloat) {
-		return counterLT(s.prev, s.curr, e, c.rule.L, c.rule.W)
+func (c *upstashSliding) below(s *CounterState, e int64) bool {
+	if !c.d.OnAt(usFloat) {
+		return CounterLT(s.Prev, s.Curr, e, c.rule.L, c.rule.W)
 	}
 	q := c.floored(s, e)
-	return s.curr < c.rule.L && q < c.rule.L-s.curr
+	return s.Curr < c.rule.L && q < c.rule.L-s.Curr
 }
 
 func (c *upstashSliding) Decide(id int32, t, cost int64) bool {
 	W, L := c.rule.W, c.rule.L
 	s, e := c.elapsed(id, t)
-	if !c.d.on(usLT) {
-		return counterLE(s.prev, s.curr, e, cost, L, W)
+	if !c.d.OnAt(usLT) {
+		return CounterLE(s.Prev, s.Curr, e, cost, L, W)
 	}
-	if !c.d.on(usFloat) {
-		return counterFloor(s.prev, s.curr, e, cost, L, W)
+	if !c.d.OnAt(usFloat) {
+		return CounterFloor(s.Prev, s.Curr, e, cost, L, W)
 	}
 	q := c.floored(s, e) // remaining = L - (curr + cost + q) >= 0
-	return cost <= L && q <= L-cost && s.curr <= L-cost-q
+	return cost <= L && q <= L-cost && s.Curr <= L-cost-q
 }
 
 // Record counts the request, unless counts-refused is on (every request is
 // then recorded, CountsEvery) and line 82 refused it before the INCRBY.
 func (c *upstashSliding) Record(id int32, t, cost int64) {
 	s, e := c.elapsed(id, t)
-	if c.d.on(usCounts) && !c.below(s, e) {
+	if c.d.OnAt(usCounts) && !c.below(s, e) {
 		return
 	}
-	s.curr = SatAdd(s.curr, cost)
+	s.Curr = SatAdd(s.Curr, cost)
 }
 
 // Idle: both windows the script reads at t are empty.
-func (c *upstashSliding) Idle(id int32, t int64) bool { return c.st.At(id).idle(t, c.rule.W) }
+func (c *upstashSliding) Idle(id int32, t int64) bool { return c.st.At(id).Idle(t, c.rule.W) }
 
-func (c *upstashSliding) Release(id int32) { *c.st.At(id) = counterState{} }
+func (c *upstashSliding) Release(id int32) { *c.st.At(id) = CounterState{} }
 
 // upstashFixed is Ratelimit.fixedWindow(L, W) (single.ts:160-223) and its
 // script fixedWindowLimitScript (lua-scripts/single.ts:1-25). Key
@@ -361,9 +361,9 @@ func (c *upstashSliding) Release(id int32) { *c.st.At(id) = counterState{} }
 //
 // Memory: the count and the window, 16 bytes per key.
 type upstashFixed struct {
-	d    *deviations
+	d    *DeviationSet
 	rule Rule
-	st   PerKey[fixedState]
+	st   PerKey[FixedState]
 }
 
 // The deviations of "upstash-fixed", in their order.
@@ -383,7 +383,7 @@ func NewUpstashFixed(r Rule) (*Upstash, error) {
 		Deviation{"clock", upstashClockAbout + ": windows of whole milliseconds move no boundary, but the cache's block lasts through the reset's millisecond"},
 		Deviation{"counts-refused", "INCRBY for every request that reaches Redis: a refused request counts in its window"},
 		upstashCache)
-	c.d = &u.deviations
+	c.d = &u.DeviationSet
 	return u, nil
 }
 
@@ -392,28 +392,28 @@ func (c *upstashFixed) Grow(n int)           { c.st.Grow(n) }
 func (*upstashFixed) Bytes(int32) int64      { return 16 }
 func (*upstashFixed) FixedSize() bool        { return true }
 func (*upstashFixed) CountsRejected() bool   { return true }
-func (c *upstashFixed) Warm(id int32) uint64 { return uint64(c.st.At(id).start) }
+func (c *upstashFixed) Warm(id int32) uint64 { return uint64(c.st.At(id).Start) }
 
 func (c *upstashFixed) reset(_ int32, t int64) int64 {
-	return SatAdd(floorDivInt(t, c.rule.W)*c.rule.W+c.rule.W, upstashTick(c.d, ufClock))
+	return SatAdd(FloorDiv(t, c.rule.W)*c.rule.W+c.rule.W, upstashTick(c.d, ufClock))
 }
 
 func (c *upstashFixed) Decide(id int32, t, cost int64) bool {
 	s := c.st.At(id)
-	s.advance(t, c.rule.W)
-	return cost <= c.rule.L-s.curr
+	s.Advance(t, c.rule.W)
+	return cost <= c.rule.L-s.Curr
 }
 
 func (c *upstashFixed) Record(id int32, t, cost int64) {
 	s := c.st.At(id)
-	s.advance(t, c.rule.W)
-	s.curr = SatAdd(s.curr, cost)
+	s.Advance(t, c.rule.W)
+	s.Curr = SatAdd(s.Curr, cost)
 }
 
 // Idle: the window the script reads at t is empty.
-func (c *upstashFixed) Idle(id int32, t int64) bool { return c.st.At(id).idle(t, c.rule.W) }
+func (c *upstashFixed) Idle(id int32, t int64) bool { return c.st.At(id).Idle(t, c.rule.W) }
 
-func (c *upstashFixed) Release(id int32) { *c.st.At(id) = fixedState{} }
+func (c *upstashFixed) Release(id int32) { *c.st.At(id) = FixedState{} }
 
 // upstashToken is Ratelimit.tokenBucket(refillRate, interval, maxTokens)
 // (single.ts:399-468) and its script tokenBucketLimitScript
@@ -457,7 +457,7 @@ func (c *upstashFixed) Release(id int32) { *c.st.At(id) = fixedState{} }
 //
 // Memory: refilledAt, tokens and the key's expiry, 24 bytes per key.
 type upstashToken struct {
-	d        *deviations
+	d        *DeviationSet
 	max      int64
 	refill   int64
 	interval int64 // in ns, a whole number of ms
@@ -472,7 +472,7 @@ type upstashToken struct {
 type upstashTokenState struct {
 	at, tok, exp int64
 	seen         bool
-	x            tokenState
+	x            TokenState
 }
 
 // The deviations of "upstash-token", in their order.
@@ -546,8 +546,8 @@ func NewUpstashToken(r Rule, arg string) (*Upstash, error) {
 		refill, interval = r.L/g, wms/g*upstashMs
 	}
 	twin := ""
-	if a, b := mul(refill, r.W), mul(r.L, interval); a == b {
-		twin = bucketSpec("token", max, r)
+	if a, b := Mul(refill, r.W), Mul(r.L, interval); a == b {
+		twin = BucketSpec("token", max, r)
 	}
 	c := &upstashToken{max: max, refill: refill, interval: interval, rr: Rule{L: refill, W: interval}}
 	u := newUpstash(name, twin, c, 24, utCounts, r,
@@ -555,7 +555,7 @@ func NewUpstashToken(r Rule, arg string) (*Upstash, error) {
 		Deviation{"interval", "refills refillRate tokens at whole intervals from the key's first request (set again when the key expires, full), none in between"},
 		Deviation{"counts-refused", "a request costing more than the tokens left, when some are left, is refused and still takes them: the bucket goes into debt"},
 		upstashCache)
-	c.d = &u.deviations
+	c.d = &u.DeviationSet
 	return u, nil
 }
 
@@ -589,15 +589,15 @@ func (c *upstashToken) advance(s *upstashTokenState, now, tick int64) {
 // now returns the clock's time of t in ticks, and the tick.
 func (c *upstashToken) now(t int64) (int64, int64) {
 	tick := upstashTick(c.d, utClock)
-	return floorDivInt(t, tick), tick
+	return FloorDiv(t, tick), tick
 }
 
 func (c *upstashToken) Decide(id int32, t, cost int64) bool {
 	now, tick := c.now(t)
-	if !c.d.on(utInterval) {
+	if !c.d.OnAt(utInterval) {
 		s := &c.st.At(id).x
-		s.refill(now*tick, c.rr)
-		return s.fits(c.max, cost, c.rr)
+		s.Refill(now*tick, c.rr)
+		return s.Fits(c.max, cost, c.rr)
 	}
 	s := (*c.st.At(id)) // a copy: a refused request stores nothing
 	c.advance(&s, now, tick)
@@ -606,18 +606,18 @@ func (c *upstashToken) Decide(id int32, t, cost int64) bool {
 
 func (c *upstashToken) Record(id int32, t, cost int64) {
 	now, tick := c.now(t)
-	if !c.d.on(utInterval) {
+	if !c.d.OnAt(utInterval) {
 		s := &c.st.At(id).x
-		s.refill(now*tick, c.rr)
-		if c.d.on(utCounts) && mul(c.max-1, c.rr.W).lt(s.x) && s.x.le(mul(c.max, c.rr.W)) {
+		s.Refill(now*tick, c.rr)
+		if c.d.OnAt(utCounts) && Mul(c.max-1, c.rr.W).Lt(s.X) && s.X.Le(Mul(c.max, c.rr.W)) {
 			return // no whole token (0 <= tokens < 1): refused, nothing taken
 		}
-		s.take(cost, c.rr)
+		s.Take(cost, c.rr)
 		return
 	}
 	s := c.st.At(id)
 	c.advance(s, now, tick)
-	if s.tok == 0 && c.d.on(utCounts) {
+	if s.tok == 0 && c.d.OnAt(utCounts) {
 		return // line 169: refused, nothing stored
 	}
 	s.tok -= min(cost, s.tok+1<<62) // a debt saturates far from overflow
@@ -636,14 +636,14 @@ func (c *upstashToken) Record(id int32, t, cost int64) {
 // until the bucket holds a token again.
 func (c *upstashToken) reset(id int32, t int64) int64 {
 	now, tick := c.now(t)
-	if !c.d.on(utInterval) {
+	if !c.d.OnAt(utInterval) {
 		s := c.st.At(id).x
-		s.refill(now*tick, c.rr)
-		room := mul(c.max-1, c.rr.W)
-		if s.x.le(room) {
+		s.Refill(now*tick, c.rr)
+		room := Mul(c.max-1, c.rr.W)
+		if s.X.Le(room) {
 			return t
 		}
-		dt, ok := s.x.minus(room).quoCeil(c.rr.L)
+		dt, ok := s.X.Minus(room).quoCeil(c.rr.L)
 		if !ok {
 			return math.MaxInt64
 		}
@@ -662,9 +662,9 @@ func (c *upstashToken) reset(id int32, t int64) int64 {
 func (c *upstashToken) Idle(id int32, t int64) bool {
 	now, tick := c.now(t)
 	s := c.st.At(id)
-	if !c.d.on(utInterval) {
-		s.x.refill(now*tick, c.rr)
-		return s.x.x == u128{}
+	if !c.d.OnAt(utInterval) {
+		s.x.Refill(now*tick, c.rr)
+		return s.x.X == U128{}
 	}
 	return !s.seen || now > s.exp
 }

@@ -8,29 +8,29 @@ import "math/bits"
 // the like) and need none of their own. The counter's admission rules
 // (counter.go) use math/bits directly, to stay within the inliner's budget.
 
-// u128 is an unsigned 128-bit integer, used for exact products of two
+// U128 is an unsigned 128-bit integer, used for exact products of two
 // non-negative int64 values and sums of a few such products.
-type u128 struct{ hi, lo uint64 }
+type U128 struct{ Hi, Lo uint64 }
 
-// mul returns a*b for a, b >= 0.
-func mul(a, b int64) u128 {
+// Mul returns a*b for a, b >= 0.
+func Mul(a, b int64) U128 {
 	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	return u128{hi, lo}
+	return U128{hi, lo}
 }
 
-// add returns x+y; the callers' operands are products of int64 values below
+// Add returns x+y; the callers' operands are products of int64 values below
 // 2^63, so the sum of up to four of them cannot wrap.
-func (x u128) add(y u128) u128 {
-	lo, c := bits.Add64(x.lo, y.lo, 0)
-	hi, _ := bits.Add64(x.hi, y.hi, c)
-	return u128{hi, lo}
+func (x U128) Add(y U128) U128 {
+	lo, c := bits.Add64(x.Lo, y.Lo, 0)
+	hi, _ := bits.Add64(x.Hi, y.Hi, c)
+	return U128{hi, lo}
 }
 
-// addInt returns x+v for v >= 0.
-func (x u128) addInt(v int64) u128 { return x.add(u128{0, uint64(v)}) }
+// AddInt returns x+v for v >= 0.
+func (x U128) AddInt(v int64) U128 { return x.Add(U128{0, uint64(v)}) }
 
-// le reports whether x <= y.
-func (x u128) le(y u128) bool { return x.hi < y.hi || (x.hi == y.hi && x.lo <= y.lo) }
+// Le reports whether x <= y.
+func (x U128) Le(y U128) bool { return x.Hi < y.Hi || (x.Hi == y.Hi && x.Lo <= y.Lo) }
 
 // le128 reports whether the 128-bit (xh, xl) <= (yh, yl), by the borrow of
 // y-x: no branch, which a decision on a key's freshly loaded state could
@@ -41,33 +41,33 @@ func le128(xh, xl, yh, yl uint64) bool {
 	return b == 0
 }
 
-// lt reports whether x < y.
-func (x u128) lt(y u128) bool { return x.hi < y.hi || (x.hi == y.hi && x.lo < y.lo) }
+// Lt reports whether x < y.
+func (x U128) Lt(y U128) bool { return x.Hi < y.Hi || (x.Hi == y.Hi && x.Lo < y.Lo) }
 
-// quoRemWide returns x/d and x%d for d > 0, the quotient in 128 bits.
-func (x u128) quoRemWide(d int64) (u128, int64) {
-	qh, r := bits.Div64(0, x.hi, uint64(d))
-	ql, r := bits.Div64(r, x.lo, uint64(d))
-	return u128{qh, ql}, int64(r)
+// QuoRemWide returns x/d and x%d for d > 0, the quotient in 128 bits.
+func (x U128) QuoRemWide(d int64) (U128, int64) {
+	qh, r := bits.Div64(0, x.Hi, uint64(d))
+	ql, r := bits.Div64(r, x.Lo, uint64(d))
+	return U128{qh, ql}, int64(r)
 }
 
-// minus returns x-y for x >= y.
-func (x u128) minus(y u128) u128 {
-	lo, b := bits.Sub64(x.lo, y.lo, 0)
-	hi, _ := bits.Sub64(x.hi, y.hi, b)
-	return u128{hi, lo}
+// Minus returns x-y for x >= y.
+func (x U128) Minus(y U128) U128 {
+	lo, b := bits.Sub64(x.Lo, y.Lo, 0)
+	hi, _ := bits.Sub64(x.Hi, y.Hi, b)
+	return U128{hi, lo}
 }
 
 // quoFloor returns floor(x/d) for d > 0; ok is false when it does not fit
 // in int64.
-func (x u128) quoFloor(d int64) (int64, bool) {
+func (x U128) quoFloor(d int64) (int64, bool) {
 	q, _, ok := x.quoRem(d)
 	return q, ok
 }
 
 // quoCeil returns ceil(x/d) for d > 0; ok is false when it does not fit in
 // int64.
-func (x u128) quoCeil(d int64) (int64, bool) {
+func (x U128) quoCeil(d int64) (int64, bool) {
 	q, r, ok := x.quoRem(d)
 	if !ok {
 		return 0, false
@@ -83,11 +83,11 @@ func (x u128) quoCeil(d int64) (int64, bool) {
 
 // quoRem returns x/d and x%d for d > 0; ok is false when the quotient does
 // not fit in int64.
-func (x u128) quoRem(d int64) (q, r int64, ok bool) {
-	if x.hi >= uint64(d) {
+func (x U128) quoRem(d int64) (q, r int64, ok bool) {
+	if x.Hi >= uint64(d) {
 		return 0, 0, false
 	}
-	uq, ur := bits.Div64(x.hi, x.lo, uint64(d))
+	uq, ur := bits.Div64(x.Hi, x.Lo, uint64(d))
 	if uq > 1<<63-1 {
 		return 0, 0, false
 	}
@@ -95,11 +95,11 @@ func (x u128) quoRem(d int64) (q, r int64, ok bool) {
 }
 
 // float returns x as a float64, for reported (never decided-on) estimates.
-func (x u128) float() float64 { return float64(x.hi)*0x1p64 + float64(x.lo) }
+func (x U128) float() float64 { return float64(x.Hi)*0x1p64 + float64(x.Lo) }
 
-// divmod returns (a*b)/d and (a*b)%d for a, b >= 0 and d > 0. ok is false
+// DivMod returns (a*b)/d and (a*b)%d for a, b >= 0 and d > 0. ok is false
 // when the quotient does not fit in int64.
-func divmod(a, b, d int64) (q, r int64, ok bool) {
+func DivMod(a, b, d int64) (q, r int64, ok bool) {
 	hi, lo := bits.Mul64(uint64(a), uint64(b))
 	if hi >= uint64(d) {
 		return 0, 0, false

@@ -78,7 +78,7 @@ type XRate struct {
 // exact twin.
 type xrateKey struct {
 	lim  rate.Limiter
-	twin tokenState
+	twin TokenState
 }
 
 // xrateBytes is the analytic size of a rate.Limiter on 64-bit platforms
@@ -181,8 +181,8 @@ func (x *XRate) Decide(id int32, t, cost int64) bool {
 	k := &x.keys[id]
 	got := allowsN(&k.lim, x.limit, time.Unix(0, t), cost, x.b)
 	s := &k.twin
-	s.refill(t, x.rule)
-	want := s.fits(x.b, cost, x.rule)
+	s.Refill(t, x.rule)
+	want := s.Fits(x.b, cost, x.rule)
 	x.arith.Checked++
 	if got != want {
 		x.flip(s, cost, got)
@@ -222,7 +222,7 @@ func durationFromTokens(limit rate.Limit, tokens float64) time.Duration {
 
 // flip counts a decision where xrate answered got and the exact twin s (at
 // t) the opposite, and classifies it by the exact margin m = tokens - cost.
-func (x *XRate) flip(s *tokenState, cost int64, got bool) {
+func (x *XRate) flip(s *TokenState, cost int64, got bool) {
 	a := &x.arith
 	a.Flips++
 	if got {
@@ -266,6 +266,6 @@ func (x *XRate) Record(id int32, t, cost int64) {
 		}
 	}
 	s := &k.twin
-	s.refill(t, x.rule)
-	s.take(cost, x.rule)
+	s.Refill(t, x.rule)
+	s.Take(cost, x.rule)
 }
