@@ -18,7 +18,7 @@ var benchTrace = func() []req {
 	t := int64(1_700_000_000_000_000_000)
 	for i := range out {
 		t += int64(rng.ExpFloat64() * 60_000) // 16,667 requests/s: ~10 per key per minute
-		out[i] = req{key: rng.IntN(keys), t: t, cost: 1}
+		out[i] = req{Key: rng.IntN(keys), T: t, Cost: 1}
 	}
 	return out
 }()
@@ -39,7 +39,7 @@ func benchSpecs(b *testing.B, r algorithms.Rule) []string {
 // the harness does), per algorithm, over 100,000 interned keys.
 func BenchmarkDecide(b *testing.B) {
 	r := algorithms.Rule{L: 10, W: int64(time.Minute)}
-	span := benchTrace[len(benchTrace)-1].t - benchTrace[0].t + 1
+	span := benchTrace[len(benchTrace)-1].T - benchTrace[0].T + 1
 	for _, spec := range benchSpecs(b, r) {
 		b.Run(spec, func(b *testing.B) {
 			lim, _ := algorithms.New(spec, r)
@@ -51,11 +51,11 @@ func BenchmarkDecide(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				q := &benchTrace[i]
-				t := q.t + shift
-				id := int32(q.key)
-				ok := lim.Decide(id, t, q.cost)
+				t := q.T + shift
+				id := int32(q.Key)
+				ok := lim.Decide(id, t, q.Cost)
 				if ok || every {
-					lim.Record(id, t, q.cost)
+					lim.Record(id, t, q.Cost)
 				}
 				if ok {
 					admitted++

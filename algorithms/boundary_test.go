@@ -7,32 +7,13 @@ import (
 	"ratebench/algorithms"
 )
 
-// steps runs a fixed timeline of {t, cost, admit} on one key, recording
-// what is admitted, and fails at the first wrong decision.
-type step struct {
-	t, cost int64
-	admit   bool
-}
-
-func runSteps(t *testing.T, lim algorithms.Limiter, steps []step) {
-	t.Helper()
-	lim.Grow(1)
-	for i, s := range steps {
-		if got := lim.Decide(0, s.t, s.cost); got != s.admit {
-			t.Fatalf("%s step %d (t=%d, cost %d): admit=%v, want %v", lim.Name(), i, s.t, s.cost, got, s.admit)
-		} else if got {
-			lim.Record(0, s.t, s.cost)
-		}
-	}
-}
-
 func TestLogWindowIsHalfOpen(t *testing.T) {
 	// A request exactly W old has expired: the window is (t-W, t].
 	runSteps(t, algorithms.NewLog(algorithms.Rule{L: 1, W: 10}), []step{
-		{0, 1, true}, {9, 1, false}, {10, 1, true}, {19, 1, false}, {20, 1, true},
+		{T: 0, Cost: 1, Admit: true}, {T: 9, Cost: 1, Admit: false}, {T: 10, Cost: 1, Admit: true}, {T: 19, Cost: 1, Admit: false}, {T: 20, Cost: 1, Admit: true},
 	})
 	runSteps(t, algorithms.NewLog(algorithms.Rule{L: 3, W: 10}), []step{
-		{5, 2, true}, {6, 2, false}, {6, 1, true}, {14, 1, false}, {15, 2, true}, {16, 1, true}, {16, 1, false},
+		{T: 5, Cost: 2, Admit: true}, {T: 6, Cost: 2, Admit: false}, {T: 6, Cost: 1, Admit: true}, {T: 14, Cost: 1, Admit: false}, {T: 15, Cost: 2, Admit: true}, {T: 16, Cost: 1, Admit: true}, {T: 16, Cost: 1, Admit: false},
 	})
 }
 
@@ -95,11 +76,11 @@ func TestCounterExactEquality(t *testing.T) {
 func TestTokenRefillIsExact(t *testing.T) {
 	r := algorithms.Rule{L: 1, W: 10}
 	var steps []step
-	steps = append(steps, step{0, 1, true})
+	steps = append(steps, step{T: 0, Cost: 1, Admit: true})
 	for at := int64(1); at < 10; at++ {
-		steps = append(steps, step{at, 1, false})
+		steps = append(steps, step{T: at, Cost: 1, Admit: false})
 	}
-	steps = append(steps, step{10, 1, true}, step{10, 1, false})
+	steps = append(steps, step{T: 10, Cost: 1, Admit: true}, step{T: 10, Cost: 1, Admit: false})
 	runSteps(t, algorithms.NewToken(r, 0), steps)
 	runSteps(t, algorithms.NewGCRA(r, 0), steps)
 

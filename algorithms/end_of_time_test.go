@@ -35,7 +35,7 @@ func tatTrace(rng *rand.Rand, r algorithms.Rule, keys, n int) []req {
 		if rng.IntN(5) == 0 {
 			cost = 1 + rng.Int64N(10)
 		}
-		out = append(out, req{k, last[k], cost})
+		out = append(out, req{Key: k, T: last[k], Cost: cost})
 	}
 	return out
 }
@@ -45,11 +45,11 @@ func tatTrace(rng *rand.Rand, r algorithms.Rule, keys, n int) []req {
 func atEnd(trace []req) []req {
 	var last int64
 	for _, q := range trace {
-		last = max(last, q.t)
+		last = max(last, q.T)
 	}
 	out := make([]req, len(trace))
 	for i, q := range trace {
-		out[i] = req{q.key, q.t + (math.MaxInt64 - last), q.cost}
+		out[i] = req{Key: q.Key, T: q.T + (math.MaxInt64 - last), Cost: q.Cost}
 	}
 	return out
 }
@@ -91,13 +91,13 @@ func TestTATDecidesAsTokenAtTheEndsOfTime(t *testing.T) {
 							lims[j] = lim
 						}
 						for i, q := range trace {
-							id := int32(q.key)
+							id := int32(q.Key)
 							var admit [3]bool
 							var ra [3]int64
 							var ok [3]bool
 							for j, lim := range lims {
-								admit[j] = lim.Decide(id, q.t, q.cost)
-								ra[j], ok[j] = lim.(algorithms.RetryAfterer).RetryAfter(id, q.t, q.cost)
+								admit[j] = lim.Decide(id, q.T, q.Cost)
+								ra[j], ok[j] = lim.(algorithms.RetryAfterer).RetryAfter(id, q.T, q.Cost)
 							}
 							if admit[1] != admit[0] || admit[2] != admit[0] {
 								t.Fatalf("%s on %v %s (end %v): request %d %+v: token %v, gcra %v, leaky %v", b, r, policy, end, i, q, admit[0], admit[1], admit[2])
@@ -106,7 +106,7 @@ func TestTATDecidesAsTokenAtTheEndsOfTime(t *testing.T) {
 								t.Fatalf("%s on %v %s (end %v): request %d %+v: Retry-After token %d %v, gcra %d %v, leaky %d %v",
 									b, r, policy, end, i, q, ra[0], ok[0], ra[1], ok[1], ra[2], ok[2])
 							}
-							if ok[0] && (ra[0] < q.t || admit[0] != (ra[0] == q.t)) {
+							if ok[0] && (ra[0] < q.T || admit[0] != (ra[0] == q.T)) {
 								t.Fatalf("%s on %v: request %d %+v: admit %v, Retry-After %d", b, r, i, q, admit[0], ra[0])
 							}
 							checked++
@@ -118,7 +118,7 @@ func TestTATDecidesAsTokenAtTheEndsOfTime(t *testing.T) {
 							}
 							for j, lim := range lims {
 								if recordsAs(lim, refs[j], policy, admit[j], id, q) {
-									lim.Record(id, q.t, q.cost)
+									lim.Record(id, q.T, q.Cost)
 								}
 							}
 						}

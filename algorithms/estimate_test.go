@@ -24,14 +24,14 @@ func TestEstimateIsWhatDecides(t *testing.T) {
 				est := lim.(algorithms.Estimator)
 				lim.Grow(3)
 				for i, q := range trace {
-					admit := lim.Decide(int32(q.key), q.t, q.cost)
-					e := est.Estimate(int32(q.key), q.t)
+					admit := lim.Decide(int32(q.Key), q.T, q.Cost)
+					e := est.Estimate(int32(q.Key), q.T)
 					if e.Den <= 0 || e.Frac < 0 || e.Frac >= e.Den || (spec == "counter-floor" || spec == "fixed" || spec == "log") && e.Frac != 0 {
 						t.Fatalf("%s %v: request %d: estimate %+v is not Whole + Frac/Den with 0 <= Frac < Den", spec, r, i, e)
 					}
 					v := new(big.Rat).SetFrac(new(big.Int).SetUint64(e.Whole), big.NewInt(1))
 					v.Add(v, big.NewRat(e.Frac, e.Den))
-					want := v.Cmp(rat(r.L-q.cost)) <= 0
+					want := v.Cmp(rat(r.L-q.Cost)) <= 0
 					if spec == "counter-lt" {
 						want = v.Cmp(rat(r.L)) < 0
 					}
@@ -39,7 +39,7 @@ func TestEstimateIsWhatDecides(t *testing.T) {
 						t.Fatalf("%s %v: request %d %+v: admit %v, estimate %s", spec, r, i, q, admit, v.FloatString(6))
 					}
 					if admit || i%3 == 0 { // some rejected requests counted too
-						lim.Record(int32(q.key), q.t, q.cost)
+						lim.Record(int32(q.Key), q.T, q.Cost)
 					}
 				}
 			}

@@ -151,9 +151,9 @@ func TestLayeredIsAndOfLayers(t *testing.T) {
 					a.Grow(keys)
 					b.Grow(keys)
 					for i, q := range trace {
-						id := int32(q.key)
-						da, db := a.Decide(id, q.t, q.cost), b.Decide(id, q.t, q.cost)
-						got := lim.Decide(id, q.t, q.cost)
+						id := int32(q.Key)
+						da, db := a.Decide(id, q.T, q.Cost), b.Decide(id, q.T, q.Cost)
+						got := lim.Decide(id, q.T, q.Cost)
 						if got != (da && db) {
 							t.Fatalf("%s %s %s: request %d %+v: layered %v, layers %v and %v", spec, algorithms.FormatRules(rules), policy, i, q, got, da, db)
 						}
@@ -163,9 +163,9 @@ func TestLayeredIsAndOfLayers(t *testing.T) {
 							onlyFirst++
 						}
 						if recordsAs(lim, ref, policy, got, id, q) {
-							lim.Record(id, q.t, q.cost)
-							a.Record(id, q.t, q.cost)
-							b.Record(id, q.t, q.cost)
+							lim.Record(id, q.T, q.Cost)
+							a.Record(id, q.T, q.Cost)
+							b.Record(id, q.T, q.Cost)
 						}
 						if lim.Bytes(id) != a.Bytes(id)+b.Bytes(id) {
 							t.Fatalf("%s: Bytes %d, layers %d + %d", spec, lim.Bytes(id), a.Bytes(id), b.Bytes(id))
@@ -222,7 +222,7 @@ func TestLayeredRetryAfter(t *testing.T) {
 			}
 			for _, trace := range retryTraces(rng, rules[0]) {
 				for _, q := range trace {
-					overLimit = overLimit || q.cost > c.limit
+					overLimit = overLimit || q.Cost > c.limit
 				}
 				for _, policy := range []string{"independent", "all", "shadow"} {
 					total.add(checkRetryAfter(t, c, rng, trace, policy))

@@ -73,14 +73,14 @@ func TestLeakyAgainstQueueModel(t *testing.T) {
 					lk.Grow(3)
 					ref.Grow(3)
 					for i, q := range trace {
-						id := int32(q.key)
-						got, want := lk.Decide(id, q.t, q.cost), mod.decide(q.key, q.t, q.cost)
+						id := int32(q.Key)
+						got, want := lk.Decide(id, q.T, q.Cost), mod.decide(q.Key, q.T, q.Cost)
 						if got != want {
 							t.Fatalf("%s %v %s: request %d %+v: admit=%v, the queue model says %v", lk.Name(), r, policy, i, q, got, want)
 						}
 						if recordsAs(lk, ref, policy, got, id, q) {
-							lk.Record(id, q.t, q.cost)
-							want, whole := mod.record(q.key, q.t, q.cost)
+							lk.Record(id, q.T, q.Cost)
+							want, whole := mod.record(q.Key, q.T, q.Cost)
 							if d := lk.Delay(id); d != want {
 								t.Fatalf("%s %v %s: request %d %+v: delay %d, the queue model says %d", lk.Name(), r, policy, i, q, d, want)
 							}

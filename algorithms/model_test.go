@@ -175,50 +175,6 @@ func newModel(spec string, r algorithms.Rule) model {
 	panic("no model for " + spec)
 }
 
-// req is one request of a test trace.
-type req struct {
-	key     int
-	t, cost int64
-}
-
-// edgeTrace returns a random trace over keys that lingers on the edges of
-// rule r's windows (and of N sub-windows): same instants, gaps of exactly W,
-// W/N boundaries, gaps of several windows, costs from 1 to above L.
-func edgeTrace(rng *rand.Rand, r algorithms.Rule, keys, n int, start int64) []req {
-	last := make([]int64, keys)
-	for i := range last {
-		last[i] = start
-	}
-	out := make([]req, 0, n)
-	for range n {
-		k := rng.IntN(keys)
-		var gap int64
-		switch rng.IntN(10) {
-		case 0, 1:
-			gap = 0
-		case 2:
-			gap = r.W
-		case 3:
-			gap = r.W / int64(1+rng.IntN(8)) // a sub-window width, rounded
-		case 4:
-			gap = r.W - last[k]%r.W // to the next window boundary
-		case 5:
-			gap = 1
-		case 6:
-			gap = r.W * int64(1+rng.IntN(3))
-		default:
-			gap = rng.Int64N(r.W/int64(1+r.L/4) + 1)
-		}
-		last[k] += gap
-		cost := int64(1)
-		if rng.IntN(6) == 0 {
-			cost = 1 + rng.Int64N(r.L+1)
-		}
-		out = append(out, req{k, last[k], cost})
-	}
-	return out
-}
-
 // policy says when a limiter records a request: "independent" (its own
 // admits), "all" (every request, where --count all applies), or "shadow"
 // (what the reference log admitted).
@@ -232,16 +188,16 @@ func replayAgainstModel(t *testing.T, spec string, r algorithms.Rule, trace []re
 	ref := algorithms.NewLog(r)
 	keys := 0
 	for _, q := range trace {
-		keys = max(keys, q.key+1)
+		keys = max(keys, q.Key+1)
 	}
 	lim.Grow(keys)
 	ref.Grow(keys)
 	for i, q := range trace {
-		id := int32(q.key)
-		refAdmit := ref.Decide(id, q.t, q.cost)
-		got, want := lim.Decide(id, q.t, q.cost), mod.decide(q.key, q.t, q.cost)
+		id := int32(q.Key)
+		refAdmit := ref.Decide(id, q.T, q.Cost)
+		got, want := lim.Decide(id, q.T, q.Cost), mod.decide(q.Key, q.T, q.Cost)
 		if got != want {
-			t.Fatalf("%s %v %s: request %d (key %d, t=%d, cost %d): admit=%v, model says %v", spec, r, policy, i, q.key, q.t, q.cost, got, want)
+			t.Fatalf("%s %v %s: request %d (key %d, t=%d, cost %d): admit=%v, model says %v", spec, r, policy, i, q.Key, q.T, q.Cost, got, want)
 		}
 		rec := got
 		switch policy {
@@ -251,11 +207,11 @@ func replayAgainstModel(t *testing.T, spec string, r algorithms.Rule, trace []re
 			rec = refAdmit
 		}
 		if rec {
-			lim.Record(id, q.t, q.cost)
-			mod.record(q.key, q.t, q.cost)
+			lim.Record(id, q.T, q.Cost)
+			mod.record(q.Key, q.T, q.Cost)
 		}
 		if refAdmit {
-			ref.Record(id, q.t, q.cost)
+			ref.Record(id, q.T, q.Cost)
 		}
 	}
 }

@@ -4,77 +4,9 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"testing"
-	"time"
 
 	"ratebench/algorithms"
 )
-
-// poissonish returns a trace of n requests over keys with exponential gaps
-// of mean W/L per key (so keys hover around their limit), some bursts of
-// simultaneous requests and a few costs above 1.
-func poissonish(rng *rand.Rand, r algorithms.Rule, keys, n int) []req {
-	last := make([]int64, keys)
-	for i := range last {
-		last[i] = 1_700_000_000_000_000_000 + rng.Int64N(r.W)
-	}
-	out := make([]req, 0, n)
-	mean := float64(r.W) / float64(r.L) * 0.8
-	for range n {
-		k := rng.IntN(keys)
-		if rng.IntN(20) != 0 {
-			last[k] += int64(rng.ExpFloat64() * mean)
-		}
-		cost := int64(1)
-		if rng.IntN(10) == 0 {
-			cost = 1 + rng.Int64N(max(3, r.L/40))
-		}
-		out = append(out, req{k, last[k], cost})
-	}
-	return out
-}
-
-// decisions replays trace through spec, recording its own admits (or every
-// request under countAll, where that applies), and returns each decision.
-func decisions(t *testing.T, spec string, r algorithms.Rule, trace []req, countAll bool) []bool {
-	t.Helper()
-	lim, err := algorithms.New(spec, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lim.Grow(64)
-	out := make([]bool, len(trace))
-	for i, q := range trace {
-		out[i] = lim.Decide(int32(q.key), q.t, q.cost)
-		if out[i] || (countAll && lim.CountsRejected()) {
-			lim.Record(int32(q.key), q.t, q.cost)
-		}
-	}
-	return out
-}
-
-func sameDecisions(t *testing.T, a, b string, r algorithms.Rule, trace []req, countAll bool) {
-	t.Helper()
-	da, db := decisions(t, a, r, trace, countAll), decisions(t, b, r, trace, countAll)
-	admitted := 0
-	for i := range da {
-		if da[i] != db[i] {
-			t.Fatalf("%s and %s disagree on request %d of %v: %+v", a, b, i, r, trace[i])
-		}
-		if da[i] {
-			admitted++
-		}
-	}
-	if admitted == 0 || admitted == len(trace) {
-		t.Fatalf("%s on %v admitted %d of %d: the trace does not exercise the limit", a, r, admitted, len(trace))
-	}
-}
-
-var propertyRules = []algorithms.Rule{
-	{L: 5, W: int64(30 * time.Second)},
-	{L: 100, W: int64(time.Minute)},
-	{L: 7, W: int64(time.Second) + 3},
-	{L: 1_000_000, W: int64(24 * time.Hour)},
-}
 
 func TestBuckets1DecidesAsCounter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -100,7 +32,7 @@ func admittedByKey(trace []req, d []bool) map[int][]req {
 	out := map[int][]req{}
 	for i, q := range trace {
 		if d[i] {
-			out[q.key] = append(out[q.key], q)
+			out[q.Key] = append(out[q.Key], q)
 		}
 	}
 	return out
@@ -111,9 +43,9 @@ func maxBurst(adm []req, w int64) int64 {
 	var best, sum int64
 	lo := 0
 	for _, q := range adm {
-		sum += q.cost
-		for adm[lo].t <= q.t-w {
-			sum -= adm[lo].cost
+		sum += q.Cost
+		for adm[lo].T <= q.T-w {
+			sum -= adm[lo].Cost
 			lo++
 		}
 		best = max(best, sum)
@@ -155,8 +87,8 @@ func TestTokenSpanBound(t *testing.T) {
 				for i := range adm {
 					var sum int64
 					for j := i; j < len(adm); j++ {
-						sum += adm[j].cost
-						span := adm[j].t - adm[i].t
+						sum += adm[j].Cost
+						span := adm[j].T - adm[i].T
 						lhs := new(big.Int).Mul(big.NewInt(sum), big.NewInt(r.W))
 						rhs := new(big.Int).Add(new(big.Int).Mul(big.NewInt(b), big.NewInt(r.W)), new(big.Int).Mul(big.NewInt(r.L), big.NewInt(span)))
 						switch lhs.Cmp(rhs) {

@@ -209,7 +209,7 @@ func (tk *Token) RetryAfter(id int32, t, cost int64) (int64, bool) {
 		return t, true
 	}
 	need := s.X.Minus(Mul(tk.b-cost, tk.rule.W)) // D >= B-cost >= 0
-	dt, ok := need.quoCeil(tk.rule.L)
+	dt, ok := need.QuoCeil(tk.rule.L)
 	if !ok {
 		return 0, false
 	}
@@ -257,7 +257,7 @@ func (b *Buckets) RetryAfter(id int32, t, cost int64) (int64, bool) {
 			continue
 		}
 		// The least x with x*N >= sp*W + rem, if it is still in sp.
-		x, ok := Mul(sp, W).AddInt(rem).quoCeil(N)
+		x, ok := Mul(sp, W).AddInt(rem).QuoCeil(N)
 		if !ok {
 			return 0, false
 		}

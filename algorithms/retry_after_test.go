@@ -16,7 +16,7 @@ import (
 func replayPolicy(lim, ref algorithms.Limiter, trace []req, policy string) []bool {
 	keys := 0
 	for _, q := range trace {
-		keys = max(keys, q.key+1)
+		keys = max(keys, q.Key+1)
 	}
 	lim.Grow(keys)
 	if ref != nil {
@@ -24,10 +24,10 @@ func replayPolicy(lim, ref algorithms.Limiter, trace []req, policy string) []boo
 	}
 	out := make([]bool, len(trace))
 	for i, q := range trace {
-		id := int32(q.key)
-		out[i] = lim.Decide(id, q.t, q.cost)
+		id := int32(q.Key)
+		out[i] = lim.Decide(id, q.T, q.Cost)
 		if recordsAs(lim, ref, policy, out[i], id, q) {
-			lim.Record(id, q.t, q.cost)
+			lim.Record(id, q.T, q.Cost)
 		}
 	}
 	return out
@@ -40,9 +40,9 @@ func recordsAs(lim, ref algorithms.Limiter, policy string, admit bool, id int32,
 	case "all":
 		return admit || lim.CountsRejected()
 	case "shadow":
-		refAdmit := ref.Decide(id, q.t, q.cost)
+		refAdmit := ref.Decide(id, q.T, q.Cost)
 		if refAdmit {
-			ref.Record(id, q.t, q.cost)
+			ref.Record(id, q.T, q.Cost)
 		}
 		return refAdmit
 	}
@@ -101,7 +101,7 @@ func checkRetryAfter(t *testing.T, c retryCase, rng *rand.Rand, trace []req, pol
 	}
 	keys := 0
 	for _, q := range trace {
-		keys = max(keys, q.key+1)
+		keys = max(keys, q.Key+1)
 	}
 	lim.Grow(keys)
 	twin.Grow(keys)
@@ -125,57 +125,57 @@ func checkRetryAfter(t *testing.T, c retryCase, rng *rand.Rand, trace []req, pol
 	}
 	var st retryStats
 	for i, q := range trace {
-		id := int32(q.key)
-		admit := lim.Decide(id, q.t, q.cost)
-		if tw := twin.Decide(id, q.t, q.cost); tw != admit {
+		id := int32(q.Key)
+		admit := lim.Decide(id, q.T, q.Cost)
+		if tw := twin.Decide(id, q.T, q.Cost); tw != admit {
 			t.Fatalf("%s %s request %d: admit=%v but the twin never asked RetryAfter says %v", c.name, policy, i, admit, tw)
 		}
 		if !admit {
 			st.refusals++
-			r, ok := ra.RetryAfter(id, q.t, q.cost)
+			r, ok := ra.RetryAfter(id, q.T, q.Cost)
 			where := func() string {
-				return fmt.Sprintf("%s %s: request %d (key %d, t=%d, cost %d)", c.name, policy, i, q.key, q.t, q.cost)
+				return fmt.Sprintf("%s %s: request %d (key %d, t=%d, cost %d)", c.name, policy, i, q.Key, q.T, q.Cost)
 			}
 			switch {
-			case ok != (q.cost <= c.limit):
+			case ok != (q.Cost <= c.limit):
 				t.Fatalf("%s: RetryAfter ok=%v with limit %d", where(), ok, c.limit)
 			case !ok:
 				st.never++
-				if replica(q.key, q.t, q.cost).Decide(0, q.t+c.horizon, q.cost) {
+				if replica(q.Key, q.T, q.Cost).Decide(0, q.T+c.horizon, q.Cost) {
 					t.Fatalf("%s: RetryAfter says never, but it is admitted %dns later", where(), c.horizon)
 				}
-			case r < q.t:
+			case r < q.T:
 				t.Fatalf("%s: RetryAfter %d is before t", where(), r)
 			default:
-				if r > q.t+1 {
+				if r > q.T+1 {
 					st.later++
 				}
-				at := replica(q.key, q.t, q.cost)
-				if !at.Decide(0, r, q.cost) {
-					t.Fatalf("%s: refused at RetryAfter %d (+%dns)", where(), r, r-q.t)
+				at := replica(q.Key, q.T, q.Cost)
+				if !at.Decide(0, r, q.Cost) {
+					t.Fatalf("%s: refused at RetryAfter %d (+%dns)", where(), r, r-q.T)
 				}
-				if r2, ok2 := at.(algorithms.RetryAfterer).RetryAfter(0, r, q.cost); !ok2 || r2 != r {
+				if r2, ok2 := at.(algorithms.RetryAfterer).RetryAfter(0, r, q.Cost); !ok2 || r2 != r {
 					t.Fatalf("%s: admitted at %d, but RetryAfter there is %d, %v", where(), r, r2, ok2)
 				}
-				if x := q.t + algorithms.RoundUpSeconds(q.t, r)*int64(time.Second); !at.Decide(0, x, q.cost) {
+				if x := q.T + algorithms.RoundUpSeconds(q.T, r)*int64(time.Second); !at.Decide(0, x, q.Cost) {
 					t.Fatalf("%s: refused at %d, RetryAfter %d rounded up to whole seconds", where(), x, r)
 				}
-				if r-1 >= q.t && replica(q.key, q.t, q.cost).Decide(0, r-1, q.cost) {
+				if r-1 >= q.T && replica(q.Key, q.T, q.Cost).Decide(0, r-1, q.Cost) {
 					t.Fatalf("%s: admitted at %d, 1ns before RetryAfter %d", where(), r-1, r)
 				}
-				if r-1 > q.t {
-					x := q.t + rng.Int64N(r-q.t)
-					if replica(q.key, q.t, q.cost).Decide(0, x, q.cost) {
+				if r-1 > q.T {
+					x := q.T + rng.Int64N(r-q.T)
+					if replica(q.Key, q.T, q.Cost).Decide(0, x, q.Cost) {
 						t.Fatalf("%s: admitted at %d, before RetryAfter %d", where(), x, r)
 					}
 				}
 			}
 		}
 		rec := recordsAs(lim, ref, policy, admit, id, q)
-		hist[q.key] = append(hist[q.key], retryEvent{q.t, q.cost, rec})
+		hist[q.Key] = append(hist[q.Key], retryEvent{q.T, q.Cost, rec})
 		if rec {
-			lim.Record(id, q.t, q.cost)
-			twin.Record(id, q.t, q.cost)
+			lim.Record(id, q.T, q.Cost)
+			twin.Record(id, q.T, q.Cost)
 		}
 	}
 	return st

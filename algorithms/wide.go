@@ -65,9 +65,9 @@ func (x U128) quoFloor(d int64) (int64, bool) {
 	return q, ok
 }
 
-// quoCeil returns ceil(x/d) for d > 0; ok is false when it does not fit in
+// QuoCeil returns ceil(x/d) for d > 0; ok is false when it does not fit in
 // int64.
-func (x U128) quoCeil(d int64) (int64, bool) {
+func (x U128) QuoCeil(d int64) (int64, bool) {
 	q, r, ok := x.quoRem(d)
 	if !ok {
 		return 0, false

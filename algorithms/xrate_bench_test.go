@@ -21,16 +21,16 @@ var peerAgreement = sync.OnceValues(func() (float64, algorithms.XRateArithmetic)
 	x.Grow(100_000)
 	agree := 0
 	for _, q := range benchTrace {
-		id := int32(q.key)
-		a, b := tk.Decide(id, q.t, q.cost), x.Decide(id, q.t, q.cost)
+		id := int32(q.Key)
+		a, b := tk.Decide(id, q.T, q.Cost), x.Decide(id, q.T, q.Cost)
 		if a == b {
 			agree++
 		}
 		if a {
-			tk.Record(id, q.t, q.cost)
+			tk.Record(id, q.T, q.Cost)
 		}
 		if b {
-			x.Record(id, q.t, q.cost)
+			x.Record(id, q.T, q.Cost)
 		}
 	}
 	return float64(agree) / float64(len(benchTrace)), x.Arithmetic()
@@ -47,7 +47,7 @@ var peerAgreement = sync.OnceValues(func() (float64, algorithms.XRateArithmetic)
 func BenchmarkPeerTokenVsXRate(b *testing.B) {
 	r := algorithms.Rule{L: 10, W: int64(time.Minute)}
 	const keys = 100_000
-	span := benchTrace[len(benchTrace)-1].t - benchTrace[0].t + 1
+	span := benchTrace[len(benchTrace)-1].T - benchTrace[0].T + 1
 	report := func(b *testing.B, admitted int) {
 		b.ReportMetric(float64(admitted)/float64(b.N), "admit/op")
 		if s := b.Elapsed().Seconds(); s > 0 {
@@ -67,10 +67,10 @@ func BenchmarkPeerTokenVsXRate(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				q := &benchTrace[i]
-				t := q.t + shift
-				id := int32(q.key)
-				if lim.Decide(id, t, q.cost) {
-					lim.Record(id, t, q.cost)
+				t := q.T + shift
+				id := int32(q.Key)
+				if lim.Decide(id, t, q.Cost) {
+					lim.Record(id, t, q.Cost)
 					admitted++
 				}
 				if i++; i == len(benchTrace) {
@@ -98,7 +98,7 @@ func BenchmarkPeerTokenVsXRate(b *testing.B) {
 		b.ResetTimer()
 		for range b.N {
 			q := &benchTrace[i]
-			if lims[q.key].AllowN(time.Unix(0, q.t+shift), int(q.cost)) {
+			if lims[q.Key].AllowN(time.Unix(0, q.T+shift), int(q.Cost)) {
 				admitted++
 			}
 			if i++; i == len(benchTrace) {

@@ -111,13 +111,13 @@ func TestXRateMatchesLibraryAllowN(t *testing.T) {
 			lib := libLimiters(c.r, x.Capacity(), 8)
 			admitted := 0
 			for i, q := range trace {
-				got := x.Decide(int32(q.key), q.t, q.cost)
-				want := lib[q.key].AllowN(time.Unix(0, q.t), int(q.cost))
+				got := x.Decide(int32(q.Key), q.T, q.Cost)
+				want := lib[q.Key].AllowN(time.Unix(0, q.T), int(q.Cost))
 				if got != want {
 					t.Fatalf("%s %v %s: request %d %+v: Decide = %v, AllowN = %v", c.spec, c.r, gen, i, q, got, want)
 				}
 				if got {
-					x.Record(int32(q.key), q.t, q.cost)
+					x.Record(int32(q.Key), q.T, q.Cost)
 					admitted++
 				}
 			}
@@ -136,8 +136,8 @@ func msTrace(rng *rand.Rand, r algorithms.Rule, keys, n int) []req {
 	last := make([]int64, keys)
 	for i := range tr {
 		q := &tr[i]
-		q.t = max(q.t/int64(time.Millisecond)*int64(time.Millisecond), last[q.key])
-		last[q.key] = q.t
+		q.T = max(q.T/int64(time.Millisecond)*int64(time.Millisecond), last[q.Key])
+		last[q.Key] = q.T
 	}
 	return tr
 }
@@ -175,9 +175,9 @@ func TestXRateAgreesWithTokenAtExactRates(t *testing.T) {
 			ref.Grow(c.keys)
 			admitted := 0
 			for i, q := range trace {
-				id := int32(q.key)
-				refAdmit := ref.Decide(id, q.t, q.cost)
-				got, want := x.Decide(id, q.t, q.cost), tk.Decide(id, q.t, q.cost)
+				id := int32(q.Key)
+				refAdmit := ref.Decide(id, q.T, q.Cost)
+				got, want := x.Decide(id, q.T, q.Cost), tk.Decide(id, q.T, q.Cost)
 				if got != want {
 					t.Fatalf("%v xrate%s %s: request %d %+v: xrate %v, token %v", c.r, c.b, mode, i, q, got, want)
 				}
@@ -189,11 +189,11 @@ func TestXRateAgreesWithTokenAtExactRates(t *testing.T) {
 					}
 				}
 				if rec {
-					x.Record(id, q.t, q.cost)
-					tk.Record(id, q.t, q.cost)
+					x.Record(id, q.T, q.Cost)
+					tk.Record(id, q.T, q.Cost)
 				}
 				if refAdmit {
-					ref.Record(id, q.t, q.cost)
+					ref.Record(id, q.T, q.Cost)
 				}
 				if got {
 					admitted++

@@ -10,6 +10,7 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/internal/pass"
+	"ratebench/products"
 )
 
 // Config is a live replay.
@@ -50,7 +51,7 @@ func (c Config) Scaled() (rate string, err error) {
 	if !num.IsInt64() || !den.IsInt64() {
 		return "", fmt.Errorf("rule %s at speed %s: the rate is out of range", c.Rule, c.SpeedString())
 	}
-	rate, err = algorithms.NginxRate(algorithms.Rule{L: num.Int64(), W: den.Int64()})
+	rate, err = products.NginxRate(algorithms.Rule{L: num.Int64(), W: den.Int64()})
 	if err != nil {
 		return "", fmt.Errorf("rule %s at speed %s is %s requests per ns, which nginx cannot express (its rate is a whole number of requests per second or per minute); the speeds that work are the multiples of %s", c.Rule, c.SpeedString(), new(big.Rat).SetFrac(num, den).RatString(), SpeedStep(c.Rule))
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"ratebench/algorithms"
+	"ratebench/products"
 )
 
 // The products' own Redis code, replayed against the models of package
@@ -103,20 +104,20 @@ var Products = []string{"upstash", "upstash-fixed", "envoy", "redis_rate", "kong
 func productAlgorithm(l algorithms.Limiter) (algorithm, bool) {
 	name := l.Name()
 	switch l.(type) {
-	case *algorithms.Upstash:
+	case *products.Upstash:
 		if name == "upstash" || name == "upstash-fixed" {
 			return algorithm{name: name, model: name, tag: map[string]string{"upstash": "us", "upstash-fixed": "uf"}[name], atomic: true, product: true}, true
 		}
-	case *algorithms.Envoy:
+	case *products.Envoy:
 		if name == "envoy" {
 			return algorithm{name: name, model: name, tag: "e", product: true}, true
 		}
-	case *algorithms.Kong:
+	case *products.Kong:
 		if name == "kong" {
 			return algorithm{name: name, model: name, tag: "k", product: true}, true
 		}
-	case *algorithms.RedisRate:
-		if name == "redis_rate" || name == "redis_rate:burst="+strconv.FormatInt(l.(*algorithms.RedisRate).Burst(), 10) {
+	case *products.RedisRate:
+		if name == "redis_rate" || name == "redis_rate:burst="+strconv.FormatInt(l.(*products.RedisRate).Burst(), 10) {
 			return algorithm{name: name, model: name, tag: "r", atomic: true, product: true, live: true}, true
 		}
 	}
@@ -137,7 +138,7 @@ func newProductOp(name string, model algorithms.Limiter, r algorithms.Rule) (op,
 	case "envoy":
 		return &envoyOp{L: r.L, div: r.W / int64(time.Second)}, nil
 	case "kong":
-		k := model.(*algorithms.Kong)
+		k := model.(*products.Kong)
 		switch k.Period() {
 		case "second", "minute", "hour", "day":
 		default:
@@ -145,7 +146,7 @@ func newProductOp(name string, model algorithms.Limiter, r algorithms.Rule) (op,
 		}
 		return &kongOp{L: r.L, W: r.W, period: k.Period()}, nil
 	}
-	if rr, ok := model.(*algorithms.RedisRate); ok {
+	if rr, ok := model.(*products.RedisRate); ok {
 		return &redisRateOp{burst: rr.Burst()}, nil
 	}
 	return nil, fmt.Errorf("product %q has no Redis implementation", name)

@@ -1,13 +1,14 @@
-package algorithms
+package products
 
 import (
 	"math"
 	"math/bits"
+	"ratebench/algorithms"
 )
 
 func init() {
-	Register(Kind{"guava", "Guava's RateLimiter.create(L/W per second) asked tryAcquire(cost): SmoothBursty on a microsecond stopwatch from the key's first request, in doubles, one second of stored permits, starting empty, admitting whenever free and charging the cost after",
-		NoParams(func(r Rule) Limiter { return NewGuava(r) })})
+	algorithms.Register(algorithms.Kind{Spec: "guava", About: "Guava's RateLimiter.create(L/W per second) asked tryAcquire(cost): SmoothBursty on a microsecond stopwatch from the key's first request, in doubles, one second of stored permits, starting empty, admitting whenever free and charging the cost after",
+		Build: algorithms.NoParams(func(r algorithms.Rule) algorithms.Limiter { return NewGuava(r) })})
 }
 
 // Guava is Google Guava's RateLimiter.create(permitsPerSecond), a
@@ -85,21 +86,21 @@ func init() {
 // (double), nextFreeTicketMicros (long) and the stopwatch's start (long);
 // the Java object holds maxPermits, stableIntervalMicros and a mutex too.
 type Guava struct {
-	DeviationSet
-	rule Rule
+	algorithms.DeviationSet
+	rule algorithms.Rule
 	pps  float64 // permitsPerSecond
 	m    int64   // maxPermits rounded down (burst-fraction off)
-	st   PerKey[guavaState]
+	st   algorithms.PerKey[guavaState]
 }
 
 // guavaState is one key's limiter: Guava's own fields (float) and the
 // exact virtual time.
 type guavaState struct {
 	made     bool
-	t0       int64   // creation: the key's first request
-	stored   float64 // storedPermits
-	nextFree int64   // nextFreeTicketMicros, in ticks since t0
-	v        TAT     // exact: TAT = nextFree - stored*I + M*I
+	t0       int64          // creation: the key's first request
+	stored   float64        // storedPermits
+	nextFree int64          // nextFreeTicketMicros, in ticks since t0
+	v        algorithms.TAT // exact: TAT = nextFree - stored*I + M*I
 }
 
 // Deviation indices of Guava.
@@ -112,19 +113,19 @@ const (
 )
 
 // NewGuava returns Guava's SmoothBursty RateLimiter for rule r.
-func NewGuava(r Rule) *Guava {
+func NewGuava(r algorithms.Rule) *Guava {
 	g := &Guava{rule: r, pps: float64(r.L) / (float64(r.W) / 1e9)}
-	q, _ := Mul(r.L, 1e9).QuoRemWide(r.W)
+	q, _ := algorithms.Mul(r.L, 1e9).QuoRemWide(r.W)
 	g.m = int64(q.Lo) // L*1s/W < 2^63 since W >= 1 ns and L < 2^63/1e9 in any useful rule
 	if q.Hi != 0 || q.Lo >= 1<<62 {
 		g.m = 1<<62 - 1
 	}
 	g.SetDeviations(
-		Deviation{"clock", "reads the time in whole microseconds since the key's first request (its stopwatch)"},
-		Deviation{"float", "computes in float64 (double) in the source's order, waits truncated to whole microseconds"},
-		Deviation{"pay-later", "admits a request whenever the limiter is free, whatever its cost, and charges the cost afterwards by pushing the next free time into the future"},
-		Deviation{"starts-empty", "a new limiter has no stored permits: a key's first request is admitted, the next waits a full interval"},
-		Deviation{"burst-fraction", "stores up to one second of permits (permitsPerSecond), a fraction of a permit when the rate is not a whole number per second"},
+		algorithms.Deviation{Name: "clock", About: "reads the time in whole microseconds since the key's first request (its stopwatch)"},
+		algorithms.Deviation{Name: "float", About: "computes in float64 (double) in the source's order, waits truncated to whole microseconds"},
+		algorithms.Deviation{Name: "pay-later", About: "admits a request whenever the limiter is free, whatever its cost, and charges the cost afterwards by pushing the next free time into the future"},
+		algorithms.Deviation{Name: "starts-empty", About: "a new limiter has no stored permits: a key's first request is admitted, the next waits a full interval"},
+		algorithms.Deviation{Name: "burst-fraction", About: "stores up to one second of permits (permitsPerSecond), a fraction of a permit when the rate is not a whole number per second"},
 	)
 	return g
 }
@@ -132,7 +133,7 @@ func NewGuava(r Rule) *Guava {
 func (g *Guava) Name() string { return "guava" + g.Suffix() }
 
 // Twin is GCRA with B = floor(L*1s/W) + 1 under the same rule.
-func (g *Guava) Twin() string { return BucketSpec("gcra", g.m+1, g.rule) }
+func (g *Guava) Twin() string { return algorithms.BucketSpec("gcra", g.m+1, g.rule) }
 
 func (g *Guava) Grow(n int)         { g.st.Grow(n) }
 func (*Guava) Bytes(int32) int64    { return 24 }
@@ -159,11 +160,11 @@ func (g *Guava) interval() float64 {
 
 // tolerance is M*I*L exactly: 1s*L, or floor(L*1s/W)*W with burst-fraction
 // off.
-func (g *Guava) tolerance() U128 {
+func (g *Guava) tolerance() algorithms.U128 {
 	if g.OnAt(guavaBurstFraction) {
-		return Mul(1e9, g.rule.L)
+		return algorithms.Mul(1e9, g.rule.L)
 	}
-	return Mul(g.m, g.rule.W)
+	return algorithms.Mul(g.m, g.rule.W)
 }
 
 // state returns key id's limiter, creating it at t.
@@ -176,7 +177,7 @@ func (g *Guava) state(id int32, t int64) *guavaState {
 		} else {
 			// TAT = t0 + M*I: no stored permits.
 			q, r := g.tolerance().QuoRemWide(g.rule.L)
-			s.v = TAT{q.AddInt(t), r}
+			s.v = algorithms.TAT{Q: q.AddInt(t), R: r}
 		}
 	}
 	return s
@@ -220,9 +221,9 @@ func (g *Guava) Decide(id int32, t, cost int64) bool {
 	if !g.OnAt(guavaPayLater) {
 		// max(TAT-now, 0)*L <= M*I*L + (1-cost)*W
 		if cost < 1 {
-			x = x.Add(Mul(1-cost, g.rule.W))
+			x = x.Add(algorithms.Mul(1-cost, g.rule.W))
 		} else {
-			c := Mul(cost-1, g.rule.W)
+			c := algorithms.Mul(cost-1, g.rule.W)
 			if x.Lt(c) {
 				return false
 			}
@@ -238,7 +239,7 @@ func (g *Guava) Decide(id int32, t, cost int64) bool {
 		return false
 	}
 	hi, lo := bits.Mul64(d.Lo, uint64(g.rule.L))
-	return U128{hi, lo}.AddInt(v.R).Le(x)
+	return algorithms.U128{Hi: hi, Lo: lo}.AddInt(v.R).Le(x)
 }
 
 // Record is reserveEarliestAvailable: resync, then the stored permits
@@ -257,7 +258,7 @@ func (g *Guava) Record(id int32, t, cost int64) {
 		spend := math.Min(float64(cost), s.stored)
 		fresh := float64(cost) - spend
 		wait := javaLong(fresh * interval)
-		s.nextFree = SatAdd(s.nextFree, wait) // LongMath.saturatedAdd; both >= 0
+		s.nextFree = algorithms.SatAdd(s.nextFree, wait) // LongMath.saturatedAdd; both >= 0
 		s.stored -= spend
 		return
 	}

@@ -1,4 +1,4 @@
-package algorithms_test
+package products_test
 
 import (
 	"math/rand/v2"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"ratebench/algorithms"
+	"ratebench/products"
 )
 
 const (
@@ -20,12 +21,12 @@ func play(t *testing.T, l algorithms.Limiter, all bool, steps []step) {
 	t.Helper()
 	l.Grow(1)
 	for i, s := range steps {
-		got := l.Decide(0, s.t, s.cost)
-		if got != s.admit {
-			t.Errorf("%s: request %d at %dns cost %d: admit %v, want %v", l.Name(), i, s.t, s.cost, got, s.admit)
+		got := l.Decide(0, s.T, s.Cost)
+		if got != s.Admit {
+			t.Errorf("%s: request %d at %dns cost %d: admit %v, want %v", l.Name(), i, s.T, s.Cost, got, s.Admit)
 		}
 		if all || got {
-			l.Record(0, s.t, s.cost)
+			l.Record(0, s.T, s.Cost)
 		}
 	}
 }
@@ -62,22 +63,22 @@ func TestEnvoyTimeline(t *testing.T) {
 		t.Error("fixed or envoy-local counts every request")
 	}
 	play(t, l, true, []step{
-		{sec / 2, 1, true},               // count 1
-		{30 * sec, 2, true},              // 1+2 = 3, not > 3
-		{60*sec - 1, 1, false},           // now = 59: same key; 4 > 3, counted: 4
-		{60 * sec, 1, true},              // now = 60: key 60, count 1
-		{61 * sec, 3, false},             // 1+3 = 4 > 3: refused, counted: 4
-		{62 * sec, 1, false},             // 4+1 = 5 > 3 (fixed, counting admissions, admits: 1+1 = 2)
-		{119*sec + 999*ms, 1, false},     // now = 119, key 60: 6 > 3
-		{120 * sec, 3, true},             // key 120: 3
-		{120*sec + 500*ms, 1, false},     // 4
-		{int64(1e18), 3, true},           // far: another key
-		{int64(1e18) + 1, 1, false},      // same second, same key
-		{int64(1e18) + 10*sec, 0, false}, // 1e9 s is 40 s into its minute; hits_addend 0: 4 > 3 still
+		{T: sec / 2, Cost: 1, Admit: true},               // count 1
+		{T: 30 * sec, Cost: 2, Admit: true},              // 1+2 = 3, not > 3
+		{T: 60*sec - 1, Cost: 1, Admit: false},           // now = 59: same key; 4 > 3, counted: 4
+		{T: 60 * sec, Cost: 1, Admit: true},              // now = 60: key 60, count 1
+		{T: 61 * sec, Cost: 3, Admit: false},             // 1+3 = 4 > 3: refused, counted: 4
+		{T: 62 * sec, Cost: 1, Admit: false},             // 4+1 = 5 > 3 (fixed, counting admissions, admits: 1+1 = 2)
+		{T: 119*sec + 999*ms, Cost: 1, Admit: false},     // now = 119, key 60: 6 > 3
+		{T: 120 * sec, Cost: 3, Admit: true},             // key 120: 3
+		{T: 120*sec + 500*ms, Cost: 1, Admit: false},     // 4
+		{T: int64(1e18), Cost: 3, Admit: true},           // far: another key
+		{T: int64(1e18) + 1, Cost: 1, Admit: false},      // same second, same key
+		{T: int64(1e18) + 10*sec, Cost: 0, Admit: false}, // 1e9 s is 40 s into its minute; hits_addend 0: 4 > 3 still
 	})
 	// Cost 1: count-after-increment > L decides as curr+1 <= L.
 	play(t, mustNew(t, "envoy", "2/1s"), true, []step{
-		{900 * ms, 1, true}, {950 * ms, 1, true}, {999 * ms, 1, false}, {sec, 1, true}, {sec + 1, 1, true}, {2*sec - 1, 1, false},
+		{T: 900 * ms, Cost: 1, Admit: true}, {T: 950 * ms, Cost: 1, Admit: true}, {T: 999 * ms, Cost: 1, Admit: false}, {T: sec, Cost: 1, Admit: true}, {T: sec + 1, Cost: 1, Admit: true}, {T: 2*sec - 1, Cost: 1, Admit: false},
 	})
 }
 
@@ -86,9 +87,9 @@ func TestEnvoyTimeline(t *testing.T) {
 // the epoch shares minute 0's key.
 func TestEnvoyBeforeTheEpoch(t *testing.T) {
 	play(t, mustNew(t, "envoy", "1/1m"), true, []step{
-		{-sec / 2, 1, true}, // now = -1, key 0
-		{30 * sec, 1, false},
-		{-61 * sec, 1, true}, // now = -61, key -60 (a new key: the count restarts)
+		{T: -sec / 2, Cost: 1, Admit: true}, // now = -1, key 0
+		{T: 30 * sec, Cost: 1, Admit: false},
+		{T: -61 * sec, Cost: 1, Admit: true}, // now = -61, key -60 (a new key: the count restarts)
 	})
 }
 
@@ -127,19 +128,19 @@ func mustDur(t *testing.T, s string) int64 {
 func TestEnvoyLocalTimeline(t *testing.T) {
 	l := mustNew(t, "envoy-local:max=2:fill=1:interval=1s", "10/1m")
 	play(t, l, false, []step{
-		{100 * ms, 1, true},  // 2 -> 1
-		{200 * ms, 1, true},  // 1 -> 0
-		{300 * ms, 1, false}, // 0
-		{sec - 1, 1, false},  // the tick at 1s has not fired
-		{sec, 1, true},       // it fires first: 1 -> 0
-		{1500 * ms, 1, false},
-		{2500 * ms, 1, true},  // tick at 2s: 1 -> 0
-		{5 * sec, 1, true},    // ticks at 3, 4, 5 s: min(2, 0+3) = 2 -> 1
-		{5 * sec, 1, true},    // 1 -> 0
-		{5 * sec, 1, false},   // 0
-		{7 * sec, 5, true},    // ticks at 6, 7 s: 2; cost 5 takes one token -> 1
-		{7 * sec, 9, true},    // 1 -> 0
-		{7*sec + 1, 1, false}, // 0
+		{T: 100 * ms, Cost: 1, Admit: true},  // 2 -> 1
+		{T: 200 * ms, Cost: 1, Admit: true},  // 1 -> 0
+		{T: 300 * ms, Cost: 1, Admit: false}, // 0
+		{T: sec - 1, Cost: 1, Admit: false},  // the tick at 1s has not fired
+		{T: sec, Cost: 1, Admit: true},       // it fires first: 1 -> 0
+		{T: 1500 * ms, Cost: 1, Admit: false},
+		{T: 2500 * ms, Cost: 1, Admit: true},  // tick at 2s: 1 -> 0
+		{T: 5 * sec, Cost: 1, Admit: true},    // ticks at 3, 4, 5 s: min(2, 0+3) = 2 -> 1
+		{T: 5 * sec, Cost: 1, Admit: true},    // 1 -> 0
+		{T: 5 * sec, Cost: 1, Admit: false},   // 0
+		{T: 7 * sec, Cost: 5, Admit: true},    // ticks at 6, 7 s: 2; cost 5 takes one token -> 1
+		{T: 7 * sec, Cost: 9, Admit: true},    // 1 -> 0
+		{T: 7*sec + 1, Cost: 1, Admit: false}, // 0
 	})
 }
 
@@ -147,23 +148,23 @@ func TestEnvoyLocalTimeline(t *testing.T) {
 // loaded at a time congruent to it.
 func TestEnvoyLocalPhase(t *testing.T) {
 	play(t, mustNew(t, "envoy-local:max=1:fill=1:interval=1s:phase=500ms", "10/1m"), false, []step{
-		{100 * ms, 1, true}, {600 * ms, 1, true}, {1200 * ms, 1, false}, {1500 * ms, 1, true}, {1999 * ms, 1, false},
+		{T: 100 * ms, Cost: 1, Admit: true}, {T: 600 * ms, Cost: 1, Admit: true}, {T: 1200 * ms, Cost: 1, Admit: false}, {T: 1500 * ms, Cost: 1, Admit: true}, {T: 1999 * ms, Cost: 1, Admit: false},
 	})
 	play(t, mustNew(t, "envoy-local:max=1:fill=1:interval=1s", "10/1m"), false, []step{
-		{100 * ms, 1, true}, {600 * ms, 1, false}, {1200 * ms, 1, true}, {1500 * ms, 1, false},
+		{T: 100 * ms, Cost: 1, Admit: true}, {T: 600 * ms, Cost: 1, Admit: false}, {T: 1200 * ms, Cost: 1, Admit: true}, {T: 1500 * ms, Cost: 1, Admit: false},
 	})
 	// fill 3 every 200 ms, max 5, phase 50 ms: ticks at ..., 50, 250, 450 ms.
 	l := mustNew(t, "envoy-local:max=5:fill=3:interval=200ms:phase=50ms", "10/1m")
 	var steps []step
 	for range 5 {
-		steps = append(steps, step{10 * ms, 1, true})
+		steps = append(steps, step{T: 10 * ms, Cost: 1, Admit: true})
 	}
-	steps = append(steps, step{49 * ms, 1, false}, step{50 * ms, 1, true}, step{249 * ms, 1, true}, step{249 * ms, 1, true},
-		step{249 * ms, 1, false}, step{450 * ms, 1, true}) // 250 and 450 ms: min(5, 0+6) = 5
+	steps = append(steps, step{T: 49 * ms, Cost: 1, Admit: false}, step{T: 50 * ms, Cost: 1, Admit: true}, step{T: 249 * ms, Cost: 1, Admit: true}, step{T: 249 * ms, Cost: 1, Admit: true},
+		step{T: 249 * ms, Cost: 1, Admit: false}, step{T: 450 * ms, Cost: 1, Admit: true}) // 250 and 450 ms: min(5, 0+6) = 5
 	for range 4 {
-		steps = append(steps, step{450 * ms, 1, true})
+		steps = append(steps, step{T: 450 * ms, Cost: 1, Admit: true})
 	}
-	steps = append(steps, step{450 * ms, 1, false})
+	steps = append(steps, step{T: 450 * ms, Cost: 1, Admit: false})
 	play(t, l, false, steps)
 }
 
@@ -182,7 +183,7 @@ func TestEnvoyLocalMapping(t *testing.T) {
 		{"10/100ms", "envoy-local", 5, 50 * ms},
 	} {
 		l := mustNew(t, "envoy-local", c.rule)
-		el := l.(*algorithms.EnvoyLocal)
+		el := l.(*products.EnvoyLocal)
 		max, fill, interval, phase := el.Params()
 		r, _ := algorithms.ParseRule(c.rule)
 		if l.Name() != c.name || max != r.L || fill != c.fill || interval != c.interval || phase != 0 {
@@ -259,7 +260,7 @@ func TestEnvoyCountsRefused(t *testing.T) {
 		t.Fatalf("twin %q, deviations %v", p.Twin(), p.Deviations())
 	}
 	steps := func(counted bool) []step {
-		return []step{{0, 2, true}, {sec, 3, false}, {2 * sec, 1, !counted}}
+		return []step{{T: 0, Cost: 2, Admit: true}, {T: sec, Cost: 3, Admit: false}, {T: 2 * sec, Cost: 1, Admit: !counted}}
 	}
 	replay(t, l, steps(true))
 	off := mustNew(t, "envoy:without=counts-refused", "3/1m")
@@ -274,13 +275,15 @@ func TestEnvoyCountsRefused(t *testing.T) {
 func TestEnvoyLocalDeviations(t *testing.T) {
 	spec := "envoy-local:max=2:fill=1:interval=1s"
 	timer := func(on bool) []step {
-		return []step{{0, 1, true}, {100 * ms, 1, true}, {1200 * ms, 1, on}, {1300 * ms, 1, false}}
+		return []step{{T: 0, Cost: 1, Admit: true}, {T: 100 * ms, Cost: 1, Admit: true}, {T: 1200 * ms, Cost: 1, Admit: on}, {T: 1300 * ms, Cost: 1, Admit: false}}
 	}
 	replay(t, mustNew(t, spec, "2/2s"), timer(true))
 	// Continuous: 1.1 tokens at 1.2 s, then 0.1 + 0.1 at 1.3 s.
-	replay(t, mustNew(t, spec+":without=timer-fill", "2/2s"), []step{{0, 1, true}, {100 * ms, 1, true}, {1200 * ms, 1, true}, {1300 * ms, 1, false}})
-	replay(t, mustNew(t, spec+":without=timer-fill", "2/2s"), []step{{0, 1, true}, {100 * ms, 1, true}, {999 * ms, 1, false}, {sec, 1, true}}) // t/1s tokens from 100 ms
-	cost := func(on bool) []step { return []step{{0, 5, on}, {0, 2, true}, {0, 1, false}} }
+	replay(t, mustNew(t, spec+":without=timer-fill", "2/2s"), []step{{T: 0, Cost: 1, Admit: true}, {T: 100 * ms, Cost: 1, Admit: true}, {T: 1200 * ms, Cost: 1, Admit: true}, {T: 1300 * ms, Cost: 1, Admit: false}})
+	replay(t, mustNew(t, spec+":without=timer-fill", "2/2s"), []step{{T: 0, Cost: 1, Admit: true}, {T: 100 * ms, Cost: 1, Admit: true}, {T: 999 * ms, Cost: 1, Admit: false}, {T: sec, Cost: 1, Admit: true}}) // t/1s tokens from 100 ms
+	cost := func(on bool) []step {
+		return []step{{T: 0, Cost: 5, Admit: on}, {T: 0, Cost: 2, Admit: true}, {T: 0, Cost: 1, Admit: false}}
+	}
 	replay(t, mustNew(t, spec, "2/2s"), cost(true))
 	replay(t, mustNew(t, spec+":without=one-token", "2/2s"), cost(false))
 	for s, want := range map[string]string{

@@ -1,14 +1,17 @@
-package algorithms
+package products
 
 import (
 	"fmt"
+	"ratebench/algorithms"
 	"strconv"
 	"strings"
 )
 
 func init() {
-	Register(Kind{"throttled[:burst=N]", "throttled/throttled v2 with its memory store: GCRA in integer ns, emission interval W/L truncated, MaxBurst N (default L-1) admitting N+1 at once",
-		func(c Call, r Rule) (Limiter, error) { return NewThrottled(r, c.Arg, c.HasArg) }})
+	algorithms.Register(algorithms.Kind{Spec: "throttled[:burst=N]", About: "throttled/throttled v2 with its memory store: GCRA in integer ns, emission interval W/L truncated, MaxBurst N (default L-1) admitting N+1 at once",
+		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
+			return NewThrottled(r, c.Arg, c.HasArg)
+		}})
 }
 
 // Throttled is github.com/throttled/throttled/v2 v2.15.0 (module sum
@@ -56,12 +59,12 @@ func init() {
 // Memory: 8 bytes per key, the TAT as int64 nanoseconds (the memory store
 // keeps a *int64 per key in a map, with the key's string).
 type Throttled struct {
-	DeviationSet
-	rule     Rule
+	algorithms.DeviationSet
+	rule     algorithms.Rule
 	maxBurst int64
 	named    bool
-	trunc    *GCRA // GCRA with emission interval period, burst MaxBurst+1
-	exact    *GCRA // GCRA with W/L, burst MaxBurst+1
+	trunc    *algorithms.GCRA // GCRA with emission interval period, burst MaxBurst+1
+	exact    *algorithms.GCRA // GCRA with W/L, burst MaxBurst+1
 }
 
 // Deviation indices of Throttled.
@@ -69,7 +72,7 @@ const throttledTruncation = 0
 
 // NewThrottled returns throttled for rule r from the parameters of the
 // spec "throttled[:burst=M]" (arg is what follows "throttled:").
-func NewThrottled(r Rule, arg string, hasArg bool) (*Throttled, error) {
+func NewThrottled(r algorithms.Rule, arg string, hasArg bool) (*Throttled, error) {
 	th := &Throttled{rule: r, maxBurst: r.L - 1}
 	if hasArg {
 		v, ok := strings.CutPrefix(strings.TrimSpace(arg), "burst=")
@@ -84,11 +87,11 @@ func NewThrottled(r Rule, arg string, hasArg bool) (*Throttled, error) {
 		return nil, fmt.Errorf("algorithm throttled: rule %s: W/L is below one nanosecond, a rate throttled refuses (its period is whole nanoseconds)", r)
 	}
 	th.SetDeviations(
-		Deviation{"rate-truncation", "the emission interval W/L truncated to whole nanoseconds (PerDuration), so it admits slightly faster than the rule"},
+		algorithms.Deviation{Name: "rate-truncation", About: "the emission interval W/L truncated to whole nanoseconds (PerDuration), so it admits slightly faster than the rule"},
 	)
 	b := th.maxBurst + 1
-	th.trunc = NewGCRA(Rule{L: 1, W: period}, b)
-	th.exact = NewGCRA(r, b)
+	th.trunc = algorithms.NewGCRA(algorithms.Rule{L: 1, W: period}, b)
+	th.exact = algorithms.NewGCRA(r, b)
 	return th, nil
 }
 
@@ -101,10 +104,10 @@ func (th *Throttled) Name() string {
 }
 
 // Twin is GCRA with B = MaxBurst + 1 under the same rule.
-func (th *Throttled) Twin() string { return BucketSpec("gcra", th.maxBurst+1, th.rule) }
+func (th *Throttled) Twin() string { return algorithms.BucketSpec("gcra", th.maxBurst+1, th.rule) }
 
 // core is the GCRA the product runs with its deviations as set.
-func (th *Throttled) core() *GCRA {
+func (th *Throttled) core() *algorithms.GCRA {
 	if th.OnAt(throttledTruncation) {
 		return th.trunc
 	}

@@ -1,4 +1,4 @@
-package algorithms_test
+package products_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/throttled/throttled/v2/store/memstore"
 
 	"ratebench/algorithms"
+	"ratebench/products"
 )
 
 func TestThrottledSpec(t *testing.T) {
@@ -46,7 +47,7 @@ func TestThrottledSpec(t *testing.T) {
 		t.Errorf("unknown-algorithm error does not list throttled: %v", err)
 	}
 	// PerDuration(3, 1s): 333,333,333 ns (rate.go line 118).
-	if p := mustNew(t, "throttled", "3/1s").(*algorithms.Throttled).Period(); p != 333_333_333 {
+	if p := mustNew(t, "throttled", "3/1s").(*products.Throttled).Period(); p != 333_333_333 {
 		t.Errorf("period %d, want 333333333", p)
 	}
 	l := mustNew(t, "throttled", "10/1m")
@@ -76,16 +77,16 @@ func TestThrottledWithoutDeviationsIsTwin(t *testing.T) {
 // t0 + 1 s, and the admission at t0 + 333,333,333.33: 333,333,334.
 func TestThrottledTimeline(t *testing.T) {
 	t0 := int64(1_700_000_000) * sec
-	steps := []step{{t0, 1, true}, {t0, 1, true}, {t0, 1, true}, {t0, 1, false},
-		{t0 + 333_333_332, 1, false}, {t0 + 333_333_333, 1, true}, {t0 + 333_333_333, 1, false},
-		{t0 + 2*333_333_333, 2, false}, {t0 + 3*333_333_333, 2, true}}
+	steps := []step{{T: t0, Cost: 1, Admit: true}, {T: t0, Cost: 1, Admit: true}, {T: t0, Cost: 1, Admit: true}, {T: t0, Cost: 1, Admit: false},
+		{T: t0 + 333_333_332, Cost: 1, Admit: false}, {T: t0 + 333_333_333, Cost: 1, Admit: true}, {T: t0 + 333_333_333, Cost: 1, Admit: false},
+		{T: t0 + 2*333_333_333, Cost: 2, Admit: false}, {T: t0 + 3*333_333_333, Cost: 2, Admit: true}}
 	play(t, mustNew(t, "throttled", "3/1s"), false, steps)
-	exact := []step{{t0, 1, true}, {t0, 1, true}, {t0, 1, true}, {t0, 1, false},
-		{t0 + 333_333_333, 1, false}, {t0 + 333_333_334, 1, true}}
+	exact := []step{{T: t0, Cost: 1, Admit: true}, {T: t0, Cost: 1, Admit: true}, {T: t0, Cost: 1, Admit: true}, {T: t0, Cost: 1, Admit: false},
+		{T: t0 + 333_333_333, Cost: 1, Admit: false}, {T: t0 + 333_333_334, Cost: 1, Admit: true}}
 	play(t, mustNew(t, "throttled:without=rate-truncation", "3/1s"), false, exact)
 	// MaxBurst 0: one request at a time, the next one period later.
 	play(t, mustNew(t, "throttled:burst=0", "3/1s"), false, []step{
-		{t0, 1, true}, {t0, 1, false}, {t0 + 333_333_332, 1, false}, {t0 + 333_333_333, 1, true}, {t0 + 400_000_000, 2, false}})
+		{T: t0, Cost: 1, Admit: true}, {T: t0, Cost: 1, Admit: false}, {T: t0 + 333_333_332, Cost: 1, Admit: false}, {T: t0 + 333_333_333, Cost: 1, Admit: true}, {T: t0 + 400_000_000, Cost: 2, Admit: false}})
 }
 
 // TestThrottledMatchesModule drives the real GCRARateLimiterCtx over its
@@ -106,7 +107,7 @@ func TestThrottledMatchesModule(t *testing.T) {
 			"poissonish": poissonish(rng, r, 8, 4000),
 			"edge":       edgeTrace(rng, r, 8, 4000, 1_700_000_000*sec),
 		} {
-			model := mustNew(t, c.spec, c.rule).(*algorithms.Throttled)
+			model := mustNew(t, c.spec, c.rule).(*products.Throttled)
 			model.Grow(8)
 			st, err := memstore.New(0)
 			if err != nil {
@@ -122,17 +123,17 @@ func TestThrottledMatchesModule(t *testing.T) {
 			}
 			admitted := 0
 			for i, q := range trace {
-				now = time.Unix(0, q.t)
-				limited, _, err := lib.RateLimitCtx(ctx, gen+strconv.Itoa(q.key), int(q.cost))
+				now = time.Unix(0, q.T)
+				limited, _, err := lib.RateLimitCtx(ctx, gen+strconv.Itoa(q.Key), int(q.Cost))
 				if err != nil {
 					t.Fatal(err)
 				}
-				id := int32(q.key)
-				if got := model.Decide(id, q.t, q.cost); got != !limited {
+				id := int32(q.Key)
+				if got := model.Decide(id, q.T, q.Cost); got != !limited {
 					t.Fatalf("%s %s %s: request %d %+v: model %v, module %v", c.spec, c.rule, gen, i, q, got, !limited)
 				}
 				if !limited {
-					model.Record(id, q.t, q.cost)
+					model.Record(id, q.T, q.Cost)
 					admitted++
 				}
 			}
@@ -155,18 +156,18 @@ func TestGCRAProductsIdleRelease(t *testing.T) {
 			rel.Grow(10)
 			released := 0
 			for i, q := range trace {
-				id := int32(q.key)
-				if rl := rel.(algorithms.Releaser); rl.Idle(id, q.t) {
+				id := int32(q.Key)
+				if rl := rel.(algorithms.Releaser); rl.Idle(id, q.T) {
 					rl.Release(id)
 					released++
 				}
-				a, b := kept.Decide(id, q.t, q.cost), rel.Decide(id, q.t, q.cost)
+				a, b := kept.Decide(id, q.T, q.Cost), rel.Decide(id, q.T, q.Cost)
 				if a != b {
 					t.Fatalf("%s %v: request %d %+v: %v kept, %v released", spec, r, i, q, a, b)
 				}
 				if a {
-					kept.Record(id, q.t, q.cost)
-					rel.Record(id, q.t, q.cost)
+					kept.Record(id, q.T, q.Cost)
+					rel.Record(id, q.T, q.Cost)
 				}
 			}
 			if released == 0 {

@@ -1,30 +1,31 @@
-package algorithms
+package products
 
 import (
 	"fmt"
 	"math"
+	"ratebench/algorithms"
 	"strconv"
 	"strings"
 	"time"
 )
 
 func init() {
-	Register(Kind{"upstash", "Upstash's slidingWindow: floor(prev*(W-e)/W) + curr >= L refuses, on a millisecond clock, behind its ephemeral cache",
-		func(c Call, r Rule) (Limiter, error) {
+	algorithms.Register(algorithms.Kind{Spec: "upstash", About: "Upstash's slidingWindow: floor(prev*(W-e)/W) + curr >= L refuses, on a millisecond clock, behind its ephemeral cache",
+		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			if err := c.NoArg(); err != nil {
 				return nil, err
 			}
 			return NewUpstash(r)
 		}})
-	Register(Kind{"upstash-fixed", "Upstash's fixedWindow: every request counted, behind its ephemeral cache",
-		func(c Call, r Rule) (Limiter, error) {
+	algorithms.Register(algorithms.Kind{Spec: "upstash-fixed", About: "Upstash's fixedWindow: every request counted, behind its ephemeral cache",
+		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			if err := c.NoArg(); err != nil {
 				return nil, err
 			}
 			return NewUpstashFixed(r)
 		}})
-	Register(Kind{"upstash-token[:max=N][:refill=N:interval=D]", "Upstash's tokenBucket: refill tokens per whole interval from the key's first request (default the rule's rate), max tokens (default L), behind its ephemeral cache",
-		func(c Call, r Rule) (Limiter, error) {
+	algorithms.Register(algorithms.Kind{Spec: "upstash-token[:max=N][:refill=N:interval=D]", About: "Upstash's tokenBucket: refill tokens per whole interval from the key's first request (default the rule's rate), max tokens (default L), behind its ephemeral cache",
+		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			if c.HasArg && strings.TrimSpace(c.Arg) == "" {
 				return nil, fmt.Errorf("algorithm %q: want upstash-token, or upstash-token:max=N and :refill=N:interval=D", c.Spec)
 			}
@@ -83,12 +84,12 @@ func init() {
 // regions sync asynchronously, not modelled. Negative rates (refunds) do
 // not occur: a trace's cost is positive.
 type Upstash struct {
-	DeviationSet
+	algorithms.DeviationSet
 	name, twin string
 	core       upstashCore
-	cache      *Blocked // the ephemeral cache in front of core
-	iCache     int      // the index of the deviation "cache"
-	iEvery     int      // the index of "counts-refused", or -1
+	cache      *algorithms.Blocked // the ephemeral cache in front of core
+	iCache     int                 // the index of the deviation "cache"
+	iEvery     int                 // the index of "counts-refused", or -1
 	bytes      int64
 	// The last request the cache refused, for Record to leave out.
 	cachedID  int32
@@ -99,9 +100,9 @@ type Upstash struct {
 // upstashCore is the Redis side of one of Upstash's limiters: a Limiter
 // (for Blocked to wrap) that can say when a refusal's block ends.
 type upstashCore interface {
-	Limiter
-	Releaser
-	Warmer
+	algorithms.Limiter
+	algorithms.Releaser
+	algorithms.Warmer
 	// reset is the block's end for a refusal of key id at t: the first
 	// instant (ns) at which the cache lets the key through again.
 	reset(id int32, t int64) int64
@@ -112,11 +113,11 @@ const upstashMs = int64(time.Millisecond)
 
 // newUpstash builds the product around core, its deviations declared with
 // the deviation "cache" last; every is the index of "counts-refused" or -1.
-func newUpstash(name, twin string, core upstashCore, bytes int64, every int, r Rule, list ...Deviation) *Upstash {
+func newUpstash(name, twin string, core upstashCore, bytes int64, every int, r algorithms.Rule, list ...algorithms.Deviation) *Upstash {
 	u := &Upstash{name: name, twin: twin, core: core, bytes: bytes, iEvery: every}
 	u.SetDeviations(list...)
 	u.iCache = len(list) - 1
-	u.cache, _ = NewBlocked(core, r, "window")
+	u.cache, _ = algorithms.NewBlocked(core, r, "window")
 	u.cache.SetReset(core.reset)
 	return u
 }
@@ -179,20 +180,20 @@ func (u *Upstash) Warm(id int32) uint64 {
 // The deviations the three share.
 var (
 	upstashClockAbout = "decides on Date.now(), a millisecond clock: the trace's time floored to whole milliseconds"
-	upstashCache      = Deviation{"cache", "ephemeral cache, on by default: a key refused once is refused without asking Redis until the reset the refusal returned, that millisecond included"}
+	upstashCache      = algorithms.Deviation{Name: "cache", About: "ephemeral cache, on by default: a key refused once is refused without asking Redis until the reset the refusal returned, that millisecond included"}
 )
 
 // upstashWindow checks that w is a Duration Upstash can be configured with.
 func upstashWindow(spec string, w int64) error {
 	if w <= 0 || w%upstashMs != 0 {
-		return fmt.Errorf("algorithm %q: Upstash's windows and intervals are whole milliseconds (\"N ms\", \"N s\", ...), not %s", spec, FormatWindow(w))
+		return fmt.Errorf("algorithm %q: Upstash's windows and intervals are whole milliseconds (\"N ms\", \"N s\", ...), not %s", spec, algorithms.FormatWindow(w))
 	}
 	return nil
 }
 
 // clock returns the clock's tick: a millisecond, or with the deviation
 // "clock" off a nanosecond.
-func upstashTick(d *DeviationSet, i int) int64 {
+func upstashTick(d *algorithms.DeviationSet, i int) int64 {
 	if d.OnAt(i) {
 		return upstashMs
 	}
@@ -243,9 +244,9 @@ func upstashTick(d *DeviationSet, i int) int64 {
 // Memory: the two windows' counts and the window, 24 bytes per key, as the
 // counter's.
 type upstashSliding struct {
-	d    *DeviationSet
-	rule Rule
-	st   PerKey[CounterState]
+	d    *algorithms.DeviationSet
+	rule algorithms.Rule
+	st   algorithms.PerKey[algorithms.CounterState]
 }
 
 // The deviations of "upstash", in their order.
@@ -258,16 +259,16 @@ const (
 )
 
 // NewUpstash returns Upstash's slidingWindow(L, W) for rule r.
-func NewUpstash(r Rule) (*Upstash, error) {
+func NewUpstash(r algorithms.Rule) (*Upstash, error) {
 	if err := upstashWindow("upstash", r.W); err != nil {
 		return nil, err
 	}
 	c := &upstashSliding{rule: r}
 	u := newUpstash("upstash", "counter", c, 24, usCounts, r,
-		Deviation{"clock", upstashClockAbout + ": the weight of the previous window moves in whole-millisecond steps"},
-		Deviation{"lt", "admits iff floor(previous*weight) + current + cost <= limit: with cost 1, iff the estimate is below the limit"},
-		Deviation{"float", "weighs the previous window in float64, as Redis's Lua numbers, before flooring: a weighted count that is a whole number may floor to one less"},
-		Deviation{"counts-refused", "a request refused for costing more than the room left is counted all the same when floor(previous*weight) + current is below the limit (the script increments before the client sees the remaining count negative)"},
+		algorithms.Deviation{Name: "clock", About: upstashClockAbout + ": the weight of the previous window moves in whole-millisecond steps"},
+		algorithms.Deviation{Name: "lt", About: "admits iff floor(previous*weight) + current + cost <= limit: with cost 1, iff the estimate is below the limit"},
+		algorithms.Deviation{Name: "float", About: "weighs the previous window in float64, as Redis's Lua numbers, before flooring: a weighted count that is a whole number may floor to one less"},
+		algorithms.Deviation{Name: "counts-refused", About: "a request refused for costing more than the room left is counted all the same when floor(previous*weight) + current is below the limit (the script increments before the client sees the remaining count negative)"},
 		upstashCache)
 	c.d = &u.DeviationSet
 	return u, nil
@@ -283,12 +284,12 @@ func (c *upstashSliding) Warm(id int32) uint64 { return uint64(c.st.At(id).Start
 // reset: the window's end (currentWindow+1)*W; blocked while
 // Date.now() <= reset, so up to the end plus one tick.
 func (c *upstashSliding) reset(_ int32, t int64) int64 {
-	return SatAdd(FloorDiv(t, c.rule.W)*c.rule.W+c.rule.W, upstashTick(c.d, usClock))
+	return algorithms.SatAdd(algorithms.FloorDiv(t, c.rule.W)*c.rule.W+c.rule.W, upstashTick(c.d, usClock))
 }
 
 // elapsed advances key id to t and returns the time e into the window on
 // the clock.
-func (c *upstashSliding) elapsed(id int32, t int64) (*CounterState, int64) {
+func (c *upstashSliding) elapsed(id int32, t int64) (*algorithms.CounterState, int64) {
 	s := c.st.At(id)
 	e := s.Advance(t, c.rule.W)
 	tick := upstashTick(c.d, usClock)
@@ -298,7 +299,7 @@ func (c *upstashSliding) elapsed(id int32, t int64) (*CounterState, int64) {
 // floored is line 79 in float64, each operation rounded (the explicit
 // conversions forbid a fused multiply-add): floor((1 - (now % window) /
 // window) * previous).
-func (c *upstashSliding) floored(s *CounterState, e int64) int64 {
+func (c *upstashSliding) floored(s *algorithms.CounterState, e int64) int64 {
 	tick := upstashTick(c.d, usClock)
 	p := float64(float64(e/tick) / float64(c.rule.W/tick))
 	w := float64(1 - p)
@@ -306,9 +307,9 @@ func (c *upstashSliding) floored(s *CounterState, e int64) int64 {
 }
 
 // below is line 82's test passed: floor(previous) + current < limit.
-func (c *upstashSliding) below(s *CounterState, e int64) bool {
+func (c *upstashSliding) below(s *algorithms.CounterState, e int64) bool {
 	if !c.d.OnAt(usFloat) {
-		return CounterLT(s.Prev, s.Curr, e, c.rule.L, c.rule.W)
+		return algorithms.CounterLT(s.Prev, s.Curr, e, c.rule.L, c.rule.W)
 	}
 	q := c.floored(s, e)
 	return s.Curr < c.rule.L && q < c.rule.L-s.Curr
@@ -318,10 +319,10 @@ func (c *upstashSliding) Decide(id int32, t, cost int64) bool {
 	W, L := c.rule.W, c.rule.L
 	s, e := c.elapsed(id, t)
 	if !c.d.OnAt(usLT) {
-		return CounterLE(s.Prev, s.Curr, e, cost, L, W)
+		return algorithms.CounterLE(s.Prev, s.Curr, e, cost, L, W)
 	}
 	if !c.d.OnAt(usFloat) {
-		return CounterFloor(s.Prev, s.Curr, e, cost, L, W)
+		return algorithms.CounterFloor(s.Prev, s.Curr, e, cost, L, W)
 	}
 	q := c.floored(s, e) // remaining = L - (curr + cost + q) >= 0
 	return cost <= L && q <= L-cost && s.Curr <= L-cost-q
@@ -334,13 +335,13 @@ func (c *upstashSliding) Record(id int32, t, cost int64) {
 	if c.d.OnAt(usCounts) && !c.below(s, e) {
 		return
 	}
-	s.Curr = SatAdd(s.Curr, cost)
+	s.Curr = algorithms.SatAdd(s.Curr, cost)
 }
 
 // Idle: both windows the script reads at t are empty.
 func (c *upstashSliding) Idle(id int32, t int64) bool { return c.st.At(id).Idle(t, c.rule.W) }
 
-func (c *upstashSliding) Release(id int32) { *c.st.At(id) = CounterState{} }
+func (c *upstashSliding) Release(id int32) { *c.st.At(id) = algorithms.CounterState{} }
 
 // upstashFixed is Ratelimit.fixedWindow(L, W) (single.ts:160-223) and its
 // script fixedWindowLimitScript (lua-scripts/single.ts:1-25). Key
@@ -361,9 +362,9 @@ func (c *upstashSliding) Release(id int32) { *c.st.At(id) = CounterState{} }
 //
 // Memory: the count and the window, 16 bytes per key.
 type upstashFixed struct {
-	d    *DeviationSet
-	rule Rule
-	st   PerKey[FixedState]
+	d    *algorithms.DeviationSet
+	rule algorithms.Rule
+	st   algorithms.PerKey[algorithms.FixedState]
 }
 
 // The deviations of "upstash-fixed", in their order.
@@ -374,14 +375,14 @@ const (
 )
 
 // NewUpstashFixed returns Upstash's fixedWindow(L, W) for rule r.
-func NewUpstashFixed(r Rule) (*Upstash, error) {
+func NewUpstashFixed(r algorithms.Rule) (*Upstash, error) {
 	if err := upstashWindow("upstash-fixed", r.W); err != nil {
 		return nil, err
 	}
 	c := &upstashFixed{rule: r}
 	u := newUpstash("upstash-fixed", "fixed", c, 16, ufCounts, r,
-		Deviation{"clock", upstashClockAbout + ": windows of whole milliseconds move no boundary, but the cache's block lasts through the reset's millisecond"},
-		Deviation{"counts-refused", "INCRBY for every request that reaches Redis: a refused request counts in its window"},
+		algorithms.Deviation{Name: "clock", About: upstashClockAbout + ": windows of whole milliseconds move no boundary, but the cache's block lasts through the reset's millisecond"},
+		algorithms.Deviation{Name: "counts-refused", About: "INCRBY for every request that reaches Redis: a refused request counts in its window"},
 		upstashCache)
 	c.d = &u.DeviationSet
 	return u, nil
@@ -395,7 +396,7 @@ func (*upstashFixed) CountsRejected() bool   { return true }
 func (c *upstashFixed) Warm(id int32) uint64 { return uint64(c.st.At(id).Start) }
 
 func (c *upstashFixed) reset(_ int32, t int64) int64 {
-	return SatAdd(FloorDiv(t, c.rule.W)*c.rule.W+c.rule.W, upstashTick(c.d, ufClock))
+	return algorithms.SatAdd(algorithms.FloorDiv(t, c.rule.W)*c.rule.W+c.rule.W, upstashTick(c.d, ufClock))
 }
 
 func (c *upstashFixed) Decide(id int32, t, cost int64) bool {
@@ -407,13 +408,13 @@ func (c *upstashFixed) Decide(id int32, t, cost int64) bool {
 func (c *upstashFixed) Record(id int32, t, cost int64) {
 	s := c.st.At(id)
 	s.Advance(t, c.rule.W)
-	s.Curr = SatAdd(s.Curr, cost)
+	s.Curr = algorithms.SatAdd(s.Curr, cost)
 }
 
 // Idle: the window the script reads at t is empty.
 func (c *upstashFixed) Idle(id int32, t int64) bool { return c.st.At(id).Idle(t, c.rule.W) }
 
-func (c *upstashFixed) Release(id int32) { *c.st.At(id) = FixedState{} }
+func (c *upstashFixed) Release(id int32) { *c.st.At(id) = algorithms.FixedState{} }
 
 // upstashToken is Ratelimit.tokenBucket(refillRate, interval, maxTokens)
 // (single.ts:399-468) and its script tokenBucketLimitScript
@@ -457,12 +458,12 @@ func (c *upstashFixed) Release(id int32) { *c.st.At(id) = FixedState{} }
 //
 // Memory: refilledAt, tokens and the key's expiry, 24 bytes per key.
 type upstashToken struct {
-	d        *DeviationSet
+	d        *algorithms.DeviationSet
 	max      int64
 	refill   int64
-	interval int64 // in ns, a whole number of ms
-	rr       Rule  // refill tokens per interval, for the continuous bucket
-	st       PerKey[upstashTokenState]
+	interval int64           // in ns, a whole number of ms
+	rr       algorithms.Rule // refill tokens per interval, for the continuous bucket
+	st       algorithms.PerKey[upstashTokenState]
 }
 
 // upstashTokenState is one key's hash, in clock ticks: refilledAt, tokens
@@ -472,7 +473,7 @@ type upstashToken struct {
 type upstashTokenState struct {
 	at, tok, exp int64
 	seen         bool
-	x            TokenState
+	x            algorithms.TokenState
 }
 
 // The deviations of "upstash-token", in their order.
@@ -486,7 +487,7 @@ const (
 // NewUpstashToken returns Upstash's tokenBucket for rule r from the
 // parameters of "upstash-token[:max=N][:refill=N:interval=D]" (arg is what
 // follows "upstash-token:", "" for the defaults).
-func NewUpstashToken(r Rule, arg string) (*Upstash, error) {
+func NewUpstashToken(r algorithms.Rule, arg string) (*Upstash, error) {
 	spec := "upstash-token"
 	if arg != "" {
 		spec += ":" + arg
@@ -536,24 +537,24 @@ func NewUpstashToken(r Rule, arg string) (*Upstash, error) {
 		if err := upstashWindow(spec, interval); err != nil {
 			return nil, err
 		}
-		name += ":refill=" + itoa(refill) + ":interval=" + FormatWindow(interval)
+		name += ":refill=" + itoa(refill) + ":interval=" + algorithms.FormatWindow(interval)
 	} else {
 		if err := upstashWindow(spec, r.W); err != nil {
 			return nil, err
 		}
 		wms := r.W / upstashMs
-		g := GCD(r.L, wms)
+		g := algorithms.GCD(r.L, wms)
 		refill, interval = r.L/g, wms/g*upstashMs
 	}
 	twin := ""
-	if a, b := Mul(refill, r.W), Mul(r.L, interval); a == b {
-		twin = BucketSpec("token", max, r)
+	if a, b := algorithms.Mul(refill, r.W), algorithms.Mul(r.L, interval); a == b {
+		twin = algorithms.BucketSpec("token", max, r)
 	}
-	c := &upstashToken{max: max, refill: refill, interval: interval, rr: Rule{L: refill, W: interval}}
+	c := &upstashToken{max: max, refill: refill, interval: interval, rr: algorithms.Rule{L: refill, W: interval}}
 	u := newUpstash(name, twin, c, 24, utCounts, r,
-		Deviation{"clock", upstashClockAbout},
-		Deviation{"interval", "refills refillRate tokens at whole intervals from the key's first request (set again when the key expires, full), none in between"},
-		Deviation{"counts-refused", "a request costing more than the tokens left, when some are left, is refused and still takes them: the bucket goes into debt"},
+		algorithms.Deviation{Name: "clock", About: upstashClockAbout},
+		algorithms.Deviation{Name: "interval", About: "refills refillRate tokens at whole intervals from the key's first request (set again when the key expires, full), none in between"},
+		algorithms.Deviation{Name: "counts-refused", About: "a request costing more than the tokens left, when some are left, is refused and still takes them: the bucket goes into debt"},
 		upstashCache)
 	c.d = &u.DeviationSet
 	return u, nil
@@ -589,7 +590,7 @@ func (c *upstashToken) advance(s *upstashTokenState, now, tick int64) {
 // now returns the clock's time of t in ticks, and the tick.
 func (c *upstashToken) now(t int64) (int64, int64) {
 	tick := upstashTick(c.d, utClock)
-	return FloorDiv(t, tick), tick
+	return algorithms.FloorDiv(t, tick), tick
 }
 
 func (c *upstashToken) Decide(id int32, t, cost int64) bool {
@@ -609,7 +610,7 @@ func (c *upstashToken) Record(id int32, t, cost int64) {
 	if !c.d.OnAt(utInterval) {
 		s := &c.st.At(id).x
 		s.Refill(now*tick, c.rr)
-		if c.d.OnAt(utCounts) && Mul(c.max-1, c.rr.W).Lt(s.X) && s.X.Le(Mul(c.max, c.rr.W)) {
+		if c.d.OnAt(utCounts) && algorithms.Mul(c.max-1, c.rr.W).Lt(s.X) && s.X.Le(algorithms.Mul(c.max, c.rr.W)) {
 			return // no whole token (0 <= tokens < 1): refused, nothing taken
 		}
 		s.Take(cost, c.rr)
@@ -626,7 +627,7 @@ func (c *upstashToken) Record(id int32, t, cost int64) {
 		if k > math.MaxInt64/iv {
 			s.exp = math.MaxInt64
 		} else {
-			s.exp = SatAdd(now, k*iv)
+			s.exp = algorithms.SatAdd(now, k*iv)
 		}
 	}
 }
@@ -639,19 +640,19 @@ func (c *upstashToken) reset(id int32, t int64) int64 {
 	if !c.d.OnAt(utInterval) {
 		s := c.st.At(id).x
 		s.Refill(now*tick, c.rr)
-		room := Mul(c.max-1, c.rr.W)
+		room := algorithms.Mul(c.max-1, c.rr.W)
 		if s.X.Le(room) {
 			return t
 		}
-		dt, ok := s.X.Minus(room).quoCeil(c.rr.L)
+		dt, ok := s.X.Minus(room).QuoCeil(c.rr.L)
 		if !ok {
 			return math.MaxInt64
 		}
-		return SatAdd(now*tick, dt)
+		return algorithms.SatAdd(now*tick, dt)
 	}
 	s := (*c.st.At(id))
 	c.advance(&s, now, tick)
-	end := SatAdd(s.at, c.interval/tick+1)
+	end := algorithms.SatAdd(s.at, c.interval/tick+1)
 	if end > math.MaxInt64/tick {
 		return math.MaxInt64
 	}
@@ -664,7 +665,7 @@ func (c *upstashToken) Idle(id int32, t int64) bool {
 	s := c.st.At(id)
 	if !c.d.OnAt(utInterval) {
 		s.x.Refill(now*tick, c.rr)
-		return s.x.X == U128{}
+		return s.x.X == algorithms.U128{}
 	}
 	return !s.seen || now > s.exp
 }

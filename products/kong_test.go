@@ -1,4 +1,4 @@
-package algorithms_test
+package products_test
 
 import (
 	"math/rand/v2"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"ratebench/algorithms"
+	"ratebench/products"
 )
 
 func utc(t *testing.T, s string) int64 {
@@ -28,19 +29,19 @@ func TestKongTimeline(t *testing.T) {
 	}
 	m := int64(1_700_000_040) * sec // a whole minute
 	play(t, l, false, []step{
-		{m + 100*ms, 1, true},      // usage 0 -> 1
-		{m + 30*sec, 1, true},      // 1 -> 2
-		{m + 31*sec, 1, true},      // 2: remaining 1 > 0 -> 3
-		{m + 32*sec, 1, false},     // 3: remaining 0 <= 0, not counted
-		{m + 60*sec - 1, 1, false}, // same minute
-		{m + 60*sec, 1, true},      // the next minute's key: 0 -> 1
-		{m + 61*sec, 5, true},      // one hit whatever the cost: 1 -> 2
-		{m + 62*sec, 9, true},      // 2 -> 3
-		{m + 63*sec, 1, false},
+		{T: m + 100*ms, Cost: 1, Admit: true},      // usage 0 -> 1
+		{T: m + 30*sec, Cost: 1, Admit: true},      // 1 -> 2
+		{T: m + 31*sec, Cost: 1, Admit: true},      // 2: remaining 1 > 0 -> 3
+		{T: m + 32*sec, Cost: 1, Admit: false},     // 3: remaining 0 <= 0, not counted
+		{T: m + 60*sec - 1, Cost: 1, Admit: false}, // same minute
+		{T: m + 60*sec, Cost: 1, Admit: true},      // the next minute's key: 0 -> 1
+		{T: m + 61*sec, Cost: 5, Admit: true},      // one hit whatever the cost: 1 -> 2
+		{T: m + 62*sec, Cost: 9, Admit: true},      // 2 -> 3
+		{T: m + 63*sec, Cost: 1, Admit: false},
 	})
 	// Without one-hit, fixed: usage + cost <= L, counting the cost.
 	play(t, mustNew(t, "kong:without=one-hit", "3/1m"), false, []step{
-		{m, 1, true}, {m + sec, 5, false}, {m + 2*sec, 2, true}, {m + 3*sec, 1, false},
+		{T: m, Cost: 1, Admit: true}, {T: m + sec, Cost: 5, Admit: false}, {T: m + 2*sec, Cost: 2, Admit: true}, {T: m + 3*sec, Cost: 1, Admit: false},
 	})
 	if _, err := algorithms.New("kong:without=calendar", algorithms.Rule{L: 3, W: int64(time.Minute)}); err == nil || !strings.Contains(err.Error(), "known: one-hit") {
 		t.Errorf("kong at 1m without calendar: %v", err)
@@ -53,9 +54,9 @@ func TestKongTimeline(t *testing.T) {
 func TestKongCalendarMonth(t *testing.T) {
 	steps := func(second bool) []step {
 		return []step{
-			{utc(t, "2024-01-20T10:00:00Z"), 1, true},
-			{utc(t, "2024-01-31T23:59:59.999Z"), 1, false},
-			{utc(t, "2024-02-02T10:00:00Z"), 1, second},
+			{T: utc(t, "2024-01-20T10:00:00Z"), Cost: 1, Admit: true},
+			{T: utc(t, "2024-01-31T23:59:59.999Z"), Cost: 1, Admit: false},
+			{T: utc(t, "2024-02-02T10:00:00Z"), Cost: 1, Admit: second},
 		}
 	}
 	play(t, mustNew(t, "kong:without=expiry", "1/720h"), false, steps(true))
@@ -73,12 +74,12 @@ func TestKongCalendarMonth(t *testing.T) {
 func TestKongExpiry(t *testing.T) {
 	steps := func(expiry bool) []step {
 		return []step{
-			{utc(t, "2024-01-01T00:00:10.0004Z"), 1, true}, // ms 10000: expires at +2592000000 ms
-			{utc(t, "2024-01-15T00:00:00Z"), 1, false},
-			{utc(t, "2024-01-31T00:00:09.999999Z"), 1, false}, // 1 ms before
-			{utc(t, "2024-01-31T00:00:10Z"), 1, expiry},       // expired: usage 0
-			{utc(t, "2024-01-31T12:00:00Z"), 1, false},
-			{utc(t, "2024-02-01T00:00:00Z"), 1, true},
+			{T: utc(t, "2024-01-01T00:00:10.0004Z"), Cost: 1, Admit: true}, // ms 10000: expires at +2592000000 ms
+			{T: utc(t, "2024-01-15T00:00:00Z"), Cost: 1, Admit: false},
+			{T: utc(t, "2024-01-31T00:00:09.999999Z"), Cost: 1, Admit: false}, // 1 ms before
+			{T: utc(t, "2024-01-31T00:00:10Z"), Cost: 1, Admit: expiry},       // expired: usage 0
+			{T: utc(t, "2024-01-31T12:00:00Z"), Cost: 1, Admit: false},
+			{T: utc(t, "2024-02-01T00:00:00Z"), Cost: 1, Admit: true},
 		}
 	}
 	play(t, mustNew(t, "kong", "1/720h"), false, steps(true))
@@ -86,26 +87,26 @@ func TestKongExpiry(t *testing.T) {
 	// A leap year has 366 days, the key's life 365 (expiration.lua:7).
 	year := func(expiry bool) []step {
 		return []step{
-			{utc(t, "2024-01-01T00:00:00Z"), 1, true},
-			{utc(t, "2024-12-30T23:59:59Z"), 1, false},
-			{utc(t, "2024-12-31T12:00:00Z"), 1, expiry},
-			{utc(t, "2025-01-01T00:00:00Z"), 1, true},
+			{T: utc(t, "2024-01-01T00:00:00Z"), Cost: 1, Admit: true},
+			{T: utc(t, "2024-12-30T23:59:59Z"), Cost: 1, Admit: false},
+			{T: utc(t, "2024-12-31T12:00:00Z"), Cost: 1, Admit: expiry},
+			{T: utc(t, "2025-01-01T00:00:00Z"), Cost: 1, Admit: true},
 		}
 	}
 	play(t, mustNew(t, "kong", "1/8760h"), false, year(true))
 	play(t, mustNew(t, "kong:without=expiry", "1/8760h"), false, year(false))
 	// February (29 days in 2024) ends before its key expires.
 	play(t, mustNew(t, "kong", "1/720h"), false, []step{
-		{utc(t, "2024-02-01T00:00:00Z"), 1, true},
-		{utc(t, "2024-02-29T23:59:59Z"), 1, false},
-		{utc(t, "2024-03-01T00:00:00Z"), 1, true},
+		{T: utc(t, "2024-02-01T00:00:00Z"), Cost: 1, Admit: true},
+		{T: utc(t, "2024-02-29T23:59:59Z"), Cost: 1, Admit: false},
+		{T: utc(t, "2024-03-01T00:00:00Z"), Cost: 1, Admit: true},
 	})
 }
 
 func TestKongPeriods(t *testing.T) {
 	for w, p := range map[string]string{"1s": "second", "1m": "minute", "1h": "hour", "24h": "day", "720h": "month", "8760h": "year"} {
 		l, err := algorithms.New("kong", algorithms.Rule{L: 10, W: mustDur(t, w)})
-		if err != nil || l.(*algorithms.Kong).Period() != p {
+		if err != nil || l.(*products.Kong).Period() != p {
 			t.Errorf("10/%s: %v, want period %s", w, err, p)
 		}
 	}

@@ -1,17 +1,20 @@
-package algorithms
+package products
 
 import (
 	"fmt"
 	"math"
 	"math/bits"
+	"ratebench/algorithms"
 	"strconv"
 	"strings"
 	"time"
 )
 
 func init() {
-	Register(Kind{"juju[:rate][:capacity=N][:quantum=N:interval=D]", "github.com/juju/ratelimit: quantum tokens every whole interval from the key's first request, capacity N (default L, and the exact rate L/W; rate: as NewBucketWithRate, within 1%)",
-		func(c Call, r Rule) (Limiter, error) { return newJujuSpec(c.Spec, c.Arg, c.HasArg, r) }})
+	algorithms.Register(algorithms.Kind{Spec: "juju[:rate][:capacity=N][:quantum=N:interval=D]", About: "github.com/juju/ratelimit: quantum tokens every whole interval from the key's first request, capacity N (default L, and the exact rate L/W; rate: as NewBucketWithRate, within 1%)",
+		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
+			return newJujuSpec(c.Spec, c.Arg, c.HasArg, r)
+		}})
 }
 
 // Juju is github.com/juju/ratelimit v1.0.2 (commit
@@ -53,12 +56,12 @@ func init() {
 // capacity, quantum, fillInterval, a mutex, availableTokens, latestTick 8
 // each).
 type Juju struct {
-	DeviationSet
-	rule                    Rule
+	algorithms.DeviationSet
+	rule                    algorithms.Rule
 	capacity, quantum, fill int64
 	name                    string
-	cont                    *Token // the continuous refill, "whole-interval" off
-	st                      PerKey[jujuState]
+	cont                    *algorithms.Token // the continuous refill, "whole-interval" off
+	st                      algorithms.PerKey[jujuState]
 }
 
 // jujuState is a key's bucket: its start, latest tick and tokens; seen is
@@ -74,24 +77,24 @@ const (
 )
 
 // NewJuju returns the bucket with capacity, quantum tokens every fill ns.
-func NewJuju(r Rule, capacity, quantum, fill int64) (*Juju, error) {
+func NewJuju(r algorithms.Rule, capacity, quantum, fill int64) (*Juju, error) {
 	if capacity < 1 || quantum < 1 || fill < 1 {
 		return nil, fmt.Errorf("algorithm \"juju\": capacity, quantum and interval must be positive")
 	}
 	j := &Juju{rule: r, capacity: capacity, quantum: quantum, fill: fill,
-		cont: NewToken(Rule{L: quantum, W: fill}, capacity)}
+		cont: algorithms.NewToken(algorithms.Rule{L: quantum, W: fill}, capacity)}
 	j.SetDeviations(
-		Deviation{"anchor", "counts its fill intervals from the key's first request (the bucket's creation), not from the epoch"},
-		Deviation{"whole-interval", "adds its tokens in quanta at the end of each whole fill interval, not continuously"},
+		algorithms.Deviation{Name: "anchor", About: "counts its fill intervals from the key's first request (the bucket's creation), not from the epoch"},
+		algorithms.Deviation{Name: "whole-interval", About: "adds its tokens in quanta at the end of each whole fill interval, not continuously"},
 	)
-	j.name = "juju:capacity=" + itoa(capacity) + ":quantum=" + itoa(quantum) + ":interval=" + FormatWindow(fill)
+	j.name = "juju:capacity=" + itoa(capacity) + ":quantum=" + itoa(quantum) + ":interval=" + algorithms.FormatWindow(fill)
 	return j, nil
 }
 
 // JujuExact returns the default mapping of rule r: quantum L/GCD(W, L)
 // every W/GCD(W, L).
-func JujuExact(r Rule) (quantum, fill int64) {
-	g := GCD(r.W, r.L)
+func JujuExact(r algorithms.Rule) (quantum, fill int64) {
+	g := algorithms.GCD(r.W, r.L)
 	return r.L / g, r.W / g
 }
 
@@ -120,7 +123,7 @@ func jujuNextQuantum(q int64) int64 {
 }
 
 // newJujuSpec reads juju[:rate][:capacity=N][:quantum=N:interval=D].
-func newJujuSpec(spec, arg string, hasArg bool, r Rule) (Limiter, error) {
+func newJujuSpec(spec, arg string, hasArg bool, r algorithms.Rule) (algorithms.Limiter, error) {
 	capacity, quantum, fill, rate := r.L, int64(0), int64(0), false
 	if hasArg {
 		for _, kv := range strings.Split(arg, ":") {
@@ -192,7 +195,7 @@ func (j *Juju) Twin() string {
 	if h1 != h2 || l1 != l2 {
 		return ""
 	}
-	return BucketSpec("token", j.capacity, j.rule)
+	return algorithms.BucketSpec("token", j.capacity, j.rule)
 }
 
 // Params returns capacity, quantum and fillInterval.
@@ -221,10 +224,10 @@ func (j *Juju) adjust(s *jujuState, t int64) {
 		if !j.OnAt(jujuAnchor) {
 			s.start = 0
 		}
-		s.tick = FloorDiv(t-s.start, j.fill)
+		s.tick = algorithms.FloorDiv(t-s.start, j.fill)
 		return
 	}
-	tick := FloorDiv(t-s.start, j.fill)
+	tick := algorithms.FloorDiv(t-s.start, j.fill)
 	last := s.tick
 	s.tick = tick
 	if s.avail >= j.capacity {

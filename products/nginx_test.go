@@ -1,7 +1,8 @@
-package algorithms
+package products
 
 import (
 	"math/rand"
+	"ratebench/algorithms"
 	"strings"
 	"testing"
 	"time"
@@ -14,9 +15,9 @@ import (
 
 const ms = int64(time.Millisecond)
 
-func newNginx(t *testing.T, spec string, r Rule) *Nginx {
+func newNginx(t *testing.T, spec string, r algorithms.Rule) *Nginx {
 	t.Helper()
-	l, err := New(spec, r)
+	l, err := algorithms.New(spec, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func runSteps(t *testing.T, ng *Nginx, steps []step) {
 }
 
 func TestNginxRateTruncated(t *testing.T) {
-	r := Rule{L: 10, W: int64(time.Minute)}
+	r := algorithms.Rule{L: 10, W: int64(time.Minute)}
 	for spec, want := range map[string]int64{
 		"nginx:rate=1r/m":  16, // 1000/60 = 16.67, truncated
 		"nginx:rate=10r/m": 166,
@@ -71,7 +72,7 @@ func TestNginxRateTruncated(t *testing.T) {
 // At 1r/m (16 milli-requests per second) with no burst, the second request
 // must wait until 16*ms/1000 >= 1000: ms = 62500, not the 60000 of 1r/m.
 func TestNginxOneAMinuteIsSixteen(t *testing.T) {
-	ng := newNginx(t, "nginx:rate=1r/m", Rule{L: 1, W: int64(time.Minute)})
+	ng := newNginx(t, "nginx:rate=1r/m", algorithms.Rule{L: 1, W: int64(time.Minute)})
 	runSteps(t, ng, []step{
 		{t: 0, admit: true, excess: 0, last: 0},              // new node: excess 0
 		{t: 1000 * ms, admit: false, excess: 0, last: 0},     // 0 - 16 + 1000 = 984 > 0
@@ -84,7 +85,7 @@ func TestNginxOneAMinuteIsSixteen(t *testing.T) {
 // The clock is the trace's time floored to whole milliseconds: 999,000,001
 // ns apart but 1000 ms apart on nginx's clock drains one request at 1r/s.
 func TestNginxMillisecondFloor(t *testing.T) {
-	r := Rule{L: 1, W: int64(time.Second)}
+	r := algorithms.Rule{L: 1, W: int64(time.Second)}
 	ng := newNginx(t, "nginx", r)
 	if ng.Rate() != 1000 || ng.Burst() != 0 {
 		t.Fatalf("1/1s: rate %d burst %d, want 1000 and 0", ng.Rate(), ng.Burst())
@@ -97,7 +98,7 @@ func TestNginxMillisecondFloor(t *testing.T) {
 		{t: 2_000_000_000 + 999_999, admit: false, excess: 0, last: 2000}, // same ms: +1000 > 0
 	})
 	// An exact leaky bucket of 1/1s refuses the third request.
-	lk := NewLeaky(r, 1)
+	lk := algorithms.NewLeaky(r, 1)
 	lk.Grow(1)
 	lk.Record(0, 999_999, 1)
 	if lk.Decide(0, 1_000_000_000, 1) {
@@ -108,7 +109,7 @@ func TestNginxMillisecondFloor(t *testing.T) {
 // burst=2: excess 2000 is admitted (">" not ">="), 3000 refused; a refused
 // request changes nothing, not even last.
 func TestNginxBurstBoundaryAndRefusal(t *testing.T) {
-	ng := newNginx(t, "nginx:rate=1r/s:burst=2", Rule{L: 3, W: int64(time.Second)})
+	ng := newNginx(t, "nginx:rate=1r/s:burst=2", algorithms.Rule{L: 3, W: int64(time.Second)})
 	runSteps(t, ng, []step{
 		{t: 0, admit: true, excess: 0, last: 0},
 		{t: 0, admit: true, excess: 1000, last: 0},
@@ -123,7 +124,7 @@ func TestNginxBurstBoundaryAndRefusal(t *testing.T) {
 // The clamp at 0 comes after adding 1000: a request after a long idle
 // leaves excess 0, not 1000.
 func TestNginxClampAtZero(t *testing.T) {
-	ng := newNginx(t, "nginx:rate=1r/s:burst=5", Rule{L: 6, W: int64(time.Second)})
+	ng := newNginx(t, "nginx:rate=1r/s:burst=5", algorithms.Rule{L: 6, W: int64(time.Second)})
 	runSteps(t, ng, []step{
 		{t: 0, admit: true, excess: 0, last: 0},
 		{t: 10 * ms, admit: true, excess: 990, last: 10},      // 0 - 10 + 1000
@@ -136,7 +137,7 @@ func TestNginxClampAtZero(t *testing.T) {
 // At 1r/m an admission 50 ms after the last moves last although
 // 16*50/1000 truncates to 0: the fraction is lost.
 func TestNginxTruncatedDecayMovesLast(t *testing.T) {
-	ng := newNginx(t, "nginx:rate=1r/m:burst=5", Rule{L: 6, W: int64(time.Minute)})
+	ng := newNginx(t, "nginx:rate=1r/m:burst=5", algorithms.Rule{L: 6, W: int64(time.Minute)})
 	runSteps(t, ng, []step{
 		{t: 0, admit: true, excess: 0, last: 0},
 		{t: 50 * ms, admit: true, excess: 1000, last: 50},   // 16*50/1000 = 0
@@ -149,7 +150,7 @@ func TestNginxTruncatedDecayMovesLast(t *testing.T) {
 // A clock that steps back: ms < 0 counts as 0 and last stays; ms < -60000
 // counts as 1 and last moves back (lines 450-456, 474-476).
 func TestNginxClockBack(t *testing.T) {
-	ng := newNginx(t, "nginx:rate=1r/s:burst=5", Rule{L: 6, W: int64(time.Second)})
+	ng := newNginx(t, "nginx:rate=1r/s:burst=5", algorithms.Rule{L: 6, W: int64(time.Second)})
 	runSteps(t, ng, []step{
 		{t: 100000 * ms, admit: true, excess: 0, last: 100000},
 		{t: 99000 * ms, admit: true, excess: 1000, last: 100000},
@@ -159,7 +160,7 @@ func TestNginxClockBack(t *testing.T) {
 
 // A cost of c is c requests in the same millisecond, all or none.
 func TestNginxCost(t *testing.T) {
-	ng := newNginx(t, "nginx:rate=1r/s:burst=2", Rule{L: 3, W: int64(time.Second)})
+	ng := newNginx(t, "nginx:rate=1r/s:burst=2", algorithms.Rule{L: 3, W: int64(time.Second)})
 	if ng.Decide(0, 0, 4) {
 		t.Error("cost 4 admitted on a new node with burst 2")
 	}
@@ -184,7 +185,7 @@ func TestNginxDefaultMapping(t *testing.T) {
 		{"2/40s", "nginx", 50, 1000},    // 3r/m
 		{"120/2m", "nginx", 1000, 119000},
 	} {
-		r, err := ParseRule(c.rule)
+		r, err := algorithms.ParseRule(c.rule)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,23 +200,23 @@ func TestNginxDefaultMapping(t *testing.T) {
 		"5/7s":  "e.g. nginx:rate=43r/m",
 		"1/40s": "e.g. nginx:rate=2r/m", // 1.5r/m
 	} {
-		r, err := ParseRule(rule)
+		r, err := algorithms.ParseRule(rule)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = New("nginx", r)
+		_, err = algorithms.New("nginx", r)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("nginx under %s: err %v, want %q", rule, err, want)
 		}
 		// Giving the rate makes it work.
-		if _, err := New("nginx:rate=1r/m", r); err != nil {
+		if _, err := algorithms.New("nginx:rate=1r/m", r); err != nil {
 			t.Errorf("nginx:rate=1r/m under %s: %v", rule, err)
 		}
 	}
 }
 
 func TestNginxSpecs(t *testing.T) {
-	r := Rule{L: 10, W: int64(time.Minute)}
+	r := algorithms.Rule{L: 10, W: int64(time.Minute)}
 	for spec, name := range map[string]string{
 		"nginx":                    "nginx",
 		" nginx:burst=3 ":          "nginx:burst=3",
@@ -223,23 +224,23 @@ func TestNginxSpecs(t *testing.T) {
 		"nginx:burst=5:rate=10r/s": "nginx:rate=10r/s:burst=5",
 		"nginx:burst=0":            "nginx:burst=0",
 	} {
-		l, err := New(spec, r)
+		l, err := algorithms.New(spec, r)
 		if err != nil || l.Name() != name {
 			t.Errorf("New(%q) = %v, %v; want %s", spec, l, err, name)
 			continue
 		}
-		if l2, err := New(l.Name(), r); err != nil || l2.Name() != name {
+		if l2, err := algorithms.New(l.Name(), r); err != nil || l2.Name() != name {
 			t.Errorf("New(%q) does not read back: %v", name, err)
 		}
 	}
 	for _, spec := range []string{"nginx:", "nginx:rate=10", "nginx:rate=0r/s", "nginx:rate=1.5r/s", "nginx:rate=r/m",
 		"nginx:burst=-1", "nginx:burst=x", "nginx:delay=3", "nginx:rate=1r/s:rate=2r/s", "nginx:burst=1:burst=2", "nginx:B=3"} {
-		if _, err := New(spec, r); err == nil || !strings.Contains(err.Error(), "nginx") {
+		if _, err := algorithms.New(spec, r); err == nil || !strings.Contains(err.Error(), "nginx") {
 			t.Errorf("New(%q): err %v, want an error naming nginx", spec, err)
 		}
 	}
 	found := false
-	for _, c := range Catalogue() {
+	for _, c := range algorithms.Catalogue() {
 		found = found || strings.HasPrefix(c.Spec, "nginx")
 	}
 	if !found {
@@ -250,7 +251,7 @@ func TestNginxSpecs(t *testing.T) {
 // Idle holds exactly when the next request decides and stores as on a new
 // node: a replay that releases idle keys decides as one that never does.
 func TestNginxIdleIsFresh(t *testing.T) {
-	ng := newNginx(t, "nginx:rate=1r/s:burst=5", Rule{L: 6, W: int64(time.Second)})
+	ng := newNginx(t, "nginx:rate=1r/s:burst=5", algorithms.Rule{L: 6, W: int64(time.Second)})
 	ng.Record(0, 0, 1)
 	ng.Record(0, 0, 1) // excess 1000
 	if ng.Idle(0, 1999*ms) || !ng.Idle(0, 2000*ms) {
@@ -258,7 +259,7 @@ func TestNginxIdleIsFresh(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(1))
 	for _, spec := range []string{"nginx:rate=1r/m:burst=2", "nginx:rate=7r/s:burst=0", "nginx:rate=10r/m"} {
-		kept, freed := newNginx(t, spec, Rule{L: 10, W: int64(time.Minute)}), newNginx(t, spec, Rule{L: 10, W: int64(time.Minute)})
+		kept, freed := newNginx(t, spec, algorithms.Rule{L: 10, W: int64(time.Minute)}), newNginx(t, spec, algorithms.Rule{L: 10, W: int64(time.Minute)})
 		now := int64(0)
 		for i := 0; i < 20000; i++ {
 			now += rng.Int63n(int64(2 * time.Second))
@@ -284,7 +285,7 @@ func TestNginxIdleIsFresh(t *testing.T) {
 // (9000 - 9960 + 1000 = 40): kept, as here, it admits 9 of 10 requests at
 // 60 s; dropped and created afresh, as nginx may, it would admit 10.
 func TestNginxExpiryCanDiffer(t *testing.T) {
-	r := Rule{L: 10, W: int64(time.Minute)}
+	r := algorithms.Rule{L: 10, W: int64(time.Minute)}
 	ng := newNginx(t, "nginx", r)
 	for i := 0; i < 10; i++ {
 		if !ng.Decide(0, 0, 1) {
@@ -323,7 +324,7 @@ func TestNginxExpiryCanDiffer(t *testing.T) {
 // the queue: a, idle 60100 >= 60000 ms and drained (9000 - 9976 <= 0), is
 // dropped, returns afresh with excess 0, and has its 10 admitted.
 func TestNginxZoneExpiryDropsAReturningKeysNode(t *testing.T) {
-	r := Rule{L: 10, W: int64(time.Minute)}
+	r := algorithms.Rule{L: 10, W: int64(time.Minute)}
 	type at struct {
 		key int32
 		t   int64
@@ -337,7 +338,7 @@ func TestNginxZoneExpiryDropsAReturningKeysNode(t *testing.T) {
 		reqs = append(reqs, at{0, 60200 * ms})
 	}
 	run := func(spec string) (admitted int) {
-		l, err := New(spec, r)
+		l, err := algorithms.New(spec, r)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package algorithms_test
+package products_test
 
 import (
 	"math/rand/v2"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"ratebench/algorithms"
+	_ "ratebench/products"
 )
 
 // upstashMs is a millisecond in the trace's nanoseconds.
@@ -36,9 +37,9 @@ func replayUpstash(t *testing.T, spec string, r algorithms.Rule, trace []req) []
 	lim.Grow(1)
 	out := make([]bool, len(trace))
 	for i, q := range trace {
-		out[i] = lim.Decide(0, q.t, q.cost)
+		out[i] = lim.Decide(0, q.T, q.Cost)
 		if out[i] || algorithms.CountsEvery(lim) {
-			lim.Record(0, q.t, q.cost)
+			lim.Record(0, q.T, q.Cost)
 		}
 	}
 	return out
@@ -163,7 +164,7 @@ func checkTimeline(t *testing.T, r algorithms.Rule, trace []req, want map[string
 func upstashPrev() []req {
 	var tr []req
 	for i := range 10 {
-		tr = append(tr, req{0, upstashAt(float64(-60000 + 1000*i)), 1})
+		tr = append(tr, req{Key: 0, T: upstashAt(float64(-60000 + 1000*i)), Cost: 1})
 	}
 	return tr
 }
@@ -187,7 +188,7 @@ func TestUpstashSlidingTimeline(t *testing.T) {
 	// lt: 6001 ms in, previous weighs 10*53999/60000 = 8.998, floored 8.
 	// Upstash: 8+0 < 10 and 8+1 < 10 admit, 8+2 >= 10 refuses; the counter
 	// admits 8.998+0+1 <= 10 and refuses 8.998+1+1.
-	tr := append(upstashPrev(), req{0, upstashAt(6001), 1}, req{0, upstashAt(6001), 1}, req{0, upstashAt(6001), 1})
+	tr := append(upstashPrev(), req{Key: 0, T: upstashAt(6001), Cost: 1}, req{Key: 0, T: upstashAt(6001), Cost: 1}, req{Key: 0, T: upstashAt(6001), Cost: 1})
 	checkTimeline(t, r, tr, map[string][]bool{
 		"upstash":               with(true, true, false),
 		"upstash:without=lt":    with(true, false, false),
@@ -198,7 +199,7 @@ func TestUpstashSlidingTimeline(t *testing.T) {
 	// clock: 6000.5 ms in is 6000 ms on Date.now(): previous weighs exactly
 	// 9, so the second request (9+1 >= 10) is refused; on the exact clock it
 	// weighs 8.99991 and 8.99991+1 < 10 is admitted.
-	tr = append(upstashPrev(), req{0, upstashAt(6000.5), 1}, req{0, upstashAt(6000.5), 1})
+	tr = append(upstashPrev(), req{Key: 0, T: upstashAt(6000.5), Cost: 1}, req{Key: 0, T: upstashAt(6000.5), Cost: 1})
 	checkTimeline(t, r, tr, map[string][]bool{
 		"upstash":               with(true, false),
 		"upstash:without=clock": with(true, true),
@@ -209,7 +210,7 @@ func TestUpstashSlidingTimeline(t *testing.T) {
 	// exact weight admits nine (1+9 >= 10 refuses the tenth).
 	tr = upstashPrev()
 	for range 10 {
-		tr = append(tr, req{0, upstashAt(54000), 1})
+		tr = append(tr, req{Key: 0, T: upstashAt(54000), Cost: 1})
 	}
 	checkTimeline(t, r, tr, map[string][]bool{
 		"upstash":               with(ten...),
@@ -222,8 +223,8 @@ func TestUpstashSlidingTimeline(t *testing.T) {
 	// cache, 30 s in, previous weighs 5 and 5+1 < 10 admits; at T0+60000 ms
 	// (the next window, previous 1, weight 1) 1+0 < 10 admits; at
 	// T0+60001 ms the block is over.
-	tr = append(upstashPrev(), req{0, upstashAt(6000.5), 1}, req{0, upstashAt(6000.5), 1},
-		req{0, upstashAt(30000), 1}, req{0, upstashAt(60000.9), 1}, req{0, upstashAt(60001), 1})
+	tr = append(upstashPrev(), req{Key: 0, T: upstashAt(6000.5), Cost: 1}, req{Key: 0, T: upstashAt(6000.5), Cost: 1},
+		req{Key: 0, T: upstashAt(30000), Cost: 1}, req{Key: 0, T: upstashAt(60000.9), Cost: 1}, req{Key: 0, T: upstashAt(60001), Cost: 1})
 	checkTimeline(t, r, tr, map[string][]bool{
 		"upstash":                             with(true, false, false, false, true),
 		"upstash:without=cache":               with(true, false, true, true, true),
@@ -237,7 +238,7 @@ func TestUpstashSlidingTimeline(t *testing.T) {
 	// remaining = 10 - (9 + 5) < 0 refuses it; the next, of cost 1, then
 	// finds 5 + 9 >= 10. Not counting the refusal, 5 + 0 + 1 <= 10 admits
 	// it (unless the cache blocks it).
-	tr = append(upstashPrev(), req{0, upstashAt(30000), 9}, req{0, upstashAt(30000), 1})
+	tr = append(upstashPrev(), req{Key: 0, T: upstashAt(30000), Cost: 9}, req{Key: 0, T: upstashAt(30000), Cost: 1})
 	checkTimeline(t, r, tr, map[string][]bool{
 		"upstash":               with(false, false),
 		"upstash:without=cache": with(false, false),
@@ -256,7 +257,7 @@ func TestUpstashFixedTimeline(t *testing.T) {
 	// counts-refused: cost 8 admitted (8 <= 10), cost 5 refused but counted
 	// (13), then cost 1 refused (14 > 10); not counting the refusal,
 	// 8+1 <= 10 admits it.
-	tr := []req{{0, upstashAt(1000), 8}, {0, upstashAt(2000), 5}, {0, upstashAt(3000), 1}}
+	tr := []req{{Key: 0, T: upstashAt(1000), Cost: 8}, {Key: 0, T: upstashAt(2000), Cost: 5}, {Key: 0, T: upstashAt(3000), Cost: 1}}
 	checkTimeline(t, r, tr, map[string][]bool{
 		"upstash-fixed:without=cache":                        {true, false, false},
 		"upstash-fixed:without=cache:without=counts-refused": {true, false, true},
@@ -267,7 +268,7 @@ func TestUpstashFixedTimeline(t *testing.T) {
 	// millisecond T0+60000: a request at T0+60000.5 ms, in the next window,
 	// is refused by the cache; on the exact clock the block ended at the
 	// reset's nanosecond; without the cache the new window admits it.
-	tr = []req{{0, upstashAt(1000), 8}, {0, upstashAt(2000), 5}, {0, upstashAt(60000.5), 1}, {0, upstashAt(60001), 1}}
+	tr = []req{{Key: 0, T: upstashAt(1000), Cost: 8}, {Key: 0, T: upstashAt(2000), Cost: 5}, {Key: 0, T: upstashAt(60000.5), Cost: 1}, {Key: 0, T: upstashAt(60001), Cost: 1}}
 	checkTimeline(t, r, tr, map[string][]bool{
 		"upstash-fixed":               {true, false, false, true},
 		"upstash-fixed:without=clock": {true, false, true, true},
@@ -279,13 +280,13 @@ func TestUpstashFixedTimeline(t *testing.T) {
 	// then ten more pass.
 	tr = nil
 	for i := range 11 {
-		tr = append(tr, req{0, upstashAt(float64(1000 * i)), 1})
+		tr = append(tr, req{Key: 0, T: upstashAt(float64(1000 * i)), Cost: 1})
 	}
 	for range 5 {
-		tr = append(tr, req{0, upstashAt(60000.5), 1})
+		tr = append(tr, req{Key: 0, T: upstashAt(60000.5), Cost: 1})
 	}
 	for range 11 {
-		tr = append(tr, req{0, upstashAt(61000), 1})
+		tr = append(tr, req{Key: 0, T: upstashAt(61000), Cost: 1})
 	}
 	want := append(append(append(repeatBools(true, 10), false), repeatBools(false, 5)...), append(repeatBools(true, 10), false)...)
 	checkTimeline(t, r, tr, map[string][]bool{"upstash-fixed": want})
@@ -298,7 +299,7 @@ func TestUpstashTokenTimeline(t *testing.T) {
 	burst := func(ms float64, n int, cost int64) []req {
 		var tr []req
 		for range n {
-			tr = append(tr, req{0, upstashAt(ms), cost})
+			tr = append(tr, req{Key: 0, T: upstashAt(ms), Cost: cost})
 		}
 		return tr
 	}
@@ -310,7 +311,7 @@ func TestUpstashTokenTimeline(t *testing.T) {
 	// (refilledAt) and again at T0+12000. Refilled continuously, the bucket
 	// is full at 9000, empty after the ten, holds 0.5 at 12000 and 1 at
 	// 15000: the same decisions.
-	tr := append(append([]req{{0, upstashAt(0), 1}}, burst(9000, 10, 1)...), req{0, upstashAt(12000), 1}, req{0, upstashAt(15000), 1})
+	tr := append(append([]req{{Key: 0, T: upstashAt(0), Cost: 1}}, burst(9000, 10, 1)...), req{Key: 0, T: upstashAt(12000), Cost: 1}, req{Key: 0, T: upstashAt(15000), Cost: 1})
 	checkTimeline(t, r, tr, map[string][]bool{
 		"upstash-token:without=cache":                  append(repeatBools(true, 11), false, true),
 		"upstash-token:without=cache:without=interval": append(repeatBools(true, 11), false, true),
@@ -321,7 +322,7 @@ func TestUpstashTokenTimeline(t *testing.T) {
 	// refill: one passes. Refilled continuously, the bucket was full at
 	// T0+12000 too, but its refill starts again from the ten at T0+13000:
 	// at T0+18000 it holds 5000/6000 of a token, and refuses.
-	tr = append(append([]req{{0, upstashAt(0), 1}, {0, upstashAt(3000), 1}}, burst(13000, 10, 1)...), req{0, upstashAt(18000), 1})
+	tr = append(append([]req{{Key: 0, T: upstashAt(0), Cost: 1}, {Key: 0, T: upstashAt(3000), Cost: 1}}, burst(13000, 10, 1)...), req{Key: 0, T: upstashAt(18000), Cost: 1})
 	checkTimeline(t, r, tr, map[string][]bool{
 		"upstash-token:without=cache":                  repeatBools(true, 13),
 		"upstash-token:without=cache:without=interval": append(repeatBools(true, 12), false),
@@ -332,7 +333,7 @@ func TestUpstashTokenTimeline(t *testing.T) {
 	// stored: -3 (lines 173, 176). At T0+6000 one refill: -2, and a request
 	// of cost 1 is refused (remaining -3, line 450). Without the debt: 2
 	// left, 3 at 6000, admitted.
-	tr = []req{{0, upstashAt(0), 8}, {0, upstashAt(1000), 5}, {0, upstashAt(6000), 1}}
+	tr = []req{{Key: 0, T: upstashAt(0), Cost: 8}, {Key: 0, T: upstashAt(1000), Cost: 5}, {Key: 0, T: upstashAt(6000), Cost: 1}}
 	checkTimeline(t, r, tr, map[string][]bool{
 		"upstash-token:without=cache":                        {true, false, false},
 		"upstash-token:without=cache:without=counts-refused": {true, false, true},
@@ -342,7 +343,7 @@ func TestUpstashTokenTimeline(t *testing.T) {
 	// refilledAt + interval = T0+6000 (line 170): blocked through that
 	// millisecond. At T0+6000 the bucket has a token, the cache refuses;
 	// at T0+6001 it passes.
-	tr = append(burst(0, 10, 1), req{0, upstashAt(1000), 1}, req{0, upstashAt(6000), 1}, req{0, upstashAt(6001), 1})
+	tr = append(burst(0, 10, 1), req{Key: 0, T: upstashAt(1000), Cost: 1}, req{Key: 0, T: upstashAt(6000), Cost: 1}, req{Key: 0, T: upstashAt(6001), Cost: 1})
 	checkTimeline(t, r, tr, map[string][]bool{
 		"upstash-token":               append(repeatBools(true, 10), false, false, true),
 		"upstash-token:without=cache": append(repeatBools(true, 10), false, true, false),
@@ -351,7 +352,7 @@ func TestUpstashTokenTimeline(t *testing.T) {
 	// clock: the first request at T0+0.4 ms is at T0 on Date.now(): the
 	// refill comes at T0+6000 ms, and a request at T0+6000.2 ms passes; on
 	// the exact clock the refill is due at T0+6000.4 ms.
-	tr = append(burst(0.4, 10, 1), req{0, upstashAt(6000.2), 1})
+	tr = append(burst(0.4, 10, 1), req{Key: 0, T: upstashAt(6000.2), Cost: 1})
 	checkTimeline(t, r, tr, map[string][]bool{
 		"upstash-token:without=cache":               append(repeatBools(true, 10), true),
 		"upstash-token:without=cache:without=clock": append(repeatBools(true, 10), false),

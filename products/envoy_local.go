@@ -1,16 +1,19 @@
-package algorithms
+package products
 
 import (
 	"fmt"
 	"math/bits"
+	"ratebench/algorithms"
 	"strconv"
 	"strings"
 	"time"
 )
 
 func init() {
-	Register(Kind{"envoy-local[:max=N:fill=N:interval=D:phase=D]", "Envoy's local rate limit filter: max tokens (default L), fill tokens every interval (>= 50ms, default the exact L/W), one token per request",
-		func(c Call, r Rule) (Limiter, error) { return newEnvoyLocalSpec(c.Spec, c.Arg, c.HasArg, r) }})
+	algorithms.Register(algorithms.Kind{Spec: "envoy-local[:max=N:fill=N:interval=D:phase=D]", About: "Envoy's local rate limit filter: max tokens (default L), fill tokens every interval (>= 50ms, default the exact L/W), one token per request",
+		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
+			return newEnvoyLocalSpec(c.Spec, c.Arg, c.HasArg, r)
+		}})
 }
 
 // EnvoyLocal is Envoy's local rate limit filter (github.com/envoyproxy/envoy,
@@ -63,12 +66,12 @@ func init() {
 // Memory: the token count and the timer's tick of its last update, 16 bytes
 // per key.
 type EnvoyLocal struct {
-	DeviationSet
+	algorithms.DeviationSet
 	max, fill, interval, phase int64
 	named                      bool // parameters given explicitly
-	st                         PerKey[envoyLocalState]
+	st                         algorithms.PerKey[envoyLocalState]
 	twin                       string
-	tk                         *Token // the continuous bucket, without timer-fill
+	tk                         *algorithms.Token // the continuous bucket, without timer-fill
 }
 
 const (
@@ -94,22 +97,22 @@ func NewEnvoyLocal(max, fill, interval, phase int64) (*EnvoyLocal, error) {
 	case max+fill > 1<<32-1:
 		return nil, fmt.Errorf("algorithm \"envoy-local\": max+fill must stay within Envoy's 32-bit token count")
 	case interval%int64(time.Millisecond) != 0 || interval < envoyLocalMinInterval:
-		return nil, fmt.Errorf("algorithm \"envoy-local\": the fill interval must be a whole number of milliseconds, at least 50ms, not %s", FormatWindow(interval))
+		return nil, fmt.Errorf("algorithm \"envoy-local\": the fill interval must be a whole number of milliseconds, at least 50ms, not %s", algorithms.FormatWindow(interval))
 	case phase < 0 || phase >= interval:
 		return nil, fmt.Errorf("algorithm \"envoy-local\": the phase must be in [0, interval)")
 	}
 	el := &EnvoyLocal{max: max, fill: fill, interval: interval, phase: phase}
 	el.SetDeviations(
-		Deviation{"timer-fill", "adds tokens_per_fill at each tick of a timer every fill_interval, not continuously"},
-		Deviation{"one-token", "a request takes one token whatever its cost, and passes with one token left"})
-	el.tk = NewToken(Rule{L: fill, W: interval}, max)
+		algorithms.Deviation{Name: "timer-fill", About: "adds tokens_per_fill at each tick of a timer every fill_interval, not continuously"},
+		algorithms.Deviation{Name: "one-token", About: "a request takes one token whatever its cost, and passes with one token left"})
+	el.tk = algorithms.NewToken(algorithms.Rule{L: fill, W: interval}, max)
 	return el, nil
 }
 
 // EnvoyLocalFill returns the default tokens_per_fill and fill_interval for
 // rule r: the smallest tokens_per_fill n with n*W/L a whole number of
 // milliseconds of at least 50 ms, or an error when n would exceed L.
-func EnvoyLocalFill(r Rule) (fill, interval int64, err error) {
+func EnvoyLocalFill(r algorithms.Rule) (fill, interval int64, err error) {
 	ms := int64(time.Millisecond)
 	// n*W/L whole ms <=> n*W divisible by L*ms <=> n a multiple of
 	// L*ms/GCD(W, L*ms). L*ms below 2^63 for L < 9.2e12.
@@ -118,9 +121,9 @@ func EnvoyLocalFill(r Rule) (fill, interval int64, err error) {
 		return 0, 0, bad
 	}
 	lm := r.L * ms
-	step := lm / GCD(r.W, lm)
+	step := lm / algorithms.GCD(r.W, lm)
 	for n := step; n <= r.L; n += step {
-		q, _, ok := DivMod(n, r.W, r.L) // exact: n*W divisible by L
+		q, _, ok := algorithms.DivMod(n, r.W, r.L) // exact: n*W divisible by L
 		if !ok {
 			break
 		}
@@ -133,7 +136,7 @@ func EnvoyLocalFill(r Rule) (fill, interval int64, err error) {
 
 // newEnvoyLocalSpec reads the parameters of envoy-local[:max=N:fill=N:
 // interval=D:phase=D] for rule r.
-func newEnvoyLocalSpec(spec, arg string, hasArg bool, r Rule) (Limiter, error) {
+func newEnvoyLocalSpec(spec, arg string, hasArg bool, r algorithms.Rule) (algorithms.Limiter, error) {
 	max, fill, interval, phase := r.L, int64(0), int64(0), int64(0)
 	if hasArg {
 		for _, kv := range strings.Split(arg, ":") {
@@ -183,7 +186,7 @@ func newEnvoyLocalSpec(spec, arg string, hasArg bool, r Rule) (Limiter, error) {
 	el.named = hasArg
 	if hi, lo := bits.Mul64(uint64(fill), uint64(r.W)); hi == 0 && lo < 1<<63 {
 		if hi2, lo2 := bits.Mul64(uint64(r.L), uint64(interval)); hi2 == hi && lo2 == lo {
-			el.twin = BucketSpec("token", max, r) // the rule's rate
+			el.twin = algorithms.BucketSpec("token", max, r) // the rule's rate
 		}
 	}
 	return el, nil
@@ -196,9 +199,9 @@ func (el *EnvoyLocal) Name() string {
 	if !el.named {
 		return "envoy-local" + el.Suffix()
 	}
-	s := "envoy-local:max=" + itoa(el.max) + ":fill=" + itoa(el.fill) + ":interval=" + FormatWindow(el.interval)
+	s := "envoy-local:max=" + itoa(el.max) + ":fill=" + itoa(el.fill) + ":interval=" + algorithms.FormatWindow(el.interval)
 	if el.phase != 0 {
-		s += ":phase=" + FormatWindow(el.phase)
+		s += ":phase=" + algorithms.FormatWindow(el.phase)
 	}
 	return s + el.Suffix()
 }
@@ -224,7 +227,7 @@ func (el *EnvoyLocal) Params() (max, fill, interval, phase int64) {
 // refill applies the timer's ticks in (last, t]: the tick index of t is
 // floor((t-phase)/interval); each tick adds fill tokens up to max.
 func (el *EnvoyLocal) refill(s *envoyLocalState, t int64) {
-	n := FloorDiv(t-el.phase, el.interval)
+	n := algorithms.FloorDiv(t-el.phase, el.interval)
 	if k := n - s.tick; k > 0 && s.deficit > 0 {
 		if k >= (s.deficit+el.fill-1)/el.fill { // ceil(deficit/fill) ticks fill it
 			s.deficit = 0
@@ -265,7 +268,7 @@ func (el *EnvoyLocal) Record(id int32, t, cost int64) {
 	}
 	s := el.st.At(id)
 	el.refill(s, t)
-	s.deficit = SatAdd(s.deficit, c)
+	s.deficit = algorithms.SatAdd(s.deficit, c)
 }
 
 // Idle: the bucket is full at t.

@@ -1,15 +1,18 @@
-package algorithms
+package products
 
 import (
 	"fmt"
+	"ratebench/algorithms"
 	"strconv"
 	"strings"
 	"time"
 )
 
 func init() {
-	Register(Kind{"redis_rate[:burst=N]", "go-redis/redis_rate v10: GCRA in a Lua script on float64 seconds from Redis TIME (microseconds), Limit{Rate: L, Period: W, Burst: N (default L)}",
-		func(c Call, r Rule) (Limiter, error) { return NewRedisRate(r, c.Arg, c.HasArg) }})
+	algorithms.Register(algorithms.Kind{Spec: "redis_rate[:burst=N]", About: "go-redis/redis_rate v10: GCRA in a Lua script on float64 seconds from Redis TIME (microseconds), Limit{Rate: L, Period: W, Burst: N (default L)}",
+		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
+			return NewRedisRate(r, c.Arg, c.HasArg)
+		}})
 }
 
 // RedisRate is github.com/go-redis/redis_rate/v10 v10.0.1 (repository
@@ -81,14 +84,14 @@ func init() {
 // value of the string key "rate:KEY", a decimal of up to 17 significant
 // digits, with the key's name and its expiry.
 type RedisRate struct {
-	DeviationSet
-	rule  Rule
+	algorithms.DeviationSet
+	rule  algorithms.Rule
 	burst int64
 	named bool
 	ei    float64 // emission_interval = period / rate
 	bo    float64 // burst_offset = emission_interval * burst
-	st    PerKey[redisRateState]
-	exact *GCRA // the float deviation off: GCRA with burst B on the same clock
+	st    algorithms.PerKey[redisRateState]
+	exact *algorithms.GCRA // the float deviation off: GCRA with burst B on the same clock
 }
 
 // redisRateState is one key's stored TAT; set false: no key.
@@ -108,7 +111,7 @@ const redisRateEpoch = 1483228800
 
 // NewRedisRate returns redis_rate for rule r from the parameters of the
 // spec "redis_rate[:burst=N]" (arg is what follows "redis_rate:").
-func NewRedisRate(r Rule, arg string, hasArg bool) (*RedisRate, error) {
+func NewRedisRate(r algorithms.Rule, arg string, hasArg bool) (*RedisRate, error) {
 	rr := &RedisRate{rule: r, burst: r.L}
 	if hasArg {
 		v, ok := strings.CutPrefix(strings.TrimSpace(arg), "burst=")
@@ -119,13 +122,13 @@ func NewRedisRate(r Rule, arg string, hasArg bool) (*RedisRate, error) {
 		rr.burst, rr.named = n, true
 	}
 	rr.SetDeviations(
-		Deviation{"clock", "decides on Redis TIME: the trace's time floored to whole microseconds"},
-		Deviation{"float", "float64 seconds since 2017 (emission interval period/rate, TAT, burst offset rounded at each step); off: exact rationals"},
+		algorithms.Deviation{Name: "clock", About: "decides on Redis TIME: the trace's time floored to whole microseconds"},
+		algorithms.Deviation{Name: "float", About: "float64 seconds since 2017 (emission interval period/rate, TAT, burst offset rounded at each step); off: exact rationals"},
 	)
 	period := time.Duration(r.W).Seconds()
 	rr.ei = period / float64(r.L)
 	rr.bo = float64(rr.ei * float64(rr.burst))
-	rr.exact = NewGCRA(r, rr.burst)
+	rr.exact = algorithms.NewGCRA(r, rr.burst)
 	return rr, nil
 }
 
@@ -138,7 +141,7 @@ func (rr *RedisRate) Name() string {
 }
 
 // Twin is GCRA with burst B under the same rule.
-func (rr *RedisRate) Twin() string { return BucketSpec("gcra", rr.burst, rr.rule) }
+func (rr *RedisRate) Twin() string { return algorithms.BucketSpec("gcra", rr.burst, rr.rule) }
 
 func (rr *RedisRate) Grow(n int) {
 	if rr.OnAt(redisRateFloat) {
@@ -159,7 +162,7 @@ func (rr *RedisRate) Burst() int64 { return rr.burst }
 // on.
 func (rr *RedisRate) clock(t int64) int64 {
 	if rr.OnAt(redisRateClock) {
-		return FloorDiv(t, 1000) * 1000
+		return algorithms.FloorDiv(t, 1000) * 1000
 	}
 	return t
 }
@@ -168,7 +171,7 @@ func (rr *RedisRate) clock(t int64) int64 {
 // since 2017 plus the microseconds (or, clock off, nanoseconds) as a
 // fraction, each rounded as Lua computes it.
 func (rr *RedisRate) now(t int64) float64 {
-	s := FloorDiv(t, 1e9)
+	s := algorithms.FloorDiv(t, 1e9)
 	ns := t - s*1e9
 	if rr.OnAt(redisRateClock) {
 		return float64(s-redisRateEpoch) + float64(ns/1000)/1000000

@@ -1,4 +1,4 @@
-package algorithms_test
+package products_test
 
 import (
 	"math/rand/v2"
@@ -19,46 +19,13 @@ var productRules = []algorithms.Rule{
 	{L: 100, W: int64(time.Second)},
 }
 
-// products returns every product of the catalogue under rule r, with its
-// default parameters. Every product can express every rule of
-// productRules, so one that does not build fails the test. (The
-// catalogue's templates, such as buckets:N or PRODUCT:without=NAME, name
-// no single algorithm and are passed over.)
-func products(t testing.TB, r algorithms.Rule) []algorithms.Product {
-	t.Helper()
-	var out []algorithms.Product
-	for _, c := range algorithms.Catalogue() {
-		name, _, _ := strings.Cut(c.Spec, "[")
-		if strings.Contains(name, ":") {
-			continue
-		}
-		l, err := algorithms.New(name, r)
-		if err != nil {
-			t.Fatalf("%s, an algorithm of the catalogue, does not build under %v: %v", name, r, err)
-		}
-		if p, ok := l.(algorithms.Product); ok {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// withoutAll is p's spec with every deviation turned off.
-func withoutAll(p algorithms.Product) string {
-	spec := p.Name()
-	for _, d := range p.Deviations() {
-		spec += ":without=" + d.Name
-	}
-	return spec
-}
-
 // With every deviation off, a product decides as its twin, request by
 // request: the deviations are all that sets it apart.
 func TestProductsWithoutDeviationsDecideAsTheirTwins(t *testing.T) {
 	rng := rand.New(rand.NewPCG(16, 1))
 	tested := map[string]bool{}
 	for _, r := range productRules {
-		for _, p := range products(t, r) {
+		for _, p := range catalogueProducts(t, r) {
 			if p.Twin() == "" {
 				t.Errorf("%s under %s: no twin with its default parameters", p.Name(), r)
 				continue
@@ -76,7 +43,7 @@ func TestProductsWithoutDeviationsDecideAsTheirTwins(t *testing.T) {
 // A product's spec with deviations off reads back as given, each off once.
 func TestProductWithoutRoundTrips(t *testing.T) {
 	r := algorithms.Rule{L: 10, W: int64(time.Minute)}
-	for _, p := range products(t, r) {
+	for _, p := range catalogueProducts(t, r) {
 		for _, d := range p.Deviations() {
 			spec := p.Name() + ":without=" + d.Name
 			l, err := algorithms.New(spec, r)

@@ -1,33 +1,12 @@
-package algorithms_test
+package products_test
 
 import (
-	"strings"
 	"testing"
 	"time"
 
 	"ratebench/algorithms"
+	_ "ratebench/products"
 )
-
-// costTimeline replays (time, cost) pairs on one key through spec and
-// returns the decisions as A and R.
-func costTimeline(t *testing.T, spec string, r algorithms.Rule, reqs ...[2]int64) string {
-	t.Helper()
-	l, err := algorithms.New(spec, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.Grow(1)
-	var b strings.Builder
-	for _, q := range reqs {
-		if l.Decide(0, q[0], q[1]) {
-			l.Record(0, q[0], q[1])
-			b.WriteByte('A')
-		} else {
-			b.WriteByte('R')
-		}
-	}
-	return b.String()
-}
 
 func TestGuavaTwin(t *testing.T) {
 	for _, c := range []struct{ rule, twin string }{

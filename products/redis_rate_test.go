@@ -1,4 +1,4 @@
-package algorithms_test
+package products_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"ratebench/algorithms"
+	"ratebench/products"
 )
 
 // jan2017 is the script's jan_1_2017 in ns: now = 0.0 there.
@@ -72,12 +73,12 @@ func TestRedisRateWithoutDeviationsIsTwin(t *testing.T) {
 // refused; at now 1.0 diff = 0, remaining 0, admitted (the test is < 0).
 func TestRedisRateTimeline(t *testing.T) {
 	play(t, mustNew(t, "redis_rate", "1/1s"), false, []step{
-		{jan2017, 1, true},
-		{jan2017 + 999_999_000, 1, false},
-		{jan2017 + sec, 1, true},
-		{jan2017 + 2*sec - 1000, 1, false},
-		{jan2017 + 3*sec, 2, false}, // cost 2 > burst 1: new_tat - now = 2 > 1
-		{jan2017 + 3*sec, 1, true},
+		{T: jan2017, Cost: 1, Admit: true},
+		{T: jan2017 + 999_999_000, Cost: 1, Admit: false},
+		{T: jan2017 + sec, Cost: 1, Admit: true},
+		{T: jan2017 + 2*sec - 1000, Cost: 1, Admit: false},
+		{T: jan2017 + 3*sec, Cost: 2, Admit: false}, // cost 2 > burst 1: new_tat - now = 2 > 1
+		{T: jan2017 + 3*sec, Cost: 1, Admit: true},
 	})
 }
 
@@ -90,9 +91,9 @@ func TestRedisRateTimeline(t *testing.T) {
 // 800 ns kept): diff is about -3e-7, refused.
 func TestRedisRateClockDeviation(t *testing.T) {
 	t0 := jan2017 + 1000*sec
-	steps := []step{{t0 + 800, 1, true}, {t0 + sec + 500, 1, true}, {t0 + sec + 500, 1, true}}
+	steps := []step{{T: t0 + 800, Cost: 1, Admit: true}, {T: t0 + sec + 500, Cost: 1, Admit: true}, {T: t0 + sec + 500, Cost: 1, Admit: true}}
 	play(t, mustNew(t, "redis_rate:burst=2", "1/1s"), false, steps)
-	steps[2].admit = false
+	steps[2].Admit = false
 	play(t, mustNew(t, "redis_rate:burst=2:without=clock", "1/1s"), false, steps)
 }
 
@@ -104,9 +105,9 @@ func TestRedisRateClockDeviation(t *testing.T) {
 // exact arithmetic admits 5 (new_tat - now = 1.0 = burst_offset).
 func TestRedisRateFloatDeviation(t *testing.T) {
 	t0 := jan2017 + 3_000_016*sec
-	steps := []step{{t0, 1, true}, {t0, 1, true}, {t0, 1, true}, {t0, 1, true}, {t0, 1, false}}
+	steps := []step{{T: t0, Cost: 1, Admit: true}, {T: t0, Cost: 1, Admit: true}, {T: t0, Cost: 1, Admit: true}, {T: t0, Cost: 1, Admit: true}, {T: t0, Cost: 1, Admit: false}}
 	play(t, mustNew(t, "redis_rate", "5/1s"), false, steps)
-	steps[4].admit = true
+	steps[4].Admit = true
 	play(t, mustNew(t, "redis_rate:without=float", "5/1s"), false, steps)
 }
 
@@ -188,41 +189,41 @@ func TestRedisRateMatchesModule(t *testing.T) {
 		exact := mustNew(t, c.spec+":without=float", c.rule)
 		model.Grow(8)
 		exact.Grow(8)
-		burst := model.(*algorithms.RedisRate).Burst()
+		burst := model.(*products.RedisRate).Burst()
 		limit := redis_rate.Limit{Rate: int(r.L), Burst: int(burst), Period: time.Duration(r.W)}
 		// Whole microseconds or not, some bursts at one instant, keys near
 		// their limit.
 		trace := edgeTrace(rng, r, 8, 1500, c.start)
 		admitted := 0
 		for i, q := range trace {
-			mr.SetTime(time.Unix(0, q.t))
-			res, err := lim.AllowN(ctx, strconv.Itoa(ci)+":"+strconv.Itoa(q.key), limit, int(q.cost))
+			mr.SetTime(time.Unix(0, q.T))
+			res, err := lim.AllowN(ctx, strconv.Itoa(ci)+":"+strconv.Itoa(q.Key), limit, int(q.Cost))
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := res.Allowed > 0
-			id := int32(q.key)
-			got := model.Decide(id, q.t, q.cost)
+			id := int32(q.Key)
+			got := model.Decide(id, q.T, q.Cost)
 			if got != want {
 				t.Fatalf("%s %s: request %d %+v: model %v, module %v", c.spec, c.rule, i, q, got, want)
 			}
-			ex := exact.Decide(id, q.t, q.cost)
+			ex := exact.Decide(id, q.T, q.Cost)
 			if ex != got {
 				// Decide leaves GCRA's state as it is: ask a microsecond away.
-				near := q.t + 1000 // over: exact admits a microsecond later
+				near := q.T + 1000 // over: exact admits a microsecond later
 				if ex {
 					under[ci]++
-					near = q.t - 1000 // under: exact refuses a microsecond earlier
+					near = q.T - 1000 // under: exact refuses a microsecond earlier
 				} else {
 					over[ci]++
 				}
-				if exact.Decide(id, near, q.cost) == ex {
+				if exact.Decide(id, near, q.Cost) == ex {
 					t.Errorf("%s %s: request %d %+v: module %v, exact %v, not within a microsecond of the boundary", c.spec, c.rule, i, q, got, ex)
 				}
 			}
 			if got {
-				model.Record(id, q.t, q.cost)
-				exact.Record(id, q.t, q.cost)
+				model.Record(id, q.T, q.Cost)
+				exact.Record(id, q.T, q.Cost)
 				admitted++
 			}
 		}

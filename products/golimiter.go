@@ -1,8 +1,10 @@
-package algorithms
+package products
+
+import "ratebench/algorithms"
 
 func init() {
-	Register(Kind{"go-limiter", "github.com/sethvargo/go-limiter (memorystore): fixed window anchored at the key's first request, one token per request",
-		NoParams(func(r Rule) Limiter { return NewGoLimiter(r) })})
+	algorithms.Register(algorithms.Kind{Spec: "go-limiter", About: "github.com/sethvargo/go-limiter (memorystore): fixed window anchored at the key's first request, one token per request",
+		Build: algorithms.NoParams(func(r algorithms.Rule) algorithms.Limiter { return NewGoLimiter(r) })})
 }
 
 // GoLimiter is github.com/sethvargo/go-limiter v0.7.1 (commit
@@ -48,10 +50,10 @@ func init() {
 // fillRate, availableTokens, lastTick, a mutex); the map entry is not
 // counted.
 type GoLimiter struct {
-	DeviationSet
-	rule     Rule
+	algorithms.DeviationSet
+	rule     algorithms.Rule
 	fillRate float64 // float64(interval) / float64(tokens), line 278
-	st       PerKey[goLimiterState]
+	st       algorithms.PerKey[goLimiterState]
 }
 
 // goLimiterState is a key's bucket: its start, the last tick seen and the
@@ -68,12 +70,12 @@ const (
 )
 
 // NewGoLimiter returns go-limiter's memorystore for rule r.
-func NewGoLimiter(r Rule) *GoLimiter {
+func NewGoLimiter(r algorithms.Rule) *GoLimiter {
 	g := &GoLimiter{rule: r, fillRate: float64(r.W) / float64(r.L)}
 	g.SetDeviations(
-		Deviation{"anchor", "counts its intervals of W from the key's first request, not from the epoch"},
-		Deviation{"refill", "sets the tokens at a new interval to min(L, ticks*W/L) in float64 (W/L nanoseconds per token taken for tokens per tick), less than L when W < L² ns"},
-		Deviation{"cost", "takes one token per request whatever its cost"},
+		algorithms.Deviation{Name: "anchor", About: "counts its intervals of W from the key's first request, not from the epoch"},
+		algorithms.Deviation{Name: "refill", About: "sets the tokens at a new interval to min(L, ticks*W/L) in float64 (W/L nanoseconds per token taken for tokens per tick), less than L when W < L² ns"},
+		algorithms.Deviation{Name: "cost", About: "takes one token per request whatever its cost"},
 	)
 	return g
 }
@@ -94,10 +96,10 @@ func (g *GoLimiter) advance(s *goLimiterState, t int64) {
 		if !g.OnAt(goLimiterAnchor) {
 			s.start = 0
 		}
-		s.tick = FloorDiv(t-s.start, g.rule.W)
+		s.tick = algorithms.FloorDiv(t-s.start, g.rule.W)
 		return
 	}
-	curr := FloorDiv(t-s.start, g.rule.W)
+	curr := algorithms.FloorDiv(t-s.start, g.rule.W)
 	if s.tick < curr {
 		s.avail = g.rule.L
 		if g.OnAt(goLimiterRefill) {

@@ -1,14 +1,15 @@
-package algorithms
+package products
 
 import (
 	"fmt"
 	"math"
+	"ratebench/algorithms"
 	"time"
 )
 
 func init() {
-	Register(Kind{"kong", "Kong's rate-limiting plugin, local policy: fixed window on the UTC calendar (W 1s, 1m, 1h, 24h; 720h a calendar month, 8760h a calendar year), admitted while the count is below L, one hit per request",
-		func(c Call, r Rule) (Limiter, error) {
+	algorithms.Register(algorithms.Kind{Spec: "kong", About: "Kong's rate-limiting plugin, local policy: fixed window on the UTC calendar (W 1s, 1m, 1h, 24h; 720h a calendar month, 8760h a calendar year), admitted while the count is below L, one hit per request",
+		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			if err := c.NoArg(); err != nil {
 				return nil, err
 			}
@@ -88,12 +89,12 @@ func init() {
 // number under a key naming the period's start), and for month and year
 // the key's expiry, 8 more.
 type Kong struct {
-	DeviationSet
-	rule     Rule
+	algorithms.DeviationSet
+	rule     algorithms.Rule
 	period   string
 	calendar int   // 0 for second to day, else 'm' or 'y'
 	ttl      int64 // the key's life in ms
-	st       PerKey[kongState]
+	st       algorithms.PerKey[kongState]
 }
 
 // kongState is one key's counter in its current window [start, end):
@@ -124,22 +125,22 @@ var kongPeriods = []struct {
 
 // NewKong returns Kong's rate-limiting plugin (local policy) for rule r,
 // or an error when no period expresses r.
-func NewKong(r Rule) (*Kong, error) {
+func NewKong(r algorithms.Rule) (*Kong, error) {
 	k := &Kong{rule: r}
 	for _, p := range kongPeriods {
 		if r.W == p.secs*int64(time.Second) {
 			k.period, k.ttl = p.name, p.secs*1000
 		}
 	}
-	list := []Deviation{{"one-hit", "counts one hit per request whatever its cost, admitted while the count is below the limit"}}
+	list := []algorithms.Deviation{{Name: "one-hit", About: "counts one hit per request whatever its cost, admitted while the count is below the limit"}}
 	switch k.period {
 	case "":
-		return nil, fmt.Errorf("algorithm \"kong\": the rate-limiting plugin's periods are second, minute, hour, day, month and year: give a window of 1s, 1m, 1h or 24h, or 720h for a calendar month or 8760h for a calendar year, not %s", FormatWindow(r.W))
+		return nil, fmt.Errorf("algorithm \"kong\": the rate-limiting plugin's periods are second, minute, hour, day, month and year: give a window of 1s, 1m, 1h or 24h, or 720h for a calendar month or 8760h for a calendar year, not %s", algorithms.FormatWindow(r.W))
 	case "month", "year":
 		k.calendar = int(k.period[0])
 		list = append(list,
-			Deviation{"calendar", "windows are calendar " + k.period + "s in UTC (" + map[string]string{"month": "28 to 31 days", "year": "365 or 366 days"}[k.period] + "), not the epoch's " + FormatWindow(r.W) + " windows"},
-			Deviation{"expiry", "the count restarts when the counter's key expires, " + FormatWindow(r.W) + " after the " + k.period + "'s first admitted request, before a longer " + k.period + " ends"})
+			algorithms.Deviation{Name: "calendar", About: "windows are calendar " + k.period + "s in UTC (" + map[string]string{"month": "28 to 31 days", "year": "365 or 366 days"}[k.period] + "), not the epoch's " + algorithms.FormatWindow(r.W) + " windows"},
+			algorithms.Deviation{Name: "expiry", About: "the count restarts when the counter's key expires, " + algorithms.FormatWindow(r.W) + " after the " + k.period + "'s first admitted request, before a longer " + k.period + " ends"})
 	}
 	k.SetDeviations(list...)
 	return k, nil
@@ -166,8 +167,8 @@ func (k *Kong) Bytes(int32) int64 {
 // the epoch's window of W.
 func (k *Kong) window(t int64) (start, end int64) {
 	if k.calendar == 0 || !k.OnAt(kongCalendar) {
-		start = FloorDiv(t, k.rule.W) * k.rule.W
-		return start, SatAdd(start, k.rule.W)
+		start = algorithms.FloorDiv(t, k.rule.W) * k.rule.W
+		return start, algorithms.SatAdd(start, k.rule.W)
 	}
 	u := time.Unix(0, t).UTC()
 	s := time.Date(u.Year(), u.Month(), 1, 0, 0, 0, 0, time.UTC)
@@ -200,7 +201,7 @@ func (k *Kong) advance(s *kongState, t int64) {
 		start, end := k.window(t)
 		*s = kongState{start: start, endX: end ^ math.MinInt64}
 	}
-	if s.expiresX != 0 && k.calendar != 0 && k.OnAt(kongExpiry) && FloorDiv(t, 1e6) >= s.expires() {
+	if s.expiresX != 0 && k.calendar != 0 && k.OnAt(kongExpiry) && algorithms.FloorDiv(t, 1e6) >= s.expires() {
 		s.count, s.expiresX = 0, 0
 	}
 }
@@ -221,16 +222,18 @@ func (k *Kong) Record(id int32, t, cost int64) {
 	s := k.st.At(id)
 	k.advance(s, t)
 	if s.expiresX == 0 {
-		s.expiresX = SatAdd(FloorDiv(t, 1e6), k.ttl) ^ math.MinInt64
+		s.expiresX = algorithms.SatAdd(algorithms.FloorDiv(t, 1e6), k.ttl) ^ math.MinInt64
 	}
 	if k.OnAt(kongOneHit) {
 		cost = 1
 	}
-	s.count = SatAdd(s.count, cost)
+	s.count = algorithms.SatAdd(s.count, cost)
 }
 
 // Estimate returns the window's count.
-func (k *Kong) Estimate(id int32, _ int64) Rational { return Whole(k.st.At(id).count) }
+func (k *Kong) Estimate(id int32, _ int64) algorithms.Rational {
+	return algorithms.Whole(k.st.At(id).count)
+}
 
 // Idle: the key's counter is empty at t (another window, or expired).
 func (k *Kong) Idle(id int32, t int64) bool {

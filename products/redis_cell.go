@@ -1,16 +1,19 @@
-package algorithms
+package products
 
 import (
 	"fmt"
 	"math/bits"
+	"ratebench/algorithms"
 	"strconv"
 	"strings"
 	"time"
 )
 
 func init() {
-	Register(Kind{"redis-cell[:burst=N]", "redis-cell's CL.THROTTLE: GCRA in nanoseconds, max_burst N (default L-1, so L at once), emission interval period/count truncated, the period whole seconds",
-		func(c Call, r Rule) (Limiter, error) { return newRedisCellSpec(c.Spec, c.Arg, c.HasArg, r) }})
+	algorithms.Register(algorithms.Kind{Spec: "redis-cell[:burst=N]", About: "redis-cell's CL.THROTTLE: GCRA in nanoseconds, max_burst N (default L-1, so L at once), emission interval period/count truncated, the period whole seconds",
+		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
+			return newRedisCellSpec(c.Spec, c.Arg, c.HasArg, r)
+		}})
 }
 
 // RedisCell is redis-cell's CL.THROTTLE command, modelled from
@@ -71,32 +74,32 @@ func init() {
 // Memory: the TAT, 8 bytes per key (a Redis string holding the decimal
 // nanoseconds, with a TTL).
 type RedisCell struct {
-	DeviationSet
-	rule     Rule
+	algorithms.DeviationSet
+	rule     algorithms.Rule
 	burst    int64 // max_burst
 	named    bool  // burst given
 	interval int64 // the emission interval as CL.THROTTLE computes it
-	g        *GCRA
+	g        *algorithms.GCRA
 }
 
 const redisCellTruncation = 0
 
 // NewRedisCell returns CL.THROTTLE for rule r with max_burst burst (< 0:
 // the default L-1).
-func NewRedisCell(r Rule, burst int64) (*RedisCell, error) {
+func NewRedisCell(r algorithms.Rule, burst int64) (*RedisCell, error) {
 	rc := &RedisCell{rule: r, burst: burst, named: burst >= 0}
 	if burst < 0 {
 		rc.burst = r.L - 1
 	}
 	if r.W%int64(time.Second) != 0 {
-		s := int64(time.Second) / GCD(r.W, int64(time.Second))
+		s := int64(time.Second) / algorithms.GCD(r.W, int64(time.Second))
 		hint := ""
 		if hi, lo := bits.Mul64(uint64(r.L), uint64(s)); hi == 0 && lo < 1<<63 {
 			if hi, lo := bits.Mul64(uint64(r.W), uint64(s)); hi == 0 && lo < 1<<63 {
-				hint = fmt.Sprintf(" (%s has the same rate)", Rule{L: r.L * s, W: r.W * s})
+				hint = fmt.Sprintf(" (%s has the same rate)", algorithms.Rule{L: r.L * s, W: r.W * s})
 			}
 		}
-		return nil, fmt.Errorf("algorithm \"redis-cell\": CL.THROTTLE's period is a whole number of seconds, not %s: give a rule whose window is whole seconds%s", FormatWindow(r.W), hint)
+		return nil, fmt.Errorf("algorithm \"redis-cell\": CL.THROTTLE's period is a whole number of seconds, not %s: give a rule whose window is whole seconds%s", algorithms.FormatWindow(r.W), hint)
 	}
 	rc.interval = int64(float64(r.W) / float64(r.L)) // mod.rs:42
 	if rc.interval == 0 {
@@ -105,13 +108,13 @@ func NewRedisCell(r Rule, burst int64) (*RedisCell, error) {
 	if hi, lo := bits.Mul64(uint64(rc.interval), uint64(rc.burst)+1); hi != 0 || lo >= 1<<63 {
 		return nil, fmt.Errorf("algorithm \"redis-cell\": the burst %d times the emission interval overflows CL.THROTTLE's 64-bit nanoseconds", rc.burst)
 	}
-	rc.SetDeviations(Deviation{"truncation", "the emission interval W/L is truncated to whole nanoseconds (by float64 division), a rate slightly above L/W"})
+	rc.SetDeviations(algorithms.Deviation{Name: "truncation", About: "the emission interval W/L is truncated to whole nanoseconds (by float64 division), a rate slightly above L/W"})
 	rc.build()
 	return rc, nil
 }
 
 // newRedisCellSpec reads redis-cell[:burst=N].
-func newRedisCellSpec(spec, arg string, hasArg bool, r Rule) (Limiter, error) {
+func newRedisCellSpec(spec, arg string, hasArg bool, r algorithms.Rule) (algorithms.Limiter, error) {
 	burst := int64(-1)
 	if hasArg {
 		v, ok := strings.CutPrefix(strings.TrimSpace(arg), "burst=")
@@ -128,9 +131,9 @@ func newRedisCellSpec(spec, arg string, hasArg bool, r Rule) (Limiter, error) {
 // interval, or on the rule itself without truncation.
 func (rc *RedisCell) build() {
 	if rc.OnAt(redisCellTruncation) {
-		rc.g = NewGCRA(Rule{L: 1, W: rc.interval}, rc.burst+1)
+		rc.g = algorithms.NewGCRA(algorithms.Rule{L: 1, W: rc.interval}, rc.burst+1)
 	} else {
-		rc.g = NewGCRA(rc.rule, rc.burst+1)
+		rc.g = algorithms.NewGCRA(rc.rule, rc.burst+1)
 	}
 }
 
@@ -151,7 +154,7 @@ func (rc *RedisCell) Name() string {
 	return s + rc.Suffix()
 }
 
-func (rc *RedisCell) Twin() string { return BucketSpec("gcra", rc.burst+1, rc.rule) }
+func (rc *RedisCell) Twin() string { return algorithms.BucketSpec("gcra", rc.burst+1, rc.rule) }
 
 // Interval returns the emission interval in ns as CL.THROTTLE computes it.
 func (rc *RedisCell) Interval() int64 { return rc.interval }

@@ -1,9 +1,10 @@
-package algorithms
+package products
 
 import (
 	"fmt"
 	"math/big"
 	"math/bits"
+	"ratebench/algorithms"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,8 +12,8 @@ import (
 )
 
 func init() {
-	Register(Kind{"nginx[:rate=Nr/s|Nr/m][:burst=N][:zone]", "nginx limit_req: leaky bucket in milli-requests on a millisecond clock, rate truncated as nginx parses it (default: rate L/W, burst L-1); zone models the zone's expiry of idle nodes, which couples keys",
-		func(c Call, r Rule) (Limiter, error) {
+	algorithms.Register(algorithms.Kind{Spec: "nginx[:rate=Nr/s|Nr/m][:burst=N][:zone]", About: "nginx limit_req: leaky bucket in milli-requests on a millisecond clock, rate truncated as nginx parses it (default: rate L/W, burst L-1); zone models the zone's expiry of idle nodes, which couples keys",
+		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			if c.HasArg && strings.TrimSpace(c.Arg) == "" {
 				return nil, fmt.Errorf("algorithm %q: want nginx, or nginx:rate=Nr/s or Nr/m and :burst=N", c.Spec)
 			}
@@ -104,13 +105,13 @@ func init() {
 // queue link (24), inside an rbtree node (32) and the key's bytes, none of
 // which the bucket's arithmetic needs.
 type Nginx struct {
-	DeviationSet
+	algorithms.DeviationSet
 	rate      int64 // milli-requests per second, truncated as nginx
 	burst     int64 // burst*1000
 	name      string
-	st        PerKey[nginxState]
+	st        algorithms.PerKey[nginxState]
 	rateGiven string // as given, "10r/s", or "" for the default
-	rule      Rule
+	rule      algorithms.Rule
 	n, scale  int64 // the rate as configured: n r/s (scale 1) or n r/m (scale 60)
 
 	// The arithmetic, as the deviations set it (configure): the clock's
@@ -118,7 +119,7 @@ type Nginx struct {
 	// milli-requests; or, with the drain's truncation off, the exact token
 	// bucket it approximates.
 	unit, rn, dd int64
-	exact        *Token
+	exact        *algorithms.Token
 
 	zone *nginxZone // with :zone, the zone's expiry of idle nodes
 }
@@ -134,12 +135,12 @@ const (
 // nginxZoneExpiry is the deviation of nginx:zone: the zone's expiry.
 const nginxZoneExpiry = nginxDrainTruncation + 1
 
-var nginxZoneDeviation = Deviation{"zone-expiry", "drops idle, drained nodes when another key's node is created, so that a key returning after 60 s may start afresh, with more room than its bucket had left"}
+var nginxZoneDeviation = algorithms.Deviation{Name: "zone-expiry", About: "drops idle, drained nodes when another key's node is created, so that a key returning after 60 s may start afresh, with more room than its bucket had left"}
 
-var nginxDeviations = []Deviation{
-	{"clock", "decides on a millisecond clock: the trace's time floored to whole milliseconds"},
-	{"rate-truncation", "keeps the rate in whole milli-requests per second, truncated as it parses it (10r/m becomes 166, not 166.67)"},
-	{"drain-truncation", "drains whole milli-requests: rate*ms/1000 truncated, the fraction lost while the time of the last request moves on"},
+var nginxDeviations = []algorithms.Deviation{
+	{Name: "clock", About: "decides on a millisecond clock: the trace's time floored to whole milliseconds"},
+	{Name: "rate-truncation", About: "keeps the rate in whole milli-requests per second, truncated as it parses it (10r/m becomes 166, not 166.67)"},
+	{Name: "drain-truncation", About: "drains whole milli-requests: rate*ms/1000 truncated, the fraction lost while the time of the last request moves on"},
 }
 
 // nginxState is one key's node: excess in milli-requests and last in
@@ -157,7 +158,7 @@ const nginxMaxParam = 1 << 40
 // NewNginx returns nginx's limit_req for rule r from the parameters of the
 // spec "nginx[:rate=Nr/s|Nr/m][:burst=N]" (arg is what follows "nginx:",
 // "" for the defaults).
-func NewNginx(r Rule, arg string) (*Nginx, error) {
+func NewNginx(r algorithms.Rule, arg string) (*Nginx, error) {
 	ng := &Nginx{burst: -1, rule: r}
 	ng.SetDeviations(nginxDeviations...)
 	if arg != "" {
@@ -240,7 +241,7 @@ func (ng *Nginx) configure() {
 	}
 	if !ng.OnAt(nginxDrainTruncation) {
 		// rn/(dd*unit) milli-requests per ns: rn requests per dd*unit*1000 ns.
-		ng.exact = NewToken(Rule{L: ng.rn, W: ng.dd * ng.unit * 1000}, ng.burst/1000+1)
+		ng.exact = algorithms.NewToken(algorithms.Rule{L: ng.rn, W: ng.dd * ng.unit * 1000}, ng.burst/1000+1)
 	}
 }
 
@@ -252,7 +253,7 @@ func (ng *Nginx) Twin() string {
 	if configured.Cmp(rule) != 0 { // n/(scale s) != L/W
 		return ""
 	}
-	return BucketSpec("token", ng.burst/1000+1, ng.rule)
+	return algorithms.BucketSpec("token", ng.burst/1000+1, ng.rule)
 }
 
 // parseNginxRate reads "Nr/s" or "Nr/m" and returns N and the scale, 1 or
@@ -275,7 +276,7 @@ func parseNginxRate(v string) (n, scale int64, err error) {
 // NginxRate returns the rate of rule r as nginx must be configured for it,
 // "Nr/s" or else "Nr/m" with N whole, or an error naming the nearest rate
 // nginx accepts when neither is whole.
-func NginxRate(r Rule) (string, error) {
+func NginxRate(r algorithms.Rule) (string, error) {
 	for _, u := range []struct {
 		ns     int64
 		suffix string
@@ -326,7 +327,7 @@ func (ng *Nginx) CouplesKeys() bool { return ng.zone != nil && ng.OnAt(nginxZone
 func (ng *Nginx) idleNode(id int32, ms int64) bool {
 	if ng.exact != nil {
 		s := ng.exact.State(id)
-		s.Refill(SatAdd(ng.zone.last[id], ms)*ng.unit, ng.exact.Rule())
+		s.Refill(algorithms.SatAdd(ng.zone.last[id], ms)*ng.unit, ng.exact.Rule())
 		return s.Fits(1, 0, ng.exact.Rule())
 	}
 	return ng.drained(ms, ng.st.At(id).excess)
@@ -348,7 +349,7 @@ func (ng *Nginx) Burst() int64 { return ng.burst }
 
 // clock is ngx_current_msec for trace time t: t floored to whole ms (to
 // whole units of the clock, ns with the clock's deviation off).
-func (ng *Nginx) clock(t int64) int64 { return FloorDiv(t, ng.unit) }
+func (ng *Nginx) clock(t int64) int64 { return algorithms.FloorDiv(t, ng.unit) }
 
 // elapsed returns ms as lines 450-456 clamp it (in the clock's units).
 func (ng *Nginx) elapsed(s *nginxState, now int64) int64 {
@@ -390,7 +391,7 @@ func (ng *Nginx) next(s *nginxState, now, cost int64) (int64, int64) {
 	if big || q >= uint64(e) {
 		return extra, ms
 	}
-	return SatAdd(e-int64(q), extra), ms
+	return algorithms.SatAdd(e-int64(q), extra), ms
 }
 
 // Decide admits iff excess' <= burst*1000 (a new node is admitted if its

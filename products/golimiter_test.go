@@ -1,4 +1,4 @@
-package algorithms_test
+package products_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/sethvargo/go-limiter/memorystore"
 
 	"ratebench/algorithms"
+	_ "ratebench/products"
 )
 
 // go-limiter's clock cannot be injected (a linkname to time.now, which not
@@ -26,23 +27,23 @@ func TestGoLimiterTimeline(t *testing.T) {
 	}
 	// fillRate = 6e10/3 = 2e10 ns: one tick refills all 3 tokens.
 	play(t, g, false, []step{
-		{10 * sec, 1, true},  // created at 10 s, full: 3 -> 2
-		{20 * sec, 5, true},  // one token whatever the cost: 1
-		{30 * sec, 1, true},  // 0
-		{69 * sec, 1, false}, // tick (69-10)/60 = 0: no token (the epoch's minute changed)
-		{70 * sec, 1, true},  // tick 1: min(3, 2e10) = 3 -> 2
-		{70 * sec, 1, true},
-		{70 * sec, 1, true},
-		{70 * sec, 1, false},
-		{250 * sec, 1, true}, // tick 4
+		{T: 10 * sec, Cost: 1, Admit: true},  // created at 10 s, full: 3 -> 2
+		{T: 20 * sec, Cost: 5, Admit: true},  // one token whatever the cost: 1
+		{T: 30 * sec, Cost: 1, Admit: true},  // 0
+		{T: 69 * sec, Cost: 1, Admit: false}, // tick (69-10)/60 = 0: no token (the epoch's minute changed)
+		{T: 70 * sec, Cost: 1, Admit: true},  // tick 1: min(3, 2e10) = 3 -> 2
+		{T: 70 * sec, Cost: 1, Admit: true},
+		{T: 70 * sec, Cost: 1, Admit: true},
+		{T: 70 * sec, Cost: 1, Admit: false},
+		{T: 250 * sec, Cost: 1, Admit: true}, // tick 4
 	})
 	// anchor off: ticks from the epoch, a new one at 60 s.
 	play(t, mustNew(t, "go-limiter:without=anchor", "3/1m"), false, []step{
-		{10 * sec, 1, true}, {20 * sec, 5, true}, {30 * sec, 1, true}, {59 * sec, 1, false}, {60 * sec, 1, true},
+		{T: 10 * sec, Cost: 1, Admit: true}, {T: 20 * sec, Cost: 5, Admit: true}, {T: 30 * sec, Cost: 1, Admit: true}, {T: 59 * sec, Cost: 1, Admit: false}, {T: 60 * sec, Cost: 1, Admit: true},
 	})
 	// cost off: the request of cost 5 needs 5 tokens.
 	play(t, mustNew(t, "go-limiter:without=cost", "3/1m"), false, []step{
-		{10 * sec, 1, true}, {20 * sec, 5, false}, {30 * sec, 2, true}, {40 * sec, 1, false},
+		{T: 10 * sec, Cost: 1, Admit: true}, {T: 20 * sec, Cost: 5, Admit: false}, {T: 30 * sec, Cost: 2, Admit: true}, {T: 40 * sec, Cost: 1, Admit: false},
 	})
 }
 
@@ -52,9 +53,9 @@ func TestGoLimiterTimeline(t *testing.T) {
 func TestGoLimiterPartialRefill(t *testing.T) {
 	burst := func(at, n int64, steps []step) []step {
 		for range n {
-			steps = append(steps, step{at, 1, true})
+			steps = append(steps, step{T: at, Cost: 1, Admit: true})
 		}
-		return append(steps, step{at, 1, false})
+		return append(steps, step{T: at, Cost: 1, Admit: false})
 	}
 	t0 := 250 * us
 	var steps []step

@@ -1,4 +1,6 @@
-package algorithms
+package products
+
+import "ratebench/internal/slicesx"
 
 // nginxZone is the zone's queue of nodes in the order they were last
 // looked up, as ngx_http_limit_req_lookup keeps it (the file and commit of
@@ -25,8 +27,8 @@ func newNginxZone() *nginxZone { return &nginxZone{head: -1, tail: -1} }
 
 func (z *nginxZone) grow(n int) {
 	old := len(z.in)
-	z.prev, z.next = grow(z.prev, n), grow(z.next, n)
-	z.in, z.last = grow(z.in, n), grow(z.last, n)
+	z.prev, z.next = slicesx.Grow(z.prev, n), slicesx.Grow(z.next, n)
+	z.in, z.last = slicesx.Grow(z.in, n), slicesx.Grow(z.last, n)
 	for i := old; i < n; i++ {
 		z.prev[i], z.next[i] = -1, -1
 	}

@@ -1,13 +1,14 @@
-package algorithms
+package products
 
 import (
 	"fmt"
+	"ratebench/algorithms"
 	"time"
 )
 
 func init() {
-	Register(Kind{"envoy", "Envoy's global rate limit service: fixed window on the epoch in whole seconds, W one unit (1s, 1m, 1h, 24h, ...), every request counted",
-		func(c Call, r Rule) (Limiter, error) {
+	algorithms.Register(algorithms.Kind{Spec: "envoy", About: "Envoy's global rate limit service: fixed window on the epoch in whole seconds, W one unit (1s, 1m, 1h, 24h, ...), every request counted",
+		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			if err := c.NoArg(); err != nil {
 				return nil, err
 			}
@@ -64,10 +65,10 @@ func init() {
 // Memory: the count and the window, 16 bytes per key (a Redis counter and
 // its key's window start).
 type Envoy struct {
-	DeviationSet
-	rule Rule
+	algorithms.DeviationSet
+	rule algorithms.Rule
 	div  int64 // the unit in seconds
-	st   PerKey[envoyState]
+	st   algorithms.PerKey[envoyState]
 }
 
 // envoyState is one key's window (now/divider, in the service's integer
@@ -86,18 +87,18 @@ var envoyUnits = []struct {
 
 // NewEnvoy returns Envoy's rate limit service for rule r, or an error when
 // no descriptor limit expresses r.
-func NewEnvoy(r Rule) (*Envoy, error) {
+func NewEnvoy(r algorithms.Rule) (*Envoy, error) {
 	if r.L > 1<<32-1 {
 		return nil, fmt.Errorf("algorithm \"envoy\": requests_per_unit is a 32-bit count; the limit %d is too large", r.L)
 	}
 	for _, u := range envoyUnits {
 		if r.W == u.secs*int64(time.Second) {
 			e := &Envoy{rule: r, div: u.secs}
-			e.SetDeviations(Deviation{"counts-refused", "counts every request in the window, refused ones included (a refused request of cost > 1 still uses up the window)"})
+			e.SetDeviations(algorithms.Deviation{Name: "counts-refused", About: "counts every request in the window, refused ones included (a refused request of cost > 1 still uses up the window)"})
 			return e, nil
 		}
 	}
-	return nil, fmt.Errorf("algorithm \"envoy\": the rate limit service's units are second, minute, hour, day, week, month (30 days) and year (365 days): give a window of 1s, 1m, 1h, 24h, 168h, 720h or 8760h, not %s", FormatWindow(r.W))
+	return nil, fmt.Errorf("algorithm \"envoy\": the rate limit service's units are second, minute, hour, day, week, month (30 days) and year (365 days): give a window of 1s, 1m, 1h, 24h, 168h, 720h or 8760h, not %s", algorithms.FormatWindow(r.W))
 }
 
 func (e *Envoy) Name() string       { return "envoy" + e.Suffix() }
@@ -116,7 +117,7 @@ const envoyCountsRefused = 0
 // advance moves the key to the window of t: now = floor(t/1s), window
 // now/divider with Go's division, as the cache key (a new key starts at 0).
 func (e *Envoy) advance(s *envoyState, t int64) {
-	if w := FloorDiv(t, int64(time.Second)) / e.div; w != s.win {
+	if w := algorithms.FloorDiv(t, int64(time.Second)) / e.div; w != s.win {
 		s.win, s.curr = w, 0
 	}
 }
@@ -130,11 +131,13 @@ func (e *Envoy) Decide(id int32, t, cost int64) bool {
 func (e *Envoy) Record(id int32, t, cost int64) {
 	s := e.st.At(id)
 	e.advance(s, t)
-	s.curr = SatAdd(s.curr, cost)
+	s.curr = algorithms.SatAdd(s.curr, cost)
 }
 
 // Estimate returns the window's count, as the fixed window.
-func (e *Envoy) Estimate(id int32, _ int64) Rational { return Whole(e.st.At(id).curr) }
+func (e *Envoy) Estimate(id int32, _ int64) algorithms.Rational {
+	return algorithms.Whole(e.st.At(id).curr)
+}
 
 // Idle: the key's counter is empty or belongs to another window than t's.
 func (e *Envoy) Idle(id int32, t int64) bool {
@@ -145,27 +148,3 @@ func (e *Envoy) Idle(id int32, t int64) bool {
 
 func (e *Envoy) Release(id int32)     { *e.st.At(id) = envoyState{} }
 func (e *Envoy) Warm(id int32) uint64 { return uint64(e.st.At(id).curr) }
-
-// FloorDiv returns floor(a/d) for d > 0.
-func FloorDiv(a, d int64) int64 {
-	q := a / d
-	if a%d < 0 {
-		q--
-	}
-	return q
-}
-
-// EveryCounter is implemented by a limiter modelling a product that counts
-// every request it is asked about, admitted or refused. The engine records
-// every request in its state whatever the count policy and the mode, as
-// count all does for the window algorithms.
-type EveryCounter interface {
-	CountsEvery() bool
-}
-
-// CountsEvery reports whether l records every request whatever the count
-// policy (an EveryCounter that says so).
-func CountsEvery(l Limiter) bool {
-	c, ok := l.(EveryCounter)
-	return ok && c.CountsEvery()
-}

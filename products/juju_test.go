@@ -1,4 +1,4 @@
-package algorithms_test
+package products_test
 
 import (
 	"math/rand/v2"
@@ -10,6 +10,7 @@ import (
 	"github.com/juju/ratelimit"
 
 	"ratebench/algorithms"
+	"ratebench/products"
 )
 
 // The bucket's arithmetic (ratelimit.go at v1.0.2) for 3/1m, mapped to
@@ -20,27 +21,27 @@ import (
 func TestJujuTimeline(t *testing.T) {
 	j := mustNew(t, "juju", "3/1m")
 	p := j.(algorithms.Product)
-	if cp, q, fi := j.(*algorithms.Juju).Params(); cp != 3 || q != 1 || fi != 20*sec || p.Twin() != "token" || j.Name() != "juju" {
+	if cp, q, fi := j.(*products.Juju).Params(); cp != 3 || q != 1 || fi != 20*sec || p.Twin() != "token" || j.Name() != "juju" {
 		t.Fatalf("juju 3/1m: capacity %d quantum %d interval %d twin %q name %s", cp, q, fi, p.Twin(), j.Name())
 	}
 	play(t, j, false, []step{
-		{5 * sec, 1, true},         // created at 5 s, ticks at 25, 45, 65 s: 3 -> 2
-		{44*sec + 900*ms, 3, true}, // tick 1: 3 (capped) -> 0
-		{45 * sec, 1, true},        // tick 2: 1 -> 0 (a token bucket has 0.005 of a token)
-		{45 * sec, 1, false},
-		{65 * sec, 1, true},   // tick 3: 1 -> 0
-		{125 * sec, 2, true},  // tick 6: 3 (capped) -> 1
-		{125 * sec, 1, true},  // 0
-		{125 * sec, 1, false}, // refused: nothing taken
-		{145 * sec, 1, true},
+		{T: 5 * sec, Cost: 1, Admit: true},         // created at 5 s, ticks at 25, 45, 65 s: 3 -> 2
+		{T: 44*sec + 900*ms, Cost: 3, Admit: true}, // tick 1: 3 (capped) -> 0
+		{T: 45 * sec, Cost: 1, Admit: true},        // tick 2: 1 -> 0 (a token bucket has 0.005 of a token)
+		{T: 45 * sec, Cost: 1, Admit: false},
+		{T: 65 * sec, Cost: 1, Admit: true},   // tick 3: 1 -> 0
+		{T: 125 * sec, Cost: 2, Admit: true},  // tick 6: 3 (capped) -> 1
+		{T: 125 * sec, Cost: 1, Admit: true},  // 0
+		{T: 125 * sec, Cost: 1, Admit: false}, // refused: nothing taken
+		{T: 145 * sec, Cost: 1, Admit: true},
 	})
 	// whole-interval off: continuous refill, as token:B=3.
-	cont := []step{{5 * sec, 1, true}, {44*sec + 900*ms, 3, true}, {45 * sec, 1, false}}
+	cont := []step{{T: 5 * sec, Cost: 1, Admit: true}, {T: 44*sec + 900*ms, Cost: 3, Admit: true}, {T: 45 * sec, Cost: 1, Admit: false}}
 	play(t, mustNew(t, "juju:without=whole-interval", "3/1m"), false, cont)
 	play(t, mustNew(t, "token:B=3", "3/1m"), false, cont)
 	// anchor off: ticks at 0, 20, 40, 60 s.
 	play(t, mustNew(t, "juju:without=anchor", "3/1m"), false, []step{
-		{5 * sec, 1, true}, {44*sec + 900*ms, 3, true}, {45 * sec, 1, false}, {60 * sec, 1, true},
+		{T: 5 * sec, Cost: 1, Admit: true}, {T: 44*sec + 900*ms, Cost: 3, Admit: true}, {T: 45 * sec, Cost: 1, Admit: false}, {T: 60 * sec, Cost: 1, Admit: true},
 	})
 }
 
@@ -66,7 +67,7 @@ func TestJujuMapping(t *testing.T) {
 			t.Errorf("%s %s: %v", c.spec, c.rule, err)
 			continue
 		}
-		j := l.(*algorithms.Juju)
+		j := l.(*products.Juju)
 		cp, q, fi := j.Params()
 		if l.Name() != c.name || j.Twin() != c.twin || cp != c.capacity || q != c.quantum || fi != c.fill {
 			t.Errorf("%s %s: %s twin %q capacity %d quantum %d interval %d, want %s %q %d %d %d", c.spec, c.rule, l.Name(), j.Twin(), cp, q, fi, c.name, c.twin, c.capacity, c.quantum, c.fill)
@@ -110,7 +111,7 @@ func TestJujuMatchesModule(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			j := l.(*algorithms.Juju)
+			j := l.(*products.Juju)
 			cp, q, fi := j.Params()
 			j.Grow(8)
 			clk := &traceClock{}
@@ -118,24 +119,24 @@ func TestJujuMatchesModule(t *testing.T) {
 			admitted := 0
 			trace := poissonish(rng, algorithms.Rule{L: 2 * r.L, W: r.W}, 3, 3000) // twice the rate
 			for n, req := range trace {
-				clk.now = req.t
-				if buckets[req.key] == nil {
+				clk.now = req.T
+				if buckets[req.Key] == nil {
 					if spec == "juju:rate" {
-						buckets[req.key] = ratelimit.NewBucketWithRateAndClock(float64(r.L)/(float64(r.W)/1e9), cp, clk)
-						if got, want := buckets[req.key].Rate(), 1e9*float64(q)/float64(fi); got != want {
+						buckets[req.Key] = ratelimit.NewBucketWithRateAndClock(float64(r.L)/(float64(r.W)/1e9), cp, clk)
+						if got, want := buckets[req.Key].Rate(), 1e9*float64(q)/float64(fi); got != want {
 							t.Fatalf("%s %v: the module's rate %g, the model's %g", spec, r, got, want)
 						}
 					} else {
-						buckets[req.key] = ratelimit.NewBucketWithQuantumAndClock(time.Duration(fi), cp, q, clk)
+						buckets[req.Key] = ratelimit.NewBucketWithQuantumAndClock(time.Duration(fi), cp, q, clk)
 					}
 				}
-				_, want := buckets[req.key].TakeMaxDuration(req.cost, 0)
-				got := j.Decide(int32(req.key), req.t, req.cost)
+				_, want := buckets[req.Key].TakeMaxDuration(req.Cost, 0)
+				got := j.Decide(int32(req.Key), req.T, req.Cost)
 				if got != want {
 					t.Fatalf("%s %v request %d %+v: model admits %v, the module %v", spec, r, n, req, got, want)
 				}
 				if got {
-					j.Record(int32(req.key), req.t, req.cost)
+					j.Record(int32(req.Key), req.T, req.Cost)
 					admitted++
 				}
 			}

@@ -1,4 +1,4 @@
-package algorithms_test
+package products_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	redisstore "github.com/ulule/limiter/v3/drivers/store/redis"
 
 	"ratebench/algorithms"
+	"ratebench/products"
 )
 
 // The Redis store's arithmetic (drivers/store/redis/store.go:18-31,
@@ -25,14 +26,14 @@ import (
 // anchor + 60000.
 func TestUluleTimeline(t *testing.T) {
 	steps := []step{
-		{30*sec + 600*us, 1, true},  // key created at 30000 ms, expiry 90000 ms: count 1
-		{40 * sec, 1, true},         // 2
-		{50 * sec, 2, false},        // 4 > 2, counted
-		{61 * sec, 1, false},        // the epoch's minute changed, the key's window did not: 5
-		{90*sec + 900*us, 1, false}, // 90000 ms, not past 90000: 6
-		{90*sec + ms, 1, true},      // 90001 > 90000: expired; a new key at 90001 ms: 1
-		{150*sec + ms, 1, true},     // 150001 ms, not past: 2
-		{150*sec + 2*ms, 1, true},   // expired: 1
+		{T: 30*sec + 600*us, Cost: 1, Admit: true},  // key created at 30000 ms, expiry 90000 ms: count 1
+		{T: 40 * sec, Cost: 1, Admit: true},         // 2
+		{T: 50 * sec, Cost: 2, Admit: false},        // 4 > 2, counted
+		{T: 61 * sec, Cost: 1, Admit: false},        // the epoch's minute changed, the key's window did not: 5
+		{T: 90*sec + 900*us, Cost: 1, Admit: false}, // 90000 ms, not past 90000: 6
+		{T: 90*sec + ms, Cost: 1, Admit: true},      // 90001 > 90000: expired; a new key at 90001 ms: 1
+		{T: 150*sec + ms, Cost: 1, Admit: true},     // 150001 ms, not past: 2
+		{T: 150*sec + 2*ms, Cost: 1, Admit: true},   // expired: 1
 	}
 	u := mustNew(t, "ulule", "2/1m")
 	if !algorithms.CountsEvery(u) || u.(algorithms.Product).Twin() != "fixed" {
@@ -41,23 +42,23 @@ func TestUluleTimeline(t *testing.T) {
 	play(t, u, true, steps)
 	// anchor off: windows of 60000 ms from the epoch.
 	play(t, mustNew(t, "ulule:without=anchor", "2/1m"), true, []step{
-		{30*sec + 600*us, 1, true}, {40 * sec, 1, true}, {50 * sec, 2, false},
-		{61 * sec, 1, true}, // a new window at 60 s
-		{90*sec + 900*us, 1, true}, {90*sec + ms, 1, false},
-		{150*sec + ms, 1, true}, {150*sec + 2*ms, 1, true},
+		{T: 30*sec + 600*us, Cost: 1, Admit: true}, {T: 40 * sec, Cost: 1, Admit: true}, {T: 50 * sec, Cost: 2, Admit: false},
+		{T: 61 * sec, Cost: 1, Admit: true}, // a new window at 60 s
+		{T: 90*sec + 900*us, Cost: 1, Admit: true}, {T: 90*sec + ms, Cost: 1, Admit: false},
+		{T: 150*sec + ms, Cost: 1, Admit: true}, {T: 150*sec + 2*ms, Cost: 1, Admit: true},
 	})
 	// clock off: anchored at 30.0006 s, expired once past 90.0006 s.
 	play(t, mustNew(t, "ulule:without=clock", "2/1m"), true, []step{
-		{30*sec + 600*us, 1, true}, {40 * sec, 1, true}, {50 * sec, 2, false}, {61 * sec, 1, false},
-		{90*sec + 900*us, 1, true}, // expired: anchored again at 90.0009 s
-		{90*sec + ms, 1, true},
-		{150*sec + ms, 1, true}, // past 150.0009 s: a new window
-		{150*sec + 2*ms, 1, true},
+		{T: 30*sec + 600*us, Cost: 1, Admit: true}, {T: 40 * sec, Cost: 1, Admit: true}, {T: 50 * sec, Cost: 2, Admit: false}, {T: 61 * sec, Cost: 1, Admit: false},
+		{T: 90*sec + 900*us, Cost: 1, Admit: true}, // expired: anchored again at 90.0009 s
+		{T: 90*sec + ms, Cost: 1, Admit: true},
+		{T: 150*sec + ms, Cost: 1, Admit: true}, // past 150.0009 s: a new window
+		{T: 150*sec + 2*ms, Cost: 1, Admit: true},
 	})
 	// counts-refused: a refused request of cost 2 uses up the window.
-	refused := []step{{sec, 1, true}, {2 * sec, 2, false}, {3 * sec, 1, false}}
+	refused := []step{{T: sec, Cost: 1, Admit: true}, {T: 2 * sec, Cost: 2, Admit: false}, {T: 3 * sec, Cost: 1, Admit: false}}
 	play(t, mustNew(t, "ulule", "2/1m"), true, refused)
-	refused[2].admit = true
+	refused[2].Admit = true
 	off := mustNew(t, "ulule:without=counts-refused", "2/1m")
 	if algorithms.CountsEvery(off) || off.Name() != "ulule:without=counts-refused" {
 		t.Errorf("%s counts every request", off.Name())
@@ -70,21 +71,21 @@ func TestUluleTimeline(t *testing.T) {
 // anchored there (store.go:23-27).
 func TestUluleCostZeroReanchors(t *testing.T) {
 	play(t, mustNew(t, "ulule", "1/1m"), true, []step{
-		{sec, 0, true},         // key at 1000 ms, holding 0
-		{30 * sec, 1, true},    // INCRBY returns 1 = count: PEXPIRE again, expiry 90000 ms
-		{62 * sec, 1, false},   // 2 > 1 (anchored at 1 s it would have expired)
-		{90 * sec, 1, false},   // not past 90000
-		{90*sec + ms, 1, true}, // expired
+		{T: sec, Cost: 0, Admit: true},         // key at 1000 ms, holding 0
+		{T: 30 * sec, Cost: 1, Admit: true},    // INCRBY returns 1 = count: PEXPIRE again, expiry 90000 ms
+		{T: 62 * sec, Cost: 1, Admit: false},   // 2 > 1 (anchored at 1 s it would have expired)
+		{T: 90 * sec, Cost: 1, Admit: false},   // not past 90000
+		{T: 90*sec + ms, Cost: 1, Admit: true}, // expired
 	})
 }
 
 // rate.Period.Milliseconds() truncates: a period below 1 ms gives ttl 0,
 // and the script sets no expiry, so the key never expires.
 func TestUluleSubMillisecondPeriodNeverExpires(t *testing.T) {
-	play(t, mustNew(t, "ulule", "1/500us"), true, []step{{0, 1, true}, {sec, 1, false}, {1000 * sec, 1, false}})
-	play(t, mustNew(t, "ulule:without=clock", "1/500us"), true, []step{{0, 1, true}, {sec, 1, true}, {sec + 100*us, 1, false}, {sec + 501*us, 1, true}})
+	play(t, mustNew(t, "ulule", "1/500us"), true, []step{{T: 0, Cost: 1, Admit: true}, {T: sec, Cost: 1, Admit: false}, {T: 1000 * sec, Cost: 1, Admit: false}})
+	play(t, mustNew(t, "ulule:without=clock", "1/500us"), true, []step{{T: 0, Cost: 1, Admit: true}, {T: sec, Cost: 1, Admit: true}, {T: sec + 100*us, Cost: 1, Admit: false}, {T: sec + 501*us, Cost: 1, Admit: true}})
 	// 1.5 ms truncated to 1 ms: expired at 2 ms.
-	play(t, mustNew(t, "ulule", "1/1500us"), true, []step{{0, 1, true}, {ms, 1, false}, {2 * ms, 1, true}})
+	play(t, mustNew(t, "ulule", "1/1500us"), true, []step{{T: 0, Cost: 1, Admit: true}, {T: ms, Cost: 1, Admit: false}, {T: 2 * ms, Cost: 1, Admit: true}})
 }
 
 func TestUluleDecidesAsFixedWithoutDeviations(t *testing.T) {
@@ -103,9 +104,9 @@ const us = int64(time.Microsecond)
 func byTime(tr []req) []req {
 	slices.SortStableFunc(tr, func(a, b req) int {
 		switch {
-		case a.t < b.t:
+		case a.T < b.T:
 			return -1
-		case a.t > b.t:
+		case a.T > b.T:
 			return 1
 		}
 		return 0
@@ -144,20 +145,20 @@ func TestUluleMatchesRedisStore(t *testing.T) {
 			period += time.Millisecond
 		}
 		lim := limiter.New(store, limiter.Rate{Period: period, Limit: r.L})
-		model := algorithms.NewUlule(r)
+		model := products.NewUlule(r)
 		model.Grow(8)
 		trace := byTime(poissonish(rng, r, 8, 1500))
-		prev := trace[0].t / ms
+		prev := trace[0].T / ms
 		for n, q := range trace {
-			now := q.t / ms
+			now := q.T / ms
 			mr.FastForward(time.Duration(now-prev) * time.Millisecond)
 			prev = now
-			c, err := lim.Increment(ctx, strconv.Itoa(i)+":"+strconv.Itoa(q.key), q.cost)
+			c, err := lim.Increment(ctx, strconv.Itoa(i)+":"+strconv.Itoa(q.Key), q.Cost)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := model.Decide(int32(q.key), q.t, q.cost)
-			model.Record(int32(q.key), q.t, q.cost)
+			got := model.Decide(int32(q.Key), q.T, q.Cost)
+			model.Record(int32(q.Key), q.T, q.Cost)
 			if got != !c.Reached {
 				t.Fatalf("%v request %d %+v: model admits %v, the module's count %d reached %v", r, n, q, got, c.Limit-c.Remaining, c.Reached)
 			}
@@ -189,13 +190,13 @@ func TestUluleMatchesMemoryStore(t *testing.T) {
 			start := time.Now()
 			refused := 0
 			for n, q := range trace {
-				time.Sleep(time.Until(start.Add(time.Duration(q.t - trace[0].t))))
-				c, err := lim.Increment(context.Background(), strconv.Itoa(q.key), q.cost)
+				time.Sleep(time.Until(start.Add(time.Duration(q.T - trace[0].T))))
+				c, err := lim.Increment(context.Background(), strconv.Itoa(q.Key), q.Cost)
 				if err != nil {
 					t.Fatal(err)
 				}
-				got := model.Decide(int32(q.key), q.t, q.cost)
-				model.Record(int32(q.key), q.t, q.cost)
+				got := model.Decide(int32(q.Key), q.T, q.Cost)
+				model.Record(int32(q.Key), q.T, q.Cost)
 				if got != !c.Reached {
 					t.Fatalf("%v request %d %+v: model admits %v, the memory store reached %v", r, n, q, got, c.Reached)
 				}

@@ -1,4 +1,4 @@
-package algorithms_test
+package products_test
 
 import (
 	"math/rand/v2"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"ratebench/algorithms"
+	"ratebench/products"
 )
 
 // CL.THROTTLE key 2 3 1 (rule 3/1s): T = (1e9 as f64 / 3 as f64) as i64 =
@@ -14,21 +15,21 @@ import (
 // limited (mod.rs:186-188).
 func TestRedisCellTimeline(t *testing.T) {
 	l := mustNew(t, "redis-cell", "3/1s")
-	rc := l.(*algorithms.RedisCell)
+	rc := l.(*products.RedisCell)
 	if rc.Interval() != 333333333 || rc.Twin() != "gcra" || l.Name() != "redis-cell" {
 		t.Fatalf("%s: interval %d, twin %s", l.Name(), rc.Interval(), rc.Twin())
 	}
 	t0 := int64(1_700_000_000) * sec
 	steps := func(truncated bool) []step {
 		return []step{
-			{t0, 1, true},              // tat = t0 + T
-			{t0, 1, true},              // t0 + 2T
-			{t0, 1, true},              // t0 + 3T = t0 + 999999999
-			{t0, 1, false},             // 3T + T > DVT
-			{t0 + 333333332, 1, false}, // tat - now = 666666667; + T = 1e9 > DVT
+			{T: t0, Cost: 1, Admit: true},              // tat = t0 + T
+			{T: t0, Cost: 1, Admit: true},              // t0 + 2T
+			{T: t0, Cost: 1, Admit: true},              // t0 + 3T = t0 + 999999999
+			{T: t0, Cost: 1, Admit: false},             // 3T + T > DVT
+			{T: t0 + 333333332, Cost: 1, Admit: false}, // tat - now = 666666667; + T = 1e9 > DVT
 			// tat - now = 666666666: + T = DVT, admitted; exactly
 			// (T = 1e9/3, tat = t0 + 1e9) 666666667 + 333333333.3 > 1e9.
-			{t0 + 333333333, 1, truncated},
+			{T: t0 + 333333333, Cost: 1, Admit: truncated},
 		}
 	}
 	play(t, l, false, steps(true))
@@ -36,13 +37,13 @@ func TestRedisCellTimeline(t *testing.T) {
 	// max_burst 0: one request at a time; quantity is the cost, a cost
 	// above max_burst+1 is never admitted (increment > DVT).
 	play(t, mustNew(t, "redis-cell:burst=0", "1/1s"), false, []step{
-		{t0, 1, true}, {t0 + sec - 1, 1, false}, {t0 + sec, 1, true}, {t0 + 5*sec, 2, false},
+		{T: t0, Cost: 1, Admit: true}, {T: t0 + sec - 1, Cost: 1, Admit: false}, {T: t0 + sec, Cost: 1, Admit: true}, {T: t0 + 5*sec, Cost: 2, Admit: false},
 	})
 	play(t, mustNew(t, "redis-cell:burst=4", "1/2s"), false, []step{
-		{t0, 5, true}, {t0 + 2*sec - 1, 1, false}, {t0 + 2*sec, 1, true}, {t0 + 100*sec, 6, false},
+		{T: t0, Cost: 5, Admit: true}, {T: t0 + 2*sec - 1, Cost: 1, Admit: false}, {T: t0 + 2*sec, Cost: 1, Admit: true}, {T: t0 + 100*sec, Cost: 6, Admit: false},
 	})
 	// retry_after = allow_at - now (mod.rs:182-184), exact to the ns.
-	fresh := mustNew(t, "redis-cell", "3/1s").(*algorithms.RedisCell)
+	fresh := mustNew(t, "redis-cell", "3/1s").(*products.RedisCell)
 	fresh.Grow(1)
 	for range 3 {
 		fresh.Decide(0, t0, 1)

@@ -1,10 +1,11 @@
-package algorithms
+package products
 
+import "ratebench/algorithms"
 import "time"
 
 func init() {
-	Register(Kind{"ulule", "github.com/ulule/limiter (Redis store): fixed window anchored at the key's first hit, Redis's millisecond clock, every request counted",
-		NoParams(func(r Rule) Limiter { return NewUlule(r) })})
+	algorithms.Register(algorithms.Kind{Spec: "ulule", About: "github.com/ulule/limiter (Redis store): fixed window anchored at the key's first hit, Redis's millisecond clock, every request counted",
+		Build: algorithms.NoParams(func(r algorithms.Rule) algorithms.Limiter { return NewUlule(r) })})
 }
 
 // Ulule is github.com/ulule/limiter/v3 v3.11.2 (commit
@@ -49,9 +50,9 @@ func init() {
 // Memory: the count and its key's expiry, 16 bytes per key (a Redis counter
 // with a TTL).
 type Ulule struct {
-	DeviationSet
-	rule Rule
-	st   PerKey[ululeState]
+	algorithms.DeviationSet
+	rule algorithms.Rule
+	st   algorithms.PerKey[ululeState]
 }
 
 // ululeState is a key's count and the start of its window on the model's
@@ -69,12 +70,12 @@ const (
 )
 
 // NewUlule returns ulule/limiter's Redis store for rule r.
-func NewUlule(r Rule) *Ulule {
+func NewUlule(r algorithms.Rule) *Ulule {
 	u := &Ulule{rule: r}
 	u.SetDeviations(
-		Deviation{"anchor", "anchors the window at the key's first request (a Redis key with a TTL of W, recreated by the first request after it expired), not at multiples of W; the key expires only once the time is past its expiry"},
-		Deviation{"clock", "decides on Redis's millisecond clock: the time floored to whole milliseconds, the window's TTL W truncated to whole milliseconds"},
-		Deviation{"counts-refused", "counts every request, refused ones too (INCRBY before the check)"},
+		algorithms.Deviation{Name: "anchor", About: "anchors the window at the key's first request (a Redis key with a TTL of W, recreated by the first request after it expired), not at multiples of W; the key expires only once the time is past its expiry"},
+		algorithms.Deviation{Name: "clock", About: "decides on Redis's millisecond clock: the time floored to whole milliseconds, the window's TTL W truncated to whole milliseconds"},
+		algorithms.Deviation{Name: "counts-refused", About: "counts every request, refused ones too (INCRBY before the check)"},
 	)
 	return u
 }
@@ -93,7 +94,7 @@ func (u *Ulule) Warm(id int32) uint64 { return uint64(u.st.At(id).curr) }
 func (u *Ulule) clock(t int64) (now, period int64) {
 	if u.OnAt(ululeClock) {
 		ms := int64(time.Millisecond)
-		return FloorDiv(t, ms), u.rule.W / ms
+		return algorithms.FloorDiv(t, ms), u.rule.W / ms
 	}
 	return t, u.rule.W
 }
@@ -108,7 +109,7 @@ func (u *Ulule) where(s *ululeState, now, period int64) (int64, bool) {
 	if period == 0 {
 		return 0, true
 	}
-	w := FloorDiv(now, period)
+	w := algorithms.FloorDiv(now, period)
 	return w, w == s.start
 }
 
@@ -141,11 +142,13 @@ func (u *Ulule) Record(id int32, t, cost int64) {
 			s.start, _ = u.where(s, now, period)
 		}
 	}
-	s.curr = SatAdd(s.curr, cost)
+	s.curr = algorithms.SatAdd(s.curr, cost)
 }
 
 // Estimate returns the window's count, as the fixed window.
-func (u *Ulule) Estimate(id int32, _ int64) Rational { return Whole(u.st.At(id).curr) }
+func (u *Ulule) Estimate(id int32, _ int64) algorithms.Rational {
+	return algorithms.Whole(u.st.At(id).curr)
+}
 
 // Idle: the key is absent at t (or holds 0).
 func (u *Ulule) Idle(id int32, t int64) bool {
