@@ -24,7 +24,8 @@ import (
 // limiter's own terms: per algorithm, the share of the log's refusals it
 // lets through and of its admissions it refuses, with its memory per key
 // beside them. With several rules the chart is a rules × algorithms heat
-// map of the same figures (heatmap.go).
+// map of the same figures (heatmap.go). Where the candidates include
+// deployed products, their league table follows (league.go).
 
 // caveats are what qualifies the verdict, one sentence each.
 func (m *model) caveats() []markup.Inline {
@@ -62,15 +63,19 @@ func (m *model) firstScreen(d *markup.Document, addFig func(*plotkit.Figure, str
 	}
 	if len(m.rules) > 1 {
 		f, skip := m.heatmapFig()
-		return addFig(f, skip)
-	}
-	if len(m.rules) == 1 {
+		if err := addFig(f, skip); err != nil {
+			return err
+		}
+	} else if len(m.rules) == 1 {
 		bases, _ := m.decisionBases(m.rules[0])
 		if len(bases) > 0 {
 			f, skip := m.answerFig(bases[0])
-			return addFig(f, skip)
+			if err := addFig(f, skip); err != nil {
+				return err
+			}
 		}
 	}
+	m.leagueTables(d)
 	return nil
 }
 

@@ -1,0 +1,76 @@
+package report
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"ratebench/summary"
+)
+
+// The first screen's league table lists every product of the decision
+// basis once, closest to the exact log first (the fewest requests decided
+// differently, then the least memory, then the name), and its sentence
+// names the first row's product with that row's figures; a run of fewer
+// than two products has none.
+func TestLeagueTable(t *testing.T) {
+	s := readSummary(t, "../../results/products/summary.json")
+	m := newModel(s, Options{})
+	d, _, err := m.build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(d.Markdown())
+	first, _, _ := strings.Cut(md, "\n## Rule ")
+	line := regexp.MustCompile("(?m)^\\*\\*Products, closest to the exact log first\\*\\*.*: of the (\\d+) products replayed, `([^`]+)` decides the fewest requests otherwise than the exact log \\((.*)\\)[.;].*$").FindStringSubmatch(first)
+	if line == nil {
+		t.Fatalf("no league sentence on the first screen:\n%s", first)
+	}
+	rows := regexp.MustCompile("(?m)^\\| (\\d+) \\| `([^`]+)` \\| ([^|]+) \\| ([^|]+) \\| ([^|]+) \\| ([^|]+) \\| ([^|]+) \\| ([^|]+) \\|$").FindAllStringSubmatch(first, -1)
+	runs := map[string]*summary.Run{}
+	bases, _ := m.decisionBases(m.rules[0])
+	for _, r := range bases[0].runs {
+		if r.Product != nil {
+			runs[r.Algorithm] = r
+		}
+	}
+	if len(rows) != len(runs) || line[1] != strconv.Itoa(len(runs)) || len(runs) < 10 {
+		t.Fatalf("%d rows, the sentence says %s products, the basis holds %d", len(rows), line[1], len(runs))
+	}
+	seen := map[string]bool{}
+	for i, row := range rows {
+		name := strings.ReplaceAll(row[2], `\_`, "_")
+		r := runs[name]
+		if r == nil || seen[name] {
+			t.Fatalf("row %d: %s is not a product of the run, or listed twice", i+1, name)
+		}
+		seen[name] = true
+		if row[1] != strconv.Itoa(i+1) {
+			t.Errorf("row %d is ranked %s", i+1, row[1])
+		}
+		if i > 0 {
+			p := runs[strings.ReplaceAll(rows[i-1][2], `\_`, "_")]
+			if p.Disagree > r.Disagree || p.Disagree == r.Disagree && (p.Memory.PeakPerKey > r.Memory.PeakPerKey || p.Memory.PeakPerKey == r.Memory.PeakPerKey && p.Algorithm > r.Algorithm) {
+				t.Errorf("%s (%d decided differently, %d B) ranked before %s (%d, %d B)", p.Algorithm, p.Disagree, p.Memory.PeakPerKey, r.Algorithm, r.Disagree, r.Memory.PeakPerKey)
+			}
+		}
+	}
+	top := rows[0]
+	if strings.ReplaceAll(top[2], `\_`, "_") != line[2] {
+		t.Errorf("the sentence names %s, the first row is %s", line[2], top[2])
+	}
+	for _, want := range []string{top[7] + " per key", "decides " + top[4] + " of the requests differently", "lets through " + top[5] + " of the log's refusals", "refuses " + top[6] + " of the log's admissions"} {
+		if !strings.Contains(line[3], want) {
+			t.Errorf("the sentence %q does not say %q, as its row does", line[3], want)
+		}
+	}
+
+	small, _, err := newModel(readSummary(t, "small.summary.json"), Options{}).build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(small.Markdown()), "Products, closest") {
+		t.Errorf("a run without products has a league table")
+	}
+}
