@@ -3,9 +3,10 @@ package compare
 import (
 	"fmt"
 	"math/rand/v2"
-	"ratebench/traces"
 	"strings"
 	"testing"
+
+	"ratebench/traces"
 )
 
 // TestKeyTableAgainstMap interns, releases and re-interns random keys

@@ -2,8 +2,9 @@ package products
 
 import (
 	"fmt"
-	"ratebench/algorithms"
 	"time"
+
+	"ratebench/algorithms"
 )
 
 func init() {

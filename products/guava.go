@@ -3,6 +3,7 @@ package products
 import (
 	"math"
 	"math/bits"
+
 	"ratebench/algorithms"
 )
 

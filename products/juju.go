@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"ratebench/algorithms"
 	"strconv"
 	"strings"
 	"time"
+
+	"ratebench/algorithms"
 )
 
 func init() {

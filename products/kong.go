@@ -3,8 +3,9 @@ package products
 import (
 	"fmt"
 	"math"
-	"ratebench/algorithms"
 	"time"
+
+	"ratebench/algorithms"
 )
 
 func init() {

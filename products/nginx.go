@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"math/big"
 	"math/bits"
-	"ratebench/algorithms"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"ratebench/algorithms"
 )
 
 func init() {

@@ -2,10 +2,11 @@ package products
 
 import (
 	"math/rand"
-	"ratebench/algorithms"
 	"strings"
 	"testing"
 	"time"
+
+	"ratebench/algorithms"
 )
 
 // The expected values below are worked out by hand from

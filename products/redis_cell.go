@@ -3,10 +3,11 @@ package products
 import (
 	"fmt"
 	"math/bits"
-	"ratebench/algorithms"
 	"strconv"
 	"strings"
 	"time"
+
+	"ratebench/algorithms"
 )
 
 func init() {

@@ -2,10 +2,11 @@ package products
 
 import (
 	"fmt"
-	"ratebench/algorithms"
 	"strconv"
 	"strings"
 	"time"
+
+	"ratebench/algorithms"
 )
 
 func init() {

@@ -2,9 +2,10 @@ package products
 
 import (
 	"fmt"
-	"ratebench/algorithms"
 	"strconv"
 	"strings"
+
+	"ratebench/algorithms"
 )
 
 func init() {
