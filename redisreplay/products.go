@@ -54,6 +54,20 @@ import (
 //     is the local policy's sequence carried out on Redis; Kong's own redis
 //     policy with sync_rate -1 counts in one atomic EVAL of INCR instead,
 //     every request included, which is not what the model kong models.
+//   - spring-gateway: Spring Cloud Gateway's request_rate_limiter.lua
+//     (spring-cloud/spring-cloud-gateway at commit
+//     5227205c743d6d2b743bedf2f58cc76c65ca7408,
+//     spring-cloud-gateway-server-webflux/src/main/resources/META-INF/
+//     scripts/request_rate_limiter.lua), copied byte for byte into
+//     lua/spring_gateway.lua, on the client's .tokens and .timestamp keys
+//     (RedisRateLimiter's request_rate_limiter.{id}.tokens and .timestamp),
+//     with the route's replenishRate, burstCapacity and
+//     requestedTokens (times the request's cost) as RedisRateLimiter.java
+//     passes them (isAllowed, line 265). RedisRateLimiter passes "" for the
+//     time, so that the script reads Redis TIME's seconds
+//     (tonumber(ARGV[3]) or redis.call('TIME')[1]); the replay passes the
+//     trace's whole seconds there instead, the time a server whose clock
+//     is the trace's would return.
 //
 // The products' key lifetimes are their own (upstash: window or 2*window +
 // 1 s in ms, envoy and kong: the unit), on the server's clock: a replay
@@ -67,6 +81,11 @@ var (
 	luaUpstashFixed string
 	//go:embed lua/redis_rate.lua
 	luaRedisRate string
+	//go:embed lua/spring_gateway.lua
+	luaSpringGateway string
+
+	// ScriptSpringGateway is Spring Cloud Gateway's request_rate_limiter.lua.
+	ScriptSpringGateway = redis.NewScript(luaSpringGateway)
 
 	ScriptUpstashSliding = redis.NewScript(luaUpstashSliding)
 	ScriptUpstashFixed   = redis.NewScript(luaUpstashFixed)
@@ -97,7 +116,7 @@ const (
 
 // Products are the products' Redis implementations Run accepts (besides
 // Algorithms), each compared with the model of the same name.
-var Products = []string{"upstash", "upstash-fixed", "envoy", "redis_rate", "kong"}
+var Products = []string{"upstash", "upstash-fixed", "envoy", "redis_rate", "kong", "spring-gateway"}
 
 // productAlgorithm returns the algorithm for a product's model l, or false
 // when l is no product with a Redis implementation here.
@@ -115,6 +134,10 @@ func productAlgorithm(l algorithms.Limiter) (algorithm, bool) {
 	case *products.Kong:
 		if name == "kong" {
 			return algorithm{name: name, model: name, tag: "k", product: true}, true
+		}
+	case *products.SpringGateway:
+		if name == "spring-gateway" {
+			return algorithm{name: name, model: name, tag: "sg", atomic: true, product: true}, true
 		}
 	case *products.RedisRate:
 		if name == "redis_rate" || name == "redis_rate:burst="+strconv.FormatInt(l.(*products.RedisRate).Burst(), 10) {
@@ -145,6 +168,10 @@ func newProductOp(name string, model algorithms.Limiter, r algorithms.Rule) (op,
 			return nil, fmt.Errorf("kong with rule %s: the Redis replay supports the periods second to day (1s, 1m, 1h, 24h), not the calendar %s", r, k.Period())
 		}
 		return &kongOp{L: r.L, W: r.W, period: k.Period()}, nil
+	}
+	if sg, ok := model.(*products.SpringGateway); ok {
+		rate, requested, capacity := sg.Config()
+		return &springOp{rate: rate, requested: requested, capacity: capacity}, nil
 	}
 	if rr, ok := model.(*products.RedisRate); ok {
 		return &redisRateOp{burst: rr.Burst()}, nil
@@ -281,4 +308,22 @@ func (r *redisRateOp) allow(ctx context.Context, c *redis.Client, key string, co
 		return false, 0, fmt.Errorf("redis_rate script: TIME %v %v", v[4], v[5])
 	}
 	return allowed > 0, sec*int64(time.Second) + usec*int64(time.Microsecond), nil
+}
+
+// springOp is RedisRateLimiter.isAllowed: the script on the route's two
+// keys, the trace's whole seconds for the time.
+type springOp struct{ rate, requested, capacity int64 }
+
+func (*springOp) keysPerClient() int { return 2 }
+
+func (s *springOp) do(ctx context.Context, c *redis.Client, j *job) (bool, error) {
+	// The keys are the client's .tokens and .timestamp, under the replay's
+	// namespace (which the memory measure scans) in place of Spring's
+	// "request_rate_limiter.{route.id}" prefix.
+	now := j.abs / int64(time.Second) // Redis TIME's seconds, on the trace's clock
+	v, err := ScriptSpringGateway.EvalSha(ctx, c, []string{j.key + ".tokens", j.key + ".timestamp"}, s.rate, s.capacity, now, j.cost*s.requested).Int64Slice()
+	if err != nil {
+		return false, err
+	}
+	return v[0] == 1, nil // allowed and 1 or 0
 }

@@ -26,6 +26,11 @@ func TestProductScriptsVerbatim(t *testing.T) {
 	if h := ScriptUpstashFixed.Hash(); h != UpstashFixedSHA1 {
 		t.Errorf("upstash fixed window script: SHA1 %s, want %s", h, UpstashFixedSHA1)
 	}
+	// The SHA1 of request_rate_limiter.lua at spring-cloud-gateway's
+	// commit 5227205: the file is that script, unchanged.
+	if h := ScriptSpringGateway.Hash(); h != "0ad5736ed1c04aae6ec194376c784b89b8c08a7a" {
+		t.Errorf("spring-gateway script: SHA1 %s, not request_rate_limiter.lua's", h)
+	}
 	srv := StartForTest(t)
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	defer c.Close()
@@ -54,11 +59,14 @@ func TestProductsAgreeWithOneClient(t *testing.T) {
 		speed int64
 		trace func() traces.Reader
 	}{
-		{"5/1s", "5/1s", []string{"upstash", "upstash-fixed", "envoy", "kong"}, 0, func() traces.Reader { return randomTrace(11, 3000, 6, 1e9, 1) }},
-		{"10/1m", "10/1m", []string{"upstash", "upstash-fixed", "envoy", "kong"}, 0, func() traces.Reader { return randomTrace(12, 3000, 4, 60e9, 1) }},
+		{"5/1s", "5/1s", []string{"upstash", "upstash-fixed", "envoy", "kong", "spring-gateway"}, 0, func() traces.Reader { return randomTrace(11, 3000, 6, 1e9, 1) }},
+		{"10/1m", "10/1m", []string{"upstash", "upstash-fixed", "envoy", "kong", "spring-gateway"}, 0, func() traces.Reader { return randomTrace(12, 3000, 4, 60e9, 1) }},
 		// costs: refused requests counted (upstash: those that passed its
 		// script's first test; upstash-fixed, envoy: all) use up the window
-		{"costs 20/1s", "20/1s", []string{"upstash", "upstash-fixed", "envoy", "kong"}, 0, func() traces.Reader { return randomTrace(13, 3000, 3, 1e9, 7) }},
+		{"costs 20/1s", "20/1s", []string{"upstash", "upstash-fixed", "envoy", "kong", "spring-gateway"}, 0, func() traces.Reader { return randomTrace(13, 3000, 3, 1e9, 7) }},
+		// spring-gateway at a rate below one a second: replenishRate 1,
+		// requestedTokens 3 (20/1m), whole seconds of the trace for TIME
+		{"spring 20/1m", "20/1m", []string{"spring-gateway"}, 0, func() traces.Reader { return randomTrace(16, 3000, 3, 60e9, 3) }},
 		// live, at speed 100: 10 ms windows, some 40 s of trace in 0.4 s
 		{"live 5/1s", "5/1s", []string{"redis_rate", "redis_rate:burst=2"}, 100, func() traces.Reader { return randomTrace(14, 400, 3, 1e9, 1) }},
 		{"live costs 10/1s", "10/1s", []string{"redis_rate"}, 100, func() traces.Reader { return randomTrace(15, 400, 2, 1e9, 3) }},

@@ -336,7 +336,7 @@ func connect(ctx context.Context, cfg Config) (*redis.Client, ServerInfo, error)
 	if !cfg.Flush {
 		server.Addr = cfg.Addr
 	}
-	for _, s := range []*redis.Script{ScriptLog, ScriptCounter, ScriptFixed, ScriptToken, ScriptUpstashSliding, ScriptUpstashFixed, ScriptRedisRate} {
+	for _, s := range []*redis.Script{ScriptLog, ScriptCounter, ScriptFixed, ScriptToken, ScriptUpstashSliding, ScriptUpstashFixed, ScriptRedisRate, ScriptSpringGateway} {
 		if err := s.Load(ctx, client).Err(); err != nil {
 			client.Close()
 			return nil, server, fmt.Errorf("loading a script: %w", err)
