@@ -40,9 +40,11 @@ func init() {
 //   - The windows start at multiples of W shifted by windowOffset, the
 //     instant the limiter was made modulo W (limiter.go:40-45,
 //     currentWindow at 158-163). A replay cannot know that instant: the
-//     model aligns the windows to the epoch, as httprate does with a
-//     custom LimitCounter (offset 0), unless the spec gives the shift,
-//     httprate:offset=D (0 <= D < W).
+//     model aligns the windows to the Unix epoch unless the spec gives the
+//     shift from it, httprate:offset=D (0 <= D < W). (With a custom
+//     LimitCounter the offset is 0 and time.Time.Truncate cuts windows at
+//     multiples of W since year 1, the epoch's for any W that divides a
+//     day; for another W give their shift as offset.)
 //   - The counter keeps the current and the previous window's counts of
 //     each key, and one window for all keys (local_counter.go): a key's
 //     counts move to the previous window when any key is counted in the
