@@ -1,6 +1,9 @@
 package algorithms
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
 // The limiters' 128-bit arithmetic: exact products of non-negative int64
 // values, sums of a few, and their quotients. Packages distributed and
@@ -16,6 +19,12 @@ type U128 struct{ Hi, Lo uint64 }
 func Mul(a, b int64) U128 {
 	hi, lo := bits.Mul64(uint64(a), uint64(b))
 	return U128{hi, lo}
+}
+
+// MulOK returns a*b for a, b >= 0; ok is false when it overflows int64.
+func MulOK(a, b int64) (int64, bool) {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	return int64(lo), hi == 0 && lo <= math.MaxInt64
 }
 
 // Add returns x+y; the callers' operands are products of int64 values below

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
-	"math/bits"
 	"math/rand/v2"
 
 	"ratebench/algorithms"
@@ -234,9 +233,9 @@ func (s *Sim) next(id int32, a retry) (next, r int64, ok bool) {
 			return 0, 0, false
 		}
 		if p.Round == DefaultRound {
-			wait, ok = mulOK(algorithms.RoundUpSeconds(a.at, r), DefaultRound)
+			wait, ok = algorithms.MulOK(algorithms.RoundUpSeconds(a.at, r), DefaultRound)
 		} else if r > a.at {
-			wait, ok = mulOK((r-a.at-1)/p.Round+1, p.Round)
+			wait, ok = algorithms.MulOK((r-a.at-1)/p.Round+1, p.Round)
 		}
 		if !ok {
 			return 0, 0, false
@@ -246,12 +245,6 @@ func (s *Sim) next(id int32, a retry) (next, r int64, ok bool) {
 		return 0, 0, false
 	}
 	return a.at + wait, r, true
-}
-
-// mulOK returns a*b for a, b >= 0; ok is false when it overflows int64.
-func mulOK(a, b int64) (int64, bool) {
-	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	return int64(lo), hi == 0 && lo <= math.MaxInt64
 }
 
 // before orders retries by send time, then by scheduling order.

@@ -137,7 +137,7 @@ func (sg *SpringGateway) Decide(id int32, t, cost int64) bool {
 		return sg.exact.Decide(id, t, cost)
 	}
 	s := sg.advance(id, t)
-	want, ok := mulInt(cost, sg.requested)
+	want, ok := algorithms.MulOK(cost, sg.requested)
 	return ok && want <= sg.capacity-s.deficit
 }
 
@@ -147,7 +147,7 @@ func (sg *SpringGateway) Record(id int32, t, cost int64) {
 		return
 	}
 	s := sg.advance(id, t)
-	want, _ := mulInt(cost, sg.requested)
+	want, _ := algorithms.MulOK(cost, sg.requested)
 	s.deficit = algorithms.SatAdd(s.deficit, want)
 }
 
@@ -165,12 +165,4 @@ func (sg *SpringGateway) Release(id int32) {
 		return
 	}
 	*sg.st.At(id) = springState{}
-}
-
-// mulInt returns a*b for a, b >= 0, and false when it overflows.
-func mulInt(a, b int64) (int64, bool) {
-	if b != 0 && a > (1<<63-1)/b {
-		return 0, false
-	}
-	return a * b, true
 }
