@@ -231,12 +231,8 @@ func (m *model) decision(d *markup.Document, rule, rid string, onTop map[*group]
 			d.Add(markup.Bullets{Items: more})
 		}
 		v := m.ruleVerdict(g)
-		meetsHead := "within the default tolerances"
-		if m.hasBudget() {
-			meetsHead = "meets budget"
-		}
 		tb := markup.Table{
-			Head:  []string{"rank", "algorithm", "bytes/key (peak)", "over", "under", "disagree", "over ÷ log's refusals", "under ÷ log's admissions", "worst burst ÷ L", "keys affected", meetsHead},
+			Head:  []string{"rank", "algorithm", "bytes/key (peak)", "over", "under", "disagree", "over ÷ log's refusals", "under ÷ log's admissions", "worst burst ÷ L", "keys affected", m.meetsHead()},
 			Right: []bool{true, false, true, true, true, true, true, true, true, true, false},
 		}
 		for i, r := range rows {
@@ -244,15 +240,11 @@ func (m *model) decision(d *markup.Document, rule, rid string, onTop map[*group]
 			if r.Burst != nil {
 				burst = num(r.Burst.Ratio)
 			}
-			meets := markup.Text("no")
-			if e := v.Entry(r.Algorithm); e != nil && e.Meets {
-				meets = markup.Inline{}.B("yes")
-			}
 			tb.Rows = append(tb.Rows, []markup.Inline{
 				markup.Textf("%d", i+1), markup.Inline{}.C(r.Algorithm), markup.Text(bytesPerKey(r.Memory.PeakPerKey)),
 				markup.Text(numfmt.Rate(r.OverRate)), markup.Text(numfmt.Rate(r.UnderRate)), markup.Text(numfmt.Rate(r.DisagreeRate)),
 				markup.Text(shareText(r.OverOfRefused)), markup.Text(shareText(r.UnderOfAdmitted)), markup.Text(burst),
-				markup.Textf("%s of %s", numfmt.Count(r.KeysDisagree), numfmt.Count(r.Keys)), meets,
+				markup.Textf("%s of %s", numfmt.Count(r.KeysDisagree), numfmt.Count(r.Keys)), meetsCell(v, r.Algorithm),
 			})
 		}
 		d.Add(tb)

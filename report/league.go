@@ -78,12 +78,8 @@ func (m *model) leagueLine(g *group, ranked []*summary.Run) markup.Inline {
 // leagueTable is the table of the products of g, in league order.
 func (m *model) leagueTable(g *group, ranked []*summary.Run) markup.Table {
 	v := m.ruleVerdict(g)
-	meetsHead := "within the default tolerances"
-	if m.hasBudget() {
-		meetsHead = "meets budget"
-	}
 	t := markup.Table{
-		Head:  []string{"rank", "product", "twin", "disagree", "over ÷ log's refusals", "under ÷ log's admissions", "bytes/key", meetsHead},
+		Head:  []string{"rank", "product", "twin", "disagree", "over ÷ log's refusals", "under ÷ log's admissions", "bytes/key", m.meetsHead()},
 		Right: []bool{true, false, false, true, true, true, true, false},
 	}
 	for i, r := range ranked {
@@ -91,13 +87,9 @@ func (m *model) leagueTable(g *group, ranked []*summary.Run) markup.Table {
 		if r.Product.Twin != "" {
 			twin = markup.Inline{}.C(r.Product.Twin)
 		}
-		meets := markup.Text("no")
-		if e := v.Entry(r.Algorithm); e != nil && e.Meets {
-			meets = markup.Inline{}.B("yes")
-		}
 		t.Rows = append(t.Rows, []markup.Inline{
 			markup.Textf("%d", i+1), markup.Inline{}.C(r.Algorithm), twin, markup.Text(numfmt.Rate(r.DisagreeRate)),
-			markup.Text(shareText(r.OverOfRefused)), markup.Text(shareText(r.UnderOfAdmitted)), markup.Text(bytesPerKey(r.Memory.PeakPerKey)), meets,
+			markup.Text(shareText(r.OverOfRefused)), markup.Text(shareText(r.UnderOfAdmitted)), markup.Text(bytesPerKey(r.Memory.PeakPerKey)), meetsCell(v, r.Algorithm),
 		})
 	}
 	return t

@@ -122,6 +122,23 @@ func algName(alg string) string {
 	return alg
 }
 
+// meetsHead is the heading of a table's column that says whether each
+// algorithm meets the budget, or the default tolerances without one.
+func (m *model) meetsHead() string {
+	if m.hasBudget() {
+		return "meets budget"
+	}
+	return "within the default tolerances"
+}
+
+// meetsCell is an algorithm's cell of that column, by the verdict v.
+func meetsCell(v *summary.RuleVerdict, alg string) markup.Inline {
+	if e := v.Entry(alg); e != nil && e.Meets {
+		return markup.Inline{}.B("yes")
+	}
+	return markup.Text("no")
+}
+
 // memText is a run's peak memory per key: "8 B per key".
 func memText(r *summary.Run) string { return bytesPerKey(r.Memory.PeakPerKey) + " per key" }
 
