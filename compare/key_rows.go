@@ -43,7 +43,7 @@ type keyRows struct {
 	own  algorithms.PerKey[ownRun] // and of those with a history of their own, in the same order
 
 	wide      map[wideCount]int64 // the counts that reached narrowMax, by key, run and direction
-	narrowMax uint32              // the largest count a keyRun holds itself, less one; 0 means math.MaxUint32 (tuning.narrowMax)
+	narrowMax uint32              // narrow's value, the count from which the wide table holds it; 0 means math.MaxUint32 (tuning.narrowMax)
 }
 
 // wideCount names one count of keyRows.wide: a key's over- (or under-)
@@ -71,17 +71,11 @@ func (k *keyRows) get(v uint32, w wideCount) int64 {
 
 // inc adds one to *p, a keyRun's count of w.
 func (k *keyRows) inc(p *uint32, w wideCount) {
-	switch n := k.narrow(); {
-	case *p < n-1:
+	if *p < k.narrow()-1 { // the common case: the row holds the count
 		*p++
-	case *p == n-1:
-		if k.wide == nil {
-			k.wide = map[wideCount]int64{}
-		}
-		*p, k.wide[w] = n, int64(n)
-	default:
-		k.wide[w]++
+		return
 	}
+	k.set(p, w, k.get(*p, w)+1)
 }
 
 // set makes *p, a keyRun's count of w, stand for v.
