@@ -58,14 +58,21 @@ func (m *model) leagueTables(d *markup.Document) {
 func (m *model) leagueLine(g *group, ranked []*summary.Run) markup.Inline {
 	best := ranked[0]
 	s := markup.Inline{}.B("Products, closest to the exact log first").
-		T(fmt.Sprintf(" (rule %s, count %s, %s mode): of the %d products replayed, ", g.rule, g.count, g.mode, len(ranked))).
-		C(best.Algorithm).T(" decides the fewest requests otherwise than the exact log (" + m.figuresText(best) + ")")
+		T(fmt.Sprintf(" (rule %s, count %s, %s mode): of the %d products replayed, ", g.rule, g.count, g.mode, len(ranked))).C(best.Algorithm)
 	var tied []string
 	for _, r := range ranked[1:] {
 		if r.Disagree == best.Disagree {
 			tied = append(tied, r.Algorithm)
 		}
 	}
+	if best.Disagree == 0 && best.Requests > 0 {
+		s = s.T(" (" + memText(best) + ") decides every request as the exact log does")
+		if len(tied) == 0 {
+			return s.T(".")
+		}
+		return s.T("; so do " + joinAnd(tied) + ".")
+	}
+	s = s.T(" decides the fewest requests otherwise than the exact log (" + m.figuresText(best) + ")")
 	switch len(tied) {
 	case 0:
 		return s.T(".")

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"ratebench/report/markup"
 	"ratebench/summary"
 )
 
@@ -72,5 +73,23 @@ func TestLeagueTable(t *testing.T) {
 	}
 	if strings.Contains(string(small.Markdown()), "Products, closest") {
 		t.Errorf("a run without products has a league table")
+	}
+}
+
+// Products that decide every request as the log does are said to, not to
+// decide "the fewest requests otherwise": the first with its memory, the
+// others tied with it named.
+func TestLeagueLineExact(t *testing.T) {
+	m := newModel(readSummary(t, "small.summary.json"), Options{})
+	run := func(alg string, disagree, mem int64) *summary.Run {
+		return &summary.Run{Algorithm: alg, Requests: 100, Disagree: disagree, Memory: summary.Memory{PeakPerKey: mem}, Product: &summary.Product{Twin: "fixed"}}
+	}
+	g := &group{rule: "10/1m", count: "accepted", mode: "independent", runs: []*summary.Run{run("kong", 0, 16), run("nginx", 3, 16), run("envoy", 0, 16)}}
+	d := &markup.Document{}
+	d.Add(markup.Para{Text: m.leagueLine(g, league(g))})
+	got := strings.TrimSpace(strings.TrimPrefix(string(d.Markdown()), "# \n"))
+	want := "**Products, closest to the exact log first** (rule 10/1m, count accepted, independent mode): of the 3 products replayed, `envoy` (16 B per key) decides every request as the exact log does; so do kong."
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
