@@ -260,13 +260,14 @@ func TestFiberMatchesModule(t *testing.T) {
 	}
 	results := make([]string, len(runs))
 	admitted := make([]int, len(runs))
+	differ := make([]string, len(runs))
 	handByTicks := fiberUpdaterSpent
 	fiberUpdaterSpent = true
 	panicked := func() (p any) {
 		defer func() { p = recover() }()
 		synctest.Test(t, func(*testing.T) {
 			for i, ru := range runs {
-				results[i], admitted[i] = fiberReplay(ru.strategy, ru.rule, ru.trace, handByTicks)
+				results[i], admitted[i] = fiberReplay(ru.strategy, ru.rule, ru.trace, handByTicks, &differ[i])
 			}
 		})
 		return nil
@@ -279,15 +280,16 @@ func TestFiberMatchesModule(t *testing.T) {
 			t.Errorf("%s %s: %s", runs[i].strategy, runs[i].rule, res)
 			continue
 		}
-		t.Logf("%s %s: %d requests, the same decisions (%d admitted)", runs[i].strategy, runs[i].rule, len(runs[i].trace), admitted[i])
+		t.Logf("%s %s: %d requests, the same decisions (%d admitted); decisions that differ with a deviation off: %s", runs[i].strategy, runs[i].rule, len(runs[i].trace), admitted[i], differ[i])
 	}
 }
 
 // fiberReplay replays trace through Fiber's middleware and the model, in a
 // bubble, and returns "" when they agree on every request, else what
-// differs, and the number admitted. byHand: store the timestamp as the ticker would (its goroutine
+// differs, and the number admitted; differ is set to how many decisions
+// the model with each deviation off gets wrong. byHand: store the timestamp as the ticker would (its goroutine
 // is parked in an earlier bubble).
-func fiberReplay(strategy, rule string, trace []req, byHand bool) (string, int) {
+func fiberReplay(strategy, rule string, trace []req, byHand bool, differ *string) (string, int) {
 	r, err := algorithms.ParseRule(rule)
 	if err != nil {
 		return err.Error(), 0
@@ -316,6 +318,18 @@ func fiberReplay(strategy, rule string, trace []req, byHand bool) (string, int) 
 		return err.Error(), 0
 	}
 	model.Grow(8)
+	// Beside the model, the model with each deviation off, to tell how
+	// many decisions each changes on the trace.
+	var variants []algorithms.Limiter
+	for _, d := range model.(algorithms.Product).Deviations() {
+		v, err := algorithms.New(spec+":without="+d.Name, r)
+		if err != nil {
+			return err.Error(), 0
+		}
+		v.Grow(8)
+		variants = append(variants, v)
+	}
+	wrong := make([]int, len(variants))
 	admitted := 0
 	for i, q := range trace {
 		at := start.Add(time.Duration(q.T - trace[0].T))
@@ -343,6 +357,15 @@ func fiberReplay(strategy, rule string, trace []req, byHand bool) (string, int) 
 		if got {
 			admitted++
 		}
+		for j, v := range variants {
+			ok := v.Decide(int32(q.Key), tm, q.Cost)
+			if ok || algorithms.CountsEvery(v) {
+				v.Record(int32(q.Key), tm, q.Cost)
+			}
+			if ok != real {
+				wrong[j]++
+			}
+		}
 		if got != real {
 			return fmt.Sprintf("request %d (key %d, %s after the start): the model admits %v, Fiber %v", i, q.Key, time.Duration(q.T-trace[0].T), got, real), admitted
 		}
@@ -350,5 +373,10 @@ func fiberReplay(strategy, rule string, trace []req, byHand bool) (string, int) 
 	if admitted == 0 || admitted == len(trace) {
 		return fmt.Sprintf("%d of %d admitted: the trace does not exercise the limit", admitted, len(trace)), admitted
 	}
+	off := make([]string, len(variants))
+	for j, v := range variants {
+		off[j] = fmt.Sprintf("%s %d", v.Name()[strings.LastIndex(v.Name(), "=")+1:], wrong[j])
+	}
+	*differ = strings.Join(off, ", ")
 	return "", admitted
 }
