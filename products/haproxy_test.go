@@ -173,7 +173,7 @@ func TestHAProxySpecs(t *testing.T) {
 // (freq_ctr.h:38-75), freq_ctr_total and read_freq_ctr_period
 // (freq_ctr.c:27-97, freq_ctr.h:99-104), the touch and the expiry
 // (stick_table.c:163-170, 453-461, 586-607), and the rule "deny if
-// sc_http_req_rate(0) gt limit" after track-sc0 (http_act.c:2001-2082).
+// sc_http_req_rate(0) gt limit" after track-sc0 (http_act.c:2001-2081).
 type haproxySource struct {
 	period, expire uint32
 	limit          int64
