@@ -35,7 +35,7 @@ func init() {
 // the tick the current period started at, curr_ctr and prev_ctr, the
 // events of the current and of the previous period, all 32-bit. The
 // period P is W in milliseconds (the table's ARG_T_DELAY argument,
-// stick_table.c:754-760; at least 2 ticks, freq_ctr-t.h:29). A tick is
+// stick_table.c:754-760; at least 2 ticks, freq_ctr-t.h:27-30). A tick is
 // now_ms, the process's clock in whole milliseconds, wrapping at 2^32
 // (src/clock.c:216: the wall clock read by gettimeofday when the event
 // loop wakes, line 159, plus an offset that stays 0 while the clock does
@@ -48,7 +48,7 @@ func init() {
 //     went by) prev_ctr = 0 and curr_tick = now (66-70). It stores
 //     curr_tick & ~1 (line 73): the lowest bit is the rotation's lock, so
 //     a period starts on an even tick. An entry is created zeroed
-//     (stick_table.c:163), curr_tick 0: its first request rotates twice
+//     (stick_table.c:165), curr_tick 0: its first request rotates twice
 //     over and starts the key's first period at its own tick. So periods
 //     are anchored at the key's first request, not at multiples of W, and
 //     follow on every P ticks while the key is active.
@@ -64,11 +64,11 @@ func init() {
 // # The rule (src/http_act.c, src/stick_table.c)
 //
 // http-request rules run in order. track-sc0 (http_action_track_sc,
-// http_act.c:2001-2082) finds or creates the key's entry (line 2022) and
+// http_act.c:2001-2081) finds or creates the key's entry (line 2022) and
 // adds the request to http_req_rate with update_freq_ctr_period (2055-
 // 2057) for every request, before the deny rule reads it: every request
 // is counted, refused ones too, one per request. sc_http_req_rate(0)
-// (stick_table.c:3846-3877) is read_freq_ctr_period of the entry, and
+// (stick_table.c:3846-3879) is read_freq_ctr_period of the entry, and
 // "gt L" refuses iff it is above L. The request is refused iff
 // floor(prev*remain/P) + curr + 1 > L, curr the count before it: admitted
 // iff floor(prev*(W-e)/W) + curr + 1 <= L, e = now - curr_tick the time
@@ -79,7 +79,7 @@ func init() {
 //
 // track-sc0 touches the entry (stktable_touch_local, line 453, from
 // http_act.c:2072): its expiry is now + expire (tick_add). The table's
-// expiry task (stktable_trash_expired, lines 569-622) frees an entry once
+// expiry task (stktable_trash_expired, lines 562-625) frees an entry once
 // now >= its expiry (tick_is_lt at line 586, tick_is_expired at 602), and
 // the event loop wakes it then; the next request of the key creates a
 // fresh entry. With expire >= 2W (the default here, 3W) that changes
