@@ -20,10 +20,11 @@ func init() {
 
 // HAProxy is HAProxy's request rate limit on a stick table, modelled from
 // the source of HAProxy 2.6 (tag v2.6.0, commit
-// a1efc048bf8a5e14466dbe7317e73117e8d66176; the Debian package 2.6.12
-// carries the same freq_ctr, stick-table and track-sc code: no change to
-// the lines below was backported to the 2.6 branch). The rule L/W is the
-// configuration HAProxy's documentation writes for "L requests per W":
+// a1efc048bf8a5e14466dbe7317e73117e8d66176). Debian's 2.6.12 is that
+// code as far as the main branch's history tells (no later fix to the
+// lines below is marked for 2.6), and a real 2.6.12 decides as the model
+// (package live/haproxy). The rule L/W is the configuration HAProxy's
+// documentation writes for "L requests per W":
 //
 //	stick-table type string len 32 size 1m expire 3W store http_req_rate(W)
 //	http-request track-sc0 req.hdr(X-Key)
