@@ -39,8 +39,11 @@ func init() {
 // stick_table.c:754-760; at least 2 ticks, freq_ctr-t.h:27-30). A tick is
 // now_ms, the process's clock in whole milliseconds, wrapping at 2^32
 // (src/clock.c:216: the wall clock read by gettimeofday when the event
-// loop wakes, line 159, plus an offset that stays 0 while the clock does
-// not jump, line 187).
+// loop wakes, line 159, plus an offset, line 187, which moves when the
+// loop wakes more than 100 ms after its poll's timeout or before it: the
+// clock takes that for a jump of the wall clock and keeps now where it
+// was, lines 177-181). The model's clock is those ticks, from an even one
+// at the trace's 0.
 //
 //   - update_freq_ctr_period (freq_ctr.h:38-75) adds the request: while
 //     now - curr_tick < P it adds to curr_ctr (lines 51-52); otherwise it
@@ -105,8 +108,9 @@ func init() {
 //   - clock: decides on now_ms, the time floored to whole milliseconds
 //     (off: nanoseconds).
 //   - even-tick: a period's start is kept on an even millisecond (the
-//     lowest bit cleared), up to 1 ms before the tick it would be; with an
-//     odd period that shortens every period after the first by 1 ms.
+//     lowest bit cleared), 1 ms before the tick it would be when that is
+//     odd; with an odd period each period starts P-1 ms after the one
+//     before.
 //   - floor: the previous period's weighted count is rounded down (off:
 //     exact, prev*(W-e)/W).
 //   - counts-refused: every request is counted, refused ones too
