@@ -178,7 +178,7 @@ func NewHAProxy(r algorithms.Rule, arg string) (*HAProxy, error) {
 	devs := []algorithms.Deviation{
 		{Name: "anchor", About: "starts a key's periods of W at its first request (and again after two idle periods), not at multiples of W"},
 		{Name: "clock", About: "decides on HAProxy's millisecond ticks (now_ms): the time floored to whole milliseconds"},
-		{Name: "even-tick", About: "keeps a period's start on an even millisecond (the tick's lowest bit is a lock), up to 1 ms early; an odd period then lasts 1 ms less after the first"},
+		{Name: "even-tick", About: "keeps a period's start on an even millisecond (the tick's lowest bit is a lock), 1 ms early when it falls on an odd one; with an odd period each period starts P-1 ms after the one before"},
 		{Name: "floor", About: "rounds the previous period's weighted count down (integer division): admits while floor(prev*(W-e)/W) + curr + 1 <= L"},
 		{Name: "counts-refused", About: "counts every request, refused ones too (track-sc0 adds it before the deny rule reads the rate)"},
 		{Name: "one-hit", About: "counts one per request whatever its cost"},
