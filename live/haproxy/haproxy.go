@@ -10,7 +10,8 @@
 // file (now.lua) into a fresh directory and runs haproxy in the
 // foreground (-db) with one thread, on a free port of 127.0.0.1; Close
 // kills it and removes the directory (and the kernel kills it if the
-// harness dies). The table's expire is the model's default, 3W. Both
+// harness dies). The table's expire is the model's default, 3W, or
+// 7W/10 with the variant ShortExpire. Both
 // answers, the 200 that "http-request return" makes and the 429 of
 // "http-request deny", carry MsHeader, the millisecond HAProxy decided at,
 // DateHeader, the wall clock's millisecond then, and RateHeader, the rate
@@ -98,7 +99,7 @@ var Target = live.Target{
 	Name:     "haproxy",
 	About:    "HAProxy's stick table (http_req_rate, track-sc0, deny with 429 if sc_http_req_rate(0) gt L), a haproxy process on a loopback port",
 	Requires: Requires,
-	Variants: []string{""},
+	Variants: []string{"", ShortExpire},
 	Version:  Version,
 	Model:    Model,
 	Start:    Start,
@@ -139,16 +140,38 @@ func Version(o live.Options) (string, error) {
 	return "HAProxy " + v, nil
 }
 
-// Model is the model's spec for rule r (already scaled): haproxy, with the
-// table's default expire.
+// ShortExpire is the variant whose table expires an idle key's entry
+// after 7/10 of the window (in whole ms), before two periods pass: the
+// model's "expiry" deviation.
+const ShortExpire = "short-expire"
+
+// Table returns the model's spec for rule r (already scaled) and the
+// variant, and the table's expire in ms: the model's default, 3W, or with
+// ShortExpire 7W/10.
+func Table(r algorithms.Rule, variant string) (spec string, expireMS int64, err error) {
+	h, err := products.NewHAProxy(r, "")
+	if err != nil {
+		return "", 0, fmt.Errorf("live haproxy: %w", err)
+	}
+	ms := int64(time.Millisecond)
+	switch variant {
+	case "":
+		return "haproxy", h.Expire() / ms, nil
+	case ShortExpire:
+		d := max(7*(r.W/ms)/10, 1)
+		spec = "haproxy:expire=" + time.Duration(d*ms).String()
+		if _, err := products.NewHAProxy(r, strings.TrimPrefix(spec, "haproxy:")); err != nil {
+			return "", 0, fmt.Errorf("live haproxy: %w", err)
+		}
+		return spec, d, nil
+	}
+	return "", 0, fmt.Errorf("live haproxy: no variant %q (%q or %q)", variant, "", ShortExpire)
+}
+
+// Model is the model's spec for rule r (already scaled) and o's variant.
 func Model(r algorithms.Rule, o live.Options) (string, error) {
-	if o.Variant != "" {
-		return "", fmt.Errorf("live haproxy: no variant %q (it has only the default)", o.Variant)
-	}
-	if _, err := products.NewHAProxy(r, ""); err != nil {
-		return "", fmt.Errorf("live haproxy: %w", err)
-	}
-	return "haproxy", nil
+	spec, _, err := Table(r, o.Variant)
+	return spec, err
 }
 
 // Config is what ConfFile writes.
@@ -159,17 +182,17 @@ type Config struct {
 	KeyHeader, MsHeader, DateHeader, RateHeader string
 }
 
-// ConfFile returns the haproxy.cfg for rule r on addr, loading the Lua
-// file lua (now.lua): the stick table's period W in ms and expire the
-// model's (3W), the deny rule "gt L".
-func ConfFile(addr, lua string, r algorithms.Rule) (string, error) {
-	h, err := products.NewHAProxy(r, "")
+// ConfFile returns the haproxy.cfg for rule r and the variant on addr,
+// loading the Lua file lua (now.lua): the stick table's period W in ms and
+// its expire (Table), the deny rule "gt L".
+func ConfFile(addr, lua string, r algorithms.Rule, variant string) (string, error) {
+	_, expire, err := Table(r, variant)
 	if err != nil {
 		return "", err
 	}
 	ms := int64(time.Millisecond)
 	var b bytes.Buffer
-	err = conf.Execute(&b, Config{Addr: addr, LuaFile: strconv.Quote(lua), L: r.L, PeriodMS: r.W / ms, ExpireMS: h.Expire() / ms,
+	err = conf.Execute(&b, Config{Addr: addr, LuaFile: strconv.Quote(lua), L: r.L, PeriodMS: r.W / ms, ExpireMS: expire,
 		KeyHeader: KeyHeader, MsHeader: MsHeader, DateHeader: DateHeader, RateHeader: RateHeader})
 	return b.String(), err
 }
@@ -181,11 +204,11 @@ func Start(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session
 	if err != nil {
 		return nil, err
 	}
-	if _, err := ConfFile("127.0.0.1:1", "now.lua", r); err != nil {
-		return nil, fmt.Errorf("live haproxy: %w", err)
+	if _, err := ConfFile("127.0.0.1:1", "now.lua", r, o.Variant); err != nil {
+		return nil, err
 	}
 	s, err := childproc.OnFreePort(ctx, func(port int) (*session, error) {
-		return start(ctx, path, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), r)
+		return start(ctx, path, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), r, o.Variant)
 	})
 	if err != nil {
 		return nil, err
@@ -201,13 +224,13 @@ func Start(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session
 	return s, nil
 }
 
-func start(ctx context.Context, path, addr string, r algorithms.Rule) (*session, error) {
+func start(ctx context.Context, path, addr string, r algorithms.Rule, variant string) (*session, error) {
 	dir, err := childproc.NewDir("ratebench-haproxy-")
 	if err != nil {
 		return nil, err
 	}
 	lua, cfg := filepath.Join(dir, "now.lua"), filepath.Join(dir, "haproxy.cfg")
-	text, err := ConfFile(addr, lua, r)
+	text, err := ConfFile(addr, lua, r, variant)
 	if err == nil {
 		err = os.WriteFile(lua, nowLua, 0o644)
 	}
