@@ -188,6 +188,10 @@ func (y *Tyk) Record(id int32, t, cost int64) {
 	k.peak = max(k.peak, k.log.Bytes())
 }
 
+// Entries returns the number of entries key id holds as of its last
+// request: its sorted set's ZCARD.
+func (y *Tyk) Entries(id int32) int { return y.keys[id].log.Len() }
+
 // Release forgets key id; its largest size stays counted in Memory.
 func (y *Tyk) Release(id int32) {
 	k := &y.keys[id]

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 
+	"ratebench/algorithms"
 	"ratebench/traces"
 )
 
@@ -30,6 +32,16 @@ func TestProductScriptsVerbatim(t *testing.T) {
 	// commit 5227205: the file is that script, unchanged.
 	if h := ScriptSpringGateway.Hash(); h != "0ad5736ed1c04aae6ec194376c784b89b8c08a7a" {
 		t.Errorf("spring-gateway script: SHA1 %s, not request_rate_limiter.lua's", h)
+	}
+	// Tyk's sliding_log_add.lua: the SHA1 of its content, and its git
+	// blob id at TykTechnologies/tyk commit 31e219b (git ls-tree
+	// internal/rate/scripts), so the file is that script, unchanged.
+	if h := ScriptTyk.Hash(); h != "ca685f7500773e4f5f26db6c231669744f141312" {
+		t.Errorf("tyk script: SHA1 %s, not sliding_log_add.lua's", h)
+	}
+	blob := sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(luaTyk), luaTyk)))
+	if h := hex.EncodeToString(blob[:]); h != "f1036a9e7e5300338f36c8a9f808109097d7dcb0" {
+		t.Errorf("tyk script: git blob %s, not internal/rate/scripts/sliding_log_add.lua's at 31e219b", h)
 	}
 	srv := StartForTest(t)
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr})
@@ -59,11 +71,11 @@ func TestProductsAgreeWithOneClient(t *testing.T) {
 		speed int64
 		trace func() traces.Reader
 	}{
-		{"5/1s", "5/1s", []string{"upstash", "upstash-fixed", "envoy", "kong", "spring-gateway"}, 0, func() traces.Reader { return randomTrace(11, 3000, 6, 1e9, 1) }},
-		{"10/1m", "10/1m", []string{"upstash", "upstash-fixed", "envoy", "kong", "spring-gateway"}, 0, func() traces.Reader { return randomTrace(12, 3000, 4, 60e9, 1) }},
+		{"5/1s", "5/1s", []string{"upstash", "upstash-fixed", "envoy", "kong", "spring-gateway", "tyk"}, 0, func() traces.Reader { return randomTrace(11, 3000, 6, 1e9, 1) }},
+		{"10/1m", "10/1m", []string{"upstash", "upstash-fixed", "envoy", "kong", "spring-gateway", "tyk"}, 0, func() traces.Reader { return randomTrace(12, 3000, 4, 60e9, 1) }},
 		// costs: refused requests counted (upstash: those that passed its
 		// script's first test; upstash-fixed, envoy: all) use up the window
-		{"costs 20/1s", "20/1s", []string{"upstash", "upstash-fixed", "envoy", "kong", "spring-gateway"}, 0, func() traces.Reader { return randomTrace(13, 3000, 3, 1e9, 7) }},
+		{"costs 20/1s", "20/1s", []string{"upstash", "upstash-fixed", "envoy", "kong", "spring-gateway", "tyk"}, 0, func() traces.Reader { return randomTrace(13, 3000, 3, 1e9, 7) }},
 		// spring-gateway at a rate below one a second: replenishRate 1,
 		// requestedTokens 3 (20/1m), whole seconds of the trace for TIME
 		{"spring 20/1m", "20/1m", []string{"spring-gateway"}, 0, func() traces.Reader { return randomTrace(16, 3000, 3, 60e9, 3) }},
@@ -150,4 +162,74 @@ func TestKeyLife(t *testing.T) {
 			t.Errorf("read in %d windows: %v, want %v", c.reads, l.max, c.want)
 		}
 	}
+}
+
+// TestTykScriptDeviations: Tyk's own script, run on a real server with
+// the gateway's arguments, decides each deviation's timeline as the model
+// tyk does, and not as the model with that deviation turned off.
+func TestTykScriptDeviations(t *testing.T) {
+	srv := StartForTest(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr, Protocol: 2})
+	defer c.Close()
+	ctx := context.Background()
+	const ms, sec = int64(time.Millisecond), int64(time.Second)
+	b := int64(1_700_000_000_000_000_000) / 256 * 256 // a double, near 2024 in ns
+	for i, tc := range []struct {
+		deviation, rule string
+		reqs            [][2]int64 // time, cost
+		want, without   string
+	}{
+		// Tyk has no cost: the script is not told it, one member each.
+		{"one-hit", "2/1s", [][2]int64{{b, 1}, {b + ms, 5}}, "AA", "AR"},
+		// The refused request at 200 ms is logged and still counts at 1050 ms.
+		{"counts-refused", "2/1s", [][2]int64{{b, 1}, {b + 100*ms, 1}, {b + 200*ms, 1}, {b + 1050*ms, 1}}, "AARR", "AARA"},
+		// One member for the three requests of one nanosecond.
+		{"same-ns", "2/1s", [][2]int64{{b, 1}, {b, 1}, {b, 1}}, "AAA", "AAR"},
+		// b + 1 scores b, the window start b: ZREMRANGEBYSCORE -inf b trims it.
+		{"float", "1/1s", [][2]int64{{b + 1, 1}, {b + sec, 1}}, "AA", "AR"},
+	} {
+		r := mustRule(t, tc.rule)
+		key := fmt.Sprintf("tyk-%d", i)
+		var got strings.Builder
+		for _, q := range tc.reqs {
+			ok, err := TykDo(ctx, c, ScriptTyk.Run, key, q[0], r.L, r.W/sec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got.WriteByte("RA"[btoi(ok)])
+		}
+		model := modelTimeline(t, "tyk", r, tc.reqs)
+		without := modelTimeline(t, "tyk:without="+tc.deviation, r, tc.reqs)
+		if got.String() != tc.want || model != tc.want || without != tc.without {
+			t.Errorf("%s: the script decides %s, the model %s, without %s %s; want %s, %s", tc.deviation, got.String(), model, tc.deviation, without, tc.want, tc.without)
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// modelTimeline replays reqs on one key of spec, recording what it admits
+// and, when it counts every request, everything.
+func modelTimeline(t *testing.T, spec string, r algorithms.Rule, reqs [][2]int64) string {
+	t.Helper()
+	l, err := algorithms.New(spec, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Grow(1)
+	every := algorithms.CountsEvery(l)
+	var out strings.Builder
+	for _, q := range reqs {
+		ok := l.Decide(0, q[0], q[1])
+		if ok || every {
+			l.Record(0, q[0], q[1])
+		}
+		out.WriteByte("RA"[btoi(ok)])
+	}
+	return out.String()
 }
