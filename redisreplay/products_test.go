@@ -6,6 +6,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"ratebench/algorithms"
+	"ratebench/generators"
 	"ratebench/traces"
 )
 
@@ -232,4 +234,58 @@ func modelTimeline(t *testing.T, spec string, r algorithms.Rule, reqs [][2]int64
 		out.WriteByte("RA"[btoi(ok)])
 	}
 	return out.String()
+}
+
+// TestTykScriptAtTheWindowEdge: on one key whose requests come in bursts
+// of one nanosecond and W give or take a few hundred ns apart, near 2024
+// in ns, Tyk's script decides every request as the model tyk. Under 1/1s
+// each decision hangs on the newest entry, so the float deviation changes
+// some; under 3/1s the same-ns deviation does.
+func TestTykScriptAtTheWindowEdge(t *testing.T) {
+	srv := StartForTest(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr, Protocol: 2})
+	defer c.Close()
+	ctx := context.Background()
+	for i, tc := range []struct{ rule, shows string }{{"1/1s", "float"}, {"3/1s", "same-ns"}} {
+		r := mustRule(t, tc.rule)
+		rng := rand.New(rand.NewPCG(31, uint64(i)))
+		at := generators.DefaultStart
+		var reqs [][2]int64
+		for range 3000 {
+			switch rng.IntN(4) {
+			case 0: // the same nanosecond
+			case 1:
+				at += r.W + rng.Int64N(601) - 300
+			default:
+				at += rng.Int64N(r.W / 3)
+			}
+			reqs = append(reqs, [2]int64{at, 1})
+		}
+		var b strings.Builder
+		key := fmt.Sprintf("edge-%d", i)
+		for _, q := range reqs {
+			ok, err := TykDo(ctx, c, ScriptTyk.Run, key, q[0], r.L, r.W/int64(time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.WriteByte("RA"[btoi(ok)])
+		}
+		got, model := b.String(), modelTimeline(t, "tyk", r, reqs)
+		for j := range model {
+			if got[j] != model[j] {
+				t.Fatalf("%s: request %d at %d: the script decides %c, the model %c", tc.rule, j, reqs[j][0], got[j], model[j])
+			}
+		}
+		without := modelTimeline(t, "tyk:without="+tc.shows, r, reqs)
+		n := 0
+		for j := range model {
+			if model[j] != without[j] {
+				n++
+			}
+		}
+		t.Logf("%s: the script decides all %d requests as the model; without %s, %d differ", tc.rule, len(reqs), tc.shows, n)
+		if n == 0 {
+			t.Errorf("%s: without %s the model decides this trace alike: the test does not exercise it", tc.rule, tc.shows)
+		}
+	}
 }
