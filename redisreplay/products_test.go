@@ -92,6 +92,13 @@ func TestProductsAgreeWithOneClient(t *testing.T) {
 				t.Errorf("note: %s", n)
 			}
 			checkAgreement(t, res, t.Errorf)
+			for _, p := range res.Runs {
+				// Tyk's sorted sets hold what the model's logs hold:
+				// refused requests, one member per nanosecond.
+				if p.Algorithm == "tyk" && (p.Memory.Entries != p.Memory.ModelEntries || p.Memory.Entries == 0) {
+					t.Errorf("tyk: %d entries in Redis's sorted sets, %d in the model's logs", p.Memory.Entries, p.Memory.ModelEntries)
+				}
+			}
 		})
 	}
 }
