@@ -4,4 +4,5 @@ package main
 // registering its target with package live.
 import (
 	_ "ratebench/live/haproxy"
+	_ "ratebench/live/redis"
 )
