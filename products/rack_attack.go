@@ -28,8 +28,9 @@ func init() {
 //
 //   - The period is whole seconds: Throttle#initialize keeps
 //     options[:period].to_i (lib/rack/attack/throttle.rb:17), so a period of
-//     1.5 s is 1 s, and one below a second is 0, which the window's
-//     division refuses (ZeroDivisionError): New refuses such a window.
+//     1.5 s is 1 s, and one below a second is 0, by which the cache key's
+//     arithmetic divides (cache.rb:66, ZeroDivisionError on the first
+//     request): New refuses such a window.
 //   - The clock is whole seconds, Time.now.to_i (lib/rack/attack/cache.rb:64),
 //     and the window is the epoch's: the cache key is
 //     "#{prefix}:#{now / period}:#{name}:#{discriminator}" (cache.rb:67),
