@@ -58,10 +58,10 @@ func init() {
 // trace's own time, with windows of W.
 //
 // What changes no decision, and is left out: the discriminator normalizer
-// (attack.rb:90-92, strip and downcase), which joins keys that differ only
-// in case or surrounding blanks (the replay's keys are distinct ids); the
-// annotations and notifications of a throttled request; the other
-// throttles, safelists and blocklists, none configured.
+// (lib/rack/attack.rb:90-92, strip and downcase), which joins keys that
+// differ only in case or surrounding blanks (the replay's keys are
+// distinct ids); the annotations and notifications of a throttled request;
+// the other throttles, safelists and blocklists, none configured.
 //
 // As a Product its twin is fixed, and its deviations are period (the
 // window's length truncated to whole seconds, off: windows of W on the
@@ -70,6 +70,10 @@ func init() {
 // requests changes no decision (the count only grows within a window, and
 // a refused request finds it already over the limit); with larger costs a
 // refused request uses up the window.
+//
+// The live target rack-attack (package live/ruby) runs the real
+// middleware, Debian's ruby-rack-attack 6.6.1 on ActiveSupport 6.1's
+// MemoryStore, with Time.now driven by the trace, beside this model.
 //
 // Memory: the counter and its entry's expiry, 16 bytes per key (the
 // window is in the cache key's name).
