@@ -5,4 +5,5 @@ package main
 import (
 	_ "ratebench/live/haproxy"
 	_ "ratebench/live/redis"
+	_ "ratebench/live/ruby"
 )
