@@ -1,0 +1,342 @@
+// Package varnish is the live target vsthrottle: a real varnishd on a
+// loopback port whose VCL asks varnish-modules' vsthrottle.is_denied for
+// each request.
+//
+// # What it starts
+//
+// Start writes the VCL (vsthrottle.vcl, the rule's limit and period as the
+// model writes them, products.VsthrottlePeriod) into a fresh directory and
+// runs varnishd in the foreground there: -F, -j none (no jail: it runs as
+// the user who starts it, root or not), its own -n working directory, -a
+// on a free port of 127.0.0.1, -f the VCL, -s malloc,16m. The VCL has no
+// backend: it answers every request itself, 200 when
+// vsthrottle.is_denied(X-Key, L, W) admits it and 429 when it refuses.
+// Close stops varnishd (SIGTERM, which stops its worker process too; the
+// kernel kills it if the harness dies) and removes the directory.
+//
+// # The clock it decides on
+//
+// varnishd runs on its own clock, VTIM_mono: the replay sends a request at
+// trace time t (t - first)/speed after the first, with the rule scaled by
+// the speed (live.Pacer, live.ScaleRule). The time it reports for each
+// decision is the vmod's own clock: the VCL reads VTIM_mono just before and
+// just after is_denied, through vsthrottle.blocked() on a bucket of its
+// own that GET /clock blocked for 100000 s (blocked returns the block's end
+// less VTIM_mono), in whole nanoseconds; the decision's time is their
+// midpoint (they are about a microsecond apart), counted from the first
+// request's. The model then decides on the times the vmod read, to within
+// that microsecond, rather than on when the harness sent or heard.
+package varnish
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/template"
+	"time"
+
+	"ratebench/algorithms"
+	"ratebench/internal/childproc"
+	"ratebench/live"
+	"ratebench/products"
+)
+
+//go:embed vsthrottle.vcl
+var vclTemplate string
+
+var vcl = template.Must(template.New("vsthrottle.vcl").Parse(vclTemplate))
+
+// Requires is what must be installed.
+const Requires = "the Debian packages varnish and varnish-modules (apt-get install varnish varnish-modules)"
+
+// startTimeout bounds varnishd's start: it compiles the VCL with cc.
+const startTimeout = 60 * time.Second
+
+func init() { live.Register(Target()) }
+
+// Target is vsthrottle's live target.
+func Target() live.Target {
+	return live.Target{
+		Name:     "vsthrottle",
+		About:    "varnish-modules' vsthrottle.is_denied, a varnishd on a loopback port answering 200 or 429",
+		Requires: Requires,
+		Variants: []string{""},
+		Version:  Version,
+		Model: func(r algorithms.Rule, o live.Options) (string, error) {
+			if err := variant(o); err != nil {
+				return "", err
+			}
+			if _, err := products.NewVsthrottle(r); err != nil {
+				return "", err
+			}
+			return "vsthrottle", nil
+		},
+		Start: Start,
+	}
+}
+
+func variant(o live.Options) error {
+	if o.Variant != "" {
+		return fmt.Errorf("live vsthrottle: no variant %q (it has none)", o.Variant)
+	}
+	return nil
+}
+
+// LookPath finds binary, or varnishd from $PATH and else /usr/sbin.
+func LookPath(binary string) (string, error) {
+	if binary != "" {
+		return exec.LookPath(binary)
+	}
+	path, err := exec.LookPath("varnishd")
+	if err == nil {
+		return path, nil
+	}
+	if p, err2 := exec.LookPath("/usr/sbin/varnishd"); err2 == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("varnishd not found (%w); install %s", err, Requires)
+}
+
+// Version names varnishd's version ("varnish-7.1.1 revision 7cee1c5...")
+// and checks that it finds the vmod vsthrottle, by compiling the VCL
+// (varnishd -C).
+func Version(o live.Options) (string, error) {
+	path, err := LookPath(o.Binary)
+	if err != nil {
+		return "", err
+	}
+	out, err := exec.Command(path, "-V").CombinedOutput()
+	first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	if err != nil || !strings.Contains(first, "varnish-") {
+		return "", fmt.Errorf("%s -V: %v: %s; install %s", path, err, first, Requires)
+	}
+	version := strings.Trim(strings.TrimPrefix(first, "varnishd "), "()")
+	dir, err := os.MkdirTemp("", "ratebench-varnish-check-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	vclPath, err := writeVCL(dir, algorithms.Rule{L: 1, W: int64(time.Second)})
+	if err != nil {
+		return "", err
+	}
+	if out, err := exec.Command(path, "-C", "-j", "none", "-n", filepath.Join(dir, "n"), "-f", vclPath).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("varnishd cannot compile a VCL importing vsthrottle (%v: %s); is the vmod installed? it needs %s", err, lastLines(out), Requires)
+	}
+	if v := debianVersion("varnish-modules"); v != "" {
+		version += ", varnish-modules " + v
+	}
+	return version, nil
+}
+
+// debianVersion is the installed version of a Debian package, "" when
+// dpkg does not know it.
+func debianVersion(pkg string) string {
+	out, err := exec.Command("dpkg-query", "-W", "-f", "${Version}", pkg).Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func lastLines(out []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) > 4 {
+		lines = lines[len(lines)-4:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+// VCL returns the VCL for rule r: is_denied(X-Key, L, W), W as
+// products.VsthrottlePeriod writes it.
+func VCL(r algorithms.Rule) (string, error) {
+	if _, err := products.NewVsthrottle(r); err != nil {
+		return "", err
+	}
+	period, _, err := products.VsthrottlePeriod(r.W)
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	if err := vcl.Execute(&b, struct {
+		L      int64
+		Period string
+	}{r.L, period}); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+func writeVCL(dir string, r algorithms.Rule) (string, error) {
+	text, err := VCL(r)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "vsthrottle.vcl")
+	return path, os.WriteFile(path, []byte(text), 0o644)
+}
+
+// Session is one running varnishd.
+type Session struct {
+	proc   *childproc.Proc
+	base   string // http://127.0.0.1:PORT
+	client *http.Client
+	pacer  *live.Pacer
+	first  int64 // the clock probe's reading at the first decision
+	begun  bool
+	last   int64 // the previous decision's time
+}
+
+// Start runs varnishd for rule r (already scaled by the speed) and sets up
+// its clock probe.
+func Start(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session, error) {
+	if err := variant(o); err != nil {
+		return nil, err
+	}
+	path, err := LookPath(o.Binary)
+	if err != nil {
+		return nil, err
+	}
+	s, err := childproc.OnFreePort(ctx, func(port int) (*Session, error) { return startAt(ctx, path, port, r, o) })
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func startAt(ctx context.Context, path string, port int, r algorithms.Rule, o live.Options) (*Session, error) {
+	dir, err := childproc.NewDir("ratebench-varnish-")
+	if err != nil {
+		return nil, err
+	}
+	vclPath, err := writeVCL(dir, r)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	proc, err := childproc.Start(dir, path, "-F", "-j", "none", "-n", filepath.Join(dir, "n"), "-a", addr, "-f", vclPath, "-s", "malloc,16m")
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{proc: proc, base: "http://" + addr, pacer: live.NewPacer(o.Speed),
+		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1, MaxConnsPerHost: 1, DisableCompression: true}}}
+	o.Logf("vsthrottle: varnishd (pid %d) on %s, is_denied(key, %d, %s)", proc.Pid(), addr, r.L, periodOf(r))
+	if err := s.ready(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func periodOf(r algorithms.Rule) string {
+	p, _, _ := products.VsthrottlePeriod(r.W)
+	return p
+}
+
+// ready waits until varnishd answers GET /clock, which blocks the clock
+// probe's bucket (again: a second time changes nothing).
+func (s *Session) ready(ctx context.Context) error {
+	deadline := time.Now().Add(startTimeout)
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/clock", nil)
+		if err != nil {
+			return err
+		}
+		resp, err := s.client.Do(req)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			probe, perr := strconv.ParseInt(resp.Header.Get("X-Before"), 10, 64)
+			if resp.StatusCode != http.StatusNoContent || perr != nil || probe <= 0 {
+				return fmt.Errorf("varnishd answered GET /clock with %s and clock %q, not 204 and a positive clock", resp.Status, resp.Header.Get("X-Before"))
+			}
+			return nil
+		}
+		select {
+		case <-s.proc.Exited():
+			return fmt.Errorf("varnishd exited (%v): %s", s.proc.Err(), s.proc.Output())
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("varnishd did not answer within %s (%v): %s", startTimeout, err, s.proc.Output())
+		}
+	}
+}
+
+// Decide sends key's request when trace time t is due and returns
+// varnishd's answer and the time the vmod decided at (ns since the first
+// decision, on the scaled timeline).
+func (s *Session) Decide(ctx context.Context, key string, t int64) (bool, int64, error) {
+	if _, err := s.pacer.Wait(ctx, t); err != nil {
+		return false, 0, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/", nil)
+	if err != nil {
+		return false, 0, err
+	}
+	req.Header.Set("X-Key", key)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		select {
+		case <-s.proc.Exited():
+			return false, 0, fmt.Errorf("varnishd exited (%v): %s", s.proc.Err(), s.proc.Output())
+		default:
+		}
+		return false, 0, err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	var admit bool
+	switch resp.StatusCode {
+	case http.StatusOK:
+		admit = true
+	case http.StatusTooManyRequests:
+	default:
+		return false, 0, fmt.Errorf("varnishd answered %s, neither 200 nor 429", resp.Status)
+	}
+	before, err1 := strconv.ParseInt(resp.Header.Get("X-Before"), 10, 64)
+	after, err2 := strconv.ParseInt(resp.Header.Get("X-After"), 10, 64)
+	if err := errors.Join(err1, err2); err != nil || after <= 0 || after > before {
+		return false, 0, fmt.Errorf("the clock probe read %q then %q: not a running block (%v)", resp.Header.Get("X-Before"), resp.Header.Get("X-After"), err)
+	}
+	probe := before/2 + after/2 + (before%2+after%2)/2 // counts down: the midpoint of the two readings
+	if !s.begun {
+		s.begun, s.first = true, probe
+	}
+	at := s.first - probe
+	if at < s.last { // the midpoints of readings that overlap
+		at = s.last
+	}
+	s.last = at
+	return admit, at, nil
+}
+
+// Close stops varnishd (SIGTERM: the manager stops its worker and exits;
+// killed if it has not within 10 s) and removes its directory.
+func (s *Session) Close() error {
+	s.client.CloseIdleConnections()
+	select {
+	case <-s.proc.Exited():
+	default:
+		if p, err := os.FindProcess(s.proc.Pid()); err == nil && p.Signal(syscall.SIGTERM) == nil {
+			select {
+			case <-s.proc.Exited():
+			case <-time.After(10 * time.Second):
+			}
+		}
+	}
+	return s.proc.Stop()
+}

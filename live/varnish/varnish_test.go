@@ -1,0 +1,129 @@
+package varnish
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"ratebench/algorithms"
+	"ratebench/live"
+)
+
+// requireVarnish fails (never skips) when varnishd or the vmod is
+// missing: a skipped live test proves nothing.
+func requireVarnish(t *testing.T) string {
+	t.Helper()
+	v, err := Version(live.Options{})
+	if err != nil {
+		t.Fatalf("this test replays a trace through a real varnishd with vsthrottle: %v", err)
+	}
+	return v
+}
+
+// Serially, at the trace's own pace, real vsthrottle decides every
+// request of the check's trace as its model does on the times the vmod
+// read, and refuses some: the agreement is not vacuous.
+func TestBursty3KeysAgreesWithModel(t *testing.T) {
+	t.Logf("software: %s", requireVarnish(t))
+	r, err := algorithms.ParseRule(live.CheckRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := live.Bursty3Keys()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := live.Run(ctx, Target(), r, tr, live.Options{Log: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int64(len(tr.T))
+	t.Logf("%d requests: %d admitted, %d refused; model on the vmod's times %d/%d; on the trace's times %d/%d; exact log %d/%d %+v",
+		n, res.Admitted, res.Refused, res.Model.Agree, n, res.Intended.Agree, n, res.Log.Agree, n, res.Log.Classes)
+	if res.Model.Agree != n || len(res.Differences) != 0 {
+		t.Errorf("vsthrottle disagrees with its model on %d of %d requests: %+v", n-res.Model.Agree, n, res.Differences)
+	}
+	if res.Refused == 0 || res.Admitted == 0 {
+		t.Errorf("admitted %d, refused %d: the trace must cross the limit", res.Admitted, res.Refused)
+	}
+	if res.ModelSpec != "vsthrottle" {
+		t.Errorf("model %q", res.ModelSpec)
+	}
+}
+
+// Close stops varnishd's manager and its worker process, and removes the
+// directory; a varnishd stopped by hand is reported on the next request.
+func TestCloseStopsEverything(t *testing.T) {
+	requireVarnish(t)
+	s, err := Start(context.Background(), algorithms.Rule{L: 5, W: int64(time.Second)}, live.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := s.(*Session)
+	dir := vs.proc.Dir
+	if pids := processesIn(t, dir); len(pids) < 2 {
+		t.Errorf("varnishd processes running in %s: %v; want its manager and worker", dir, pids)
+	}
+	a, _, err := s.Decide(context.Background(), "k0", 0)
+	if err != nil || !a {
+		t.Fatalf("first request: %v, %v; want admitted", a, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(processesIn(t, dir)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if pids := processesIn(t, dir); len(pids) > 0 {
+		t.Errorf("varnishd processes left after Close: %v", pids)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("directory %s left: %v", dir, err)
+	}
+}
+
+// processesIn lists the processes whose command line names dir (varnishd's
+// manager and its forked worker carry the same one).
+func processesIn(t *testing.T, dir string) []string {
+	t.Helper()
+	cmdlines, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, c := range cmdlines {
+		b, err := os.ReadFile(c)
+		if err == nil && strings.Contains(string(b), dir) && strings.Contains(string(b), "varnishd") {
+			out = append(out, filepath.Base(filepath.Dir(c)))
+		}
+	}
+	return out
+}
+
+// The VCL writes the limit and the period as the model reads them, and
+// varnishd's compiler emits the period as the model computes it.
+func TestVCLWritesTheRule(t *testing.T) {
+	for _, c := range []struct {
+		r    algorithms.Rule
+		want string
+	}{
+		{algorithms.Rule{L: 5, W: int64(time.Second)}, "is_denied(req.http.X-Key, 5, 1s)"},
+		{algorithms.Rule{L: 100, W: int64(time.Minute)}, "is_denied(req.http.X-Key, 100, 60s)"},
+		{algorithms.Rule{L: 5, W: int64(1500 * time.Millisecond)}, "is_denied(req.http.X-Key, 5, 1500.000ms)"},
+		{algorithms.Rule{L: 5, W: int64(250 * time.Microsecond)}, "is_denied(req.http.X-Key, 5, 0.250ms)"},
+	} {
+		text, err := VCL(c.r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text, c.want) {
+			t.Errorf("%v: the VCL has no %q", c.r, c.want)
+		}
+	}
+	if _, err := VCL(algorithms.Rule{L: 5, W: int64(time.Second) + 3}); err == nil {
+		t.Error("a window of 1s+3ns was written to the VCL")
+	}
+}
