@@ -277,15 +277,14 @@ func (v *Vsthrottle) Record(id int32, t, cost int64) {
 // Idle: the bucket is full at t (or was never made), and stays full until
 // a request takes a token, as a new bucket is.
 func (v *Vsthrottle) Idle(id int32, t int64) bool {
-	s := v.st.At(id)
 	switch {
 	case v.twin():
 		return v.exact.Idle(id, t)
 	case !v.OnAt(vsthrottleTruncation):
-		tokens, _ := v.fractional(s, t)
+		tokens, _ := v.fractional(v.st.At(id), t)
 		return tokens == float64(v.rule.L)
 	}
-	d, _ := v.refill(s, t)
+	d, _ := v.refill(v.st.At(id), t)
 	return d == 0
 }
 

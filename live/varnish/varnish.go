@@ -108,8 +108,8 @@ func LookPath(binary string) (string, error) {
 }
 
 // Version names varnishd's version ("varnish-7.1.1 revision 7cee1c5...")
-// and checks that it finds the vmod vsthrottle, by compiling the VCL
-// (varnishd -C).
+// and checks that it has the vmod vsthrottle: in a vmod directory of the
+// usual places, or else by compiling the VCL (varnishd -C, seconds).
 func Version(o live.Options) (string, error) {
 	path, err := LookPath(o.Binary)
 	if err != nil {
@@ -121,22 +121,33 @@ func Version(o live.Options) (string, error) {
 		return "", fmt.Errorf("%s -V: %v: %s; install %s", path, err, first, Requires)
 	}
 	version := strings.Trim(strings.TrimPrefix(first, "varnishd "), "()")
-	dir, err := os.MkdirTemp("", "ratebench-varnish-check-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(dir)
-	vclPath, err := writeVCL(dir, algorithms.Rule{L: 1, W: int64(time.Second)})
-	if err != nil {
-		return "", err
-	}
-	if out, err := exec.Command(path, "-C", "-j", "none", "-n", filepath.Join(dir, "n"), "-f", vclPath).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("varnishd cannot compile a VCL importing vsthrottle (%v: %s); is the vmod installed? it needs %s", err, lastLines(out), Requires)
+	if found, _ := filepath.Glob("/usr/lib/*/varnish/vmods/libvmod_vsthrottle.so"); len(found) == 0 {
+		if err := compiles(path); err != nil {
+			return "", err
+		}
 	}
 	if v := debianVersion("varnish-modules"); v != "" {
 		version += ", varnish-modules " + v
 	}
 	return version, nil
+}
+
+// compiles checks that varnishd at path compiles a VCL importing
+// vsthrottle.
+func compiles(path string) error {
+	dir, err := os.MkdirTemp("", "ratebench-varnish-check-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	vclPath, err := writeVCL(dir, algorithms.Rule{L: 1, W: int64(time.Second)})
+	if err != nil {
+		return err
+	}
+	if out, err := exec.Command(path, "-C", "-j", "none", "-n", filepath.Join(dir, "n"), "-f", vclPath).CombinedOutput(); err != nil {
+		return fmt.Errorf("varnishd cannot compile a VCL importing vsthrottle (%v: %s); is the vmod installed? it needs %s", err, lastLines(out), Requires)
+	}
+	return nil
 }
 
 // debianVersion is the installed version of a Debian package, "" when
@@ -195,6 +206,9 @@ type Session struct {
 	first  int64 // the clock probe's reading at the first decision
 	begun  bool
 	last   int64 // the previous decision's time
+	gap    int64 // the widest the two readings around a decision have been apart, ns
+	n      int   // decisions
+	logf   func(format string, args ...any)
 }
 
 // Start runs varnishd for rule r (already scaled by the speed) and sets up
@@ -229,7 +243,7 @@ func startAt(ctx context.Context, path string, port int, r algorithms.Rule, o li
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{proc: proc, base: "http://" + addr, pacer: live.NewPacer(o.Speed),
+	s := &Session{proc: proc, base: "http://" + addr, pacer: live.NewPacer(o.Speed), logf: o.Logf,
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1, MaxConnsPerHost: 1, DisableCompression: true}}}
 	o.Logf("vsthrottle: varnishd (pid %d) on %s, is_denied(key, %d, %s)", proc.Pid(), addr, r.L, periodOf(r))
 	if err := s.ready(ctx); err != nil {
@@ -312,6 +326,7 @@ func (s *Session) Decide(ctx context.Context, key string, t int64) (bool, int64,
 	if err := errors.Join(err1, err2); err != nil || after <= 0 || after > before {
 		return false, 0, fmt.Errorf("the clock probe read %q then %q: not a running block (%v)", resp.Header.Get("X-Before"), resp.Header.Get("X-After"), err)
 	}
+	s.gap, s.n = max(s.gap, before-after), s.n+1
 	probe := before/2 + after/2 + (before%2+after%2)/2 // counts down: the midpoint of the two readings
 	if !s.begun {
 		s.begun, s.first = true, probe
@@ -327,6 +342,9 @@ func (s *Session) Decide(ctx context.Context, key string, t int64) (bool, int64,
 // Close stops varnishd (SIGTERM: the manager stops its worker and exits;
 // killed if it has not within 10 s) and removes its directory.
 func (s *Session) Close() error {
+	if s.n > 0 {
+		s.logf("vsthrottle: %d decisions, the vmod's clock read at most %d ns apart around one", s.n, s.gap)
+	}
 	s.client.CloseIdleConnections()
 	select {
 	case <-s.proc.Exited():

@@ -2,7 +2,9 @@ package varnish
 
 import (
 	"context"
+	"math/big"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,6 +29,16 @@ func requireVarnish(t *testing.T) string {
 // request of the check's trace as its model does on the times the vmod
 // read, and refuses some: the agreement is not vacuous.
 func TestBursty3KeysAgreesWithModel(t *testing.T) {
+	checkBursty3Keys(t, nil)
+}
+
+// Four times as fast, the rule 5/250ms: the period is written in
+// milliseconds ("250.000ms"), and the vmod still decides as its model.
+func TestBursty3KeysAtSpeed4AgreesWithModel(t *testing.T) {
+	checkBursty3Keys(t, big.NewRat(4, 1))
+}
+
+func checkBursty3Keys(t *testing.T, speed *big.Rat) {
 	t.Logf("software: %s", requireVarnish(t))
 	r, err := algorithms.ParseRule(live.CheckRule)
 	if err != nil {
@@ -35,13 +47,14 @@ func TestBursty3KeysAgreesWithModel(t *testing.T) {
 	tr := live.Bursty3Keys()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := live.Run(ctx, Target(), r, tr, live.Options{Log: t.Logf})
+	res, err := live.Run(ctx, Target(), r, tr, live.Options{Speed: speed, Log: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := int64(len(tr.T))
 	t.Logf("%d requests: %d admitted, %d refused; model on the vmod's times %d/%d; on the trace's times %d/%d; exact log %d/%d %+v",
 		n, res.Admitted, res.Refused, res.Model.Agree, n, res.Intended.Agree, n, res.Log.Agree, n, res.Log.Classes)
+	t.Logf("on the trace's times: %+v", res.Intended.Classes)
 	if res.Model.Agree != n || len(res.Differences) != 0 {
 		t.Errorf("vsthrottle disagrees with its model on %d of %d requests: %+v", n-res.Model.Agree, n, res.Differences)
 	}
@@ -125,5 +138,29 @@ func TestVCLWritesTheRule(t *testing.T) {
 	}
 	if _, err := VCL(algorithms.Rule{L: 5, W: int64(time.Second) + 3}); err == nil {
 		t.Error("a window of 1s+3ns was written to the VCL")
+	}
+}
+
+// varnishd's compiler turns the period into the C expression the model
+// computes: the number with three decimals times the unit, 9.000 * 0.001
+// for 9 ms (the double 0.009000000000000001, see products.VsthrottlePeriod).
+func TestCompiledPeriod(t *testing.T) {
+	requireVarnish(t)
+	path, err := LookPath("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	vclPath, err := writeVCL(dir, algorithms.Rule{L: 5, W: int64(9 * time.Millisecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(path, "-C", "-j", "none", "-n", filepath.Join(dir, "n"), "-f", vclPath).CombinedOutput()
+	if err != nil {
+		t.Fatalf("varnishd -C: %v: %s", err, lastLines(out))
+	}
+	c := strings.Join(strings.Fields(string(out)), " ")
+	if want := "Vmod_vmod_vsthrottle_Func.is_denied(ctx, VRT_GetHdr(ctx, &VGC_HDR_REQ_X_2d_Key), 5, 9.000 * 0.001, 0 )"; !strings.Contains(c, want) {
+		t.Errorf("the compiled VCL has no %q", want)
 	}
 }
