@@ -3,18 +3,25 @@ package products
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"ratebench/algorithms"
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "vsthrottle", About: "varnish-modules' vsthrottle.is_denied(key, L, W): token bucket of L refilled in whole tokens, (long)((delta/period)*capacity) in doubles on VTIM_mono, each admitted request restarting the refill (the fraction of a token accrued is lost)",
+	algorithms.Register(algorithms.Kind{Spec: "vsthrottle[:ban=D]", About: "varnish-modules' vsthrottle.is_denied(key, L, W[, D]): token bucket of L refilled in whole tokens, (long)((delta/period)*capacity) in doubles on VTIM_mono, each admitted request restarting the refill (the fraction of a token accrued is lost); ban=D is is_denied's block: a refusal bans the key for D, requests in the ban refused yet taking the tokens they find",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
-			if err := c.NoArg(); err != nil {
-				return nil, err
+			var ban int64
+			if c.HasArg {
+				v, ok := strings.CutPrefix(strings.TrimSpace(c.Arg), "ban=")
+				d, err := time.ParseDuration(v)
+				if !ok || err != nil || d <= 0 {
+					return nil, fmt.Errorf("algorithm %q: want vsthrottle, or vsthrottle:ban=D with D a positive duration (is_denied's block argument)", c.Spec)
+				}
+				ban = int64(d)
 			}
-			return NewVsthrottle(r)
+			return NewVsthrottle(r, ban)
 		}})
 }
 
@@ -85,32 +92,50 @@ func init() {
 //
 // What changes no decision, and is left out: the SHA-256 digest of key,
 // limit, period and block that names a bucket (do_digest, lines 144-156:
-// one bucket per key and rule), the 16 partitions and their mutexes, and
-// the block parameter (block=0 here; with block > 0 a refusal bans the
-// key for block seconds, during which requests are refused yet take the
-// tokens they find, which no spec here configures).
+// one bucket per key and rule), the 16 partitions and their mutexes.
+//
+// # Block: vsthrottle:ban=D
+//
+// is_denied(key, L, W, D), its fourth argument block = D > 0 (a VCL
+// duration, written as the period is), bans a key after a refusal: a call
+// that finds no token and is not banned sets b->block = now + D (line
+// 193), and while now < b->block (line 182) every call is refused, yet it
+// refills the bucket, sets last_used = now (line 184: the fraction of a
+// token accrued is lost, as on an admission) and takes a token if it finds
+// one (lines 186-190). The ban is not extended by the calls it refuses. It
+// is spelled ban=D here, since block=D is every algorithm's refusal cache,
+// which refuses without asking the bucket: that is this one with the
+// deviation blocked-takes off. An admission clears b->block (line 196),
+// already past. The ban's end is a double (now + D) with float on, exact
+// nanoseconds with it off.
 //
 // # As a Product
 //
-// Its twin is token (capacity L, refilled L/W per ns), and its deviations
-// are refill-truncation (whole tokens only, the refill restarting at each
+// Its twin is token (capacity L, refilled L/W per ns), with ban=D
+// token:block=D (the token bucket behind a refusal cache of D), and its
+// deviations are refill-truncation (whole tokens only, the refill restarting at each
 // admission: off, the bucket keeps its fraction of a token, the exact
 // token bucket) and float (the refill in doubles, as above: off, exact
 // integers, floor((t - last)*L/W) whole tokens). With both off it decides
 // as token. With only refill-truncation off, float keeps the tokens as a
 // double, tokens + (delta/period)*capacity capped at capacity, admitting
 // iff at least cost tokens remain: the source's float arithmetic without
-// its truncation.
+// its truncation. With ban=D a third, blocked-takes (a request refused in
+// the ban takes the tokens it finds, restarting the refill: off, the ban
+// refuses without touching the bucket).
 //
 // Memory: tokens and last_used, 16 bytes per key, the state the decision
-// reads (the vmod's whole tbucket is 104 bytes: also its magic, the
-// 32-byte digest, period, block, capacity and three tree links).
+// reads, and with ban=D the ban's end, 8 more (the vmod's whole tbucket
+// is 104 bytes: also its magic, the 32-byte digest, period, block,
+// capacity and three tree links).
 type Vsthrottle struct {
 	algorithms.DeviationSet
 	rule   algorithms.Rule
 	period float64 // the period as the vmod gets it, in seconds
+	ban    int64   // block, ns; 0: none
+	banF   float64 // block as the vmod gets it, in seconds
 	st     algorithms.PerKey[vsthrottleState]
-	exact  *algorithms.Token // the twin, for both deviations off
+	exact  *algorithms.Token // the twin's bucket, for both refill deviations off
 }
 
 // vsthrottleState is one key's bucket. The zero value is a key never
@@ -120,18 +145,23 @@ type vsthrottleState struct {
 	lastNS  int64   // last_used, exact (float off): the time of the last token taken
 	last    float64 // last_used, VTIM_mono seconds (float on)
 	tokens  float64 // the tokens as a double (refill-truncation off, float on)
+	untilNS int64   // the ban's end, exact (float off)
+	until   float64 // the ban's end, b->block (float on)
 	seen    bool    // a bucket exists (float on: last and tokens are set)
+	banned  bool    // a ban was set (it may be over)
 }
 
 // The deviations, in the order of the list.
 const (
 	vsthrottleTruncation = iota
 	vsthrottleFloat
+	vsthrottleTakes // listed only with ban=D
 )
 
-// NewVsthrottle returns vsthrottle for rule r, or an error when VCL cannot
-// write r as is_denied's limit and period.
-func NewVsthrottle(r algorithms.Rule) (*Vsthrottle, error) {
+// NewVsthrottle returns vsthrottle for rule r with block ban ns (0: none),
+// or an error when VCL cannot write r as is_denied's limit and period, or
+// ban as its block.
+func NewVsthrottle(r algorithms.Rule, ban int64) (*Vsthrottle, error) {
 	if r.L > vclIntMax {
 		return nil, fmt.Errorf("algorithm \"vsthrottle\": limit %d is beyond VCL's integers (at most %d)", r.L, int64(vclIntMax))
 	}
@@ -139,11 +169,18 @@ func NewVsthrottle(r algorithms.Rule) (*Vsthrottle, error) {
 	if err != nil {
 		return nil, fmt.Errorf("algorithm \"vsthrottle\": %w", err)
 	}
-	v := &Vsthrottle{rule: r, period: period, exact: algorithms.NewToken(r, 0)}
-	v.SetDeviations(
-		algorithms.Deviation{Name: "refill-truncation", About: "refills whole tokens only, counted from the last admitted request: each admission restarts the refill and the fraction of a token accrued is lost"},
-		algorithms.Deviation{Name: "float", About: "refills (long)((delta/period)*capacity) tokens in doubles, delta a difference of VTIM_mono's double seconds: a refill that is a whole number of tokens may fall short of it"},
-	)
+	v := &Vsthrottle{rule: r, period: period, ban: ban, exact: algorithms.NewToken(r, 0)}
+	devs := []algorithms.Deviation{
+		{Name: "refill-truncation", About: "refills whole tokens only, counted from the last admitted request: each admission restarts the refill and the fraction of a token accrued is lost"},
+		{Name: "float", About: "refills (long)((delta/period)*capacity) tokens in doubles, delta a difference of VTIM_mono's double seconds: a refill that is a whole number of tokens may fall short of it"},
+	}
+	if ban != 0 {
+		if _, v.banF, err = VsthrottlePeriod(ban); err != nil {
+			return nil, fmt.Errorf("algorithm \"vsthrottle:ban=%s\": the block: %w", algorithms.FormatWindow(ban), err)
+		}
+		devs = append(devs, algorithms.Deviation{Name: "blocked-takes", About: "a request refused in the ban still refills the bucket, restarts the refill and takes a token if it finds one"})
+	}
+	v.SetDeviations(devs...)
 	return v, nil
 }
 
@@ -177,9 +214,27 @@ func VsthrottlePeriod(w int64) (literal string, period float64, err error) {
 // Period returns the period, in seconds, as the vmod gets it.
 func (v *Vsthrottle) Period() float64 { return v.period }
 
-func (v *Vsthrottle) Name() string       { return "vsthrottle" + v.Suffix() }
-func (*Vsthrottle) Twin() string         { return "token" }
-func (*Vsthrottle) Bytes(int32) int64    { return 16 }
+func (v *Vsthrottle) Name() string {
+	if v.ban != 0 {
+		return "vsthrottle:ban=" + algorithms.FormatWindow(v.ban) + v.Suffix()
+	}
+	return "vsthrottle" + v.Suffix()
+}
+
+func (v *Vsthrottle) Twin() string {
+	if v.ban != 0 {
+		return "token:block=" + algorithms.FormatWindow(v.ban)
+	}
+	return "token"
+}
+
+func (v *Vsthrottle) Bytes(int32) int64 {
+	if v.ban != 0 {
+		return 24
+	}
+	return 16
+}
+
 func (*Vsthrottle) FixedSize() bool      { return true }
 func (*Vsthrottle) CountsRejected() bool { return false }
 
@@ -189,7 +244,8 @@ func (v *Vsthrottle) twin() bool { return !v.OnAt(vsthrottleTruncation) && !v.On
 func (v *Vsthrottle) Grow(n int) {
 	if v.twin() {
 		v.exact.Grow(n)
-	} else {
+	}
+	if !v.twin() || v.ban != 0 {
 		v.st.Grow(n)
 	}
 }
@@ -197,7 +253,8 @@ func (v *Vsthrottle) Grow(n int) {
 func (v *Vsthrottle) Place(b *algorithms.Block) {
 	if v.twin() {
 		v.exact.Place(b)
-	} else {
+	}
+	if !v.twin() || v.ban != 0 {
 		v.st.Place(b)
 	}
 }
@@ -247,7 +304,71 @@ func (v *Vsthrottle) fractional(s *vsthrottleState, t int64) (tokens, now float6
 	return min(tokens, capa), now
 }
 
+// Decide: with ban=D a key in its ban is refused (and with blocked-takes
+// the call refills the bucket and takes a token if it finds one); a
+// refusal outside a ban starts one.
 func (v *Vsthrottle) Decide(id int32, t, cost int64) bool {
+	if v.ban == 0 {
+		return v.fits(id, t, cost)
+	}
+	s := v.st.At(id)
+	if v.banned(s, t) {
+		if v.OnAt(vsthrottleTakes) {
+			v.touch(id, t, cost)
+		}
+		return false
+	}
+	if v.fits(id, t, cost) {
+		return true
+	}
+	s.banned = true
+	if v.OnAt(vsthrottleFloat) {
+		s.until = float64(mono(t) + v.banF) // b->block = now + block
+	} else {
+		s.untilNS = algorithms.SatAdd(t, v.ban)
+	}
+	return false
+}
+
+// banned reports whether key s is in its ban at t: now < b->block.
+func (v *Vsthrottle) banned(s *vsthrottleState, t int64) bool {
+	if !s.banned {
+		return false
+	}
+	if v.OnAt(vsthrottleFloat) {
+		return mono(t) < s.until
+	}
+	return t < s.untilNS
+}
+
+// touch is a call in the ban: calc_tokens, last_used = now, and a token
+// (cost tokens) taken if there are as many.
+func (v *Vsthrottle) touch(id int32, t, cost int64) {
+	switch {
+	case v.twin():
+		if v.exact.Decide(id, t, cost) {
+			v.exact.Record(id, t, cost)
+		}
+		return
+	case !v.OnAt(vsthrottleTruncation):
+		s := v.st.At(id)
+		tokens, now := v.fractional(s, t)
+		if tokens >= float64(cost) {
+			tokens -= float64(cost)
+		}
+		s.tokens, s.last, s.seen = tokens, now, true
+		return
+	}
+	s := v.st.At(id)
+	d, now := v.refill(s, t)
+	if cost <= v.rule.L && d <= v.rule.L-cost {
+		d += cost
+	}
+	s.deficit, s.lastNS, s.last, s.seen = d, t, now, true
+}
+
+// fits reports whether the bucket holds cost tokens at t.
+func (v *Vsthrottle) fits(id int32, t, cost int64) bool {
 	switch {
 	case v.twin():
 		return v.exact.Decide(id, t, cost)
@@ -275,8 +396,11 @@ func (v *Vsthrottle) Record(id int32, t, cost int64) {
 }
 
 // Idle: the bucket is full at t (or was never made), and stays full until
-// a request takes a token, as a new bucket is.
+// a request takes a token, as a new bucket is; and no ban holds at t.
 func (v *Vsthrottle) Idle(id int32, t int64) bool {
+	if v.ban != 0 && v.banned(v.st.At(id), t) {
+		return false
+	}
 	switch {
 	case v.twin():
 		return v.exact.Idle(id, t)
@@ -291,7 +415,8 @@ func (v *Vsthrottle) Idle(id int32, t int64) bool {
 func (v *Vsthrottle) Release(id int32) {
 	if v.twin() {
 		v.exact.Release(id)
-		return
 	}
-	*v.st.At(id) = vsthrottleState{}
+	if !v.twin() || v.ban != 0 {
+		*v.st.At(id) = vsthrottleState{}
+	}
 }

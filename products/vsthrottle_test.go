@@ -174,3 +174,53 @@ func newLimiter(t *testing.T, spec string, r algorithms.Rule) algorithms.Limiter
 	l.Grow(1)
 	return l
 }
+
+// With ban=D (is_denied's block) and every deviation off, vsthrottle
+// decides as its twin, the token bucket behind a refusal cache of D.
+func TestVsthrottleBanWithoutDeviationsIsTheRefusalCache(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 2))
+	for _, r := range []algorithms.Rule{{L: 5, W: int64(time.Second)}, {L: 10, W: int64(time.Minute)}} {
+		l, err := algorithms.New("vsthrottle:ban=2s", r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := l.(algorithms.Product)
+		if p.Twin() != "token:block=2s" || len(p.Deviations()) != 3 || l.Bytes(0) != 24 {
+			t.Fatalf("twin %q, deviations %v, bytes %d", p.Twin(), p.Deviations(), l.Bytes(0))
+		}
+		sameDecisions(t, p.Twin(), withoutAll(p), r, poissonish(rng, r, 20, 20000), false)
+	}
+	for _, spec := range []string{"vsthrottle:ban=", "vsthrottle:ban=0s", "vsthrottle:ban=-1s", "vsthrottle:ban=3ns", "vsthrottle:bann=1s"} {
+		if _, err := algorithms.New(spec, algorithms.Rule{L: 5, W: int64(time.Second)}); err == nil {
+			t.Errorf("New(%q) accepted", spec)
+		}
+	}
+	if l, err := algorithms.New("vsthrottle:ban=1500ms:without=blocked-takes", algorithms.Rule{L: 5, W: int64(time.Second)}); err != nil || l.Name() != "vsthrottle:ban=1500ms:without=blocked-takes" {
+		t.Errorf("name %v, %v", l, err)
+	}
+}
+
+// 5/1s, ban=500ms: five requests at 0 take every token; at 100 ms the
+// bucket has half a token, so the request is refused and bans the key till
+// 600 ms. At 300 ms the ban refuses; vsthrottle still refills (1.5 tokens
+// on the exact bucket) and takes one, where the twin's refusal cache
+// leaves the bucket alone. At 600 ms the ban is over: the twin has 3
+// tokens and admits three, the exact bucket behind vsthrottle's ban 2 (0.5
+// + 1.5), and it refuses the third, which bans the key again. The source,
+// every deviation on, has 1 token back at 300 ms (1.5 truncated) and 1 at
+// 600 ms (300 ms from the ban's call, which restarted the refill).
+func TestVsthrottleBlockedTakesAloneChangesADecision(t *testing.T) {
+	ms := int64(time.Millisecond)
+	r := algorithms.Rule{L: 5, W: int64(time.Second)}
+	times := []int64{0, 0, 0, 0, 0, 100 * ms, 300 * ms, 600 * ms, 600 * ms, 600 * ms}
+	for spec, want := range map[string]string{
+		"token:block=500ms": "AAAAARRAAA",
+		"vsthrottle:ban=500ms:without=refill-truncation:without=float":                       "AAAAARRAAR",
+		"vsthrottle:ban=500ms:without=refill-truncation:without=float:without=blocked-takes": "AAAAARRAAA",
+		"vsthrottle:ban=500ms": "AAAAARRARR",
+	} {
+		if got := timeline(t, spec, r, times...); got != want {
+			t.Errorf("%s: %s, want %s", spec, got, want)
+		}
+	}
+}

@@ -11,6 +11,9 @@
 // on a free port of 127.0.0.1, -f the VCL, -s malloc,16m. The VCL has no
 // backend: it answers every request itself, 200 when
 // vsthrottle.is_denied(X-Key, L, W) admits it and 429 when it refuses.
+// The variant ban=D (a duration of the trace, scaled by the speed as W is)
+// passes is_denied its fourth argument, block = D, modelled as
+// vsthrottle:ban=D.
 // Close stops varnishd (SIGTERM, which stops its worker process too; the
 // kernel kills it if the harness dies) and removes the directory.
 //
@@ -70,26 +73,39 @@ func Target() live.Target {
 		Name:     "vsthrottle",
 		About:    "varnish-modules' vsthrottle.is_denied, a varnishd on a loopback port answering 200 or 429",
 		Requires: Requires,
-		Variants: []string{""},
+		Variants: []string{"", "ban=1s"},
 		Version:  Version,
 		Model: func(r algorithms.Rule, o live.Options) (string, error) {
-			if err := variant(o); err != nil {
+			ban, err := Ban(o)
+			if err != nil {
 				return "", err
 			}
-			if _, err := products.NewVsthrottle(r); err != nil {
+			v, err := products.NewVsthrottle(r, ban)
+			if err != nil {
 				return "", err
 			}
-			return "vsthrottle", nil
+			return v.Name(), nil
 		},
 		Start: Start,
 	}
 }
 
-func variant(o live.Options) error {
-	if o.Variant != "" {
-		return fmt.Errorf("live vsthrottle: no variant %q (it has none)", o.Variant)
+// Ban is the block the variant asks for ("ban=D", any duration D of the
+// trace), scaled by the speed: 0 for the default variant.
+func Ban(o live.Options) (int64, error) {
+	if o.Variant == "" {
+		return 0, nil
 	}
-	return nil
+	v, ok := strings.CutPrefix(o.Variant, "ban=")
+	d, err := time.ParseDuration(v)
+	if !ok || err != nil || d <= 0 {
+		return 0, fmt.Errorf("live vsthrottle: no variant %q (want ban=D, D a positive duration, e.g. ban=1s)", o.Variant)
+	}
+	scaled, err := live.ScaleRule(algorithms.Rule{L: 1, W: int64(d)}, o.Speed)
+	if err != nil {
+		return 0, fmt.Errorf("live vsthrottle: the ban %s: %w", d, err)
+	}
+	return scaled.W, nil
 }
 
 // LookPath finds binary, or varnishd from $PATH and else /usr/sbin.
@@ -140,7 +156,7 @@ func compiles(path string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	vclPath, err := writeVCL(dir, algorithms.Rule{L: 1, W: int64(time.Second)})
+	vclPath, err := writeVCL(dir, algorithms.Rule{L: 1, W: int64(time.Second)}, 0)
 	if err != nil {
 		return err
 	}
@@ -168,28 +184,33 @@ func lastLines(out []byte) string {
 	return strings.Join(lines, " | ")
 }
 
-// VCL returns the VCL for rule r: is_denied(X-Key, L, W), W as
-// products.VsthrottlePeriod writes it.
-func VCL(r algorithms.Rule) (string, error) {
-	if _, err := products.NewVsthrottle(r); err != nil {
+// VCL returns the VCL for rule r and block ban ns (0: none):
+// is_denied(X-Key, L, W) or is_denied(X-Key, L, W, ban), the durations as
+// products.VsthrottlePeriod writes them.
+func VCL(r algorithms.Rule, ban int64) (string, error) {
+	if _, err := products.NewVsthrottle(r, ban); err != nil {
 		return "", err
 	}
-	period, _, err := products.VsthrottlePeriod(r.W)
-	if err != nil {
-		return "", err
+	args := []string{strconv.FormatInt(r.L, 10)}
+	for _, d := range []int64{r.W, ban} {
+		if d == 0 {
+			continue
+		}
+		lit, _, err := products.VsthrottlePeriod(d)
+		if err != nil {
+			return "", err
+		}
+		args = append(args, lit)
 	}
 	var b bytes.Buffer
-	if err := vcl.Execute(&b, struct {
-		L      int64
-		Period string
-	}{r.L, period}); err != nil {
+	if err := vcl.Execute(&b, struct{ Args string }{strings.Join(args, ", ")}); err != nil {
 		return "", err
 	}
 	return b.String(), nil
 }
 
-func writeVCL(dir string, r algorithms.Rule) (string, error) {
-	text, err := VCL(r)
+func writeVCL(dir string, r algorithms.Rule, ban int64) (string, error) {
+	text, err := VCL(r, ban)
 	if err != nil {
 		return "", err
 	}
@@ -214,26 +235,27 @@ type Session struct {
 // Start runs varnishd for rule r (already scaled by the speed) and sets up
 // its clock probe.
 func Start(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session, error) {
-	if err := variant(o); err != nil {
+	ban, err := Ban(o)
+	if err != nil {
 		return nil, err
 	}
 	path, err := LookPath(o.Binary)
 	if err != nil {
 		return nil, err
 	}
-	s, err := childproc.OnFreePort(ctx, func(port int) (*Session, error) { return startAt(ctx, path, port, r, o) })
+	s, err := childproc.OnFreePort(ctx, func(port int) (*Session, error) { return startAt(ctx, path, port, r, ban, o) })
 	if err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-func startAt(ctx context.Context, path string, port int, r algorithms.Rule, o live.Options) (*Session, error) {
+func startAt(ctx context.Context, path string, port int, r algorithms.Rule, ban int64, o live.Options) (*Session, error) {
 	dir, err := childproc.NewDir("ratebench-varnish-")
 	if err != nil {
 		return nil, err
 	}
-	vclPath, err := writeVCL(dir, r)
+	vclPath, err := writeVCL(dir, r, ban)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -245,17 +267,12 @@ func startAt(ctx context.Context, path string, port int, r algorithms.Rule, o li
 	}
 	s := &Session{proc: proc, base: "http://" + addr, pacer: live.NewPacer(o.Speed), logf: o.Logf,
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1, MaxConnsPerHost: 1, DisableCompression: true}}}
-	o.Logf("vsthrottle: varnishd (pid %d) on %s, is_denied(key, %d, %s)", proc.Pid(), addr, r.L, periodOf(r))
+	o.Logf("vsthrottle: varnishd (pid %d) on %s, rule %s, block %s", proc.Pid(), addr, r, algorithms.FormatWindow(ban))
 	if err := s.ready(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}
 	return s, nil
-}
-
-func periodOf(r algorithms.Rule) string {
-	p, _, _ := products.VsthrottlePeriod(r.W)
-	return p
 }
 
 // ready waits until varnishd answers GET /clock, which blocks the clock

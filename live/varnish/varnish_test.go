@@ -12,6 +12,7 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/live"
+	"ratebench/summary"
 )
 
 // requireVarnish fails (never skips) when varnishd or the vmod is
@@ -29,16 +30,31 @@ func requireVarnish(t *testing.T) string {
 // request of the check's trace as its model does on the times the vmod
 // read, and refuses some: the agreement is not vacuous.
 func TestBursty3KeysAgreesWithModel(t *testing.T) {
-	checkBursty3Keys(t, nil)
+	checkBursty3Keys(t, nil, "")
 }
 
 // Four times as fast, the rule 5/250ms: the period is written in
 // milliseconds ("250.000ms"), and the vmod still decides as its model.
 func TestBursty3KeysAtSpeed4AgreesWithModel(t *testing.T) {
-	checkBursty3Keys(t, big.NewRat(4, 1))
+	checkBursty3Keys(t, big.NewRat(4, 1), "")
 }
 
-func checkBursty3Keys(t *testing.T, speed *big.Rat) {
+// With is_denied's block (ban=1s of the trace, 250 ms at speed 4): a
+// refusal bans the key, and the requests in the ban take the tokens they
+// find, as the model's blocked-takes says.
+func TestBursty3KeysWithBanAgreesWithModel(t *testing.T) {
+	res := checkBursty3Keys(t, big.NewRat(4, 1), "ban=1s")
+	if res.ModelSpec != "vsthrottle:ban=250ms" {
+		t.Errorf("model %q", res.ModelSpec)
+	}
+}
+
+// checkBursty3Keys replays the check's trace through varnishd and
+// requires its model to decide every request as it did; each of the
+// model's deviations, turned off, must disagree with it somewhere (the
+// deviations the trace exercises: all, but float, whose boundaries need
+// exact times).
+func checkBursty3Keys(t *testing.T, speed *big.Rat, variant string) *summary.LiveProduct {
 	t.Logf("software: %s", requireVarnish(t))
 	r, err := algorithms.ParseRule(live.CheckRule)
 	if err != nil {
@@ -47,7 +63,8 @@ func checkBursty3Keys(t *testing.T, speed *big.Rat) {
 	tr := live.Bursty3Keys()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := live.Run(ctx, Target(), r, tr, live.Options{Speed: speed, Log: t.Logf})
+	target, rec := recording(Target())
+	res, err := live.Run(ctx, target, r, tr, live.Options{Speed: speed, Variant: variant, Log: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,9 +78,86 @@ func checkBursty3Keys(t *testing.T, speed *big.Rat) {
 	if res.Refused == 0 || res.Admitted == 0 {
 		t.Errorf("admitted %d, refused %d: the trace must cross the limit", res.Admitted, res.Refused)
 	}
-	if res.ModelSpec != "vsthrottle" {
+	if variant == "" && res.ModelSpec != "vsthrottle" {
 		t.Errorf("model %q", res.ModelSpec)
 	}
+	mr, err := live.ScaleRule(r, speed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := algorithms.New(res.ModelSpec, mr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range m.(algorithms.Product).Deviations() {
+		spec := res.ModelSpec + ":without=" + d.Name
+		other := replayAt(t, spec, mr, tr, rec.at)
+		differ := 0
+		for i := range other {
+			if other[i] != rec.admit[i] {
+				differ++
+			}
+		}
+		t.Logf("%s on the vmod's times: %d of %d decided otherwise", spec, differ, n)
+		if differ == 0 && d.Name != "float" {
+			t.Errorf("%s decides every request as the software did: the check does not tell %s", spec, d.Name)
+		}
+	}
+	return res
+}
+
+// recorder keeps what the software decided, and when.
+type recorder struct {
+	admit []bool
+	at    []int64
+}
+
+type recordingSession struct {
+	live.Session
+	rec *recorder
+}
+
+func (s recordingSession) Decide(ctx context.Context, key string, t int64) (bool, int64, error) {
+	a, at, err := s.Session.Decide(ctx, key, t)
+	if err == nil {
+		s.rec.admit, s.rec.at = append(s.rec.admit, a), append(s.rec.at, at)
+	}
+	return a, at, err
+}
+
+// recording wraps target so that its sessions record their decisions.
+func recording(target live.Target) (live.Target, *recorder) {
+	rec := &recorder{}
+	start := target.Start
+	target.Start = func(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session, error) {
+		s, err := start(ctx, r, o)
+		if err != nil {
+			return nil, err
+		}
+		return recordingSession{s, rec}, nil
+	}
+	return target, rec
+}
+
+// replayAt decides tr through spec at the given times, counting what it
+// admits.
+func replayAt(t *testing.T, spec string, r algorithms.Rule, tr *live.Trace, at []int64) []bool {
+	t.Helper()
+	if len(at) != len(tr.T) {
+		t.Fatalf("%d times recorded for %d requests", len(at), len(tr.T))
+	}
+	l, err := algorithms.New(spec, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Grow(tr.Keys)
+	out := make([]bool, len(at))
+	for i, id := range tr.Key {
+		if out[i] = l.Decide(id, at[i], 1); out[i] {
+			l.Record(id, at[i], 1)
+		}
+	}
+	return out
 }
 
 // Close stops varnishd's manager and its worker process, and removes the
@@ -128,7 +222,7 @@ func TestVCLWritesTheRule(t *testing.T) {
 		{algorithms.Rule{L: 5, W: int64(1500 * time.Millisecond)}, "is_denied(req.http.X-Key, 5, 1500.000ms)"},
 		{algorithms.Rule{L: 5, W: int64(250 * time.Microsecond)}, "is_denied(req.http.X-Key, 5, 0.250ms)"},
 	} {
-		text, err := VCL(c.r)
+		text, err := VCL(c.r, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +230,10 @@ func TestVCLWritesTheRule(t *testing.T) {
 			t.Errorf("%v: the VCL has no %q", c.r, c.want)
 		}
 	}
-	if _, err := VCL(algorithms.Rule{L: 5, W: int64(time.Second) + 3}); err == nil {
+	if text, err := VCL(algorithms.Rule{L: 5, W: int64(time.Second)}, int64(2500*time.Millisecond)); err != nil || !strings.Contains(text, "is_denied(req.http.X-Key, 5, 1s, 2500.000ms)") {
+		t.Errorf("with a block of 2.5 s: %v", err)
+	}
+	if _, err := VCL(algorithms.Rule{L: 5, W: int64(time.Second) + 3}, 0); err == nil {
 		t.Error("a window of 1s+3ns was written to the VCL")
 	}
 }
@@ -151,7 +248,7 @@ func TestCompiledPeriod(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	vclPath, err := writeVCL(dir, algorithms.Rule{L: 5, W: int64(9 * time.Millisecond)})
+	vclPath, err := writeVCL(dir, algorithms.Rule{L: 5, W: int64(9 * time.Millisecond)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

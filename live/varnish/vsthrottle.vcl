@@ -2,7 +2,7 @@ vcl 4.1;
 
 # ratebench's live replay of vsthrottle: every request names its key in
 # the X-Key header and is answered 200 (admitted) or 429 (refused) by
-# vsthrottle.is_denied(key, {{.L}}, {{.Period}}), no backend involved.
+# vsthrottle.is_denied(key, {{.Args}}), no backend involved.
 #
 # The clock probe: a bucket of its own ("~clock", limit 1) is blocked once
 # for 100000 s by GET /clock; from then on vsthrottle.blocked() on it
@@ -25,7 +25,7 @@ sub vcl_recv {
 		return (synth(204));
 	}
 	set req.http.X-Before = std.integer(duration = vsthrottle.blocked("~clock", 1, 100000s, 100000s) * 1000000000, fallback = -1);
-	if (vsthrottle.is_denied(req.http.X-Key, {{.L}}, {{.Period}})) {
+	if (vsthrottle.is_denied(req.http.X-Key, {{.Args}})) {
 		set req.http.X-After = std.integer(duration = vsthrottle.blocked("~clock", 1, 100000s, 100000s) * 1000000000, fallback = -1);
 		return (synth(429));
 	}
