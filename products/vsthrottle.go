@@ -42,7 +42,7 @@ func init() {
 // vcc_expr.c:733), so the period the vmod gets is a double: W written in
 // whole seconds ("60s") is exact; otherwise W is written in milliseconds
 // with three decimals ("1.500ms", its double times the double nearest
-// 0.001), which needs W a whole number of microseconds (VsthrottlePeriod).
+// 0.001), which needs W a whole number of microseconds (VCLDuration).
 //
 // # Decision (vmod_is_denied, lines 158-206)
 //
@@ -59,8 +59,11 @@ func init() {
 // (it found 0 tokens and added none), so refused requests do not count.
 // Since last_used moves only when a token is taken, each admitted request
 // restarts the refill: the fraction of a token accrued since the previous
-// admission is lost. At 5/1s, a request every 190 ms never gets a token
-// back; requests every 300 ms get one back each, as many as they take.
+// admission is lost. At 5/1s, requests every 190 ms get nothing back
+// from one admission to the next (0.95 of a token, truncated): after the
+// first five, every other one is refused (the refill counting from the
+// last admission, 380 ms back). Requests every 300 ms get one token back
+// each, as many as they take.
 //
 // The clock is VTIM_mono (lib/libvarnish/vtim.c:130-147): CLOCK_MONOTONIC
 // read to the nanosecond, as the double tv_sec + 1e-9*tv_nsec seconds.
@@ -107,22 +110,25 @@ func init() {
 // which refuses without asking the bucket: that is this one with the
 // deviation blocked-takes off. An admission clears b->block (line 196),
 // already past. The ban's end is a double (now + D) with float on, exact
-// nanoseconds with it off.
+// nanoseconds with it off. A ban longer than the period can end early in
+// 0.20.0: run_gc frees a bucket idle for more than the period whatever its
+// ban (upstream checks the ban from 0.22.0, commit d96544e), when its
+// partition's 1000th call comes in time; the model keeps every ban.
 //
 // # As a Product
 //
 // Its twin is token (capacity L, refilled L/W per ns), with ban=D
-// token:block=D (the token bucket behind a refusal cache of D), and its
-// deviations are refill-truncation (whole tokens only, the refill restarting at each
-// admission: off, the bucket keeps its fraction of a token, the exact
-// token bucket) and float (the refill in doubles, as above: off, exact
-// integers, floor((t - last)*L/W) whole tokens). With both off it decides
-// as token. With only refill-truncation off, float keeps the tokens as a
-// double, tokens + (delta/period)*capacity capped at capacity, admitting
-// iff at least cost tokens remain: the source's float arithmetic without
-// its truncation. With ban=D a third, blocked-takes (a request refused in
-// the ban takes the tokens it finds, restarting the refill: off, the ban
-// refuses without touching the bucket).
+// token:block=D (the token bucket behind a refusal cache of D). Its
+// deviations are refill-truncation (whole tokens only, the refill
+// restarting at each admission: off, the bucket keeps its fraction of a
+// token, the exact token bucket) and float (the refill in doubles, as
+// above: off, exact integers, floor((t - last)*L/W) whole tokens), and
+// with ban=D blocked-takes (a request refused in the ban takes the tokens
+// it finds, restarting the refill: off, the ban refuses without touching
+// the bucket). With all off it decides as its twin. With only
+// refill-truncation off, float keeps the tokens as a double, tokens +
+// (delta/period)*capacity capped at capacity, admitting iff at least cost
+// tokens remain: the source's float arithmetic without its truncation.
 //
 // Memory: tokens and last_used, 16 bytes per key, the state the decision
 // reads, and with ban=D the ban's end, 8 more (the vmod's whole tbucket
@@ -165,7 +171,7 @@ func NewVsthrottle(r algorithms.Rule, ban int64) (*Vsthrottle, error) {
 	if r.L > vclIntMax {
 		return nil, fmt.Errorf("algorithm \"vsthrottle\": limit %d is beyond VCL's integers (at most %d)", r.L, int64(vclIntMax))
 	}
-	_, period, err := VsthrottlePeriod(r.W)
+	_, period, err := VCLDuration(r.W)
 	if err != nil {
 		return nil, fmt.Errorf("algorithm \"vsthrottle\": %w", err)
 	}
@@ -175,7 +181,7 @@ func NewVsthrottle(r algorithms.Rule, ban int64) (*Vsthrottle, error) {
 		{Name: "float", About: "refills (long)((delta/period)*capacity) tokens in doubles, delta a difference of VTIM_mono's double seconds: a refill that is a whole number of tokens may fall short of it"},
 	}
 	if ban != 0 {
-		if _, v.banF, err = VsthrottlePeriod(ban); err != nil {
+		if _, v.banF, err = VCLDuration(ban); err != nil {
 			return nil, fmt.Errorf("algorithm \"vsthrottle:ban=%s\": the block: %w", algorithms.FormatWindow(ban), err)
 		}
 		devs = append(devs, algorithms.Deviation{Name: "blocked-takes", About: "a request refused in the ban still refills the bucket, restarts the refill and takes a token if it finds one"})
@@ -187,16 +193,16 @@ func NewVsthrottle(r algorithms.Rule, ban int64) (*Vsthrottle, error) {
 // vclIntMax is the largest VCL INT (VRT_INTEGER_MAX).
 const vclIntMax = 999_999_999_999_999
 
-// VsthrottlePeriod returns the VCL duration literal that writes window w
-// as is_denied's period, and the double the vmod then gets: whole seconds
-// as "Ns" (N.000 * 1, exact); otherwise milliseconds with three decimals,
-// "I.FFFms" (I.FFF * 0.001 in doubles), which needs w a whole number of
-// microseconds.
-func VsthrottlePeriod(w int64) (literal string, period float64, err error) {
+// VCLDuration returns the VCL duration literal that writes w ns (as
+// is_denied's period or block), and the double a vmod then gets: whole
+// seconds as "Ns" (N.000 * 1, exact); otherwise milliseconds with three
+// decimals, "I.FFFms" (I.FFF * 0.001 in doubles), which needs w a whole
+// number of microseconds.
+func VCLDuration(w int64) (literal string, seconds float64, err error) {
 	const s, ms, us = int64(time.Second), int64(time.Millisecond), int64(time.Microsecond)
 	switch {
 	case w <= 0:
-		return "", 0, fmt.Errorf("the period %d ns is not positive", w)
+		return "", 0, fmt.Errorf("the duration %d ns is not positive", w)
 	case w%s == 0 && w/s < 1<<53:
 		return strconv.FormatInt(w/s, 10) + "s", float64(w / s), nil
 	case w%us != 0:
@@ -205,14 +211,11 @@ func VsthrottlePeriod(w int64) (literal string, period float64, err error) {
 	num := fmt.Sprintf("%d.%03d", w/ms, w%ms/us)
 	v, err := strconv.ParseFloat(num, 64)
 	if err != nil || w/ms >= 1<<43 {
-		return "", 0, fmt.Errorf("the period %s is beyond VCL's durations", algorithms.FormatWindow(w))
+		return "", 0, fmt.Errorf("%s is beyond VCL's durations", algorithms.FormatWindow(w))
 	}
 	milli := 0.001 // a variable: the product is rounded at run time, as C's constant folding rounds it
 	return num + "ms", v * milli, nil
 }
-
-// Period returns the period, in seconds, as the vmod gets it.
-func (v *Vsthrottle) Period() float64 { return v.period }
 
 func (v *Vsthrottle) Name() string {
 	if v.ban != 0 {

@@ -86,7 +86,7 @@ func TestVsthrottleCost(t *testing.T) {
 // The period is the double VCL's compiler makes of W: whole seconds
 // exactly, else W's milliseconds with three decimals times 0.001, which
 // for 9 ms is 0.009000000000000001, not the double nearest 0.009.
-func TestVsthrottlePeriod(t *testing.T) {
+func TestVCLDuration(t *testing.T) {
 	ms, us := int64(time.Millisecond), int64(time.Microsecond)
 	for _, c := range []struct {
 		w       int64
@@ -99,13 +99,13 @@ func TestVsthrottlePeriod(t *testing.T) {
 		{9 * ms, "9.000ms", 0.009000000000000001},
 		{250 * us, "0.250ms", 0.00025},
 	} {
-		lit, p, err := products.VsthrottlePeriod(c.w)
+		lit, p, err := products.VCLDuration(c.w)
 		if err != nil || lit != c.literal || p != c.period {
 			t.Errorf("%s: %q %v %v; want %q %v", algorithms.FormatWindow(c.w), lit, p, err, c.literal, c.period)
 		}
 	}
 	for _, w := range []int64{0, -1, int64(time.Second) + 3, 1500} {
-		if _, _, err := products.VsthrottlePeriod(w); err == nil {
+		if _, _, err := products.VCLDuration(w); err == nil {
 			t.Errorf("%d ns: no error", w)
 		}
 	}

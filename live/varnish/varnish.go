@@ -5,7 +5,7 @@
 // # What it starts
 //
 // Start writes the VCL (vsthrottle.vcl, the rule's limit and period as the
-// model writes them, products.VsthrottlePeriod) into a fresh directory and
+// model writes them, products.VCLDuration) into a fresh directory and
 // runs varnishd in the foreground there: -F, -j none (no jail: it runs as
 // the user who starts it, root or not), its own -n working directory, -a
 // on a free port of 127.0.0.1, -f the VCL, -s malloc,16m. The VCL has no
@@ -73,7 +73,7 @@ func Target() live.Target {
 		Name:     "vsthrottle",
 		About:    "varnish-modules' vsthrottle.is_denied, a varnishd on a loopback port answering 200 or 429",
 		Requires: Requires,
-		Variants: []string{"", "ban=1s"},
+		Variants: []string{"", "ban=2s"},
 		Version:  Version,
 		Model: func(r algorithms.Rule, o live.Options) (string, error) {
 			ban, err := Ban(o)
@@ -99,7 +99,7 @@ func Ban(o live.Options) (int64, error) {
 	v, ok := strings.CutPrefix(o.Variant, "ban=")
 	d, err := time.ParseDuration(v)
 	if !ok || err != nil || d <= 0 {
-		return 0, fmt.Errorf("live vsthrottle: no variant %q (want ban=D, D a positive duration, e.g. ban=1s)", o.Variant)
+		return 0, fmt.Errorf("live vsthrottle: no variant %q (want ban=D, D a positive duration, e.g. ban=2s)", o.Variant)
 	}
 	scaled, err := live.ScaleRule(algorithms.Rule{L: 1, W: int64(d)}, o.Speed)
 	if err != nil {
@@ -186,7 +186,7 @@ func lastLines(out []byte) string {
 
 // VCL returns the VCL for rule r and block ban ns (0: none):
 // is_denied(X-Key, L, W) or is_denied(X-Key, L, W, ban), the durations as
-// products.VsthrottlePeriod writes them.
+// products.VCLDuration writes them.
 func VCL(r algorithms.Rule, ban int64) (string, error) {
 	if _, err := products.NewVsthrottle(r, ban); err != nil {
 		return "", err
@@ -196,7 +196,7 @@ func VCL(r algorithms.Rule, ban int64) (string, error) {
 		if d == 0 {
 			continue
 		}
-		lit, _, err := products.VsthrottlePeriod(d)
+		lit, _, err := products.VCLDuration(d)
 		if err != nil {
 			return "", err
 		}

@@ -39,12 +39,13 @@ func TestBursty3KeysAtSpeed4AgreesWithModel(t *testing.T) {
 	checkBursty3Keys(t, big.NewRat(4, 1), "")
 }
 
-// With is_denied's block (ban=1s of the trace, 250 ms at speed 4): a
+// With is_denied's block (ban=2s of the trace, 500 ms at speed 4): a
 // refusal bans the key, and the requests in the ban take the tokens they
-// find, as the model's blocked-takes says.
+// find, as the model's blocked-takes says (on the trace's times, give or
+// take 10 ms of lateness, at least 4 requests tell it).
 func TestBursty3KeysWithBanAgreesWithModel(t *testing.T) {
-	res := checkBursty3Keys(t, big.NewRat(4, 1), "ban=1s")
-	if res.ModelSpec != "vsthrottle:ban=250ms" {
+	res := checkBursty3Keys(t, big.NewRat(4, 1), "ban=2s")
+	if res.ModelSpec != "vsthrottle:ban=500ms" {
 		t.Errorf("model %q", res.ModelSpec)
 	}
 }
@@ -240,7 +241,7 @@ func TestVCLWritesTheRule(t *testing.T) {
 
 // varnishd's compiler turns the period into the C expression the model
 // computes: the number with three decimals times the unit, 9.000 * 0.001
-// for 9 ms (the double 0.009000000000000001, see products.VsthrottlePeriod).
+// for 9 ms (the double 0.009000000000000001, see products.VCLDuration).
 func TestCompiledPeriod(t *testing.T) {
 	requireVarnish(t)
 	path, err := LookPath("")
