@@ -13,9 +13,9 @@
 // vsthrottle.is_denied(X-Key, L, W) admits it and 429 when it refuses.
 // The variant ban=D (a duration of the trace, scaled by the speed as W is)
 // passes is_denied its fourth argument, block = D, modelled as
-// vsthrottle:ban=D.
-// Close stops varnishd (SIGTERM, which stops its worker process too; the
-// kernel kills it if the harness dies) and removes the directory.
+// vsthrottle:ban=D. Close stops varnishd (SIGTERM, which stops its worker
+// process too; the kernel kills it if the harness dies) and removes the
+// directory.
 //
 // # The clock it decides on
 //
@@ -26,9 +26,18 @@
 // just after is_denied, through vsthrottle.blocked() on a bucket of its
 // own that GET /clock blocked for 100000 s (blocked returns the block's end
 // less VTIM_mono), in whole nanoseconds; the decision's time is their
-// midpoint (they are about a microsecond apart), counted from the first
-// request's. The model then decides on the times the vmod read, to within
-// that microsecond, rather than on when the harness sent or heard.
+// midpoint, counted from the first request's, on the replay's (scaled)
+// timeline. The two readings are typically 5 µs apart (tens of µs when the
+// machine is busy), so the model decides on the times the vmod read to
+// within a few µs, rather than on when the harness sent or heard; a
+// decision moves only when a refill lands that close to a whole token. On
+// the check's trace the nearest is 2 ms away (at 5/1s, a delta of 202 ms
+// from the key's last admission).
+//
+// A test (vmod_test.go) also drives the installed vmod itself on the
+// trace's clock: testdata/drive.c loads libvmod_vsthrottle.so with
+// VTIM_mono replaced by the request's time, so that the float roundings at
+// whole tokens, which real time never hits, are checked too.
 package varnish
 
 import (
