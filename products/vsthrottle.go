@@ -35,9 +35,10 @@ func init() {
 //
 // # Configuration
 //
-// The vmod's documentation writes "limit requests per period":
-// is_denied(key, L, W) with L an INT and W a DURATION literal, no block
-// (its default 0). The VCL compiler emits a duration literal as "%.3f *
+// The vmod's documentation (src/vmod_vsthrottle.vcc) writes "a maximum of
+// 'limit' requests per 'period'": is_denied(key, L, W) with L an INT and W
+// a DURATION literal, no block (its default 0s), as its example
+// is_denied(client.identity, 15, 10s) for 15 requests per 10 s. The VCL compiler emits a duration literal as "%.3f *
 // %g", the number with three decimals times its unit (lib/libvcc/
 // vcc_expr.c:733), so the period the vmod gets is a double: W written in
 // whole seconds ("60s") is exact; otherwise W is written in milliseconds
@@ -105,7 +106,9 @@ func init() {
 // 193), and while now < b->block (line 182) every call is refused, yet it
 // refills the bucket, sets last_used = now (line 184: the fraction of a
 // token accrued is lost, as on an admission) and takes a token if it finds
-// one (lines 186-190). The ban is not extended by the calls it refuses. It
+// one (lines 186-190), which the documentation ("always deny for 'key'
+// for that length of time") does not say. The ban is not extended by the
+// calls it refuses. It
 // is spelled ban=D here, since block=D is every algorithm's refusal cache,
 // which refuses without asking the bucket: that is this one with the
 // deviation blocked-takes off. An admission clears b->block (line 196),
