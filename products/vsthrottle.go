@@ -38,12 +38,13 @@ func init() {
 // The vmod's documentation (src/vmod_vsthrottle.vcc) writes "a maximum of
 // 'limit' requests per 'period'": is_denied(key, L, W) with L an INT and W
 // a DURATION literal, no block (its default 0s), as its example
-// is_denied(client.identity, 15, 10s) for 15 requests per 10 s. The VCL compiler emits a duration literal as "%.3f *
-// %g", the number with three decimals times its unit (lib/libvcc/
-// vcc_expr.c:733), so the period the vmod gets is a double: W written in
-// whole seconds ("60s") is exact; otherwise W is written in milliseconds
-// with three decimals ("1.500ms", its double times the double nearest
-// 0.001), which needs W a whole number of microseconds (VCLDuration).
+// is_denied(client.identity, 15, 10s) for 15 requests per 10 s. The VCL
+// compiler emits a duration literal as "%.3f * %g", the number with three
+// decimals times its unit (lib/libvcc/vcc_expr.c:733), so the period the
+// vmod gets is a double: W written in whole seconds ("60s") is exact;
+// otherwise W is written in milliseconds with three decimals ("1.500ms",
+// its double times the double nearest 0.001), which needs W a whole number
+// of microseconds (VCLDuration).
 //
 // # Decision (vmod_is_denied, lines 158-206)
 //
@@ -106,17 +107,17 @@ func init() {
 // 193), and while now < b->block (line 182) every call is refused, yet it
 // refills the bucket, sets last_used = now (line 184: the fraction of a
 // token accrued is lost, as on an admission) and takes a token if it finds
-// one (lines 186-190), which the documentation ("always deny for 'key'
-// for that length of time") does not say. The ban is not extended by the
-// calls it refuses. It
-// is spelled ban=D here, since block=D is every algorithm's refusal cache,
-// which refuses without asking the bucket: that is this one with the
-// deviation blocked-takes off. An admission clears b->block (line 196),
-// already past. The ban's end is a double (now + D) with float on, exact
-// nanoseconds with it off. A ban longer than the period can end early in
-// 0.20.0: run_gc frees a bucket idle for more than the period whatever its
-// ban (upstream checks the ban from 0.22.0, commit d96544e), when its
-// partition's 1000th call comes in time; the model keeps every ban.
+// one (lines 186-190), which the documentation ("always deny for 'key' for
+// that length of time") does not say. The ban is not extended by the calls
+// it refuses. It is spelled ban=D here, since block=D is every algorithm's
+// refusal cache, which refuses without asking the bucket: that is this one
+// with the deviation blocked-takes off. An admission clears b->block (line
+// 196), already past. The ban's end is a double (now + D) with float on,
+// exact nanoseconds with it off. A ban longer than the period can end
+// early in 0.20.0: run_gc frees a bucket idle for more than the period
+// whatever its ban (upstream checks the ban from 0.22.0, commit d96544e),
+// when its partition's 1000th call comes in time; the model keeps every
+// ban.
 //
 // # As a Product
 //
@@ -132,6 +133,12 @@ func init() {
 // refill-truncation off, float keeps the tokens as a double, tokens +
 // (delta/period)*capacity capped at capacity, admitting iff at least cost
 // tokens remain: the source's float arithmetic without its truncation.
+//
+// A test drives the installed vmod (Debian's varnish-modules 0.20.0)
+// with VTIM_mono replaced by the trace's clock, and it decides as this
+// model on every request of whole-millisecond traces, the float roundings
+// at whole tokens and the bans included; a real varnishd decides the
+// check's trace as the model on the times the vmod read (live/varnish).
 //
 // Memory: tokens and last_used, 16 bytes per key, the state the decision
 // reads, and with ban=D the ban's end, 8 more (the vmod's whole tbucket
