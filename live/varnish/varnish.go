@@ -82,7 +82,7 @@ func Target() live.Target {
 		Name:     "vsthrottle",
 		About:    "varnish-modules' vsthrottle.is_denied, a varnishd on a loopback port answering 200 or 429",
 		Requires: Requires,
-		Variants: []string{"", "ban=2s"},
+		Variants: []string{"", "ban=2s", "ban=30s"},
 		Version:  Version,
 		Model: func(r algorithms.Rule, o live.Options) (string, error) {
 			ban, err := Ban(o)
