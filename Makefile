@@ -105,7 +105,7 @@ cloudflare-full: build
 # with the leaky bucket, the peer library and closed-loop clients.
 RESULT_N := 200000
 # The deployed products, beside the log, for results/products.
-PRODUCTS := log,nginx,envoy,envoy-local,upstash,upstash-fixed,upstash-token,redis_rate,throttled,ulule,go-limiter,juju,kong,redis-cell,guava,httprate,spring-gateway,haproxy,tyk,rack-attack
+PRODUCTS := log,nginx,envoy,envoy-local,upstash,upstash-fixed,upstash-token,redis_rate,throttled,ulule,go-limiter,juju,kong,redis-cell,guava,httprate,spring-gateway,haproxy,tyk,rack-attack,varnish
 results: build
 	@for s in $(SCENARIOS); do \
 		$(BIN) compare -gen "$$s:requests=$(RESULT_N),keys=2000" -rule 5/30s -mode independent -o results/$$s > /dev/null || exit 1; \
@@ -159,7 +159,7 @@ live-nginx: build
 # stops (servers on a loopback port, libraries in their own runtime with
 # the trace's clock), and prints each one's agreement with its model.
 # Writes results/live/<product>/<name>/live.md.
-LIVE_PRODUCTS ?= haproxy tyk spring-gateway rack-attack
+LIVE_PRODUCTS ?= haproxy tyk spring-gateway rack-attack varnish
 live: live-nginx
 	@set -e; for p in $(LIVE_PRODUCTS); do \
 		echo "== live $$p"; $(BIN) live $$p $(if $(TRACE),-trace $(TRACE) -rule $(LIVE_RULE)) $(FLAGS); \

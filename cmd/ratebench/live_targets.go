@@ -6,4 +6,5 @@ import (
 	_ "ratebench/live/haproxy"
 	_ "ratebench/live/redis"
 	_ "ratebench/live/ruby"
+	_ "ratebench/live/varnish"
 )

@@ -79,7 +79,7 @@ func init() { live.Register(Target()) }
 // Target is vsthrottle's live target.
 func Target() live.Target {
 	return live.Target{
-		Name:     "vsthrottle",
+		Name:     "varnish",
 		About:    "varnish-modules' vsthrottle.is_denied, a varnishd on a loopback port answering 200 or 429",
 		Requires: Requires,
 		Variants: []string{"", "ban=2s", "ban=30s"},
@@ -108,11 +108,11 @@ func Ban(o live.Options) (int64, error) {
 	v, ok := strings.CutPrefix(o.Variant, "ban=")
 	d, err := time.ParseDuration(v)
 	if !ok || err != nil || d <= 0 {
-		return 0, fmt.Errorf("live vsthrottle: no variant %q (want ban=D, D a positive duration, e.g. ban=2s)", o.Variant)
+		return 0, fmt.Errorf("live varnish: no variant %q (want ban=D, D a positive duration, e.g. ban=2s)", o.Variant)
 	}
 	scaled, err := live.ScaleRule(algorithms.Rule{L: 1, W: int64(d)}, o.Speed)
 	if err != nil {
-		return 0, fmt.Errorf("live vsthrottle: the ban %s: %w", d, err)
+		return 0, fmt.Errorf("live varnish: the ban %s: %w", d, err)
 	}
 	return scaled.W, nil
 }
@@ -276,7 +276,7 @@ func startAt(ctx context.Context, path string, port int, r algorithms.Rule, ban 
 	}
 	s := &Session{proc: proc, base: "http://" + addr, pacer: live.NewPacer(o.Speed), logf: o.Logf,
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1, MaxConnsPerHost: 1, DisableCompression: true}}}
-	o.Logf("vsthrottle: varnishd (pid %d) on %s, rule %s, block %s", proc.Pid(), addr, r, algorithms.FormatWindow(ban))
+	o.Logf("varnish: varnishd (pid %d) on %s, rule %s, block %s", proc.Pid(), addr, r, algorithms.FormatWindow(ban))
 	if err := s.ready(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -369,7 +369,7 @@ func (s *Session) Decide(ctx context.Context, key string, t int64) (bool, int64,
 // killed if it has not within 10 s) and removes its directory.
 func (s *Session) Close() error {
 	if s.n > 0 {
-		s.logf("vsthrottle: %d decisions, the vmod's clock read at most %d ns apart around one", s.n, s.gap)
+		s.logf("varnish: %d decisions, the vmod's clock read at most %d ns apart around one", s.n, s.gap)
 	}
 	s.client.CloseIdleConnections()
 	select {

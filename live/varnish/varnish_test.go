@@ -45,7 +45,7 @@ func TestBursty3KeysAtSpeed4AgreesWithModel(t *testing.T) {
 // take 10 ms of lateness, at least 4 requests tell it).
 func TestBursty3KeysWithBanAgreesWithModel(t *testing.T) {
 	res := checkBursty3Keys(t, big.NewRat(4, 1), "ban=2s")
-	if res.ModelSpec != "vsthrottle:ban=500ms" {
+	if res.ModelSpec != "varnish:ban=500ms" {
 		t.Errorf("model %q", res.ModelSpec)
 	}
 }
@@ -79,7 +79,7 @@ func checkBursty3Keys(t *testing.T, speed *big.Rat, variant string) *summary.Liv
 	if res.Refused == 0 || res.Admitted == 0 {
 		t.Errorf("admitted %d, refused %d: the trace must cross the limit", res.Admitted, res.Refused)
 	}
-	if variant == "" && res.ModelSpec != "vsthrottle" {
+	if variant == "" && res.ModelSpec != "varnish" {
 		t.Errorf("model %q", res.ModelSpec)
 	}
 	mr, err := live.ScaleRule(r, speed)

@@ -10,14 +10,14 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "vsthrottle[:ban=D]", About: "varnish-modules' vsthrottle.is_denied(key, L, W[, D]): token bucket of L refilled in whole tokens, (long)((delta/period)*capacity) in doubles on VTIM_mono, each admitted request restarting the refill (the fraction of a token accrued is lost); ban=D is is_denied's block: a refusal bans the key for D, requests in the ban refused yet taking the tokens they find",
+	algorithms.Register(algorithms.Kind{Spec: "varnish[:ban=D]", About: "varnish-modules' vsthrottle.is_denied(key, L, W[, D]): token bucket of L refilled in whole tokens, (long)((delta/period)*capacity) in doubles on VTIM_mono, each admitted request restarting the refill (the fraction of a token accrued is lost); ban=D is is_denied's block: a refusal bans the key for D, requests in the ban refused yet taking the tokens they find",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			var ban int64
 			if c.HasArg {
 				v, ok := strings.CutPrefix(strings.TrimSpace(c.Arg), "ban=")
 				d, err := time.ParseDuration(v)
 				if !ok || err != nil || d <= 0 {
-					return nil, fmt.Errorf("algorithm %q: want vsthrottle, or vsthrottle:ban=D with D a positive duration (is_denied's block argument)", c.Spec)
+					return nil, fmt.Errorf("algorithm %q: want varnish, or varnish:ban=D with D a positive duration (is_denied's block argument)", c.Spec)
 				}
 				ban = int64(d)
 			}
@@ -179,11 +179,11 @@ const (
 // ban as its block.
 func NewVsthrottle(r algorithms.Rule, ban int64) (*Vsthrottle, error) {
 	if r.L > vclIntMax {
-		return nil, fmt.Errorf("algorithm \"vsthrottle\": limit %d is beyond VCL's integers (at most %d)", r.L, int64(vclIntMax))
+		return nil, fmt.Errorf("algorithm \"varnish\": limit %d is beyond VCL's integers (at most %d)", r.L, int64(vclIntMax))
 	}
 	_, period, err := VCLDuration(r.W)
 	if err != nil {
-		return nil, fmt.Errorf("algorithm \"vsthrottle\": %w", err)
+		return nil, fmt.Errorf("algorithm \"varnish\": %w", err)
 	}
 	v := &Vsthrottle{rule: r, period: period, ban: ban, exact: algorithms.NewToken(r, 0)}
 	devs := []algorithms.Deviation{
@@ -192,7 +192,7 @@ func NewVsthrottle(r algorithms.Rule, ban int64) (*Vsthrottle, error) {
 	}
 	if ban != 0 {
 		if _, v.banF, err = VCLDuration(ban); err != nil {
-			return nil, fmt.Errorf("algorithm \"vsthrottle:ban=%s\": the block: %w", algorithms.FormatWindow(ban), err)
+			return nil, fmt.Errorf("algorithm \"varnish:ban=%s\": the block: %w", algorithms.FormatWindow(ban), err)
 		}
 		devs = append(devs, algorithms.Deviation{Name: "blocked-takes", About: "a request refused in the ban still refills the bucket, restarts the refill and takes a token if it finds one"})
 	}
@@ -229,9 +229,9 @@ func VCLDuration(w int64) (literal string, seconds float64, err error) {
 
 func (v *Vsthrottle) Name() string {
 	if v.ban != 0 {
-		return "vsthrottle:ban=" + algorithms.FormatWindow(v.ban) + v.Suffix()
+		return "varnish:ban=" + algorithms.FormatWindow(v.ban) + v.Suffix()
 	}
-	return "vsthrottle" + v.Suffix()
+	return "varnish" + v.Suffix()
 }
 
 func (v *Vsthrottle) Twin() string {

@@ -26,13 +26,13 @@ func TestVsthrottleEachDeviationAloneChangesADecision(t *testing.T) {
 		// 0 with the refill restarted at 300 ms). At 400 ms the exact
 		// bucket has 0.5 + 0.5 = 1 and admits; vsthrottle, counting from
 		// 300 ms, adds floor(0.5) = 0 and refuses.
-		{"refill-truncation", "vsthrottle:without=float",
+		{"refill-truncation", "varnish:without=float",
 			[]int64{0, 0, 0, 0, 100 * ms, 300 * ms, 400 * ms}, "AAAAAAA", "AAAAAAR"},
 		// 5/1s: five requests at 300 ms take every token. At 500 ms the
 		// exact bucket has one token back; in doubles VTIM_mono reads
 		// 0.30000000000000004 and 0.5, delta = 0.19999999999999996 and
 		// delta/1.0*5 = 0.9999999999999998, less than a token.
-		{"float", "vsthrottle:without=refill-truncation",
+		{"float", "varnish:without=refill-truncation",
 			[]int64{300 * ms, 300 * ms, 300 * ms, 300 * ms, 300 * ms, 500 * ms}, "AAAAAA", "AAAAAR"},
 	} {
 		r := algorithms.Rule{L: 5, W: int64(time.Second)}
@@ -47,7 +47,7 @@ func TestVsthrottleEachDeviationAloneChangesADecision(t *testing.T) {
 		}
 		// The source, both deviations on, decides as the deviation alone
 		// on these timelines.
-		if got := timeline(t, "vsthrottle", r, c.times...); got != c.product {
+		if got := timeline(t, "varnish", r, c.times...); got != c.product {
 			t.Errorf("%s: vsthrottle decides %s, want %s", c.name, got, c.product)
 		}
 	}
@@ -65,7 +65,7 @@ func TestVsthrottleLosesTheFractionAtEachAdmission(t *testing.T) {
 	for i := range times {
 		times[i] = int64(i) * 190 * int64(time.Millisecond)
 	}
-	for spec, want := range map[string]string{"vsthrottle": "AAAAARARARAR", "vsthrottle:without=float": "AAAAARARARAR", "token": "AAAAAAAAAAAA"} {
+	for spec, want := range map[string]string{"varnish": "AAAAARARARAR", "varnish:without=float": "AAAAARARARAR", "token": "AAAAAAAAAAAA"} {
 		if got := timeline(t, spec, r, times...); got != want {
 			t.Errorf("%s: %s, want %s", spec, got, want)
 		}
@@ -76,7 +76,7 @@ func TestVsthrottleLosesTheFractionAtEachAdmission(t *testing.T) {
 // with two tokens left a request of cost 3 is refused and takes nothing.
 func TestVsthrottleCost(t *testing.T) {
 	r := algorithms.Rule{L: 5, W: int64(time.Second)}
-	for _, spec := range []string{"vsthrottle", "vsthrottle:without=float", "vsthrottle:without=refill-truncation"} {
+	for _, spec := range []string{"varnish", "varnish:without=float", "varnish:without=refill-truncation"} {
 		if got := costTimeline(t, spec, r, [2]int64{0, 3}, [2]int64{0, 3}, [2]int64{0, 2}, [2]int64{0, 1}, [2]int64{0, 6}); got != "ARARR" {
 			t.Errorf("%s: %s, want ARARR", spec, got)
 		}
@@ -113,21 +113,21 @@ func TestVCLDuration(t *testing.T) {
 
 func TestVsthrottleSpecs(t *testing.T) {
 	r := algorithms.Rule{L: 5, W: int64(time.Second)}
-	l, err := algorithms.New("vsthrottle", r)
+	l, err := algorithms.New("varnish", r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := l.(algorithms.Product)
-	if p.Name() != "vsthrottle" || p.Twin() != "token" || l.CountsRejected() || !l.FixedSize() || l.Bytes(0) != 16 {
+	if p.Name() != "varnish" || p.Twin() != "token" || l.CountsRejected() || !l.FixedSize() || l.Bytes(0) != 16 {
 		t.Errorf("name %q twin %q counts refused %v fixed %v bytes %d", p.Name(), p.Twin(), l.CountsRejected(), l.FixedSize(), l.Bytes(0))
 	}
-	for _, spec := range []string{"vsthrottle:", "vsthrottle:B=3", "vsthrottle:without=clock"} {
+	for _, spec := range []string{"varnish:", "varnish:B=3", "varnish:without=clock"} {
 		if _, err := algorithms.New(spec, r); err == nil {
 			t.Errorf("New(%q) accepted", spec)
 		}
 	}
 	for _, bad := range []algorithms.Rule{{L: 5, W: int64(time.Second) + 3}, {L: 1_000_000_000_000_000, W: int64(time.Second)}} {
-		if _, err := algorithms.New("vsthrottle", bad); err == nil || !strings.Contains(err.Error(), "vsthrottle") {
+		if _, err := algorithms.New("varnish", bad); err == nil || !strings.Contains(err.Error(), "varnish") {
 			t.Errorf("%v: %v, want an error naming vsthrottle", bad, err)
 		}
 	}
@@ -139,7 +139,7 @@ func TestVsthrottleSpecs(t *testing.T) {
 func TestVsthrottleIdleIsFresh(t *testing.T) {
 	r := algorithms.Rule{L: 4, W: int64(time.Second)}
 	rng := rand.New(rand.NewPCG(4, 7))
-	for _, spec := range []string{"vsthrottle", "vsthrottle:without=float", "vsthrottle:without=refill-truncation", "vsthrottle:without=refill-truncation:without=float"} {
+	for _, spec := range []string{"varnish", "varnish:without=float", "varnish:without=refill-truncation", "varnish:without=refill-truncation:without=float"} {
 		kept, freed := newLimiter(t, spec, r), newLimiter(t, spec, r)
 		rel := freed.(algorithms.Releaser)
 		now, released := int64(0), 0
@@ -180,7 +180,7 @@ func newLimiter(t *testing.T, spec string, r algorithms.Rule) algorithms.Limiter
 func TestVsthrottleBanWithoutDeviationsIsTheRefusalCache(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 2))
 	for _, r := range []algorithms.Rule{{L: 5, W: int64(time.Second)}, {L: 10, W: int64(time.Minute)}} {
-		l, err := algorithms.New("vsthrottle:ban=2s", r)
+		l, err := algorithms.New("varnish:ban=2s", r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,12 +190,12 @@ func TestVsthrottleBanWithoutDeviationsIsTheRefusalCache(t *testing.T) {
 		}
 		sameDecisions(t, p.Twin(), withoutAll(p), r, poissonish(rng, r, 20, 20000), false)
 	}
-	for _, spec := range []string{"vsthrottle:ban=", "vsthrottle:ban=0s", "vsthrottle:ban=-1s", "vsthrottle:ban=3ns", "vsthrottle:bann=1s"} {
+	for _, spec := range []string{"varnish:ban=", "varnish:ban=0s", "varnish:ban=-1s", "varnish:ban=3ns", "varnish:bann=1s"} {
 		if _, err := algorithms.New(spec, algorithms.Rule{L: 5, W: int64(time.Second)}); err == nil {
 			t.Errorf("New(%q) accepted", spec)
 		}
 	}
-	if l, err := algorithms.New("vsthrottle:ban=1500ms:without=blocked-takes", algorithms.Rule{L: 5, W: int64(time.Second)}); err != nil || l.Name() != "vsthrottle:ban=1500ms:without=blocked-takes" {
+	if l, err := algorithms.New("varnish:ban=1500ms:without=blocked-takes", algorithms.Rule{L: 5, W: int64(time.Second)}); err != nil || l.Name() != "varnish:ban=1500ms:without=blocked-takes" {
 		t.Errorf("name %v, %v", l, err)
 	}
 }
@@ -215,9 +215,9 @@ func TestVsthrottleBlockedTakesAloneChangesADecision(t *testing.T) {
 	times := []int64{0, 0, 0, 0, 0, 100 * ms, 300 * ms, 600 * ms, 600 * ms, 600 * ms}
 	for spec, want := range map[string]string{
 		"token:block=500ms": "AAAAARRAAA",
-		"vsthrottle:ban=500ms:without=refill-truncation:without=float":                       "AAAAARRAAR",
-		"vsthrottle:ban=500ms:without=refill-truncation:without=float:without=blocked-takes": "AAAAARRAAA",
-		"vsthrottle:ban=500ms": "AAAAARRARR",
+		"varnish:ban=500ms:without=refill-truncation:without=float":                       "AAAAARRAAR",
+		"varnish:ban=500ms:without=refill-truncation:without=float:without=blocked-takes": "AAAAARRAAA",
+		"varnish:ban=500ms": "AAAAARRARR",
 	} {
 		if got := timeline(t, spec, r, times...); got != want {
 			t.Errorf("%s: %s, want %s", spec, got, want)
