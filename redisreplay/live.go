@@ -67,7 +67,8 @@ type decision struct {
 	ok           bool
 }
 
-// livePass replays the trace through redis_rate's script at the trace's
+// livePass replays the trace through a script that reads Redis's clock
+// (redis_rate's, rate-limit-redis's) at the trace's
 // pace scaled by Config.Speed: request i is sent (t_i - t_0)/speed after the
 // start, to the first free one of the clients, and the script decides on
 // Redis TIME. The model (the rule scaled by the speed) is then driven with
@@ -75,13 +76,13 @@ type decision struct {
 // trace order: Redis runs one script at a time), and compared decision by
 // decision. With one client that is the trace's order, and they must agree
 // exactly; a late send changes the times, not the agreement.
-func (rp *replay) livePass(ctx context.Context, a algorithm, o *redisRateOp, clients int) (Pass, PassTiming, error) {
+func (rp *replay) livePass(ctx context.Context, a algorithm, o liveOp, clients int) (Pass, PassTiming, error) {
 	speed := rp.cfg.Speed
 	rule, err := liveRule(rp.cfg.Rule, speed)
 	if err != nil {
 		return Pass{}, PassTiming{}, err
 	}
-	o.rate, o.period = rule.L, time.Duration(rule.W).Seconds()
+	o.setRule(rule)
 	prefix, rkeys, model, done, err := rp.begin(ctx, a, clients, rule)
 	if err != nil {
 		return Pass{}, PassTiming{}, err

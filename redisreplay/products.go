@@ -68,6 +68,21 @@ import (
 //     (tonumber(ARGV[3]) or redis.call('TIME')[1]); the replay passes the
 //     trace's whole seconds there instead, the time a server whose clock
 //     is the trace's would return.
+//   - express-rate-limit:store=redis: rate-limit-redis 6.0.1's increment
+//     script (the npm package's dist/index.cjs, lines 6-17: the template
+//     with its leading whitespace stripped and trimmed, as the store
+//     loads it), copied byte for byte into lua/rate_limit_redis.lua: its
+//     SHA1 is the one the store's SCRIPT LOAD returns (checked by a test
+//     here, and against the store itself by the live check of live/node).
+//     Its ARGV is windowMs (lib.ts's retryableIncrement), and the
+//     middleware refuses when the count it returns exceeds the limit.
+//     The script reads Redis's own clock (PTTL, SET ... PX), so it is
+//     replayed live, as redis_rate: it runs inside a wrapper that first
+//     reads TIME, which the model is fed (the script's clock is frozen at
+//     its start, within microseconds of it), and runs the script once per
+//     unit of the request's cost, in the same call (the product counts one
+//     hit per request: a request of cost c is c hits at one instant, whose
+//     last count decides, as the model takes it).
 //
 // The products' key lifetimes are their own (upstash: window or 2*window +
 // 1 s in ms, envoy and kong: the unit), on the server's clock: a replay
@@ -83,9 +98,26 @@ var (
 	luaRedisRate string
 	//go:embed lua/spring_gateway.lua
 	luaSpringGateway string
+	//go:embed lua/rate_limit_redis.lua
+	luaRateLimitRedis string
 
 	// ScriptSpringGateway is Spring Cloud Gateway's request_rate_limiter.lua.
 	ScriptSpringGateway = redis.NewScript(luaSpringGateway)
+
+	// ScriptRateLimitRedis is rate-limit-redis's increment script run
+	// ARGV[2] times (the request's cost) after reading TIME; it returns the
+	// script's last reply (the count and the time to expire) followed by
+	// TIME's seconds and microseconds.
+	ScriptRateLimitRedis = redis.NewScript(`-- ratebench: rate-limit-redis 6.0.1's increment script, verbatim, once per unit of the cost, and the TIME before it
+local now = redis.call("TIME")
+local reply
+for _ = 1, tonumber(ARGV[2]) do
+  reply = (function()
+` + luaRateLimitRedis + `
+  end)()
+end
+return {reply[1], reply[2], now[1], now[2]}
+`)
 
 	ScriptUpstashSliding = redis.NewScript(luaUpstashSliding)
 	ScriptUpstashFixed   = redis.NewScript(luaUpstashFixed)
@@ -108,15 +140,18 @@ return reply
 )
 
 // UpstashSlidingSHA1 and UpstashFixedSHA1 are the scripts' hashes in
-// ratelimit-js (src/lua-scripts/hash.ts).
+// ratelimit-js (src/lua-scripts/hash.ts); RateLimitRedisSHA1 is the hash
+// of rate-limit-redis 6.0.1's increment script, as its store loads it.
 const (
+	RateLimitRedisSHA1 = "895b92e1712734e1b464999be23953485475357b"
+
 	UpstashSlidingSHA1 = "977fb636fb5ceb7e98a96d1b3a1272ba018efdae"
 	UpstashFixedSHA1   = "472e55443b62f60d0991028456c57815a387066d"
 )
 
 // Products are the products' Redis implementations Run accepts (besides
 // Algorithms), each compared with the model of the same name.
-var Products = []string{"upstash", "upstash-fixed", "envoy", "redis_rate", "kong", "spring-gateway"}
+var Products = []string{"upstash", "upstash-fixed", "envoy", "redis_rate", "kong", "spring-gateway", "express-rate-limit:store=redis"}
 
 // productAlgorithm returns the algorithm for a product's model l, or false
 // when l is no product with a Redis implementation here.
@@ -138,6 +173,10 @@ func productAlgorithm(l algorithms.Limiter) (algorithm, bool) {
 	case *products.SpringGateway:
 		if name == "spring-gateway" {
 			return algorithm{name: name, model: name, tag: "sg", atomic: true, product: true}, true
+		}
+	case *products.ExpressRateLimit:
+		if name == "express-rate-limit:store=redis" {
+			return algorithm{name: name, model: name, tag: "erl", atomic: true, product: true, live: true}, true
 		}
 	case *products.RedisRate:
 		if name == "redis_rate" || name == "redis_rate:burst="+strconv.FormatInt(l.(*products.RedisRate).Burst(), 10) {
@@ -175,6 +214,9 @@ func newProductOp(name string, model algorithms.Limiter, r algorithms.Rule) (op,
 	}
 	if rr, ok := model.(*products.RedisRate); ok {
 		return &redisRateOp{burst: rr.Burst()}, nil
+	}
+	if _, ok := model.(*products.ExpressRateLimit); ok {
+		return &rateLimitRedisOp{}, nil
 	}
 	return nil, fmt.Errorf("product %q has no Redis implementation", name)
 }
@@ -278,6 +320,17 @@ func (k *kongOp) do(ctx context.Context, c *redis.Client, j *job) (bool, error) 
 	return true, nil
 }
 
+// liveOp is the round trip of a product whose script reads Redis's clock,
+// replayed live (livePass).
+type liveOp interface {
+	op
+	// setRule gives it the rule at the replay's speed.
+	setRule(r algorithms.Rule)
+	// allow runs the script for one request of key and returns its
+	// decision and the time it decided at: Redis TIME, in ns.
+	allow(ctx context.Context, c *redis.Client, key string, cost int64) (bool, int64, error)
+}
+
 // redisRateOp runs AllowN's script: ARGV = {Burst, Rate, Period.Seconds(),
 // n} (rate.go:101), here with the rule live at the replay's speed; it
 // returns the decision and the TIME the script read, in ns.
@@ -291,6 +344,10 @@ func (*redisRateOp) keysPerClient() int { return 1 }
 
 func (r *redisRateOp) do(context.Context, *redis.Client, *job) (bool, error) {
 	return false, fmt.Errorf("redis_rate reads Redis TIME: it is replayed live")
+}
+
+func (r *redisRateOp) setRule(rule algorithms.Rule) {
+	r.rate, r.period = rule.L, time.Duration(rule.W).Seconds()
 }
 
 func (r *redisRateOp) allow(ctx context.Context, c *redis.Client, key string, cost int64) (bool, int64, error) {
@@ -326,4 +383,39 @@ func (s *springOp) do(ctx context.Context, c *redis.Client, j *job) (bool, error
 		return false, err
 	}
 	return v[0] == 1, nil // allowed and 1 or 0
+}
+
+// rateLimitRedisOp is rate-limit-redis's RedisStore.increment under
+// express-rate-limit's middleware: the script with windowMs, the request
+// refused iff the count it returns exceeds the limit.
+type rateLimitRedisOp struct{ limit, windowMs int64 }
+
+func (*rateLimitRedisOp) keysPerClient() int { return 1 }
+
+func (*rateLimitRedisOp) do(context.Context, *redis.Client, *job) (bool, error) {
+	return false, fmt.Errorf("rate-limit-redis reads Redis's clock: it is replayed live")
+}
+
+func (o *rateLimitRedisOp) setRule(r algorithms.Rule) {
+	o.limit, o.windowMs = r.L, r.W/int64(time.Millisecond) // whole ms: the model refuses another window
+}
+
+func (o *rateLimitRedisOp) allow(ctx context.Context, c *redis.Client, key string, cost int64) (bool, int64, error) {
+	if cost < 1 {
+		return false, 0, fmt.Errorf("rate-limit-redis counts one hit per request: cost %d has no hits to count", cost)
+	}
+	v, err := ScriptRateLimitRedis.EvalSha(ctx, c, []string{key}, o.windowMs, cost).Slice()
+	if err != nil {
+		return false, 0, err
+	}
+	if len(v) != 4 {
+		return false, 0, fmt.Errorf("rate-limit-redis script: %d values in the reply, want 4", len(v))
+	}
+	hits, ok := v[0].(int64)
+	sec, err1 := strconv.ParseInt(fmt.Sprint(v[2]), 10, 64)
+	usec, err2 := strconv.ParseInt(fmt.Sprint(v[3]), 10, 64)
+	if !ok || err1 != nil || err2 != nil {
+		return false, 0, fmt.Errorf("rate-limit-redis script: count %v, TIME %v %v", v[0], v[2], v[3])
+	}
+	return !(hits > o.limit), sec*int64(time.Second) + usec*int64(time.Microsecond), nil // totalHits > limit refuses
 }

@@ -57,8 +57,10 @@ type Config struct {
 	// Log, if not nil, is told about each pass as it starts.
 	Log func(format string, args ...any)
 	// Speed is the factor by which a live replay (redis_rate, whose script
-	// reads Redis TIME) runs faster than the trace, its rule's window
-	// divided by the same factor (default 1: the trace's own pace).
+	// reads Redis TIME, and express-rate-limit:store=redis, whose script
+	// reads Redis's clock through PTTL and PX) runs faster than the trace,
+	// its rule's window divided by the same factor (default 1: the trace's
+	// own pace).
 	Speed int64
 }
 
@@ -154,7 +156,7 @@ func parseAlgorithms(list []string, r algorithms.Rule) ([]algorithm, []string, e
 		default:
 			p, ok := productAlgorithm(l)
 			if !ok {
-				return nil, nil, fmt.Errorf("algorithm %q has no Redis implementation (available: log, counter, counter-nonatomic, fixed, token[:B=N], upstash, upstash-fixed, envoy, redis_rate[:burst=N], kong)", s)
+				return nil, nil, fmt.Errorf("algorithm %q has no Redis implementation (available: log, counter, counter-nonatomic, fixed, token[:B=N], upstash, upstash-fixed, envoy, redis_rate[:burst=N], kong, spring-gateway, express-rate-limit:store=redis)", s)
 			}
 			add(p)
 		}
@@ -226,7 +228,7 @@ func Run(ctx context.Context, cfg Config, r traces.Reader) (*Result, error) {
 			var run Pass
 			var tim PassTiming
 			if a.live {
-				run, tim, err = rp.livePass(ctx, a, ops[i].(*redisRateOp), c)
+				run, tim, err = rp.livePass(ctx, a, ops[i].(liveOp), c)
 			} else {
 				run, tim, err = rp.pass(ctx, a, ops[i], c)
 			}
@@ -336,7 +338,7 @@ func connect(ctx context.Context, cfg Config) (*redis.Client, ServerInfo, error)
 	if !cfg.Flush {
 		server.Addr = cfg.Addr
 	}
-	for _, s := range []*redis.Script{ScriptLog, ScriptCounter, ScriptFixed, ScriptToken, ScriptUpstashSliding, ScriptUpstashFixed, ScriptRedisRate, ScriptSpringGateway} {
+	for _, s := range []*redis.Script{ScriptLog, ScriptCounter, ScriptFixed, ScriptToken, ScriptUpstashSliding, ScriptUpstashFixed, ScriptRedisRate, ScriptSpringGateway, ScriptRateLimitRedis} {
 		if err := s.Load(ctx, client).Err(); err != nil {
 			client.Close()
 			return nil, server, fmt.Errorf("loading a script: %w", err)
