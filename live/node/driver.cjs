@@ -8,7 +8,9 @@
 //   node driver.cjs PREFIX redis WINDOW_MS LIMIT HOST:PORT
 //
 // PREFIX is the folder the npm packages are installed in (npm ci --prefix
-// PREFIX). It prints "ready" once the limiter can take requests, then reads
+// PREFIX). It prints "ready" once the limiter can take requests (with the
+// Redis store, "ready SHA1": the SHA1 of the increment script the store
+// loaded), then reads
 // lines "KEY T" (T the request's trace time in ns, in order) and answers
 // each with one line:
 //
@@ -113,7 +115,7 @@ async function memoryDriver() {
 	const FakeTimers = load('@sinonjs/fake-timers')
 	let clock
 	let limiter
-	return async (key, t) => {
+	const answer = async (key, t) => {
 		const now = floorMs(t)
 		if (!clock) {
 			// The store's own clock and timers: Date (Date.now, new Date)
@@ -128,6 +130,7 @@ async function memoryDriver() {
 		}
 		return (await decide(limiter, key)) ? 'A' : 'R'
 	}
+	return { answer, ready: 'ready' }
 }
 
 async function redisDriver() {
@@ -153,22 +156,24 @@ async function redisDriver() {
 		},
 	})
 	const limiter = rateLimit(options(store))
-	await store.incrementScriptSha // loaded by the store's init, which the limiter calls
-	return async (key) => {
+	const sha = await store.incrementScriptSha // loaded by the store's init, which the limiter calls
+	const answer = async (key) => {
 		times = undefined
 		const admit = await decide(limiter, key)
 		if (times === undefined) throw new Error('the store ran no EVALSHA')
 		return `${admit ? 'A' : 'R'} ${times}`
 	}
+	return { answer, ready: `ready ${sha}` }
 }
 
 async function main() {
 	if (!(windowMs > 0) || !(limit > 0)) throw new Error(`want WINDOW_MS and LIMIT, got ${windowMsArg} ${limitArg}`)
-	let answer
-	if (storeName === 'memory') answer = await memoryDriver()
-	else if (storeName === 'redis') answer = await redisDriver()
+	let driver
+	if (storeName === 'memory') driver = await memoryDriver()
+	else if (storeName === 'redis') driver = await redisDriver()
 	else throw new Error(`unknown store ${storeName}: want memory or redis`)
-	process.stdout.write('ready\n')
+	const { answer, ready } = driver
+	process.stdout.write(`${ready}\n`)
 	const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity })
 	for await (const line of lines) {
 		const [key, t] = line.split(' ')

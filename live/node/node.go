@@ -187,6 +187,7 @@ type session struct {
 	pacer  *live.Pacer
 	base   int64 // Redis's microseconds at the first request, floored to a whole millisecond
 	begun  bool
+	sha    string // the SHA1 of the script the Redis store loaded
 }
 
 // answerTimeout bounds one answer of the driver (a request, or its start).
@@ -219,11 +220,18 @@ func start(ctx context.Context, r algorithms.Rule, o live.Options, redis bool) (
 		s.Close()
 		return nil, err
 	}
-	if ans, err := s.p.ask(ctx, "", answerTimeout); err != nil || ans != "ready" {
-		s.Close()
-		if err == nil {
+	ans, err := s.p.ask(ctx, "", answerTimeout)
+	if err == nil {
+		f := strings.Fields(ans)
+		switch {
+		case len(f) == 0 || f[0] != "ready" || len(f) != map[bool]int{false: 1, true: 2}[redis]:
 			err = fmt.Errorf("the node driver said %q, not ready", ans)
+		case redis:
+			s.sha = f[1]
 		}
+	}
+	if err != nil {
+		s.Close()
 		return nil, err
 	}
 	return s, nil

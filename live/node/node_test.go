@@ -14,6 +14,7 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/live"
+	"ratebench/redisreplay"
 )
 
 // target returns the registered target named name.
@@ -116,6 +117,20 @@ func TestRedisStoreAgreesOnTheCheckTrace(t *testing.T) {
 		t.Fatal("nothing refused")
 	}
 	t.Logf("agreement %d of %d requests, %d refused", agree, len(tr.T), refused)
+}
+
+// The Redis store loads the very script the Redis replay runs
+// (redisreplay's lua/rate_limit_redis.lua): their SHA1s are equal.
+func TestRedisStoreLoadsTheReplayedScript(t *testing.T) {
+	r, _ := algorithms.ParseRule("5/1s")
+	s, err := target(t, "express-rate-limit:store=redis").Start(context.Background(), r, live.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if sha := s.(*session).sha; sha != redisreplay.RateLimitRedisSHA1 {
+		t.Errorf("the store loaded the script %s, the Redis replay runs %s", sha, redisreplay.RateLimitRedisSHA1)
+	}
 }
 
 // Close kills the node process and removes its folder.
