@@ -54,7 +54,11 @@ var packages = map[bool][]string{
 	true:  {"express-rate-limit", "rate-limit-redis", "redis"},
 }
 
-const requires = "Node.js 20 or later (apt-get install nodejs npm) and the npm packages of live/node (" + Install + ")"
+// minNode is the least major version of Node.js each store's packages
+// run on (their engines fields: redis 6 wants 20, express-rate-limit 16).
+var minNode = map[bool]int{false: 18, true: 20}
+
+const requires = "Node.js 20 or later and npm (apt-get install nodejs npm; Debian 12's own nodejs is 18, enough for the memory store, NodeSource's is 20) and the npm packages of live/node (" + Install + ")"
 
 func init() {
 	live.Register(live.Target{Name: "express-rate-limit",
@@ -102,7 +106,7 @@ func Prefix() (string, error) {
 	return "", fmt.Errorf("the folder live/node of ratebench (its package.json) is not at %s: run from the repository's root, or set RATEBENCH_LIVE_NODE to it", strings.Join(tried, " nor "))
 }
 
-// installed checks that node runs (major version 20 or later) and that
+// installed checks that node runs (at least minNode) and that
 // each package is installed in prefix at the version package.json pins,
 // and returns node's path and what runs: "express-rate-limit 8.7.5 (node
 // v20.20.2)".
@@ -117,8 +121,8 @@ func installed(o live.Options, redis bool) (node, prefix, what string, err error
 	out, err := exec.Command(node, "--version").Output()
 	v := strings.TrimSpace(string(out))
 	major, _, _ := strings.Cut(strings.TrimPrefix(v, "v"), ".")
-	if n, aerr := strconv.Atoi(major); err != nil || aerr != nil || n < 20 {
-		return "", "", "", fmt.Errorf("%s is node %q (%v): want Node.js 20 or later (apt-get install nodejs npm)", node, v, err)
+	if n, aerr := strconv.Atoi(major); err != nil || aerr != nil || n < minNode[redis] {
+		return "", "", "", fmt.Errorf("%s is node %q (%v): want Node.js %d or later: install %s", node, v, err, minNode[redis], requires)
 	}
 	if prefix, err = Prefix(); err != nil {
 		return "", "", "", err
