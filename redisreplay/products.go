@@ -76,13 +76,15 @@ import (
 //     here, and against the store itself by the live check of live/node).
 //     Its ARGV is windowMs (lib.ts's retryableIncrement), and the
 //     middleware refuses when the count it returns exceeds the limit.
-//     The script reads Redis's own clock (PTTL, SET ... PX), so it is
-//     replayed live, as redis_rate: it runs inside a wrapper that first
-//     reads TIME, which the model is fed (the script's clock is frozen at
-//     its start, within microseconds of it), and runs the script once per
-//     unit of the request's cost, in the same call (the product counts one
-//     hit per request: a request of cost c is c hits at one instant, whose
-//     last count decides, as the model takes it).
+//     The script reads Redis's own clock (PTTL, and SET ... PX), so it is
+//     replayed live, as redis_rate. It runs inside a wrapper that reads
+//     TIME first (which orders the decisions), then runs the script, and
+//     returns the milliseconds the script's clock read, which the model is
+//     fed: PEXPIRETIME of the key less the time to expire the script
+//     returned (Redis 7's PTTL and SET read the live clock, mstime(), a
+//     little after TIME: on a busy machine, after another millisecond).
+//     The product counts one hit per request: a trace with other costs is
+//     refused.
 //
 // The products' key lifetimes are their own (upstash: window or 2*window +
 // 1 s in ms, envoy and kong: the unit), on the server's clock: a replay
@@ -104,19 +106,20 @@ var (
 	// ScriptSpringGateway is Spring Cloud Gateway's request_rate_limiter.lua.
 	ScriptSpringGateway = redis.NewScript(luaSpringGateway)
 
-	// ScriptRateLimitRedis is rate-limit-redis's increment script run
-	// ARGV[2] times (the request's cost) after reading TIME; it returns the
-	// script's last reply (the count and the time to expire) followed by
-	// TIME's seconds and microseconds.
-	ScriptRateLimitRedis = redis.NewScript(`-- ratebench: rate-limit-redis 6.0.1's increment script, verbatim, once per unit of the cost, and the TIME before it
+	// ScriptRateLimitRedis is rate-limit-redis's increment script after a
+	// read of TIME; it returns the script's reply (the count and the time
+	// to expire), the time in ms the script's clock read, and TIME's
+	// seconds and microseconds. The script reads the clock in PTTL (and
+	// SET ... PX), live, a little after TIME; the key's expiry less the
+	// time to expire the script returns is that very reading: when - (when
+	// - now) when it counted (PTTL > 0), and (now + windowMs) - windowMs
+	// when it set the key anew.
+	ScriptRateLimitRedis = redis.NewScript(`-- ratebench: rate-limit-redis 6.0.1's increment script, verbatim; the TIME before it and the clock it read
 local now = redis.call("TIME")
-local reply
-for _ = 1, tonumber(ARGV[2]) do
-  reply = (function()
+local reply = (function()
 ` + luaRateLimitRedis + `
-  end)()
-end
-return {reply[1], reply[2], now[1], now[2]}
+end)()
+return {reply[1], reply[2], redis.call("PEXPIRETIME", KEYS[1]) - reply[2], now[1], now[2]}
 `)
 
 	ScriptUpstashSliding = redis.NewScript(luaUpstashSliding)
@@ -327,8 +330,9 @@ type liveOp interface {
 	// setRule gives it the rule at the replay's speed.
 	setRule(r algorithms.Rule)
 	// allow runs the script for one request of key and returns its
-	// decision and the time it decided at: Redis TIME, in ns.
-	allow(ctx context.Context, c *redis.Client, key string, cost int64) (bool, int64, error)
+	// decision, the Redis TIME it ran at (which orders the decisions) and
+	// the time its clock read (what the model is fed), in ns.
+	allow(ctx context.Context, c *redis.Client, key string, cost int64) (ok bool, t, at int64, err error)
 }
 
 // redisRateOp runs AllowN's script: ARGV = {Burst, Rate, Period.Seconds(),
@@ -350,21 +354,30 @@ func (r *redisRateOp) setRule(rule algorithms.Rule) {
 	r.rate, r.period = rule.L, time.Duration(rule.W).Seconds()
 }
 
-func (r *redisRateOp) allow(ctx context.Context, c *redis.Client, key string, cost int64) (bool, int64, error) {
+func (r *redisRateOp) allow(ctx context.Context, c *redis.Client, key string, cost int64) (bool, int64, int64, error) {
 	v, err := ScriptRedisRate.EvalSha(ctx, c, []string{key}, r.burst, r.rate, r.period, cost).Slice()
 	if err != nil {
-		return false, 0, err
+		return false, 0, 0, err
 	}
 	if len(v) != 6 {
-		return false, 0, fmt.Errorf("redis_rate script: %d values in the reply, want 6", len(v))
+		return false, 0, 0, fmt.Errorf("redis_rate script: %d values in the reply, want 6", len(v))
 	}
 	allowed, _ := v[0].(int64)
-	sec, err1 := strconv.ParseInt(fmt.Sprint(v[4]), 10, 64)
-	usec, err2 := strconv.ParseInt(fmt.Sprint(v[5]), 10, 64)
-	if err1 != nil || err2 != nil {
-		return false, 0, fmt.Errorf("redis_rate script: TIME %v %v", v[4], v[5])
+	t, err := redisTime(v[4], v[5])
+	if err != nil {
+		return false, 0, 0, fmt.Errorf("redis_rate script: %w", err)
 	}
-	return allowed > 0, sec*int64(time.Second) + usec*int64(time.Microsecond), nil
+	return allowed > 0, t, t, nil // the script's clock is the TIME it read
+}
+
+// redisTime is TIME's seconds and microseconds, in ns.
+func redisTime(sec, usec any) (int64, error) {
+	s, err1 := strconv.ParseInt(fmt.Sprint(sec), 10, 64)
+	us, err2 := strconv.ParseInt(fmt.Sprint(usec), 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("TIME %v %v", sec, usec)
+	}
+	return s*int64(time.Second) + us*int64(time.Microsecond), nil
 }
 
 // springOp is RedisRateLimiter.isAllowed: the script on the route's two
@@ -400,22 +413,22 @@ func (o *rateLimitRedisOp) setRule(r algorithms.Rule) {
 	o.limit, o.windowMs = r.L, r.W/int64(time.Millisecond) // whole ms: the model refuses another window
 }
 
-func (o *rateLimitRedisOp) allow(ctx context.Context, c *redis.Client, key string, cost int64) (bool, int64, error) {
-	if cost < 1 {
-		return false, 0, fmt.Errorf("rate-limit-redis counts one hit per request: cost %d has no hits to count", cost)
+func (o *rateLimitRedisOp) allow(ctx context.Context, c *redis.Client, key string, cost int64) (bool, int64, int64, error) {
+	if cost != 1 { // traceInfo refuses such a trace
+		return false, 0, 0, fmt.Errorf("rate-limit-redis counts one hit per request, not cost %d", cost)
 	}
-	v, err := ScriptRateLimitRedis.EvalSha(ctx, c, []string{key}, o.windowMs, cost).Slice()
+	v, err := ScriptRateLimitRedis.EvalSha(ctx, c, []string{key}, o.windowMs).Slice()
 	if err != nil {
-		return false, 0, err
+		return false, 0, 0, err
 	}
-	if len(v) != 4 {
-		return false, 0, fmt.Errorf("rate-limit-redis script: %d values in the reply, want 4", len(v))
+	if len(v) != 5 {
+		return false, 0, 0, fmt.Errorf("rate-limit-redis script: %d values in the reply, want 5", len(v))
 	}
-	hits, ok := v[0].(int64)
-	sec, err1 := strconv.ParseInt(fmt.Sprint(v[2]), 10, 64)
-	usec, err2 := strconv.ParseInt(fmt.Sprint(v[3]), 10, 64)
-	if !ok || err1 != nil || err2 != nil {
-		return false, 0, fmt.Errorf("rate-limit-redis script: count %v, TIME %v %v", v[0], v[2], v[3])
+	hits, ok1 := v[0].(int64)
+	at, ok2 := v[2].(int64)
+	t, err := redisTime(v[3], v[4])
+	if !ok1 || !ok2 || err != nil {
+		return false, 0, 0, fmt.Errorf("rate-limit-redis script: count %v, clock %v, %v", v[0], v[2], err)
 	}
-	return !(hits > o.limit), sec*int64(time.Second) + usec*int64(time.Microsecond), nil // totalHits > limit refuses
+	return !(hits > o.limit), t, at * int64(time.Millisecond), nil // totalHits > limit refuses
 }

@@ -297,7 +297,7 @@ func newOps(algs []algorithm, cfg Config) ([]op, error) {
 // traceInfo describes the spooled trace, its times rebased on the start of
 // its first window, and refuses a trace Redis cannot replay exactly: a
 // negative time, a span of 2^52 ns or more (Lua numbers are doubles), or
-// costs other than 1 for the log.
+// costs other than 1 for the log and for rate-limit-redis.
 func traceInfo(cfg Config, sp *spool, algs []algorithm) (TraceInfo, error) {
 	info := cfg.Trace
 	info.Requests, info.Keys, info.CostNot1 = sp.n, len(sp.keys), sp.costly
@@ -314,6 +314,9 @@ func traceInfo(cfg Config, sp *spool, algs []algorithm) (TraceInfo, error) {
 	}
 	if sp.costly > 0 && slices.ContainsFunc(algs, func(a algorithm) bool { return a.name == "log" }) {
 		return info, fmt.Errorf("the Redis log supports cost 1 only, and %d requests have another cost (the first at %s): replay without log", sp.costly, sp.firstCostly)
+	}
+	if sp.costly > 0 && slices.ContainsFunc(algs, func(a algorithm) bool { return a.name == "express-rate-limit:store=redis" }) {
+		return info, fmt.Errorf("rate-limit-redis counts one hit per request, and %d requests have another cost (the first at %s): replay without express-rate-limit:store=redis", sp.costly, sp.firstCostly)
 	}
 	return info, nil
 }

@@ -19,11 +19,14 @@
 //     clock moves on to floor(T / 1 ms), running the store's interval
 //     (its sweep of idle clients) at each instant it falls due on the way.
 //     The limiter is made at the first request's instant.
-//   redis: "A BEFORE AFTER" or "R BEFORE AFTER": the clock is the Redis
-//     server's, which cannot be driven; BEFORE and AFTER are Redis TIME,
-//     in microseconds, read by a TIME sent on the same connection just
-//     before and just after the store's EVALSHA (pipelined with it), so
-//     that the script ran at a time between the two.
+//   redis: "A MS HOW" or "R MS HOW": the clock is the Redis server's,
+//     which cannot be driven; MS is the millisecond the store's script read
+//     it at (its PTTL, or its SET ... PX), HOW "=" when exact: PEXPIRETIME
+//     of the key, read on the same connection right after the script,
+//     less the time to expire the script returned (when - (when - now),
+//     or (now + windowMs) - windowMs); "~" when the key was gone by then
+//     (it expired in between), and MS is Redis TIME's millisecond read
+//     just before the script.
 //
 // An error is answered "E message" and ends the driver.
 const path = require('node:path')
@@ -139,29 +142,30 @@ async function redisDriver() {
 	const client = createClient({ url: `redis://${redisAddr}` })
 	client.on('error', fail)
 	await client.connect()
-	let times
-	const micros = (reply) => BigInt(reply[0]) * 1000000n + BigInt(reply[1])
+	let clock
 	const store = new RedisStore({
-		// As rate-limit-redis's readme writes it for node-redis, with
-		// Redis TIME read around the script.
+		// As rate-limit-redis's readme writes it for node-redis, with the
+		// clock the script read (see above). The three commands go out
+		// together, in order, on one connection.
 		sendCommand: async (...args) => {
 			if (args[0] !== 'EVALSHA') return client.sendCommand(args)
-			const [before, reply, after] = await Promise.all([
+			const [before, reply, expiry] = await Promise.all([
 				client.sendCommand(['TIME']),
 				client.sendCommand(args),
-				client.sendCommand(['TIME']),
+				client.sendCommand(['PEXPIRETIME', args[3]]),
 			])
-			times = `${micros(before)} ${micros(after)}`
+			if (Number(expiry) >= 0) clock = `${BigInt(expiry) - BigInt(reply[1])} =`
+			else clock = `${BigInt(before[0]) * 1000n + BigInt(before[1]) / 1000n} ~`
 			return reply
 		},
 	})
 	const limiter = rateLimit(options(store))
 	const sha = await store.incrementScriptSha // loaded by the store's init, which the limiter calls
 	const answer = async (key) => {
-		times = undefined
+		clock = undefined
 		const admit = await decide(limiter, key)
-		if (times === undefined) throw new Error('the store ran no EVALSHA')
-		return `${admit ? 'A' : 'R'} ${times}`
+		if (clock === undefined) throw new Error('the store ran no EVALSHA')
+		return `${admit ? 'A' : 'R'} ${clock}`
 	}
 	return { answer, ready: `ready ${sha}` }
 }

@@ -14,11 +14,14 @@
 //   - express-rate-limit:store=redis (rate-limit-redis on a redis-server
 //     the session starts): the clock is Redis's, which cannot be driven.
 //     The trace is replayed in real time (times the speed), and each
-//     request is given the time Redis read TIME just before the store's
-//     script, sent on the same connection right before it: the script ran
-//     then or within the few hundred microseconds before the TIME sent
-//     right after it. The model is fed those times (aligned on Redis's
-//     milliseconds), so that it sees the windows Redis saw.
+//     request is given the millisecond the store's script read Redis's
+//     clock at: PEXPIRETIME of its key, read right after the script on the
+//     same connection, less the time to expire the script returned (the
+//     script's PTTL is the expiry less the clock, and a key it sets anew
+//     expires windowMs after the clock). The model is fed those times, so
+//     that it sees the windows Redis saw. Should the key have expired
+//     before PEXPIRETIME reads it, the request is given Redis TIME's
+//     millisecond read just before the script (counted in Approximate).
 package node
 
 import (
@@ -189,9 +192,20 @@ type session struct {
 	p      *proc
 	server *redisreplay.Server
 	pacer  *live.Pacer
-	base   int64 // Redis's microseconds at the first request, floored to a whole millisecond
+	base   int64 // the millisecond of Redis's clock at the first request
 	begun  bool
 	sha    string // the SHA1 of the script the Redis store loaded
+	approx int    // requests given TIME's millisecond, not the script's
+}
+
+// Approximate is the number of requests the Redis store decided that were
+// given the time Redis TIME read before the script, not the script's own
+// clock (their key had expired when its expiry was read).
+func Approximate(s live.Session) int {
+	if ss, ok := s.(*session); ok {
+		return ss.approx
+	}
+	return 0
 }
 
 // answerTimeout bounds one answer of the driver (a request, or its start).
@@ -260,20 +274,20 @@ func (s *session) Decide(ctx context.Context, key string, t int64) (bool, int64,
 		return false, 0, err
 	}
 	f := strings.Fields(ans)
-	var before, after int64
+	var ms int64
 	if len(f) == 3 {
-		before, err = strconv.ParseInt(f[1], 10, 64)
-		if err == nil {
-			after, err = strconv.ParseInt(f[2], 10, 64)
-		}
+		ms, err = strconv.ParseInt(f[1], 10, 64)
 	}
-	if len(f) != 3 || err != nil || f[0] != "A" && f[0] != "R" || after < before {
+	if len(f) != 3 || err != nil || f[0] != "A" && f[0] != "R" || f[2] != "=" && f[2] != "~" {
 		return false, 0, fmt.Errorf("the node driver answered %q", ans)
 	}
-	if !s.begun {
-		s.begun, s.base = true, before/1000*1000
+	if f[2] == "~" {
+		s.approx++
 	}
-	return f[0] == "A", (before - s.base) * int64(time.Microsecond), nil
+	if !s.begun {
+		s.begun, s.base = true, ms
+	}
+	return f[0] == "A", (ms - s.base) * int64(time.Millisecond), nil
 }
 
 // Close kills node and stops redis-server.

@@ -109,14 +109,27 @@ func TestMemoryStoreAgreesOnEdges(t *testing.T) {
 // request must be decided as the model decides on them.
 func TestRedisStoreAgreesOnTheCheckTrace(t *testing.T) {
 	tr := live.Bursty3Keys()
-	agree, refused, diff := run(t, "express-rate-limit:store=redis", live.CheckRule, tr, live.Options{})
-	if agree != int64(len(tr.T)) {
-		t.Fatalf("the model agrees on %d of %d requests: %s", agree, len(tr.T), diff())
+	r, _ := algorithms.ParseRule(live.CheckRule)
+	tg := target(t, "express-rate-limit:store=redis")
+	var started live.Session
+	start := tg.Start
+	tg.Start = func(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session, error) {
+		s, err := start(ctx, r, o)
+		started = s
+		return s, err
 	}
-	if refused == 0 {
+	res, err := live.Run(context.Background(), tg, r, tr, live.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Model.Agree != int64(len(tr.T)) {
+		t.Fatalf("the model agrees on %d of %d requests: %s, first differences %+v", res.Model.Agree, len(tr.T), res.Software, res.Differences)
+	}
+	if res.Refused == 0 {
 		t.Fatal("nothing refused")
 	}
-	t.Logf("agreement %d of %d requests, %d refused", agree, len(tr.T), refused)
+	t.Logf("agreement %d of %d requests on the times Redis decided at (%d given TIME's millisecond), %d on the trace's; %d refused",
+		res.Model.Agree, len(tr.T), Approximate(started), res.Intended.Agree, res.Refused)
 }
 
 // The Redis store loads the very script the Redis replay runs
