@@ -78,17 +78,19 @@ func init() {
 // line 129): New refuses a window that is not whole milliseconds.
 //
 // Both stores thus decide alike; what differs is whose clock (the Node
-// process's Date.now, or the Redis server's, frozen while the script runs)
-// and what an idle key leaves: the memory store drops it at the second
-// sweep after its last hit, Redis at its expiry.
+// process's Date.now, or the Redis server's, which Redis 7's PTTL and SET
+// read in milliseconds, mstime()) and what an idle key leaves: the memory
+// store drops it at the second sweep after its last hit, Redis at its
+// expiry.
 //
 // As a Product its twin is fixed, and its deviations are "anchor" (the
 // window starts at the key's first hit after the last one ended; off:
 // windows at multiples of W from the epoch), "clock" (the time floored to
 // whole milliseconds, the reset time truncated to whole milliseconds;
-// off: ns and W exactly) and "counts-refused" (every request counted; off: only
-// what the harness records, as fixed). With all three off it decides as
-// fixed.
+// off: ns and W exactly) and "counts-refused" (every request counted;
+// off: only what the harness records, as fixed; with cost 1 it changes no
+// decision, a window's count only growing). With all three off it decides
+// as fixed.
 //
 // The product counts one hit per request; a request of cost c is taken as
 // one that adds c hits and is admitted iff they all fit, curr + c <= L, as
