@@ -29,6 +29,8 @@ func productTTL(name string, r algorithms.Rule) (time.Duration, int) {
 		return time.Duration(r.W), 1
 	case "upstash":
 		return 2*time.Duration(r.W) + time.Second, 2
+	case "tyk": // EXPIRE per on every request: the key must outlive each gap shorter than W
+		return time.Duration(r.W), 2
 	}
 	return 0, 0
 }

@@ -85,9 +85,21 @@ import (
 //     little after TIME: on a busy machine, after another millisecond).
 //     The product counts one hit per request: a trace with other costs is
 //     refused.
+//   - tyk: Tyk Gateway's rolling-window limiter, internal/rate/scripts/
+//     sliding_log_add.lua (TykTechnologies/tyk at commit
+//     31e219bebd5598ae9cce67c9b494cebba941f4a4), copied byte for byte into
+//     lua/tyk_sliding_log_add.lua (a test checks its git blob id), run on
+//     the key's sorted set with ARGV = {now, now - per, rate, per} as
+//     SlidingLog.SetCountScript passes them (internal/rate/
+//     sliding_log.go:198-214): now the trace's time in ns as a decimal
+//     string (the gateway's time.Now().UnixNano(), not rebased: the
+//     scores' float64 rounding is the product's), rate L and per W in
+//     seconds; the gateway blocks iff the count returned exceeds rate - 1
+//     (gateway/session_manager.go:153). The request's cost is not sent:
+//     Tyk logs one member per request.
 //
 // The products' key lifetimes are their own (upstash: window or 2*window +
-// 1 s in ms, envoy and kong: the unit), on the server's clock: a replay
+// 1 s in ms, envoy and kong: the unit, tyk: per from each request), on the server's clock: a replay
 // faster than its trace outlives none of them within a window, but a
 // window whose requests take longer than that to replay would lose its
 // count (Run notes it).
@@ -102,6 +114,11 @@ var (
 	luaSpringGateway string
 	//go:embed lua/rate_limit_redis.lua
 	luaRateLimitRedis string
+	//go:embed lua/tyk_sliding_log_add.lua
+	luaTyk string
+
+	// ScriptTyk is Tyk's internal/rate/scripts/sliding_log_add.lua.
+	ScriptTyk = redis.NewScript(luaTyk)
 
 	// ScriptSpringGateway is Spring Cloud Gateway's request_rate_limiter.lua.
 	ScriptSpringGateway = redis.NewScript(luaSpringGateway)
@@ -154,7 +171,7 @@ const (
 
 // Products are the products' Redis implementations Run accepts (besides
 // Algorithms), each compared with the model of the same name.
-var Products = []string{"upstash", "upstash-fixed", "envoy", "redis_rate", "kong", "spring-gateway", "express-rate-limit:store=redis"}
+var Products = []string{"upstash", "upstash-fixed", "envoy", "redis_rate", "kong", "spring-gateway", "tyk", "express-rate-limit:store=redis"}
 
 // productAlgorithm returns the algorithm for a product's model l, or false
 // when l is no product with a Redis implementation here.
@@ -180,6 +197,10 @@ func productAlgorithm(l algorithms.Limiter) (algorithm, bool) {
 	case *products.ExpressRateLimit:
 		if name == "express-rate-limit:store=redis" {
 			return algorithm{name: name, model: name, tag: "erl", atomic: true, product: true, live: true}, true
+		}
+	case *products.Tyk:
+		if name == "tyk" {
+			return algorithm{name: name, model: name, tag: "ty", atomic: true, product: true}, true
 		}
 	case *products.RedisRate:
 		if name == "redis_rate" || name == "redis_rate:burst="+strconv.FormatInt(l.(*products.RedisRate).Burst(), 10) {
@@ -214,6 +235,9 @@ func newProductOp(name string, model algorithms.Limiter, r algorithms.Rule) (op,
 	if sg, ok := model.(*products.SpringGateway); ok {
 		rate, requested, capacity := sg.Config()
 		return &springOp{rate: rate, requested: requested, capacity: capacity}, nil
+	}
+	if _, ok := model.(*products.Tyk); ok {
+		return &tykOp{rate: r.L, per: r.W / int64(time.Second)}, nil
 	}
 	if rr, ok := model.(*products.RedisRate); ok {
 		return &redisRateOp{burst: rr.Burst()}, nil
@@ -431,4 +455,35 @@ func (o *rateLimitRedisOp) allow(ctx context.Context, c *redis.Client, key strin
 		return false, 0, 0, fmt.Errorf("rate-limit-redis script: count %v, clock %v, %v", v[0], v[2], err)
 	}
 	return !(hits > o.limit), t, at * int64(time.Millisecond), nil // totalHits > limit refuses
+}
+
+// tykOp is SlidingLog.Do as limitRedis calls it: the script on the key's
+// sorted set with the trace's time, blocked iff count > rate - 1.
+type tykOp struct{ rate, per int64 }
+
+func (*tykOp) keysPerClient() int { return 1 }
+
+func (y *tykOp) do(ctx context.Context, c *redis.Client, j *job) (bool, error) {
+	return TykDo(ctx, c, ScriptTyk.EvalSha, j.key, j.abs, y.rate, y.per)
+}
+
+// TykDo runs Tyk's sliding_log_add.lua through eval (a Script's Run or
+// EvalSha) on key at now (ns since the epoch) for rate requests per per
+// seconds, as SlidingLog.SetCountScript does, and returns the gateway's
+// decision: admitted iff the count before this request is at most
+// rate - 1.
+func TykDo(ctx context.Context, c redis.Scripter, eval func(context.Context, redis.Scripter, []string, ...any) *redis.Cmd, key string, now, rate, per int64) (bool, error) {
+	windowStart := now - per*int64(time.Second)
+	v, err := eval(ctx, c, []string{key}, strconv.FormatInt(now, 10), strconv.FormatInt(windowStart, 10), rate, per).Slice()
+	if err != nil {
+		return false, err
+	}
+	if len(v) != 3 {
+		return false, fmt.Errorf("tyk script: %d values in the reply, want 3", len(v))
+	}
+	count, ok := v[0].(int64)
+	if !ok {
+		return false, fmt.Errorf("tyk script: count %v", v[0])
+	}
+	return !(count > rate-1), nil // session_manager.go:153, subtractor 1
 }

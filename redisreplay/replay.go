@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"ratebench/algorithms"
+	"ratebench/products"
 	"ratebench/traces"
 )
 
@@ -156,7 +157,7 @@ func parseAlgorithms(list []string, r algorithms.Rule) ([]algorithm, []string, e
 		default:
 			p, ok := productAlgorithm(l)
 			if !ok {
-				return nil, nil, fmt.Errorf("algorithm %q has no Redis implementation (available: log, counter, counter-nonatomic, fixed, token[:B=N], upstash, upstash-fixed, envoy, redis_rate[:burst=N], kong, spring-gateway, express-rate-limit:store=redis)", s)
+				return nil, nil, fmt.Errorf("algorithm %q has no Redis implementation (available: log, counter, counter-nonatomic, fixed, token[:B=N], upstash, upstash-fixed, envoy, redis_rate[:burst=N], kong, spring-gateway, tyk, express-rate-limit:store=redis)", s)
 			}
 			add(p)
 		}
@@ -341,7 +342,7 @@ func connect(ctx context.Context, cfg Config) (*redis.Client, ServerInfo, error)
 	if !cfg.Flush {
 		server.Addr = cfg.Addr
 	}
-	for _, s := range []*redis.Script{ScriptLog, ScriptCounter, ScriptFixed, ScriptToken, ScriptUpstashSliding, ScriptUpstashFixed, ScriptRedisRate, ScriptSpringGateway, ScriptRateLimitRedis} {
+	for _, s := range []*redis.Script{ScriptLog, ScriptCounter, ScriptFixed, ScriptToken, ScriptUpstashSliding, ScriptUpstashFixed, ScriptRedisRate, ScriptSpringGateway, ScriptTyk, ScriptRateLimitRedis} {
 		if err := s.Load(ctx, client).Err(); err != nil {
 			client.Close()
 			return nil, server, fmt.Errorf("loading a script: %w", err)
@@ -492,7 +493,7 @@ func (rp *replay) pass(ctx context.Context, a algorithm, o op, clients int) (Pas
 	defer done()
 
 	all := make([]stats, clients)
-	isLog := a.name == "log"
+	isLog, isTyk := a.name == "log", a.name == "tyk"
 	pool, lat := rp.startClients(ctx, clients, 2*clients, func(ctx context.Context, w int, j *job) error {
 		ok, err := o.do(ctx, rp.client, j)
 		if err != nil {
@@ -501,6 +502,9 @@ func (rp *replay) pass(ctx context.Context, a algorithm, o op, clients int) (Pas
 		all[w].tally(ok, j.model)
 		if ok && isLog {
 			all[w].memberBytes += int64(len(logMember(j)))
+		}
+		if isTyk { // every request: ZADD key now now
+			all[w].memberBytes += int64(len(strconv.FormatInt(j.abs, 10)))
 		}
 		return nil
 	})
@@ -545,7 +549,8 @@ func (rp *replay) result(ctx context.Context, a algorithm, o op, model algorithm
 	if run.Decisions > 0 {
 		run.AgreeFraction = float64(run.Agree) / float64(run.Decisions)
 	}
-	if run.Memory, err = measureMemory(ctx, rp.client, prefix, rp.cfg.MemorySample, isLog); err != nil {
+	zset := isLog || a.name == "tyk" // a sorted set per client
+	if run.Memory, err = measureMemory(ctx, rp.client, prefix, rp.cfg.MemorySample, zset); err != nil {
 		return Pass{}, PassTiming{}, fmt.Errorf("measuring memory: %w", err)
 	}
 	run.Memory.KeysPerClient = o.keysPerClient()
@@ -553,6 +558,9 @@ func (rp *replay) result(ctx context.Context, a algorithm, o op, model algorithm
 	modelMemory(&run.Memory, model, len(rp.sp.keys))
 	if isLog && run.Admitted > 0 {
 		run.Memory.MemberBytes = float64(memberBytes) / float64(run.Admitted)
+	}
+	if a.name == "tyk" && run.Decisions > 0 {
+		run.Memory.MemberBytes = float64(memberBytes) / float64(run.Decisions)
 	}
 
 	tim := PassTiming{Algorithm: a.name, Clients: clients, Seconds: elapsed.Seconds(), Latency: lat.latency()}
@@ -565,6 +573,23 @@ func (rp *replay) result(ctx context.Context, a algorithm, o op, model algorithm
 // modelMemory fills in the analytic model's figures from the in-process
 // limiter at the end of the trace.
 func modelMemory(m *Memory, model algorithms.Limiter, keys int) {
+	if y, ok := model.(*products.Tyk); ok {
+		// Tyk's sorted set: 8 bytes per entry and the count, over the
+		// clients whose set is not empty.
+		var bytes, clients int64
+		for id := range int32(keys) {
+			if n := y.Entries(id); n > 0 {
+				m.ModelEntries += int64(n)
+				bytes += y.Bytes(id)
+				clients++
+			}
+		}
+		m.ModelBytesPerEntry = 8
+		if clients > 0 {
+			m.ModelBytesPerClient = float64(bytes) / float64(clients)
+		}
+		return
+	}
 	log, ok := model.(*algorithms.Log)
 	if !ok {
 		m.ModelBytesPerClient = float64(model.Bytes(0))

@@ -1,0 +1,9 @@
+package main
+
+// The products whose real software ratebench live replays through, each
+// registering its target with package live.
+import (
+	_ "ratebench/live/haproxy"
+	_ "ratebench/live/redis"
+	_ "ratebench/live/ruby"
+)
