@@ -68,6 +68,23 @@ import (
 //     (tonumber(ARGV[3]) or redis.call('TIME')[1]); the replay passes the
 //     trace's whole seconds there instead, the time a server whose clock
 //     is the trace's would return.
+//   - express-rate-limit:store=redis: rate-limit-redis 6.0.1's increment
+//     script (the npm package's dist/index.cjs, lines 6-17: the template
+//     with its leading whitespace stripped and trimmed, as the store
+//     loads it), copied byte for byte into lua/rate_limit_redis.lua: its
+//     SHA1 is the one the store's SCRIPT LOAD returns (checked by a test
+//     here, and against the store itself by the live check of live/node).
+//     Its ARGV is windowMs (lib.ts's retryableIncrement), and the
+//     middleware refuses when the count it returns exceeds the limit.
+//     The script reads Redis's own clock (PTTL, and SET ... PX), so it is
+//     replayed live, as redis_rate. It runs inside a wrapper that reads
+//     TIME first (which orders the decisions), then runs the script, and
+//     returns the milliseconds the script's clock read, which the model is
+//     fed: PEXPIRETIME of the key less the time to expire the script
+//     returned (Redis 7's PTTL and SET read the live clock, mstime(), a
+//     little after TIME: on a busy machine, after another millisecond).
+//     The product counts one hit per request: a trace with other costs is
+//     refused.
 //   - tyk: Tyk Gateway's rolling-window limiter, internal/rate/scripts/
 //     sliding_log_add.lua (TykTechnologies/tyk at commit
 //     31e219bebd5598ae9cce67c9b494cebba941f4a4), copied byte for byte into
@@ -95,6 +112,8 @@ var (
 	luaRedisRate string
 	//go:embed lua/spring_gateway.lua
 	luaSpringGateway string
+	//go:embed lua/rate_limit_redis.lua
+	luaRateLimitRedis string
 	//go:embed lua/tyk_sliding_log_add.lua
 	luaTyk string
 
@@ -103,6 +122,22 @@ var (
 
 	// ScriptSpringGateway is Spring Cloud Gateway's request_rate_limiter.lua.
 	ScriptSpringGateway = redis.NewScript(luaSpringGateway)
+
+	// ScriptRateLimitRedis is rate-limit-redis's increment script after a
+	// read of TIME; it returns the script's reply (the count and the time
+	// to expire), the time in ms the script's clock read, and TIME's
+	// seconds and microseconds. The script reads the clock in PTTL (and
+	// SET ... PX), live, a little after TIME; the key's expiry less the
+	// time to expire the script returns is that very reading: when - (when
+	// - now) when it counted (PTTL > 0), and (now + windowMs) - windowMs
+	// when it set the key anew.
+	ScriptRateLimitRedis = redis.NewScript(`-- ratebench: rate-limit-redis 6.0.1's increment script, verbatim; the TIME before it and the clock it read
+local now = redis.call("TIME")
+local reply = (function()
+` + luaRateLimitRedis + `
+end)()
+return {reply[1], reply[2], redis.call("PEXPIRETIME", KEYS[1]) - reply[2], now[1], now[2]}
+`)
 
 	ScriptUpstashSliding = redis.NewScript(luaUpstashSliding)
 	ScriptUpstashFixed   = redis.NewScript(luaUpstashFixed)
@@ -125,15 +160,18 @@ return reply
 )
 
 // UpstashSlidingSHA1 and UpstashFixedSHA1 are the scripts' hashes in
-// ratelimit-js (src/lua-scripts/hash.ts).
+// ratelimit-js (src/lua-scripts/hash.ts); RateLimitRedisSHA1 is the hash
+// of rate-limit-redis 6.0.1's increment script, as its store loads it.
 const (
+	RateLimitRedisSHA1 = "895b92e1712734e1b464999be23953485475357b"
+
 	UpstashSlidingSHA1 = "977fb636fb5ceb7e98a96d1b3a1272ba018efdae"
 	UpstashFixedSHA1   = "472e55443b62f60d0991028456c57815a387066d"
 )
 
 // Products are the products' Redis implementations Run accepts (besides
 // Algorithms), each compared with the model of the same name.
-var Products = []string{"upstash", "upstash-fixed", "envoy", "redis_rate", "kong", "spring-gateway", "tyk"}
+var Products = []string{"upstash", "upstash-fixed", "envoy", "redis_rate", "kong", "spring-gateway", "tyk", "express-rate-limit:store=redis"}
 
 // productAlgorithm returns the algorithm for a product's model l, or false
 // when l is no product with a Redis implementation here.
@@ -155,6 +193,10 @@ func productAlgorithm(l algorithms.Limiter) (algorithm, bool) {
 	case *products.SpringGateway:
 		if name == "spring-gateway" {
 			return algorithm{name: name, model: name, tag: "sg", atomic: true, product: true}, true
+		}
+	case *products.ExpressRateLimit:
+		if name == "express-rate-limit:store=redis" {
+			return algorithm{name: name, model: name, tag: "erl", atomic: true, product: true, live: true}, true
 		}
 	case *products.Tyk:
 		if name == "tyk" {
@@ -199,6 +241,9 @@ func newProductOp(name string, model algorithms.Limiter, r algorithms.Rule) (op,
 	}
 	if rr, ok := model.(*products.RedisRate); ok {
 		return &redisRateOp{burst: rr.Burst()}, nil
+	}
+	if _, ok := model.(*products.ExpressRateLimit); ok {
+		return &rateLimitRedisOp{}, nil
 	}
 	return nil, fmt.Errorf("product %q has no Redis implementation", name)
 }
@@ -302,6 +347,18 @@ func (k *kongOp) do(ctx context.Context, c *redis.Client, j *job) (bool, error) 
 	return true, nil
 }
 
+// liveOp is the round trip of a product whose script reads Redis's clock,
+// replayed live (livePass).
+type liveOp interface {
+	op
+	// setRule gives it the rule at the replay's speed.
+	setRule(r algorithms.Rule)
+	// allow runs the script for one request of key and returns its
+	// decision, the Redis TIME it ran at (which orders the decisions) and
+	// the time its clock read (what the model is fed), in ns.
+	allow(ctx context.Context, c *redis.Client, key string, cost int64) (ok bool, t, at int64, err error)
+}
+
 // redisRateOp runs AllowN's script: ARGV = {Burst, Rate, Period.Seconds(),
 // n} (rate.go:101), here with the rule live at the replay's speed; it
 // returns the decision and the TIME the script read, in ns.
@@ -317,21 +374,34 @@ func (r *redisRateOp) do(context.Context, *redis.Client, *job) (bool, error) {
 	return false, fmt.Errorf("redis_rate reads Redis TIME: it is replayed live")
 }
 
-func (r *redisRateOp) allow(ctx context.Context, c *redis.Client, key string, cost int64) (bool, int64, error) {
+func (r *redisRateOp) setRule(rule algorithms.Rule) {
+	r.rate, r.period = rule.L, time.Duration(rule.W).Seconds()
+}
+
+func (r *redisRateOp) allow(ctx context.Context, c *redis.Client, key string, cost int64) (bool, int64, int64, error) {
 	v, err := ScriptRedisRate.EvalSha(ctx, c, []string{key}, r.burst, r.rate, r.period, cost).Slice()
 	if err != nil {
-		return false, 0, err
+		return false, 0, 0, err
 	}
 	if len(v) != 6 {
-		return false, 0, fmt.Errorf("redis_rate script: %d values in the reply, want 6", len(v))
+		return false, 0, 0, fmt.Errorf("redis_rate script: %d values in the reply, want 6", len(v))
 	}
 	allowed, _ := v[0].(int64)
-	sec, err1 := strconv.ParseInt(fmt.Sprint(v[4]), 10, 64)
-	usec, err2 := strconv.ParseInt(fmt.Sprint(v[5]), 10, 64)
-	if err1 != nil || err2 != nil {
-		return false, 0, fmt.Errorf("redis_rate script: TIME %v %v", v[4], v[5])
+	t, err := redisTime(v[4], v[5])
+	if err != nil {
+		return false, 0, 0, fmt.Errorf("redis_rate script: %w", err)
 	}
-	return allowed > 0, sec*int64(time.Second) + usec*int64(time.Microsecond), nil
+	return allowed > 0, t, t, nil // the script's clock is the TIME it read
+}
+
+// redisTime is TIME's seconds and microseconds, in ns.
+func redisTime(sec, usec any) (int64, error) {
+	s, err1 := strconv.ParseInt(fmt.Sprint(sec), 10, 64)
+	us, err2 := strconv.ParseInt(fmt.Sprint(usec), 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("TIME %v %v", sec, usec)
+	}
+	return s*int64(time.Second) + us*int64(time.Microsecond), nil
 }
 
 // springOp is RedisRateLimiter.isAllowed: the script on the route's two
@@ -350,6 +420,41 @@ func (s *springOp) do(ctx context.Context, c *redis.Client, j *job) (bool, error
 		return false, err
 	}
 	return v[0] == 1, nil // allowed and 1 or 0
+}
+
+// rateLimitRedisOp is rate-limit-redis's RedisStore.increment under
+// express-rate-limit's middleware: the script with windowMs, the request
+// refused iff the count it returns exceeds the limit.
+type rateLimitRedisOp struct{ limit, windowMs int64 }
+
+func (*rateLimitRedisOp) keysPerClient() int { return 1 }
+
+func (*rateLimitRedisOp) do(context.Context, *redis.Client, *job) (bool, error) {
+	return false, fmt.Errorf("rate-limit-redis reads Redis's clock: it is replayed live")
+}
+
+func (o *rateLimitRedisOp) setRule(r algorithms.Rule) {
+	o.limit, o.windowMs = r.L, r.W/int64(time.Millisecond) // whole ms: the model refuses another window
+}
+
+func (o *rateLimitRedisOp) allow(ctx context.Context, c *redis.Client, key string, cost int64) (bool, int64, int64, error) {
+	if cost != 1 { // traceInfo refuses such a trace
+		return false, 0, 0, fmt.Errorf("rate-limit-redis counts one hit per request, not cost %d", cost)
+	}
+	v, err := ScriptRateLimitRedis.EvalSha(ctx, c, []string{key}, o.windowMs).Slice()
+	if err != nil {
+		return false, 0, 0, err
+	}
+	if len(v) != 5 {
+		return false, 0, 0, fmt.Errorf("rate-limit-redis script: %d values in the reply, want 5", len(v))
+	}
+	hits, ok1 := v[0].(int64)
+	at, ok2 := v[2].(int64)
+	t, err := redisTime(v[3], v[4])
+	if !ok1 || !ok2 || err != nil {
+		return false, 0, 0, fmt.Errorf("rate-limit-redis script: count %v, clock %v, %v", v[0], v[2], err)
+	}
+	return !(hits > o.limit), t, at * int64(time.Millisecond), nil // totalHits > limit refuses
 }
 
 // tykOp is SlidingLog.Do as limitRedis calls it: the script on the key's

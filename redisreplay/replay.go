@@ -58,8 +58,10 @@ type Config struct {
 	// Log, if not nil, is told about each pass as it starts.
 	Log func(format string, args ...any)
 	// Speed is the factor by which a live replay (redis_rate, whose script
-	// reads Redis TIME) runs faster than the trace, its rule's window
-	// divided by the same factor (default 1: the trace's own pace).
+	// reads Redis TIME, and express-rate-limit:store=redis, whose script
+	// reads Redis's clock through PTTL and PX) runs faster than the trace,
+	// its rule's window divided by the same factor (default 1: the trace's
+	// own pace).
 	Speed int64
 }
 
@@ -155,7 +157,7 @@ func parseAlgorithms(list []string, r algorithms.Rule) ([]algorithm, []string, e
 		default:
 			p, ok := productAlgorithm(l)
 			if !ok {
-				return nil, nil, fmt.Errorf("algorithm %q has no Redis implementation (available: log, counter, counter-nonatomic, fixed, token[:B=N], upstash, upstash-fixed, envoy, redis_rate[:burst=N], kong, spring-gateway, tyk)", s)
+				return nil, nil, fmt.Errorf("algorithm %q has no Redis implementation (available: log, counter, counter-nonatomic, fixed, token[:B=N], upstash, upstash-fixed, envoy, redis_rate[:burst=N], kong, spring-gateway, tyk, express-rate-limit:store=redis)", s)
 			}
 			add(p)
 		}
@@ -227,7 +229,7 @@ func Run(ctx context.Context, cfg Config, r traces.Reader) (*Result, error) {
 			var run Pass
 			var tim PassTiming
 			if a.live {
-				run, tim, err = rp.livePass(ctx, a, ops[i].(*redisRateOp), c)
+				run, tim, err = rp.livePass(ctx, a, ops[i].(liveOp), c)
 			} else {
 				run, tim, err = rp.pass(ctx, a, ops[i], c)
 			}
@@ -296,7 +298,7 @@ func newOps(algs []algorithm, cfg Config) ([]op, error) {
 // traceInfo describes the spooled trace, its times rebased on the start of
 // its first window, and refuses a trace Redis cannot replay exactly: a
 // negative time, a span of 2^52 ns or more (Lua numbers are doubles), or
-// costs other than 1 for the log.
+// costs other than 1 for the log and for rate-limit-redis.
 func traceInfo(cfg Config, sp *spool, algs []algorithm) (TraceInfo, error) {
 	info := cfg.Trace
 	info.Requests, info.Keys, info.CostNot1 = sp.n, len(sp.keys), sp.costly
@@ -313,6 +315,9 @@ func traceInfo(cfg Config, sp *spool, algs []algorithm) (TraceInfo, error) {
 	}
 	if sp.costly > 0 && slices.ContainsFunc(algs, func(a algorithm) bool { return a.name == "log" }) {
 		return info, fmt.Errorf("the Redis log supports cost 1 only, and %d requests have another cost (the first at %s): replay without log", sp.costly, sp.firstCostly)
+	}
+	if sp.costly > 0 && slices.ContainsFunc(algs, func(a algorithm) bool { return a.name == "express-rate-limit:store=redis" }) {
+		return info, fmt.Errorf("rate-limit-redis counts one hit per request, and %d requests have another cost (the first at %s): replay without express-rate-limit:store=redis", sp.costly, sp.firstCostly)
 	}
 	return info, nil
 }
@@ -337,7 +342,7 @@ func connect(ctx context.Context, cfg Config) (*redis.Client, ServerInfo, error)
 	if !cfg.Flush {
 		server.Addr = cfg.Addr
 	}
-	for _, s := range []*redis.Script{ScriptLog, ScriptCounter, ScriptFixed, ScriptToken, ScriptUpstashSliding, ScriptUpstashFixed, ScriptRedisRate, ScriptSpringGateway, ScriptTyk} {
+	for _, s := range []*redis.Script{ScriptLog, ScriptCounter, ScriptFixed, ScriptToken, ScriptUpstashSliding, ScriptUpstashFixed, ScriptRedisRate, ScriptSpringGateway, ScriptTyk, ScriptRateLimitRedis} {
 		if err := s.Load(ctx, client).Err(); err != nil {
 			client.Close()
 			return nil, server, fmt.Errorf("loading a script: %w", err)
