@@ -4,6 +4,7 @@ package main
 // registering its target with package live.
 import (
 	_ "ratebench/live/haproxy"
+	_ "ratebench/live/node"
 	_ "ratebench/live/redis"
 	_ "ratebench/live/ruby"
 	_ "ratebench/live/varnish"
