@@ -128,7 +128,7 @@ func LiveProductMarkdown(w io.Writer, r *summary.LiveProduct) error {
 	if r.Clock == "real" {
 		clock = "on its own clock, replayed at speed " + r.Speed + " with the rule " + r.ModelRule
 	}
-	d.Add(markup.Para{Text: markup.Inline{}.T(fmt.Sprintf("Trace %s (%s): %s requests, %s keys. Rule %s; %s ran %s, and is set beside its model ",
+	d.Add(markup.Para{Text: markup.Inline{}.T(fmt.Sprintf("Trace: %s (%s), %s requests, %s keys. Rule %s; %s ran %s, and is set beside its model ",
 		r.Trace.Path, r.Trace.Format, numfmt.Count(r.Trace.Requests), numfmt.Count(int64(r.Trace.Keys)), r.Rule, r.Software, clock)).
 		C(r.ModelSpec).T(fmt.Sprintf(". It admitted %s and refused %s.", numfmt.Count(r.Admitted), numfmt.Count(r.Refused)))})
 	t := markup.Table{Head: []string{r.Product + " against", "fed", "agree", "%", r.Product + " only admits", "other only admits"},

@@ -63,7 +63,7 @@ func runLiveProduct(stdout, stderr io.Writer, target live.Target, args []string)
 	defer cancel()
 	tf.cancel = ctx.Done()
 	var tr *live.Trace
-	path, format, name := "(the check's trace)", "generated", live.CheckTraceName
+	path, format, name := "the check's trace", "generated: 3 keys in bursts, for "+live.CheckRule, live.CheckTraceName
 	if *genSpec == "" && tf.path == "" {
 		tr = live.Bursty3Keys()
 	} else {
