@@ -124,7 +124,7 @@ func livePct(a summary.LiveAgreement) string {
 // software as live.md holds it.
 func LiveProductMarkdown(w io.Writer, r *summary.LiveProduct) error {
 	d := &markup.Document{Title: "Live replay through " + r.Software}
-	clock := "its clock driven by the trace's times"
+	clock := "with its clock driven by the trace's times"
 	if r.Clock == "real" {
 		clock = "on its own clock, replayed at speed " + r.Speed + " with the rule " + r.ModelRule
 	}

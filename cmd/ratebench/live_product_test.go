@@ -54,7 +54,7 @@ func TestLiveProductCommand(t *testing.T) {
 		t.Fatalf("%v\nstderr:\n%s", err, stderr)
 	}
 	n := len(live.Bursty3Keys().T)
-	for _, want := range []string{"# Live replay through test-fixed 1.0", "its clock driven by the trace's times",
+	for _, want := range []string{"# Live replay through test-fixed 1.0", "with its clock driven by the trace's times",
 		"| `envoy` | the times it decided at | " + strconv.Itoa(n) + " | 100% | 0 | 0 |",
 		"test-fixed agrees with its model on " + strconv.Itoa(n) + " of " + strconv.Itoa(n) + " requests (100.000%)"} {
 		if !strings.Contains(stdout, want) {
