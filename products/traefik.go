@@ -1,6 +1,7 @@
 package products
 
 import (
+	"container/heap"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,10 +13,10 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "traefik[:burst=N][:maxdelay=D]", About: "Traefik's RateLimit middleware, in memory (average L, period W, burst N, default L): x/time/rate's float64 token bucket per source that serves late, up to maxDelay (default 1/(2*rate), 500 ms below 1 req/s), a request the bucket lacks a token for, and forgets a source idle for its TTL (whole Unix seconds)",
+	algorithms.Register(algorithms.Kind{Spec: "traefik[:burst=N][:maxdelay=D][:sources[=N]]", About: "Traefik's RateLimit middleware, in memory (average L, period W, burst N, default L): x/time/rate's float64 token bucket per source that serves late, up to maxDelay (default 1/(2*rate), 500 ms below 1 req/s), a request the bucket lacks a token for, and forgets a source idle for its TTL (whole Unix seconds); sources models the map's capacity (65,536, or N), whose evictions couple keys",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			if c.HasArg && strings.TrimSpace(c.Arg) == "" {
-				return nil, fmt.Errorf("algorithm %q: want traefik, or traefik:burst=N and :maxdelay=D", c.Spec)
+				return nil, fmt.Errorf("algorithm %q: want traefik, or traefik:burst=N, :maxdelay=D and :sources or :sources=N", c.Spec)
 			}
 			return NewTraefik(r, c.Arg)
 		}})
@@ -104,16 +105,28 @@ func init() {
 // bucket (CountsRejected false). The clock is time.Now(), nanoseconds;
 // the map's expiry reads its whole Unix seconds.
 //
-// Not modelled: the map's capacity, 65,536 sources (maxSources,
-// rate_limiter.go:22): a new source arriving when it holds that many
-// entries, expired ones included until their source is next seen, evicts
-// the entry whose expiry is nearest (ttlmap.go:74-76, 98-106). While fewer
-// than 65,536 sources have been seen within ttl seconds every entry evicted
-// has expired and was due a full bucket anyway; beyond that a live source
-// loses its bucket, a coupling of keys the model leaves out. Nor the
-// Redis limiter (redis_limiter.go, lua.go): its Lua script keeps the
-// bucket in Lua numbers on Traefik's microsecond clock and is another
-// model.
+// # The map's capacity: traefik:sources
+//
+// The map holds at most 65,536 sources (maxSources, rate_limiter.go:22):
+// a new source arriving when it holds that many entries, expired ones
+// included until their source is next seen (Get removes an expired entry,
+// ttlmap.go:47-50), evicts the entry whose expiry is nearest, the root of
+// its min-heap of expiries (ttlmap.go:74-76, 98-106). While fewer than
+// 65,536 sources have been seen within ttl seconds every entry evicted has
+// expired and was due a full bucket anyway; beyond that a live source
+// loses its bucket, and which one depends on every source's requests. With
+// the parameter sources (capacity 65,536) or sources=N (capacity N) the
+// model keeps the map as the source does, the same container/heap
+// operations on the same expiries in the same order (so ties break the
+// same way), as the deviation eviction; such a model couples keys (one
+// replay sees every key, in order) and never calls a key idle, as its
+// entry may yet be evicted in another's place. Without the parameter the
+// capacity is not modelled.
+//
+// Not modelled: the Redis limiter (redis_limiter.go, lua.go), whose Lua
+// script keeps the bucket in Lua numbers on Traefik's microsecond clock,
+// puts a refused request's token back with min(tokens + 1, burst), and
+// expires a key by Redis's EXPIRE: another model.
 //
 // Memory: per source, the rate.Limiter (80 bytes: mutex, limit, burst,
 // tokens, last and lastEvent) and the map's item (key string header 16,
@@ -129,6 +142,85 @@ type Traefik struct {
 	delayArg string   // the maxdelay=D given, "" for the source's
 	limit    rate.Limit
 	keys     []traefikKey
+	sources  *traefikMap // with :sources, the map's entries and its expiry heap
+}
+
+// traefikMap is ttlmap.Map's bookkeeping over the keys' ids: which sources
+// have an entry, each entry's expiry, and the min-heap of expiries
+// (container/heap over ids, Less on the expiry, as ttlmap's expiryHeap).
+type traefikMap struct {
+	capacity int
+	in       []bool
+	expiry   []int64
+	index    []int   // the entry's position in h
+	h        []int32 // the heap of ids
+}
+
+func (m *traefikMap) Len() int           { return len(m.h) }
+func (m *traefikMap) Less(i, j int) bool { return m.expiry[m.h[i]] < m.expiry[m.h[j]] }
+func (m *traefikMap) Swap(i, j int) {
+	m.h[i], m.h[j] = m.h[j], m.h[i]
+	m.index[m.h[i]] = i
+	m.index[m.h[j]] = j
+}
+func (m *traefikMap) Push(x any) {
+	id := x.(int32)
+	m.index[id] = len(m.h)
+	m.h = append(m.h, id)
+}
+func (m *traefikMap) Pop() any {
+	id := m.h[len(m.h)-1]
+	m.h = m.h[:len(m.h)-1]
+	m.index[id] = -1
+	return id
+}
+
+// get is Map.Get's test for source id at second sec: an expired entry is
+// removed (with the ttl deviation on). It reports whether the source has
+// an entry.
+func (m *traefikMap) get(id int32, sec int64, ttl bool) bool {
+	if !m.in[id] {
+		return false
+	}
+	if ttl && m.expiry[id] <= sec {
+		heap.Remove(m, m.index[id])
+		m.in[id] = false
+		return false
+	}
+	return true
+}
+
+// set is Map.Set: the entry's expiry refreshed, or a new entry, the heap's
+// root evicted first when the map is full (with the eviction deviation on).
+func (m *traefikMap) set(id int32, expiry int64, evict bool) {
+	if m.in[id] {
+		m.expiry[id] = expiry
+		heap.Fix(m, m.index[id])
+		return
+	}
+	if evict && len(m.h) >= m.capacity && len(m.h) > 0 {
+		q := heap.Pop(m).(int32)
+		m.in[q] = false
+	}
+	m.in[id] = true
+	m.expiry[id] = expiry
+	heap.Push(m, id)
+}
+
+func (m *traefikMap) grow(n int) {
+	for len(m.in) < n {
+		m.in = append(m.in, false)
+		m.expiry = append(m.expiry, 0)
+		m.index = append(m.index, -1)
+	}
+}
+
+// remove takes source id's entry out of the map.
+func (m *traefikMap) remove(id int32) {
+	if m.in[id] {
+		heap.Remove(m, m.index[id])
+		m.in[id] = false
+	}
 }
 
 // traefikKey is one source: its bucket (a rate.Limiter with float on, an
@@ -146,15 +238,19 @@ const (
 	traefikFloat
 	traefikTTL
 	traefikCost
+	traefikEviction // listed only with sources
 )
 
+// traefikMaxSources is the map's capacity, maxSources (rate_limiter.go:22).
+const traefikMaxSources = 65536
+
 // NewTraefik returns Traefik's RateLimit middleware for rule r; arg is what
-// follows "traefik:" in the spec ("", "burst=N", "maxdelay=D", or both
-// joined by ':').
+// follows "traefik:" in the spec ("", or any of "burst=N", "maxdelay=D",
+// "sources" and "sources=N" joined by ':').
 func NewTraefik(r algorithms.Rule, arg string) (*Traefik, error) {
 	tr := &Traefik{rule: r, burst: r.L}
 	bad := func() (*Traefik, error) {
-		return nil, fmt.Errorf("algorithm \"traefik:%s\": want traefik[:burst=N][:maxdelay=D], N a whole number from 1 and D a duration from 0", arg)
+		return nil, fmt.Errorf("algorithm \"traefik:%s\": want traefik[:burst=N][:maxdelay=D][:sources[=N]], N a whole number from 1 and D a duration from 0", arg)
 	}
 	maxDelay := int64(-1)
 	if arg != "" {
@@ -167,6 +263,16 @@ func NewTraefik(r algorithms.Rule, arg string) (*Traefik, error) {
 					return bad()
 				}
 				tr.burst = b
+			case "sources":
+				n := traefikMaxSources
+				if v != "" || strings.Contains(kv, "=") {
+					c, err := strconv.Atoi(v)
+					if err != nil || c < 1 {
+						return bad()
+					}
+					n = c
+				}
+				tr.sources = &traefikMap{capacity: n}
 			case "maxdelay":
 				d, err := time.ParseDuration(v)
 				if err != nil || d < 0 {
@@ -216,6 +322,10 @@ func NewTraefik(r algorithms.Rule, arg string) (*Traefik, error) {
 		algorithms.Deviation{Name: "ttl", About: "forgets a source idle until " + strconv.FormatInt(tr.ttl[1], 10) + " whole Unix seconds after its last request's second: it starts again with a full bucket"},
 		algorithms.Deviation{Name: "cost", About: "takes one token per request whatever its cost"},
 	)
+	if tr.sources != nil {
+		devs := append(tr.Deviations(), algorithms.Deviation{Name: "eviction", About: "evicts, when a new source finds the map full (" + strconv.Itoa(tr.sources.capacity) + " entries), the entry whose expiry is nearest, expired or not: its source starts again with a full bucket"})
+		tr.SetDeviations(devs...)
+	}
 	return tr, nil
 }
 
@@ -227,8 +337,18 @@ func (tr *Traefik) Name() string {
 	if tr.delayArg != "" {
 		name += ":maxdelay=" + tr.delayArg
 	}
+	if m := tr.sources; m != nil {
+		name += ":sources"
+		if m.capacity != traefikMaxSources {
+			name += "=" + strconv.Itoa(m.capacity)
+		}
+	}
 	return name + tr.Suffix()
 }
+
+// CouplesKeys reports whether the map's evictions are modelled: which
+// source loses its entry depends on every source's requests.
+func (tr *Traefik) CouplesKeys() bool { return tr.sources != nil && tr.OnAt(traefikEviction) }
 
 func (tr *Traefik) Twin() string { return algorithms.BucketSpec("token", tr.burst, tr.rule) }
 
@@ -244,6 +364,9 @@ func (tr *Traefik) Grow(n int) {
 		tr.keys = keys
 	}
 	tr.keys = tr.keys[:n]
+	if tr.sources != nil {
+		tr.sources.grow(n)
+	}
 }
 
 func (*Traefik) Bytes(int32) int64    { return 128 }
@@ -299,11 +422,19 @@ func (tr *Traefik) Decide(id int32, t, cost int64) bool {
 	k := &tr.keys[id]
 	tt := time.Unix(0, t)
 	sec := algorithms.FloorDiv(t, int64(time.Second)) // tt.Unix()
-	if !k.seen || tr.OnAt(traefikTTL) && k.expiry <= sec {
-		tr.fresh(k, tt)
-		k.seen = true
+	expiry := sec + tr.ttl[tr.float()]
+	if m := tr.sources; m != nil {
+		if !m.get(id, sec, tr.OnAt(traefikTTL)) {
+			tr.fresh(k, tt)
+		}
+		m.set(id, expiry, tr.OnAt(traefikEviction))
+	} else {
+		if !k.seen || tr.OnAt(traefikTTL) && k.expiry <= sec {
+			tr.fresh(k, tt)
+			k.seen = true
+		}
+		k.expiry = expiry
 	}
-	k.expiry = sec + tr.ttl[tr.float()]
 	n := tr.tokens(cost)
 	if n > tr.burst {
 		return false // ReserveN: not ok, nothing taken
@@ -369,8 +500,11 @@ func (tr *Traefik) Record(id int32, t, cost int64) {
 // deficit): the source decides as a new one from t on. Its expiry is moot,
 // as an expired source gets a full bucket.
 func (tr *Traefik) Idle(id int32, t int64) bool {
+	if tr.CouplesKeys() { // its entry may yet be evicted in another's place
+		return false
+	}
 	k := &tr.keys[id]
-	if !k.seen {
+	if !k.seen && (tr.sources == nil || !tr.sources.in[id]) {
 		return true
 	}
 	if !tr.OnAt(traefikFloat) {
@@ -380,4 +514,9 @@ func (tr *Traefik) Idle(id int32, t int64) bool {
 	return k.lim.TokensAt(time.Unix(0, t)) >= float64(tr.burst)
 }
 
-func (tr *Traefik) Release(id int32) { tr.keys[id] = traefikKey{} }
+func (tr *Traefik) Release(id int32) {
+	tr.keys[id] = traefikKey{}
+	if tr.sources != nil {
+		tr.sources.remove(id)
+	}
+}

@@ -334,3 +334,78 @@ func TestTraefikMatchesXRate(t *testing.T) {
 	}
 	t.Logf("%d requests served late, %d refused, %d partly spent buckets renewed", delayed, refused, renewed)
 }
+
+// traefik:sources=N keeps ttlmap's capacity. Alone, its eviction changes a
+// decision: under 1/1s with burst 5 and a map of 2 entries, source 0
+// spends its 5 tokens at 0.95 s (expiry Unix second 2), source 1 comes at
+// 1.0 s (expiry 3), and source 2 at 1.05 s finds the map full and evicts
+// the nearest expiry, source 0's, whose next request at 1.1 s gets a new,
+// full bucket; the twin's bucket holds 0.15. Turned off, or without the
+// parameter, the timeline is the twin's. With every deviation off it
+// decides as the twin on a trace of 40 sources.
+func TestTraefikSourcesEviction(t *testing.T) {
+	ms := int64(time.Millisecond)
+	r, _ := algorithms.ParseRule("1/1s")
+	trace := []req{{Key: 0, T: 950 * ms, Cost: 1}, {Key: 0, T: 950 * ms, Cost: 1}, {Key: 0, T: 950 * ms, Cost: 1}, {Key: 0, T: 950 * ms, Cost: 1}, {Key: 0, T: 950 * ms, Cost: 1},
+		{Key: 1, T: 1000 * ms, Cost: 1}, {Key: 2, T: 1050 * ms, Cost: 1}, {Key: 0, T: 1100 * ms, Cost: 1}}
+	base := "traefik:burst=5:sources=2:without=maxdelay:without=float:without=ttl:without=cost"
+	str := func(d []bool) string {
+		var b strings.Builder
+		for _, a := range d {
+			if a {
+				b.WriteByte('A')
+			} else {
+				b.WriteByte('R')
+			}
+		}
+		return b.String()
+	}
+	for spec, want := range map[string]string{
+		"token:B=5":                 "AAAAAAAR",
+		base:                        "AAAAAAAA",
+		base + ":without=eviction":  "AAAAAAAR",
+		"traefik:burst=5:sources=3": "AAAAAAAR", // room for three: nothing evicted (and 1.1 s is before second 2)
+		"traefik:burst=5:sources=2:without=maxdelay": "AAAAAAAA",
+	} {
+		if got := str(decisions(t, spec, r, trace, false)); got != want {
+			t.Errorf("%s decides %s, want %s", spec, got, want)
+		}
+	}
+	for spec, couples := range map[string]bool{"traefik": false, "traefik:sources": true, "traefik:sources=2:without=eviction": false} {
+		l, err := algorithms.New(spec, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if algorithms.CouplesKeys(l) != couples {
+			t.Errorf("%s couples keys: %v, want %v", spec, !couples, couples)
+		}
+		want := 4
+		if strings.Contains(spec, "sources") {
+			want = 5
+		}
+		if n := len(l.(algorithms.Product).Deviations()); n != want {
+			t.Errorf("%s has %d deviations", spec, n)
+		}
+	}
+	for spec, want := range map[string]string{"traefik:sources": "traefik:sources", "traefik:sources=65536": "traefik:sources", "traefik:sources=7:burst=2": "traefik:burst=2:sources=7"} {
+		if l, err := algorithms.New(spec, r); err != nil || l.Name() != want {
+			t.Errorf("%s: %v, want the name %s", spec, err, want)
+		}
+	}
+	for _, spec := range []string{"traefik:sources=0", "traefik:sources=x", "traefik:sources="} {
+		if _, err := algorithms.New(spec, r); err == nil {
+			t.Errorf("%s accepted", spec)
+		}
+	}
+	rng := rand.New(rand.NewPCG(43, 2))
+	for _, rule := range []string{"10/1s", "10/1m"} {
+		r, _ := algorithms.ParseRule(rule)
+		tr := poissonish(rng, r, 40, 20000)
+		slices.SortStableFunc(tr, func(a, b req) int { return cmp.Compare(a.T, b.T) })
+		sameDecisions(t, "token", "traefik:sources=5:without=maxdelay:without=float:without=ttl:without=cost:without=eviction", r, tr, false)
+		// and the evictions, on, do change decisions there
+		if slices.Equal(decisions(t, "token", r, tr, false), decisions(t, "traefik:sources=5:without=maxdelay:without=float:without=ttl:without=cost", r, tr, false)) {
+			t.Errorf("%s: a map of 5 entries for 40 sources changes no decision", rule)
+		}
+	}
+}
