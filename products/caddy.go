@@ -3,7 +3,7 @@ package products
 import "ratebench/algorithms"
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "caddy", About: "mholt/caddy-ratelimit (Caddy's rate_limit handler, events L, window W): a ring of the last L admitted events' times per key, admitting while the oldest is more than W old, so an event exactly W old still counts; one event per request whatever its cost",
+	algorithms.Register(algorithms.Kind{Spec: "caddy", About: "mholt/caddy-ratelimit (Caddy's rate_limit handler, events L, window W): a ring of the last L recorded events' times per key; a request is admitted while the oldest is at least W old, and recorded only if more than W old; one event per request whatever its cost",
 		Build: algorithms.NoParams(func(r algorithms.Rule) algorithms.Limiter { return NewCaddy(r) })})
 }
 
@@ -23,41 +23,49 @@ func init() {
 // # Decision
 //
 // Each key has a ring buffer of max_events times, zero (year 1) at first,
-// and a cursor at the oldest (ringbuffer.go:26-48). A request is allowed
-// iff now().Sub(ring[cursor]) > window; then now() is written at the
-// cursor, which moves on (allowed and reserve, lines 66-94; When, 53-60,
-// called from ServeHTTP, handler.go:220). The oldest of the last L
-// admitted events is more than W old iff fewer than L admitted events lie
-// in [t-W, t]: the window includes its far end, where the exact log's
-// (t-W, t] does not. A refused request writes nothing. A request is one
-// event whatever its cost.
+// and a cursor at the oldest (ringbuffer.go:26-48). ServeHTTP refuses a
+// request iff When() > 0 (handler.go:220). When (lines 53-60) first asks
+// allowed(): iff now().Sub(ring[cursor]) > window, now() is written at the
+// cursor, which moves on, and When returns 0 (lines 66-94); otherwise it
+// returns ring[cursor] + window - now(), which is 0, not positive, when
+// the oldest is exactly W old. So a request is admitted iff the oldest of
+// the last L recorded events is at least W old, that is iff fewer than L
+// recorded events lie in (t-W, t], the exact log's window; but one that
+// comes when the oldest is exactly W old is let through without being
+// recorded. A refused request writes nothing. A request is one event
+// whatever its cost.
 //
-// The clock is time.Now() (the package's now), nanoseconds, read twice: to
-// decide and again to record, a few nanoseconds later in a server; the
-// model reads the request's time for both.
+// The clock is time.Now() (the package's now), nanoseconds, read up to
+// three times: to decide, to record, and for When's wait, each a few
+// nanoseconds later in a server, which widens the instant at which a
+// request passes unrecorded to those few nanoseconds; the model reads the
+// request's time for all three.
 //
 // # Idle keys
 //
 // A sweeper, every sweep_interval (default 1m, handler.go:186-190, 353-382),
 // deletes a key whose newest event is more than window old
 // (ratelimit.go:143-174); its next request makes a new, empty ring. Every
-// event of a deleted ring was more than W old, so the new ring decides as
-// the old one would have: the sweep changes no decision, and is not
-// modelled.
+// event of a deleted ring was more than W old, so the new ring decides and
+// records as the old one would have: the sweep changes no decision, and is
+// not modelled.
 //
 // # Twin and deviations
 //
 // Its twin is the sliding log. Deviations, each turned off by
 // :without=NAME:
 //
-//   - closed: an event exactly W old still counts: the window is
-//     [t-W, t] (off: (t-W, t], the log's).
+//   - boundary: a request admitted when the events in [t-W, t] would not
+//     leave room for it, that is when the oldest of the last L is exactly
+//     W old, is not recorded (off: every admitted request is recorded).
 //   - cost: a request is one event whatever its cost (off: it counts its
-//     cost, and is admitted iff the cost in the window plus its own is at
-//     most L).
+//     cost; it is admitted iff the cost in (t-W, t] plus its own is at
+//     most L, and with boundary recorded iff the cost in [t-W, t] plus its
+//     own is).
 //
 // With both off it decides as log. Refused requests are not counted
-// (CountsRejected false). Left out: distributed mode (distributed.go),
+// (CountsRejected false); a request the caller records although it was
+// refused is recorded. Left out: distributed mode (distributed.go),
 // which adds other instances' counts read from storage every few seconds;
 // jitter, which changes only the Retry-After header; ipv4_prefix and
 // ipv6_prefix, which only choose the key.
@@ -74,7 +82,7 @@ type Caddy struct {
 
 // The deviations, in the order of the list.
 const (
-	caddyClosed = iota
+	caddyBoundary = iota
 	caddyCost
 )
 
@@ -83,7 +91,7 @@ const (
 func NewCaddy(r algorithms.Rule) *Caddy {
 	c := &Caddy{rule: r}
 	c.SetDeviations(
-		algorithms.Deviation{Name: "closed", About: "counts an event exactly W old: admits iff fewer than L admitted events lie in [t-W, t]"},
+		algorithms.Deviation{Name: "boundary", About: "lets a request through without recording it when the oldest of the last L recorded events is exactly W old (the ring refuses it, but its wait is 0, which the handler does not refuse)"},
 		algorithms.Deviation{Name: "cost", About: "counts one event per request whatever its cost"},
 	)
 	return c
@@ -117,15 +125,6 @@ func (c *Caddy) Grow(n int) {
 	c.keys = c.keys[:n]
 }
 
-// cutoff is the latest time of an event that no longer counts at t: t-W-1
-// with closed (an event at t-W counts), else t-W.
-func (c *Caddy) cutoff(t int64) int64 {
-	if c.OnAt(caddyClosed) {
-		return t - c.rule.W - 1
-	}
-	return t - c.rule.W
-}
-
 // events is what a request counts: one, or its cost without the cost
 // deviation.
 func (c *Caddy) events(cost int64) int64 {
@@ -135,21 +134,43 @@ func (c *Caddy) events(cost int64) int64 {
 	return cost
 }
 
+// sums returns the cost recorded in (t-W, t] and in [t-W, t], after
+// dropping what is older.
+func (c *Caddy) sums(w *algorithms.WindowSum, t int64) (open, closed int64) {
+	w.Expire(t - c.rule.W - 1)
+	closed = w.Sum()
+	return closed - w.SumThrough(t-c.rule.W), closed
+}
+
+// Decide admits iff the cost in (t-W, t] leaves room for the request's:
+// When() <= 0.
 func (c *Caddy) Decide(id int32, t, cost int64) bool {
-	w := &c.keys[id]
-	w.Expire(c.cutoff(t))
+	open, _ := c.sums(&c.keys[id], t)
 	n := c.events(cost)
-	return n <= c.rule.L && w.Sum() <= c.rule.L-n
+	return n <= c.rule.L && open <= c.rule.L-n
 }
 
+// Record writes the request, unless (with boundary) it was admitted only
+// because an event exactly W old no longer counts: the ring refused it
+// (allowed() was false) and wrote nothing.
 func (c *Caddy) Record(id int32, t, cost int64) {
-	c.keys[id].Add(t, c.events(cost))
+	w := &c.keys[id]
+	n := c.events(cost)
+	if c.OnAt(caddyBoundary) {
+		open, closed := c.sums(w, t)
+		L := c.rule.L
+		if n <= L && open <= L-n && closed > L-n {
+			return
+		}
+	}
+	w.Add(t, n)
 }
 
-// Idle: no event still counts at t.
+// Idle: no event is in [t-W, t] (one at t-W may still keep the request at
+// t from being recorded).
 func (c *Caddy) Idle(id int32, t int64) bool {
 	w := &c.keys[id]
-	w.Expire(c.cutoff(t))
+	w.Expire(t - c.rule.W - 1)
 	return w.Len() == 0
 }
 

@@ -18,13 +18,15 @@ func TestCaddyEachDeviationAloneChangesADecision(t *testing.T) {
 		reqs             [][2]int64
 		twin, product    string
 	}{
-		// 2/1s: at 1 s the event of 0 s is exactly W old. The log has
-		// let it go ((t-W, t]); the ring's oldest, 0 s, is not more than
-		// 1 s before 1 s (now.Sub(oldest) > window is false).
-		{"closed", "2/1s", "caddy:without=cost",
-			[][2]int64{{0, 1}, {500 * ms, 1}, {s, 1}, {s + 1, 1}}, "AAAR", "AARA"},
+		// 2/1s: at 1 s the event of 0 s is exactly W old. The ring
+		// does not write the request (its oldest, 0 s, is not more than
+		// 1 s before), but When's wait, 0 s + 1 s - 1 s, is not positive
+		// and the handler lets it through. At 1.4 s the log holds 0.5 s
+		// and 1 s, and refuses; the ring holds 0.5 s only.
+		{"boundary", "2/1s", "caddy:without=cost",
+			[][2]int64{{0, 1}, {500 * ms, 1}, {s, 1}, {1400 * ms, 1}}, "AAAR", "AAAA"},
 		// 10/1m: a request of cost 10 is one event, so nine more fit.
-		{"cost", "10/1m", "caddy:without=closed",
+		{"cost", "10/1m", "caddy:without=boundary",
 			[][2]int64{{0, 10}, {s, 1}}, "AR", "AA"},
 	} {
 		r, err := algorithms.ParseRule(c.rule)
@@ -44,14 +46,14 @@ func TestCaddyEachDeviationAloneChangesADecision(t *testing.T) {
 }
 
 // The full model: three events of any cost at 0, 0.4 s and 1 s under
-// 3/1s fill the ring; at 1 s the oldest (0 s) is exactly W old and still
-// counts, so a fourth at 1 s is refused, one at 1 s + 1 ns admitted; a
-// refused request is not written to the ring.
+// 3/1s fill the ring; at 1 s the oldest (0 s) is exactly W old, so a
+// fourth at 1 s passes unwritten; one at 1 s + 1 ns is written in its
+// place, and the next, whose oldest is then 0.4 s, is refused.
 func TestCaddyFullModel(t *testing.T) {
 	ms, s := int64(time.Millisecond), int64(time.Second)
 	r, _ := algorithms.ParseRule("3/1s")
 	got := costTimeline(t, "caddy", r, [2]int64{0, 5}, [2]int64{400 * ms, 1}, [2]int64{s, 2}, [2]int64{s, 1}, [2]int64{s + 1, 1}, [2]int64{s + 1, 1})
-	if want := "AAARAR"; got != want {
+	if want := "AAAAAR"; got != want {
 		t.Errorf("caddy decides %s, want %s", got, want)
 	}
 	l, _ := algorithms.New("caddy", r)
@@ -63,7 +65,7 @@ func TestCaddyFullModel(t *testing.T) {
 	l.Decide(0, 0, 1)
 	l.Record(0, 0, 1)
 	if rel.Idle(0, s) || !rel.Idle(0, s+1) {
-		t.Errorf("caddy: an event of 0 s still counts at 1 s and not after: idle at 1 s %v, at 1 s + 1 ns %v", rel.Idle(0, s), rel.Idle(0, s+1))
+		t.Errorf("caddy: an event of 0 s still matters at 1 s (to what is written) and not after: idle at 1 s %v, at 1 s + 1 ns %v", rel.Idle(0, s), rel.Idle(0, s+1))
 	}
 }
 
@@ -71,9 +73,9 @@ func TestCaddyFullModel(t *testing.T) {
 func TestCaddySpecs(t *testing.T) {
 	r, _ := algorithms.ParseRule("10/1m")
 	for spec, want := range map[string]string{
-		"caddy":                             "caddy",
-		"caddy:without=cost":                "caddy:without=cost",
-		"caddy:without=cost:without=closed": "caddy:without=closed:without=cost",
+		"caddy":                               "caddy",
+		"caddy:without=cost":                  "caddy:without=cost",
+		"caddy:without=cost:without=boundary": "caddy:without=boundary:without=cost",
 	} {
 		l, err := algorithms.New(spec, r)
 		if err != nil {
