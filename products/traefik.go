@@ -107,7 +107,10 @@ func init() {
 //
 // With all four off it decides as its twin. Refused requests count in no
 // bucket (CountsRejected false). The clock is time.Now(), nanoseconds;
-// the map's expiry reads its whole Unix seconds.
+// the map's expiry reads its whole Unix seconds. Get, Set, Reserve,
+// Delay and Cancel each read it anew, nanoseconds apart in a server (a
+// wait is compared with maxDelay from a slightly later instant); the
+// model reads the request's time for all of them.
 //
 // # The map's capacity: traefik:sources
 //
