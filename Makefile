@@ -105,7 +105,7 @@ cloudflare-full: build
 # with the leaky bucket, the peer library and closed-loop clients.
 RESULT_N := 200000
 # The deployed products, beside the log, for results/products.
-PRODUCTS := log,nginx,envoy,envoy-local,upstash,upstash-fixed,upstash-token,redis_rate,throttled,ulule,go-limiter,juju,kong,redis-cell,guava,httprate,spring-gateway,haproxy,tyk,rack-attack,varnish,express-rate-limit
+PRODUCTS := log,nginx,envoy,envoy-local,upstash,upstash-fixed,upstash-token,redis_rate,throttled,ulule,go-limiter,juju,kong,redis-cell,guava,httprate,spring-gateway,haproxy,tyk,rack-attack,varnish,express-rate-limit,traefik,caddy
 results: build
 	@for s in $(SCENARIOS); do \
 		$(BIN) compare -gen "$$s:requests=$(RESULT_N),keys=2000" -rule 5/30s -mode independent -o results/$$s > /dev/null || exit 1; \
