@@ -93,12 +93,15 @@ func init() {
 //
 // An idle key: the fixed window's count expires at its expiry (the memory
 // storage drops it when next read, or from its sweep; Redis deletes it).
-// A moving window's list is dropped once W has passed since its newest
-// entry (Redis's EXPIRE key W after each push; the memory storage's sweep,
-// a threading.Timer 10 ms after a hit, drops each entry once
-// entry + W <= time.time(), memory.py:35-50). The sweep races with a hit
-// only at an entry exactly W old, which the hit's check counts; the model
-// keeps it for the check.
+// A moving window's list is dropped as Redis drops it, once its
+// millisecond clock (here the trace's) is past the newest entry + W
+// (EXPIRE key W after each push). The memory storage's sweep, a
+// threading.Timer 10 ms of wall time after a hit, drops each entry once
+// entry + W <= time.time() (memory.py:35-50): a hit costing at most L
+// reads no entry the sweep or the expiry dropped (the hit's own check
+// counts an entry exactly W old, and the sweep ran before the hit),
+// unless the entry is within a float64 rounding of W old; a hit costing
+// more than L can tell by the list's length.
 //
 // Memory: the fixed window keeps a count and an expiry, 16 bytes per key;
 // the moving window one timestamp of 8 bytes per entry of its list, at
@@ -335,13 +338,14 @@ func (f *FlaskLimiter) counts(e, t int64) bool {
 // float64 rounding of time.time() reaches (a few microseconds at 2^63 ns).
 const flaskMargin = int64(time.Millisecond)
 
-// prune drops the list once W has passed since its newest entry, and the
-// entries that can no longer count.
+// prune drops the list once the millisecond clock is past its newest
+// entry + W (Redis's EXPIRE key W), and the entries that can no longer
+// count.
 func (f *FlaskLimiter) prune(k *flaskList, t int64) {
 	if k.total == 0 {
 		return
 	}
-	if t-k.last > f.rule.W {
+	if ms := int64(time.Millisecond); algorithms.FloorDiv(t, ms) > algorithms.FloorDiv(k.last, ms)+f.rule.W/ms {
 		k.runs, k.head, k.base, k.total, k.n, k.last = k.runs[:0], 0, 0, 0, 0, 0
 		return
 	}
