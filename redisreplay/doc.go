@@ -37,7 +37,9 @@
 // and fixed-window scripts verbatim, on the trace's time in ms, with the
 // ephemeral cache on the client; Envoy's pipelined INCRBY + EXPIRE, decided
 // on the count returned; Kong's read of the usage, then its increment in a
-// second round trip; and redis_rate's script, which reads Redis TIME and is
+// second round trip; limits' moving-window script (Flask-Limiter on
+// Redis) on time.time() at the trace's time; and redis_rate's script, which
+// reads Redis TIME and is
 // replayed live (at Config.Speed times the trace's pace, under the rule's
 // window divided by the speed), its model fed the times the script read in
 // the order Redis decided. With one client each agrees with its model on
