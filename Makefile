@@ -14,6 +14,7 @@
 #   make fuzz                            a short run of every trace reader's fuzzer (FUZZTIME each)
 #   make redis-compare                   replay a trace against a real redis-server (started and stopped here)
 #   make live-nginx                      replay a small trace through a real nginx (started and stopped here) and print its agreement with its model
+#   make live                            live-nginx, then the check's trace through every other product's real software (results/live/<product>/)
 
 GO      ?= go
 BIN     := bin/ratebench
@@ -41,7 +42,7 @@ FLAGS   ?=
 
 COMPARE_FLAGS = -rule $(RULE) -count $(COUNT) $(if $(ALG),-alg $(ALG)) $(if $(OUT),-o $(OUT)) $(FLAGS)
 
-.PHONY: all build compare test deps race bench vet fmt clean traces cloudflare cloudflare-search cloudflare-full results report-check fuzz redis-compare live-nginx
+.PHONY: all build compare test deps race bench vet fmt clean traces cloudflare cloudflare-search cloudflare-full results report-check fuzz redis-compare live-nginx live
 all: build
 
 build:
@@ -152,6 +153,17 @@ LIVE_RULE  ?= 5/1s
 LIVE_SPEED ?= 20
 live-nginx: build
 	$(BIN) live nginx $(if $(TRACE),-trace $(TRACE),-gen '$(LIVE_GEN)') -rule $(LIVE_RULE) -speed $(LIVE_SPEED) $(if $(OUT),-o $(OUT)) $(FLAGS)
+
+# Replays the check's trace (3 keys in bursts over 12 s, rule 5/1s), or
+# TRACE, through each product's real software that ratebench starts and
+# stops (servers on a loopback port, libraries in their own runtime with
+# the trace's clock), and prints each one's agreement with its model.
+# Writes results/live/<product>/<name>/live.md.
+LIVE_PRODUCTS ?=
+live: live-nginx
+	@set -e; for p in $(LIVE_PRODUCTS); do \
+		echo "== live $$p"; $(BIN) live $$p $(if $(TRACE),-trace $(TRACE) -rule $(LIVE_RULE)) $(FLAGS); \
+	done
 
 FUZZTIME ?= 10s
 FUZZERS  := FuzzCSVReader FuzzJSONLReader FuzzParquetReader FuzzAccessLogReader FuzzALBReader FuzzW3CReader FuzzHAProxyReader FuzzRegexReader FuzzCompressedReader
