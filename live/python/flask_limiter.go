@@ -91,7 +91,7 @@ func flaskVersion(o live.Options) (string, error) {
 	}
 	f := strings.Fields(string(out))
 	if len(f) != 2 {
-		return "", fmt.Errorf("live flask-limiter: %s says %q for limits' version", py, out)
+		return "", fmt.Errorf("live flask-limiter: %s says %q for limits' version; install %s", py, out, FlaskRequires)
 	}
 	return fmt.Sprintf("limits %s (Python %s)", f[0], f[1]), nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -267,6 +268,37 @@ func TestFlaskLimiterFloatTimelines(t *testing.T) {
 		}
 		if m := flaskDecisions(t, spec+":without=float", r, trace); slices.Equal(m, real) {
 			t.Errorf("%s:without=float at %d, %d ns decides as limits, %v", spec, c.t0, c.t1, m)
+		}
+	}
+}
+
+// Without the interpreter or the library the target fails, naming the
+// Debian package to install; a variant it does not drive, or a window that
+// is not whole seconds, is refused before anything starts.
+func TestFlaskLimiterRefuses(t *testing.T) {
+	tg, ok := live.Lookup("flask-limiter")
+	if !ok {
+		t.Fatal("flask-limiter is not registered")
+	}
+	if !tg.Driven || tg.Variants[0] != "" {
+		t.Errorf("driven %v, variants %q: want a driven target whose default variant is \"\"", tg.Driven, tg.Variants)
+	}
+	for _, bin := range []string{"/nonexistent/python3", "/bin/true"} {
+		if _, err := tg.Version(live.Options{Binary: bin}); err == nil || !strings.Contains(err.Error(), "apt-get install -y python3-limits") {
+			t.Errorf("with %s: %v, want an error naming python3-limits", bin, err)
+		}
+	}
+	ctx := context.Background()
+	for _, c := range []struct{ variant, rule string }{
+		{"strategy=fixed:storage=redis", "5/1s"}, {"storage=redis", "5/1s"}, {"", "5/1500ms"},
+	} {
+		r, _ := algorithms.ParseRule(c.rule)
+		if s, err := StartFlask(ctx, r, live.Options{Variant: c.variant}); err == nil {
+			s.Close()
+			t.Errorf("variant %q, rule %s: started", c.variant, c.rule)
+		}
+		if _, err := tg.Model(r, live.Options{Variant: c.variant}); err == nil && c.variant != "" {
+			t.Errorf("variant %q: a model", c.variant)
 		}
 	}
 }
