@@ -118,6 +118,8 @@ type FlaskLimiter struct {
 
 	fixed algorithms.PerKey[flaskFixed]
 	lists []flaskList
+
+	relPeakMax, relPeakSum int64 // the largest lists of the keys released (Release), in bytes
 }
 
 // flaskFixed is a fixed window key: its count and the time of the hit
@@ -140,6 +142,7 @@ type flaskList struct {
 	head        int
 	base, total int64
 	n, last     int64
+	peak        int64 // the largest Bytes the key reached
 }
 
 type flaskRun struct{ t, cum int64 }
@@ -251,7 +254,22 @@ func (f *FlaskLimiter) Bytes(id int32) int64 {
 	return 16
 }
 
-func (f *FlaskLimiter) FixedSize() bool    { return !f.moving }
+func (f *FlaskLimiter) FixedSize() bool { return !f.moving }
+
+// Memory returns, for the moving window, the largest list of one key in
+// bytes and the sum over keys of each key's largest (as the log's Memory);
+// for the fixed window, 16 bytes per key seen.
+func (f *FlaskLimiter) Memory() (peakPerKey, sumOfPeaks int64) {
+	if !f.moving {
+		return 16, 16 * int64(f.fixed.Len())
+	}
+	peakPerKey, sumOfPeaks = f.relPeakMax, f.relPeakSum
+	for i := range f.lists {
+		peakPerKey = max(peakPerKey, f.lists[i].peak)
+		sumOfPeaks += f.lists[i].peak
+	}
+	return peakPerKey, sumOfPeaks
+}
 func (*FlaskLimiter) CountsRejected() bool { return true }
 
 // CountsEvery: the fixed window counts every hit (with counts-refused on).
@@ -346,7 +364,7 @@ func (f *FlaskLimiter) prune(k *flaskList, t int64) {
 		return
 	}
 	if ms := int64(time.Millisecond); algorithms.FloorDiv(t, ms) > algorithms.FloorDiv(k.last, ms)+f.rule.W/ms {
-		k.runs, k.head, k.base, k.total, k.n, k.last = k.runs[:0], 0, 0, 0, 0, 0
+		k.runs, k.head, k.base, k.total, k.n, k.last = k.runs[:0], 0, 0, 0, 0, 0 // the peak stays
 		return
 	}
 	for k.head < len(k.runs) && k.runs[k.head].t < t-f.rule.W-flaskMargin {
@@ -400,6 +418,7 @@ func (f *FlaskLimiter) push(k *flaskList, t, cost int64) {
 	k.total = algorithms.SatAdd(k.total, cost)
 	k.runs = append(k.runs, flaskRun{t: t, cum: k.total})
 	k.n, k.last = min(f.rule.L, algorithms.SatAdd(k.n, cost)), t
+	k.peak = max(k.peak, 8*k.n)
 	if k.total-k.base > f.rule.L { // LTRIM 0 L-1
 		k.base = k.total - f.rule.L
 		for k.runs[k.head].cum <= k.base {
@@ -423,6 +442,8 @@ func (f *FlaskLimiter) Idle(id int32, t int64) bool {
 
 func (f *FlaskLimiter) Release(id int32) {
 	if f.moving {
+		p := f.lists[id].peak
+		f.relPeakMax, f.relPeakSum = max(f.relPeakMax, p), f.relPeakSum+p
 		f.lists[id] = flaskList{}
 		return
 	}

@@ -239,8 +239,9 @@ func TestFlaskLimiterPyTime(t *testing.T) {
 	}
 }
 
-// The moving window's list: Bytes follows its length (at most L), and a
-// key released when Idle decides on as one kept.
+// The moving window's list: Bytes follows its length (at most L), Memory
+// the largest lengths, released keys included, and a key released when
+// Idle decides on as one kept.
 func TestFlaskLimiterIdleIsFresh(t *testing.T) {
 	l := mustNew(t, "flask-limiter:strategy=moving", "3/1s")
 	l.Grow(1)
@@ -250,7 +251,20 @@ func TestFlaskLimiterIdleIsFresh(t *testing.T) {
 	if l.Bytes(0) != 24 {
 		t.Errorf("Bytes after 5 entries under 3/1s = %d, want 24 (three kept)", l.Bytes(0))
 	}
+	type memory interface{ Memory() (int64, int64) }
+	l.Grow(2)
+	l.Record(1, 0, 1)
+	if peak, sum := l.(memory).Memory(); peak != 24 || sum != 32 {
+		t.Errorf("Memory() = %d, %d; want 24 (the largest list) and 32 (3 + 1 entries)", peak, sum)
+	}
 	rl := l.(algorithms.Releaser)
+	rl.Release(0)
+	if peak, sum := l.(memory).Memory(); peak != 24 || sum != 32 || l.Bytes(0) != 0 {
+		t.Errorf("after a release, Memory() = %d, %d and Bytes %d; want 24, 32 and 0", peak, sum, l.Bytes(0))
+	}
+	for i := range 5 {
+		l.Record(0, int64(i)*int64(time.Millisecond), 1)
+	}
 	if rl.Idle(0, int64(time.Second)+4*int64(time.Millisecond)) || !rl.Idle(0, int64(time.Second)+5*int64(time.Millisecond)) {
 		t.Error("the list is dropped once the millisecond clock is past its newest entry + W, not before")
 	}
