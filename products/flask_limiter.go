@@ -103,6 +103,18 @@ func init() {
 // unless the entry is within a float64 rounding of W old; a hit costing
 // more than L can tell by the list's length.
 //
+// The deviations, each turned off by ":without=NAME": for the fixed
+// window in memory anchor, float and counts-refused; in Redis anchor,
+// clock and counts-refused; for the moving window (either storage) closed,
+// float and over-cost. With all of a mode's off it decides as its twin,
+// fixed or log. Refused hits count in the fixed window (CountsEvery), not
+// in the moving window.
+//
+// The real limits 2.8.0 decides as this model on every request of the
+// check's trace and of traces with costs and float-rounding edges
+// (package live/python drives it on the trace's clock; package
+// redisreplay runs acquire_moving_window.lua verbatim in a real Redis).
+//
 // Memory: the fixed window keeps a count and an expiry, 16 bytes per key;
 // the moving window one timestamp of 8 bytes per entry of its list, at
 // most L (Bytes counts the list's length).
