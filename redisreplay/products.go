@@ -97,6 +97,17 @@ import (
 //     seconds; the gateway blocks iff the count returned exceeds rate - 1
 //     (gateway/session_manager.go:153). The request's cost is not sent:
 //     Tyk logs one member per request.
+//   - flask-limiter:strategy=moving:storage=redis: limits 2.8.0's
+//     acquire_moving_window.lua (alisaifee/limits at tag 2.8.0, commit
+//     9ee3d6886c3a2d6fe5a89fe4c589f6ed09617f64, limits/resources/redis/
+//     lua_scripts/acquire_moving_window.lua, git blob 9d2d7add), copied
+//     byte for byte into lua/limits_acquire_moving_window.lua, with ARGV
+//     as RedisInteractor._acquire_entry passes them (limits/storage/
+//     redis.py:97-100): time.time() at the trace's time (as redis-py writes
+//     a float, its shortest round-trip decimal), the limit L, the expiry W
+//     in whole seconds and the cost. The script pushes the client's
+//     timestamps; its key's EXPIRE W, on the server's clock, drops a list
+//     only after W without an admission, whose entries count no more.
 //
 // The products' key lifetimes are their own (upstash: window or 2*window +
 // 1 s in ms, envoy and kong: the unit, tyk: per from each request), on the server's clock: a replay
@@ -119,6 +130,12 @@ var (
 
 	// ScriptTyk is Tyk's internal/rate/scripts/sliding_log_add.lua.
 	ScriptTyk = redis.NewScript(luaTyk)
+	//go:embed lua/limits_acquire_moving_window.lua
+	luaLimitsMovingWindow string
+
+	// ScriptLimitsMovingWindow is limits' acquire_moving_window.lua, the
+	// moving window of Flask-Limiter on Redis.
+	ScriptLimitsMovingWindow = redis.NewScript(luaLimitsMovingWindow)
 
 	// ScriptSpringGateway is Spring Cloud Gateway's request_rate_limiter.lua.
 	ScriptSpringGateway = redis.NewScript(luaSpringGateway)
@@ -171,7 +188,10 @@ const (
 
 // Products are the products' Redis implementations Run accepts (besides
 // Algorithms), each compared with the model of the same name.
-var Products = []string{"upstash", "upstash-fixed", "envoy", "redis_rate", "kong", "spring-gateway", "tyk", "express-rate-limit:store=redis"}
+var Products = []string{"upstash", "upstash-fixed", "envoy", "redis_rate", "kong", "spring-gateway", "tyk", "express-rate-limit:store=redis", FlaskMovingRedis}
+
+// FlaskMovingRedis is the spec of Flask-Limiter's moving window on Redis.
+const FlaskMovingRedis = "flask-limiter:strategy=moving:storage=redis"
 
 // productAlgorithm returns the algorithm for a product's model l, or false
 // when l is no product with a Redis implementation here.
@@ -202,6 +222,10 @@ func productAlgorithm(l algorithms.Limiter) (algorithm, bool) {
 		if name == "tyk" {
 			return algorithm{name: name, model: name, tag: "ty", atomic: true, product: true}, true
 		}
+	case *products.FlaskLimiter:
+		if name == FlaskMovingRedis {
+			return algorithm{name: name, model: name, tag: "fl", atomic: true, product: true}, true
+		}
 	case *products.RedisRate:
 		if name == "redis_rate" || name == "redis_rate:burst="+strconv.FormatInt(l.(*products.RedisRate).Burst(), 10) {
 			return algorithm{name: name, model: name, tag: "r", atomic: true, product: true, live: true}, true
@@ -231,6 +255,8 @@ func newProductOp(name string, model algorithms.Limiter, r algorithms.Rule) (op,
 			return nil, fmt.Errorf("kong with rule %s: the Redis replay supports the periods second to day (1s, 1m, 1h, 24h), not the calendar %s", r, k.Period())
 		}
 		return &kongOp{L: r.L, W: r.W, period: k.Period()}, nil
+	case FlaskMovingRedis:
+		return &limitsMovingOp{L: r.L, expiry: r.W / int64(time.Second)}, nil
 	}
 	if sg, ok := model.(*products.SpringGateway); ok {
 		rate, requested, capacity := sg.Config()
@@ -486,4 +512,22 @@ func TykDo(ctx context.Context, c redis.Scripter, eval func(context.Context, red
 		return false, fmt.Errorf("tyk script: count %v", v[0])
 	}
 	return !(count > rate-1), nil // session_manager.go:153, subtractor 1
+}
+
+// limitsMovingOp is limits' RedisStorage.acquire_entry: the script on the
+// key's list, with time.time() at the trace's time.
+type limitsMovingOp struct{ L, expiry int64 }
+
+func (*limitsMovingOp) keysPerClient() int { return 1 }
+
+func (l *limitsMovingOp) do(ctx context.Context, c *redis.Client, j *job) (bool, error) {
+	now := strconv.FormatFloat(products.PyTime(j.abs), 'f', -1, 64) // redis-py: repr(time.time())
+	err := ScriptLimitsMovingWindow.EvalSha(ctx, c, []string{j.key}, now, l.L, l.expiry, j.cost).Err()
+	switch {
+	case err == redis.Nil: // return false: a nil reply
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return true, nil // return true: the integer 1
 }

@@ -51,6 +51,15 @@ func TestProductScriptsVerbatim(t *testing.T) {
 	if sum := sha1.Sum([]byte(luaRateLimitRedis)); hex.EncodeToString(sum[:]) != RateLimitRedisSHA1 {
 		t.Errorf("rate-limit-redis script: SHA1 %x, want %s", sum, RateLimitRedisSHA1)
 	}
+	// limits 2.8.0's acquire_moving_window.lua: its git blob is the one at
+	// the tag (9d2d7add...), and its SHA1 the one redis-py registers.
+	blob = sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(luaLimitsMovingWindow), luaLimitsMovingWindow)))
+	if h := hex.EncodeToString(blob[:]); h != "9d2d7addc2f77c469a600adf6a5fa8ba8405dfae" {
+		t.Errorf("limits' moving window script: git blob %s, not acquire_moving_window.lua's at limits 2.8.0", h)
+	}
+	if h := ScriptLimitsMovingWindow.Hash(); h != "d19f37c18768a509dbf1310a257bfc35be65609f" {
+		t.Errorf("limits' moving window script: SHA1 %s", h)
+	}
 	srv := StartForTest(t)
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	defer c.Close()
@@ -79,11 +88,11 @@ func TestProductsAgreeWithOneClient(t *testing.T) {
 		speed int64
 		trace func() traces.Reader
 	}{
-		{"5/1s", "5/1s", []string{"upstash", "upstash-fixed", "envoy", "kong", "spring-gateway", "tyk"}, 0, func() traces.Reader { return randomTrace(11, 3000, 6, 1e9, 1) }},
-		{"10/1m", "10/1m", []string{"upstash", "upstash-fixed", "envoy", "kong", "spring-gateway", "tyk"}, 0, func() traces.Reader { return randomTrace(12, 3000, 4, 60e9, 1) }},
+		{"5/1s", "5/1s", []string{"upstash", "upstash-fixed", "envoy", "kong", "spring-gateway", "tyk", FlaskMovingRedis}, 0, func() traces.Reader { return randomTrace(11, 3000, 6, 1e9, 1) }},
+		{"10/1m", "10/1m", []string{"upstash", "upstash-fixed", "envoy", "kong", "spring-gateway", "tyk", FlaskMovingRedis}, 0, func() traces.Reader { return randomTrace(12, 3000, 4, 60e9, 1) }},
 		// costs: refused requests counted (upstash: those that passed its
 		// script's first test; upstash-fixed, envoy: all) use up the window
-		{"costs 20/1s", "20/1s", []string{"upstash", "upstash-fixed", "envoy", "kong", "spring-gateway", "tyk"}, 0, func() traces.Reader { return randomTrace(13, 3000, 3, 1e9, 7) }},
+		{"costs 20/1s", "20/1s", []string{"upstash", "upstash-fixed", "envoy", "kong", "spring-gateway", "tyk", FlaskMovingRedis}, 0, func() traces.Reader { return randomTrace(13, 3000, 3, 1e9, 7) }},
 		// spring-gateway at a rate below one a second: replenishRate 1,
 		// requestedTokens 3 (20/1m), whole seconds of the trace for TIME
 		{"spring 20/1m", "20/1m", []string{"spring-gateway"}, 0, func() traces.Reader { return randomTrace(16, 3000, 3, 60e9, 3) }},
@@ -163,6 +172,41 @@ func TestRateLimitRedisConcurrentClients(t *testing.T) {
 	for _, n := range res.Notes { // falling behind the pace on a busy machine is no error: the model is fed Redis's times
 		if strings.Contains(n, "disagrees") {
 			t.Errorf("note: %s", n)
+		}
+	}
+}
+
+// TestLimitsMovingWindowUnderConcurrency: limits' moving-window script is
+// atomic in Redis. On bursts of requests a microsecond apart, all within
+// the window, it admits exactly L per key and burst with 1, 4 or 16
+// clients, whatever order they arrive in; on a random trace, with one
+// client it decides every request as its model, and with more the
+// overlapping requests reach Redis in another order, whose timestamps it
+// pushes as they come.
+func TestLimitsMovingWindowUnderConcurrency(t *testing.T) {
+	srv := StartForTest(t)
+	rule := mustRule(t, "50/1m")
+	clients := []int{1, 4, 16}
+	res := run(t, srv, Config{Rule: rule, Algorithms: []string{FlaskMovingRedis}, Clients: clients}, raceTrace(2, 5, 200, rule.W))
+	want := int64(5 * 2 * rule.L)
+	if len(res.Runs) != len(clients) {
+		t.Fatalf("%d passes, want %d", len(res.Runs), len(clients))
+	}
+	for _, p := range res.Runs {
+		t.Logf("bursts, %d clients: admitted %d, model %d, agree %d of %d", p.Clients, p.Admitted, p.ModelAdmitted, p.Agree, p.Decisions)
+		if p.Admitted != want || p.ModelAdmitted != want {
+			t.Errorf("%d clients: admitted %d, the model %d, want %d", p.Clients, p.Admitted, p.ModelAdmitted, want)
+		}
+	}
+	rule = mustRule(t, "5/1s")
+	res = run(t, srv, Config{Rule: rule, Algorithms: []string{FlaskMovingRedis}, Clients: clients}, randomTrace(21, 4000, 4, rule.W, 1))
+	for _, p := range res.Runs {
+		t.Logf("random, %d clients: admitted %d, model %d, agree %d of %d (over %d, under %d)", p.Clients, p.Admitted, p.ModelAdmitted, p.Agree, p.Decisions, p.Over, p.Under)
+		if p.Clients == 1 && p.Agree != p.Decisions {
+			t.Errorf("one client: %d of %d agree", p.Agree, p.Decisions)
+		}
+		if p.Decisions != 4000 || p.Admitted == 0 || p.Admitted == p.Decisions {
+			t.Errorf("%d clients: admitted %d of %d", p.Clients, p.Admitted, p.Decisions)
 		}
 	}
 }

@@ -157,7 +157,7 @@ func parseAlgorithms(list []string, r algorithms.Rule) ([]algorithm, []string, e
 		default:
 			p, ok := productAlgorithm(l)
 			if !ok {
-				return nil, nil, fmt.Errorf("algorithm %q has no Redis implementation (available: log, counter, counter-nonatomic, fixed, token[:B=N], upstash, upstash-fixed, envoy, redis_rate[:burst=N], kong, spring-gateway, tyk, express-rate-limit:store=redis)", s)
+				return nil, nil, fmt.Errorf("algorithm %q has no Redis implementation (available: log, counter, counter-nonatomic, fixed, token[:B=N], upstash, upstash-fixed, envoy, redis_rate[:burst=N], kong, spring-gateway, tyk, express-rate-limit:store=redis, "+FlaskMovingRedis+")", s)
 			}
 			add(p)
 		}
@@ -342,7 +342,7 @@ func connect(ctx context.Context, cfg Config) (*redis.Client, ServerInfo, error)
 	if !cfg.Flush {
 		server.Addr = cfg.Addr
 	}
-	for _, s := range []*redis.Script{ScriptLog, ScriptCounter, ScriptFixed, ScriptToken, ScriptUpstashSliding, ScriptUpstashFixed, ScriptRedisRate, ScriptSpringGateway, ScriptTyk, ScriptRateLimitRedis} {
+	for _, s := range []*redis.Script{ScriptLog, ScriptCounter, ScriptFixed, ScriptToken, ScriptUpstashSliding, ScriptUpstashFixed, ScriptRedisRate, ScriptSpringGateway, ScriptTyk, ScriptRateLimitRedis, ScriptLimitsMovingWindow} {
 		if err := s.Load(ctx, client).Err(); err != nil {
 			client.Close()
 			return nil, server, fmt.Errorf("loading a script: %w", err)
