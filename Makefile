@@ -105,7 +105,7 @@ cloudflare-full: build
 # with the leaky bucket, the peer library and closed-loop clients.
 RESULT_N := 200000
 # The deployed products, beside the log, for results/products.
-PRODUCTS := log,nginx,envoy,envoy-local,upstash,upstash-fixed,upstash-token,redis_rate,throttled,ulule,go-limiter,juju,kong,redis-cell,guava,httprate,spring-gateway,haproxy,tyk,rack-attack,varnish,express-rate-limit,traefik,caddy
+PRODUCTS := log,nginx,envoy,envoy-local,upstash,upstash-fixed,upstash-token,redis_rate,throttled,ulule,go-limiter,juju,kong,redis-cell,guava,httprate,spring-gateway,haproxy,tyk,rack-attack,varnish,express-rate-limit,traefik,caddy,flask-limiter
 results: build
 	@for s in $(SCENARIOS); do \
 		$(BIN) compare -gen "$$s:requests=$(RESULT_N),keys=2000" -rule 5/30s -mode independent -o results/$$s > /dev/null || exit 1; \
@@ -140,7 +140,7 @@ REDIS_SPEED ?= 100
 REDIS_NAME = $(if $(TRACE),$(basename $(notdir $(TRACE))),mix)
 redis-compare: build
 	$(BIN) redis $(if $(TRACE),-trace $(TRACE),-gen '$(REDIS_GEN)') -rule $(RULE) -alg log,counter,counter-nonatomic,fixed,token -clients 1,4,16 $(if $(OUT),-o $(OUT)) $(FLAGS)
-	$(BIN) redis $(if $(TRACE),-trace $(TRACE),-gen '$(REDIS_GEN)') -rule $(REDIS_PRODUCT_RULE) -alg upstash,upstash-fixed,envoy,redis_rate,kong,spring-gateway,tyk,express-rate-limit:store=redis -clients 1,4,16 -speed $(REDIS_SPEED) -o $(if $(OUT),$(OUT)-products,results/redis/$(REDIS_NAME)-products) $(FLAGS)
+	$(BIN) redis $(if $(TRACE),-trace $(TRACE),-gen '$(REDIS_GEN)') -rule $(REDIS_PRODUCT_RULE) -alg upstash,upstash-fixed,envoy,redis_rate,kong,spring-gateway,tyk,express-rate-limit:store=redis,flask-limiter:strategy=moving:storage=redis -clients 1,4,16 -speed $(REDIS_SPEED) -o $(if $(OUT),$(OUT)-products,results/redis/$(REDIS_NAME)-products) $(FLAGS)
 
 # Replays a trace (TRACE, or a small default mix of 2,000 requests over
 # 100 s) through a real nginx that ratebench starts on a free loopback port
@@ -159,7 +159,7 @@ live-nginx: build
 # stops (servers on a loopback port, libraries in their own runtime with
 # the trace's clock), and prints each one's agreement with its model.
 # Writes results/live/<product>/<name>/live.md.
-LIVE_PRODUCTS ?= haproxy tyk spring-gateway rack-attack varnish express-rate-limit express-rate-limit:store=redis
+LIVE_PRODUCTS ?= haproxy tyk spring-gateway rack-attack varnish express-rate-limit express-rate-limit:store=redis flask-limiter
 live: live-nginx
 	@set -e; for p in $(LIVE_PRODUCTS); do \
 		echo "== live $$p"; $(BIN) live $$p $(if $(TRACE),-trace $(TRACE) -rule $(LIVE_RULE)) $(FLAGS); \
