@@ -14,6 +14,7 @@
 #   make fuzz                            a short run of every trace reader's fuzzer (FUZZTIME each)
 #   make redis-compare                   replay a trace against a real redis-server (started and stopped here)
 #   make live-nginx                      replay a small trace through a real nginx (started and stopped here) and print its agreement with its model
+#   make live                            live-nginx, then the check's trace through every other product's real software (results/live/<product>/)
 
 GO      ?= go
 BIN     := bin/ratebench
@@ -41,7 +42,7 @@ FLAGS   ?=
 
 COMPARE_FLAGS = -rule $(RULE) -count $(COUNT) $(if $(ALG),-alg $(ALG)) $(if $(OUT),-o $(OUT)) $(FLAGS)
 
-.PHONY: all build compare test deps race bench vet fmt clean traces cloudflare cloudflare-search cloudflare-full results report-check fuzz redis-compare live-nginx
+.PHONY: all build compare test deps race bench vet fmt clean traces cloudflare cloudflare-search cloudflare-full results report-check fuzz redis-compare live-nginx live
 all: build
 
 build:
@@ -104,7 +105,7 @@ cloudflare-full: build
 # with the leaky bucket, the peer library and closed-loop clients.
 RESULT_N := 200000
 # The deployed products, beside the log, for results/products.
-PRODUCTS := log,nginx,envoy,envoy-local,upstash,upstash-fixed,upstash-token,redis_rate,throttled,ulule,go-limiter,juju,kong,redis-cell,guava,httprate,spring-gateway
+PRODUCTS := log,nginx,envoy,envoy-local,upstash,upstash-fixed,upstash-token,redis_rate,throttled,ulule,go-limiter,juju,kong,redis-cell,guava,httprate,spring-gateway,haproxy,tyk,rack-attack,varnish,express-rate-limit,traefik,caddy,flask-limiter
 results: build
 	@for s in $(SCENARIOS); do \
 		$(BIN) compare -gen "$$s:requests=$(RESULT_N),keys=2000" -rule 5/30s -mode independent -o results/$$s > /dev/null || exit 1; \
@@ -139,7 +140,7 @@ REDIS_SPEED ?= 100
 REDIS_NAME = $(if $(TRACE),$(basename $(notdir $(TRACE))),mix)
 redis-compare: build
 	$(BIN) redis $(if $(TRACE),-trace $(TRACE),-gen '$(REDIS_GEN)') -rule $(RULE) -alg log,counter,counter-nonatomic,fixed,token -clients 1,4,16 $(if $(OUT),-o $(OUT)) $(FLAGS)
-	$(BIN) redis $(if $(TRACE),-trace $(TRACE),-gen '$(REDIS_GEN)') -rule $(REDIS_PRODUCT_RULE) -alg upstash,upstash-fixed,envoy,redis_rate,kong,spring-gateway -clients 1,4,16 -speed $(REDIS_SPEED) -o $(if $(OUT),$(OUT)-products,results/redis/$(REDIS_NAME)-products) $(FLAGS)
+	$(BIN) redis $(if $(TRACE),-trace $(TRACE),-gen '$(REDIS_GEN)') -rule $(REDIS_PRODUCT_RULE) -alg upstash,upstash-fixed,envoy,redis_rate,kong,spring-gateway,tyk,express-rate-limit:store=redis,flask-limiter:strategy=moving:storage=redis -clients 1,4,16 -speed $(REDIS_SPEED) -o $(if $(OUT),$(OUT)-products,results/redis/$(REDIS_NAME)-products) $(FLAGS)
 
 # Replays a trace (TRACE, or a small default mix of 2,000 requests over
 # 100 s) through a real nginx that ratebench starts on a free loopback port
@@ -152,6 +153,17 @@ LIVE_RULE  ?= 5/1s
 LIVE_SPEED ?= 20
 live-nginx: build
 	$(BIN) live nginx $(if $(TRACE),-trace $(TRACE),-gen '$(LIVE_GEN)') -rule $(LIVE_RULE) -speed $(LIVE_SPEED) $(if $(OUT),-o $(OUT)) $(FLAGS)
+
+# Replays the check's trace (3 keys in bursts over 12 s, rule 5/1s), or
+# TRACE, through each product's real software that ratebench starts and
+# stops (servers on a loopback port, libraries in their own runtime with
+# the trace's clock), and prints each one's agreement with its model.
+# Writes results/live/<product>/<name>/live.md.
+LIVE_PRODUCTS ?= haproxy tyk spring-gateway rack-attack varnish express-rate-limit express-rate-limit:store=redis flask-limiter
+live: live-nginx
+	@set -e; for p in $(LIVE_PRODUCTS); do \
+		echo "== live $$p"; $(BIN) live $$p $(if $(TRACE),-trace $(TRACE) -rule $(LIVE_RULE)) $(FLAGS); \
+	done
 
 FUZZTIME ?= 10s
 FUZZERS  := FuzzCSVReader FuzzJSONLReader FuzzParquetReader FuzzAccessLogReader FuzzALBReader FuzzW3CReader FuzzHAProxyReader FuzzRegexReader FuzzCompressedReader

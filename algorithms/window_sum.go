@@ -63,6 +63,29 @@ func (w *WindowSum) Expire(cutoff int64) {
 	}
 }
 
+// SumThrough returns the cost of the entries at or before cutoff, without
+// dropping them: after Expire(c-1), SumThrough(c) is the cost of the
+// entries at exactly c.
+func (w *WindowSum) SumThrough(cutoff int64) int64 {
+	if w.n == 0 || w.oldest > cutoff {
+		return 0
+	}
+	mask := len(w.ts) - 1
+	var s int64
+	for i := 0; i < w.n; i++ {
+		j := (w.head + i) & mask
+		if w.ts[j] > cutoff {
+			break
+		}
+		c := int64(1)
+		if w.costs != nil {
+			c = w.costs[j]
+		}
+		s += c
+	}
+	return s
+}
+
 // Add appends an entry at time t, which must not be before the newest entry.
 // A cost may be negative, for a signed sum (compare's burst accounting keeps
 // the difference of two sets of entries in one window); Bytes counts such

@@ -38,6 +38,13 @@ func (m *memoryAcc) summary(keys int, g *windowGrid, held []int64) summary.Memor
 	if r, ok := m.lim.(memoryReporter); ok && !m.lim.FixedSize() {
 		out.Model = modelLog
 		out.PeakPerKey, out.SumOfPeaks = r.Memory()
+		if _, product := m.lim.(algorithms.Product); product {
+			// A product's own log (Tyk's, the limits library's) holds
+			// other entries than the exact log whose size the group
+			// counts per window: its total is not the log's.
+			out.Model, out.TotalNotMeasured = summary.MemoryModelOwnLog, true
+			return out
+		}
 		series = append(series, g.Memory...)
 	} else {
 		b := m.lim.Bytes(0)

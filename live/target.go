@@ -56,9 +56,11 @@ type Session interface {
 	// Decide asks the software whether it admits one request of key
 	// (the trace's key as the replay names it) at trace time t in ns.
 	// Calls come serially in the trace's time order. It returns the
-	// decision and the trace time the software decided at: t when the
-	// clock is driven, otherwise the time observed on the software's
-	// clock, mapped back to the trace's scale.
+	// decision and the time the software decided at, in ns on the
+	// timeline the model's rule is for: t when the clock is driven;
+	// otherwise the software's own clock since the replay's first
+	// request, on which the rule is the trace's at Speed (Pacer.Wait
+	// gives the time each request was due there).
 	Decide(ctx context.Context, key string, t int64) (admit bool, at int64, err error)
 	// Close stops what Start started and removes its files. It is
 	// called once, after the replay, whether it ended, failed or was

@@ -37,10 +37,16 @@
 // and fixed-window scripts verbatim, on the trace's time in ms, with the
 // ephemeral cache on the client; Envoy's pipelined INCRBY + EXPIRE, decided
 // on the count returned; Kong's read of the usage, then its increment in a
-// second round trip; and redis_rate's script, which reads Redis TIME and is
-// replayed live (at Config.Speed times the trace's pace, under the rule's
-// window divided by the speed), its model fed the times the script read in
-// the order Redis decided. With one client each agrees with its model on
+// second round trip; Spring Cloud Gateway's token bucket script and
+// Tyk's sliding log script (a sorted set per key, scored by the trace's
+// time in ns) verbatim; limits' moving-window script (Flask-Limiter on
+// Redis) on time.time() at the trace's time; and redis_rate's script,
+// which reads Redis TIME, and rate-limit-redis's
+// (express-rate-limit:store=redis), whose keys expire on Redis's clock:
+// both are replayed live (at Config.Speed times the trace's pace, under
+// the rule's window divided by the speed), their models fed the times the
+// scripts read in the order Redis decided. With one client each agrees
+// with its model on
 // every request (the tests require it). With several, Kong's
 // read-then-increment admits beyond its model; the others, atomic in Redis,
 // only decide overlapping requests in another order.

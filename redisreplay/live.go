@@ -29,6 +29,8 @@ func productTTL(name string, r algorithms.Rule) (time.Duration, int) {
 		return time.Duration(r.W), 1
 	case "upstash":
 		return 2*time.Duration(r.W) + time.Second, 2
+	case "tyk": // EXPIRE per on every request: the key must outlive each gap shorter than W
+		return time.Duration(r.W), 2
 	}
 	return 0, 0
 }
@@ -59,29 +61,31 @@ func (l *keyLife) see(t int64, now time.Time) {
 	l.max = max(l.max, now.Sub(from))
 }
 
-// decision is one answer of a live replay: the request and the time Redis
-// decided it at.
+// decision is one answer of a live replay: the request, the time Redis
+// ran it at (TIME, which orders the answers) and the time its script's
+// clock read (what the model is fed).
 type decision struct {
-	seq, t, cost int64
-	id           int32
-	ok           bool
+	seq, t, at, cost int64
+	id               int32
+	ok               bool
 }
 
-// livePass replays the trace through redis_rate's script at the trace's
+// livePass replays the trace through a script that reads Redis's clock
+// (redis_rate's, rate-limit-redis's) at the trace's
 // pace scaled by Config.Speed: request i is sent (t_i - t_0)/speed after the
 // start, to the first free one of the clients, and the script decides on
-// Redis TIME. The model (the rule scaled by the speed) is then driven with
-// the times the script read, in the order Redis decided (by TIME, then
+// Redis's clock. The model (the rule scaled by the speed) is then driven
+// with the times the script read, in the order Redis decided (by TIME, then
 // trace order: Redis runs one script at a time), and compared decision by
 // decision. With one client that is the trace's order, and they must agree
 // exactly; a late send changes the times, not the agreement.
-func (rp *replay) livePass(ctx context.Context, a algorithm, o *redisRateOp, clients int) (Pass, PassTiming, error) {
+func (rp *replay) livePass(ctx context.Context, a algorithm, o liveOp, clients int) (Pass, PassTiming, error) {
 	speed := rp.cfg.Speed
 	rule, err := liveRule(rp.cfg.Rule, speed)
 	if err != nil {
 		return Pass{}, PassTiming{}, err
 	}
-	o.rate, o.period = rule.L, time.Duration(rule.W).Seconds()
+	o.setRule(rule)
 	prefix, rkeys, model, done, err := rp.begin(ctx, a, clients, rule)
 	if err != nil {
 		return Pass{}, PassTiming{}, err
@@ -90,11 +94,11 @@ func (rp *replay) livePass(ctx context.Context, a algorithm, o *redisRateOp, cli
 
 	got := make([][]decision, clients)
 	pool, lat := rp.startClients(ctx, clients, clients, func(ctx context.Context, w int, j *job) error {
-		ok, t, err := o.allow(ctx, rp.client, j.key, j.cost)
+		ok, t, at, err := o.allow(ctx, rp.client, j.key, j.cost)
 		if err != nil {
 			return err
 		}
-		got[w] = append(got[w], decision{seq: j.seq, t: t, cost: j.cost, id: j.id, ok: ok})
+		got[w] = append(got[w], decision{seq: j.seq, t: t, at: at, cost: j.cost, id: j.id, ok: ok})
 		return nil
 	})
 	began := pool.Began()
@@ -132,9 +136,9 @@ func (rp *replay) livePass(ctx context.Context, a algorithm, o *redisRateOp, cli
 	var st stats
 	every := algorithms.CountsEvery(model)
 	for _, d := range all {
-		admit := model.Decide(d.id, d.t, d.cost)
+		admit := model.Decide(d.id, d.at, d.cost)
 		if admit || every {
-			model.Record(d.id, d.t, d.cost)
+			model.Record(d.id, d.at, d.cost)
 		}
 		st.tally(d.ok, admit)
 	}

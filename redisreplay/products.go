@@ -68,9 +68,49 @@ import (
 //     (tonumber(ARGV[3]) or redis.call('TIME')[1]); the replay passes the
 //     trace's whole seconds there instead, the time a server whose clock
 //     is the trace's would return.
+//   - express-rate-limit:store=redis: rate-limit-redis 6.0.1's increment
+//     script (the npm package's dist/index.cjs, lines 6-17: the template
+//     with its leading whitespace stripped and trimmed, as the store
+//     loads it), copied byte for byte into lua/rate_limit_redis.lua: its
+//     SHA1 is the one the store's SCRIPT LOAD returns (checked by a test
+//     here, and against the store itself by the live check of live/node).
+//     Its ARGV is windowMs (lib.ts's retryableIncrement), and the
+//     middleware refuses when the count it returns exceeds the limit.
+//     The script reads Redis's own clock (PTTL, and SET ... PX), so it is
+//     replayed live, as redis_rate. It runs inside a wrapper that reads
+//     TIME first (which orders the decisions), then runs the script, and
+//     returns the milliseconds the script's clock read, which the model is
+//     fed: PEXPIRETIME of the key less the time to expire the script
+//     returned (Redis 7's PTTL and SET read the live clock, mstime(), a
+//     little after TIME: on a busy machine, after another millisecond).
+//     The product counts one hit per request: a trace with other costs is
+//     refused.
+//   - tyk: Tyk Gateway's rolling-window limiter, internal/rate/scripts/
+//     sliding_log_add.lua (TykTechnologies/tyk at commit
+//     31e219bebd5598ae9cce67c9b494cebba941f4a4), copied byte for byte into
+//     lua/tyk_sliding_log_add.lua (a test checks its git blob id), run on
+//     the key's sorted set with ARGV = {now, now - per, rate, per} as
+//     SlidingLog.SetCountScript passes them (internal/rate/
+//     sliding_log.go:198-214): now the trace's time in ns as a decimal
+//     string (the gateway's time.Now().UnixNano(), not rebased: the
+//     scores' float64 rounding is the product's), rate L and per W in
+//     seconds; the gateway blocks iff the count returned exceeds rate - 1
+//     (gateway/session_manager.go:153). The request's cost is not sent:
+//     Tyk logs one member per request.
+//   - flask-limiter:strategy=moving:storage=redis: limits 2.8.0's
+//     acquire_moving_window.lua (alisaifee/limits at tag 2.8.0, commit
+//     9ee3d6886c3a2d6fe5a89fe4c589f6ed09617f64, limits/resources/redis/
+//     lua_scripts/acquire_moving_window.lua, git blob 9d2d7add), copied
+//     byte for byte into lua/limits_acquire_moving_window.lua, with ARGV
+//     as RedisInteractor._acquire_entry passes them (limits/storage/
+//     redis.py:97-100): time.time() at the trace's time (as redis-py writes
+//     a float, its shortest round-trip decimal), the limit L, the expiry W
+//     in whole seconds and the cost. The script pushes the client's
+//     timestamps; its key's EXPIRE W, on the server's clock, drops a list
+//     only after W without an admission, whose entries count no more.
 //
 // The products' key lifetimes are their own (upstash: window or 2*window +
-// 1 s in ms, envoy and kong: the unit), on the server's clock: a replay
+// 1 s in ms, envoy and kong: the unit, tyk: per from each request), on the server's clock: a replay
 // faster than its trace outlives none of them within a window, but a
 // window whose requests take longer than that to replay would lose its
 // count (Run notes it).
@@ -83,9 +123,38 @@ var (
 	luaRedisRate string
 	//go:embed lua/spring_gateway.lua
 	luaSpringGateway string
+	//go:embed lua/rate_limit_redis.lua
+	luaRateLimitRedis string
+	//go:embed lua/tyk_sliding_log_add.lua
+	luaTyk string
+
+	// ScriptTyk is Tyk's internal/rate/scripts/sliding_log_add.lua.
+	ScriptTyk = redis.NewScript(luaTyk)
+	//go:embed lua/limits_acquire_moving_window.lua
+	luaLimitsMovingWindow string
+
+	// ScriptLimitsMovingWindow is limits' acquire_moving_window.lua, the
+	// moving window of Flask-Limiter on Redis.
+	ScriptLimitsMovingWindow = redis.NewScript(luaLimitsMovingWindow)
 
 	// ScriptSpringGateway is Spring Cloud Gateway's request_rate_limiter.lua.
 	ScriptSpringGateway = redis.NewScript(luaSpringGateway)
+
+	// ScriptRateLimitRedis is rate-limit-redis's increment script after a
+	// read of TIME; it returns the script's reply (the count and the time
+	// to expire), the time in ms the script's clock read, and TIME's
+	// seconds and microseconds. The script reads the clock in PTTL (and
+	// SET ... PX), live, a little after TIME; the key's expiry less the
+	// time to expire the script returns is that very reading: when - (when
+	// - now) when it counted (PTTL > 0), and (now + windowMs) - windowMs
+	// when it set the key anew.
+	ScriptRateLimitRedis = redis.NewScript(`-- ratebench: rate-limit-redis 6.0.1's increment script, verbatim; the TIME before it and the clock it read
+local now = redis.call("TIME")
+local reply = (function()
+` + luaRateLimitRedis + `
+end)()
+return {reply[1], reply[2], redis.call("PEXPIRETIME", KEYS[1]) - reply[2], now[1], now[2]}
+`)
 
 	ScriptUpstashSliding = redis.NewScript(luaUpstashSliding)
 	ScriptUpstashFixed   = redis.NewScript(luaUpstashFixed)
@@ -108,15 +177,21 @@ return reply
 )
 
 // UpstashSlidingSHA1 and UpstashFixedSHA1 are the scripts' hashes in
-// ratelimit-js (src/lua-scripts/hash.ts).
+// ratelimit-js (src/lua-scripts/hash.ts); RateLimitRedisSHA1 is the hash
+// of rate-limit-redis 6.0.1's increment script, as its store loads it.
 const (
+	RateLimitRedisSHA1 = "895b92e1712734e1b464999be23953485475357b"
+
 	UpstashSlidingSHA1 = "977fb636fb5ceb7e98a96d1b3a1272ba018efdae"
 	UpstashFixedSHA1   = "472e55443b62f60d0991028456c57815a387066d"
 )
 
 // Products are the products' Redis implementations Run accepts (besides
 // Algorithms), each compared with the model of the same name.
-var Products = []string{"upstash", "upstash-fixed", "envoy", "redis_rate", "kong", "spring-gateway"}
+var Products = []string{"upstash", "upstash-fixed", "envoy", "redis_rate", "kong", "spring-gateway", "tyk", "express-rate-limit:store=redis", FlaskMovingRedis}
+
+// FlaskMovingRedis is the spec of Flask-Limiter's moving window on Redis.
+const FlaskMovingRedis = "flask-limiter:strategy=moving:storage=redis"
 
 // productAlgorithm returns the algorithm for a product's model l, or false
 // when l is no product with a Redis implementation here.
@@ -138,6 +213,18 @@ func productAlgorithm(l algorithms.Limiter) (algorithm, bool) {
 	case *products.SpringGateway:
 		if name == "spring-gateway" {
 			return algorithm{name: name, model: name, tag: "sg", atomic: true, product: true}, true
+		}
+	case *products.ExpressRateLimit:
+		if name == "express-rate-limit:store=redis" {
+			return algorithm{name: name, model: name, tag: "erl", atomic: true, product: true, live: true}, true
+		}
+	case *products.Tyk:
+		if name == "tyk" {
+			return algorithm{name: name, model: name, tag: "ty", atomic: true, product: true}, true
+		}
+	case *products.FlaskLimiter:
+		if name == FlaskMovingRedis {
+			return algorithm{name: name, model: name, tag: "fl", atomic: true, product: true}, true
 		}
 	case *products.RedisRate:
 		if name == "redis_rate" || name == "redis_rate:burst="+strconv.FormatInt(l.(*products.RedisRate).Burst(), 10) {
@@ -168,13 +255,21 @@ func newProductOp(name string, model algorithms.Limiter, r algorithms.Rule) (op,
 			return nil, fmt.Errorf("kong with rule %s: the Redis replay supports the periods second to day (1s, 1m, 1h, 24h), not the calendar %s", r, k.Period())
 		}
 		return &kongOp{L: r.L, W: r.W, period: k.Period()}, nil
+	case FlaskMovingRedis:
+		return &limitsMovingOp{L: r.L, expiry: r.W / int64(time.Second)}, nil
 	}
 	if sg, ok := model.(*products.SpringGateway); ok {
 		rate, requested, capacity := sg.Config()
 		return &springOp{rate: rate, requested: requested, capacity: capacity}, nil
 	}
+	if _, ok := model.(*products.Tyk); ok {
+		return &tykOp{rate: r.L, per: r.W / int64(time.Second)}, nil
+	}
 	if rr, ok := model.(*products.RedisRate); ok {
 		return &redisRateOp{burst: rr.Burst()}, nil
+	}
+	if _, ok := model.(*products.ExpressRateLimit); ok {
+		return &rateLimitRedisOp{}, nil
 	}
 	return nil, fmt.Errorf("product %q has no Redis implementation", name)
 }
@@ -278,6 +373,18 @@ func (k *kongOp) do(ctx context.Context, c *redis.Client, j *job) (bool, error) 
 	return true, nil
 }
 
+// liveOp is the round trip of a product whose script reads Redis's clock,
+// replayed live (livePass).
+type liveOp interface {
+	op
+	// setRule gives it the rule at the replay's speed.
+	setRule(r algorithms.Rule)
+	// allow runs the script for one request of key and returns its
+	// decision, the Redis TIME it ran at (which orders the decisions) and
+	// the time its clock read (what the model is fed), in ns.
+	allow(ctx context.Context, c *redis.Client, key string, cost int64) (ok bool, t, at int64, err error)
+}
+
 // redisRateOp runs AllowN's script: ARGV = {Burst, Rate, Period.Seconds(),
 // n} (rate.go:101), here with the rule live at the replay's speed; it
 // returns the decision and the TIME the script read, in ns.
@@ -293,21 +400,34 @@ func (r *redisRateOp) do(context.Context, *redis.Client, *job) (bool, error) {
 	return false, fmt.Errorf("redis_rate reads Redis TIME: it is replayed live")
 }
 
-func (r *redisRateOp) allow(ctx context.Context, c *redis.Client, key string, cost int64) (bool, int64, error) {
+func (r *redisRateOp) setRule(rule algorithms.Rule) {
+	r.rate, r.period = rule.L, time.Duration(rule.W).Seconds()
+}
+
+func (r *redisRateOp) allow(ctx context.Context, c *redis.Client, key string, cost int64) (bool, int64, int64, error) {
 	v, err := ScriptRedisRate.EvalSha(ctx, c, []string{key}, r.burst, r.rate, r.period, cost).Slice()
 	if err != nil {
-		return false, 0, err
+		return false, 0, 0, err
 	}
 	if len(v) != 6 {
-		return false, 0, fmt.Errorf("redis_rate script: %d values in the reply, want 6", len(v))
+		return false, 0, 0, fmt.Errorf("redis_rate script: %d values in the reply, want 6", len(v))
 	}
 	allowed, _ := v[0].(int64)
-	sec, err1 := strconv.ParseInt(fmt.Sprint(v[4]), 10, 64)
-	usec, err2 := strconv.ParseInt(fmt.Sprint(v[5]), 10, 64)
-	if err1 != nil || err2 != nil {
-		return false, 0, fmt.Errorf("redis_rate script: TIME %v %v", v[4], v[5])
+	t, err := redisTime(v[4], v[5])
+	if err != nil {
+		return false, 0, 0, fmt.Errorf("redis_rate script: %w", err)
 	}
-	return allowed > 0, sec*int64(time.Second) + usec*int64(time.Microsecond), nil
+	return allowed > 0, t, t, nil // the script's clock is the TIME it read
+}
+
+// redisTime is TIME's seconds and microseconds, in ns.
+func redisTime(sec, usec any) (int64, error) {
+	s, err1 := strconv.ParseInt(fmt.Sprint(sec), 10, 64)
+	us, err2 := strconv.ParseInt(fmt.Sprint(usec), 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("TIME %v %v", sec, usec)
+	}
+	return s*int64(time.Second) + us*int64(time.Microsecond), nil
 }
 
 // springOp is RedisRateLimiter.isAllowed: the script on the route's two
@@ -326,4 +446,88 @@ func (s *springOp) do(ctx context.Context, c *redis.Client, j *job) (bool, error
 		return false, err
 	}
 	return v[0] == 1, nil // allowed and 1 or 0
+}
+
+// rateLimitRedisOp is rate-limit-redis's RedisStore.increment under
+// express-rate-limit's middleware: the script with windowMs, the request
+// refused iff the count it returns exceeds the limit.
+type rateLimitRedisOp struct{ limit, windowMs int64 }
+
+func (*rateLimitRedisOp) keysPerClient() int { return 1 }
+
+func (*rateLimitRedisOp) do(context.Context, *redis.Client, *job) (bool, error) {
+	return false, fmt.Errorf("rate-limit-redis reads Redis's clock: it is replayed live")
+}
+
+func (o *rateLimitRedisOp) setRule(r algorithms.Rule) {
+	o.limit, o.windowMs = r.L, r.W/int64(time.Millisecond) // whole ms: the model refuses another window
+}
+
+func (o *rateLimitRedisOp) allow(ctx context.Context, c *redis.Client, key string, cost int64) (bool, int64, int64, error) {
+	if cost != 1 { // traceInfo refuses such a trace
+		return false, 0, 0, fmt.Errorf("rate-limit-redis counts one hit per request, not cost %d", cost)
+	}
+	v, err := ScriptRateLimitRedis.EvalSha(ctx, c, []string{key}, o.windowMs).Slice()
+	if err != nil {
+		return false, 0, 0, err
+	}
+	if len(v) != 5 {
+		return false, 0, 0, fmt.Errorf("rate-limit-redis script: %d values in the reply, want 5", len(v))
+	}
+	hits, ok1 := v[0].(int64)
+	at, ok2 := v[2].(int64)
+	t, err := redisTime(v[3], v[4])
+	if !ok1 || !ok2 || err != nil {
+		return false, 0, 0, fmt.Errorf("rate-limit-redis script: count %v, clock %v, %v", v[0], v[2], err)
+	}
+	return !(hits > o.limit), t, at * int64(time.Millisecond), nil // totalHits > limit refuses
+}
+
+// tykOp is SlidingLog.Do as limitRedis calls it: the script on the key's
+// sorted set with the trace's time, blocked iff count > rate - 1.
+type tykOp struct{ rate, per int64 }
+
+func (*tykOp) keysPerClient() int { return 1 }
+
+func (y *tykOp) do(ctx context.Context, c *redis.Client, j *job) (bool, error) {
+	return TykDo(ctx, c, ScriptTyk.EvalSha, j.key, j.abs, y.rate, y.per)
+}
+
+// TykDo runs Tyk's sliding_log_add.lua through eval (a Script's Run or
+// EvalSha) on key at now (ns since the epoch) for rate requests per per
+// seconds, as SlidingLog.SetCountScript does, and returns the gateway's
+// decision: admitted iff the count before this request is at most
+// rate - 1.
+func TykDo(ctx context.Context, c redis.Scripter, eval func(context.Context, redis.Scripter, []string, ...any) *redis.Cmd, key string, now, rate, per int64) (bool, error) {
+	windowStart := now - per*int64(time.Second)
+	v, err := eval(ctx, c, []string{key}, strconv.FormatInt(now, 10), strconv.FormatInt(windowStart, 10), rate, per).Slice()
+	if err != nil {
+		return false, err
+	}
+	if len(v) != 3 {
+		return false, fmt.Errorf("tyk script: %d values in the reply, want 3", len(v))
+	}
+	count, ok := v[0].(int64)
+	if !ok {
+		return false, fmt.Errorf("tyk script: count %v", v[0])
+	}
+	return !(count > rate-1), nil // session_manager.go:153, subtractor 1
+}
+
+// limitsMovingOp is limits' RedisStorage.acquire_entry: the script on the
+// key's list, with time.time() at the trace's time.
+type limitsMovingOp struct{ L, expiry int64 }
+
+func (*limitsMovingOp) keysPerClient() int { return 1 }
+
+func (l *limitsMovingOp) do(ctx context.Context, c *redis.Client, j *job) (bool, error) {
+	now := strconv.FormatFloat(products.PyTime(j.abs), 'f', -1, 64) // redis-py: repr(time.time())
+	err := ScriptLimitsMovingWindow.EvalSha(ctx, c, []string{j.key}, now, l.L, l.expiry, j.cost).Err()
+	switch {
+	case err == redis.Nil: // return false: a nil reply
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return true, nil // return true: the integer 1
 }

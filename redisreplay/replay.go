@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"ratebench/algorithms"
+	"ratebench/products"
 	"ratebench/traces"
 )
 
@@ -57,8 +58,10 @@ type Config struct {
 	// Log, if not nil, is told about each pass as it starts.
 	Log func(format string, args ...any)
 	// Speed is the factor by which a live replay (redis_rate, whose script
-	// reads Redis TIME) runs faster than the trace, its rule's window
-	// divided by the same factor (default 1: the trace's own pace).
+	// reads Redis TIME, and express-rate-limit:store=redis, whose script
+	// reads Redis's clock through PTTL and PX) runs faster than the trace,
+	// its rule's window divided by the same factor (default 1: the trace's
+	// own pace).
 	Speed int64
 }
 
@@ -154,7 +157,7 @@ func parseAlgorithms(list []string, r algorithms.Rule) ([]algorithm, []string, e
 		default:
 			p, ok := productAlgorithm(l)
 			if !ok {
-				return nil, nil, fmt.Errorf("algorithm %q has no Redis implementation (available: log, counter, counter-nonatomic, fixed, token[:B=N], upstash, upstash-fixed, envoy, redis_rate[:burst=N], kong)", s)
+				return nil, nil, fmt.Errorf("algorithm %q has no Redis implementation (available: log, counter, counter-nonatomic, fixed, token[:B=N], upstash, upstash-fixed, envoy, redis_rate[:burst=N], kong, spring-gateway, tyk, express-rate-limit:store=redis, "+FlaskMovingRedis+")", s)
 			}
 			add(p)
 		}
@@ -226,7 +229,7 @@ func Run(ctx context.Context, cfg Config, r traces.Reader) (*Result, error) {
 			var run Pass
 			var tim PassTiming
 			if a.live {
-				run, tim, err = rp.livePass(ctx, a, ops[i].(*redisRateOp), c)
+				run, tim, err = rp.livePass(ctx, a, ops[i].(liveOp), c)
 			} else {
 				run, tim, err = rp.pass(ctx, a, ops[i], c)
 			}
@@ -295,7 +298,7 @@ func newOps(algs []algorithm, cfg Config) ([]op, error) {
 // traceInfo describes the spooled trace, its times rebased on the start of
 // its first window, and refuses a trace Redis cannot replay exactly: a
 // negative time, a span of 2^52 ns or more (Lua numbers are doubles), or
-// costs other than 1 for the log.
+// costs other than 1 for the log and for rate-limit-redis.
 func traceInfo(cfg Config, sp *spool, algs []algorithm) (TraceInfo, error) {
 	info := cfg.Trace
 	info.Requests, info.Keys, info.CostNot1 = sp.n, len(sp.keys), sp.costly
@@ -312,6 +315,9 @@ func traceInfo(cfg Config, sp *spool, algs []algorithm) (TraceInfo, error) {
 	}
 	if sp.costly > 0 && slices.ContainsFunc(algs, func(a algorithm) bool { return a.name == "log" }) {
 		return info, fmt.Errorf("the Redis log supports cost 1 only, and %d requests have another cost (the first at %s): replay without log", sp.costly, sp.firstCostly)
+	}
+	if sp.costly > 0 && slices.ContainsFunc(algs, func(a algorithm) bool { return a.name == "express-rate-limit:store=redis" }) {
+		return info, fmt.Errorf("rate-limit-redis counts one hit per request, and %d requests have another cost (the first at %s): replay without express-rate-limit:store=redis", sp.costly, sp.firstCostly)
 	}
 	return info, nil
 }
@@ -336,7 +342,7 @@ func connect(ctx context.Context, cfg Config) (*redis.Client, ServerInfo, error)
 	if !cfg.Flush {
 		server.Addr = cfg.Addr
 	}
-	for _, s := range []*redis.Script{ScriptLog, ScriptCounter, ScriptFixed, ScriptToken, ScriptUpstashSliding, ScriptUpstashFixed, ScriptRedisRate, ScriptSpringGateway} {
+	for _, s := range []*redis.Script{ScriptLog, ScriptCounter, ScriptFixed, ScriptToken, ScriptUpstashSliding, ScriptUpstashFixed, ScriptRedisRate, ScriptSpringGateway, ScriptTyk, ScriptRateLimitRedis, ScriptLimitsMovingWindow} {
 		if err := s.Load(ctx, client).Err(); err != nil {
 			client.Close()
 			return nil, server, fmt.Errorf("loading a script: %w", err)
@@ -487,7 +493,7 @@ func (rp *replay) pass(ctx context.Context, a algorithm, o op, clients int) (Pas
 	defer done()
 
 	all := make([]stats, clients)
-	isLog := a.name == "log"
+	isLog, isTyk := a.name == "log", a.name == "tyk"
 	pool, lat := rp.startClients(ctx, clients, 2*clients, func(ctx context.Context, w int, j *job) error {
 		ok, err := o.do(ctx, rp.client, j)
 		if err != nil {
@@ -496,6 +502,9 @@ func (rp *replay) pass(ctx context.Context, a algorithm, o op, clients int) (Pas
 		all[w].tally(ok, j.model)
 		if ok && isLog {
 			all[w].memberBytes += int64(len(logMember(j)))
+		}
+		if isTyk { // every request: ZADD key now now
+			all[w].memberBytes += int64(len(strconv.FormatInt(j.abs, 10)))
 		}
 		return nil
 	})
@@ -540,7 +549,8 @@ func (rp *replay) result(ctx context.Context, a algorithm, o op, model algorithm
 	if run.Decisions > 0 {
 		run.AgreeFraction = float64(run.Agree) / float64(run.Decisions)
 	}
-	if run.Memory, err = measureMemory(ctx, rp.client, prefix, rp.cfg.MemorySample, isLog); err != nil {
+	zset := isLog || a.name == "tyk" // a sorted set per client
+	if run.Memory, err = measureMemory(ctx, rp.client, prefix, rp.cfg.MemorySample, zset); err != nil {
 		return Pass{}, PassTiming{}, fmt.Errorf("measuring memory: %w", err)
 	}
 	run.Memory.KeysPerClient = o.keysPerClient()
@@ -548,6 +558,9 @@ func (rp *replay) result(ctx context.Context, a algorithm, o op, model algorithm
 	modelMemory(&run.Memory, model, len(rp.sp.keys))
 	if isLog && run.Admitted > 0 {
 		run.Memory.MemberBytes = float64(memberBytes) / float64(run.Admitted)
+	}
+	if a.name == "tyk" && run.Decisions > 0 {
+		run.Memory.MemberBytes = float64(memberBytes) / float64(run.Decisions)
 	}
 
 	tim := PassTiming{Algorithm: a.name, Clients: clients, Seconds: elapsed.Seconds(), Latency: lat.latency()}
@@ -560,6 +573,23 @@ func (rp *replay) result(ctx context.Context, a algorithm, o op, model algorithm
 // modelMemory fills in the analytic model's figures from the in-process
 // limiter at the end of the trace.
 func modelMemory(m *Memory, model algorithms.Limiter, keys int) {
+	if y, ok := model.(*products.Tyk); ok {
+		// Tyk's sorted set: 8 bytes per entry and the count, over the
+		// clients whose set is not empty.
+		var bytes, clients int64
+		for id := range int32(keys) {
+			if n := y.Entries(id); n > 0 {
+				m.ModelEntries += int64(n)
+				bytes += y.Bytes(id)
+				clients++
+			}
+		}
+		m.ModelBytesPerEntry = 8
+		if clients > 0 {
+			m.ModelBytesPerClient = float64(bytes) / float64(clients)
+		}
+		return
+	}
 	log, ok := model.(*algorithms.Log)
 	if !ok {
 		m.ModelBytesPerClient = float64(model.Bytes(0))

@@ -119,7 +119,7 @@ type Memory struct {
 	// limiter.Bytes(id) (for the log, the mean over the clients whose log
 	// is not empty at the end, as Redis deletes an empty sorted set).
 	ModelBytesPerClient float64 `json:"model_bytes_per_client"`
-	// Entries (log only) is the number of sorted-set entries in the
+	// Entries (log and tyk) is the number of sorted-set entries in the
 	// sampled keys (ZCARD), BytesPerEntry their MEMORY USAGE divided by it
 	// (key overhead included), ModelBytesPerEntry the analytic 8 bytes (a
 	// timestamp) and ModelEntries the entries the in-process log holds.
@@ -127,8 +127,9 @@ type Memory struct {
 	BytesPerEntry      float64 `json:"bytes_per_entry,omitempty"`
 	ModelEntries       int64   `json:"model_entries,omitempty"`
 	ModelBytesPerEntry float64 `json:"model_bytes_per_entry,omitempty"`
-	// MemberBytes (log only) is the mean length of the members added,
-	// "<rebased time>:<index in the trace>": Redis keeps each member as a
+	// MemberBytes (log and tyk) is the mean length of the members added,
+	// the log's "<rebased time>:<index in the trace>", tyk's the request's
+	// time in ns since the epoch: Redis keeps each member as a
 	// string, so its length is part of the bytes per entry.
 	MemberBytes float64 `json:"member_bytes,omitempty"`
 }

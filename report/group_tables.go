@@ -177,10 +177,13 @@ func (m *model) memoryTable(d *markup.Document, g *group) {
 		Head:  []string{"algorithm", "model", "per key: peak", "per key: mean of peaks", "all keys: peak total"},
 		Right: []bool{false, false, true, true, true},
 	}
-	notMeasured := false
+	notMeasured, ownLog := false, false
 	for _, r := range g.runs {
 		total := bytesPerKey(r.Memory.PeakTotal)
-		if r.Memory.TotalNotMeasured {
+		switch {
+		case r.Memory.TotalNotMeasured && r.Memory.Model == summary.MemoryModelOwnLog:
+			total, ownLog = "not measured", true
+		case r.Memory.TotalNotMeasured:
 			total, notMeasured = "not measured", true
 		}
 		mt.Rows = append(mt.Rows, []markup.Inline{markup.Inline{}.C(r.Algorithm), markup.Text(r.Memory.Model), markup.Text(bytesPerKey(r.Memory.PeakPerKey)),
@@ -199,5 +202,8 @@ func (m *model) memoryTable(d *markup.Document, g *group) {
 	}
 	if notMeasured {
 		d.Add(markup.Para{Text: markup.Text(fmt.Sprintf("The peak total is not measured: the trace spans more than %s windows of the rule, too many to count the state of every window in bounded memory.", num(float64(summary.MaxMemoryWindows))))})
+	}
+	if ownLog {
+		d.Add(markup.Para{Text: markup.Text("A product that keeps a log of its own (refused requests, its own times) has its peak per key measured, not its total: the total per window follows the exact log's entries only.")})
 	}
 }

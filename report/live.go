@@ -19,7 +19,9 @@ import (
 // present.
 const LiveFile = "live.json"
 
-// ReadLive reads dir's live.json, nil when there is none.
+// ReadLive reads dir's live.json, nil when there is none or when it is
+// a live replay through another product's software (ratebench live
+// PRODUCT), which the comparison's report does not show.
 func ReadLive(dir string) (*summary.LiveNginx, error) {
 	data, err := os.ReadFile(filepath.Join(dir, LiveFile))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -27,6 +29,12 @@ func ReadLive(dir string) (*summary.LiveNginx, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	var which struct {
+		Product string `json:"product"`
+	}
+	if json.Unmarshal(data, &which) == nil && which.Product != "" {
+		return nil, nil // a live replay through another product's software: not nginx's
 	}
 	var r summary.LiveNginx
 	if err := json.Unmarshal(data, &r); err != nil {
@@ -110,4 +118,58 @@ func addLive(d *markup.Document, r *summary.LiveNginx, sub int) {
 // livePct is an agreement in percent, 100% only when exact.
 func livePct(a summary.LiveAgreement) string {
 	return numfmt.Agreement(a.Disagree() == 0, a.Percent())
+}
+
+// LiveProductMarkdown writes a live replay through a product's real
+// software as live.md holds it.
+func LiveProductMarkdown(w io.Writer, r *summary.LiveProduct) error {
+	d := &markup.Document{Title: "Live replay through " + r.Software}
+	clock := "with its clock driven by the trace's times"
+	if r.Clock == "real" {
+		clock = "on its own clock, replayed at speed " + r.Speed + " with the rule " + r.ModelRule
+	}
+	d.Add(markup.Para{Text: markup.Inline{}.T(fmt.Sprintf("Trace: %s (%s), %s requests, %s keys. Rule %s; %s ran %s, and is set beside its model ",
+		r.Trace.Path, r.Trace.Format, numfmt.Count(r.Trace.Requests), numfmt.Count(int64(r.Trace.Keys)), r.Rule, r.Software, clock)).
+		C(r.ModelSpec).T(fmt.Sprintf(". It admitted %s and refused %s.", numfmt.Count(r.Admitted), numfmt.Count(r.Refused)))})
+	t := markup.Table{Head: []string{r.Product + " against", "fed", "agree", "%", r.Product + " only admits", "other only admits"},
+		Right: []bool{false, false, true, true, true, true}}
+	rows := []summary.ProductAgreement{r.Model}
+	if r.Intended != nil {
+		rows = append(rows, *r.Intended)
+	}
+	rows = append(rows, r.Log)
+	for _, a := range rows {
+		t.Rows = append(t.Rows, []markup.Inline{markup.Inline{}.C(a.Against), markup.Text(a.Times), markup.Text(numfmt.Count(a.Agree)),
+			markup.Text(numfmt.Agreement(a.Disagree() == 0, a.Percent())), markup.Text(numfmt.Count(a.SoftwareOnly)), markup.Text(numfmt.Count(a.OtherOnly))})
+	}
+	d.Add(t)
+	for _, a := range rows {
+		if len(a.Classes) == 0 {
+			continue
+		}
+		d.Add(markup.Para{Text: markup.Inline{}.T(fmt.Sprintf("Why %s and ", r.Product)).C(a.Against).T(" on " + a.Times + " disagree:")})
+		ct := markup.Table{Head: []string{"cause", "requests", "first", "meaning"}, Right: []bool{false, true, true, false}}
+		for _, c := range a.Classes {
+			ct.Rows = append(ct.Rows, []markup.Inline{markup.Text(c.Name), markup.Text(numfmt.Count(c.Count)), markup.Text(fmt.Sprint(c.First)), markup.Text(c.Meaning)})
+		}
+		d.Add(ct)
+	}
+	if len(r.Differences) > 0 {
+		d.Add(markup.Para{Text: markup.Text(fmt.Sprintf("The first requests %s and its model decide differently:", r.Product))})
+		dt := markup.Table{Head: []string{"request", "key", "trace time", "decided at", r.Product, "model"}, Right: []bool{true, false, true, true, false, false}}
+		for _, x := range r.Differences {
+			dt.Rows = append(dt.Rows, []markup.Inline{markup.Text(fmt.Sprint(x.Request)), markup.Text(x.Key), markup.Text(fmt.Sprintf("%d ns", x.TraceNS)),
+				markup.Text(fmt.Sprintf("%d ns", x.AtNS)), markup.Text(admits(x.Software)), markup.Text(admits(x.Model))})
+		}
+		d.Add(dt)
+	}
+	_, err := w.Write(d.Markdown())
+	return err
+}
+
+func admits(a bool) string {
+	if a {
+		return "admits"
+	}
+	return "refuses"
 }

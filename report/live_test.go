@@ -57,3 +57,22 @@ func TestLiveSectionWhenPresent(t *testing.T) {
 		t.Errorf("a folder without live.json: %v", err)
 	}
 }
+
+// A live.json of a product other than nginx (ratebench live PRODUCT) is
+// not the comparison's: ReadLive leaves it out, and a broken one still
+// fails.
+func TestReadLiveLeavesOtherProductsOut(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, LiveFile), []byte(`{"schema":1,"product":"haproxy","model":{"agree":3}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := ReadLive(dir); r != nil || err != nil {
+		t.Errorf("another product's live.json: %v, %v; want nil, nil", r, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, LiveFile), []byte(`{"schema":99}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadLive(dir); err == nil {
+		t.Error("nginx's live.json of schema 99: want an error")
+	}
+}

@@ -487,10 +487,17 @@ type Memory struct {
 	Windows *MemoryWindows `json:"windows,omitempty"`
 	// TotalNotMeasured says that the trace spans more than
 	// MaxMemoryWindows windows of the rule, too many to count the state
-	// per window in bounded memory: PeakTotal is then 0 and the timeline
-	// has no memory series, which the report says rather than show 0 B.
+	// per window in bounded memory, or that the run's state is a log of
+	// its own (Model MemoryModelOwnLog), whose total per window is not
+	// counted: PeakTotal is then 0 and the timeline has no memory series,
+	// which the report says rather than show 0 B.
 	TotalNotMeasured bool `json:"peak_total_not_measured,omitempty"`
 }
+
+// MemoryModelOwnLog is the memory model of a product that keeps a log of
+// its own (entries the exact log would not hold: refused requests, other
+// times): its peak per key is its own, its total per window not measured.
+const MemoryModelOwnLog = "per entry in its own log, pruned when the key is next seen; total: not measured"
 
 // FillWindows sets r's timeline memory and Memory from its windows,
 // which it keeps only if keep (a shard's summary).

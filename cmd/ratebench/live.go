@@ -11,11 +11,13 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"ratebench/algorithms"
 	"ratebench/internal/escape"
 	"ratebench/internal/resultsdir"
+	"ratebench/live"
 	"ratebench/livenginx"
 	"ratebench/report"
 	"ratebench/summary"
@@ -32,22 +34,30 @@ var liveTargets = map[string]func(stdout, stderr io.Writer, args []string) error
 	"nginx": runLiveNginx,
 }
 
-// runLive dispatches ratebench live TARGET.
+// runLive dispatches ratebench live TARGET: nginx, or a product of
+// package live.
 func runLive(stdout, stderr io.Writer, args []string) error {
 	if len(args) > 0 {
 		if f, ok := liveTargets[args[0]]; ok {
 			return f(stdout, stderr, args[1:])
 		}
+		if t, ok := live.Lookup(args[0]); ok {
+			return runLiveProduct(stdout, stderr, t, args[1:])
+		}
 	}
-	fmt.Fprintf(stderr, "usage: ratebench live nginx %s\n", liveSynopsis)
+	names := liveNames()
+	fmt.Fprintf(stderr, "usage: ratebench live nginx %s\n       ratebench live PRODUCT %s\n\nPRODUCT is one of: %s\n", liveSynopsis, liveProductSynopsis, strings.Join(names[1:], ", "))
 	if len(args) == 0 {
-		return usageError{"live: want the program to replay through: nginx"}
+		return usageError{"live: want the program to replay through: " + strings.Join(names, ", ")}
 	}
 	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
 		return nil
 	}
-	return usageError{fmt.Sprintf("live: unknown program %q: want nginx", args[0])}
+	return usageError{fmt.Sprintf("live: unknown program %q: want one of %s", args[0], strings.Join(names, ", "))}
 }
+
+// liveNames lists what ratebench live replays through, nginx first.
+func liveNames() []string { return append([]string{"nginx"}, live.Names()...) }
 
 func runLiveNginx(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("live nginx", stderr, liveSynopsis)

@@ -32,8 +32,8 @@ func runRedis(stdout, stderr io.Writer, args []string) error {
 	genSpec := fs.String("gen", "", "replay a generated `scenario` instead of a trace, e.g. 'mix:poisson=0.7,boundary=0.3,requests=20000,keys=200' (see ratebench gen -list)")
 	ruleS := fs.String("rule", "5/30s", "rate limit `L/W`")
 	algs := fs.String("alg", strings.Join(redisreplay.Algorithms, ","), "comma-separated `algorithms`: log, counter, counter-nonatomic (two round trips: read, then increment), fixed, token[:B=N]; "+
-		"and the products' own Redis code against their models: upstash, upstash-fixed (their Lua scripts), envoy (INCRBY+EXPIRE), kong (read, then increment), redis_rate[:burst=N] (its script, live on Redis TIME: see -speed)")
-	speed := fs.Int64("speed", 1, "replay redis_rate, whose script reads Redis TIME, live at the trace's pace times `S`, its rule's window divided by S")
+		"and the products' own Redis code against their models: upstash, upstash-fixed (their Lua scripts), envoy (INCRBY+EXPIRE), kong (read, then increment), redis_rate[:burst=N] (its script, live on Redis TIME: see -speed), spring-gateway and tyk (their scripts, on the trace's clock), express-rate-limit:store=redis (rate-limit-redis's script, live on Redis's clock: see -speed)")
+	speed := fs.Int64("speed", 1, "replay redis_rate and express-rate-limit:store=redis, whose scripts read Redis's clock, live at the trace's pace times `S`, its rule's window divided by S")
 	clients := fs.String("clients", "1,4,16", "comma-separated numbers of concurrent `clients`; each algorithm is replayed with each")
 	addr := fs.String("addr", "", "`host:port` of a running Redis server to use (never flushed: the run's keys are deleted after it); default: start redis-server on a free port")
 	server := fs.String("redis-server", "", "redis-server `program` to start (default redis-server from $PATH)")

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"ratebench/algorithms"
+	"ratebench/internal/escape"
+	"ratebench/internal/resultsdir"
+	"ratebench/live"
+	"ratebench/report"
+	"ratebench/summary"
+)
+
+const liveProductSynopsis = "[FILE | -gen SCENARIO] [-rule L/W] [-speed S] [-variant V] [-o DIR]\n\n" +
+	"Replays the trace, one request at a time, through the product's real software, which it starts (and stops):\n" +
+	"a server on a loopback port, replayed at the trace's pace times S, or the library in its own runtime, its\n" +
+	"clock driven by the trace's times. It sets the software's decisions beside the product's model and beside\n" +
+	"the exact log. With no trace it replays the check's trace: 3 keys in bursts over 12 s, for the rule 5/1s."
+
+// runLiveProduct runs ratebench live NAME for a product of package live.
+func runLiveProduct(stdout, stderr io.Writer, target live.Target, args []string) error {
+	fs := newFlagSet("live "+target.Name, stderr, liveProductSynopsis)
+	var tf traceFlags
+	tf.register(fs)
+	genSpec := fs.String("gen", "", "replay a generated `scenario` instead of a trace, e.g. 'mix:poisson=0.7,boundary=0.3,requests=2000,keys=20,rate=1' (see ratebench gen -list)")
+	ruleS := fs.String("rule", live.CheckRule, "rate limit `L/W`, configured in the product's own terms")
+	speedS := fs.String("speed", "1", "for software on its own clock: replay `S` times as fast as the trace, with the rule's window divided by S")
+	variant := fs.String("variant", "", "the product's `variant`: "+strings.Join(quoted(target.Variants), ", "))
+	binary := fs.String("bin", "", "the `program` to start (default from $PATH)")
+	out := fs.String("o", "", "output `dir` (default results/live/"+target.Name+"/<trace name>)")
+	if err := parseCommand(fs, args, tf.operand()); err != nil {
+		return err
+	}
+	rule, err := algorithms.ParseRule(*ruleS)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	speed, ok := new(big.Rat).SetString(*speedS)
+	if !ok || speed.Sign() <= 0 {
+		return usageError{fmt.Sprintf("-speed %q: want a positive number, e.g. 20, 2.5 or 1/7", *speedS)}
+	}
+	if len(target.Variants) > 0 && *variant != "" && !slices.Contains(target.Variants, *variant) {
+		return usageError{fmt.Sprintf("-variant %q: %s takes %s", *variant, target.Name, strings.Join(quoted(target.Variants), ", "))}
+	}
+	o := live.Options{Speed: speed, Variant: *variant, Binary: *binary, Log: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) }}
+	if _, err := target.Version(o); err != nil { // before reading the trace
+		return err
+	}
+
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	tf.cancel = ctx.Done()
+	var tr *live.Trace
+	path, format, name := "the check's trace", "generated: 3 keys in bursts, for "+live.CheckRule, live.CheckTraceName
+	if *genSpec == "" && tf.path == "" {
+		tr = live.Bursty3Keys()
+	} else {
+		r, p, f, n, err := tf.openOrGenerate(*genSpec)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		if tr, err = live.Load(r, p); err != nil {
+			return err
+		}
+		path, format, name = p, f, n
+	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("results", "live", target.Name, name)
+	}
+	rd, err := resultsdir.Lock(dir)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+
+	fmt.Fprintf(stderr, "replaying %d requests (%d keys) through %s\n", len(tr.T), tr.Keys, target.Name)
+	res, err := live.Run(ctx, target, rule, tr, o)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("interrupted: %s stopped, nothing written", target.Name)
+		}
+		return err
+	}
+	res.Trace.Path, res.Trace.Format = path, format
+	if err := writeLiveProduct(rd.Stage(), res); err != nil {
+		return err
+	}
+	if err := rd.Commit(ownsLive); err != nil {
+		return err
+	}
+	if err := report.LiveProductMarkdown(stdout, res); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\n%s agrees with its model on %d of %d requests (%s)\nwrote %s and %s\n", target.Name, res.Model.Agree, res.Trace.Requests,
+		fmt.Sprintf("%.3f%%", res.Model.Percent()), escape.Visible(filepath.Join(dir, "live.json")), escape.Visible(filepath.Join(dir, "live.md")))
+	return nil
+}
+
+// writeLiveProduct writes dir/live.json and dir/live.md.
+func writeLiveProduct(dir string, res *summary.LiveProduct) error {
+	data, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := summary.WriteFileAtomic(filepath.Join(dir, report.LiveFile), append(data, '\n')); err != nil {
+		return err
+	}
+	var md bytes.Buffer
+	if err := report.LiveProductMarkdown(&md, res); err != nil {
+		return err
+	}
+	return summary.WriteFileAtomic(filepath.Join(dir, "live.md"), md.Bytes())
+}
+
+func quoted(vs []string) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		if v == "" {
+			v = "(default)"
+		}
+		out[i] = v
+	}
+	return out
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"ratebench/algorithms"
+	"ratebench/live"
+	"ratebench/summary"
+)
+
+// fixedSession is software that decides as the fixed window, its clock
+// driven by the trace.
+type fixedSession struct {
+	l   algorithms.Limiter
+	ids map[string]int32
+}
+
+func (s *fixedSession) Decide(_ context.Context, key string, t int64) (bool, int64, error) {
+	id, ok := s.ids[key]
+	if !ok {
+		id = int32(len(s.ids))
+		s.ids[key] = id
+		s.l.Grow(len(s.ids))
+	}
+	a := s.l.Decide(id, t, 1)
+	s.l.Record(id, t, 1) // it counts every request, as its model does
+	return a, t, nil
+}
+
+func (*fixedSession) Close() error { return nil }
+
+func init() {
+	live.Register(live.Target{Name: "test-fixed", About: "a fixed window in the test's own process", Driven: true, Variants: []string{""},
+		Version: func(live.Options) (string, error) { return "test-fixed 1.0", nil },
+		Model:   func(algorithms.Rule, live.Options) (string, error) { return "envoy", nil },
+		Start: func(_ context.Context, r algorithms.Rule, _ live.Options) (live.Session, error) {
+			l, err := algorithms.New("envoy", r)
+			return &fixedSession{l: l, ids: map[string]int32{}}, err
+		}})
+}
+
+// ratebench live PRODUCT replays the check's trace by default, writes
+// live.json and live.md, and prints the agreement.
+func TestLiveProductCommand(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, err := ratebench(t, "live", "test-fixed", "-o", dir)
+	if err != nil {
+		t.Fatalf("%v\nstderr:\n%s", err, stderr)
+	}
+	n := len(live.Bursty3Keys().T)
+	for _, want := range []string{"# Live replay through test-fixed 1.0", "with its clock driven by the trace's times",
+		"| `envoy` | the times it decided at | " + strconv.Itoa(n) + " | 100% | 0 | 0 |",
+		"test-fixed agrees with its model on " + strconv.Itoa(n) + " of " + strconv.Itoa(n) + " requests (100.000%)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "live.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res summary.LiveProduct
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Product != "test-fixed" || res.Trace.Requests != int64(n) || res.Model.Agree != int64(n) || res.Refused == 0 || res.Log.Disagree() == 0 {
+		t.Errorf("live.json: %+v", res)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "live.md"))
+	if err != nil || !strings.Contains(string(md), "the product's algorithm") {
+		t.Errorf("live.md (%v) lacks the log's classes:\n%s", err, md)
+	}
+}
+
+func TestLiveProductBadArgs(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"live", "no-such"}, `unknown program "no-such"`},
+		{[]string{"live", "test-fixed", "-variant", "x"}, `-variant "x"`},
+		{[]string{"live", "test-fixed", "-speed", "0"}, "-speed"},
+		{[]string{"live", "test-fixed", "-rule", "5"}, "rule"},
+	} {
+		_, stderr, err := ratebench(t, c.args...)
+		if err == nil || !strings.Contains(err.Error()+stderr, c.want) {
+			t.Errorf("%v: err %v, stderr %q: want %q", c.args, err, stderr, c.want)
+		}
+	}
+}

@@ -1,0 +1,13 @@
+package main
+
+// The products whose real software ratebench live replays through, each
+// registering its target with package live.
+import (
+	_ "ratebench/live/haproxy"
+	_ "ratebench/live/node"
+	_ "ratebench/live/python"
+	_ "ratebench/live/python"
+	_ "ratebench/live/redis"
+	_ "ratebench/live/ruby"
+	_ "ratebench/live/varnish"
+)

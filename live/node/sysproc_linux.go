@@ -1,0 +1,12 @@
+package node
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// setParentDeathSignal makes the kernel kill node if the harness dies
+// without stopping it.
+func setParentDeathSignal(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}
