@@ -2,7 +2,7 @@
 #
 #   make compare                         generate the default trace and compare on it
 #   make compare TRACE=path RULE=100/1m  compare on your own trace (results/runs/<trace name>/, ignored by git); more flags in FLAGS='...'
-#   make test                            install what the tests need (scripts/deps: redis-server, nginx, chromium) and run the test suite
+#   make test                            install what the tests need (scripts/deps: redis-server, nginx, haproxy, varnish, the products' libraries, chromium) and run the test suite
 #   make race                            the concurrent tests (workers, shards, cancels, Redis clients) under -race
 #   make bench                           run the benchmarks (bench.txt) and print them as a table
 #   make traces                          write the standard scenario set to traces/
@@ -14,6 +14,7 @@
 #   make fuzz                            a short run of every trace reader's fuzzer (FUZZTIME each)
 #   make redis-compare                   replay a trace against a real redis-server (started and stopped here)
 #   make live-nginx                      replay a small trace through a real nginx (started and stopped here) and print its agreement with its model
+#   make check-gubernator                gubernator's model against the real gubernator module (a module of its own; slow to build the first time)
 #   make live                            live-nginx, then the check's trace through every other product's real software (results/live/<product>/)
 
 GO      ?= go
@@ -42,7 +43,7 @@ FLAGS   ?=
 
 COMPARE_FLAGS = -rule $(RULE) -count $(COUNT) $(if $(ALG),-alg $(ALG)) $(if $(OUT),-o $(OUT)) $(FLAGS)
 
-.PHONY: all build compare test deps race bench vet fmt clean traces cloudflare cloudflare-search cloudflare-full results report-check fuzz redis-compare live-nginx live
+.PHONY: all build compare test deps race bench vet fmt clean traces cloudflare cloudflare-search cloudflare-full results report-check fuzz redis-compare live-nginx live check-gubernator
 all: build
 
 build:
@@ -105,7 +106,7 @@ cloudflare-full: build
 # with the leaky bucket, the peer library and closed-loop clients.
 RESULT_N := 200000
 # The deployed products, beside the log, for results/products.
-PRODUCTS := log,nginx,envoy,envoy-local,upstash,upstash-fixed,upstash-token,redis_rate,throttled,ulule,go-limiter,juju,kong,redis-cell,guava,httprate,spring-gateway,haproxy,tyk,rack-attack,varnish,express-rate-limit,traefik,caddy,flask-limiter
+PRODUCTS := log,nginx,envoy,envoy-local,upstash,upstash-fixed,upstash-token,redis_rate,throttled,ulule,go-limiter,juju,kong,redis-cell,guava,httprate,spring-gateway,haproxy,tyk,rack-attack,varnish,express-rate-limit,traefik,caddy,flask-limiter,fiber,gubernator
 results: build
 	@for s in $(SCENARIOS); do \
 		$(BIN) compare -gen "$$s:requests=$(RESULT_N),keys=2000" -rule 5/30s -mode independent -o results/$$s > /dev/null || exit 1; \
@@ -174,6 +175,13 @@ fuzz:
 
 test: deps
 	$(GO) test ./...
+
+# gubernator's model against the real gubernator module, in a module of its
+# own (products/gubernatorcheck): its dependencies (gRPC, etcd, the
+# Kubernetes client) stay out of ratebench's build, and take minutes to
+# compile the first time.
+check-gubernator:
+	cd products/gubernatorcheck && $(GO) test ./...
 
 # What the tests need and this machine lacks, installed (silent when all
 # is there).

@@ -275,7 +275,7 @@ func BenchmarkFloor(b *testing.B) {
 
 // benchProducts are the deployed products of results/products.
 var benchProducts = []string{"log", "nginx", "envoy", "envoy-local", "upstash", "upstash-fixed", "upstash-token", "redis_rate",
-	"throttled", "ulule", "go-limiter", "juju", "kong", "redis-cell", "guava", "httprate", "spring-gateway", "flask-limiter", "caddy", "traefik", "express-rate-limit", "varnish", "rack-attack", "tyk", "haproxy"}
+	"throttled", "ulule", "go-limiter", "juju", "kong", "redis-cell", "guava", "httprate", "spring-gateway", "gubernator", "fiber", "flask-limiter", "caddy", "traefik", "express-rate-limit", "varnish", "rack-attack", "tyk", "haproxy"}
 
 // BenchmarkReplayCSV is compare on the CSV of BenchmarkFloor, through the
 // engine's API (reading, interning, every decision and metric, the

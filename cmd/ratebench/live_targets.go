@@ -6,7 +6,6 @@ import (
 	_ "ratebench/live/haproxy"
 	_ "ratebench/live/node"
 	_ "ratebench/live/python"
-	_ "ratebench/live/python"
 	_ "ratebench/live/redis"
 	_ "ratebench/live/ruby"
 	_ "ratebench/live/varnish"
