@@ -11,6 +11,7 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/generators"
+	"ratebench/live"
 )
 
 // requireNginx fails (never skips) when nginx is missing: CI installs it,
@@ -28,7 +29,7 @@ func genTrace(t *testing.T, spec string) *Trace {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := Load(g, "gen")
+	tr, err := live.Load(g, "gen")
 	if err != nil {
 		t.Fatal(err)
 	}

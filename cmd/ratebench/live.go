@@ -108,7 +108,7 @@ func runLiveNginx(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	defer r.Close()
-	tr, err := livenginx.Load(r, path)
+	tr, err := live.Load(r, path)
 	if err != nil {
 		return err
 	}
@@ -153,6 +153,12 @@ func ownsLive(rel string) bool { return rel == "live.json" || rel == "live.md" }
 
 // writeLive writes dir/live.json and dir/live.md.
 func writeLive(dir string, res *summary.LiveNginx) error {
+	return writeLiveFiles(dir, res, func(w io.Writer) error { return report.LiveMarkdown(w, res) })
+}
+
+// writeLiveFiles writes a live replay's result res as dir/live.json, and
+// its Markdown, written by md, as dir/live.md.
+func writeLiveFiles(dir string, res any, md func(io.Writer) error) error {
 	data, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return err
@@ -160,9 +166,9 @@ func writeLive(dir string, res *summary.LiveNginx) error {
 	if err := summary.WriteFileAtomic(filepath.Join(dir, report.LiveFile), append(data, '\n')); err != nil {
 		return err
 	}
-	var md bytes.Buffer
-	if err := report.LiveMarkdown(&md, res); err != nil {
+	var b bytes.Buffer
+	if err := md(&b); err != nil {
 		return err
 	}
-	return summary.WriteFileAtomic(filepath.Join(dir, "live.md"), md.Bytes())
+	return summary.WriteFileAtomic(filepath.Join(dir, "live.md"), b.Bytes())
 }

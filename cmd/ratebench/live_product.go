@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -112,18 +110,7 @@ func runLiveProduct(stdout, stderr io.Writer, target live.Target, args []string)
 
 // writeLiveProduct writes dir/live.json and dir/live.md.
 func writeLiveProduct(dir string, res *summary.LiveProduct) error {
-	data, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := summary.WriteFileAtomic(filepath.Join(dir, report.LiveFile), append(data, '\n')); err != nil {
-		return err
-	}
-	var md bytes.Buffer
-	if err := report.LiveProductMarkdown(&md, res); err != nil {
-		return err
-	}
-	return summary.WriteFileAtomic(filepath.Join(dir, "live.md"), md.Bytes())
+	return writeLiveFiles(dir, res, func(w io.Writer) error { return report.LiveProductMarkdown(w, res) })
 }
 
 func quoted(vs []string) []string {

@@ -22,7 +22,7 @@ type Proc struct {
 	Dir string
 
 	cmd  *exec.Cmd
-	out  *tail
+	out  *Tail
 	done chan struct{} // closed when the process has exited
 	err  error         // its exit status, once done is closed
 
@@ -38,11 +38,11 @@ func NewDir(pattern string) (string, error) { return os.MkdirTemp("", pattern) }
 // Start runs path with args in dir (from NewDir), which it owns from then
 // on: a failed start removes it.
 func Start(dir, path string, args ...string) (*Proc, error) {
-	p := &Proc{Dir: dir, out: &tail{}, done: make(chan struct{})}
+	p := &Proc{Dir: dir, out: &Tail{}, done: make(chan struct{})}
 	p.cmd = exec.Command(path, args...)
 	p.cmd.Dir = dir
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	setParentDeathSignal(p.cmd)
+	SetParentDeathSignal(p.cmd)
 	if err := p.cmd.Start(); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("starting %s: %w", path, err)
@@ -132,14 +132,14 @@ func OnFreePort[T any](ctx context.Context, start func(port int) (T, error)) (T,
 	return zero, last
 }
 
-// tail keeps the last 4 KiB written to it, for the process's writers and
+// Tail keeps the last 4 KiB written to it, for a process's writers and
 // its readers at once.
-type tail struct {
+type Tail struct {
 	mu  sync.Mutex
 	buf []byte
 }
 
-func (b *tail) Write(p []byte) (int, error) {
+func (b *Tail) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.buf = append(b.buf, p...)
@@ -149,7 +149,7 @@ func (b *tail) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (b *tail) String() string {
+func (b *Tail) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return string(b.buf)

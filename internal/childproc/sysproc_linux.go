@@ -5,8 +5,8 @@ import (
 	"syscall"
 )
 
-// setParentDeathSignal makes the kernel kill the process if the harness
+// SetParentDeathSignal makes the kernel kill the process if the harness
 // dies without stopping it.
-func setParentDeathSignal(cmd *exec.Cmd) {
+func SetParentDeathSignal(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }

@@ -4,6 +4,6 @@ package childproc
 
 import "os/exec"
 
-// setParentDeathSignal does nothing outside Linux: a harness that dies
+// SetParentDeathSignal does nothing outside Linux: a harness that dies
 // without calling Stop leaves the process running.
-func setParentDeathSignal(*exec.Cmd) {}
+func SetParentDeathSignal(*exec.Cmd) {}

@@ -40,12 +40,13 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/live"
+	"ratebench/live/driver"
 	"ratebench/products"
 	"ratebench/redisreplay"
 )
 
 //go:embed driver.cjs
-var driver []byte
+var driverScript []byte
 
 // Install is the command that installs the npm packages, from the
 // repository's root.
@@ -189,7 +190,7 @@ func model(r algorithms.Rule, o live.Options, redis bool) (string, error) {
 // session is one node process running the middleware (and for the Redis
 // store, the redis-server it uses).
 type session struct {
-	p      *proc
+	p      *driver.Proc
 	server *redisreplay.Server
 	pacer  *live.Pacer
 	base   int64 // the millisecond of Redis's clock at the first request
@@ -234,11 +235,11 @@ func start(ctx context.Context, r algorithms.Rule, o live.Options, redis bool) (
 		s.pacer = live.NewPacer(o.Speed)
 	}
 	o.Logf("starting %s on the driver, windowMs %s, limit %d", node, args[2], r.L)
-	if s.p, err = startProc(node, driver, args...); err != nil {
+	if s.p, err = driver.Start(driver.Spec{Name: "the node driver", Program: node, Script: driverScript, ScriptName: "driver.cjs", Args: args}); err != nil {
 		s.Close()
 		return nil, err
 	}
-	ans, err := s.p.ask(ctx, "", answerTimeout)
+	ans, err := s.p.Ask(ctx, "", answerTimeout)
 	if err == nil {
 		f := strings.Fields(ans)
 		switch {
@@ -257,7 +258,7 @@ func start(ctx context.Context, r algorithms.Rule, o live.Options, redis bool) (
 
 func (s *session) Decide(ctx context.Context, key string, t int64) (bool, int64, error) {
 	if s.server == nil {
-		ans, err := s.p.ask(ctx, key+" "+strconv.FormatInt(t, 10), answerTimeout)
+		ans, err := s.p.Ask(ctx, key+" "+strconv.FormatInt(t, 10), answerTimeout)
 		if err != nil {
 			return false, 0, err
 		}
@@ -269,7 +270,7 @@ func (s *session) Decide(ctx context.Context, key string, t int64) (bool, int64,
 	if _, err := s.pacer.Wait(ctx, t); err != nil {
 		return false, 0, err
 	}
-	ans, err := s.p.ask(ctx, key+" "+strconv.FormatInt(t, 10), answerTimeout)
+	ans, err := s.p.Ask(ctx, key+" "+strconv.FormatInt(t, 10), answerTimeout)
 	if err != nil {
 		return false, 0, err
 	}
@@ -294,7 +295,7 @@ func (s *session) Decide(ctx context.Context, key string, t int64) (bool, int64,
 func (s *session) Close() error {
 	var err error
 	if s.p != nil {
-		err = s.p.stop()
+		err = s.p.Stop()
 	}
 	if s.server != nil {
 		if serr := s.server.Stop(); serr != nil && err == nil {

@@ -154,7 +154,7 @@ func TestCloseKillsNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := s.(*session).p
-	pid := p.cmd.Process.Pid
+	pid := p.Pid()
 	if a, at, err := s.Decide(context.Background(), "k0", 5); err != nil || !a || at != 5 {
 		t.Fatalf("first request: %v %d %v", a, at, err)
 	}
@@ -164,8 +164,8 @@ func TestCloseKillsNode(t *testing.T) {
 	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Errorf("node (pid %d) still there after Close: %v", pid, err)
 	}
-	if _, err := os.Stat(p.dir); !os.IsNotExist(err) {
-		t.Errorf("its folder %s is left: %v", p.dir, err)
+	if _, err := os.Stat(p.Dir()); !os.IsNotExist(err) {
+		t.Errorf("its folder %s is left: %v", p.Dir(), err)
 	}
 	if err := s.Close(); err != nil {
 		t.Errorf("a second Close: %v", err)

@@ -5,22 +5,17 @@
 package python
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"ratebench/algorithms"
 	"ratebench/live"
+	"ratebench/live/driver"
 	"ratebench/products"
 	"ratebench/redisreplay"
 )
@@ -103,16 +98,14 @@ func lastLine(b []byte) string {
 
 // FlaskSession is the driver running limits for one rule.
 type FlaskSession struct {
-	cmd    *exec.Cmd
-	in     io.WriteCloser
-	out    *bufio.Reader
-	stderr *bytes.Buffer
-	dir    string
-	redis  *redisreplay.Server
-	exited chan struct{} // closed once the driver has ended and its stderr is read
-	once   sync.Once
-	err    error
+	p     *driver.Proc
+	redis *redisreplay.Server
+	once  sync.Once
+	err   error
 }
+
+// answerTimeout bounds one answer of the driver (a request, or its start).
+const answerTimeout = 30 * time.Second
 
 // StartFlask starts the driver for rule r: the strategy and storage of
 // o.Variant (default: Flask-Limiter's, the fixed window in memory), the
@@ -130,7 +123,7 @@ func StartFlask(ctx context.Context, r algorithms.Rule, o live.Options) (_ *Flas
 	if strings.Contains(o.Variant, "strategy=moving") {
 		strategy = "moving-window"
 	}
-	s := &FlaskSession{stderr: &bytes.Buffer{}}
+	s := &FlaskSession{}
 	defer func() {
 		if err != nil {
 			s.Close()
@@ -142,70 +135,19 @@ func StartFlask(ctx context.Context, r algorithms.Rule, o live.Options) (_ *Flas
 		}
 		uri = "redis://" + s.redis.Addr
 	}
-	if s.dir, err = os.MkdirTemp("", "ratebench-flask-"); err != nil {
-		return nil, err
+	if s.p, err = driver.Start(driver.Spec{Name: "the Python driver", Program: python(o), Script: flaskDriver, ScriptName: "flask_limiter.py",
+		Args: []string{strategy, limit, uri}}); err != nil {
+		return nil, fmt.Errorf("live flask-limiter: %w; install %s", err, FlaskRequires)
 	}
-	script := filepath.Join(s.dir, "flask_limiter.py")
-	if err := os.WriteFile(script, flaskDriver, 0o644); err != nil {
-		return nil, err
-	}
-	s.cmd = exec.Command(python(o), script, strategy, limit, uri)
-	s.cmd.Dir = s.dir
-	s.cmd.Stderr = s.stderr
-	if s.in, err = s.cmd.StdinPipe(); err != nil {
-		return nil, err
-	}
-	stdout, err := s.cmd.StdoutPipe()
+	line, err := s.p.Ask(ctx, "", answerTimeout)
 	if err != nil {
-		return nil, err
-	}
-	s.out = bufio.NewReader(stdout)
-	if err := s.cmd.Start(); err != nil {
-		s.cmd = nil
-		return nil, fmt.Errorf("live flask-limiter: starting %s: %w; install %s", python(o), err, FlaskRequires)
-	}
-	s.exited = make(chan struct{})
-	go func() { s.cmd.Wait(); close(s.exited) }()
-	line, err := s.readLine(ctx)
-	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("live flask-limiter: %w", err)
 	}
 	if !strings.HasPrefix(line, "ready ") {
 		return nil, fmt.Errorf("live flask-limiter: the driver says %q", line)
 	}
 	o.Logf("flask-limiter: limits %s, %s, %q, %s", strings.TrimPrefix(line, "ready "), strategy, limit, uri)
 	return s, nil
-}
-
-// readLine reads one answer, or fails with the driver's stderr when it
-// ends, or when ctx is done.
-func (s *FlaskSession) readLine(ctx context.Context) (string, error) {
-	type res struct {
-		line string
-		err  error
-	}
-	ch := make(chan res, 1)
-	go func() {
-		l, err := s.out.ReadString('\n')
-		ch <- res{strings.TrimSpace(l), err}
-	}()
-	select {
-	case r := <-ch:
-		if r.err != nil {
-			select {
-			case <-s.exited:
-			case <-time.After(2 * time.Second):
-				return "", fmt.Errorf("live flask-limiter: the driver closed its output (%v)", r.err)
-			}
-			return "", fmt.Errorf("live flask-limiter: the driver ended (%v): %s", r.err, strings.TrimSpace(lastLine(s.stderr.Bytes())))
-		}
-		return r.line, nil
-	case <-ctx.Done():
-		s.Close()
-		return "", ctx.Err()
-	case <-time.After(30 * time.Second):
-		return "", errors.New("live flask-limiter: the driver did not answer within 30 s")
-	}
 }
 
 // Decide sends one hit of key at t and reads the decision.
@@ -216,13 +158,10 @@ func (s *FlaskSession) Decide(ctx context.Context, key string, t int64) (bool, i
 
 // Hit sends one hit of key at t costing cost and reads the decision.
 func (s *FlaskSession) Hit(ctx context.Context, key string, t, cost int64) (bool, error) {
-	if _, err := fmt.Fprintf(s.in, "%s %d %d\n", key, t, cost); err != nil {
-		return false, fmt.Errorf("live flask-limiter: writing to the driver: %w", err)
-	}
-	line, err := s.readLine(ctx)
+	line, err := s.p.Ask(ctx, fmt.Sprintf("%s %d %d", key, t, cost), answerTimeout)
 	switch {
 	case err != nil:
-		return false, err
+		return false, fmt.Errorf("live flask-limiter: %w", err)
 	case line == "1":
 		return true, nil
 	case line == "0":
@@ -234,10 +173,7 @@ func (s *FlaskSession) Hit(ctx context.Context, key string, t, cost int64) (bool
 // Clear clears key's limit: the replay's stand-in for Redis expiring the
 // key on its own clock, which runs faster than the trace's.
 func (s *FlaskSession) Clear(ctx context.Context, key string) error {
-	if _, err := fmt.Fprintf(s.in, "clear %s\n", key); err != nil {
-		return fmt.Errorf("live flask-limiter: writing to the driver: %w", err)
-	}
-	line, err := s.readLine(ctx)
+	line, err := s.p.Ask(ctx, "clear "+key, answerTimeout)
 	if err == nil && line != "1" {
 		err = fmt.Errorf("live flask-limiter: the driver answers %q", line)
 	}
@@ -247,22 +183,11 @@ func (s *FlaskSession) Clear(ctx context.Context, key string) error {
 // Close stops the driver and its redis-server, and removes its files.
 func (s *FlaskSession) Close() error {
 	s.once.Do(func() {
-		if s.in != nil {
-			s.in.Close()
-		}
-		if s.exited != nil {
-			select {
-			case <-s.exited:
-			case <-time.After(2 * time.Second):
-				s.cmd.Process.Kill()
-				<-s.exited
-			}
+		if s.p != nil {
+			s.err = s.p.Stop()
 		}
 		if s.redis != nil {
-			s.err = s.redis.Stop()
-		}
-		if s.dir != "" {
-			if err := os.RemoveAll(s.dir); err != nil && s.err == nil {
+			if err := s.redis.Stop(); err != nil && s.err == nil {
 				s.err = err
 			}
 		}

@@ -8,31 +8,32 @@
 package ruby
 
 import (
-	"bufio"
 	"context"
 	_ "embed"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"ratebench/algorithms"
 	"ratebench/live"
+	"ratebench/live/driver"
 )
 
 //go:embed rack_attack.rb
-var driver string
+var driverScript []byte
 
 // Requires is what the target needs installed.
 const Requires = "the Debian packages ruby, ruby-rack-attack and ruby-activesupport (apt-get install ruby ruby-rack-attack ruby-activesupport)"
 
-// startTimeout bounds the driver's loading (Ruby, Rack, ActiveSupport).
-const startTimeout = 30 * time.Second
+// startTimeout bounds the driver's loading (Ruby, Rack, ActiveSupport),
+// answerTimeout one answer.
+const (
+	startTimeout  = 30 * time.Second
+	answerTimeout = 30 * time.Second
+)
 
 func init() {
 	live.Register(live.Target{
@@ -57,19 +58,33 @@ func binary(o live.Options) string {
 // Version names rack-attack, ActiveSupport, Rack and Ruby as the driver
 // loads them, or says what to install.
 func Version(o live.Options) (string, error) {
+	p, err := startDriver(o, "1", "1000000000")
+	if err != nil {
+		return "", err
+	}
+	defer p.Stop()
+	return ready(p)
+}
+
+// startDriver starts the driver with args (L and W in ns).
+func startDriver(o live.Options, args ...string) (*driver.Proc, error) {
 	ruby, err := exec.LookPath(binary(o))
 	if err != nil {
-		return "", fmt.Errorf("live rack-attack: no %s: install %s", binary(o), Requires)
+		return nil, fmt.Errorf("live rack-attack: no %s: install %s", binary(o), Requires)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-	defer cancel()
-	var stderr tail
-	cmd := exec.CommandContext(ctx, ruby, "-e", driver, "1", "1000000000") // no input: it loads, says ready and ends
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	v, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "ready ")
-	if err != nil || !ok || strings.Contains(v, "\n") {
-		return "", fmt.Errorf("live rack-attack: %s cannot load rack-attack (%v: %s): install %s", ruby, err, lastLines(stderr.String()+string(out)), Requires)
+	return driver.Start(driver.Spec{Name: "the Ruby driver", Program: ruby, Script: driverScript, ScriptName: "rack_attack.rb", Args: args})
+}
+
+// ready waits for the driver to have loaded and returns the versions it
+// names.
+func ready(p *driver.Proc) (string, error) {
+	line, err := p.Ask(context.Background(), "", startTimeout)
+	v, ok := strings.CutPrefix(line, "ready ")
+	if err == nil && !ok {
+		err = fmt.Errorf("the driver said %q, not ready", line)
+	}
+	if err != nil {
+		return "", fmt.Errorf("live rack-attack: the driver cannot load rack-attack (%v): install %s", err, Requires)
 	}
 	return v, nil
 }
@@ -90,75 +105,21 @@ func Start(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session
 	if _, err := algorithms.New("rack-attack", r); err != nil {
 		return nil, fmt.Errorf("live rack-attack: %w", err)
 	}
-	ruby, err := exec.LookPath(binary(o))
-	if err != nil {
-		return nil, fmt.Errorf("live rack-attack: no %s: install %s", binary(o), Requires)
-	}
-	cmd := exec.Command(ruby, "-e", driver, strconv.FormatInt(r.L, 10), strconv.FormatInt(r.W, 10))
-	setParentDeathSignal(cmd)
-	stdin, err := cmd.StdinPipe()
+	p, err := startDriver(o, strconv.FormatInt(r.L, 10), strconv.FormatInt(r.W, 10))
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
+	if _, err := ready(p); err != nil {
+		p.Stop()
 		return nil, err
 	}
-	s := &session{cmd: cmd, stdin: stdin, lines: make(chan string), stop: make(chan struct{}), exited: make(chan struct{})}
-	cmd.Stderr = &s.stderr
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("live rack-attack: starting %s: %w", ruby, err)
-	}
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			select {
-			case s.lines <- sc.Text():
-			case <-s.stop: // Close: read on to the end, unheard
-			}
-		}
-		io.Copy(io.Discard, stdout) // after a line too long for the scanner
-		s.waitErr = cmd.Wait()
-		close(s.exited)
-	}()
-	ctx, cancel := context.WithTimeout(ctx, startTimeout)
-	defer cancel()
-	line, err := s.read(ctx)
-	if err == nil && !strings.HasPrefix(line, "ready ") {
-		err = fmt.Errorf("the driver said %q, not ready", line)
-	}
-	if err != nil {
-		s.Close()
-		return nil, fmt.Errorf("live rack-attack: starting the driver: %w (is %s installed?)", err, Requires)
-	}
-	return s, nil
+	return &session{p: p}, nil
 }
 
 // session is one driver process.
 type session struct {
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
-	stderr  tail
-	lines   chan string   // the driver's answers
-	stop    chan struct{} // closed by Close: no one reads lines any more
-	exited  chan struct{} // closed once the process has exited and waitErr is set
-	waitErr error
-	broken  error // set once a request failed: the answers may be out of step
-
-	closeOnce sync.Once
-	closeErr  error
-}
-
-// read returns the driver's next line.
-func (s *session) read(ctx context.Context) (string, error) {
-	select {
-	case line := <-s.lines:
-		return line, nil
-	case <-s.exited:
-		return "", fmt.Errorf("the Ruby driver exited (%v): %s", s.waitErr, lastLines(s.stderr.String()))
-	case <-ctx.Done():
-		return "", ctx.Err()
-	}
+	p      *driver.Proc
+	broken error // set once a request failed: the answers may be out of step
 }
 
 func (s *session) Decide(ctx context.Context, key string, t int64) (bool, int64, error) {
@@ -171,7 +132,7 @@ func (s *session) Decide(ctx context.Context, key string, t int64) (bool, int64,
 	if key == "" || strings.ContainsAny(key, " \r\n") {
 		return false, 0, fmt.Errorf("key %q: the driver's lines take a key without blanks", key)
 	}
-	admit, err := s.ask(ctx, key+" "+strconv.FormatInt(t, 10)+"\n")
+	admit, err := s.ask(ctx, key+" "+strconv.FormatInt(t, 10))
 	if err != nil {
 		s.broken = fmt.Errorf("an earlier request failed: %w", err)
 		return false, 0, err
@@ -181,13 +142,7 @@ func (s *session) Decide(ctx context.Context, key string, t int64) (bool, int64,
 
 // ask sends one request's line and reads its answer.
 func (s *session) ask(ctx context.Context, line string) (bool, error) {
-	if _, err := io.WriteString(s.stdin, line); err != nil {
-		if _, rerr := s.read(ctx); rerr != nil { // the driver's own error, if it died
-			return false, rerr
-		}
-		return false, err
-	}
-	answer, err := s.read(ctx)
+	answer, err := s.p.Ask(ctx, line, answerTimeout)
 	if err != nil {
 		return false, err
 	}
@@ -203,50 +158,6 @@ func (s *session) ask(ctx context.Context, line string) (bool, error) {
 // Close kills the driver and waits for it; it is safe to call more than
 // once.
 func (s *session) Close() error {
-	s.closeOnce.Do(func() {
-		close(s.stop)
-		s.broken = errors.New("the session is closed")
-		s.stdin.Close()
-		if err := s.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
-			s.closeErr = err
-		}
-		<-s.exited
-	})
-	return s.closeErr
-}
-
-// tail keeps the last 4 KiB written to it: the driver's standard error,
-// for error messages.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (b *tail) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if len(b.buf) > 4096 {
-		b.buf = b.buf[len(b.buf)-4096:]
-	}
-	return len(p), nil
-}
-
-func (b *tail) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(b.buf)
-}
-
-// lastLines returns the last lines of out (at most 3, joined by " | "),
-// "(no output)" when there are none.
-func lastLines(out string) string {
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) > 3 {
-		lines = lines[len(lines)-3:]
-	}
-	if len(lines) == 1 && lines[0] == "" {
-		return "(no output)"
-	}
-	return strings.Join(lines, " | ")
+	s.broken = errors.New("the session is closed")
+	return s.p.Stop()
 }

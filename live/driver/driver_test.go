@@ -1,0 +1,85 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// echo answers each line "got LINE", "E LINE" for a line starting with
+// "fail", and exits with a message on standard error at "quit".
+const echo = `echo ready
+while read -r line; do
+	case "$line" in
+	quit) echo "bye now" >&2; exit 3 ;;
+	fail*) echo "E $line" ;;
+	*) echo "got $line" ;;
+	esac
+done
+`
+
+func start(t *testing.T) *Proc {
+	t.Helper()
+	p, err := Start(Spec{Name: "the test driver", Program: "/bin/sh", Script: []byte(echo), ScriptName: "echo.sh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Stop() })
+	if line, err := p.Ask(context.Background(), "", 10*time.Second); err != nil || line != "ready" {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	return p
+}
+
+func TestAskAnswersAndErrors(t *testing.T) {
+	p := start(t)
+	ctx := context.Background()
+	if line, err := p.Ask(ctx, "k0 5", 10*time.Second); err != nil || line != "got k0 5" {
+		t.Errorf("answer %q, %v", line, err)
+	}
+	if _, err := p.Ask(ctx, "fail here", 10*time.Second); err == nil || !strings.Contains(err.Error(), "the test driver: fail here") {
+		t.Errorf("an E line: %v", err)
+	}
+	if _, err := p.Ask(ctx, "quit", 10*time.Second); err == nil || !strings.Contains(err.Error(), "exited") || !strings.Contains(err.Error(), "bye now") {
+		t.Errorf("a driver that exits: %v, want its exit and its standard error", err)
+	}
+}
+
+func TestAskTimeoutAndCancel(t *testing.T) {
+	p := start(t)
+	if _, err := p.Ask(context.Background(), "", 50*time.Millisecond); err == nil || !strings.Contains(err.Error(), "did not answer") {
+		t.Errorf("no answer: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := p.Ask(ctx, "", time.Minute); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+func TestStopKillsAndCleansUp(t *testing.T) {
+	p := start(t)
+	pid, dir := p.Pid(), p.Dir()
+	if _, err := os.Stat(dir + "/echo.sh"); err != nil {
+		t.Fatalf("the script is not in the driver's folder: %v", err)
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("pid %d still there after Stop: %v", pid, err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("folder %s left: %v", dir, err)
+	}
+	if err := p.Stop(); err != nil {
+		t.Errorf("second Stop: %v", err)
+	}
+	if _, err := Start(Spec{Name: "x", Program: "/no/such/program", Script: []byte(echo), ScriptName: "x.sh"}); err == nil {
+		t.Error("a missing program started")
+	}
+}
