@@ -25,7 +25,9 @@ import (
 // lets through and of its admissions it refuses, with its memory per key
 // beside them. With several rules the chart is a rules × algorithms heat
 // map of the same figures (heatmap.go). Where the candidates include
-// deployed products, their league table follows (league.go).
+// deployed products, their league table comes before the chart
+// (league.go): it names the product to choose in a line and a table,
+// where the chart would push it below the screen.
 
 // caveats are what qualifies the verdict, one sentence each.
 func (m *model) caveats() []markup.Inline {
@@ -61,6 +63,7 @@ func (m *model) firstScreen(d *markup.Document, addFig func(*plotkit.Figure, str
 	if cs := m.caveats(); len(cs) > 0 {
 		d.Add(markup.Para{Text: markup.Inline{}.B("Caveats.")}, markup.Bullets{Items: cs})
 	}
+	m.leagueTables(d)
 	if len(m.rules) > 1 {
 		f, skip := m.heatmapFig()
 		if err := addFig(f, skip); err != nil {
@@ -75,7 +78,6 @@ func (m *model) firstScreen(d *markup.Document, addFig func(*plotkit.Figure, str
 			}
 		}
 	}
-	m.leagueTables(d)
 	return nil
 }
 

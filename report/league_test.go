@@ -24,7 +24,10 @@ func TestLeagueTable(t *testing.T) {
 	}
 	md := string(d.Markdown())
 	first, _, _ := strings.Cut(md, "\n## Rule ")
-	line := regexp.MustCompile("(?m)^\\*\\*Products, closest to the exact log first\\*\\*.*: of the (\\d+) products replayed, `([^`]+)` decides the fewest requests otherwise than the exact log \\((.*)\\)[.;].*$").FindStringSubmatch(first)
+	// The closest product decides the fewest requests otherwise, with its
+	// row's figures, or (the committed products' case: caddy keeps the
+	// last L times, an exact log) every request as the log does.
+	line := regexp.MustCompile("(?m)^\\*\\*Products, closest to the exact log first\\*\\*.*: of the (\\d+) products replayed, `([^`]+)` (?:decides the fewest requests otherwise than the exact log \\((.*)\\)|\\(([0-9,]+ B) per key\\) decides every request as the exact log does)[.;].*$").FindStringSubmatch(first)
 	if line == nil {
 		t.Fatalf("no league sentence on the first screen:\n%s", first)
 	}
@@ -61,8 +64,13 @@ func TestLeagueTable(t *testing.T) {
 	if strings.ReplaceAll(top[2], `\_`, "_") != line[2] {
 		t.Errorf("the sentence names %s, the first row is %s", line[2], top[2])
 	}
+	if line[4] != "" { // every request as the log
+		if line[4] != top[7] || top[4] != "0%" || top[5] != "0%" || top[6] != "0%" {
+			t.Errorf("the sentence says %s decides every request as the log, at %s per key; its row: %v", line[2], line[4], top[3:])
+		}
+	}
 	for _, want := range []string{top[7] + " per key", "decides " + top[4] + " of the requests differently", "lets through " + top[5] + " of the log's refusals", "refuses " + top[6] + " of the log's admissions"} {
-		if !strings.Contains(line[3], want) {
+		if line[4] == "" && !strings.Contains(line[3], want) {
 			t.Errorf("the sentence %q does not say %q, as its row does", line[3], want)
 		}
 	}
@@ -91,5 +99,21 @@ func TestLeagueLineExact(t *testing.T) {
 	want := "**Products, closest to the exact log first** (rule 10/1m, count accepted, independent mode): of the 3 products replayed, `envoy` (16 B per key) decides every request as the exact log does; so do kong."
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// When no product decides every request as the log does, the sentence
+// names the closest with its row's figures.
+func TestLeagueLineFewest(t *testing.T) {
+	m := newModel(readSummary(t, "small.summary.json"), Options{})
+	run := func(alg string, disagree, over, under, mem int64) *summary.Run {
+		return &summary.Run{Algorithm: alg, Requests: 100, Disagree: disagree, Over: over, Under: under, Memory: summary.Memory{PeakPerKey: mem}, Product: &summary.Product{Twin: "fixed"}}
+	}
+	g := &group{rule: "10/1m", count: "accepted", mode: "independent", runs: []*summary.Run{run("nginx", 5, 5, 0, 16), run("kong", 3, 1, 2, 16)}}
+	d := &markup.Document{}
+	d.Add(markup.Para{Text: m.leagueLine(g, league(g))})
+	got := string(d.Markdown())
+	if !strings.Contains(got, "`kong` decides the fewest requests otherwise than the exact log (16 B per key") || !strings.Contains(got, "over-admits 1.00% and under-admits 2.00% of the requests") {
+		t.Errorf("got %q: want kong, its memory and its over and under", got)
 	}
 }
