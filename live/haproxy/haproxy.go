@@ -47,7 +47,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -290,37 +289,15 @@ type session struct {
 // get sends one request of key (none when "") and returns whether it was
 // admitted and the millisecond HAProxy decided at.
 func (s *session) get(ctx context.Context, key string) (bool, int64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
+	admit, h, err := live.AskHTTP(ctx, s.client, s.url, KeyHeader, key, s.proc, "haproxy")
 	if err != nil {
 		return false, 0, err
 	}
-	if key != "" {
-		req.Header.Set(KeyHeader, key)
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		select {
-		case <-s.proc.Exited():
-			return false, 0, fmt.Errorf("haproxy exited (%v): %s", s.proc.Err(), s.proc.Output())
-		default:
-		}
-		return false, 0, err
-	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
-	resp.Body.Close()
-	var admit bool
-	switch resp.StatusCode {
-	case http.StatusOK:
-		admit = true
-	case http.StatusTooManyRequests:
-	default:
-		return false, 0, fmt.Errorf("status %d: %q", resp.StatusCode, body)
-	}
-	ms, err := strconv.ParseInt(resp.Header.Get(MsHeader), 10, 64)
+	ms, err := strconv.ParseInt(h.Get(MsHeader), 10, 64)
 	if err != nil {
 		return false, 0, fmt.Errorf("the answer's %s: %w", MsHeader, err)
 	}
-	date, err := strconv.ParseInt(resp.Header.Get(DateHeader), 10, 64)
+	date, err := strconv.ParseInt(h.Get(DateHeader), 10, 64)
 	if err != nil {
 		return false, 0, fmt.Errorf("the answer's %s: %w", DateHeader, err)
 	}

@@ -323,34 +323,14 @@ func (s *Session) Decide(ctx context.Context, key string, t int64) (bool, int64,
 	if _, err := s.pacer.Wait(ctx, t); err != nil {
 		return false, 0, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/", nil)
+	admit, h, err := live.AskHTTP(ctx, s.client, s.base+"/", "X-Key", key, s.proc, "varnishd")
 	if err != nil {
 		return false, 0, err
 	}
-	req.Header.Set("X-Key", key)
-	resp, err := s.client.Do(req)
-	if err != nil {
-		select {
-		case <-s.proc.Exited():
-			return false, 0, fmt.Errorf("varnishd exited (%v): %s", s.proc.Err(), s.proc.Output())
-		default:
-		}
-		return false, 0, err
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	var admit bool
-	switch resp.StatusCode {
-	case http.StatusOK:
-		admit = true
-	case http.StatusTooManyRequests:
-	default:
-		return false, 0, fmt.Errorf("varnishd answered %s, neither 200 nor 429", resp.Status)
-	}
-	before, err1 := strconv.ParseInt(resp.Header.Get("X-Before"), 10, 64)
-	after, err2 := strconv.ParseInt(resp.Header.Get("X-After"), 10, 64)
+	before, err1 := strconv.ParseInt(h.Get("X-Before"), 10, 64)
+	after, err2 := strconv.ParseInt(h.Get("X-After"), 10, 64)
 	if err := errors.Join(err1, err2); err != nil || after <= 0 || after > before {
-		return false, 0, fmt.Errorf("the clock probe read %q then %q: not a running block (%v)", resp.Header.Get("X-Before"), resp.Header.Get("X-After"), err)
+		return false, 0, fmt.Errorf("the clock probe read %q then %q: not a running block (%v)", h.Get("X-Before"), h.Get("X-After"), err)
 	}
 	s.gap, s.n = max(s.gap, before-after), s.n+1
 	probe := before/2 + after/2 + (before%2+after%2)/2 // counts down: the midpoint of the two readings
