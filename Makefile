@@ -160,7 +160,7 @@ live-nginx: build
 # stops (servers on a loopback port, libraries in their own runtime with
 # the trace's clock), and prints each one's agreement with its model.
 # Writes results/live/<product>/<name>/live.md.
-LIVE_PRODUCTS ?= haproxy tyk spring-gateway rack-attack varnish express-rate-limit express-rate-limit:store=redis flask-limiter
+LIVE_PRODUCTS ?= haproxy haproxy:short-expire varnish varnish:ban=2s express-rate-limit express-rate-limit:store=redis flask-limiter flask-limiter:strategy=moving flask-limiter:strategy=moving:storage=redis rack-attack spring-gateway tyk
 live: live-nginx
 	@set -e; for p in $(LIVE_PRODUCTS); do \
 		echo "== live $$p"; $(BIN) live $$p $(if $(TRACE),-trace $(TRACE) -rule $(LIVE_RULE)) $(FLAGS); \

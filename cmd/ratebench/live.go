@@ -42,11 +42,18 @@ func runLive(stdout, stderr io.Writer, args []string) error {
 			return f(stdout, stderr, args[1:])
 		}
 		if t, ok := live.Lookup(args[0]); ok {
-			return runLiveProduct(stdout, stderr, t, args[1:])
+			return runLiveProduct(stdout, stderr, t, "", args[1:])
+		}
+		// PRODUCT:VARIANT, as the product's spec writes it
+		// (flask-limiter:strategy=moving, varnish:ban=2s).
+		if name, variant, ok := strings.Cut(args[0], ":"); ok {
+			if t, ok := live.Lookup(name); ok {
+				return runLiveProduct(stdout, stderr, t, variant, args[1:])
+			}
 		}
 	}
 	names := liveNames()
-	fmt.Fprintf(stderr, "usage: ratebench live nginx %s\n       ratebench live PRODUCT %s\n\nPRODUCT is one of: %s\n", liveSynopsis, liveProductSynopsis, strings.Join(names[1:], ", "))
+	fmt.Fprintf(stderr, "usage: ratebench live nginx %s\n       ratebench live PRODUCT[:VARIANT] %s\n\nPRODUCT is one of: %s\n", liveSynopsis, liveProductSynopsis, strings.Join(names[1:], ", "))
 	if len(args) == 0 {
 		return usageError{"live: want the program to replay through: " + strings.Join(names, ", ")}
 	}

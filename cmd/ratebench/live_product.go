@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 
@@ -28,16 +27,16 @@ const liveProductSynopsis = "[FILE | -gen SCENARIO] [-rule L/W] [-speed S] [-var
 	"the exact log. With no trace it replays the check's trace: 3 keys in bursts over 12 s, for the rule 5/1s."
 
 // runLiveProduct runs ratebench live NAME for a product of package live.
-func runLiveProduct(stdout, stderr io.Writer, target live.Target, args []string) error {
+func runLiveProduct(stdout, stderr io.Writer, target live.Target, variantArg string, args []string) error {
 	fs := newFlagSet("live "+target.Name, stderr, liveProductSynopsis)
 	var tf traceFlags
 	tf.register(fs)
 	genSpec := fs.String("gen", "", "replay a generated `scenario` instead of a trace, e.g. 'mix:poisson=0.7,boundary=0.3,requests=2000,keys=20,rate=1' (see ratebench gen -list)")
 	ruleS := fs.String("rule", live.CheckRule, "rate limit `L/W`, configured in the product's own terms")
 	speedS := fs.String("speed", "1", "for software on its own clock: replay `S` times as fast as the trace, with the rule's window divided by S")
-	variant := fs.String("variant", "", "the product's `variant`: "+strings.Join(quoted(target.Variants), ", "))
+	variant := fs.String("variant", variantArg, "the product's `variant` (or PRODUCT:VARIANT), e.g. "+strings.Join(quoted(target.Variants), ", "))
 	binary := fs.String("bin", "", "the `program` to start (default from $PATH)")
-	out := fs.String("o", "", "output `dir` (default results/live/"+target.Name+"/<trace name>)")
+	out := fs.String("o", "", "output `dir` (default results/live/PRODUCT[:VARIANT]/<trace name>)")
 	if err := parseCommand(fs, args, tf.operand()); err != nil {
 		return err
 	}
@@ -49,12 +48,16 @@ func runLiveProduct(stdout, stderr io.Writer, target live.Target, args []string)
 	if !ok || speed.Sign() <= 0 {
 		return usageError{fmt.Sprintf("-speed %q: want a positive number, e.g. 20, 2.5 or 1/7", *speedS)}
 	}
-	if len(target.Variants) > 0 && *variant != "" && !slices.Contains(target.Variants, *variant) {
-		return usageError{fmt.Sprintf("-variant %q: %s takes %s", *variant, target.Name, strings.Join(quoted(target.Variants), ", "))}
+	spec := target.Name // the product and its variant, naming the results folder
+	if *variant != "" {
+		spec += ":" + *variant
 	}
 	o := live.Options{Speed: speed, Variant: *variant, Binary: *binary, Log: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) }}
 	if _, err := target.Version(o); err != nil { // before reading the trace
 		return err
+	}
+	if _, err := target.Model(rule, o); err != nil { // a variant it does not take
+		return usageError{err.Error()}
 	}
 
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -77,7 +80,7 @@ func runLiveProduct(stdout, stderr io.Writer, target live.Target, args []string)
 	}
 	dir := *out
 	if dir == "" {
-		dir = filepath.Join("results", "live", target.Name, name)
+		dir = filepath.Join("results", "live", spec, name)
 	}
 	rd, err := resultsdir.Lock(dir)
 	if err != nil {
@@ -85,7 +88,7 @@ func runLiveProduct(stdout, stderr io.Writer, target live.Target, args []string)
 	}
 	defer rd.Close()
 
-	fmt.Fprintf(stderr, "replaying %d requests (%d keys) through %s\n", len(tr.T), tr.Keys, target.Name)
+	fmt.Fprintf(stderr, "replaying %d requests (%d keys) through %s\n", len(tr.T), tr.Keys, spec)
 	res, err := live.Run(ctx, target, rule, tr, o)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -103,7 +106,7 @@ func runLiveProduct(stdout, stderr io.Writer, target live.Target, args []string)
 	if err := report.LiveProductMarkdown(stdout, res); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\n%s agrees with its model on %d of %d requests (%s)\nwrote %s and %s\n", target.Name, res.Model.Agree, res.Trace.Requests,
+	fmt.Fprintf(stdout, "\n%s agrees with its model on %d of %d requests (%s)\nwrote %s and %s\n", spec, res.Model.Agree, res.Trace.Requests,
 		fmt.Sprintf("%.3f%%", res.Model.Percent()), escape.Visible(filepath.Join(dir, "live.json")), escape.Visible(filepath.Join(dir, "live.md")))
 	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -38,7 +39,12 @@ func (*fixedSession) Close() error { return nil }
 func init() {
 	live.Register(live.Target{Name: "test-fixed", About: "a fixed window in the test's own process", Driven: true, Variants: []string{""},
 		Version: func(live.Options) (string, error) { return "test-fixed 1.0", nil },
-		Model:   func(algorithms.Rule, live.Options) (string, error) { return "envoy", nil },
+		Model: func(_ algorithms.Rule, o live.Options) (string, error) {
+			if o.Variant != "" && o.Variant != "same" {
+				return "", fmt.Errorf("live test-fixed: no variant %q", o.Variant)
+			}
+			return "envoy", nil
+		},
 		Start: func(_ context.Context, r algorithms.Rule, _ live.Options) (live.Session, error) {
 			l, err := algorithms.New("envoy", r)
 			return &fixedSession{l: l, ids: map[string]int32{}}, err
@@ -78,13 +84,24 @@ func TestLiveProductCommand(t *testing.T) {
 	}
 }
 
+// PRODUCT:VARIANT is PRODUCT -variant VARIANT, and names what ran.
+func TestLiveProductVariant(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, err := ratebench(t, "live", "test-fixed:same", "-o", dir)
+	if err != nil || !strings.Contains(stdout, "test-fixed:same agrees with its model on") || !strings.Contains(stderr, "through test-fixed:same") {
+		t.Errorf("err %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
+	}
+}
+
 func TestLiveProductBadArgs(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"live", "no-such"}, `unknown program "no-such"`},
-		{[]string{"live", "test-fixed", "-variant", "x"}, `-variant "x"`},
+		{[]string{"live", "test-fixed", "-variant", "x"}, `no variant "x"`},
+		{[]string{"live", "test-fixed:x"}, `no variant "x"`},
+		{[]string{"live", "no-such:x"}, `unknown program "no-such:x"`},
 		{[]string{"live", "test-fixed", "-speed", "0"}, "-speed"},
 		{[]string{"live", "test-fixed", "-rule", "5"}, "rule"},
 	} {
