@@ -1,7 +1,6 @@
 package products_test
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -72,23 +71,9 @@ func TestCaddyFullModel(t *testing.T) {
 // The spec takes no parameter but without=.
 func TestCaddySpecs(t *testing.T) {
 	r, _ := algorithms.ParseRule("10/1m")
-	for spec, want := range map[string]string{
+	checkSpecs(t, r, map[string]string{
 		"caddy":                               "caddy",
 		"caddy:without=cost":                  "caddy:without=cost",
 		"caddy:without=cost:without=boundary": "caddy:without=boundary:without=cost",
-	} {
-		l, err := algorithms.New(spec, r)
-		if err != nil {
-			t.Errorf("%s: %v", spec, err)
-			continue
-		}
-		if l.Name() != want {
-			t.Errorf("%s is named %s, want %s", spec, l.Name(), want)
-		}
-	}
-	for _, spec := range []string{"caddy:", "caddy:events=3", "caddy:without=ttl"} {
-		if _, err := algorithms.New(spec, r); err == nil || !strings.Contains(err.Error(), "caddy") {
-			t.Errorf("%s: %v, want an error naming caddy", spec, err)
-		}
-	}
+	}, []string{"caddy:", "caddy:events=3", "caddy:without=ttl"}, "caddy")
 }

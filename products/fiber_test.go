@@ -166,27 +166,13 @@ func TestFiberSlidingFloatTruncation(t *testing.T) {
 // float deviation.
 func TestFiberSpecs(t *testing.T) {
 	r, _ := algorithms.ParseRule("10/1m")
-	for spec, want := range map[string]string{
+	checkSpecs(t, r, map[string]string{
 		"fiber":                               "fiber",
 		"fiber:strategy=fixed":                "fiber",
 		"fiber:strategy=sliding":              "fiber:strategy=sliding",
 		"fiber:strategy=sliding:without=ceil": "fiber:strategy=sliding:without=ceil",
 		"fiber:without=anchor":                "fiber:without=anchor",
-	} {
-		l, err := algorithms.New(spec, r)
-		if err != nil {
-			t.Errorf("%s: %v", spec, err)
-			continue
-		}
-		if l.Name() != want {
-			t.Errorf("%s is named %s, want %s", spec, l.Name(), want)
-		}
-	}
-	for _, spec := range []string{"fiber:", "fiber:strategy=", "fiber:strategy=token", "fiber:max=3", "fiber:without=floor"} {
-		if _, err := algorithms.New(spec, r); err == nil || !strings.Contains(err.Error(), "fiber") && !strings.Contains(err.Error(), "known:") {
-			t.Errorf("%s: %v, want an error", spec, err)
-		}
-	}
+	}, []string{"fiber:", "fiber:strategy=", "fiber:strategy=token", "fiber:max=3", "fiber:without=floor"}, "fiber", "known:")
 	f := products.NewFiber(r, false)
 	if len(f.Deviations()) != 5 || f.Twin() != "fixed" || !f.CountsEvery() || f.Bytes(0) != 48 {
 		t.Errorf("fiber: deviations %v, twin %s, counts every %v, %d bytes", f.Deviations(), f.Twin(), f.CountsEvery(), f.Bytes(0))

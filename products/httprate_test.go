@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -89,26 +88,12 @@ func TestHTTPRateFullModel(t *testing.T) {
 // name; anything else is refused, naming what to give.
 func TestHTTPRateSpecs(t *testing.T) {
 	r, _ := algorithms.ParseRule("10/1m")
-	for spec, want := range map[string]string{
+	checkSpecs(t, r, map[string]string{
 		"httprate":                          "httprate",
 		"httprate:offset=30s":               "httprate:offset=30s",
 		"httprate:offset=0s":                "httprate",
 		"httprate:offset=30s:without=round": "httprate:offset=30s:without=round",
-	} {
-		l, err := algorithms.New(spec, r)
-		if err != nil {
-			t.Errorf("%s: %v", spec, err)
-			continue
-		}
-		if l.Name() != want {
-			t.Errorf("%s is named %s, want %s", spec, l.Name(), want)
-		}
-	}
-	for _, spec := range []string{"httprate:", "httprate:offset=1m", "httprate:offset=-1s", "httprate:burst=3", "httprate:offset=x"} {
-		if _, err := algorithms.New(spec, r); err == nil || !strings.Contains(err.Error(), "httprate") {
-			t.Errorf("%s: %v, want an error naming httprate", spec, err)
-		}
-	}
+	}, []string{"httprate:", "httprate:offset=1m", "httprate:offset=-1s", "httprate:burst=3", "httprate:offset=x"}, "httprate")
 	h, _ := products.NewHTTPRate(r, "")
 	if len(h.Deviations()) != 2 {
 		t.Errorf("httprate without an offset has deviations %v, want round and float", h.Deviations())

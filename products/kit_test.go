@@ -20,4 +20,5 @@ var (
 	catalogueProducts = algotest.Products
 	withoutAll        = algotest.WithoutAll
 	propertyRules     = algotest.PropertyRules
+	checkSpecs        = algotest.CheckSpecs
 )
