@@ -22,8 +22,13 @@ import (
 // readmeNotRun are the commands of the README and the docs pages that are not runs of ratebench
 // but the development tools around it: the test suite (this test is part
 // of it), the race detector's run of it, the benchmarks, the fuzzers and
-// the rewrite of the golden files. Each is named by the start of its line.
-var readmeNotRun = []string{"make test", "make race", "make bench", "make vet", "make fuzz", "go test"}
+// the rewrite of the golden files; and the replays through every
+// product's real software (make live, ratebench live PRODUCT) and the check
+// of gubernator's module, which need the npm packages a fresh clone has not
+// installed and minutes each: CI runs them, and the live packages' tests
+// replay through each product. Each is named by the start of its line.
+var readmeNotRun = []string{"make test", "make race", "make bench", "make vet", "make fuzz", "go test",
+	"make live", "make check-gubernator", "bin/ratebench live haproxy", "bin/ratebench live flask-limiter:strategy=moving"}
 
 // readmeUserFiles are the files the README's commands take as the user's
 // own, which a clone does not have: the test writes them into the clone
