@@ -35,25 +35,6 @@ func TestExpressRateLimitTimeline(t *testing.T) {
 	}
 }
 
-// erlTimeline is costTimeline counting as the engine and the live replay
-// count: every request when the limiter counts every request
-// (CountsEvery), else the admitted ones.
-func erlTimeline(t *testing.T, spec string, r algorithms.Rule, reqs ...[2]int64) string {
-	t.Helper()
-	l := mustNewRule(t, spec, r)
-	l.Grow(1)
-	every := algorithms.CountsEvery(l)
-	var b strings.Builder
-	for _, q := range reqs {
-		a := l.Decide(0, q[0], q[1])
-		if a || every {
-			l.Record(0, q[0], q[1])
-		}
-		b.WriteString(map[bool]string{true: "A", false: "R"}[a])
-	}
-	return b.String()
-}
-
 // Each deviation, alone, changes a decision of the twin, fixed; turned off
 // too, the timeline is the twin's again.
 func TestExpressRateLimitEachDeviationAloneChangesADecision(t *testing.T) {
@@ -80,13 +61,13 @@ func TestExpressRateLimitEachDeviationAloneChangesADecision(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := erlTimeline(t, "fixed", r, c.reqs...); got != c.twin {
+		if got := ownTimeline(t, "fixed", r, c.reqs...); got != c.twin {
 			t.Errorf("%s: the twin decides %s, want %s", c.name, got, c.twin)
 		}
-		if got := erlTimeline(t, c.spec, r, c.reqs...); got != c.product {
+		if got := ownTimeline(t, c.spec, r, c.reqs...); got != c.product {
 			t.Errorf("%s: %s decides %s, want %s", c.name, c.spec, got, c.product)
 		}
-		if got := erlTimeline(t, c.spec+":without="+c.name, r, c.reqs...); got != c.twin {
+		if got := ownTimeline(t, c.spec+":without="+c.name, r, c.reqs...); got != c.twin {
 			t.Errorf("%s off too: %s, want the twin's %s", c.name, got, c.twin)
 		}
 	}
@@ -102,20 +83,20 @@ func TestExpressRateLimitEachDeviationAloneChangesADecision(t *testing.T) {
 func TestExpressRateLimitClock(t *testing.T) {
 	r, _ := algorithms.ParseRule("1/1s")
 	reqs := [][2]int64{{900 * us, 1}, {1000*ms + 500*us, 1}}
-	if got := erlTimeline(t, "express-rate-limit", r, reqs...); got != "AA" {
+	if got := ownTimeline(t, "express-rate-limit", r, reqs...); got != "AA" {
 		t.Errorf("ms clock: %s, want AA", got)
 	}
-	if got := erlTimeline(t, "express-rate-limit:without=clock", r, reqs...); got != "AR" {
+	if got := ownTimeline(t, "express-rate-limit:without=clock", r, reqs...); got != "AR" {
 		t.Errorf("ns clock: %s, want AR", got)
 	}
 	r = algorithms.Rule{L: 1, W: 1000*ms + 999900}
 	now := int64(1_700_000_000_000) * ms
 	reqs = [][2]int64{{now, 1}, {now + 1000*ms, 1}, {now + 1001*ms, 1}}
-	if got := erlTimeline(t, "express-rate-limit", r, reqs...); got != "ARA" {
+	if got := ownTimeline(t, "express-rate-limit", r, reqs...); got != "ARA" {
 		t.Errorf("windowMs 1000.9999 at 1.7e12 ms: %s, want ARA (the sum rounds up to 1001)", got)
 	}
 	// At 0 ms the sum is exact: truncated, the window is 1000 ms.
-	if got := erlTimeline(t, "express-rate-limit", r, [2]int64{0, 1}, [2]int64{1000 * ms, 1}); got != "AA" {
+	if got := ownTimeline(t, "express-rate-limit", r, [2]int64{0, 1}, [2]int64{1000 * ms, 1}); got != "AA" {
 		t.Errorf("windowMs 1000.9999 at 0: %s, want AA", got)
 	}
 	e, err := products.NewExpressRateLimit(r, "", false)

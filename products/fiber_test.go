@@ -20,35 +20,6 @@ import (
 	"ratebench/products"
 )
 
-// fiberTimeline replays requests {t, cost} of one key through spec, as a
-// replay does: it records every request when the limiter counts every one
-// (counts-refused), else only those admitted; the decisions are a string
-// of A and R.
-func fiberTimeline(t *testing.T, spec string, r algorithms.Rule, reqs ...[2]int64) string {
-	t.Helper()
-	l, err := algorithms.New(spec, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.Grow(1)
-	var b strings.Builder
-	for _, q := range reqs {
-		ok := l.Decide(0, q[0], q[1])
-		if ok || algorithms.CountsEvery(l) {
-			l.Record(0, q[0], q[1])
-		}
-		b.WriteByte("RA"[btoi(ok)])
-	}
-	return b.String()
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // alone is spec with every deviation of the product but dev turned off.
 func alone(t *testing.T, spec, dev string, r algorithms.Rule) string {
 	t.Helper()
@@ -124,13 +95,13 @@ func TestFiberEachDeviationAloneChangesADecision(t *testing.T) {
 		l, _ := algorithms.New(c.spec, r)
 		twin := l.(algorithms.Product).Twin()
 		spec := alone(t, c.spec, c.dev, r)
-		if got := fiberTimeline(t, twin, r, c.reqs...); got != c.twin {
+		if got := ownTimeline(t, twin, r, c.reqs...); got != c.twin {
 			t.Errorf("%s: the twin %s decides %s, want %s", c.dev, twin, got, c.twin)
 		}
-		if got := fiberTimeline(t, spec, r, c.reqs...); got != c.product {
+		if got := ownTimeline(t, spec, r, c.reqs...); got != c.product {
 			t.Errorf("%s: %s decides %s, want %s", c.dev, spec, got, c.product)
 		}
-		if got := fiberTimeline(t, spec+":without="+c.dev, r, c.reqs...); got != c.twin {
+		if got := ownTimeline(t, spec+":without="+c.dev, r, c.reqs...); got != c.twin {
 			t.Errorf("%s off too: %s, want the twin's %s", c.dev, got, c.twin)
 		}
 	}
@@ -152,11 +123,11 @@ func TestFiberSlidingFloatTruncation(t *testing.T) {
 		reqs = append(reqs, [2]int64{19 * s, 1})
 	}
 	want := strings.Repeat("A", 55+42) + "R"
-	if got := fiberTimeline(t, "fiber:strategy=sliding", r, reqs...); got != want {
+	if got := ownTimeline(t, "fiber:strategy=sliding", r, reqs...); got != want {
 		t.Errorf("fiber:strategy=sliding decides %s, want %s", got, want)
 	}
 	want = strings.Repeat("A", 55+41) + "RR"
-	if got := fiberTimeline(t, "fiber:strategy=sliding:without=float", r, reqs...); got != want {
+	if got := ownTimeline(t, "fiber:strategy=sliding:without=float", r, reqs...); got != want {
 		t.Errorf("without float: %s, want %s", got, want)
 	}
 }

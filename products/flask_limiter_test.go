@@ -11,25 +11,6 @@ import (
 	"ratebench/products"
 )
 
-// flaskTimeline replays (time, cost) pairs on one key through spec under
-// rule, counting what the product counts (every hit when it counts
-// refused ones), and returns the decisions as a string of A and R.
-func flaskTimeline(t *testing.T, spec, rule string, reqs ...[2]int64) string {
-	t.Helper()
-	l := mustNew(t, spec, rule)
-	l.Grow(1)
-	every := algorithms.CountsEvery(l)
-	var b strings.Builder
-	for _, q := range reqs {
-		a := l.Decide(0, q[0], q[1])
-		if a || every {
-			l.Record(0, q[0], q[1])
-		}
-		b.WriteByte("RA"[b2i(a)])
-	}
-	return b.String()
-}
-
 func b2i(b bool) int {
 	if b {
 		return 1
@@ -89,13 +70,13 @@ func TestFlaskLimiterEachDeviationAloneChangesADecision(t *testing.T) {
 	} {
 		l := mustNew(t, c.spec, c.rule)
 		twin := l.(algorithms.Product).Twin()
-		if got := flaskTimeline(t, twin, c.rule, c.reqs...); got != c.twin {
+		if got := ownTimeline(t, twin, mustRule(t, c.rule), c.reqs...); got != c.twin {
 			t.Errorf("%s: the twin %s decides %s, want %s", c.name, twin, got, c.twin)
 		}
-		if got := flaskTimeline(t, c.spec, c.rule, c.reqs...); got != c.product {
+		if got := ownTimeline(t, c.spec, mustRule(t, c.rule), c.reqs...); got != c.product {
 			t.Errorf("%s: %s decides %s, want %s", c.name, c.spec, got, c.product)
 		}
-		if got := flaskTimeline(t, c.spec+":without="+c.name, c.rule, c.reqs...); got != c.twin {
+		if got := ownTimeline(t, c.spec+":without="+c.name, mustRule(t, c.rule), c.reqs...); got != c.twin {
 			t.Errorf("%s off too: %s, want the twin's %s", c.name, got, c.twin)
 		}
 	}
@@ -142,7 +123,7 @@ func TestFlaskLimiterFullModels(t *testing.T) {
 		// (kept, the list would read the entry at 0 s, out of it).
 		{"flask-limiter:strategy=moving", "2/1s", [][2]int64{{0, 2}, {1001 * ms, 1}, {1002 * ms, 3}}, "AAR"},
 	} {
-		if got := flaskTimeline(t, c.spec, c.rule, c.reqs...); got != c.want {
+		if got := ownTimeline(t, c.spec, mustRule(t, c.rule), c.reqs...); got != c.want {
 			t.Errorf("%s %s: decides %s, want %s", c.spec, c.rule, got, c.want)
 		}
 	}

@@ -10,31 +10,6 @@ import (
 	"ratebench/products"
 )
 
-// haproxyTimeline replays (time, cost) pairs on one key through spec,
-// counting a request when it is admitted or when the limiter counts every
-// request (as a replay does), and returns the decisions as A and R.
-func haproxyTimeline(t *testing.T, spec, rule string, reqs ...[2]int64) string {
-	t.Helper()
-	r, err := algorithms.ParseRule(rule)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := algorithms.New(spec, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.Grow(1)
-	var b strings.Builder
-	for _, q := range reqs {
-		a := l.Decide(0, q[0], q[1])
-		if a || algorithms.CountsEvery(l) {
-			l.Record(0, q[0], q[1])
-		}
-		b.WriteByte("RA"[map[bool]int{false: 0, true: 1}[a]])
-	}
-	return b.String()
-}
-
 // haproxyOnly is the spec of haproxy (with args, e.g. ":expire=500ms")
 // with every deviation off but keep.
 func haproxyOnly(t *testing.T, args, keep, rule string) string {
@@ -101,13 +76,13 @@ func TestHAProxyEachDeviationAloneChangesADecision(t *testing.T) {
 		{"expiry", ":expire=500ms", "2/1s", one(5000, 6000, 12000), "AAR", "AAA"},
 	} {
 		spec := haproxyOnly(t, c.args, c.name, c.rule)
-		if got := haproxyTimeline(t, "counter", c.rule, c.reqs...); got != c.twin {
+		if got := ownTimeline(t, "counter", mustRule(t, c.rule), c.reqs...); got != c.twin {
 			t.Errorf("%s: the twin decides %s, want %s", c.name, got, c.twin)
 		}
-		if got := haproxyTimeline(t, spec, c.rule, c.reqs...); got != c.product {
+		if got := ownTimeline(t, spec, mustRule(t, c.rule), c.reqs...); got != c.product {
 			t.Errorf("%s: %s decides %s, want %s", c.name, spec, got, c.product)
 		}
-		if got := haproxyTimeline(t, spec+":without="+c.name, c.rule, c.reqs...); got != c.twin {
+		if got := ownTimeline(t, spec+":without="+c.name, mustRule(t, c.rule), c.reqs...); got != c.twin {
 			t.Errorf("%s off too: %s, want the twin's %s", c.name, got, c.twin)
 		}
 	}

@@ -21,4 +21,6 @@ var (
 	withoutAll        = algotest.WithoutAll
 	propertyRules     = algotest.PropertyRules
 	checkSpecs        = algotest.CheckSpecs
+	ownTimeline       = algotest.OwnTimeline
+	mustRule          = algotest.MustRule
 )

@@ -15,30 +15,6 @@ import (
 // multiple of 256, the doubles' step between 2^60 and 2^61 ns).
 const tykBase = int64(1_700_000_000_000_000_000) / 256 * 256
 
-// tykTimeline replays (time, cost) pairs on one key through spec, recording
-// what it admits and, for a limiter that counts every request (tyk with
-// counts-refused), every request, as the compare engine does; it returns
-// the decisions as a string of A and R.
-func tykTimeline(t *testing.T, spec, rule string, reqs ...[2]int64) string {
-	t.Helper()
-	l := mustNew(t, spec, rule)
-	l.Grow(1)
-	every := algorithms.CountsEvery(l)
-	var b strings.Builder
-	for _, q := range reqs {
-		ok := l.Decide(0, q[0], q[1])
-		if ok || every {
-			l.Record(0, q[0], q[1])
-		}
-		if ok {
-			b.WriteByte('A')
-		} else {
-			b.WriteByte('R')
-		}
-	}
-	return b.String()
-}
-
 // The script's arithmetic for rate 3, per 1 (sliding_log_add.lua: trim
 // what scores at most now - per, count, add now whatever the decision;
 // the gateway blocks iff count > rate - 1).
@@ -48,7 +24,7 @@ func TestTykTimeline(t *testing.T) {
 		t.Fatalf("%s: twin %q, deviations %v, counts every %v", l.Name(), p.Twin(), p.Deviations(), algorithms.CountsEvery(l))
 	}
 	b := tykBase
-	got := tykTimeline(t, "tyk", "3/1s",
+	got := ownTimeline(t, "tyk", mustRule(t, "3/1s"),
 		[2]int64{b, 1},                 // count 0: admitted, logged
 		[2]int64{b + 100*ms, 1},        // 1: admitted
 		[2]int64{b + 200*ms, 1},        // 2: admitted
@@ -115,13 +91,13 @@ func TestTykEachDeviationAloneChangesADecision(t *testing.T) {
 			}
 		}
 		spec := "tyk" + others
-		if got := tykTimeline(t, "log", c.rule, c.reqs...); got != c.twin {
+		if got := ownTimeline(t, "log", mustRule(t, c.rule), c.reqs...); got != c.twin {
 			t.Errorf("%s: log decides %s, want %s", c.name, got, c.twin)
 		}
-		if got := tykTimeline(t, spec, c.rule, c.reqs...); got != c.product {
+		if got := ownTimeline(t, spec, mustRule(t, c.rule), c.reqs...); got != c.product {
 			t.Errorf("%s: %s decides %s, want %s", c.name, spec, got, c.product)
 		}
-		if got := tykTimeline(t, spec+":without="+c.name, c.rule, c.reqs...); got != c.twin {
+		if got := ownTimeline(t, spec+":without="+c.name, mustRule(t, c.rule), c.reqs...); got != c.twin {
 			t.Errorf("%s off too: %s, want the log's %s", c.name, got, c.twin)
 		}
 	}

@@ -171,6 +171,42 @@ func CostTimeline(t testing.TB, spec string, r algorithms.Rule, reqs ...[2]int64
 	return b.String()
 }
 
+// OwnTimeline is CostTimeline counting requests as the limiter itself
+// does: every request when it counts every one (algorithms.CountsEvery: a
+// product that counts refused requests), otherwise the admitted ones.
+func OwnTimeline(t testing.TB, spec string, r algorithms.Rule, reqs ...[2]int64) string {
+	t.Helper()
+	l, err := algorithms.New(spec, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Grow(1)
+	every := algorithms.CountsEvery(l)
+	var b strings.Builder
+	for _, q := range reqs {
+		a := l.Decide(0, q[0], q[1])
+		if a || every {
+			l.Record(0, q[0], q[1])
+		}
+		if a {
+			b.WriteByte('A')
+		} else {
+			b.WriteByte('R')
+		}
+	}
+	return b.String()
+}
+
+// MustRule parses rule s, failing the test on an error.
+func MustRule(t testing.TB, s string) algorithms.Rule {
+	t.Helper()
+	r, err := algorithms.ParseRule(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // Products returns every product of the catalogue under rule r, with its
 // default parameters; one that does not build under r fails the test.
 // (The catalogue's templates, such as buckets:N or PRODUCT:without=NAME,
