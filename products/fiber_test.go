@@ -95,15 +95,7 @@ func TestFiberEachDeviationAloneChangesADecision(t *testing.T) {
 		l, _ := algorithms.New(c.spec, r)
 		twin := l.(algorithms.Product).Twin()
 		spec := alone(t, c.spec, c.dev, r)
-		if got := ownTimeline(t, twin, r, c.reqs...); got != c.twin {
-			t.Errorf("%s: the twin %s decides %s, want %s", c.dev, twin, got, c.twin)
-		}
-		if got := ownTimeline(t, spec, r, c.reqs...); got != c.product {
-			t.Errorf("%s: %s decides %s, want %s", c.dev, spec, got, c.product)
-		}
-		if got := ownTimeline(t, spec+":without="+c.dev, r, c.reqs...); got != c.twin {
-			t.Errorf("%s off too: %s, want the twin's %s", c.dev, got, c.twin)
-		}
+		checkDeviation(t, func(spec string) string { return ownTimeline(t, spec, r, c.reqs...) }, twin, spec, c.dev, c.twin, c.product)
 	}
 }
 

@@ -70,15 +70,7 @@ func TestFlaskLimiterEachDeviationAloneChangesADecision(t *testing.T) {
 	} {
 		l := mustNew(t, c.spec, c.rule)
 		twin := l.(algorithms.Product).Twin()
-		if got := ownTimeline(t, twin, mustRule(t, c.rule), c.reqs...); got != c.twin {
-			t.Errorf("%s: the twin %s decides %s, want %s", c.name, twin, got, c.twin)
-		}
-		if got := ownTimeline(t, c.spec, mustRule(t, c.rule), c.reqs...); got != c.product {
-			t.Errorf("%s: %s decides %s, want %s", c.name, c.spec, got, c.product)
-		}
-		if got := ownTimeline(t, c.spec+":without="+c.name, mustRule(t, c.rule), c.reqs...); got != c.twin {
-			t.Errorf("%s off too: %s, want the twin's %s", c.name, got, c.twin)
-		}
+		checkDeviation(t, func(spec string) string { return ownTimeline(t, spec, mustRule(t, c.rule), c.reqs...) }, twin, c.spec, c.name, c.twin, c.product)
 	}
 }
 

@@ -82,15 +82,7 @@ func TestGuavaEachDeviationAloneChangesADecision(t *testing.T) {
 			t.Fatal(err)
 		}
 		twin := l.(algorithms.Product).Twin()
-		if got := costTimeline(t, twin, r, c.reqs...); got != c.twin {
-			t.Errorf("%s: twin %s decides %s, want %s", c.name, twin, got, c.twin)
-		}
-		if got := costTimeline(t, spec, r, c.reqs...); got != c.product {
-			t.Errorf("%s: %s decides %s, want %s", c.name, spec, got, c.product)
-		}
-		if got := costTimeline(t, spec+":without="+c.name, r, c.reqs...); got != c.twin {
-			t.Errorf("%s off too: %s, want the twin's %s", c.name, got, c.twin)
-		}
+		checkDeviation(t, func(spec string) string { return costTimeline(t, spec, r, c.reqs...) }, twin, spec, c.name, c.twin, c.product)
 	}
 }
 

@@ -76,15 +76,7 @@ func TestHAProxyEachDeviationAloneChangesADecision(t *testing.T) {
 		{"expiry", ":expire=500ms", "2/1s", one(5000, 6000, 12000), "AAR", "AAA"},
 	} {
 		spec := haproxyOnly(t, c.args, c.name, c.rule)
-		if got := ownTimeline(t, "counter", mustRule(t, c.rule), c.reqs...); got != c.twin {
-			t.Errorf("%s: the twin decides %s, want %s", c.name, got, c.twin)
-		}
-		if got := ownTimeline(t, spec, mustRule(t, c.rule), c.reqs...); got != c.product {
-			t.Errorf("%s: %s decides %s, want %s", c.name, spec, got, c.product)
-		}
-		if got := ownTimeline(t, spec+":without="+c.name, mustRule(t, c.rule), c.reqs...); got != c.twin {
-			t.Errorf("%s off too: %s, want the twin's %s", c.name, got, c.twin)
-		}
+		checkDeviation(t, func(spec string) string { return ownTimeline(t, spec, mustRule(t, c.rule), c.reqs...) }, "counter", spec, c.name, c.twin, c.product)
 	}
 }
 

@@ -53,15 +53,7 @@ func TestHTTPRateEachDeviationAloneChangesADecision(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := costTimeline(t, "counter", r, c.reqs...); got != c.twin {
-			t.Errorf("%s: the twin decides %s, want %s", c.name, got, c.twin)
-		}
-		if got := costTimeline(t, c.spec, r, c.reqs...); got != c.product {
-			t.Errorf("%s: %s decides %s, want %s", c.name, c.spec, got, c.product)
-		}
-		if got := costTimeline(t, c.spec+":without="+c.name, r, c.reqs...); got != c.twin {
-			t.Errorf("%s off too: %s, want the twin's %s", c.name, got, c.twin)
-		}
+		checkDeviation(t, func(spec string) string { return costTimeline(t, spec, r, c.reqs...) }, "counter", c.spec, c.name, c.twin, c.product)
 	}
 }
 

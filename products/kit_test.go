@@ -23,4 +23,5 @@ var (
 	checkSpecs        = algotest.CheckSpecs
 	ownTimeline       = algotest.OwnTimeline
 	mustRule          = algotest.MustRule
+	checkDeviation    = algotest.CheckDeviation
 )

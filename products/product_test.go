@@ -107,14 +107,6 @@ func TestNginxEachDeviationAloneChangesADecision(t *testing.T) {
 			t.Fatal(err)
 		}
 		twin := l.(algorithms.Product).Twin()
-		if got := timeline(t, twin, r, c.times...); got != c.twin {
-			t.Errorf("%s: twin %s decides %s, want %s", c.name, twin, got, c.twin)
-		}
-		if got := timeline(t, c.spec, r, c.times...); got != c.product {
-			t.Errorf("%s: %s decides %s, want %s", c.name, c.spec, got, c.product)
-		}
-		if got := timeline(t, c.spec+":without="+c.name, r, c.times...); got != c.twin {
-			t.Errorf("%s off too: %s, want the twin's %s", c.name, got, c.twin)
-		}
+		checkDeviation(t, func(spec string) string { return timeline(t, spec, r, c.times...) }, twin, c.spec, c.name, c.twin, c.product)
 	}
 }

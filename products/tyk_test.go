@@ -91,15 +91,7 @@ func TestTykEachDeviationAloneChangesADecision(t *testing.T) {
 			}
 		}
 		spec := "tyk" + others
-		if got := ownTimeline(t, "log", mustRule(t, c.rule), c.reqs...); got != c.twin {
-			t.Errorf("%s: log decides %s, want %s", c.name, got, c.twin)
-		}
-		if got := ownTimeline(t, spec, mustRule(t, c.rule), c.reqs...); got != c.product {
-			t.Errorf("%s: %s decides %s, want %s", c.name, spec, got, c.product)
-		}
-		if got := ownTimeline(t, spec+":without="+c.name, mustRule(t, c.rule), c.reqs...); got != c.twin {
-			t.Errorf("%s off too: %s, want the log's %s", c.name, got, c.twin)
-		}
+		checkDeviation(t, func(spec string) string { return ownTimeline(t, spec, mustRule(t, c.rule), c.reqs...) }, "log", spec, c.name, c.twin, c.product)
 	}
 }
 

@@ -36,15 +36,7 @@ func TestVsthrottleEachDeviationAloneChangesADecision(t *testing.T) {
 			[]int64{300 * ms, 300 * ms, 300 * ms, 300 * ms, 300 * ms, 500 * ms}, "AAAAAA", "AAAAAR"},
 	} {
 		r := algorithms.Rule{L: 5, W: int64(time.Second)}
-		if got := timeline(t, "token", r, c.times...); got != c.twin {
-			t.Errorf("%s: the twin decides %s, want %s", c.name, got, c.twin)
-		}
-		if got := timeline(t, c.spec, r, c.times...); got != c.product {
-			t.Errorf("%s: %s decides %s, want %s", c.name, c.spec, got, c.product)
-		}
-		if got := timeline(t, c.spec+":without="+c.name, r, c.times...); got != c.twin {
-			t.Errorf("%s off too: %s, want the twin's %s", c.name, got, c.twin)
-		}
+		checkDeviation(t, func(spec string) string { return timeline(t, spec, r, c.times...) }, "token", c.spec, c.name, c.twin, c.product)
 		// The source, both deviations on, decides as the deviation alone
 		// on these timelines.
 		if got := timeline(t, "varnish", r, c.times...); got != c.product {

@@ -197,6 +197,23 @@ func OwnTimeline(t testing.TB, spec string, r algorithms.Rule, reqs ...[2]int64)
 	return b.String()
 }
 
+// CheckDeviation checks a deviation dev on a fixed timeline, which
+// timeline replays for a spec: the twin (twinSpec) decides twin, spec (the
+// product with dev on, alone or not) decides product, and spec with dev
+// turned off too decides twin again.
+func CheckDeviation(t testing.TB, timeline func(spec string) string, twinSpec, spec, dev, twin, product string) {
+	t.Helper()
+	if got := timeline(twinSpec); got != twin {
+		t.Errorf("%s: the twin %s decides %s, want %s", dev, twinSpec, got, twin)
+	}
+	if got := timeline(spec); got != product {
+		t.Errorf("%s: %s decides %s, want %s", dev, spec, got, product)
+	}
+	if got := timeline(spec + ":without=" + dev); got != twin {
+		t.Errorf("%s off too: %s, want the twin's %s", dev, got, twin)
+	}
+}
+
 // MustRule parses rule s, failing the test on an error.
 func MustRule(t testing.TB, s string) algorithms.Rule {
 	t.Helper()
