@@ -59,7 +59,7 @@ func Run(ctx context.Context, target Target, r algorithms.Rule, tr *Trace, o Opt
 			res.Refused++
 		}
 	}
-	model, err := decide(spec, mr, tr, at)
+	model, err := Decide(spec, mr, tr, at)
 	if err != nil {
 		return nil, err
 	}
@@ -73,13 +73,13 @@ func Run(ctx context.Context, target Target, r algorithms.Rule, tr *Trace, o Opt
 		for i, t := range tr.T {
 			scaled[i] = p.Due(t)
 		}
-		if onTrace, err = decide(spec, mr, tr, scaled); err != nil {
+		if onTrace, err = Decide(spec, mr, tr, scaled); err != nil {
 			return nil, err
 		}
 		a := agreement(spec, "the trace's times at speed "+res.Speed, real, onTrace, tr)
 		res.Intended = &a
 	}
-	exact, err := decide("log", r, tr, tr.T)
+	exact, err := Decide("log", r, tr, tr.T)
 	if err != nil {
 		return nil, err
 	}
@@ -121,9 +121,10 @@ func replay(ctx context.Context, target Target, r algorithms.Rule, tr *Trace, o 
 	return real, at, int64(time.Since(start)), nil
 }
 
-// decide replays tr through spec for rule r at times, counting requests as
-// the product does (every request, or the admitted ones).
-func decide(spec string, r algorithms.Rule, tr *Trace, times []int64) ([]bool, error) {
+// Decide replays tr through spec for rule r at times, counting requests as
+// the product does (every request, or the admitted ones), and returns each
+// request's decision.
+func Decide(spec string, r algorithms.Rule, tr *Trace, times []int64) ([]bool, error) {
 	l, err := algorithms.New(spec, r)
 	if err != nil {
 		return nil, err

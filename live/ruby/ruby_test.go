@@ -99,18 +99,9 @@ func trace(rng *rand.Rand, r algorithms.Rule, keys, n int) *live.Trace {
 // decisions replays tr through spec, counting as the product does.
 func decisions(t *testing.T, spec string, r algorithms.Rule, tr *live.Trace) []bool {
 	t.Helper()
-	l, err := algorithms.New(spec, r)
+	out, err := live.Decide(spec, r, tr, tr.T)
 	if err != nil {
 		t.Fatal(err)
-	}
-	l.Grow(tr.Keys)
-	every := algorithms.CountsEvery(l)
-	out := make([]bool, len(tr.T))
-	for i, id := range tr.Key {
-		out[i] = l.Decide(id, tr.T[i], 1)
-		if out[i] || every {
-			l.Record(id, tr.T[i], 1)
-		}
 	}
 	return out
 }
