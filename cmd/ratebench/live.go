@@ -53,7 +53,11 @@ func runLive(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 	names := liveNames()
-	fmt.Fprintf(stderr, "usage: ratebench live nginx %s\n       ratebench live PRODUCT[:VARIANT] %s\n\nPRODUCT is one of: %s\n", liveSynopsis, liveProductSynopsis, strings.Join(names[1:], ", "))
+	fmt.Fprintf(stderr, "usage: ratebench live nginx %s\n       ratebench live PRODUCT[:VARIANT] %s\n\nPRODUCT is one of:\n", liveSynopsis, liveProductSynopsis)
+	for _, n := range names[1:] {
+		t, _ := live.Lookup(n)
+		fmt.Fprintf(stderr, "  %s\n      %s\n      needs %s\n", n, t.About, t.Requires)
+	}
 	if len(args) == 0 {
 		return usageError{"live: want the program to replay through: " + strings.Join(names, ", ")}
 	}

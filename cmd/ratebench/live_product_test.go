@@ -111,3 +111,18 @@ func TestLiveProductBadArgs(t *testing.T) {
 		}
 	}
 }
+
+// ratebench live -h lists every product it replays through, with what runs
+// and what it needs installed.
+func TestLiveListsProducts(t *testing.T) {
+	_, stderr, err := ratebench(t, "live", "-h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range live.Names() {
+		tg, _ := live.Lookup(n)
+		if !strings.Contains(stderr, "  "+n+"\n      "+tg.About+"\n      needs "+tg.Requires+"\n") {
+			t.Errorf("live -h does not list %s with what runs and what it needs:\n%s", n, stderr)
+		}
+	}
+}
