@@ -108,6 +108,13 @@ func TestProductsAgreeWithOneClient(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			res := run(t, srv, Config{Rule: mustRule(t, c.rule), Algorithms: c.algs, Speed: c.speed}, c.trace())
 			for _, n := range res.Notes {
+				// A live replay that fell behind the trace's pace on a busy
+				// machine still decides on Redis's own times, which the
+				// model is fed: agreement below is what must hold.
+				if c.speed > 0 && strings.Contains(n, "fell behind the trace's pace") {
+					t.Logf("note: %s", n)
+					continue
+				}
 				t.Errorf("note: %s", n)
 			}
 			checkAgreement(t, res, t.Errorf)
