@@ -13,7 +13,7 @@ import (
 )
 
 const mergeSynopsis = "-o DIR [-report=true] SHARD_DIR...\n\n" +
-	"The arguments are the results folders of the shards (or their summary.json); -o DIR is the merged folder."
+	"The arguments are the results folders of the shards (or their summary files); -o DIR is the merged folder."
 
 // runMerge is 'ratebench merge': it combines the summary.json of every
 // shard of a replay (compare -shard i/n) into the summary.json of the
@@ -45,10 +45,10 @@ func runMerge(stdout, stderr io.Writer, args []string) error {
 	var seen []os.FileInfo
 	var paths []string
 	for _, d := range dirs {
-		if fi, err := os.Stat(d); err == nil && !fi.IsDir() {
-			d = filepath.Dir(d) // DIR/summary.json itself
+		path, err := summaryPath(d)
+		if err != nil {
+			return err
 		}
-		path := filepath.Join(d, summaryFile)
 		fi, err := os.Stat(path)
 		if err != nil {
 			return err

@@ -142,3 +142,50 @@ func TestMergeRefusesHandEditedShards(t *testing.T) {
 		t.Errorf("merge left %s: %v", out, err)
 	}
 }
+
+// twoShards replays testdata/small.csv in two shards into dir/shard0 and
+// dir/shard1, without reports, and returns their folders.
+func twoShards(t *testing.T, dir string) []string {
+	t.Helper()
+	var shards []string
+	for i := range 2 {
+		d := filepath.Join(dir, fmt.Sprint("shard", i))
+		if _, _, err := ratebench(t, "compare", "-trace", "testdata/small.csv", "-rule", "5/30s", "-alg", "log,counter",
+			"-report=false", "-o", d, "-shard", fmt.Sprintf("%d/2", i)); err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, d)
+	}
+	return shards
+}
+
+// merge reads each summary file it is given, whatever its name, not the
+// summary.json beside it.
+func TestMergeReadsTheFilesNamed(t *testing.T) {
+	dir := t.TempDir()
+	shards := twoShards(t, dir)
+	parts := filepath.Join(dir, "parts")
+	os.MkdirAll(parts, 0o755)
+	var files []string
+	for i, s := range shards {
+		data, err := os.ReadFile(filepath.Join(s, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(parts, fmt.Sprint(i, ".json"))
+		os.WriteFile(f, data, 0o644)
+		files = append(files, f)
+	}
+	byFolder, byFile := filepath.Join(dir, "by-folder"), filepath.Join(dir, "by-file")
+	if _, _, err := ratebench(t, append([]string{"merge", "-o", byFolder, "-report=false"}, shards...)...); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ratebench(t, append([]string{"merge", "-o", byFile, "-report=false"}, files...)...); err != nil {
+		t.Fatalf("merge %q: %v", files, err)
+	}
+	a, _ := os.ReadFile(filepath.Join(byFolder, "summary.json"))
+	b, _ := os.ReadFile(filepath.Join(byFile, "summary.json"))
+	if !bytes.Equal(a, b) {
+		t.Error("the shards merged from their files differ from those merged from their folders")
+	}
+}
