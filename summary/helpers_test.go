@@ -47,3 +47,20 @@ func roundTrip(t *testing.T, s *Summary) ([]byte, *Summary) {
 	}
 	return data, back
 }
+
+// withBinding gives s, a validSummary, the binding a replay writes beside
+// its runs: n requests of one key in one window, each of cost 1, offered
+// uses 1 to n, none refused by the log.
+func withBinding(t *testing.T, s *Summary) *Summary {
+	t.Helper()
+	n := s.Trace.Requests
+	b := Binding{Rule: s.Config.Rules[0], Count: s.Config.Counts[0], Requests: n, PeakUse: n, UseBins: []UseBin{}}
+	for u := int64(1); u <= n; u++ {
+		b.UseBins = append(b.UseBins, UseBin{Use: u, Requests: 1})
+	}
+	if err := b.SetTighter(); err != nil {
+		t.Fatal(err)
+	}
+	s.Bindings = []Binding{b}
+	return s
+}

@@ -78,9 +78,11 @@ func TestMergeOldBound(t *testing.T) {
 	for i, v := range []int64{1, 2} {
 		p := validSummary(3)
 		p.Shard = &Shard{Index: i, Count: 2}
-		p.Config.Algorithms = []string{"token"}
-		p.Runs[0].Algorithm = "token"
-		p.Runs[0].Bound = &Bound{B: 5, Violations: v}
+		p.Config.Algorithms = []string{"log", "token"}
+		token := p.Runs[0]
+		token.Algorithm = "token"
+		token.Bound = &Bound{B: 5, Violations: v}
+		p.Runs = append(p.Runs, token)
 		data, err := p.Marshal()
 		if err != nil {
 			t.Fatal(err)
@@ -97,8 +99,8 @@ func TestMergeOldBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Schema != SchemaV1_2 || m.Runs[0].Bound == nil || *m.Runs[0].Bound != (Bound{B: 5, Violations: 3}) {
-		t.Errorf("merged: schema %q, bound %+v", m.Schema, m.Runs[0].Bound)
+	if m.Schema != SchemaV1_2 || m.Runs[1].Bound == nil || *m.Runs[1].Bound != (Bound{B: 5, Violations: 3}) {
+		t.Errorf("merged: schema %q, bound %+v", m.Schema, m.Runs[1].Bound)
 	}
 }
 
@@ -108,16 +110,20 @@ func TestMergeWindowsBeyondTheBound(t *testing.T) {
 	read := func(i int, windows *MemoryWindows) *Summary {
 		s := validSummary(1)
 		s.Shard = &Shard{Index: i, Count: 2}
-		s.Config.Rules, s.Config.Algorithms = []string{"5/1s"}, []string{"counter"}
-		r := &s.Runs[0]
-		r.Rule, r.Algorithm = "5/1s", "counter"
-		r.Timeline = Timeline{WidthNS: 1e9, Requests: []int64{1}, Over: []int64{0}, Under: []int64{0}}
-		r.Memory = Memory{Model: "m", PeakPerKey: 24, SumOfPeaks: 24, MeanPerKey: 24, Windows: windows}
-		if windows == nil {
-			r.Memory.TotalNotMeasured = true
-		} else {
-			r.FillWindows(true)
+		s.Config.Rules, s.Config.Algorithms = []string{"5/1s"}, []string{"log", "counter"}
+		s.Runs = []Run{s.Runs[0], s.Runs[0]} // the log's and counter's, alike
+		for i := range s.Runs {
+			r := &s.Runs[i]
+			r.Rule = "5/1s"
+			r.Timeline = Timeline{WidthNS: 1e9, Requests: []int64{1}, Over: []int64{0}, Under: []int64{0}}
+			r.Memory = Memory{Model: "m", PeakPerKey: 24, SumOfPeaks: 24, MeanPerKey: 24, Windows: windows}
+			if windows == nil {
+				r.Memory.TotalNotMeasured = true
+			} else {
+				r.FillWindows(true)
+			}
 		}
+		s.Runs[1].Algorithm = "counter"
 		_, back := roundTrip(t, s)
 		return back
 	}
@@ -137,7 +143,7 @@ func TestMergeWindowsBeyondTheBound(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		mem := m.Runs[0].Memory
+		mem := m.Runs[1].Memory
 		if mem.TotalNotMeasured != c.notMeasure || c.notMeasure && (mem.Windows != nil || mem.PeakTotal != 0) {
 			t.Errorf("%s: memory %+v, want not measured %v", c.name, mem, c.notMeasure)
 		}

@@ -24,8 +24,11 @@ var (
 // (over + under = disagree ≤ requests, admitted + rejected = requests, ...),
 // a rate outside [0, 1] or other than its count over requests, a rule that
 // does not parse, a histogram whose bins are out of range or do not add up
-// to its samples, parallel arrays of different lengths. The error names the
-// field by its path in the JSON: "runs[3].over: -1 is negative".
+// to its samples, parallel arrays of different lengths, a run or a binding
+// missing from the grid the config lists, not in it, or in it twice, a
+// binding at odds with the trace or the log's runs (validate_grid.go). The
+// error names the field by its path in the JSON: "runs[3].over: -1 is
+// negative".
 //
 // Every figure the report, diff and merge show is read from these fields,
 // so a summary that passes is one they can trust: ReadSummary calls
@@ -156,13 +159,20 @@ func (v *validator) summary(s *Summary) {
 	if len(s.Runs) == 0 {
 		v.fail("runs", "missing: a summary holds at least the reference's run")
 	}
+	v.listedOnce(&s.Config)
 	for i := range s.Runs {
 		v.run(fmt.Sprintf("runs[%d]", i), &s.Runs[i], s)
+	}
+	if v.err == nil {
+		v.runGrid(s)
 	}
 	for i := range s.Bindings {
 		if err := s.Bindings[i].validate(); err != nil {
 			v.fail(fmt.Sprintf("bindings[%d]", i), "%v", err)
 		}
+	}
+	if v.err == nil {
+		v.bindingsGrid(s)
 	}
 	if s.Verdict != nil && len(s.Runs) > 0 && !sameVerdict(s.Verdict, VerdictOf(s, s.Config.Budget)) {
 		v.fail("verdict", "does not follow from the runs and the budget: it is not the verdict they give")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -172,5 +173,91 @@ func TestReadSummaryFileNamesFileAndField(t *testing.T) {
 	_, err := ReadSummaryFile(path)
 	if want := path + ": runs[3].over: -1 is negative"; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %q", err, want)
+	}
+}
+
+// replayed reads the summary of a real replay, cmd/ratebench's test data:
+// 2,000 requests of 20 keys under 5/30s and 10/1m, counts accepted and
+// all, both modes, the log and seven algorithms; 48 runs, 4 bindings.
+func replayed(t *testing.T) *Summary {
+	t.Helper()
+	s, err := ReadSummaryFile(filepath.Join("..", "cmd", "ratebench", "testdata", "small.summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Runs) != 48 || len(s.Bindings) != 4 || s.Trace.Keys != 20 || s.Bindings[0].LogRefused != s.Runs[0].Rejected {
+		t.Fatalf("the test data is no longer the replay this test tampers with: %d runs, %d bindings, %d keys", len(s.Runs), len(s.Bindings), s.Trace.Keys)
+	}
+	return s
+}
+
+// acceptedOnly makes s the summary of the same replay under count accepted
+// alone: its runs, bindings and verdict.
+func acceptedOnly(s *Summary) {
+	s.Config.Counts = []string{"accepted"}
+	s.Runs = slices.DeleteFunc(s.Runs, func(r Run) bool { return r.Count != "accepted" })
+	s.Bindings = slices.DeleteFunc(s.Bindings, func(b Binding) bool { return b.Count != "accepted" })
+	s.Verdict = VerdictOf(s, s.Config.Budget)
+}
+
+// A replay's summary tampered with, its runs and bindings each still whole
+// on its own, is refused: a run or a binding deleted, copied twice or not
+// of the configured grid, a binding at odds with the trace or the log's
+// runs. The error names what is wrong.
+func TestValidateRefusesATamperedGrid(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		tamper func(s *Summary)
+		want   string
+	}{
+		{"untouched", func(s *Summary) {}, ""},
+		{"count accepted alone", acceptedOnly, ""},
+		{"keys refused beyond the trace's keys", func(s *Summary) { s.Bindings[0].KeysRefused = 21 },
+			"bindings[0].keys_refused: 21 is more than trace.keys, 20"},
+		{"log refused not the log run's", func(s *Summary) { s.Bindings[0].LogRefused = 800 },
+			"bindings[0].log_refused: 800, but the log run's rejected (runs[0]) is 832"},
+		{"a binding of a rule not configured", func(s *Summary) {
+			b := s.Bindings[0]
+			b.Rule = "7/30s"
+			s.Bindings = append(s.Bindings, b)
+		}, `bindings[4].rule: "7/30s" is not in config.rules`},
+		{"a binding twice", func(s *Summary) { s.Bindings = append(s.Bindings, s.Bindings[2]) },
+			"bindings[4]: a second binding of 10/1m under count accepted (bindings[2] is the first)"},
+		{"a binding of count all when only count accepted ran", func(s *Summary) {
+			all := s.Bindings[1]
+			acceptedOnly(s)
+			s.Bindings = append(s.Bindings, all)
+		}, `bindings[2].count: "all" is not in config.counts`},
+		{"a binding deleted", func(s *Summary) { s.Bindings = s.Bindings[:3] },
+			"bindings: none of 10/1m under count all, which config lists"},
+		{"a run deleted", func(s *Summary) { s.Runs = slices.Delete(s.Runs, 14, 15) },
+			"runs: no run of gcra under 5/30s, count accepted, shadow mode, which config lists"},
+		{"the log's run deleted", func(s *Summary) { s.Runs = slices.Delete(s.Runs, 32, 33) },
+			"runs: no run of log under 10/1m, count accepted, shadow mode, which config lists"},
+		{"a run twice", func(s *Summary) { s.Runs = append(s.Runs, s.Runs[6]) },
+			"runs[48]: a second run of gcra under 5/30s, count accepted, independent mode (runs[6] is the first)"},
+		{"a run under count all in a second mode", func(s *Summary) {
+			r := s.Runs[22]
+			r.Mode = "shadow"
+			s.Runs = append(s.Runs, r)
+		}, `runs[48].mode: "shadow", but runs[16], of 5/30s under count all too, is in independent mode`},
+		{"an algorithm listed twice", func(s *Summary) { s.Config.Algorithms = append(s.Config.Algorithms, "gcra") },
+			`config.algorithms[8]: "gcra" is listed twice (config.algorithms[6])`},
+		{"the log deleted", func(s *Summary) {
+			s.Config.Algorithms = s.Config.Algorithms[1:]
+			s.Runs = slices.DeleteFunc(s.Runs, func(r Run) bool { return r.Algorithm == "log" })
+		}, "config.algorithms: lacks the log"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := replayed(t)
+			c.tamper(s)
+			err := s.Validate()
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("got %v, want an error with %q", err, c.want)
+			}
+		})
 	}
 }

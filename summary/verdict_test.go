@@ -221,7 +221,7 @@ func TestPolicyBoundIsExact(t *testing.T) {
 // The verdict is in summary.json: Conclude writes it, it survives a round
 // trip, and a verdict that does not follow from the runs is refused.
 func TestVerdictRoundTrip(t *testing.T) {
-	s := validSummary(10)
+	s := withBinding(t, validSummary(10))
 	s.Conclude()
 	if s.Verdict == nil || s.Schema != SchemaV1_5 || len(s.Verdict.Rules) != 1 || s.Verdict.Rules[0].Outcome != OutcomeLogOnly {
 		t.Fatalf("concluded: schema %s, verdict %+v", s.Schema, s.Verdict)

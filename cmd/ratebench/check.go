@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"ratebench/internal/escape"
 	"ratebench/report"
@@ -19,7 +17,7 @@ import (
 const breachStatus = 3
 
 const checkSynopsis = "-alg ALG [-max-over 0.01%] [-max-under 0.1%] [-max-over-of-refused 10%] [-max-under-of-admitted 1%] DIR\n\n" +
-	"DIR (or -o DIR) is the results folder: its summary.json is read. One ✓/✗ line per rule, count, mode and figure\n" +
+	"DIR (or -o DIR) is the results folder, whose summary.json is read, or a summary file itself. One ✓/✗ line per rule, count, mode and figure\n" +
 	"of ALG's runs, then the verdict's choice per rule; with no budget flag, the summary's budget, or else the default policy's tolerances (within 0.1%\n" +
 	"of the log's decisions, at most 10% of its refusals let through, at most 1% of its admissions refused).\n" +
 	"Exit status: 0 when every bound holds, 3 when one breaks, 1 on an input error, 2 on a usage error."
@@ -44,17 +42,17 @@ func runCheck(stdout, stderr io.Writer, args []string) error {
 	}
 	if *dir == "" || *alg == "" {
 		fs.Usage()
-		return usageError{"check: want -alg ALG and DIR (or -o DIR), the folder of summary.json"}
+		return usageError{"check: want -alg ALG and DIR (or -o DIR), a results folder or a summary file"}
 	}
 	b, err := budget.budget()
 	if err != nil {
 		return usageError{"check: " + err.Error()}
 	}
-	// DIR/summary.json itself is accepted too.
-	if fi, err := os.Stat(*dir); err == nil && !fi.IsDir() && filepath.Ext(*dir) == ".json" {
-		*dir = filepath.Dir(*dir)
+	path, err := summaryPath(*dir)
+	if err != nil {
+		return err
 	}
-	s, err := summary.ReadSummaryFile(filepath.Join(*dir, summaryFile))
+	s, err := summary.ReadSummaryFile(path)
 	if err != nil {
 		return err
 	}

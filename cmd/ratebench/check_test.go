@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -105,8 +106,11 @@ func TestCheckExitStatusAndLines(t *testing.T) {
 		t.Errorf("the log against the default tolerances: status %d, output\n%s", st, out)
 	}
 
-	if st, _, errs := checkRun(filepath.Join(dir, "missing"), "-alg", "gcra"); st != 1 || !strings.Contains(errs, "summary.json") {
+	if st, _, errs := checkRun(filepath.Join(dir, "missing"), "-alg", "gcra"); st != 1 || !strings.Contains(errs, filepath.Join(dir, "missing")+": no such file") {
 		t.Errorf("missing folder: status %d, %s", st, errs)
+	}
+	if st, _, errs := checkRun(t.TempDir(), "-alg", "gcra"); st != 1 || !strings.Contains(errs, "holds no summary.json") {
+		t.Errorf("a folder with no summary: status %d, %s", st, errs)
 	}
 	if st, _, errs := checkRun(dir, "-alg", "nope"); st != 1 || !strings.Contains(errs, `"nope"`) || !strings.Contains(errs, "log, counter") {
 		t.Errorf("unknown algorithm: status %d, %s", st, errs)
@@ -116,6 +120,36 @@ func TestCheckExitStatusAndLines(t *testing.T) {
 	}
 	if st, _, _ := checkRun(dir, "-alg", "gcra", "-max-over", "lots"); st != 2 {
 		t.Errorf("malformed budget: status %d, want 2", st)
+	}
+}
+
+// check reads the summary file it is given, whatever its name, not the
+// summary.json beside it: here x.json breaks the default tolerances while
+// the folder's summary.json, made under a looser budget, meets its own.
+func TestCheckReadsTheFileNamed(t *testing.T) {
+	strict, _ := compareCISample(t)
+	dir, _ := compareCISample(t, "-max-over-of-refused", "80%", "-max-under-of-admitted", "1%")
+	if st, _, errs := checkRun(dir, "-alg", "gcra"); st != 0 {
+		t.Fatalf("the folder's summary no longer meets its own budget: status %d, %s", st, errs)
+	}
+	x := filepath.Join(dir, "x.json")
+	data, err := os.ReadFile(filepath.Join(strict, summaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(x, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, out, _ := checkRun(x, "-alg", "gcra"); st != breachStatus || !strings.Contains(out, "✗ 5/30s, count accepted, independent: disagree_rate ") {
+		t.Errorf("check %s: status %d, output\n%s; want %d and x.json's breach", x, st, out, breachStatus)
+	}
+	// Alone in its folder, it is read all the same.
+	alone := filepath.Join(t.TempDir(), "x.json")
+	if err := os.WriteFile(alone, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, _, errs := checkRun(alone, "-alg", "gcra"); st != breachStatus || strings.Contains(errs, summaryFile) {
+		t.Errorf("check %s alone: status %d, %s", alone, st, errs)
 	}
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -65,18 +64,11 @@ func runDiff(stdout, stderr io.Writer, args []string) error {
 // readDiffSide reads the summary at path: a results folder's summary.json,
 // or the file itself.
 func readDiffSide(path string) (*summary.Summary, error) {
-	fi, err := os.Stat(path)
+	p, err := summaryPath(path)
 	if err != nil {
 		return nil, fmt.Errorf("diff: %w", err)
 	}
-	if fi.IsDir() {
-		p := filepath.Join(path, summaryFile)
-		if _, err := os.Stat(p); err != nil {
-			return nil, fmt.Errorf("diff: %s holds no %s: give a results folder or a summary.json", path, summaryFile)
-		}
-		path = p
-	}
-	return summary.ReadSummaryFile(path)
+	return summary.ReadSummaryFile(p)
 }
 
 // onlyRule returns s with only the runs of rule (s itself when rule is

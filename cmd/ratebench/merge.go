@@ -12,8 +12,9 @@ import (
 	"ratebench/summary"
 )
 
-const mergeSynopsis = "-o DIR [-report=true] SHARD_DIR...\n\n" +
-	"The arguments are the results folders of the shards (or their summary.json); -o DIR is the merged folder."
+const mergeSynopsis = "-o DIR [-report=true] [-force] SHARD_DIR...\n\n" +
+	"The arguments are the results folders of the shards (or their summary files); -o DIR is the merged folder,\n" +
+	"which may be none of them, nor, without -force, hold the results of another trace."
 
 // runMerge is 'ratebench merge': it combines the summary.json of every
 // shard of a replay (compare -shard i/n) into the summary.json of the
@@ -22,6 +23,7 @@ const mergeSynopsis = "-o DIR [-report=true] SHARD_DIR...\n\n" +
 func runMerge(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("merge", stderr, mergeSynopsis)
 	out := fs.String("o", "", "output `dir` of the merged summary (required)")
+	force := fs.Bool("force", false, "replace the results of another trace in the merged folder")
 	withReport := fs.Bool("report", true, "write report.md, report.html and plots/ beside summary.json (false removes those of earlier results)")
 	png := fs.Bool("png", true, "with -report, write a PNG of every plot beside its SVG")
 	p, err := parseArgs(fs, args)
@@ -45,10 +47,10 @@ func runMerge(stdout, stderr io.Writer, args []string) error {
 	var seen []os.FileInfo
 	var paths []string
 	for _, d := range dirs {
-		if fi, err := os.Stat(d); err == nil && !fi.IsDir() {
-			d = filepath.Dir(d) // DIR/summary.json itself
+		path, err := summaryPath(d)
+		if err != nil {
+			return err
 		}
-		path := filepath.Join(d, summaryFile)
 		fi, err := os.Stat(path)
 		if err != nil {
 			return err
@@ -69,11 +71,17 @@ func runMerge(stdout, stderr io.Writer, args []string) error {
 		}
 		parts = append(parts, s)
 	}
+	if err := outsideInputs(*out, seen, paths); err != nil {
+		return err
+	}
 	sum, err := summary.Merge(parts)
 	if err != nil {
 		if len(paths) > 1 {
 			err = fmt.Errorf("%w (the parts in order: %s)", err, numbered(paths))
 		}
+		return err
+	}
+	if err := resultsdir.CheckTrace(*out, sum.Trace, *force); err != nil {
 		return err
 	}
 	if err := rd.WriteSummary(sum, nil); err != nil {
@@ -107,4 +115,20 @@ func numbered(paths []string) string {
 		fmt.Fprintf(&b, "%d %s", i, p)
 	}
 	return b.String()
+}
+
+// outsideInputs refuses a merged folder whose summary.json is one of the
+// inputs (by any path: a symbolic link, ./DIR, DIR/): the merge would
+// replace a part of itself, and could never be run again.
+func outsideInputs(out string, inputs []os.FileInfo, paths []string) error {
+	fi, err := os.Stat(filepath.Join(out, summaryFile))
+	if err != nil {
+		return nil // no summary there to replace
+	}
+	for i, in := range inputs {
+		if os.SameFile(fi, in) {
+			return usageError{fmt.Sprintf("merge: -o %s would replace the summary %s, one of the inputs; write the merge into another folder", out, paths[i])}
+		}
+	}
+	return nil
 }

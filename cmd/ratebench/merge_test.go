@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,5 +141,125 @@ func TestMergeRefusesHandEditedShards(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("merge left %s: %v", out, err)
+	}
+}
+
+// twoShards replays testdata/small.csv in two shards into dir/shard0 and
+// dir/shard1, without reports, and returns their folders.
+func twoShards(t *testing.T, dir string) []string {
+	t.Helper()
+	var shards []string
+	for i := range 2 {
+		d := filepath.Join(dir, fmt.Sprint("shard", i))
+		if _, _, err := ratebench(t, "compare", "-trace", "testdata/small.csv", "-rule", "5/30s", "-alg", "log,counter",
+			"-report=false", "-o", d, "-shard", fmt.Sprintf("%d/2", i)); err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, d)
+	}
+	return shards
+}
+
+// merge reads each summary file it is given, whatever its name, not the
+// summary.json beside it.
+func TestMergeReadsTheFilesNamed(t *testing.T) {
+	dir := t.TempDir()
+	shards := twoShards(t, dir)
+	parts := filepath.Join(dir, "parts")
+	os.MkdirAll(parts, 0o755)
+	var files []string
+	for i, s := range shards {
+		data, err := os.ReadFile(filepath.Join(s, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(parts, fmt.Sprint(i, ".json"))
+		os.WriteFile(f, data, 0o644)
+		files = append(files, f)
+	}
+	byFolder, byFile := filepath.Join(dir, "by-folder"), filepath.Join(dir, "by-file")
+	if _, _, err := ratebench(t, append([]string{"merge", "-o", byFolder, "-report=false"}, shards...)...); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ratebench(t, append([]string{"merge", "-o", byFile, "-report=false"}, files...)...); err != nil {
+		t.Fatalf("merge %q: %v", files, err)
+	}
+	a, _ := os.ReadFile(filepath.Join(byFolder, "summary.json"))
+	b, _ := os.ReadFile(filepath.Join(byFile, "summary.json"))
+	if !bytes.Equal(a, b) {
+		t.Error("the shards merged from their files differ from those merged from their folders")
+	}
+}
+
+// merge never writes over one of its inputs, by whatever path the merged
+// folder is named, even with -force: a usage error, the inputs untouched.
+func TestMergeNeverWritesOverItsInputs(t *testing.T) {
+	dir := t.TempDir()
+	shards := twoShards(t, dir)
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(shards[0], link); err != nil {
+		t.Fatal(err)
+	}
+	wd, _ := os.Getwd()
+	rel, err := filepath.Rel(wd, shards[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := func() map[string]string {
+		m := map[string]string{}
+		for i, s := range shards {
+			for name, b := range snapshot(t, s) {
+				m[fmt.Sprint(i, "/", name)] = b
+			}
+		}
+		return m
+	}
+	before := inputs()
+	for _, tc := range []struct {
+		out  string
+		args []string
+	}{
+		{shards[0], shards},
+		{shards[0] + "/", shards},
+		{"./" + rel, shards},
+		{link, shards},
+		{shards[1], []string{shards[0], filepath.Join(shards[1], "summary.json")}},
+		{shards[0], append([]string{"-force"}, shards...)},
+	} {
+		_, _, err := ratebench(t, append([]string{"merge", "-o", tc.out}, tc.args...)...)
+		if st := exitStatus(err); st != 2 || !strings.Contains(err.Error(), "one of the inputs") {
+			t.Errorf("merge -o %s %q: status %d, %v; want a usage error", tc.out, tc.args, st, err)
+		}
+	}
+	if got := inputs(); !maps.Equal(got, before) {
+		t.Error("a merge into one of its inputs changed the inputs")
+	}
+}
+
+// merge writes over the results of another trace (its summary, report,
+// plots and runs.csv) only with -force, as compare does, and over an
+// earlier merge of the same shards freely.
+func TestMergeRefusesAnotherTracesResults(t *testing.T) {
+	dir := t.TempDir()
+	shards := twoShards(t, dir)
+	other := filepath.Join(dir, "other")
+	data, _ := os.ReadFile("testdata/small.csv")
+	trace := filepath.Join(dir, "other.csv")
+	os.WriteFile(trace, append(data, "1704067999000000000,client-01,1\n"...), 0o644)
+	if _, _, err := ratebench(t, "compare", "-trace", trace, "-rule", "5/30s", "-alg", "log,counter", "-png=false", "-o", other); err != nil {
+		t.Fatal(err)
+	}
+	was := snapshot(t, other)
+	_, _, err := ratebench(t, append([]string{"merge", "-o", other, "-png=false"}, shards...)...)
+	if err == nil || !strings.Contains(err.Error(), "holds the results of another trace") || !strings.Contains(err.Error(), "use -force") {
+		t.Errorf("merge into another trace's results: %v", err)
+	}
+	sameFiles(t, other, was)
+	if _, _, err := ratebench(t, append([]string{"merge", "-o", other, "-png=false", "-force"}, shards...)...); err != nil {
+		t.Errorf("merge -force into another trace's results: %v", err)
+	}
+	// Its own earlier merge: run again.
+	if _, _, err := ratebench(t, append([]string{"merge", "-o", other, "-png=false"}, shards...)...); err != nil {
+		t.Errorf("merge again into its own results: %v", err)
 	}
 }

@@ -13,7 +13,7 @@ import (
 )
 
 const reportSynopsis = "[-max-over 0.01%] [-max-under 0.1%] [-max-over-of-refused 10%] [-max-under-of-admitted 1%] [-png=true] DIR\n\n" +
-	"DIR (or -o DIR) is the results folder: its summary.json is read, its report rewritten."
+	"DIR (or -o DIR) is the results folder (or DIR/summary.json): its summary.json is read, its report rewritten."
 
 // runReport is 'ratebench report': it reads DIR/summary.json and writes
 // DIR/report.md, DIR/report.html and DIR/plots/, from the summary alone
@@ -31,18 +31,16 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 		fs.Usage()
 		return usageError{"report: want DIR (or -o DIR), the folder of summary.json"}
 	}
-	// DIR/summary.json itself is accepted too.
-	if fi, err := os.Stat(*dir); err == nil && !fi.IsDir() && filepath.Ext(*dir) == ".json" {
-		*dir = filepath.Dir(*dir)
-	}
-
 	opt := report.Options{NoPNG: !*png}
 	var err error
 	if opt.Budget, err = budget.budget(); err != nil {
 		return usageError{"report: " + err.Error()}
 	}
-
-	return rewriteReport(stdout, *dir, opt)
+	folder, err := resultsFolder("report", *dir)
+	if err != nil {
+		return err
+	}
+	return rewriteReport(stdout, folder, opt)
 }
 
 // rewriteReport writes the report of DIR/summary.json into dir, all its

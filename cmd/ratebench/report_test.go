@@ -96,6 +96,34 @@ func TestReportErrors(t *testing.T) {
 	}
 }
 
+// report rewrites the report of a results folder, given as the folder or
+// its summary.json: a summary file of another name is refused by name (a
+// usage error), and nothing is written, rather than the report of the
+// summary.json beside it.
+func TestReportRefusesAnotherFile(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := ratebench(t, "compare", "-trace", "testdata/small.csv", "-rule", "5/30s", "-alg", "log,counter", "-report=false", "-o", dir); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, summaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := t.TempDir()
+	for _, x := range []string{filepath.Join(dir, "r1.json"), filepath.Join(alone, "x.json")} {
+		if err := os.WriteFile(x, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		before := snapshot(t, filepath.Dir(x))
+		_, _, err := reportCmd(t, "-png=false", x)
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), x+" is not a results folder or its summary.json") {
+			t.Errorf("report %s: %v, want a usage error naming it", x, err)
+		}
+		sameFiles(t, filepath.Dir(x), before)
+	}
+}
+
 // A budget rate is a percentage (a % suffix) up to 100%, or a fraction
 // below 1: a plain 1 is refused, not read as 100%.
 func TestParseRate(t *testing.T) {
