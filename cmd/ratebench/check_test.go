@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -120,7 +123,8 @@ func TestCheckExitStatusAndLines(t *testing.T) {
 }
 
 // compare -check gates the run it just wrote, with check's lines and
-// statuses, the summary written in every case.
+// statuses, the summary written in every case; an ALG of which the compare
+// makes no run is a usage error before the replay, no folder made.
 func TestCompareCheckExitStatus(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -131,10 +135,11 @@ func TestCompareCheckExitStatus(t *testing.T) {
 		{"within", []string{"-check", "gcra", "-max-over-of-refused", "80%"}, 0, "✓ 5/30s, count accepted, independent: over_of_refused "},
 		{"breach", []string{"-check", "gcra", "-max-over-of-refused", "10%"}, breachStatus, "✗ 5/30s, count accepted, independent: over_of_refused "},
 		{"default", []string{"-check", "log"}, 0, "✓ 5/30s, count accepted, independent: disagree_rate 0% ≤ 0.1%"},
-		{"absent", []string{"-check", "nope"}, 1, ""},
+		{"absent", []string{"-check", "nope"}, 2, ""},
+		{"not compared", []string{"-check", "gcra", "-alg", "log,token"}, 2, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
+			dir := filepath.Join(t.TempDir(), "res")
 			var out, errb bytes.Buffer
 			err := run(&out, &errb, append([]string{"compare", ciSample, "-key", "host", "-ts", "time", "-mode", "independent", "-report=false", "-o", dir}, c.extra...))
 			if st := exitStatus(err); st != c.status {
@@ -142,6 +147,15 @@ func TestCompareCheckExitStatus(t *testing.T) {
 			}
 			if !strings.Contains(out.String(), c.line) {
 				t.Errorf("output lacks %q:\n%s", c.line, out.String())
+			}
+			if c.status == 2 {
+				if !strings.Contains(err.Error(), "-check \""+c.extra[1]+"\": this compare makes no run of that algorithm") {
+					t.Errorf("got %v", err)
+				}
+				if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) || strings.Contains(errb.String(), "replaying") {
+					t.Errorf("refused after the replay: %v\n%s", err, errb.String())
+				}
+				return
 			}
 			if _, err := summary.ReadSummaryFile(filepath.Join(dir, summaryFile)); err != nil {
 				t.Errorf("the summary is not written: %v", err)
