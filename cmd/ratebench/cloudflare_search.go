@@ -112,10 +112,11 @@ func parseSearch(spec string, base cfsearch.Grid) (cfsearch.Grid, error) {
 }
 
 // parseBlock reads a mitigation timeout: "0" or "none" for none, "window"
-// for till the window's end, or a positive duration.
+// for till the window's end, or a positive duration. Nothing ("block=")
+// is refused, as in an algorithm's spec: it never means none.
 func parseBlock(v string) (string, error) {
 	switch v {
-	case "", "0", "none":
+	case "0", "none":
 		return "", nil
 	case "window":
 		return "window", nil

@@ -89,6 +89,8 @@ func TestParseSearch(t *testing.T) {
 	for spec, want := range map[string]string{
 		"speed=1":    `unknown axis "speed"`,
 		"block=-1s":  `block "-1s" is not a positive duration`,
+		"block=":     `block "" is not a positive duration`,
+		"block=0,":   `block "" is not a positive duration`,
 		"rate=fast":  `rate "fast" is not a number`,
 		"alg=nosuch": `nosuch`,
 		"rate":       "want AXIS=v1,v2",
