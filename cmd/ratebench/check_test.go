@@ -163,3 +163,37 @@ func TestCompareCheckExitStatus(t *testing.T) {
 		})
 	}
 }
+
+// A budget flag given empty, or twice, is a usage error naming it, on
+// check, report and compare alike (compare before the replay): it would
+// otherwise bound nothing, or by its last value, without a word.
+func TestBudgetFlagGivenOnceWithARate(t *testing.T) {
+	dir, _ := compareCISample(t)
+	for _, flag := range []string{"-max-over", "-max-under", "-max-over-of-refused", "-max-under-of-admitted"} {
+		for _, tc := range []struct {
+			given []string
+			want  string
+		}{
+			{[]string{flag, ""}, `invalid value "" for flag ` + flag + ": the budget needs a rate"},
+			{[]string{flag, " "}, `invalid value " " for flag ` + flag + ": the budget needs a rate"},
+			{[]string{flag, "1%", flag + "=2%"}, `invalid value "2%" for flag ` + flag + `: the budget is given twice, as "1%" and as "2%"; give it once`},
+			{[]string{flag, "1%", flag, "1%"}, `invalid value "1%" for flag ` + flag + `: the budget is given twice`},
+		} {
+			out := filepath.Join(t.TempDir(), "res")
+			for _, args := range [][]string{
+				append([]string{"check", "-alg", "gcra", dir}, tc.given...),
+				append([]string{"report", dir}, tc.given...),
+				append([]string{"compare", ciSample, "-key", "host", "-ts", "time", "-o", out}, tc.given...),
+			} {
+				var stdout, stderr bytes.Buffer
+				err := run(&stdout, &stderr, args)
+				if exitStatus(err) != 2 || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("%q: status %d (%v), want 2 and %q", args, exitStatus(err), err, tc.want)
+				}
+			}
+			if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("compare %q made its folder", tc.given)
+			}
+		}
+	}
+}
