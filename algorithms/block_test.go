@@ -82,6 +82,9 @@ func TestGenericParametersRefused(t *testing.T) {
 		"fixed:block=0s":        "not a positive duration",
 		"fixed:block:block":     "block given twice",
 		"counter:without=":      "without=NAME",
+		"counter:block=":        `algorithm "counter:block=": block= needs a duration`,
+		"log:block=":            `algorithm "log:block=": block= needs a duration`,
+		"fixed: block= ":        "block= needs a duration",
 	} {
 		_, err := algorithms.New(spec, r)
 		if err == nil || !strings.Contains(err.Error(), want) {

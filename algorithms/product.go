@@ -106,6 +106,11 @@ type genericParams struct {
 	without []string
 	block   string // "" none, "window" till the window resets, else a duration
 	spec    string // the spec without them
+	// empty is the first of the algorithm's own parameters written with
+	// '=' and no value ("B" of "gcra:B="), "" if none is: New refuses it
+	// if the algorithm's Build does not, rather than let it mean the
+	// parameter's default.
+	empty string
 }
 
 // splitGeneric removes the generic parameters from spec: the ':'-separated
@@ -113,7 +118,9 @@ type genericParams struct {
 // split into its parameters, so it also refuses a parameter given twice
 // (the name before '=', or the whole field), which would otherwise leave
 // one of the two values silently unused: without= alone may repeat, each
-// time naming another deviation.
+// time naming another deviation. A generic parameter with '=' and no value
+// (block=, without=) is refused here; the algorithm's own are noted
+// (genericParams.empty).
 func splitGeneric(spec string) (genericParams, error) {
 	var g genericParams
 	fields := strings.Split(strings.TrimSpace(spec), ":")
@@ -121,7 +128,7 @@ func splitGeneric(spec string) (genericParams, error) {
 	seen := map[string]bool{}
 	for _, f := range fields[1:] {
 		f = strings.TrimSpace(f)
-		param, _, _ := strings.Cut(f, "=")
+		param, value, hasValue := strings.Cut(f, "=")
 		if strings.HasPrefix(f, "without=") {
 			param = f
 		}
@@ -136,12 +143,17 @@ func splitGeneric(spec string) (genericParams, error) {
 				return g, fmt.Errorf("algorithm %q: want without=NAME, the name of a deviation", spec)
 			}
 			g.without = append(g.without, name)
+		case f == "block=":
+			return g, fmt.Errorf("algorithm %q: block= needs a duration (block=D, e.g. block=30s); block alone blocks till the window's end", spec)
 		case f == "block" || strings.HasPrefix(f, "block="):
 			g.block = "window"
 			if v, ok := strings.CutPrefix(f, "block="); ok {
 				g.block = v
 			}
 		default:
+			if hasValue && value == "" && g.empty == "" {
+				g.empty = param
+			}
 			kept = append(kept, f)
 		}
 	}

@@ -73,3 +73,31 @@ func TestUnknownAlgorithm(t *testing.T) {
 		t.Errorf("New(nginxx): %v", err)
 	}
 }
+
+// A parameter of an algorithm's own written with '=' and no value is
+// refused, naming it, even by a kind whose Build would take it for its
+// default; a kind that refuses it itself says so in its own words.
+func TestEmptyParameterRefused(t *testing.T) {
+	r, _ := ParseRule("10/1m")
+	registry.Lock()
+	registry.products["lenient"] = Kind{Spec: "lenient[:p=V][:q=V]", Build: func(c Call, r Rule) (Limiter, error) { return NewCounter(r), nil }}
+	registry.Unlock()
+	defer func() {
+		registry.Lock()
+		delete(registry.products, "lenient")
+		registry.Unlock()
+	}()
+	if _, err := New("lenient:p=1:q=2", r); err != nil {
+		t.Fatal(err)
+	}
+	for spec, want := range map[string]string{
+		"lenient:p=":          `algorithm "lenient:p=": p= needs a value`,
+		"lenient:q=1:p=":      `algorithm "lenient:q=1:p=": p= needs a value`,
+		"lenient:p=:block=1m": `algorithm "lenient:p=:block=1m": p= needs a value`,
+		"gcra:B=":             `algorithm "gcra:B=": want gcra:B=N with N a positive integer`,
+	} {
+		if _, err := New(spec, r); err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", spec, err, want)
+		}
+	}
+}

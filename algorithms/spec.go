@@ -67,7 +67,8 @@ func buildBuckets(c Call, r Rule) (Limiter, error) {
 // New builds the limiter named by spec for rule r. Besides its own
 // parameters, any spec takes ":block" or ":block=D" (a refusal cache, see
 // Blocked) and a product's ":without=NAME" (a deviation turned off, see
-// Product).
+// Product). A parameter written with '=' and no value ("block=",
+// "gcra:B=") is refused, naming it: it never means the default.
 func New(spec string, r Rule) (Limiter, error) {
 	g, err := splitGeneric(spec)
 	if err != nil {
@@ -76,6 +77,9 @@ func New(spec string, r Rule) (Limiter, error) {
 	l, err := newBase(g.spec, r)
 	if err != nil {
 		return nil, err
+	}
+	if g.empty != "" {
+		return nil, fmt.Errorf("algorithm %q: %s= needs a value", spec, g.empty)
 	}
 	return applyGeneric(l, g, spec, r)
 }

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"slices"
 	"sync/atomic"
 
 	"ratebench/internal/request"
@@ -134,6 +135,23 @@ func (e *Engine) Summary(trace summary.TraceInfo) *summary.Summary {
 		s.DropWindows()
 	}
 	return s
+}
+
+// Algorithms returns the algorithms the summary's runs are of, as the runs
+// name them, in order without repeats: the log, then the candidates (not
+// the companions a product's analysis replays, which have no run). It is
+// known before any request, so that a caller can refuse a name of no run
+// before the replay.
+func (e *Engine) Algorithms() []string {
+	out := []string{e.workers[0].groups[0].ref.Name()}
+	for _, g := range e.workers[0].groups {
+		for _, c := range g.cands {
+			if name := c.acc.lim.Name(); !c.companion && !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
 }
 
 // String names the experiment grid, for logs.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -369,6 +370,39 @@ func TestRunOrderAndDeterminism(t *testing.T) {
 		}
 		if r.Algorithm == "log" && r.Count == "accepted" && r.Burst.Ratio > 1 {
 			t.Errorf("log burst ratio %v above 1", r.Burst.Ratio)
+		}
+	}
+}
+
+// Algorithms names, before any request, the algorithms of the summary's
+// runs, in their order: the log first, each candidate once (the same
+// under several rules, or given twice), no product's companion.
+func TestAlgorithmsAreTheRuns(t *testing.T) {
+	t.Parallel()
+	reqs := randomTrace(3, 2000, 20, sec)
+	for _, cfg := range []Config{
+		{Rules: []algorithms.Rule{mustRule(t, "10/1m"), mustRule(t, "5/1s")}, Algorithms: []string{"nginx", "counter", "gcra:B=3", "counter"}},
+		{Layered: [][]algorithms.Rule{{mustRule(t, "2/1s"), mustRule(t, "6/30s")}}, Algorithms: []string{"token", "log"}},
+		{Reference: "log:block=1m", Algorithms: []string{"counter:block=1m"}, Counts: []Count{CountAll}},
+	} {
+		e, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := e.Algorithms()
+		for _, q := range reqs {
+			if err := e.Add([]byte(q.key), q.t, q.cost); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var runs []string
+		for _, r := range e.Summary(summary.TraceInfo{Path: "test", Format: "memory"}).Runs {
+			if !slices.Contains(runs, r.Algorithm) {
+				runs = append(runs, r.Algorithm)
+			}
+		}
+		if !reflect.DeepEqual(before, runs) {
+			t.Errorf("%v: Algorithms %q, the runs' %q", cfg.Algorithms, before, runs)
 		}
 	}
 }

@@ -26,18 +26,9 @@ func Run(ctx context.Context, target Target, r algorithms.Rule, tr *Trace, o Opt
 	if err != nil {
 		return nil, err
 	}
-	mr := r
-	if !target.Driven {
-		if mr, err = ScaleRule(r, o.Speed); err != nil {
-			return nil, err
-		}
-	}
-	spec, err := target.Model(mr, o)
+	spec, mr, err := ModelOf(target, r, o) // before the software starts
 	if err != nil {
 		return nil, err
-	}
-	if _, err := algorithms.New(spec, mr); err != nil { // before the software starts
-		return nil, fmt.Errorf("live %s: its model: %w", target.Name, err)
 	}
 	res = &summary.LiveProduct{Schema: summary.LiveProductSchemaVersion, Product: target.Name, Software: version,
 		Rule: r.String(), Clock: "driven", ModelSpec: spec, ModelRule: mr.String()}
@@ -86,6 +77,31 @@ func Run(ctx context.Context, target Target, r algorithms.Rule, tr *Trace, o Opt
 	res.Log = agreement("log", "the trace's times", real, exact, tr)
 	res.Log.Classes = logClasses(real, exact, onTrace)
 	return res, nil
+}
+
+// ModelOf returns the spec of the model of target's software for rule r,
+// and the rule it runs under: r, or for software on its own clock r at
+// o.Speed (ScaleRule). An error says why the software cannot run so (the
+// rule at that speed, a variant it does not take, a model that refuses
+// the rule): Run checks it before the software starts, and a caller may
+// before it reads the trace.
+func ModelOf(target Target, r algorithms.Rule, o Options) (spec string, mr algorithms.Rule, err error) {
+	mr = r
+	if !target.Driven {
+		if mr, err = ScaleRule(r, o.Speed); err != nil {
+			return "", mr, err
+		}
+	}
+	spec, err = target.Model(mr, o)
+	if err == nil {
+		if _, err = algorithms.New(spec, mr); err != nil {
+			err = fmt.Errorf("live %s: its model: %w", target.Name, err)
+		}
+	}
+	if err != nil && mr != r {
+		err = fmt.Errorf("the rule %s at speed %s is %s on the software's clock: %w", r, speedString(o.Speed), mr, err)
+	}
+	return spec, mr, err
 }
 
 // replay asks the software for each request's decision.

@@ -159,6 +159,9 @@ func newEnvoyLocalSpec(spec, arg string, hasArg bool, r algorithms.Rule) (algori
 				var d time.Duration
 				d, err = time.ParseDuration(v)
 				if k == "interval" {
+					if err == nil && d <= 0 { // else 0 would read as none given: the rule's default
+						return nil, fmt.Errorf("algorithm %q: %s: the fill interval must be a whole number of milliseconds, at least 50ms", spec, kv)
+					}
 					interval = int64(d)
 				} else {
 					phase = int64(d)

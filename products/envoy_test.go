@@ -210,6 +210,9 @@ func TestEnvoyLocalMapping(t *testing.T) {
 	}
 	for spec, want := range map[string]string{
 		"envoy-local:fill=1:interval=40ms":              "at least 50ms",
+		"envoy-local:interval=0s":                       `algorithm "envoy-local:interval=0s": interval=0s: the fill interval must be`,
+		"envoy-local:fill=1:interval=0s":                `interval=0s: the fill interval must be`,
+		"envoy-local:interval=-1s":                      `interval=-1s: the fill interval must be`,
 		"envoy-local:fill=1:interval=1500us":            "whole number of milliseconds",
 		"envoy-local:fill=1":                            "fill and interval together",
 		"envoy-local:rate=1":                            "want envoy-local[:max=N",

@@ -33,7 +33,9 @@ import (
 // A name has at most 64 parts (maxPathParts); a longer one is refused.
 //
 // Other fields are ignored whatever their value (nested objects and arrays
-// included); when a field repeats, the last one counts. Lines end in "\n" or
+// included), and may repeat. The ts, key or cost field given twice (also
+// once by its dotted name and once nested) makes the line bad: which of the
+// two counts would be a guess. Lines end in "\n" or
 // "\r\n". A blank line (empty or only JSON white space) is an error unless
 // only blank lines follow it; so is a NUL byte, or a line longer than
 // Options.MaxLine. An empty file is an empty trace.
@@ -156,6 +158,9 @@ func (j *JSONLReader) parse(line []byte) string {
 	if !p.object(line) {
 		return p.message()
 	}
+	if i := p.twice; i >= 0 {
+		return [3]string{"ts", "key", "cost"}[i] + " is given twice (which one counts would be a guess)"
+	}
 	if !p.hasTS {
 		return p.missing(colTS, line)
 	}
@@ -248,6 +253,7 @@ type jsonScanner struct {
 	tsKind, keyKind, costKind jsonKind
 	hasTS, hasKey             bool
 	tsExp                     bool
+	twice                     int // the first of ts, key and cost (colTS...) given twice, -1 if none is
 
 	keyBuf, tsBuf, nameBuf, skipBuf []byte
 
@@ -302,6 +308,7 @@ func (p *jsonScanner) object(b []byte) bool {
 	p.ts, p.key, p.cost = nil, nil, nil
 	p.tsKind, p.keyKind, p.costKind = jsonAbsent, jsonAbsent, jsonAbsent
 	p.hasTS, p.hasKey, p.tsExp = false, false, false
+	p.twice = -1
 	p.skipWS()
 	if p.pos >= len(p.b) || p.b[p.pos] != '{' {
 		return p.failChar("'{'")
@@ -332,6 +339,7 @@ func (p *jsonScanner) object(b []byte) bool {
 		p.skipWS()
 		switch { // takeTS, takeKey and takeCost, inline
 		case string(name) == "ts":
+			p.noteTaken(colTS)
 			p.hasTS = true
 			p.tsKind, p.tsExp = p.peekKind(), false
 			switch p.tsKind {
@@ -343,6 +351,7 @@ func (p *jsonScanner) object(b []byte) bool {
 				ok = p.skip(0)
 			}
 		case string(name) == p.keyName:
+			p.noteTaken(colKey)
 			p.hasKey = true
 			p.keyKind = p.peekKind()
 			if p.keyKind == jsonString {
@@ -351,6 +360,7 @@ func (p *jsonScanner) object(b []byte) bool {
 				ok = p.skip(0)
 			}
 		case string(name) == "cost":
+			p.noteTaken(colCost)
 			p.costKind = p.peekKind()
 			if p.costKind == jsonNumber {
 				p.cost, _, ok = p.number()
@@ -411,8 +421,18 @@ func checkPaths(names [3]string) error {
 	return nil
 }
 
+// noteTaken notes that field i (colTS...) is about to be read: if it was
+// read already, the line gives it twice (twice).
+func (p *jsonScanner) noteTaken(i int) {
+	taken := [3]bool{p.hasTS, p.hasKey, p.costKind != jsonAbsent}
+	if taken[i] && p.twice < 0 {
+		p.twice = i
+	}
+}
+
 // takeTS reads the value at the cursor, at the depth given, as ts.
 func (p *jsonScanner) takeTS(depth int) (ok bool) {
+	p.noteTaken(colTS)
 	p.hasTS = true
 	p.tsKind, p.tsExp = p.peekKind(), false
 	switch p.tsKind {
@@ -428,6 +448,7 @@ func (p *jsonScanner) takeTS(depth int) (ok bool) {
 
 // takeKey reads the value at the cursor as the key.
 func (p *jsonScanner) takeKey(depth int) (ok bool) {
+	p.noteTaken(colKey)
 	p.hasKey = true
 	p.keyKind = p.peekKind()
 	if p.keyKind == jsonString {
@@ -440,6 +461,7 @@ func (p *jsonScanner) takeKey(depth int) (ok bool) {
 
 // takeCost reads the value at the cursor as the cost.
 func (p *jsonScanner) takeCost(depth int) (ok bool) {
+	p.noteTaken(colCost)
 	p.costKind = p.peekKind()
 	if p.costKind == jsonNumber {
 		p.cost, _, ok = p.number()

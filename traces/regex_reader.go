@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -72,7 +73,9 @@ func newRegexReader(r io.Reader, name string, opt Options, closer io.Closer) (*R
 
 // compilePattern compiles a -pattern and finds its ts, key and cost
 // groups (names), refusing a pattern without the ts and key groups, or
-// without the cost group when one is named (needCost).
+// without the cost group when one is named (needCost), and one that names
+// any of the three twice (which of the two holds the field would be a
+// guess: the leftmost, silently).
 func compilePattern(pattern string, names [3]string, needCost bool) (*regexp.Regexp, [3]int, error) {
 	group := [3]int{-1, -1, -1}
 	if pattern == "" {
@@ -84,6 +87,9 @@ func compilePattern(pattern string, names [3]string, needCost bool) (*regexp.Reg
 	}
 	for i, n := range names {
 		group[i] = re.SubexpIndex(n)
+		if group[i] >= 0 && slices.Index(re.SubexpNames()[group[i]+1:], n) >= 0 {
+			return nil, group, fmt.Errorf("traces: -pattern %q names the group (?P<%s>...) (the %s, %s) twice; name it once", pattern, n, colWord(i), columnFlags[i])
+		}
 	}
 	var missing []string
 	for i := range names {

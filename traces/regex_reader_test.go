@@ -81,6 +81,10 @@ func TestRegexPatternErrors(t *testing.T) {
 		{Options{Pattern: `\d+ \w+`}, `traces: -pattern "\\d+ \\w+" has no group (?P<ts>...) (the timestamp, -ts) and no group (?P<key>...) (the key, -key)`},
 		{Options{Pattern: `(?P<ts>\d+) (?P<key>\w+)`, Key: "client"}, `has no group (?P<client>...) (the key, -key)`},
 		{Options{Pattern: `(?P<ts>\d+) (?P<key>\w+)`, Cost: "n"}, `has no group (?P<n>...) (the cost, -cost)`},
+		{Options{Pattern: `(?P<ts>\d+) (?P<key>\w+) (?P<key>\w+)`}, `traces: -pattern "(?P<ts>\\d+) (?P<key>\\w+) (?P<key>\\w+)" names the group (?P<key>...) (the key, -key) twice; name it once`},
+		{Options{Pattern: `(?P<ts>\d+) (?P<ts>\d+) (?P<key>\w+)`}, `names the group (?P<ts>...) (the timestamp, -ts) twice`},
+		{Options{Pattern: `(?P<ts>\d+) (?P<key>\w+) (?P<cost>\d+)?(?P<cost>\d+)`}, `names the group (?P<cost>...) (the cost, -cost) twice`},
+		{Options{Pattern: `(?P<ts>\d+) (?P<key>\w+) (?P<n>\d+)?(?P<n>\d+)`, Cost: "n"}, `names the group (?P<n>...) (the cost, -cost) twice`},
 		{Options{Pattern: `(?P<ts>\d+) (?P<key>\w+)`, Sep: ','}, "traces: -sep does not apply to -format regex"},
 		{Options{Pattern: `(?P<ts>\d+) (?P<key>\w+)`, Columns: []string{"ts"}}, "traces: -columns does not apply to -format regex"},
 	} {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,7 +156,8 @@ func TestCheckReadsTheFileNamed(t *testing.T) {
 }
 
 // compare -check gates the run it just wrote, with check's lines and
-// statuses, the summary written in every case.
+// statuses, the summary written in every case; an ALG of which the compare
+// makes no run is a usage error before the replay, no folder made.
 func TestCompareCheckExitStatus(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -165,10 +168,11 @@ func TestCompareCheckExitStatus(t *testing.T) {
 		{"within", []string{"-check", "gcra", "-max-over-of-refused", "80%"}, 0, "✓ 5/30s, count accepted, independent: over_of_refused "},
 		{"breach", []string{"-check", "gcra", "-max-over-of-refused", "10%"}, breachStatus, "✗ 5/30s, count accepted, independent: over_of_refused "},
 		{"default", []string{"-check", "log"}, 0, "✓ 5/30s, count accepted, independent: disagree_rate 0% ≤ 0.1%"},
-		{"absent", []string{"-check", "nope"}, 1, ""},
+		{"absent", []string{"-check", "nope"}, 2, ""},
+		{"not compared", []string{"-check", "gcra", "-alg", "log,token"}, 2, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
+			dir := filepath.Join(t.TempDir(), "res")
 			var out, errb bytes.Buffer
 			err := run(&out, &errb, append([]string{"compare", ciSample, "-key", "host", "-ts", "time", "-mode", "independent", "-report=false", "-o", dir}, c.extra...))
 			if st := exitStatus(err); st != c.status {
@@ -177,9 +181,52 @@ func TestCompareCheckExitStatus(t *testing.T) {
 			if !strings.Contains(out.String(), c.line) {
 				t.Errorf("output lacks %q:\n%s", c.line, out.String())
 			}
+			if c.status == 2 {
+				if !strings.Contains(err.Error(), "-check \""+c.extra[1]+"\": this compare makes no run of that algorithm") {
+					t.Errorf("got %v", err)
+				}
+				if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) || strings.Contains(errb.String(), "replaying") {
+					t.Errorf("refused after the replay: %v\n%s", err, errb.String())
+				}
+				return
+			}
 			if _, err := summary.ReadSummaryFile(filepath.Join(dir, summaryFile)); err != nil {
 				t.Errorf("the summary is not written: %v", err)
 			}
 		})
+	}
+}
+
+// A budget flag given empty, or twice, is a usage error naming it, on
+// check, report and compare alike (compare before the replay): it would
+// otherwise bound nothing, or by its last value, without a word.
+func TestBudgetFlagGivenOnceWithARate(t *testing.T) {
+	dir, _ := compareCISample(t)
+	for _, flag := range []string{"-max-over", "-max-under", "-max-over-of-refused", "-max-under-of-admitted"} {
+		for _, tc := range []struct {
+			given []string
+			want  string
+		}{
+			{[]string{flag, ""}, `invalid value "" for flag ` + flag + ": the budget needs a rate"},
+			{[]string{flag, " "}, `invalid value " " for flag ` + flag + ": the budget needs a rate"},
+			{[]string{flag, "1%", flag + "=2%"}, `invalid value "2%" for flag ` + flag + `: the budget is given twice, as "1%" and as "2%"; give it once`},
+			{[]string{flag, "1%", flag, "1%"}, `invalid value "1%" for flag ` + flag + `: the budget is given twice`},
+		} {
+			out := filepath.Join(t.TempDir(), "res")
+			for _, args := range [][]string{
+				append([]string{"check", "-alg", "gcra", dir}, tc.given...),
+				append([]string{"report", dir}, tc.given...),
+				append([]string{"compare", ciSample, "-key", "host", "-ts", "time", "-o", out}, tc.given...),
+			} {
+				var stdout, stderr bytes.Buffer
+				err := run(&stdout, &stderr, args)
+				if exitStatus(err) != 2 || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("%q: status %d (%v), want 2 and %q", args, exitStatus(err), err, tc.want)
+				}
+			}
+			if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("compare %q made its folder", tc.given)
+			}
+		}
 	}
 }

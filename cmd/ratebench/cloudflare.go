@@ -69,9 +69,11 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 		return cloudflareReadme(stdout, *out)
 	}
 	if *search != "" || set["block"] {
-		b, err := parseBlock(*block)
-		if err != nil {
-			return usageError{err.Error()}
+		b := "" // none
+		if set["block"] {
+			if b, err = parseBlock(*block); err != nil {
+				return usageError{"-block: " + err.Error()}
+			}
 		}
 		base := cfsearch.Grid{Rules: []algorithms.Rule{rule}, Rates: []float64{*rate}, Alphas: []float64{*alpha}, Maxes: []float64{*maxRate}, Blocks: []string{b}, Algs: []string{"counter"}}
 		g, err := parseSearch(*search, base)

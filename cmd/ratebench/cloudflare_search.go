@@ -28,10 +28,12 @@ const (
 // parseSearch reads a grid "L=20,100;W=10s,1m;rate=0.05,0.2;alpha=1.5,3;
 // max=5,1000;block=0,1m,window;alg=counter,counter-floor" (block=0: no
 // mitigation timeout); an axis
-// left out takes the single value of base.
+// left out takes the single value of base, an axis given twice is refused
+// (as is a value given twice, by Grid.Check).
 func parseSearch(spec string, base cfsearch.Grid) (cfsearch.Grid, error) {
 	g := cfsearch.Grid{}
 	var lw []string
+	given := map[string]bool{}
 	for _, part := range strings.Split(spec, ";") {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -42,6 +44,10 @@ func parseSearch(spec string, base cfsearch.Grid) (cfsearch.Grid, error) {
 			return g, fmt.Errorf("search %q: want AXIS=v1,v2;... with axes L, W, rate, alpha, max, block, alg", spec)
 		}
 		axis = strings.TrimSpace(axis)
+		if given[strings.ToLower(axis)] {
+			return g, fmt.Errorf("search %q: axis %s is given twice; give its values once, in one list (%s=v1,v2)", spec, axis, axis)
+		}
+		given[strings.ToLower(axis)] = true
 		switch strings.ToLower(axis) {
 		case "l", "w":
 			lw = append(lw, part)
@@ -106,10 +112,11 @@ func parseSearch(spec string, base cfsearch.Grid) (cfsearch.Grid, error) {
 }
 
 // parseBlock reads a mitigation timeout: "0" or "none" for none, "window"
-// for till the window's end, or a positive duration.
+// for till the window's end, or a positive duration. Nothing ("block=")
+// is refused, as in an algorithm's spec: it never means none.
 func parseBlock(v string) (string, error) {
 	switch v {
-	case "", "0", "none":
+	case "0", "none":
 		return "", nil
 	case "window":
 		return "window", nil

@@ -89,6 +89,8 @@ func TestParseSearch(t *testing.T) {
 	for spec, want := range map[string]string{
 		"speed=1":    `unknown axis "speed"`,
 		"block=-1s":  `block "-1s" is not a positive duration`,
+		"block=":     `block "" is not a positive duration`,
+		"block=0,":   `block "" is not a positive duration`,
 		"rate=fast":  `rate "fast" is not a number`,
 		"alg=nosuch": `nosuch`,
 		"rate":       "want AXIS=v1,v2",
@@ -290,6 +292,36 @@ func TestSearchGridIsBounded(t *testing.T) {
 	}
 	if strings.Contains(stderr, "searching") {
 		t.Error("the search began")
+	}
+}
+
+// A grid whose alg axis names the reference or no candidate, or that
+// gives an axis or a value twice, is a usage error before any replay,
+// naming what is wrong; the results folder is not made (no lock, no
+// staging folder left behind).
+func TestSearchGridRefusedBeforeReplay(t *testing.T) {
+	for grid, want := range map[string]string{
+		"L=5;alg=log":                     "alg log is the reference",
+		"alg=log:block=1m":                "alg log:block=1m is the reference",
+		"alg=counter:block=1m;block=0,1m": "alg counter:block=1m has a timeout of its own",
+		"L=5;L=6":                         "axis L is given twice",
+		"rate=0.2;rate=0.5":               "axis rate is given twice",
+		"alg=counter,counter":             "gives alg counter twice",
+		"L=5,5":                           "limit 5 is given twice",
+		"block=0,none":                    "gives block none (no timeout) twice",
+	} {
+		dir := filepath.Join(t.TempDir(), "X")
+		_, stderr, err := ratebench(t, "cloudflare", "-search", grid, "-requests", "1000", "-sources", "10", "-o", dir)
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want a usage error saying %q", grid, err, want)
+		}
+		if strings.Contains(stderr, "searching") {
+			t.Errorf("%s: the search began", grid)
+		}
+		if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: the results folder was made (%v)", grid, err)
+		}
 	}
 }
 

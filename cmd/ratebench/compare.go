@@ -43,7 +43,20 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	if err := f.checkHasRuns(eng); err != nil {
+		return err
+	}
 	return f.replay(stdout, stderr, eng)
+}
+
+// checkHasRuns refuses a -check ALG of which eng makes no run, before the
+// replay rather than after it.
+func (f *compareFlags) checkHasRuns(eng *compare.Engine) error {
+	algs := eng.Algorithms()
+	if *f.check == "" || slices.Contains(algs, *f.check) {
+		return nil
+	}
+	return usageError{fmt.Sprintf("-check %q: this compare makes no run of that algorithm; its runs are of %s", *f.check, strings.Join(algs, ", "))}
 }
 
 // compareFlags are compare's flags, once registered.

@@ -46,7 +46,10 @@ func runConvert(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	if *partitions != 0 && (*partitions < 1 || *partitions > traces.MaxPartitions || (f != traces.FormatAuto && f != traces.FormatParquet)) {
+	if out == "-" {
+		return usageError{"convert: OUT - is not standard output: convert puts a file (a folder with -partitions) in OUT's place once complete; give a path (./- for one named -)"}
+	}
+	if flagsSet(fs)["partitions"] && (*partitions < 1 || *partitions > traces.MaxPartitions || (f != traces.FormatAuto && f != traces.FormatParquet)) {
 		return usageError{fmt.Sprintf("convert: -partitions wants 1 to %d, and writes Parquet parts (-to auto or parquet)", traces.MaxPartitions)}
 	}
 	if err := refuseSameFile(tf.path, out); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -125,6 +126,10 @@ func must(b []byte, err error) []byte {
 // replace a folder that is not a dataset; compare refuses a folder that
 // is not one.
 func TestDatasetErrors(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	other := filepath.Join(dir, "other")
 	os.MkdirAll(other, 0o755)
@@ -134,6 +139,7 @@ func TestDatasetErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"convert", "-partitions", "-1", "testdata/small.csv", filepath.Join(dir, "a")}, "1 to 1024"},
+		{[]string{"convert", "-partitions", "0", "testdata/small.csv", filepath.Join(dir, "a")}, "convert: -partitions wants 1 to 1024"},
 		{[]string{"convert", "-partitions", "1025", "testdata/small.csv", filepath.Join(dir, "a")}, "1 to 1024"},
 		{[]string{"convert", "-partitions", "2", "-to", "csv", "testdata/small.csv", filepath.Join(dir, "a")}, "Parquet parts"},
 		{[]string{"convert", "-partitions", "2", "testdata/small.csv", other}, "not a dataset"},
@@ -148,5 +154,18 @@ func TestDatasetErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "a")); err == nil {
 		t.Error("a refused convert wrote its output")
+	}
+	// OUT - is no file or folder named "-", in the working folder.
+	t.Chdir(dir)
+	for _, args := range [][]string{{"-partitions", "4", "-o", "-"}, {"-to", "csv", "-o", "-"}, {"-partitions", "4", "-"}} {
+		_, _, err := ratebench(t, append([]string{"convert", "-trace", filepath.Join(wd, "testdata/small.csv")}, args...)...)
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "convert: OUT - is not standard output") {
+			t.Errorf("%q: %v", args, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "-")); err == nil {
+			t.Errorf("%q made -", args)
+			os.RemoveAll(filepath.Join(dir, "-"))
+		}
 	}
 }

@@ -17,7 +17,7 @@ func TestParseSweepGrid(t *testing.T) {
 	if _, rules, _ := parseSweep("L=100,1000", base); len(rules) != 2 || rules[1].String() != "1000/30s" {
 		t.Errorf("L-only sweep: %v", rules)
 	}
-	for _, bad := range []string{"L=0", "W=x", "X=1", "L5"} {
+	for _, bad := range []string{"L=0", "W=x", "X=1", "L5", "L=5;L=6", "L=5,5", "W=60s,1m"} {
 		if _, _, err := parseSweep(bad, base); err == nil {
 			t.Errorf("parseSweep(%q) accepted", bad)
 		}

@@ -56,7 +56,12 @@ func runLiveProduct(stdout, stderr io.Writer, target live.Target, variantArg str
 	if _, err := target.Version(o); err != nil { // before reading the trace
 		return err
 	}
-	if _, err := target.Model(rule, o); err != nil { // a variant it does not take
+	if _, _, err := live.ModelOf(target, rule, o); err != nil { // a variant it does not take, a speed its rule cannot run at
+		atOne := o
+		atOne.Speed = nil
+		if _, _, err1 := live.ModelOf(target, rule, atOne); err1 == nil {
+			return usageError{fmt.Sprintf("-speed %s: %v", *speedS, err)}
+		}
 		return usageError{err.Error()}
 	}
 

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -49,6 +51,39 @@ func init() {
 			l, err := algorithms.New("envoy", r)
 			return &fixedSession{l: l, ids: map[string]int32{}}, err
 		}})
+}
+
+// ownClockTarget is software on its own clock whose model, HAProxy's,
+// takes windows of whole milliseconds only; it never starts.
+var ownClockTarget = live.Target{Name: "test-own-clock", About: "software on its own clock, never started",
+	Version: func(live.Options) (string, error) { return "test-own-clock 1.0", nil },
+	Model:   func(algorithms.Rule, live.Options) (string, error) { return "haproxy", nil },
+	Start: func(context.Context, algorithms.Rule, live.Options) (live.Session, error) {
+		return nil, fmt.Errorf("test-own-clock never starts")
+	}}
+
+func init() { live.Register(ownClockTarget) }
+
+// A -speed at which the rule cannot run on the software's clock is a usage
+// error naming -speed, before the trace is read or the folder made.
+func TestLiveProductSpeedTheRuleCannotRunAt(t *testing.T) {
+	for speed, want := range map[string]string{
+		"1e9": `-speed 1e9: the rule 5/1s at speed 1000000000 is 5/1ns on the software's clock: live test-own-clock: its model: algorithm "haproxy": http_req_rate's period is a whole number of milliseconds`,
+		"3":   "-speed 3: rule 5/1s at speed 3: the window would be 1000000000/3 ns, not a whole number of ns",
+	} {
+		dir := filepath.Join(t.TempDir(), "out")
+		_, stderr, err := ratebench(t, "live", "test-own-clock", "-rule", "5/1s", "-gen", "poisson:requests=100,keys=2", "-speed", speed, "-o", dir)
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("-speed %s: %v, want a usage error starting %q", speed, err, want)
+		}
+		if strings.Contains(stderr, "replaying") {
+			t.Errorf("-speed %s: refused after the trace was read", speed)
+		}
+		if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("-speed %s: the folder was made", speed)
+		}
+	}
 }
 
 // ratebench live PRODUCT replays the check's trace by default, writes

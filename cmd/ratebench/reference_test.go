@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -59,6 +61,22 @@ func TestCompareAgainstAReferenceBehindACache(t *testing.T) {
 	for _, bad := range []string{"counter", "log:block=0s", "log:block=soon"} {
 		if _, _, err := ratebench(t, "compare", "-trace", "testdata/small.csv", "-ref", bad, "-o", filepath.Join(dir, "x")); err == nil || !strings.Contains(err.Error(), "reference") {
 			t.Errorf("-ref %s: %v", bad, err)
+		}
+	}
+}
+
+// block= with no duration is a usage error, in the reference as in a
+// candidate: it never means no cache.
+func TestEmptyBlockRefused(t *testing.T) {
+	for _, args := range [][]string{{"-ref", "log:block="}, {"-alg", "counter:block="}, {"-ref", "log:block=1m", "-alg", "counter:block="}} {
+		out := filepath.Join(t.TempDir(), "x")
+		_, _, err := ratebench(t, append([]string{"compare", "-trace", "testdata/small.csv", "-report=false", "-o", out}, args...)...)
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), ":block=\": block= needs a duration") {
+			t.Errorf("%q: %v, want a usage error saying block= needs a duration", args, err)
+		}
+		if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%q: the results folder was made", args)
 		}
 	}
 }

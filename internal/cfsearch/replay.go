@@ -20,17 +20,7 @@ func replayPoint(ctx context.Context, p Point, pop Population) (summary.SearchPo
 	if err != nil {
 		return summary.SearchPoint{}, err
 	}
-	ref, cand := "log", p.Alg
-	if cand == "" {
-		cand = "counter"
-	}
-	if p.Block != "" {
-		suffix := ":block"
-		if p.Block != "window" {
-			suffix += "=" + p.Block
-		}
-		ref, cand = ref+suffix, cand+suffix
-	}
+	ref, cand := p.specs()
 	eng, err := compare.New(compare.Config{Reference: ref, Rules: []algorithms.Rule{p.Rule}, Algorithms: []string{cand},
 		Counts: []compare.Count{compare.CountAll}, Modes: []compare.Mode{compare.Independent}, TopKeys: 1})
 	if err != nil {
@@ -56,6 +46,24 @@ func replayPoint(ctx context.Context, p Point, pop Population) (summary.SearchPo
 	res := pairResult(&s.Runs[1], &s.Runs[0], int64(gen.Keys()))
 	res.Span, res.Load, res.NearShare = tr.weight(p.Rule)
 	return searchPoint(p, res), nil
+}
+
+// specs returns the specs p replays: the reference, the log behind p's
+// timeout (log:block=D; the plain log without one), and the candidate,
+// p's algorithm (the counter if none) behind the same timeout.
+func (p Point) specs() (ref, cand string) {
+	ref, cand = "log", p.Alg
+	if cand == "" {
+		cand = "counter"
+	}
+	if p.Block != "" {
+		suffix := ":block"
+		if p.Block != "window" {
+			suffix += "=" + p.Block
+		}
+		ref, cand = ref+suffix, cand+suffix
+	}
+	return ref, cand
 }
 
 // pairResult projects the candidate's run and the log's onto a point's

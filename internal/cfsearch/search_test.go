@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"ratebench/algorithms"
@@ -50,7 +51,9 @@ func TestInterruptedSearchResumes(t *testing.T) {
 }
 
 // Check refuses, before any replay, a grid of more than MaxPoints, a
-// candidate that is not an algorithm and a population that cannot be made.
+// candidate that is not an algorithm, is the reference or has a timeout
+// of its own, a value given twice on an axis, and a population that
+// cannot be made.
 func TestCheck(t *testing.T) {
 	pop := Population{Requests: 1000, Sources: 10, Seed: 1}
 	g := testGrid(t)
@@ -60,15 +63,31 @@ func TestCheck(t *testing.T) {
 	big := g
 	big.Rates = make([]float64, MaxPoints/g.Size()+1)
 	for i := range big.Rates {
-		big.Rates[i] = 0.1
+		big.Rates[i] = 0.1 + float64(i)
 	}
-	bad := g
-	bad.Algs = []string{"nonesuch"}
-	neg := g
-	neg.Rates = []float64{-1}
-	for name, g := range map[string]Grid{"too many points": big, "bad algorithm": bad, "bad population": neg} {
-		if err := g.Check(pop); err == nil {
-			t.Errorf("%s: accepted", name)
+	with := func(change func(*Grid)) Grid {
+		h := g
+		change(&h)
+		return h
+	}
+	for _, tt := range []struct {
+		name string
+		grid Grid
+		want string
+	}{
+		{"too many points", big, "more than the 1000 a search runs"},
+		{"bad algorithm", with(func(h *Grid) { h.Algs = []string{"nonesuch"} }), `unknown algorithm "nonesuch"`},
+		{"the reference", with(func(h *Grid) { h.Algs = []string{"counter", "log"} }), "alg log is the reference"},
+		{"the reference behind a timeout", with(func(h *Grid) { h.Algs = []string{"log:block=1m"} }), "alg log:block=1m is the reference"},
+		{"a timeout of its own", with(func(h *Grid) { h.Algs = []string{"counter:block=1m"} }), "alg counter:block=1m has a timeout of its own"},
+		{"a candidate twice", with(func(h *Grid) { h.Algs = []string{"counter", "counter"} }), "gives alg counter twice"},
+		{"a rule twice", with(func(h *Grid) { h.Rules = append(h.Rules, h.Rules[0]) }), "gives rule 100/1m twice"},
+		{"a number twice", with(func(h *Grid) { h.Maxes = []float64{2, 3, 2} }), "gives max 2 twice"},
+		{"a timeout twice", with(func(h *Grid) { h.Blocks = []string{"", "1m", ""} }), "gives block none (no timeout) twice"},
+		{"bad population", with(func(h *Grid) { h.Rates = []float64{-1} }), "rate"},
+	} {
+		if err := tt.grid.Check(pop); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
 		}
 	}
 }
