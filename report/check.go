@@ -42,7 +42,7 @@ func (c Check) String() string {
 // checkValue renders r's figure that b bounds as a percentage, "—" with
 // the reason where it is over nothing or the summary does not hold it.
 func checkValue(b summary.PolicyBound, r *summary.Run) string {
-	if v, ok := b.Value(r); ok {
+	if v, ok := worstValue(b, r); ok {
 		return numfmt.Rate(v)
 	}
 	switch {

@@ -58,6 +58,9 @@ const noRequestsText = "The trace held no requests: nothing was decided, so ther
 // reference is when it is not the plain log.
 func (m *model) verdictPolicy() markup.Inline {
 	p := m.policyText()
+	if c := m.clockText(); c != nil {
+		p = append(c.T(" "), p...)
+	}
 	if m.s.Config.Reference != "" {
 		p = p.T(" Here \"the log\" is " + m.s.Config.ReferenceText() + ": every figure compares the algorithms with it.")
 	}
@@ -144,20 +147,20 @@ func memText(r *summary.Run) string { return bytesPerKey(r.Memory.PeakPerKey) + 
 
 // figurePhrase says what a figure of a run's is, as a verb phrase:
 // "lets through 50.0% of the log's refusals".
-func figurePhrase(figure string, v float64) string {
+func figurePhrase(figure string, v string) string {
 	switch figure {
 	case summary.FigureDisagreeRate:
-		return "decides " + numfmt.Rate(v) + " of the requests differently"
+		return "decides " + v + " of the requests differently"
 	case summary.FigureOverRate:
-		return "over-admits " + numfmt.Rate(v) + " of the requests"
+		return "over-admits " + v + " of the requests"
 	case summary.FigureUnderRate:
-		return "under-admits " + numfmt.Rate(v) + " of the requests"
+		return "under-admits " + v + " of the requests"
 	case summary.FigureOverOfRefused:
-		return "lets through " + numfmt.Rate(v) + " of the log's refusals"
+		return "lets through " + v + " of the log's refusals"
 	case summary.FigureUnderOfAdmitted:
-		return "refuses " + numfmt.Rate(v) + " of the log's admissions"
+		return "refuses " + v + " of the log's admissions"
 	}
-	return figure + " " + numfmt.Rate(v)
+	return figure + " " + v
 }
 
 // shownFigures are the figures a sentence gives of a candidate: those the
@@ -189,7 +192,7 @@ func (m *model) figuresText(r *summary.Run, except ...string) string {
 		if slices.Contains(except, b.Figure) {
 			continue
 		}
-		if v, ok := b.Value(r); ok {
+		if v, ok := rateText(b, r); ok {
 			if n := len(figs); n > 0 && figs[n-1] == summary.FigureOverRate && b.Figure == summary.FigureUnderRate {
 				// "over-admits 1% and under-admits 2% of the requests"
 				parts[n-1] = strings.TrimSuffix(parts[n-1], " of the requests") + " and " + figurePhrase(b.Figure, v)
@@ -234,7 +237,7 @@ func (m *model) breaksText(r *summary.Run, e *summary.VerdictEntry) string {
 		if !slices.Contains(e.Breaks, b.Figure) {
 			continue
 		}
-		if v, ok := b.Value(r); ok {
+		if v, ok := rateText(b, r); ok {
 			parts = append(parts, figurePhrase(b.Figure, v)+" ("+m.boundWord()+" "+numfmt.ShortPercent(b.Max)+")")
 		} else {
 			parts = append(parts, "has no figure in the log's terms (no log run beside it)")

@@ -1,5 +1,7 @@
 package summary
 
+import "slices"
+
 // A run's errors in the limiter's own terms. Over and under, as rates over
 // all requests, are diluted by the traffic no limiter would refuse: a
 // limiter that lets through every request the log refuses can still
@@ -11,7 +13,8 @@ package summary
 // FillLogTerms sets, on every run of runs, the log's refusals and
 // admissions under the run's rule, count and mode (the log run of its
 // group) and the two fractions computed from them (SetLogTerms). Runs of a
-// group without a log run are left as they are.
+// group without a log run are left as they are. A placed run gets the
+// log's refusals in each placement too.
 func FillLogTerms(runs []Run) {
 	type group struct{ rule, count, mode string }
 	logOf := map[group]*Run{}
@@ -24,6 +27,9 @@ func FillLogTerms(runs []Run) {
 		r := &runs[i]
 		if log := logOf[group{r.Rule, r.Count, r.Mode}]; log != nil {
 			r.SetLogTerms(log.Rejected, log.Admitted)
+			if r.Placed != nil && log.Placed != nil {
+				r.Placed.LogRefused = slices.Clone(log.Placed.Rejected)
+			}
 		}
 	}
 }

@@ -60,6 +60,9 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 		return nil, err
 	}
 	out.Trace.Dataset = dataset
+	if out.Trace.Placements, err = mergePlacements(parts); err != nil {
+		return nil, err
+	}
 	if split {
 		out.Trace.RecordsRead, out.Trace.Skipped, out.Trace.SkippedExamples = 0, 0, nil
 	}
@@ -149,6 +152,7 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 		out.Runs = append(out.Runs, r)
 	}
 	FillLogTerms(out.Runs)
+	out.fillRecorded()
 	if first.Verdict != nil { // parts written with their verdict: the merge has one too
 		out.Verdict = VerdictOf(out, out.Config.Budget)
 	}
@@ -261,6 +265,7 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 			return Run{}, err
 		}
 		out.Client = add.clientSide(out.Client, r.Client)
+		out.Placed = add.placed(out.Placed, r.Placed)
 		out.TopKeys = append(out.TopKeys, r.TopKeys...)
 	}
 	if add.err != nil {

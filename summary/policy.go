@@ -87,8 +87,19 @@ func (p PolicyBound) counts(r *Run) (n, of int64, ok bool) {
 // Max, with Max read as the shortest decimal that gives it (the 0.001 of
 // "0.1%", not the binary fraction nearest to it). A figure over nothing (no
 // request, no refusal of the log's) holds; one the run does not hold, or
-// an unknown figure, does not.
+// an unknown figure, does not. A run placed inside a coarse clock's unit
+// holds a bound only in every placement.
 func (p PolicyBound) Holds(r *Run) bool {
+	for _, v := range r.Views() {
+		if !p.holds(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// holds is Holds on one replay's counts.
+func (p PolicyBound) holds(r *Run) bool {
 	n, of, ok := p.counts(r)
 	switch {
 	case !ok:

@@ -71,46 +71,65 @@ func (t TraceInfo) Resolution() string {
 	return time.Duration(t.ResolutionNS).String()
 }
 
+// ClockTooCoarse tells whether the trace's timestamp unit is coarser than
+// the gap W/L between the requests of a layer of one of rules at its
+// limit, or than a hundredth of its window: where the figures must hold
+// wherever inside each unit the requests arrived (placements).
+func ClockTooCoarse(t TraceInfo, rules []string) bool {
+	_, _, coarse := coarseLayer(t.ResolutionNS, rules)
+	return coarse
+}
+
+// coarseLayer returns the first layer of rules that a unit of u ns is too
+// coarse for, whether for its gap W/L (else for a hundredth of its
+// window), and whether there is one.
+func coarseLayer(u int64, rules []string) (layer algorithms.Rule, gap, ok bool) {
+	if u <= 1 {
+		return layer, false, false
+	}
+	for _, r := range rules {
+		for _, l := range strings.Split(r, "+") {
+			rule, err := algorithms.ParseRule(l)
+			if err != nil || rule.L <= 0 || rule.W <= 0 {
+				continue
+			}
+			// In integers, u > W/L (floored) is exactly u·L > W, without overflow.
+			if gap := u > rule.W/rule.L; gap || u > rule.W/100 {
+				return rule, gap, true
+			}
+		}
+	}
+	return layer, false, false
+}
+
 // resolutionWarning says, for the rules given ("L/W" or layered
 // "L/W+L/W"), when the trace's timestamp unit is coarser than the gap
 // W/L between a rule's requests at its limit, or than a hundredth of its
 // window, what that does to the figures; "" when it is fine for all of
 // them. The rule named is the first layer the unit is too coarse for.
 func resolutionWarning(t TraceInfo, rules []string) string {
-	u := t.ResolutionNS
-	if u <= 1 {
+	rule, gap, coarse := coarseLayer(t.ResolutionNS, rules)
+	if !coarse {
 		return ""
 	}
-	for _, r := range rules {
-		for _, layer := range strings.Split(r, "+") {
-			rule, err := algorithms.ParseRule(layer)
-			if err != nil || rule.L <= 0 || rule.W <= 0 {
-				continue
-			}
-			// In integers, u > W/L (floored) is exactly u·L > W, without overflow.
-			gap := u > rule.W/rule.L
-			coarse := u > rule.W/100
-			if !gap && !coarse {
-				continue
-			}
-			var why string
-			switch {
-			case gap:
-				why = fmt.Sprintf("coarser than %s, the gap between requests at the limit of %s", time.Duration(rule.W/rule.L), layer)
-			default:
-				why = fmt.Sprintf("coarser than a hundredth of the %s window of %s", time.Duration(rule.W), layer)
-			}
-			msg := fmt.Sprintf("the timestamps are whole multiples of %s, %s (%s of the requests share their key's previous timestamp): "+
-				"the requests that share a timestamp are decided in trace order at one instant, so every algorithm's view of the gaps between them is lost, "+
-				"and part of the disagreement is an artefact of the clock, not of the algorithm",
-				t.Resolution(), why, numfmt.PercentOf(t.SameTime, t.Requests))
-			if t.Spread != nil {
-				msg += fmt.Sprintf("; the times were spread at random inside their %s (-spread), so these figures show the disagreement without the clock's; compare them with a replay without -spread", t.Resolution())
-			} else {
-				msg += "; compare -spread places each request at random inside the unit of its timestamp, to see how much of it the clock makes"
-			}
-			return msg
-		}
+	why := fmt.Sprintf("coarser than a hundredth of the %s window of %s", time.Duration(rule.W), rule)
+	if gap {
+		why = fmt.Sprintf("coarser than %s, the gap between requests at the limit of %s", time.Duration(rule.W/rule.L), rule)
 	}
-	return ""
+	if pl := t.Placements; pl != nil {
+		return fmt.Sprintf("the timestamps are whole multiples of %s, %s (%s of the requests share their key's previous timestamp): "+
+			"the trace cannot tell where inside its %s each request arrived, so the figures are those of %d placements of every request at random inside its %s "+
+			"(seeds %d to %d, each key's requests in their order): the median, with the range where the placements differ; the choice holds in every placement",
+			t.Resolution(), why, numfmt.PercentOf(t.SameTime, t.Requests), t.Resolution(), pl.Count, t.Resolution(), pl.Seed, pl.Seed+uint64(pl.Count)-1)
+	}
+	msg := fmt.Sprintf("the timestamps are whole multiples of %s, %s (%s of the requests share their key's previous timestamp): "+
+		"the requests that share a timestamp are decided in trace order at one instant, so every algorithm's view of the gaps between them is lost, "+
+		"and part of the disagreement is an artefact of the clock, not of the algorithm",
+		t.Resolution(), why, numfmt.PercentOf(t.SameTime, t.Requests))
+	if t.Spread != nil {
+		msg += fmt.Sprintf("; the times were spread at random inside their %s (-spread), so these figures show the disagreement without the clock's; compare them with a replay without -spread", t.Resolution())
+	} else {
+		msg += "; compare -spread places each request at random inside the unit of its timestamp, to see how much of it the clock makes"
+	}
+	return msg
 }

@@ -13,7 +13,8 @@ import (
 // verdict, the answer the runs give; SchemaV1_6 adds trace.records_read,
 // how many records the run read; SchemaV1_7 adds trace.dataset, the parts
 // of a dataset the run read, and config.reference, a reference behind a
-// refusal cache. A
+// refusal cache; SchemaV1_8 adds trace.placements and each run's placed,
+// the figures of arrivals placed inside a coarse clock's unit. A
 // summary names the oldest version that has every field it holds
 // (SchemaOf), so that a summary without the fields of a later version stays
 // what it was. ReadSummary reads them all, the bound under either name.
@@ -26,14 +27,18 @@ const (
 	SchemaV1_5 = "ratebench.summary/v1.5"
 	SchemaV1_6 = "ratebench.summary/v1.6"
 	SchemaV1_7 = "ratebench.summary/v1.7"
+	SchemaV1_8 = "ratebench.summary/v1.8"
 )
 
 // Schemas are the versions ReadSummary reads, oldest first.
-var Schemas = []string{SchemaV1, SchemaV1_1, SchemaV1_2, SchemaV1_3, SchemaV1_4, SchemaV1_5, SchemaV1_6, SchemaV1_7}
+var Schemas = []string{SchemaV1, SchemaV1_1, SchemaV1_2, SchemaV1_3, SchemaV1_4, SchemaV1_5, SchemaV1_6, SchemaV1_7, SchemaV1_8}
 
 // SchemaOf returns the schema s is written in: the oldest version that has
 // every field it holds.
 func SchemaOf(s *Summary) string {
+	if s.Trace.Placements != nil {
+		return SchemaV1_8
+	}
 	if s.Trace.Dataset != nil || s.Config.Reference != "" {
 		return SchemaV1_7
 	}
@@ -162,6 +167,10 @@ type TraceInfo struct {
 	ResolutionNS int64       `json:"resolution_ns,omitempty"`
 	SameTime     int64       `json:"same_time_as_previous,omitempty"`
 	Spread       *SpreadInfo `json:"spread,omitempty"`
+	// Placements is set when the figures rest on placements of the
+	// requests inside their timestamps' unit, the clock being too coarse
+	// for a rule: how many, their seed and the recorded clock's replay.
+	Placements *Placements `json:"placements,omitempty"`
 }
 
 // DatasetRead says which parts of a dataset a run read. A dataset of P
@@ -298,7 +307,11 @@ type Run struct {
 	VsToken *Disagreement `json:"vs_token,omitempty"`
 	// Product, for a deployed product modelled from its source, compares
 	// it with its textbook twin and weighs its deviations.
-	Product *Product  `json:"product,omitempty"`
+	Product *Product `json:"product,omitempty"`
+	// Placed holds the run's decision counts in every placement of the
+	// requests inside their timestamps' unit (trace.placements), the
+	// first of which the figures above are.
+	Placed  *Placed   `json:"placed,omitempty"`
 	TopKeys []KeyStat `json:"top_keys"`
 }
 

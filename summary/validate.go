@@ -174,6 +174,9 @@ func (v *validator) summary(s *Summary) {
 	if v.err == nil {
 		v.bindingsGrid(s)
 	}
+	if v.err == nil {
+		v.placements(s)
+	}
 	if s.Verdict != nil && len(s.Runs) > 0 && !sameVerdict(s.Verdict, VerdictOf(s, s.Config.Budget)) {
 		v.fail("verdict", "does not follow from the runs and the budget: it is not the verdict they give")
 	}

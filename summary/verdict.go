@@ -164,6 +164,7 @@ func (v *Verdict) Of(rule, count, mode string) *RuleVerdict {
 // the schema it is written in.
 func (s *Summary) Conclude() {
 	FillLogTerms(s.Runs)
+	s.fillRecorded()
 	s.Verdict = nil
 	if len(s.Runs) > 0 {
 		s.Verdict = VerdictOf(s, s.Config.Budget)

@@ -35,6 +35,9 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	f.set = flagsSet(fs)
+	if err := f.placements.check(f.set, f.spread.on); err != nil {
+		return err
+	}
 	cfg, err := f.config()
 	if err != nil {
 		return err
@@ -43,6 +46,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	f.cfg = cfg
 	if err := f.checkHasRuns(eng); err != nil {
 		return err
 	}
@@ -76,7 +80,9 @@ type compareFlags struct {
 	nodes, route, syncs, skews, shard *string
 	skewRandom                        *bool
 	spread                            spreadFlags
+	placements                        placementFlags
 	set                               map[string]bool // the flags given, once parsed
+	cfg                               compare.Config  // the engine's configuration, once read
 }
 
 func registerCompareFlags(fs *flag.FlagSet) *compareFlags {
@@ -108,6 +114,7 @@ func registerCompareFlags(fs *flag.FlagSet) *compareFlags {
 	f.skewRandom = fs.Bool("skew-random", false, "with -nodes, draw each node's clock offset in [-skew, skew] instead of spreading them evenly")
 	f.shard = fs.String("shard", "", "replay only shard `i/n` of the keys (by hash); combine the shards with ratebench merge")
 	f.spread.register(fs)
+	f.placements.register(fs)
 	return f
 }
 
@@ -224,6 +231,15 @@ func (f *compareFlags) replay(stdout, stderr io.Writer, eng *compare.Engine) err
 	job := replayJob{stdout: stdout, stderr: stderr, eng: eng, r: r, info: info,
 		dir: dir, cpuProfile: *f.cpuProfile, memProfile: *f.memProfile, force: *f.force,
 		report: *f.withReport, reportOpt: report.Options{NoPNG: !*f.png}, ctx: sig, stopSignals: stopSignals, spread: spreading}
+	if f.placements.count > 0 && spreading == nil {
+		job.place = &placing{count: f.placements.count, seed: f.placements.seed, counts: shardKeys(f.shardOf()),
+			newEngine: func() (*compare.Engine, error) { return compare.New(f.cfg) },
+			reopen: func() (traces.Reader, error) {
+				r, _, _, _, err := f.trace.openOrGenerate(*f.genSpec)
+				return r, err
+			},
+			cannot: rereadable(f.trace.path, *f.genSpec != "")}
+	}
 	if err := f.trace.adviseReorder(job.run(), format, "compare", rerunArgs(f.trace.flags, "compare")...); err != nil || *f.check == "" {
 		return err
 	}

@@ -46,6 +46,9 @@ type replayJob struct {
 	// spread, if not nil, spreads the requests inside their timestamps'
 	// unit before the engine (-spread).
 	spread *spreading
+	// place, if not nil, replays the trace again placed inside its
+	// timestamps' unit when its clock is too coarse for a rule.
+	place *placing
 }
 
 // run replays the trace and writes the results folder as one set:
@@ -128,6 +131,7 @@ func (j replayJob) replay() (*summary.Summary, summary.Perf, error) {
 		parent = context.Background()
 	}
 	ctx, cancel := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	defer cancel()
 	fmt.Fprintf(j.stderr, "replaying %s into %s (interrupt to stop with a partial summary)\n", escape.Visible(info.Path), escape.Visible(dir))
 	var total int64
 	if sized, ok := r.(interface{ NumRows() int64 }); ok {
@@ -138,7 +142,6 @@ func (j replayJob) replay() (*summary.Summary, summary.Perf, error) {
 	err = eng.Replay(ctx, announceReading(j.spread.wrap(r), j.stderr))
 	elapsed := time.Since(began)
 	bar.Stop()
-	cancel()
 	stop()
 	if perr := writeMemProfile(); perr != nil && err == nil {
 		err = perr
@@ -156,6 +159,12 @@ func (j replayJob) replay() (*summary.Summary, summary.Perf, error) {
 	sum := eng.Summary(info)
 	if err := checkNotEmpty(sum, interrupted); err != nil {
 		return nil, summary.Perf{}, err
+	}
+	if !interrupted {
+		if sum, err = j.place.place(ctx, j.stderr, sum); err != nil {
+			return nil, summary.Perf{}, err
+		}
+		elapsed = time.Since(began)
 	}
 	perf := measurePerf(eng, sum, elapsed)
 	printTable(stdout, sum)

@@ -69,7 +69,7 @@ const resolutionWarns = "the timestamps are whole multiples of 1s, coarser than 
 // differ; the figures of the times as read stay.
 func TestCompareWholeSecondsWarnsOfResolution(t *testing.T) {
 	path := wholeSecondCSV(t, false)
-	plain, md, stderr := compareInto(t, path, "-rule", "10/1s")
+	plain, md, stderr := compareInto(t, path, "-rule", "10/1s", "-placements", "0")
 	if !strings.Contains(stderr, "warning: "+resolutionWarns) || !strings.Contains(stderr, "compare -spread") {
 		t.Errorf("stderr:\n%s", stderr)
 	}

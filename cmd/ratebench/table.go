@@ -37,17 +37,27 @@ func printTable(w io.Writer, s *summary.Summary) {
 		if r.Burst != nil {
 			burst = fmt.Sprintf("%.2f", r.Burst.Ratio)
 		}
-		logRefused := "-"
-		if r.LogRefused != nil {
-			logRefused = fmt.Sprint(*r.LogRefused)
+		count := func(n func(v *summary.Run) (float64, bool)) string {
+			return placedCell(r.RangeOf(n), func(x float64) string { return fmt.Sprint(int64(x)) })
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%.0f\t\n", r.Algorithm, r.Admitted,
-			pct(r.DisagreeRate), pct(r.OverRate), pct(r.UnderRate), logRefused, sharePct(r.OverOfRefused), sharePct(r.UnderOfAdmitted), r.KeysOver, r.KeysUnder, burst, r.Memory.MeanPerKey)
+		rate := func(n func(v *summary.Run) (float64, bool)) string { return placedCell(r.RangeOf(n), pct) }
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%.0f\t\n", r.Algorithm,
+			count(func(v *summary.Run) (float64, bool) { return float64(v.Admitted), true }),
+			rate(func(v *summary.Run) (float64, bool) { return v.DisagreeRate, true }),
+			rate(func(v *summary.Run) (float64, bool) { return v.OverRate, true }),
+			rate(func(v *summary.Run) (float64, bool) { return v.UnderRate, true }),
+			count(func(v *summary.Run) (float64, bool) { return deref(v.LogRefused) }),
+			rate(func(v *summary.Run) (float64, bool) { return derefF(v.OverOfRefused) }),
+			rate(func(v *summary.Run) (float64, bool) { return derefF(v.UnderOfAdmitted) }),
+			r.KeysOver, r.KeysUnder, burst, r.Memory.MeanPerKey)
 	}
 	if tw != nil {
 		tw.Flush()
 		fmt.Fprintln(w, "\nover/refused: the share of the log's refusals let through; under/admitted: the share of its admissions refused (- where the log refuses or admits nothing).")
 		fmt.Fprintln(w, "bytes/key (mean): the mean over keys of the most each key held; the report ranks by the peak, the most one key held.")
+		if pl := s.Trace.Placements; pl != nil {
+			fmt.Fprintf(w, "placed: admitted to under/admitted are the median over %d placements of the requests inside their %s, the range in brackets where they differ; keys, burst and bytes are the first placement's.\n", pl.Count, s.Trace.Resolution())
+		}
 	}
 	first := true
 	for i := range s.Runs {
@@ -62,6 +72,34 @@ func printTable(w io.Writer, s *summary.Summary) {
 }
 
 func pct(v float64) string { return numfmt.TerminalPercent(v) }
+
+// placedCell renders a figure over the placements: its median, and its
+// range in brackets where the placements differ; "-" where none holds it.
+func placedCell(g summary.Range, format func(float64) string) string {
+	switch {
+	case !g.OK:
+		return "-"
+	case g.Varies():
+		return fmt.Sprintf("%s (%s–%s)", format(g.Median), format(g.Min), format(g.Max))
+	}
+	return format(g.Median)
+}
+
+// deref is a count that may be absent, as a float.
+func deref(p *int64) (float64, bool) {
+	if p == nil {
+		return 0, false
+	}
+	return float64(*p), true
+}
+
+// derefF is a share that may be absent.
+func derefF(p *float64) (float64, bool) {
+	if p == nil {
+		return 0, false
+	}
+	return *p, true
+}
 
 // sharePct renders a share of the log's refusals or admissions, "-" where
 // the log refuses (or admits) nothing.

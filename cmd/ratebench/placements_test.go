@@ -1,0 +1,135 @@
+package main
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"ratebench/summary"
+)
+
+// On a whole-second trace under 10/1s the figures are, by default, those
+// of five placements of the requests inside their second: each run holds
+// every placement's counts, the first of which are the run's and those of
+// -spread with the same seed; the recorded clock's counts are kept, and
+// are those of -placements 0; the verdict's choice meets the policy in
+// every placement; the verdict opens by saying so.
+func TestComparePlacesOnACoarseClock(t *testing.T) {
+	path := wholeSecondCSV(t, false)
+	placed, md, stderr := compareInto(t, path, "-rule", "10/1s")
+	recorded, _, _ := compareInto(t, path, "-rule", "10/1s", "-placements", "0")
+	first, _, _ := compareInto(t, path, "-rule", "10/1s", "-spread", "-spread-seed", "1")
+	third, _, _ := compareInto(t, path, "-rule", "10/1s", "-spread", "-spread-seed", "3")
+
+	pl := placed.Trace.Placements
+	if pl == nil || pl.Count != 5 || pl.Seed != 1 || pl.UnitNS != 1e9 || placed.Schema != summary.SchemaV1_8 {
+		t.Fatalf("placements %+v, schema %s", pl, placed.Schema)
+	}
+	if recorded.Trace.Placements != nil || recorded.Schema == summary.SchemaV1_8 {
+		t.Errorf("-placements 0 placed: %+v", recorded.Trace.Placements)
+	}
+	if placed.Trace.ResolutionNS != recorded.Trace.ResolutionNS || placed.Trace.SameTime != recorded.Trace.SameTime || placed.Trace.EndNS != recorded.Trace.EndNS {
+		t.Errorf("the placed summary's trace %+v is not the trace as read %+v", placed.Trace, recorded.Trace)
+	}
+	varies := false
+	for i := range placed.Runs {
+		r := &placed.Runs[i]
+		p := r.Placed
+		if p == nil || len(p.Over) != 5 || len(p.Under) != 5 || len(p.Rejected) != 5 {
+			t.Fatalf("%s: placed %+v", r.Algorithm, p)
+		}
+		if f := first.Runs[i]; r.Over != f.Over || r.Under != f.Under || r.Rejected != f.Rejected || p.Over[0] != f.Over {
+			t.Errorf("%s: first placement over %d under %d, -spread-seed 1 gives %d, %d", r.Algorithm, r.Over, r.Under, f.Over, f.Under)
+		}
+		if th := third.Runs[i]; p.Over[2] != th.Over || p.Under[2] != th.Under || p.Rejected[2] != th.Rejected {
+			t.Errorf("%s: third placement %d/%d, -spread-seed 3 gives %d/%d", r.Algorithm, p.Over[2], p.Under[2], th.Over, th.Under)
+		}
+		rec := placed.RecordedOf(r)
+		if o := recorded.Runs[i]; rec == nil || rec.Over != o.Over || rec.Under != o.Under || rec.Rejected != o.Rejected {
+			t.Errorf("%s: recorded %+v, -placements 0 gives over %d under %d", r.Algorithm, rec, o.Over, o.Under)
+		}
+		varies = varies || summary.SpreadOf(p.Disagree()).Varies()
+	}
+	if !varies {
+		t.Error("no figure differs between the placements: the test's trace shows nothing")
+	}
+	for _, v := range placed.Verdict.Rules {
+		r := placed.RunOf(v.Rule, v.Count, v.Mode, v.Choice)
+		if r == nil {
+			t.Fatalf("choice %q has no run", v.Choice)
+		}
+		for _, view := range r.Views() {
+			if b := summary.Breaks(view, placed.Verdict.Policy.Bounds); b != nil {
+				t.Errorf("%s, chosen, breaks %v in a placement (over %d under %d)", v.Choice, b, view.Over, view.Under)
+			}
+		}
+	}
+	for _, want := range []string{"placing the requests inside their 1s: replay 5 of 5 (seed 5)", "figures are those of 5 placements"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if !strings.Contains(md, "The trace's clock stamps whole seconds, too coarse to tell where inside its second each request arrived") {
+		t.Errorf("report.md does not open on the clock:\n%s", md)
+	}
+}
+
+// A bound holds on a placed run only when it holds in every placement, so
+// the verdict and check are robust to where the requests arrived.
+func TestPlacedBoundHoldsInEveryPlacement(t *testing.T) {
+	r := &summary.Run{Rule: "10/1s", Count: "accepted", Mode: "independent", Algorithm: "gcra", Requests: 1000, Rejected: 10, Admitted: 990,
+		Placed: &summary.Placed{Rejected: []int64{10, 10, 10}, Over: []int64{0, 0, 3}, Under: []int64{0, 0, 0}, LogRefused: []int64{10, 10, 13}}}
+	b := summary.PolicyBound{Figure: summary.FigureOverRate, Max: 0.001}
+	if b.Holds(r) {
+		t.Error("a bound broken in the third placement holds")
+	}
+	r.Placed.Over[2] = 1
+	if !b.Holds(r) {
+		t.Error("a bound met in every placement breaks")
+	}
+}
+
+// Placed shards merge into the whole placed replay, exactly.
+func TestPlacedShardsMerge(t *testing.T) {
+	path := wholeSecondCSV(t, false)
+	dirs := map[string]string{}
+	for _, run := range []struct{ name, shard string }{{"whole", ""}, {"shard0", "0/2"}, {"shard1", "1/2"}} {
+		dir := filepath.Join(t.TempDir(), run.name)
+		args := []string{"compare", "-trace", path, "-rule", "10/1s", "-alg", "counter,token", "-report=false", "-placements", "3", "-o", dir}
+		if run.shard != "" {
+			args = append(args, "-shard", run.shard)
+		}
+		if _, stderr, err := ratebench(t, args...); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, stderr)
+		}
+		dirs[run.name] = dir
+	}
+	merged := filepath.Join(t.TempDir(), "merged")
+	if _, stderr, err := ratebench(t, "merge", "-o", merged, "-report=false", dirs["shard0"], dirs["shard1"]); err != nil {
+		t.Fatalf("merge: %v\n%s", err, stderr)
+	}
+	m, err := summary.ReadSummaryFile(filepath.Join(merged, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := summary.ReadSummaryFile(filepath.Join(dirs["whole"], "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Trace.Placements == nil || m.Trace.Placements.Count != 3 {
+		t.Fatalf("merged placements %+v", m.Trace.Placements)
+	}
+	for i := range whole.Runs {
+		w, g := whole.Runs[i].Placed, m.Runs[i].Placed
+		if g == nil || !slices.Equal(w.Over, g.Over) || !slices.Equal(w.Under, g.Under) || !slices.Equal(w.Rejected, g.Rejected) || !slices.Equal(w.LogRefused, g.LogRefused) {
+			t.Errorf("%s: merged placed %+v, whole %+v", whole.Runs[i].Algorithm, g, w)
+		}
+		if wr, gr := whole.RecordedOf(&whole.Runs[i]), m.RecordedOf(&m.Runs[i]); *wr.LogRefused != *gr.LogRefused || wr.Over != gr.Over || wr.Under != gr.Under {
+			t.Errorf("%s: merged recorded %+v, whole %+v", whole.Runs[i].Algorithm, gr, wr)
+		}
+	}
+	if whole.Verdict.Rules[0].Choice != m.Verdict.Rules[0].Choice {
+		t.Errorf("merged choice %s, whole %s", m.Verdict.Rules[0].Choice, whole.Verdict.Rules[0].Choice)
+	}
+}

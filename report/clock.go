@@ -1,0 +1,99 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"ratebench/algorithms"
+
+	"ratebench/internal/numfmt"
+	"ratebench/report/markup"
+	"ratebench/summary"
+)
+
+// What the clock cannot tell. On a trace whose clock is too coarse for a
+// rule, the figures are those of placements of the requests inside their
+// timestamps' unit (summary.Placements): the verdict opens by saying so,
+// names a rule finer than the clock, and sets the recorded clock's choice
+// beside the placements' where they differ. A figure is written as its
+// range over the placements where they differ ("85.41%–85.98%"), and a
+// check line as its worst placement.
+
+// rateText is a figure over r's placements: its range where they differ,
+// else its value; false where no placement holds it.
+func rateText(b summary.PolicyBound, r *summary.Run) (string, bool) {
+	g := r.RangeOf(b.Value)
+	switch {
+	case !g.OK:
+		return "", false
+	case g.Varies():
+		return numfmt.Rate(g.Min) + "–" + numfmt.Rate(g.Max), true
+	}
+	return numfmt.Rate(g.Median), true
+}
+
+// worstValue is the figure of r that b bounds in its worst placement (its
+// own value when it was not placed): what a check line compares.
+func worstValue(b summary.PolicyBound, r *summary.Run) (float64, bool) {
+	g := r.RangeOf(b.Value)
+	return g.Max, g.OK
+}
+
+// clockText is the verdict's opening on a placed trace: what the clock
+// cannot tell and how the figures are drawn; empty otherwise.
+func (m *model) clockText() markup.Inline {
+	pl := m.s.Trace.Placements
+	if pl == nil {
+		return nil
+	}
+	unit := unitName(pl.Unit())
+	s := markup.Textf("The trace's clock stamps whole %s, too coarse to tell where inside its %s each request arrived: "+
+		"every figure below is over %d placements of the requests at random inside their %s (each key's requests in their order; the median, with the range where they differ), "+
+		"and the choice holds in every placement.", unit+"s", unit, pl.Count, unit+"s")
+	for _, rule := range m.rules {
+		if layers, err := algorithms.ParseRules(rule); err == nil && slices.ContainsFunc(layers, func(l algorithms.Rule) bool { return l.W <= pl.UnitNS }) {
+			s = s.T(fmt.Sprintf(" The rule %s is finer than the clock (its window is no longer than a %s): its answer rests on where inside each %s the requests are placed.", rule, unit, unit))
+		}
+	}
+	rec := pl.Recorded.Verdict
+	for _, v := range m.verdict.Rules {
+		was := rec.Of(v.Rule, v.Count, v.Mode)
+		if was == nil || was.Choice == v.Choice || was.Choice == "" {
+			continue
+		}
+		s = s.T(fmt.Sprintf(" On the recorded clock, as if every request of a %s arrived at once, the choice at %s would be %s", unit, v.Rule, was.Choice))
+		if r := m.s.RunOf(v.Rule, v.Count, v.Mode, was.Choice); r != nil && was.Choice != "log" && v.Entry(was.Choice) != nil {
+			var parts []string
+			for _, b := range m.shownFigures() {
+				if !slices.Contains(v.Entry(was.Choice).Breaks, b.Figure) {
+					continue
+				}
+				if t, ok := rateText(b, r); ok {
+					parts = append(parts, figurePhrase(b.Figure, t))
+				}
+			}
+			if len(parts) > 0 {
+				s = s.T(fmt.Sprintf("; placed inside their %ss, it %s", unit, joinAnd(parts)))
+			}
+		}
+		s = s.T(".")
+	}
+	return s
+}
+
+// unitName names a clock's unit in words: "second", "minute", else the
+// duration itself ("100ms").
+func unitName(d time.Duration) string {
+	switch d {
+	case time.Second:
+		return "second"
+	case time.Minute:
+		return "minute"
+	case time.Hour:
+		return "hour"
+	case time.Millisecond:
+		return "millisecond"
+	}
+	return d.String()
+}

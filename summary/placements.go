@@ -1,0 +1,339 @@
+package summary
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Placements: what a coarse clock cannot tell. A trace whose times are
+// whole seconds (or minutes) does not say where inside its second each
+// request arrived; replayed as read, every request of one stamp arrives at
+// one instant, and an answer resting on that is an artefact of the clock.
+// Where the unit is coarser than a rule's spacing W/L or than a hundredth
+// of its window, the figures come instead from K placements: K replays of
+// the trace, in each every request placed uniformly at random inside its
+// stamp's unit, each key's requests in their order (package spread), the
+// k-th drawn from seed Seed+k. The runs' figures are those of the first
+// placement; each run's Placed holds the counts every placement gives,
+// from which the median and the range of over, under and disagreement are
+// read, and the verdict's choice must meet the policy in every placement
+// (a bound Holds only when it holds in each). Recorded keeps the replay of
+// the times as read: its figures and its verdict, for the contrast.
+
+// Placements says that the runs' figures rest on Count placements of the
+// requests inside their timestamps' unit of UnitNS, drawn from Seed,
+// Seed+1, …; Recorded is the replay of the recorded clock.
+type Placements struct {
+	Count    int      `json:"count"`
+	Seed     uint64   `json:"seed"`
+	UnitNS   int64    `json:"unit_ns"`
+	Recorded Recorded `json:"recorded"`
+}
+
+// Recorded is the replay of the times as read, every request of a stamp
+// at one instant: each run's decision counts and the verdict they give.
+type Recorded struct {
+	Runs    []RecordedRun `json:"runs"`
+	Verdict *Verdict      `json:"verdict,omitempty"`
+}
+
+// RecordedRun is one run's decision counts on the recorded clock.
+type RecordedRun struct {
+	Rule       string `json:"rule"`
+	Count      string `json:"count"`
+	Mode       string `json:"mode"`
+	Algorithm  string `json:"algorithm"`
+	Rejected   int64  `json:"rejected"`
+	Over       int64  `json:"over"`
+	Under      int64  `json:"under"`
+	LogRefused *int64 `json:"log_refused,omitempty"`
+}
+
+// Placed are one run's decision counts in each placement, in seed order:
+// the requests it refused, let through that the log refuses (over) and
+// refused that the log admits (under), and the log's refusals of the same
+// requests (set with the log terms).
+type Placed struct {
+	Rejected   []int64 `json:"rejected"`
+	Over       []int64 `json:"over"`
+	Under      []int64 `json:"under"`
+	LogRefused []int64 `json:"log_refused,omitempty"`
+}
+
+// Spread is the median and the range of one figure over the placements.
+type Spread struct{ Median, Min, Max int64 }
+
+// Varies tells whether the placements give the figure different values.
+func (s Spread) Varies() bool { return s.Min != s.Max }
+
+// SpreadOf returns the median (the lower of the two middle values for an
+// even count), least and largest of vs; the zero Spread for none.
+func SpreadOf(vs []int64) Spread {
+	if len(vs) == 0 {
+		return Spread{}
+	}
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	return Spread{Median: s[(len(s)-1)/2], Min: s[0], Max: s[len(s)-1]}
+}
+
+// Disagree returns the requests decided otherwise than the log in each
+// placement, over + under.
+func (p *Placed) Disagree() []int64 {
+	out := make([]int64, len(p.Over))
+	for i := range out {
+		out[i] = p.Over[i] + p.Under[i]
+	}
+	return out
+}
+
+// Views returns r as each placement decided, with its log terms: a run per
+// placement holding that placement's counts (and r's other figures); r
+// alone when it was not placed.
+func (r *Run) Views() []*Run {
+	p := r.Placed
+	if p == nil || len(p.Over) == 0 {
+		return []*Run{r}
+	}
+	out := make([]*Run, len(p.Over))
+	for i := range out {
+		v := *r
+		v.Placed = nil
+		v.Rejected, v.Admitted = p.Rejected[i], r.Requests-p.Rejected[i]
+		v.Over, v.Under, v.Disagree = p.Over[i], p.Under[i], p.Over[i]+p.Under[i]
+		if r.Requests > 0 {
+			v.DisagreeRate, v.OverRate, v.UnderRate = float64(v.Disagree)/float64(r.Requests), float64(v.Over)/float64(r.Requests), float64(v.Under)/float64(r.Requests)
+		}
+		if i < len(p.LogRefused) {
+			v.SetLogTerms(p.LogRefused[i], r.Requests-p.LogRefused[i])
+		}
+		out[i] = &v
+	}
+	return out
+}
+
+// runKey names a run in its grid.
+type runKey struct{ rule, count, mode, alg string }
+
+func keyOf(r *Run) runKey { return runKey{r.Rule, r.Count, r.Mode, r.Algorithm} }
+
+// Place combines the replay of the recorded clock (recorded) and of the
+// K placements (placed, in seed order, from seed) into one summary: the
+// first placement's runs over the recorded trace's description, each run with the counts of every placement, the
+// recorded replay kept beside them, and the verdict drawn again over the
+// placements. The summaries must be of the same grid of runs.
+func Place(recorded *Summary, placed []*Summary, seed uint64, unitNS int64) (*Summary, error) {
+	if len(placed) == 0 {
+		return nil, fmt.Errorf("no placement to combine")
+	}
+	out := *placed[0]
+	out.Runs = slices.Clone(placed[0].Runs)
+	index := make([]map[runKey]*Run, len(placed))
+	for i, s := range placed {
+		index[i] = map[runKey]*Run{}
+		for j := range s.Runs {
+			index[i][keyOf(&s.Runs[j])] = &s.Runs[j]
+		}
+	}
+	for j := range out.Runs {
+		r := &out.Runs[j]
+		p := &Placed{}
+		for i := range placed {
+			o := index[i][keyOf(r)]
+			if o == nil || len(index[i]) != len(out.Runs) {
+				return nil, fmt.Errorf("placement %d has not the runs of the first", i+1)
+			}
+			if o.Requests != r.Requests {
+				return nil, fmt.Errorf("placement %d replayed %d requests in %s %s, the first %d", i+1, o.Requests, r.Algorithm, r.Rule, r.Requests)
+			}
+			p.Rejected, p.Over, p.Under = append(p.Rejected, o.Rejected), append(p.Over, o.Over), append(p.Under, o.Under)
+		}
+		r.Placed = p
+	}
+	var rec Recorded
+	for i := range recorded.Runs {
+		r := &recorded.Runs[i]
+		if index[0][keyOf(r)] == nil || len(recorded.Runs) != len(out.Runs) {
+			return nil, fmt.Errorf("the recorded clock's replay has not the runs of the placements")
+		}
+		rec.Runs = append(rec.Runs, RecordedRun{Rule: r.Rule, Count: r.Count, Mode: r.Mode, Algorithm: r.Algorithm,
+			Rejected: r.Rejected, Over: r.Over, Under: r.Under})
+	}
+	out.Trace = recorded.Trace // the trace as read: its times, resolution and ties
+	out.Trace.Placements = &Placements{Count: len(placed), Seed: seed, UnitNS: unitNS, Recorded: rec}
+	out.Conclude()
+	return &out, nil
+}
+
+// RecordedOf returns the recorded clock's counts of run r, nil if there
+// were no placements or the run is not among them.
+func (s *Summary) RecordedOf(r *Run) *RecordedRun {
+	pl := s.Trace.Placements
+	if pl == nil {
+		return nil
+	}
+	for i := range pl.Recorded.Runs {
+		o := &pl.Recorded.Runs[i]
+		if o.Rule == r.Rule && o.Count == r.Count && o.Mode == r.Mode && o.Algorithm == r.Algorithm {
+			return o
+		}
+	}
+	return nil
+}
+
+// Unit returns the placements' unit as a duration.
+func (p *Placements) Unit() time.Duration { return time.Duration(p.UnitNS) }
+
+// placed adds the placements' counts of one part into acc (nil at the
+// first part), placement by placement.
+func (s *sums) placed(acc, p *Placed) *Placed {
+	if p == nil {
+		if acc != nil && s.err == nil {
+			s.err = fmt.Errorf("placed: in some parts and not in others")
+		}
+		return acc
+	}
+	if acc == nil {
+		return &Placed{Rejected: slices.Clone(p.Rejected), Over: slices.Clone(p.Over), Under: slices.Clone(p.Under)}
+	}
+	if len(p.Over) != len(acc.Over) || len(p.Rejected) != len(acc.Over) || len(p.Under) != len(acc.Over) {
+		if s.err == nil {
+			s.err = fmt.Errorf("placed: parts of %d and %d placements", len(acc.Over), len(p.Over))
+		}
+		return acc
+	}
+	for i := range acc.Over {
+		s.add("placed.rejected", &acc.Rejected[i], p.Rejected[i])
+		s.add("placed.over", &acc.Over[i], p.Over[i])
+		s.add("placed.under", &acc.Under[i], p.Under[i])
+	}
+	return acc
+}
+
+// mergePlacements combines the placements of disjoint parts of the keys:
+// the same count, seed and unit in each, the recorded clock's counts
+// added run by run. The recorded verdict is drawn again once the runs are
+// merged (RecordedVerdict).
+func mergePlacements(parts []*Summary) (*Placements, error) {
+	first := parts[0].Trace.Placements
+	if first == nil {
+		for i, p := range parts {
+			if p.Trace.Placements != nil {
+				return nil, fmt.Errorf("merge: part %d placed its requests, part 0 did not", i)
+			}
+		}
+		return nil, nil
+	}
+	out := &Placements{Count: first.Count, Seed: first.Seed, UnitNS: first.UnitNS}
+	out.Recorded.Runs = slices.Clone(first.Recorded.Runs)
+	for i := range out.Recorded.Runs {
+		out.Recorded.Runs[i].LogRefused = nil
+	}
+	var add sums
+	for i, p := range parts {
+		pl := p.Trace.Placements
+		if pl == nil || pl.Count != first.Count || pl.Seed != first.Seed || pl.UnitNS != first.UnitNS {
+			return nil, fmt.Errorf("merge: part %d placed its requests otherwise than part 0: not the same replay", i)
+		}
+		if len(pl.Recorded.Runs) != len(out.Recorded.Runs) {
+			return nil, fmt.Errorf("merge: part %d has %d runs on the recorded clock, part 0 %d", i, len(pl.Recorded.Runs), len(out.Recorded.Runs))
+		}
+		if i == 0 {
+			continue
+		}
+		for j := range pl.Recorded.Runs {
+			r, o := &pl.Recorded.Runs[j], &out.Recorded.Runs[j]
+			if r.Rule != o.Rule || r.Count != o.Count || r.Mode != o.Mode || r.Algorithm != o.Algorithm {
+				return nil, fmt.Errorf("merge: recorded run %d of part %d is %s %s, of part 0 %s %s", j, i, r.Algorithm, r.Rule, o.Algorithm, o.Rule)
+			}
+			add.add("placements.recorded.rejected", &o.Rejected, r.Rejected)
+			add.add("placements.recorded.over", &o.Over, r.Over)
+			add.add("placements.recorded.under", &o.Under, r.Under)
+		}
+	}
+	if add.err != nil {
+		return nil, fmt.Errorf("merge: %w", add.err)
+	}
+	return out, nil
+}
+
+// recordedRuns returns the runs of s with the recorded clock's counts in
+// place of the placements' (their memory and other figures the first
+// placement's), their log terms filled: what the recorded verdict is
+// drawn from.
+func (s *Summary) recordedRuns() []Run {
+	out := make([]Run, len(s.Runs))
+	for i := range s.Runs {
+		r := s.Runs[i]
+		r.Placed = nil
+		if rec := s.RecordedOf(&s.Runs[i]); rec != nil {
+			r.Rejected, r.Admitted, r.Over, r.Under = rec.Rejected, r.Requests-rec.Rejected, rec.Over, rec.Under
+			r.Disagree = rec.Over + rec.Under
+			if r.Requests > 0 {
+				r.DisagreeRate, r.OverRate, r.UnderRate = float64(r.Disagree)/float64(r.Requests), float64(r.Over)/float64(r.Requests), float64(r.Under)/float64(r.Requests)
+			}
+		}
+		out[i] = r
+	}
+	FillLogTerms(out)
+	return out
+}
+
+// fillRecorded sets the recorded clock's log refusals run by run and its
+// verdict, from its counts and s's runs.
+func (s *Summary) fillRecorded() {
+	pl := s.Trace.Placements
+	if pl == nil {
+		return
+	}
+	runs := s.recordedRuns()
+	for i := range runs {
+		if rec := s.RecordedOf(&s.Runs[i]); rec != nil && runs[i].LogRefused != nil {
+			v := *runs[i].LogRefused
+			rec.LogRefused = &v
+		}
+	}
+	pl.Recorded.Verdict = nil
+	if len(runs) > 0 {
+		pl.Recorded.Verdict = VerdictOf(&Summary{Trace: s.Trace, Config: s.Config, Runs: runs, Bindings: s.Bindings}, s.Config.Budget)
+	}
+}
+
+// Range is a figure over the placements: its median (the lower middle
+// value for an even count) and its least and largest values; OK is false
+// when no placement holds it (a share of the log's refusals where the log
+// refuses nothing).
+type Range struct {
+	Median, Min, Max float64
+	OK               bool
+}
+
+// Varies tells whether the placements give the figure different values.
+func (g Range) Varies() bool { return g.OK && g.Min != g.Max }
+
+// RangeOf returns figure fig of r over its placements (Views); for a run
+// that was not placed, its own value.
+func (r *Run) RangeOf(fig func(v *Run) (float64, bool)) Range {
+	var vs []float64
+	for _, v := range r.Views() {
+		if x, ok := fig(v); ok {
+			vs = append(vs, x)
+		}
+	}
+	if len(vs) == 0 {
+		return Range{}
+	}
+	slices.Sort(vs)
+	return Range{Median: vs[(len(vs)-1)/2], Min: vs[0], Max: vs[len(vs)-1], OK: true}
+}
+
+// RunOf returns the run of alg under rule, count and mode, nil if none.
+func (s *Summary) RunOf(rule, count, mode, alg string) *Run {
+	for i := range s.Runs {
+		if r := &s.Runs[i]; r.Rule == rule && r.Count == count && r.Mode == mode && r.Algorithm == alg {
+			return r
+		}
+	}
+	return nil
+}
