@@ -149,13 +149,14 @@ func TestVerdictBudget(t *testing.T) {
 }
 
 // Algorithms of the same memory, over and under are one entry of the
-// frontier; one of the same memory and more errors is dominated as such.
+// frontier, in name order; one of the same memory and more errors is
+// dominated as such, by the first of them.
 func TestVerdictTies(t *testing.T) {
 	s := verdictSummary("log", 48, 0, 0, "counter-lt", 24, 100, 200, "counter-floor", 24, 100, 200, "counter", 24, 100, 300)
 	got := decisionLinesOf(t, s, Options{})
 	wantLines(t, []string{got[0], got[4]},
-		"Frontier, where no other algorithm needs less memory, over-admits less and under-admits less at once: counter-lt = counter-floor (24 B per key; decides 0.300% of the requests differently, lets through 1.00% of the log's refusals and refuses 0.222% of the log's admissions), log (48 B per key; exact).",
-		"Dominated: counter (counter-lt needs as much memory and errs less).")
+		"Frontier, where no other algorithm needs less memory, over-admits less and under-admits less at once: counter-floor = counter-lt (24 B per key; decides 0.300% of the requests differently, lets through 1.00% of the log's refusals and refuses 0.222% of the log's admissions), log (48 B per key; exact).",
+		"Dominated: counter (counter-floor needs as much memory and errs less).")
 
 	only := verdictSummary("log", 48, 0, 0)
 	wantLines(t, verdictLinesOf(t, only, Options{}), "Only the exact log was run: there is no candidate to choose.")

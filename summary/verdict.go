@@ -2,10 +2,10 @@ package summary
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sort"
 
 	"ratebench/internal/numfmt"
 )
@@ -21,7 +21,10 @@ import (
 //
 // The rules of the choice:
 //
-//   - Algorithms are ranked by peak memory per key, then by disagreement.
+//   - Algorithms are ranked by peak memory per key, then by disagreement;
+//     at identical figures a textbook algorithm comes before a product,
+//     then the names in order (TieOrder, the tie-break of the report's
+//     league table too), whatever the order of -alg.
 //   - The choice is the first ranked algorithm that meets every bound of
 //     the policy; the exact log meets any policy, so with the log run
 //     there is always one.
@@ -30,8 +33,9 @@ import (
 //     approximation of as much memory as it or more.
 //   - The least under-admission and the least over-admission are picked
 //     among the approximations on the frontier (within the budget, when
-//     there is one), the cheaper at a tie; the cheapest close one is the
-//     first ranked within 0.1% of the log's decisions (and the budget).
+//     there is one), the cheaper at a tie, then the first ranked; the
+//     cheapest close one is the first ranked within 0.1% of the log's
+//     decisions (and the budget).
 
 // Outcomes of a rule's verdict.
 const (
@@ -242,18 +246,12 @@ func decisionBases(runs []Run) []basis {
 }
 
 // Ranked returns runs ranked by peak bytes per key, then by disagreement,
-// then in their order.
+// then by TieOrder (a textbook algorithm before a product, then by name).
 func Ranked(runs []*Run) []*Run {
 	out := slices.Clone(runs)
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Memory.PeakPerKey != b.Memory.PeakPerKey {
-			return a.Memory.PeakPerKey < b.Memory.PeakPerKey
-		}
-		if a.Disagree != b.Disagree {
-			return a.Disagree < b.Disagree
-		}
-		return a.DisagreeRate < b.DisagreeRate
+	slices.SortStableFunc(out, func(a, b *Run) int {
+		return cmp.Or(cmp.Compare(a.Memory.PeakPerKey, b.Memory.PeakPerKey), cmp.Compare(a.Disagree, b.Disagree),
+			cmp.Compare(a.DisagreeRate, b.DisagreeRate), TieOrder(a, b))
 	})
 	return out
 }
@@ -350,7 +348,8 @@ func ruleVerdict(runs []*Run, p Policy, budget bool) RuleVerdict {
 		v.Frontier = append(v.Frontier, names)
 	}
 
-	// The priorities' picks.
+	// The priorities' picks: the least of the figure, then the cheaper,
+	// then the first ranked (the pool is in ranked order).
 	var pool []*Run
 	for _, r := range front {
 		if r != log && (!budget || meets(r)) {

@@ -263,3 +263,33 @@ func TestVerdictCaveats(t *testing.T) {
 		t.Errorf("shadow only: %+v", rv)
 	}
 }
+
+// At identical figures the verdict ranks a textbook algorithm before a
+// product, then by name, whatever the order of the runs: the choice, the
+// frontier's entry and the picks do not follow -alg.
+func TestVerdictTieOrder(t *testing.T) {
+	for _, tc := range []struct {
+		cands []any
+		want  []string // the ranked order of the candidates
+	}{
+		{[]any{"aqua", 16, 10, 20, "token", 16, 10, 20}, []string{"token", "aqua"}},
+		{[]any{"token", 16, 10, 20, "aqua", 16, 10, 20}, []string{"token", "aqua"}},
+		{[]any{"token", 16, 10, 20, "gcra", 16, 10, 20, "aqua", 16, 10, 20}, []string{"gcra", "token", "aqua"}},
+	} {
+		runs := verdictRuns(100000, 10000, 48, tc.cands...)
+		runs[slices.IndexFunc(runs, func(r Run) bool { return r.Algorithm == "aqua" })].Product = &Product{Twin: "token"} // the product
+		v := VerdictOf(&Summary{Runs: runs}, nil).Rules[0]
+		var ranked []string
+		for _, e := range v.Algorithms[:len(tc.want)] {
+			ranked = append(ranked, e.Algorithm)
+		}
+		if !slices.Equal(ranked, tc.want) || !slices.Equal(v.Frontier[0], tc.want) {
+			t.Errorf("runs %v: ranked %v, frontier %v, want %v", tc.cands, ranked, v.Frontier, tc.want)
+		}
+		for what, got := range map[string]string{"choice": v.Choice, "closest": v.Closest, "least under": v.LeastUnder, "least over": v.LeastOver, "cheapest close": v.CheapestClose} {
+			if got != tc.want[0] {
+				t.Errorf("runs %v: the %s is %s, want %s", tc.cands, what, got, tc.want[0])
+			}
+		}
+	}
+}
