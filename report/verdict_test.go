@@ -87,7 +87,8 @@ func wantLines(t *testing.T, got []string, want ...string) {
 // With no budget, an approximation cheaper than the log and within the
 // default tolerances is chosen, in one sentence that says what the cheaper
 // ones break; the decision section gives the frontier, each priority's
-// pick (with the tolerances it breaks) and the dominated (by what).
+// pick (with the tolerances it breaks) and the dominated (by the cheapest
+// that dominates each: buckets:2 before the log, of more memory).
 func TestVerdictNoBudget(t *testing.T) {
 	s := verdictSummary(append(slices.Clone(verdictBase), "buckets:2", 32, 60, 30)...)
 	wantLines(t, verdictLinesOf(t, s, Options{}),
@@ -98,7 +99,7 @@ func TestVerdictNoBudget(t *testing.T) {
 		"Refusing a legitimate client is costly → the least under-admission: gcra (8 B per key; refuses 0.011% of the log's admissions), but it decides 5.01% of the requests differently (tolerance 0.1%) and lets through 50.00% of the log's refusals (tolerance 10%).",
 		"Letting traffic through is dangerous → the least over-admission: counter (24 B per key; lets through 0.200% of the log's refusals), but it decides 4.02% of the requests differently (tolerance 0.1%) and refuses 4.44% of the log's admissions (tolerance 1%).",
 		"Cheapest within 0.1% of the log's decisions: buckets:2 (32 B per key; decides 0.090% of the requests differently, lets through 0.600% of the log's refusals and refuses 0.033% of the log's admissions).",
-		"Dominated: token (gcra is cheaper and no worse on over and under); fixed (gcra is cheaper and no worse on over and under); buckets:4 (48 B per key, as much memory as the exact log, and not exact).",
+		"Dominated: token (gcra is cheaper and no worse on over and under); fixed (gcra is cheaper and no worse on over and under); buckets:4 (buckets:2 is cheaper and no worse on over and under).",
 	)
 }
 

@@ -30,7 +30,9 @@ import (
 //     there is always one.
 //   - An algorithm is dominated when another is no worse on memory, over-
 //     and under-admissions and better on one; the log, exact, dominates an
-//     approximation of as much memory as it or more.
+//     approximation of as much memory as it or more. What dominates it is
+//     named by the first ranked of those that do: the cheapest, the log
+//     in its ranked place.
 //   - The least under-admission and the least over-admission are picked
 //     among the approximations on the frontier (within the budget, when
 //     there is one), the cheaper at a tie, then the first ranked; the
@@ -314,18 +316,13 @@ func ruleVerdict(runs []*Run, p Policy, budget bool) RuleVerdict {
 	}
 	v.Closest = closest.Algorithm
 
-	// The frontier and the dominated, by the cheapest that dominates each
-	// (the log first: it is exact).
+	// The frontier and the dominated, each by the first ranked (the
+	// cheapest) that dominates it, the log in its ranked place.
 	var front []*Run
 	for i, r := range rows {
 		var by *Run
-		if log != nil && Dominates(log, r) {
-			by = log
-		}
-		for _, o := range rows {
-			if by == nil && o != r && Dominates(o, r) {
-				by = o
-			}
+		if j := slices.IndexFunc(rows, func(o *Run) bool { return o != r && Dominates(o, r) }); j >= 0 {
+			by = rows[j]
 		}
 		if by == nil {
 			front = append(front, r)

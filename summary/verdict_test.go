@@ -293,3 +293,22 @@ func TestVerdictTieOrder(t *testing.T) {
 		}
 	}
 }
+
+// dominated_by names the cheapest algorithm that dominates a run, the log
+// in its ranked place: a cheaper approximation before the log, the log
+// before a dearer approximation.
+func TestVerdictDominatedByCheapest(t *testing.T) {
+	runs := verdictRuns(100000, 10000, 48,
+		"buckets:4", 64, 20, 20, // dominated by gcra, counter, the log and fixed
+		"counter", 24, 10, 20, // by gcra
+		"gcra", 8, 10, 10,
+		"buckets:16", 96, 5, 5, // by the log and fixed, dearer than the log
+		"fixed", 64, 5, 5, // by the log
+	)
+	v := VerdictOf(&Summary{Runs: runs}, nil).Rules[0]
+	for alg, want := range map[string]string{"buckets:4": "gcra", "counter": "gcra", "gcra": "", "buckets:16": "log", "fixed": "log", "log": ""} {
+		if e := v.Entry(alg); e == nil || e.DominatedBy != want {
+			t.Errorf("%s: dominated by %q, want %q", alg, e.DominatedBy, want)
+		}
+	}
+}
