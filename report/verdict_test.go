@@ -277,3 +277,43 @@ func TestVerdictSentencesMatchTables(t *testing.T) {
 		}
 	}
 }
+
+// Run in shadow mode alone under both counts, the rule has a verdict per
+// count, each marked shadow only; where count accepted was run in
+// independent mode too, the decision section's caveat names count all.
+func TestVerdictShadowOnlyPerCount(t *testing.T) {
+	s := verdictSummary(verdictBase...)
+	all := verdictSummary(verdictBase...)
+	for i := range s.Runs {
+		s.Runs[i].Mode = "shadow"
+		all.Runs[i].Mode, all.Runs[i].Count = "shadow", "all"
+	}
+	s.Runs = append(s.Runs, all.Runs...)
+	m := newModel(s, Options{})
+	var labels []string
+	for _, v := range m.verdicts() {
+		labels = append(labels, markup.Plain(v.label))
+	}
+	want := []string{"Rule 5/30s, count accepted, shadow mode (only shadow mode was run: not what a deployment sees):", "Rule 5/30s, count all, shadow mode (only shadow mode was run: not what a deployment sees):"}
+	if !slices.Equal(labels, want) {
+		t.Errorf("verdicts:\n%s\nwant:\n%s", strings.Join(labels, "\n"), strings.Join(want, "\n"))
+	}
+	if bases, caveat := m.decisionBases("5/30s"); len(bases) != 2 || !strings.HasPrefix(caveat, "Only shadow mode was run for this rule: ") {
+		t.Errorf("%d bases, caveat %q", len(bases), caveat)
+	}
+
+	indep := verdictSummary(verdictBase...)
+	s.Runs = append(s.Runs, indep.Runs...)
+	m = newModel(s, Options{})
+	labels = nil
+	for _, v := range m.verdicts() {
+		labels = append(labels, markup.Plain(v.label))
+	}
+	want = []string{"Rule 5/30s, count accepted, independent mode:", "Rule 5/30s, count all, shadow mode (only shadow mode was run: not what a deployment sees):"}
+	if !slices.Equal(labels, want) {
+		t.Errorf("verdicts:\n%s\nwant:\n%s", strings.Join(labels, "\n"), strings.Join(want, "\n"))
+	}
+	if bases, caveat := m.decisionBases("5/30s"); len(bases) != 2 || !strings.HasPrefix(caveat, "Under count all only shadow mode was run for this rule: ") {
+		t.Errorf("%d bases, caveat %q", len(bases), caveat)
+	}
+}

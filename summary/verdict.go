@@ -12,7 +12,8 @@ import (
 
 // The verdict is the answer the summary's runs give, as data: per rule and
 // count policy, on the runs its decision rests on (the independent mode,
-// what a deployment sees; the shadow mode only when nothing else was run),
+// what a deployment sees; the shadow mode, marked shadow only, where the
+// count policy was run in no other mode),
 // which algorithm to choose under the policy (Policy), which ones no other
 // beats on memory, over- and under-admission at once (the frontier), what
 // each priority picks, and what dominates the others. The report, the
@@ -89,9 +90,9 @@ type RuleVerdict struct {
 	Rule  string `json:"rule"`
 	Count string `json:"count"`
 	Mode  string `json:"mode"`
-	// ShadowOnly is set when only shadow mode was run for the rule: its
-	// figures isolate each decision's error but are not what a deployment
-	// sees.
+	// ShadowOnly is set when only shadow mode was run for the rule and
+	// count policy: its figures isolate each decision's error but are not
+	// what a deployment sees.
 	ShadowOnly bool   `json:"shadow_only,omitempty"`
 	Requests   int64  `json:"requests"`
 	LogRefused *int64 `json:"log_refused,omitempty"`
@@ -198,9 +199,11 @@ type basis struct {
 }
 
 // decisionBases returns, per rule in the order of the runs, the groups its
-// decision rests on: for each count policy its independent-mode runs, or
-// under count all its only group; failing all that, every group of the
-// rule, marked shadow only.
+// decision rests on, one per count policy: its independent-mode runs, or
+// failing those its shadow-mode runs, marked shadow only (under count
+// all, where each rule is run in one mode, shadow when independent was
+// not asked for: token, gcra, leaky and the peers then record the log's
+// admissions).
 func decisionBases(runs []Run) []basis {
 	type gkey struct{ rule, count, mode string }
 	var rules []string
@@ -225,20 +228,15 @@ func decisionBases(runs []Run) []basis {
 				counts = append(counts, k.count)
 			}
 		}
-		n := len(out)
 		for _, c := range counts {
-			pick := slices.IndexFunc(order, func(k gkey) bool { return k.rule == rule && k.count == c && k.mode == "independent" })
-			if pick < 0 && c == "all" {
-				pick = slices.IndexFunc(order, func(k gkey) bool { return k.rule == rule && k.count == c })
-			}
-			if pick >= 0 {
-				k := order[pick]
+			of := func(k gkey) bool { return k.rule == rule && k.count == c }
+			if i := slices.IndexFunc(order, func(k gkey) bool { return of(k) && k.mode == "independent" }); i >= 0 {
+				k := order[i]
 				out = append(out, basis{k.rule, k.count, k.mode, false, groups[k]})
+				continue
 			}
-		}
-		if len(out) == n {
 			for _, k := range order {
-				if k.rule == rule {
+				if of(k) {
 					out = append(out, basis{k.rule, k.count, k.mode, true, groups[k]})
 				}
 			}
@@ -379,13 +377,13 @@ func sameFigures(a, b *Run) bool {
 	return a.Memory.PeakPerKey == b.Memory.PeakPerKey && a.Over == b.Over && a.Under == b.Under
 }
 
-// caveatsOf are what qualifies v: only shadow mode run, and a rule the log
-// refuses no request under, or fewer than 1 in 1,000 (the summary's
-// binding of the rule and count).
+// caveatsOf are what qualifies v: only shadow mode run (for its count
+// policy), and a rule the log refuses no request under, or fewer than 1
+// in 1,000 (the summary's binding of the rule and count).
 func caveatsOf(s *Summary, v *RuleVerdict) []Caveat {
 	var out []Caveat
 	if v.ShadowOnly {
-		out = append(out, Caveat{CaveatShadowOnly, "Only shadow mode was run for this rule: its figures isolate each decision rule's error but are not what a deployment would see."})
+		out = append(out, Caveat{CaveatShadowOnly, fmt.Sprintf("Only shadow mode was run for this rule under count %s: its figures isolate each decision rule's error but are not what a deployment would see.", v.Count)})
 	}
 	if b := s.BindingOf(v.Rule, v.Count); b != nil && b.HardlyBinds() {
 		if b.LogRefused == 0 {

@@ -312,3 +312,43 @@ func TestVerdictDominatedByCheapest(t *testing.T) {
 		}
 	}
 }
+
+// Each count policy has its verdict: on its independent-mode runs, else
+// on its shadow-mode runs marked shadow only, whatever the other count
+// was run in.
+func TestVerdictBasisPerCount(t *testing.T) {
+	type basis struct {
+		count, mode string
+		shadowOnly  bool
+	}
+	for _, tc := range []struct {
+		groups []string // count/mode, in the order of the runs
+		want   []basis
+	}{
+		{[]string{"accepted/shadow", "all/shadow"}, []basis{{"accepted", "shadow", true}, {"all", "shadow", true}}},
+		{[]string{"all/shadow", "accepted/shadow"}, []basis{{"all", "shadow", true}, {"accepted", "shadow", true}}},
+		{[]string{"accepted/shadow"}, []basis{{"accepted", "shadow", true}}},
+		{[]string{"all/shadow"}, []basis{{"all", "shadow", true}}},
+		{[]string{"accepted/independent", "accepted/shadow", "all/shadow"}, []basis{{"accepted", "independent", false}, {"all", "shadow", true}}},
+		{[]string{"accepted/shadow", "accepted/independent", "all/independent", "all/shadow"}, []basis{{"accepted", "independent", false}, {"all", "independent", false}}},
+	} {
+		var runs []Run
+		for _, g := range tc.groups {
+			count, mode, _ := strings.Cut(g, "/")
+			for _, r := range verdictRuns(10000, 100, 48, "gcra", 8, 1, 1) {
+				r.Count, r.Mode = count, mode
+				runs = append(runs, r)
+			}
+		}
+		var got []basis
+		for _, rv := range VerdictOf(&Summary{Runs: runs}, nil).Rules {
+			got = append(got, basis{rv.Count, rv.Mode, rv.ShadowOnly})
+			if rv.ShadowOnly != rv.HasCaveat(CaveatShadowOnly) || rv.Choice != "gcra" {
+				t.Errorf("%v: count %s, %s mode: shadow only %v, caveats %v, choice %q", tc.groups, rv.Count, rv.Mode, rv.ShadowOnly, rv.Caveats, rv.Choice)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%v: verdicts on %v, want %v", tc.groups, got, tc.want)
+		}
+	}
+}
