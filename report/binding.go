@@ -62,9 +62,13 @@ func (m *model) bindingLine(g *group) (markup.Inline, bool) {
 		}
 		in = in.Tf("Yet some algorithms refuse requests the log admits (%s): choose among those that refuse none on memory", strings.Join(refusing, ", "))
 	}
+	reached := reachedText(b)
 	if len(b.Tighter) == 0 {
-		if b.LogRefused == 0 {
+		switch {
+		case b.LogRefused == 0:
 			return in.T(". No tighter limit with this window would refuse a request: every key sends one request a window at most."), true
+		case reached != "":
+			return in.T(strings.ToUpper(reached[:1]) + reached[1:] + "."), true
 		}
 		return in, true
 	}
@@ -73,7 +77,34 @@ func (m *model) bindingLine(g *group) (markup.Inline, bool) {
 	} else {
 		in = in.T("To see the limiters at work, try a tighter rule: ")
 	}
-	return in.T(m.tighterText(b) + ": ").Cmd(m.tighterArgs(g, b)...), true
+	text := m.tighterText(b)
+	if reached != "" {
+		text += " (" + reached + ")"
+	}
+	return in.T(text + ": ").Cmd(m.tighterArgs(g, b)...), true
+}
+
+// reachedText says for which target shares of the tighter limits none is
+// given, the log reaching them already at b's rule
+// (summary.Binding.Reached): "no tighter limit for 0.1% and 1%: the log
+// already refuses 5.00% of the requests at this rule"; under count
+// accepted, where half a target counts, with ", at least half of 1%"
+// when the log refuses less than the largest of them. Empty when it
+// reaches none.
+func reachedText(b *summary.Binding) string {
+	reached := b.Reached()
+	if len(reached) == 0 {
+		return ""
+	}
+	var names []string
+	for _, p := range reached {
+		names = append(names, numfmt.ShortPercent(p))
+	}
+	out := "no tighter limit for " + joinAnd(names) + ": the log already refuses " + numfmt.PercentOf(b.LogRefused, b.Requests) + " of the requests at this rule"
+	if top := reached[len(reached)-1]; float64(b.LogRefused) < top*float64(b.Requests) {
+		out += ", at least half of " + numfmt.ShortPercent(top)
+	}
+	return out
 }
 
 // tighterText names b's tighter limits with the share of requests the log
@@ -141,19 +172,25 @@ func (m *model) bindingSection(d *markup.Document, rule string) {
 		if b.Rule != rule {
 			continue
 		}
-		tighter := "—"
+		var tighter []string
 		if len(b.Tighter) > 0 {
-			tighter = m.tighterText(b)
+			tighter = append(tighter, m.tighterText(b))
+		}
+		if r := reachedText(b); r != "" {
+			tighter = append(tighter, r)
+		}
+		if len(tighter) == 0 {
+			tighter = append(tighter, "—")
 		}
 		rows = append(rows, []markup.Inline{markup.Text(b.Count), markup.Text(numfmt.Count(b.Requests)),
 			markup.Text(numfmt.Count(b.LogRefused) + " (" + numfmt.PercentOf(b.LogRefused, b.Requests) + ")"),
 			markup.Text(numfmt.Count(b.KeysRefused)), markup.Text(numfmt.Count(b.PeakUse) + " (" + useShare(b.PeakUse, l) + ")"),
-			markup.Text(keyText(b.PeakKey)), markup.Text(tighter)})
+			markup.Text(keyText(b.PeakKey)), markup.Text(strings.Join(tighter, "; "))})
 	}
 	if len(rows) == 0 {
 		return
 	}
-	d.Add(markup.Para{Text: markup.Textf("Does %s bind? The requests the exact log refuses, the keys it refuses at least once, and the busiest key's largest use of the limit in one window (every request counted); then the limits with this window at which the log would refuse about 0.1%%, 1%% and 10%% of the requests (at most that under count accepted, exactly under count all).", rule)},
+	d.Add(markup.Para{Text: markup.Textf("Does %s bind? The requests the exact log refuses, the keys it refuses at least once, and the busiest key's largest use of the limit in one window (every request counted); then the limits with this window at which the log would refuse about 0.1%%, 1%% and 10%% of the requests: under count all exactly, the largest that refuses at least the target; under count accepted at most that, for the targets the log does not refuse half of already.", rule)},
 		markup.Table{Head: []string{"count", "requests", "log refuses", "keys refused", "peak use", "busiest key", "tighter limits"},
 			Right: []bool{false, true, true, true, true, false, false}, Rows: rows})
 }

@@ -13,7 +13,8 @@ import (
 // The league table of the deployed products: where a rule's decision
 // rests on runs of two products or more, the first screen ranks them by
 // how close they decide to the exact log on this trace (the fewest
-// requests decided differently, then the least memory, then the name),
+// requests decided differently, then the least memory, then the
+// verdict's own tie-break, summary.TieOrder: between products, the name),
 // in the verdict's own figures: the share of the log's refusals let
 // through, of its admissions refused, and memory per key.
 
@@ -30,7 +31,7 @@ func league(g *group) []*summary.Run {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b *summary.Run) int {
-		return cmp.Or(cmp.Compare(a.Disagree, b.Disagree), cmp.Compare(a.Memory.PeakPerKey, b.Memory.PeakPerKey), cmp.Compare(a.Algorithm, b.Algorithm))
+		return cmp.Or(cmp.Compare(a.Disagree, b.Disagree), cmp.Compare(a.Memory.PeakPerKey, b.Memory.PeakPerKey), summary.TieOrder(a, b))
 	})
 	return out
 }

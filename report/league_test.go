@@ -117,3 +117,53 @@ func TestLeagueLineFewest(t *testing.T) {
 		t.Errorf("got %q: want kong, its memory and its over and under", got)
 	}
 }
+
+// Where products tie on every figure (memory, disagreement, over and
+// under), the league table's first, the verdict's choice and picks, the
+// frontier and the decision table name the same product, whatever the
+// order of -alg: one tie-break (summary.TieOrder) decides them all.
+func TestLeagueAndVerdictAgreeAtTies(t *testing.T) {
+	for _, tc := range []struct {
+		algs []string
+		want string
+	}{
+		{[]string{"redis_rate", "redis-cell"}, "redis-cell"},
+		{[]string{"redis-cell", "redis_rate"}, "redis-cell"},
+		{[]string{"throttled", "redis-cell"}, "redis-cell"},
+		{[]string{"redis-cell", "throttled"}, "redis-cell"},
+		{[]string{"throttled", "redis_rate", "redis-cell"}, "redis-cell"},
+	} {
+		runs := []any{"log", 48, 0, 0}
+		for _, a := range tc.algs {
+			runs = append(runs, a, 16, 10, 20)
+		}
+		s := verdictSummary(runs...)
+		for i := range s.Runs {
+			if s.Runs[i].Algorithm != "log" {
+				s.Runs[i].Product = &summary.Product{Twin: "gcra"}
+			}
+		}
+		m := newModel(s, Options{})
+		bases, _ := m.decisionBases(m.rules[0])
+		g := bases[0]
+		v := m.ruleVerdict(g)
+		got := map[string]string{
+			"league's first": league(g)[0].Algorithm,
+			"choice":         v.Choice,
+			"closest":        v.Closest,
+			"least under":    v.LeastUnder,
+			"least over":     v.LeastOver,
+			"cheapest close": v.CheapestClose,
+			"frontier":       v.Frontier[0][0],
+			"ranked first":   summary.Ranked(g.runs)[0].Algorithm,
+		}
+		for what, alg := range got {
+			if alg != tc.want {
+				t.Errorf("-alg %v: the %s is %s, want %s", tc.algs, what, alg, tc.want)
+			}
+		}
+		if line := markup.Plain(m.choiceLine(g)); !strings.HasPrefix(line, "Choose "+tc.want+" ") {
+			t.Errorf("-alg %v: the verdict says %q, want it to choose %s", tc.algs, line, tc.want)
+		}
+	}
+}

@@ -369,12 +369,13 @@ func (m *model) groupsOf(rule string) []*group {
 }
 
 // decisionBases returns the groups a rule's decision rests on, those
-// the verdict decides on (its rules): for each count policy its independent-mode
-// runs, or under count all its only run; failing all that, the shadow-mode
-// runs, with a caveat.
+// the verdict decides on (its rules): for each count policy its
+// independent-mode runs, or failing those its shadow-mode runs, with a
+// caveat that names the counts when not all of them are shadow only.
 func (m *model) decisionBases(rule string) ([]*group, string) {
 	var out []*group
-	caveat := ""
+	var shadow []string
+	all := true
 	for _, b := range m.verdict.Rules {
 		if b.Rule != rule {
 			continue
@@ -385,10 +386,19 @@ func (m *model) decisionBases(rule string) ([]*group, string) {
 			}
 		}
 		if b.ShadowOnly {
-			caveat = "Only shadow mode was run for this rule: its figures isolate each decision rule's error but are not what a deployment would see (run compare with -mode independent for that)."
+			shadow = append(shadow, b.Count)
+		} else {
+			all = false
 		}
 	}
-	return out, caveat
+	const why = ": its figures isolate each decision rule's error but are not what a deployment would see (run compare with -mode independent for that)."
+	switch {
+	case len(shadow) == 0:
+		return out, ""
+	case all:
+		return out, "Only shadow mode was run for this rule" + why
+	}
+	return out, "Under count " + joinAnd(shadow) + " only shadow mode was run for this rule" + why
 }
 
 // ---- formatting ----

@@ -84,10 +84,10 @@ func (m *model) policyText() markup.Inline {
 func (m *model) verdicts() []verdictBlock {
 	var out []verdictBlock
 	for _, rule := range m.rules {
-		bases, caveat := m.decisionBases(rule)
+		bases, _ := m.decisionBases(rule)
 		for _, g := range bases {
 			label := markup.Inline{}.B("Rule " + rule).T(fmt.Sprintf(", count %s, %s mode", g.count, g.mode))
-			if caveat != "" {
+			if m.ruleVerdict(g).ShadowOnly {
 				label = label.T(" (only shadow mode was run: not what a deployment sees)")
 			}
 			var lines []markup.Inline

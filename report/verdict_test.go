@@ -87,7 +87,8 @@ func wantLines(t *testing.T, got []string, want ...string) {
 // With no budget, an approximation cheaper than the log and within the
 // default tolerances is chosen, in one sentence that says what the cheaper
 // ones break; the decision section gives the frontier, each priority's
-// pick (with the tolerances it breaks) and the dominated (by what).
+// pick (with the tolerances it breaks) and the dominated (by the cheapest
+// that dominates each: buckets:2 before the log, of more memory).
 func TestVerdictNoBudget(t *testing.T) {
 	s := verdictSummary(append(slices.Clone(verdictBase), "buckets:2", 32, 60, 30)...)
 	wantLines(t, verdictLinesOf(t, s, Options{}),
@@ -98,7 +99,7 @@ func TestVerdictNoBudget(t *testing.T) {
 		"Refusing a legitimate client is costly → the least under-admission: gcra (8 B per key; refuses 0.011% of the log's admissions), but it decides 5.01% of the requests differently (tolerance 0.1%) and lets through 50.00% of the log's refusals (tolerance 10%).",
 		"Letting traffic through is dangerous → the least over-admission: counter (24 B per key; lets through 0.200% of the log's refusals), but it decides 4.02% of the requests differently (tolerance 0.1%) and refuses 4.44% of the log's admissions (tolerance 1%).",
 		"Cheapest within 0.1% of the log's decisions: buckets:2 (32 B per key; decides 0.090% of the requests differently, lets through 0.600% of the log's refusals and refuses 0.033% of the log's admissions).",
-		"Dominated: token (gcra is cheaper and no worse on over and under); fixed (gcra is cheaper and no worse on over and under); buckets:4 (48 B per key, as much memory as the exact log, and not exact).",
+		"Dominated: token (gcra is cheaper and no worse on over and under); fixed (gcra is cheaper and no worse on over and under); buckets:4 (buckets:2 is cheaper and no worse on over and under).",
 	)
 }
 
@@ -149,13 +150,14 @@ func TestVerdictBudget(t *testing.T) {
 }
 
 // Algorithms of the same memory, over and under are one entry of the
-// frontier; one of the same memory and more errors is dominated as such.
+// frontier, in name order; one of the same memory and more errors is
+// dominated as such, by the first of them.
 func TestVerdictTies(t *testing.T) {
 	s := verdictSummary("log", 48, 0, 0, "counter-lt", 24, 100, 200, "counter-floor", 24, 100, 200, "counter", 24, 100, 300)
 	got := decisionLinesOf(t, s, Options{})
 	wantLines(t, []string{got[0], got[4]},
-		"Frontier, where no other algorithm needs less memory, over-admits less and under-admits less at once: counter-lt = counter-floor (24 B per key; decides 0.300% of the requests differently, lets through 1.00% of the log's refusals and refuses 0.222% of the log's admissions), log (48 B per key; exact).",
-		"Dominated: counter (counter-lt needs as much memory and errs less).")
+		"Frontier, where no other algorithm needs less memory, over-admits less and under-admits less at once: counter-floor = counter-lt (24 B per key; decides 0.300% of the requests differently, lets through 1.00% of the log's refusals and refuses 0.222% of the log's admissions), log (48 B per key; exact).",
+		"Dominated: counter (counter-floor needs as much memory and errs less).")
 
 	only := verdictSummary("log", 48, 0, 0)
 	wantLines(t, verdictLinesOf(t, only, Options{}), "Only the exact log was run: there is no candidate to choose.")
@@ -273,5 +275,45 @@ func TestVerdictSentencesMatchTables(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Run in shadow mode alone under both counts, the rule has a verdict per
+// count, each marked shadow only; where count accepted was run in
+// independent mode too, the decision section's caveat names count all.
+func TestVerdictShadowOnlyPerCount(t *testing.T) {
+	s := verdictSummary(verdictBase...)
+	all := verdictSummary(verdictBase...)
+	for i := range s.Runs {
+		s.Runs[i].Mode = "shadow"
+		all.Runs[i].Mode, all.Runs[i].Count = "shadow", "all"
+	}
+	s.Runs = append(s.Runs, all.Runs...)
+	m := newModel(s, Options{})
+	var labels []string
+	for _, v := range m.verdicts() {
+		labels = append(labels, markup.Plain(v.label))
+	}
+	want := []string{"Rule 5/30s, count accepted, shadow mode (only shadow mode was run: not what a deployment sees):", "Rule 5/30s, count all, shadow mode (only shadow mode was run: not what a deployment sees):"}
+	if !slices.Equal(labels, want) {
+		t.Errorf("verdicts:\n%s\nwant:\n%s", strings.Join(labels, "\n"), strings.Join(want, "\n"))
+	}
+	if bases, caveat := m.decisionBases("5/30s"); len(bases) != 2 || !strings.HasPrefix(caveat, "Only shadow mode was run for this rule: ") {
+		t.Errorf("%d bases, caveat %q", len(bases), caveat)
+	}
+
+	indep := verdictSummary(verdictBase...)
+	s.Runs = append(s.Runs, indep.Runs...)
+	m = newModel(s, Options{})
+	labels = nil
+	for _, v := range m.verdicts() {
+		labels = append(labels, markup.Plain(v.label))
+	}
+	want = []string{"Rule 5/30s, count accepted, independent mode:", "Rule 5/30s, count all, shadow mode (only shadow mode was run: not what a deployment sees):"}
+	if !slices.Equal(labels, want) {
+		t.Errorf("verdicts:\n%s\nwant:\n%s", strings.Join(labels, "\n"), strings.Join(want, "\n"))
+	}
+	if bases, caveat := m.decisionBases("5/30s"); len(bases) != 2 || !strings.HasPrefix(caveat, "Under count all only shadow mode was run for this rule: ") {
+		t.Errorf("%d bases, caveat %q", len(bases), caveat)
 	}
 }

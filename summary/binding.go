@@ -47,8 +47,9 @@ type Binding struct {
 	// below UseExactBelow, then UseBinsPerOctave bins per power of two;
 	// in JSON pairs [use, requests].
 	UseBins []UseBin `json:"use_bins"`
-	// Tighter are the limits at which the log would refuse about 0.1%, 1%
-	// and 10% of the requests (Tighter), those below the rule's limit.
+	// Tighter are the limits below the rule's at which the log would
+	// refuse about 0.1%, 1% and 10% of the requests (SetTighter), for the
+	// targets it does not reach already (Reached).
 	Tighter []TighterLimit `json:"tighter,omitempty"`
 }
 
@@ -107,12 +108,20 @@ var tighterTargets = []struct {
 	perMille, ofMille int64 // share = perMille / ofMille
 }{{0.001, 1, 1000}, {0.01, 1, 100}, {0.1, 1, 10}}
 
-// SetTighter sets b.Tighter from its bins: for each target share p above
-// the share the log refuses already, of the limits below the rule's, the
-// one whose refusals (the requests of use above it) are the nearest to
-// p·requests by ratio, the smaller limit on a tie, if it is within 10× of
-// it; none when no such limit refuses any request. Limits found for two
-// targets are given once.
+// SetTighter sets b.Tighter from its bins, for each target share p the
+// log does not reach already (Reached), among the limits below the rule's
+// with refusals (the requests of use above the limit) within 10× of
+// p·requests:
+//
+//   - under count all, where those refusals are exactly the log's, the
+//     largest limit that refuses at least p·requests, so that a rule
+//     suggested refuses at least its target;
+//   - under count accepted, where they are an upper bound, the bin top
+//     whose refusals are the nearest to p·requests by ratio, the smaller
+//     limit on a tie.
+//
+// None for a target when no such limit refuses any request; limits found
+// for two targets are given once.
 func (b *Binding) SetTighter() error {
 	rule, err := algorithms.ParseRule(b.Rule)
 	if err != nil {
@@ -129,16 +138,18 @@ func (b *Binding) SetTighter() error {
 		above[i] = sum
 		sum += b.UseBins[i].Requests
 	}
+	exact := b.Count == "all"
 	for _, tg := range tighterTargets {
-		if b.LogRefused*tg.ofMille >= tg.perMille*b.Requests {
-			continue // the rule refuses that much already
+		if b.reached(tg.perMille, tg.ofMille) {
+			continue
 		}
 		best := -1
 		for i, bin := range b.UseBins {
-			if bin.Use >= rule.L || above[i] == 0 {
-				continue
-			}
-			if best < 0 || nearer(above[i], above[best], b.Requests, tg.perMille, tg.ofMille) {
+			switch {
+			case bin.Use >= rule.L || above[i] == 0:
+			case exact && above[i]*tg.ofMille >= tg.perMille*b.Requests:
+				best = i // refusals fall as the limit rises: the last that refuses enough
+			case !exact && (best < 0 || nearer(above[i], above[best], b.Requests, tg.perMille, tg.ofMille)):
 				best = i
 			}
 		}
@@ -146,13 +157,51 @@ func (b *Binding) SetTighter() error {
 			continue // none within 10× of the target
 		}
 		l := b.UseBins[best].Use
+		if exact { // every limit below the next bin's uses refuses as many
+			l = min(useBinBottom(b.UseBins[best+1].Use)-1, rule.L-1)
+		}
 		if slices.ContainsFunc(b.Tighter, func(t TighterLimit) bool { return t.Limit == l }) {
 			continue
 		}
 		b.Tighter = append(b.Tighter, TighterLimit{Target: tg.share, Rule: algorithms.Rule{L: l, W: rule.W}.String(), Limit: l,
-			Refused: above[best], Share: float64(above[best]) / float64(b.Requests), UpperBound: b.Count != "all"})
+			Refused: above[best], Share: float64(above[best]) / float64(b.Requests), UpperBound: !exact})
 	}
 	return nil
+}
+
+// Reached returns the target shares of the tighter limits (0.1%, 1%, 10%)
+// the log reaches already at the rule, for which no tighter limit is
+// sought: those it refuses at least as large a share of the requests as,
+// under count all; under count accepted, where a tighter limit's refusals
+// are an upper bound (a rerun at the limit suggested for a target may
+// refuse less), those it refuses at least half of, so that a rerun that
+// falls a little short is not sent on to a tighter limit still.
+func (b *Binding) Reached() []float64 {
+	var out []float64
+	for _, tg := range tighterTargets {
+		if b.reached(tg.perMille, tg.ofMille) {
+			out = append(out, tg.share)
+		}
+	}
+	return out
+}
+
+// reached tells whether the log reaches the target share perMille/ofMille
+// (Reached), in integers.
+func (b *Binding) reached(perMille, ofMille int64) bool {
+	if b.Count == "all" {
+		return b.LogRefused*ofMille >= perMille*b.Requests
+	}
+	return 2*b.LogRefused*ofMille >= perMille*b.Requests
+}
+
+// useBinBottom returns the smallest use in the bin whose top is top.
+func useBinBottom(top int64) int64 {
+	if top < UseExactBelow {
+		return top
+	}
+	k := 63 - bits.LeadingZeros64(uint64(top))
+	return top - (int64(1)<<(k-12) - 1)
 }
 
 // farthest is a number of refusals 10× the target share num/den of n

@@ -2,17 +2,18 @@ package summary
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sort"
 
 	"ratebench/internal/numfmt"
 )
 
 // The verdict is the answer the summary's runs give, as data: per rule and
 // count policy, on the runs its decision rests on (the independent mode,
-// what a deployment sees; the shadow mode only when nothing else was run),
+// what a deployment sees; the shadow mode, marked shadow only, where the
+// count policy was run in no other mode),
 // which algorithm to choose under the policy (Policy), which ones no other
 // beats on memory, over- and under-admission at once (the frontier), what
 // each priority picks, and what dominates the others. The report, the
@@ -21,17 +22,23 @@ import (
 //
 // The rules of the choice:
 //
-//   - Algorithms are ranked by peak memory per key, then by disagreement.
+//   - Algorithms are ranked by peak memory per key, then by disagreement;
+//     at identical figures a textbook algorithm comes before a product,
+//     then the names in order (TieOrder, the tie-break of the report's
+//     league table too), whatever the order of -alg.
 //   - The choice is the first ranked algorithm that meets every bound of
 //     the policy; the exact log meets any policy, so with the log run
 //     there is always one.
 //   - An algorithm is dominated when another is no worse on memory, over-
 //     and under-admissions and better on one; the log, exact, dominates an
-//     approximation of as much memory as it or more.
+//     approximation of as much memory as it or more. What dominates it is
+//     named by the first ranked of those that do: the cheapest, the log
+//     in its ranked place.
 //   - The least under-admission and the least over-admission are picked
 //     among the approximations on the frontier (within the budget, when
-//     there is one), the cheaper at a tie; the cheapest close one is the
-//     first ranked within 0.1% of the log's decisions (and the budget).
+//     there is one), the cheaper at a tie, then the first ranked; the
+//     cheapest close one is the first ranked within 0.1% of the log's
+//     decisions (and the budget).
 
 // Outcomes of a rule's verdict.
 const (
@@ -83,9 +90,9 @@ type RuleVerdict struct {
 	Rule  string `json:"rule"`
 	Count string `json:"count"`
 	Mode  string `json:"mode"`
-	// ShadowOnly is set when only shadow mode was run for the rule: its
-	// figures isolate each decision's error but are not what a deployment
-	// sees.
+	// ShadowOnly is set when only shadow mode was run for the rule and
+	// count policy: its figures isolate each decision's error but are not
+	// what a deployment sees.
 	ShadowOnly bool   `json:"shadow_only,omitempty"`
 	Requests   int64  `json:"requests"`
 	LogRefused *int64 `json:"log_refused,omitempty"`
@@ -193,9 +200,11 @@ type basis struct {
 }
 
 // decisionBases returns, per rule in the order of the runs, the groups its
-// decision rests on: for each count policy its independent-mode runs, or
-// under count all its only group; failing all that, every group of the
-// rule, marked shadow only.
+// decision rests on, one per count policy: its independent-mode runs, or
+// failing those its shadow-mode runs, marked shadow only (under count
+// all, where each rule is run in one mode, shadow when independent was
+// not asked for: token, gcra, leaky and the peers then record the log's
+// admissions).
 func decisionBases(runs []Run) []basis {
 	type gkey struct{ rule, count, mode string }
 	var rules []string
@@ -220,20 +229,15 @@ func decisionBases(runs []Run) []basis {
 				counts = append(counts, k.count)
 			}
 		}
-		n := len(out)
 		for _, c := range counts {
-			pick := slices.IndexFunc(order, func(k gkey) bool { return k.rule == rule && k.count == c && k.mode == "independent" })
-			if pick < 0 && c == "all" {
-				pick = slices.IndexFunc(order, func(k gkey) bool { return k.rule == rule && k.count == c })
-			}
-			if pick >= 0 {
-				k := order[pick]
+			of := func(k gkey) bool { return k.rule == rule && k.count == c }
+			if i := slices.IndexFunc(order, func(k gkey) bool { return of(k) && k.mode == "independent" }); i >= 0 {
+				k := order[i]
 				out = append(out, basis{k.rule, k.count, k.mode, false, groups[k]})
+				continue
 			}
-		}
-		if len(out) == n {
 			for _, k := range order {
-				if k.rule == rule {
+				if of(k) {
 					out = append(out, basis{k.rule, k.count, k.mode, true, groups[k]})
 				}
 			}
@@ -243,18 +247,12 @@ func decisionBases(runs []Run) []basis {
 }
 
 // Ranked returns runs ranked by peak bytes per key, then by disagreement,
-// then in their order.
+// then by TieOrder (a textbook algorithm before a product, then by name).
 func Ranked(runs []*Run) []*Run {
 	out := slices.Clone(runs)
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Memory.PeakPerKey != b.Memory.PeakPerKey {
-			return a.Memory.PeakPerKey < b.Memory.PeakPerKey
-		}
-		if a.Disagree != b.Disagree {
-			return a.Disagree < b.Disagree
-		}
-		return a.DisagreeRate < b.DisagreeRate
+	slices.SortStableFunc(out, func(a, b *Run) int {
+		return cmp.Or(cmp.Compare(a.Memory.PeakPerKey, b.Memory.PeakPerKey), cmp.Compare(a.Disagree, b.Disagree),
+			cmp.Compare(a.DisagreeRate, b.DisagreeRate), TieOrder(a, b))
 	})
 	return out
 }
@@ -317,18 +315,13 @@ func ruleVerdict(runs []*Run, p Policy, budget bool) RuleVerdict {
 	}
 	v.Closest = closest.Algorithm
 
-	// The frontier and the dominated, by the cheapest that dominates each
-	// (the log first: it is exact).
+	// The frontier and the dominated, each by the first ranked (the
+	// cheapest) that dominates it, the log in its ranked place.
 	var front []*Run
 	for i, r := range rows {
 		var by *Run
-		if log != nil && Dominates(log, r) {
-			by = log
-		}
-		for _, o := range rows {
-			if by == nil && o != r && Dominates(o, r) {
-				by = o
-			}
+		if j := slices.IndexFunc(rows, func(o *Run) bool { return o != r && Dominates(o, r) }); j >= 0 {
+			by = rows[j]
 		}
 		if by == nil {
 			front = append(front, r)
@@ -351,7 +344,8 @@ func ruleVerdict(runs []*Run, p Policy, budget bool) RuleVerdict {
 		v.Frontier = append(v.Frontier, names)
 	}
 
-	// The priorities' picks.
+	// The priorities' picks: the least of the figure, then the cheaper,
+	// then the first ranked (the pool is in ranked order).
 	var pool []*Run
 	for _, r := range front {
 		if r != log && (!budget || meets(r)) {
@@ -384,13 +378,13 @@ func sameFigures(a, b *Run) bool {
 	return a.Memory.PeakPerKey == b.Memory.PeakPerKey && a.Over == b.Over && a.Under == b.Under
 }
 
-// caveatsOf are what qualifies v: only shadow mode run, and a rule the log
-// refuses no request under, or fewer than 1 in 1,000 (the summary's
-// binding of the rule and count).
+// caveatsOf are what qualifies v: only shadow mode run (for its count
+// policy), and a rule the log refuses no request under, or fewer than 1
+// in 1,000 (the summary's binding of the rule and count).
 func caveatsOf(s *Summary, v *RuleVerdict) []Caveat {
 	var out []Caveat
 	if v.ShadowOnly {
-		out = append(out, Caveat{CaveatShadowOnly, "Only shadow mode was run for this rule: its figures isolate each decision rule's error but are not what a deployment would see."})
+		out = append(out, Caveat{CaveatShadowOnly, fmt.Sprintf("Only shadow mode was run for this rule under count %s: its figures isolate each decision rule's error but are not what a deployment would see.", v.Count)})
 	}
 	if b := s.BindingOf(v.Rule, v.Count); b != nil && b.HardlyBinds() {
 		if b.LogRefused == 0 {

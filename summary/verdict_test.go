@@ -263,3 +263,92 @@ func TestVerdictCaveats(t *testing.T) {
 		t.Errorf("shadow only: %+v", rv)
 	}
 }
+
+// At identical figures the verdict ranks a textbook algorithm before a
+// product, then by name, whatever the order of the runs: the choice, the
+// frontier's entry and the picks do not follow -alg.
+func TestVerdictTieOrder(t *testing.T) {
+	for _, tc := range []struct {
+		cands []any
+		want  []string // the ranked order of the candidates
+	}{
+		{[]any{"aqua", 16, 10, 20, "token", 16, 10, 20}, []string{"token", "aqua"}},
+		{[]any{"token", 16, 10, 20, "aqua", 16, 10, 20}, []string{"token", "aqua"}},
+		{[]any{"token", 16, 10, 20, "gcra", 16, 10, 20, "aqua", 16, 10, 20}, []string{"gcra", "token", "aqua"}},
+	} {
+		runs := verdictRuns(100000, 10000, 48, tc.cands...)
+		runs[slices.IndexFunc(runs, func(r Run) bool { return r.Algorithm == "aqua" })].Product = &Product{Twin: "token"} // the product
+		v := VerdictOf(&Summary{Runs: runs}, nil).Rules[0]
+		var ranked []string
+		for _, e := range v.Algorithms[:len(tc.want)] {
+			ranked = append(ranked, e.Algorithm)
+		}
+		if !slices.Equal(ranked, tc.want) || !slices.Equal(v.Frontier[0], tc.want) {
+			t.Errorf("runs %v: ranked %v, frontier %v, want %v", tc.cands, ranked, v.Frontier, tc.want)
+		}
+		for what, got := range map[string]string{"choice": v.Choice, "closest": v.Closest, "least under": v.LeastUnder, "least over": v.LeastOver, "cheapest close": v.CheapestClose} {
+			if got != tc.want[0] {
+				t.Errorf("runs %v: the %s is %s, want %s", tc.cands, what, got, tc.want[0])
+			}
+		}
+	}
+}
+
+// dominated_by names the cheapest algorithm that dominates a run, the log
+// in its ranked place: a cheaper approximation before the log, the log
+// before a dearer approximation.
+func TestVerdictDominatedByCheapest(t *testing.T) {
+	runs := verdictRuns(100000, 10000, 48,
+		"buckets:4", 64, 20, 20, // dominated by gcra, counter, the log and fixed
+		"counter", 24, 10, 20, // by gcra
+		"gcra", 8, 10, 10,
+		"buckets:16", 96, 5, 5, // by the log and fixed, dearer than the log
+		"fixed", 64, 5, 5, // by the log
+	)
+	v := VerdictOf(&Summary{Runs: runs}, nil).Rules[0]
+	for alg, want := range map[string]string{"buckets:4": "gcra", "counter": "gcra", "gcra": "", "buckets:16": "log", "fixed": "log", "log": ""} {
+		if e := v.Entry(alg); e == nil || e.DominatedBy != want {
+			t.Errorf("%s: dominated by %q, want %q", alg, e.DominatedBy, want)
+		}
+	}
+}
+
+// Each count policy has its verdict: on its independent-mode runs, else
+// on its shadow-mode runs marked shadow only, whatever the other count
+// was run in.
+func TestVerdictBasisPerCount(t *testing.T) {
+	type basis struct {
+		count, mode string
+		shadowOnly  bool
+	}
+	for _, tc := range []struct {
+		groups []string // count/mode, in the order of the runs
+		want   []basis
+	}{
+		{[]string{"accepted/shadow", "all/shadow"}, []basis{{"accepted", "shadow", true}, {"all", "shadow", true}}},
+		{[]string{"all/shadow", "accepted/shadow"}, []basis{{"all", "shadow", true}, {"accepted", "shadow", true}}},
+		{[]string{"accepted/shadow"}, []basis{{"accepted", "shadow", true}}},
+		{[]string{"all/shadow"}, []basis{{"all", "shadow", true}}},
+		{[]string{"accepted/independent", "accepted/shadow", "all/shadow"}, []basis{{"accepted", "independent", false}, {"all", "shadow", true}}},
+		{[]string{"accepted/shadow", "accepted/independent", "all/independent", "all/shadow"}, []basis{{"accepted", "independent", false}, {"all", "independent", false}}},
+	} {
+		var runs []Run
+		for _, g := range tc.groups {
+			count, mode, _ := strings.Cut(g, "/")
+			for _, r := range verdictRuns(10000, 100, 48, "gcra", 8, 1, 1) {
+				r.Count, r.Mode = count, mode
+				runs = append(runs, r)
+			}
+		}
+		var got []basis
+		for _, rv := range VerdictOf(&Summary{Runs: runs}, nil).Rules {
+			got = append(got, basis{rv.Count, rv.Mode, rv.ShadowOnly})
+			if rv.ShadowOnly != rv.HasCaveat(CaveatShadowOnly) || rv.Choice != "gcra" {
+				t.Errorf("%v: count %s, %s mode: shadow only %v, caveats %v, choice %q", tc.groups, rv.Count, rv.Mode, rv.ShadowOnly, rv.Caveats, rv.Choice)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%v: verdicts on %v, want %v", tc.groups, got, tc.want)
+		}
+	}
+}

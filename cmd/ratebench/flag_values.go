@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -138,16 +139,24 @@ func parseSweep(spec string, base algorithms.Rule) (*summary.Sweep, []algorithms
 // compare, budgetFlags). The rule: with a % suffix it is a percentage, from 0% to
 // 100% ("0.01%"); a plain number is a fraction, from 0 up to but not
 // including 1 ("0.0001"). A plain number of 1 or more is refused, as
-// "-max-over 1" could mean 1% as well as 100%.
+// "-max-over 1" could mean 1% as well as 100%. The rate is the decimal
+// written, divided exactly: "5.6%" is the float64 nearest 56/1000, whose
+// shortest decimal is 0.056 (the bound summary.PolicyBound checks), not
+// 5.6 ÷ 100 in floats, 0.055999….
 func parseRate(s string) (float64, error) {
 	s = strings.TrimSpace(s)
 	pct := strings.HasSuffix(s, "%")
-	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	num := strings.TrimSuffix(s, "%")
+	v, err := strconv.ParseFloat(num, 64)
 	if err != nil || math.IsNaN(v) || v < 0 {
 		return 0, fmt.Errorf("rate %q: want a percentage such as 0.01%% or a fraction such as 0.0001", s)
 	}
 	if pct {
-		v /= 100
+		if exact, ok := new(big.Rat).SetString(num); ok && !math.IsInf(v, 0) {
+			v, _ = exact.Quo(exact, big.NewRat(100, 1)).Float64()
+		} else {
+			v /= 100
+		}
 	} else if v >= 1 && !math.IsInf(v, 1) {
 		return 0, fmt.Errorf("rate %q: a number without %% is a fraction below 1 (0.01 is 1%%); write %s%% for a percentage", s, s)
 	}

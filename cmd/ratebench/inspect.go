@@ -37,6 +37,11 @@ func runInspect(stdout, stderr io.Writer, args []string) error {
 			st.SetReorderNeed(need)
 		}
 	}
+	if !st.KeyOrdered() { // the same-time count is of each key's time order, as compare -reorder replays it
+		if n, ok := tf.sameTimeInOrder(st.ReorderNeed()); ok {
+			st.SetSameTime(n)
+		}
+	}
 	read := tf.readTrace(format)
 	st.Trace = &read
 	st.Print(stdout, tf.path, format)

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"os"
+	"time"
 
 	"ratebench/compare"
 	"ratebench/internal/escape"
@@ -28,10 +29,7 @@ var maxReorderScan = 1 << 26
 func (tf *traceFlags) adviseReorder(err error, format, command string, rest ...string) error {
 	var pe *traces.ParseError
 	var oe *compare.OrderError
-	if !errors.As(err, &pe) || !errors.As(err, &oe) || tf.path == "" || tf.path == "-" {
-		return err
-	}
-	if fi, statErr := os.Stat(tf.path); statErr != nil || !fi.Mode().IsRegular() {
+	if !errors.As(err, &pe) || !errors.As(err, &oe) || !tf.readsAgain() {
 		return err
 	}
 	need, ok := tf.reorderNeed()
@@ -63,4 +61,36 @@ func (tf *traceFlags) reorderNeed() (need int64, ok bool) {
 		s.Add(q.Key, q.T, q.Cost)
 	}
 	return s.ReorderNeed(), r.Err() == nil
+}
+
+// readsAgain tells whether the trace of tf can be read once more: a
+// regular file, not standard input or a pipe.
+func (tf *traceFlags) readsAgain() bool {
+	if tf.path == "" || tf.path == "-" {
+		return false
+	}
+	fi, err := os.Stat(tf.path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// sameTimeInOrder reads the trace of tf again through a -reorder of need
+// ns and returns how many of its requests are at their key's previous
+// time in the key's time order, what compare records replaying it so; ok
+// when it could be read again and came out in every key's time order.
+func (tf *traceFlags) sameTimeInOrder(need int64) (n int64, ok bool) {
+	if !tf.readsAgain() || need <= 0 {
+		return 0, false
+	}
+	again := *tf
+	again.reorder = time.Duration(need)
+	r, _, err := again.open()
+	if err != nil {
+		return 0, false
+	}
+	defer r.Close()
+	s, err := tracestats.Read(r)
+	if err != nil || !s.KeyOrdered() {
+		return 0, false
+	}
+	return s.SameTime(), true
 }

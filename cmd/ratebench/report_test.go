@@ -7,8 +7,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"ratebench/summary"
 )
 
 // report runs the report subcommand (registered in main.go's commands by
@@ -121,6 +124,49 @@ func TestReportRefusesAnotherFile(t *testing.T) {
 			t.Errorf("report %s: %v, want a usage error naming it", x, err)
 		}
 		sameFiles(t, filepath.Dir(x), before)
+	}
+}
+
+// A budget rate is the decimal written, read exactly: fixed, which
+// over-admits 7 of 125 requests (5.6%), meets -max-over 5.6% and breaks
+// 5.5%; a run exactly at a bound meets it, one just above breaks it; the
+// rate's shortest decimal is the one written.
+func TestParseRateIsTheDecimalWritten(t *testing.T) {
+	for _, tc := range []struct {
+		in, decimal string
+		n, of       int64 // n ÷ of is the bound
+	}{
+		{"5.6%", "0.056", 7, 125},
+		{"5.5%", "0.055", 11, 200},
+		{"14.3%", "0.143", 143, 1000},
+		{"0.1%", "0.001", 1, 1000},
+		{"0.3%", "0.003", 3, 1000},
+		{"0.07%", "0.0007", 7, 10000},
+		{"7%", "0.07", 7, 100},
+		{"0.07", "0.07", 7, 100},
+		{"0.056", "0.056", 7, 125},
+	} {
+		v, err := parseRate(tc.in)
+		if err != nil {
+			t.Fatalf("parseRate(%q): %v", tc.in, err)
+		}
+		if got := strconv.FormatFloat(v, 'g', -1, 64); got != tc.decimal {
+			t.Errorf("parseRate(%q) = %s, want %s", tc.in, got, tc.decimal)
+		}
+		bound := summary.PolicyBound{Figure: summary.FigureOverRate, Max: v}
+		if at := (&summary.Run{Over: tc.n, Requests: tc.of}); !bound.Holds(at) {
+			t.Errorf("-max-over %s: %d over of %d requests breaks it", tc.in, tc.n, tc.of)
+		}
+		if above := (&summary.Run{Over: tc.n, Requests: tc.of - 1}); bound.Holds(above) {
+			t.Errorf("-max-over %s: %d over of %d requests meets it", tc.in, tc.n, tc.of-1)
+		}
+	}
+	fixed := &summary.Run{Over: 7, Requests: 125}
+	for in, meets := range map[string]bool{"5.6%": true, "5.5%": false} {
+		v, _ := parseRate(in)
+		if got := (summary.PolicyBound{Figure: summary.FigureOverRate, Max: v}).Holds(fixed); got != meets {
+			t.Errorf("7 over of 125 requests against -max-over %s: meets %v, want %v", in, got, meets)
+		}
 	}
 }
 

@@ -7,9 +7,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"ratebench/internal/numfmt"
 	"ratebench/summary"
 )
 
@@ -193,5 +195,83 @@ func TestSpreadUsage(t *testing.T) {
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want a usage error %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// sameTimePercent reads the share inspect gives of the requests at their
+// key's previous time.
+var sameTimePercent = regexp.MustCompile(`(?m)^resolution +every time a multiple of 1s; (at least )?([0-9.]+%) of the requests at their key's previous time`)
+
+// inspect and compare count the requests at their key's previous time
+// alike, in each key's time order (what a replay with the -reorder the
+// trace needs sees), also on a trace whose keys' times go back as read:
+// many keys interleaved, each repeating itself within a second, the lines
+// written up to 3 s late. At 1/1s the log refuses exactly those requests.
+// Read from standard input, which inspect cannot read twice, the share
+// of the file's order is said to be a lower bound.
+func TestInspectAndCompareAgreeOnSameTime(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	type line struct{ ts, key int }
+	var lines []line
+	for s := 1431857112; s < 1431857112+300; s++ {
+		for range 1 + rng.IntN(20) {
+			k := rng.IntN(40)
+			for range 1 + rng.IntN(3) {
+				lines = append(lines, line{s, k})
+			}
+		}
+	}
+	for i := range lines { // written up to 3 s late: a key's times go back
+		j := min(len(lines)-1, i+rng.IntN(60))
+		if lines[j].ts-lines[i].ts <= 3 {
+			lines[i], lines[j] = lines[j], lines[i]
+		}
+	}
+	var b strings.Builder
+	b.WriteString("ts,key\n")
+	for _, l := range lines {
+		fmt.Fprintf(&b, "%d,k%d\n", l.ts, l.key)
+	}
+	path := filepath.Join(t.TempDir(), "late.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out, _, err := ratebench(t, "inspect", path)
+	if err != nil || !strings.Contains(out, "NOT ordered") {
+		t.Fatalf("inspect: %v\n%s", err, out)
+	}
+	m := sameTimePercent.FindStringSubmatch(out)
+	if m == nil || m[1] != "" {
+		t.Fatalf("inspect gives no exact same-time share:\n%s", out)
+	}
+	for _, spread := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "out")
+		args := []string{"compare", "-trace", path, "-reorder", "1m", "-rule", "1/1s", "-alg", "log", "-mode", "independent", "-png=false", "-o", dir}
+		if spread {
+			args = append(args, "-spread")
+		}
+		if _, stderr, err := ratebench(t, args...); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, stderr)
+		}
+		s, err := summary.ReadSummaryFile(filepath.Join(dir, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := s.Trace
+		if want := numfmt.PercentOf(tr.SameTime, tr.Requests); m[2] != want {
+			t.Errorf("spread %v: inspect says %s of the requests at their key's previous time, compare %s (%d of %d)", spread, m[2], want, tr.SameTime, tr.Requests)
+		}
+		if log := s.Runs[0]; !spread && log.Rejected != tr.SameTime {
+			t.Errorf("the log refuses %d at 1/1s, compare counts %d at their key's previous time", log.Rejected, tr.SameTime)
+		}
+	}
+
+	withStdin(t, path, func() { out, _, err = ratebench(t, "inspect", "-format", "csv", "-") })
+	if err != nil {
+		t.Fatalf("inspect -: %v\n%s", err, out)
+	}
+	if m := sameTimePercent.FindStringSubmatch(out); m == nil || m[1] != "at least " {
+		t.Errorf("inspect of standard input gives no lower bound:\n%s", out)
 	}
 }

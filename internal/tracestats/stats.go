@@ -35,7 +35,8 @@ type Stats struct {
 	maxKeyStep      int64 // largest backwards step within a key, ns
 	maxKeyLate      int64 // of those, the most one came after the latest time before it, ns: what -reorder needs
 	unit            int64 // the gcd of the times, ns: the coarsest unit they are all multiples of
-	sameTime        int64 // requests at the same time as their key's previous one
+	sameTime        int64 // requests at their key's latest time so far: at its previous one's in key order
+	sameTimeOrdered bool  // sameTime was set from the trace read in time order (SetSameTime)
 	// Skipped and SkipExamples are the bad records the reader skipped
 	// (-skip-bad), which the caller sets from the reader.
 	Skipped      int64
@@ -77,10 +78,26 @@ func (s *Stats) SetReorderNeed(ns int64) { s.maxKeyLate = ns }
 
 // Resolution is the coarsest unit every time of the trace is a multiple
 // of, in ns (0 for no request, or every time 0), and SameTime how many
-// requests are at the same time as their key's previous one: what
-// compare records as trace.resolution_ns and trace.same_time_as_previous.
+// requests are at the same time as their key's previous one in the key's
+// time order: what compare records as trace.resolution_ns and
+// trace.same_time_as_previous. SameTime is exact when every key's times
+// go forward as read (KeyOrdered) or SetSameTime gave it; else it counts
+// the requests at their key's latest time so far, a lower bound: a
+// request that goes back may share a time the key had before.
 func (s *Stats) Resolution() int64 { return s.unit }
 func (s *Stats) SameTime() int64   { return s.sameTime }
+
+// KeyOrdered tells whether every key's times go forward as read.
+func (s *Stats) KeyOrdered() bool { return s.keyBackwards == 0 }
+
+// SetSameTime sets SameTime of a trace whose keys' times go back as read
+// to n, the count of the trace read in time order (through the -reorder
+// it needs).
+func (s *Stats) SetSameTime(n int64) { s.sameTime, s.sameTimeOrdered = n, true }
+
+// SameTimeExact tells whether SameTime is the count in each key's time
+// order, not a lower bound.
+func (s *Stats) SameTimeExact() bool { return s.KeyOrdered() || s.sameTimeOrdered }
 
 // Add takes the trace's next request.
 func (s *Stats) Add(key []byte, t, cost int64) {
@@ -154,8 +171,12 @@ func (s *Stats) Print(w io.Writer, path, format string) {
 		fmt.Fprintf(w, "rate       %.1f requests/s overall; per key: mean %.4f/s, busiest %.4f/s\n",
 			float64(s.requests)/secs, float64(s.requests)/float64(len(s.count))/secs, counts[len(counts)-1]/secs)
 	}
-	if s.unit > 0 {
+	switch {
+	case s.unit > 0 && s.SameTimeExact():
 		fmt.Fprintf(w, "resolution every time a multiple of %v; %s of the requests at their key's previous time\n",
+			time.Duration(s.unit), numfmt.PercentOf(s.sameTime, s.requests))
+	case s.unit > 0:
+		fmt.Fprintf(w, "resolution every time a multiple of %v; at least %s of the requests at their key's previous time (in time order; a request that goes back may share a time its key had before)\n",
 			time.Duration(s.unit), numfmt.PercentOf(s.sameTime, s.requests))
 	}
 	switch {
