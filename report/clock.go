@@ -56,7 +56,7 @@ func (m *model) clockText() markup.Inline {
 			s = s.T(fmt.Sprintf(" The rule %s is finer than the clock (its window is no longer than a %s): its answer rests on where inside each %s the requests are placed.", rule, unit, unit))
 		}
 	}
-	rec := pl.Recorded.Verdict
+	rec := m.s.RecordedVerdict(&m.budget) // under the budget the report is written to
 	for _, v := range m.verdict.Rules {
 		was := rec.Of(v.Rule, v.Count, v.Mode)
 		if was == nil || was.Choice == v.Choice || was.Choice == "" {

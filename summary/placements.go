@@ -294,10 +294,7 @@ func (s *Summary) fillRecorded() {
 			rec.LogRefused = &v
 		}
 	}
-	pl.Recorded.Verdict = nil
-	if len(runs) > 0 {
-		pl.Recorded.Verdict = VerdictOf(&Summary{Trace: s.Trace, Config: s.Config, Runs: runs, Bindings: s.Bindings}, s.Config.Budget)
-	}
+	pl.Recorded.Verdict = s.RecordedVerdict(s.Config.Budget)
 }
 
 // Range is a figure over the placements: its median (the lower middle
@@ -336,4 +333,14 @@ func (s *Summary) RunOf(rule, count, mode, alg string) *Run {
 		}
 	}
 	return nil
+}
+
+// RecordedVerdict is the verdict the recorded clock's counts give under
+// budget (the default tolerances when it bounds nothing); nil without
+// placements.
+func (s *Summary) RecordedVerdict(budget *Budget) *Verdict {
+	if s.Trace.Placements == nil || len(s.Runs) == 0 {
+		return nil
+	}
+	return VerdictOf(&Summary{Trace: s.Trace, Config: s.Config, Runs: s.recordedRuns(), Bindings: s.Bindings}, budget)
 }
