@@ -242,8 +242,8 @@ func (m *model) decision(d *markup.Document, rule, rid string, onTop map[*group]
 			}
 			tb.Rows = append(tb.Rows, []markup.Inline{
 				markup.Textf("%d", i+1), markup.Inline{}.C(r.Algorithm), markup.Text(bytesPerKey(r.Memory.PeakPerKey)),
-				markup.Text(numfmt.Rate(r.OverRate)), markup.Text(numfmt.Rate(r.UnderRate)), markup.Text(numfmt.Rate(r.DisagreeRate)),
-				markup.Text(shareText(r.OverOfRefused)), markup.Text(shareText(r.UnderOfAdmitted)), markup.Text(burst),
+				markup.Text(placedText(summary.FigureOverRate, r)), markup.Text(placedText(summary.FigureUnderRate, r)), markup.Text(placedText(summary.FigureDisagreeRate, r)),
+				markup.Text(placedText(summary.FigureOverOfRefused, r)), markup.Text(placedText(summary.FigureUnderOfAdmitted, r)), markup.Text(burst),
 				markup.Textf("%s of %s", numfmt.Count(r.KeysDisagree), numfmt.Count(r.Keys)), meetsCell(v, r.Algorithm),
 			})
 		}

@@ -33,6 +33,22 @@ func rateText(b summary.PolicyBound, r *summary.Run) (string, bool) {
 	return numfmt.Rate(g.Median), true
 }
 
+// placedText is a table's cell of figure fig of r: its median over the
+// placements and, where they differ, their range in brackets, else its
+// value; "—" where there is none (a share of the log's refusals where the
+// log refuses nothing).
+func placedText(fig string, r *summary.Run) string {
+	if g := r.RangeOf(summary.PolicyBound{Figure: fig}.Value); g.Varies() {
+		return numfmt.Rate(g.Median) + " (" + numfmt.Rate(g.Min) + "–" + numfmt.Rate(g.Max) + ")"
+	} else if g.OK {
+		return numfmt.Rate(g.Median)
+	}
+	if fig == summary.FigureOverOfRefused || fig == summary.FigureUnderOfAdmitted {
+		return "—"
+	}
+	return numfmt.Rate(0)
+}
+
 // worstValue is the figure of r that b bounds in its worst placement (its
 // own value when it was not placed): what a check line compares.
 func worstValue(b summary.PolicyBound, r *summary.Run) (float64, bool) {
@@ -58,6 +74,15 @@ func (m *model) clockText() markup.Inline {
 	}
 	rec := m.s.RecordedVerdict(&m.budget) // under the budget the report is written to
 	for _, v := range m.verdict.Rules {
+		if log := m.s.RunOf(v.Rule, v.Count, v.Mode, "log"); log != nil {
+			if r := m.s.RecordedOf(log); r != nil {
+				placed := log.RangeOf(func(v *summary.Run) (float64, bool) { return float64(v.Rejected), true })
+				if float64(r.Rejected) < placed.Min || float64(r.Rejected) > placed.Max {
+					s = s.T(fmt.Sprintf(" At %s (count %s, %s mode) the exact log refuses %s of the requests placed inside their %ss; on the recorded clock it would refuse %s.",
+						v.Rule, v.Count, v.Mode, countRange(placed, log.Requests), unit, countText(r.Rejected, log.Requests)))
+				}
+			}
+		}
 		was := rec.Of(v.Rule, v.Count, v.Mode)
 		if was == nil || was.Choice == v.Choice || was.Choice == "" {
 			continue
@@ -80,6 +105,19 @@ func (m *model) clockText() markup.Inline {
 		s = s.T(".")
 	}
 	return s
+}
+
+// countText is a count of requests with its share: "384 (12.80%)".
+func countText(n, of int64) string {
+	return numfmt.Count(n) + " (" + numfmt.PercentOf(n, of) + ")"
+}
+
+// countRange is a count over the placements: its range where they differ.
+func countRange(g summary.Range, of int64) string {
+	if g.Varies() {
+		return numfmt.Count(int64(g.Min)) + "–" + numfmt.Count(int64(g.Max)) + " (" + numfmt.PercentOf(int64(g.Min), of) + "–" + numfmt.PercentOf(int64(g.Max), of) + ")"
+	}
+	return countText(int64(g.Median), of)
 }
 
 // unitName names a clock's unit in words: "second", "minute", else the

@@ -21,7 +21,11 @@ const RunsFile = "runs.csv"
 // errors in the log's own terms: the requests the log refuses and admits
 // beside the run, and over ÷ log_refused and under ÷ log_admitted as
 // fractions (empty where the log refuses, or admits, nothing, or the
-// summary does not hold them).
+// summary does not hold them). Where the requests were placed inside a
+// coarse clock's unit (trace.placements), the columns above are the first
+// placement's, and the last give the count of placements and, for
+// disagree, over, under and log_refused, the median, least and largest
+// over them (empty otherwise).
 var runsHead = []string{
 	"rule", "count", "mode", "algorithm",
 	"requests", "admitted", "rejected",
@@ -31,6 +35,9 @@ var runsHead = []string{
 	"bytes_per_key_peak", "bytes_per_key_mean", "bytes_total_peak",
 	"error_bias", "error_p99_frac_l",
 	"log_refused", "log_admitted", "over_of_refused_frac", "under_of_admitted_frac",
+	"placements",
+	"disagree_median", "disagree_min", "disagree_max", "over_median", "over_min", "over_max",
+	"under_median", "under_min", "under_max", "log_refused_median", "log_refused_min", "log_refused_max",
 }
 
 // RunsCSV returns runs.csv for s: a header, then one row per run in the
@@ -52,6 +59,17 @@ func RunsCSV(s *summary.Summary) []byte {
 			itoa(r.Memory.PeakPerKey), numfmt.Float(r.Memory.MeanPerKey), peakTotal(r.Memory),
 			"", "",
 			"", "", "", "",
+			"", "", "", "", "", "", "", "", "", "", "", "", "",
+		}
+		if p := r.Placed; p != nil {
+			row[28] = strconv.Itoa(len(p.Over))
+			for i, vs := range [][]int64{p.Disagree(), p.Over, p.Under, p.LogRefused} {
+				if len(vs) == 0 {
+					continue
+				}
+				g := summary.SpreadOf(vs)
+				row[29+3*i], row[30+3*i], row[31+3*i] = itoa(g.Median), itoa(g.Min), itoa(g.Max)
+			}
 		}
 		if r.LogRefused != nil && r.LogAdmitted != nil {
 			row[24], row[25] = itoa(*r.LogRefused), itoa(*r.LogAdmitted)

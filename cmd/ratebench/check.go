@@ -70,6 +70,12 @@ func checkBudget(stdout io.Writer, s *summary.Summary, alg string, b *summary.Bu
 	if err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
+	if pl := s.Trace.Placements; pl != nil {
+		if _, err := fmt.Fprintf(stdout, "placed: the trace's clock is too coarse for a rule, so the figures are over %d placements of the requests inside their %s; each check holds the run's worst placement\n",
+			pl.Count, s.Trace.Resolution()); err != nil {
+			return err
+		}
+	}
 	broken := 0
 	for _, c := range checks {
 		if !c.Holds {

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"ratebench/report"
 	"ratebench/summary"
 )
 
@@ -131,5 +135,99 @@ func TestPlacedShardsMerge(t *testing.T) {
 	}
 	if whole.Verdict.Rules[0].Choice != m.Verdict.Rules[0].Choice {
 		t.Errorf("merged choice %s, whole %s", m.Verdict.Rules[0].Choice, whole.Verdict.Rules[0].Choice)
+	}
+}
+
+// The committed whole-second log under 3/1s: on the recorded clock gcra
+// decides as the exact log does and would be chosen; placed inside their
+// seconds it lets through most of the log's refusals, so the default
+// verdict is not gcra, and says both. summary.json holds the ranges.
+func TestWholeSecondLogIsNotAnsweredByItsClock(t *testing.T) {
+	s, md, _ := compareInto(t, ciSample, "-key", "host", "-ts", "time", "-rule", "3/1s", "-alg", "log,gcra,fixed,counter", "-mode", "independent")
+	v := s.Verdict.Of("3/1s", "accepted", "independent")
+	rec := s.Trace.Placements.Recorded.Verdict.Of("3/1s", "accepted", "independent")
+	if v == nil || rec == nil || v.Choice == "gcra" || rec.Choice != "gcra" {
+		t.Fatalf("choice %+v, on the recorded clock %+v", v, rec)
+	}
+	g := s.RunOf("3/1s", "accepted", "independent", "gcra")
+	over := g.RangeOf(summary.PolicyBound{Figure: summary.FigureOverOfRefused}.Value)
+	if !over.OK || over.Min < 0.5 || !g.RangeOf(summary.PolicyBound{Figure: summary.FigureDisagreeRate}.Value).Varies() {
+		t.Errorf("gcra's share of the log's refusals let through over the placements %+v", over)
+	}
+	for _, want := range []string{
+		"The trace's clock stamps whole seconds",
+		"The rule 3/1s is finer than the clock",
+		"On the recorded clock, as if every request of a second arrived at once, the choice at 3/1s would be gcra; placed inside their seconds, it decides ",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+}
+
+// The committed whole-minute log under 10/1s: the recorded clock puts a
+// minute's requests at one instant and the exact log refuses 12.8% of
+// them; placed inside their minutes it refuses none. The figures are the
+// placements', and the verdict's first sentence says the rule is finer
+// than the clock.
+func TestWholeMinuteLogFinerRule(t *testing.T) {
+	const minutes = "testdata/minutes.csv"
+	s, md, _ := compareInto(t, minutes, "-key", "user", "-ts", "time", "-rule", "10/1s", "-alg", "log,gcra,fixed", "-mode", "independent")
+	log := s.RunOf("10/1s", "accepted", "independent", "log")
+	rec := s.RecordedOf(log)
+	if rec == nil || rec.Rejected < 300 {
+		t.Fatalf("the recorded clock's log refusals %+v: the sample no longer shows the clock's artefact", rec)
+	}
+	if hi := summary.SpreadOf(log.Placed.Rejected).Max; hi*10 > rec.Rejected {
+		t.Errorf("placed, the log refuses up to %d; on the recorded clock %d", hi, rec.Rejected)
+	}
+	if log.Rejected != log.Placed.Rejected[0] || *s.Runs[1].LogRefused != log.Rejected {
+		t.Errorf("the figures are not the placements': log refuses %d, placed %v", log.Rejected, log.Placed.Rejected)
+	}
+	verdict := md[strings.Index(md, "## Verdict"):]
+	first := verdict[:strings.Index(verdict, ". ")]
+	if !strings.Contains(first, "The trace's clock stamps whole minutes") {
+		t.Errorf("the verdict does not open on the clock: %q", first)
+	}
+	if !strings.Contains(verdict, "The rule 10/1s is finer than the clock") || !strings.Contains(verdict, "on the recorded clock it would refuse 384 (12.80%)") {
+		t.Errorf("verdict:\n%s", verdict[:min(len(verdict), 1500)])
+	}
+}
+
+// check says when the figures rest on placements, and holds each run to
+// its worst placement: gcra, within 1% over in some placements of the
+// whole-second log at 10/1m and not in all, breaks -max-over 0.6%.
+func TestCheckSaysPlacements(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, stderr, err := ratebench(t, "compare", "-trace", ciSample, "-key", "host", "-ts", "time", "-rule", "10/1m", "-alg", "log,gcra", "-mode", "independent", "-report=false", "-o", dir); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	s, err := summary.ReadSummaryFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := s.RunOf("10/1m", "accepted", "independent", "gcra").RangeOf(summary.PolicyBound{Figure: summary.FigureOverRate}.Value)
+	if !g.Varies() || g.Min > 0.006 || g.Max <= 0.006 {
+		t.Fatalf("gcra's over-admission over the placements %+v: the test needs it to straddle 0.6%%", g)
+	}
+	// runs.csv gives the count of placements and gcra's over-admissions
+	// over them: median, least, largest.
+	rows, err := csv.NewReader(bytes.NewReader(report.RunsCSV(s))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	over := summary.SpreadOf(s.RunOf("10/1m", "accepted", "independent", "gcra").Placed.Over)
+	if r := rows[2]; r[col["algorithm"]] != "gcra" || r[col["placements"]] != "5" || r[col["over_median"]] != fmt.Sprint(over.Median) ||
+		r[col["over_min"]] != fmt.Sprint(over.Min) || r[col["over_max"]] != fmt.Sprint(over.Max) {
+		t.Errorf("runs.csv row %v, gcra's over %+v", r, over)
+	}
+	out, _, err := ratebench(t, "check", "-alg", "gcra", "-max-over", "0.6%", dir)
+	if exitStatus(err) != breachStatus || !strings.Contains(out, "placed: the trace's clock is too coarse for a rule, so the figures are over 5 placements of the requests inside their 1s") ||
+		!strings.Contains(out, "✗ 10/1m, count accepted, independent: over_rate 0.750% > 0.6%") {
+		t.Errorf("check: %v\n%s", err, out)
 	}
 }
