@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"os"
 
 	"ratebench/compare"
 	"ratebench/internal/escape"
@@ -28,10 +27,7 @@ var maxReorderScan = 1 << 26
 func (tf *traceFlags) adviseReorder(err error, format, command string, rest ...string) error {
 	var pe *traces.ParseError
 	var oe *compare.OrderError
-	if !errors.As(err, &pe) || !errors.As(err, &oe) || tf.path == "" || tf.path == "-" {
-		return err
-	}
-	if fi, statErr := os.Stat(tf.path); statErr != nil || !fi.Mode().IsRegular() {
+	if !errors.As(err, &pe) || !errors.As(err, &oe) || tf.path == "" {
 		return err
 	}
 	need, ok := tf.reorderNeed()
@@ -45,8 +41,12 @@ func (tf *traceFlags) adviseReorder(err error, format, command string, rest ...s
 }
 
 // reorderNeed reads the trace of tf in file order and returns the
-// -reorder it needs (tracestats' ReorderNeed), ok when it read it whole.
+// -reorder it needs (tracestats' ReorderNeed), ok when it read it whole;
+// not ok, without reading, when it cannot be read twice (rereadable).
 func (tf *traceFlags) reorderNeed() (need int64, ok bool) {
+	if tf.rereadable("the -reorder a trace needs reads it twice") != nil {
+		return 0, false
+	}
 	again := *tf
 	again.reorder, again.cancel = 0, nil // the replay's signals are stopped by now
 	r, _, err := again.open()
