@@ -38,7 +38,7 @@ func (*fixedSession) Close() error { return nil }
 
 func init() {
 	live.Register(live.Target{Name: "test-fixed", About: "a fixed window in the test's own process", Driven: true, Variants: []string{""},
-		Version: func(live.Options) (string, error) { return "test-fixed 1.0", nil },
+		Version: func(context.Context, live.Options) (string, error) { return "test-fixed 1.0", nil },
 		Model: func(_ algorithms.Rule, o live.Options) (string, error) {
 			if o.Variant != "" && o.Variant != "same" {
 				return "", fmt.Errorf("live test-fixed: no variant %q", o.Variant)
