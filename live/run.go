@@ -22,7 +22,7 @@ func Run(ctx context.Context, target Target, r algorithms.Rule, tr *Trace, o Opt
 	if len(tr.T) == 0 {
 		return nil, errors.New("live: the trace has no requests")
 	}
-	version, err := target.Version(o)
+	version, err := target.Version(ctx, o)
 	if err != nil {
 		return nil, err
 	}

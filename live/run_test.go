@@ -43,7 +43,7 @@ func (s *modelSession) Close() error { *s.closed++; return nil }
 
 func fakeTarget(spec string, flip, fail int, closed *int) Target {
 	return Target{Name: "fake", Driven: true,
-		Version: func(Options) (string, error) { return "fake 1.0", nil },
+		Version: func(context.Context, Options) (string, error) { return "fake 1.0", nil },
 		Model:   func(algorithms.Rule, Options) (string, error) { return spec, nil },
 		Start: func(_ context.Context, r algorithms.Rule, _ Options) (Session, error) {
 			l, err := algorithms.New(spec, r)
@@ -116,7 +116,9 @@ func TestRunStopsTheSoftwareOnError(t *testing.T) {
 
 func TestRunMissingSoftware(t *testing.T) {
 	tg := fakeTarget("token", 0, 0, new(int))
-	tg.Version = func(Options) (string, error) { return "", errors.New("fake is not installed: apt-get install fake") }
+	tg.Version = func(context.Context, Options) (string, error) {
+		return "", errors.New("fake is not installed: apt-get install fake")
+	}
 	if _, err := Run(context.Background(), tg, checkRule(t), Bursty3Keys(), Options{}); err == nil {
 		t.Fatal("want the missing software's error")
 	}

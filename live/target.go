@@ -87,8 +87,10 @@ type Target struct {
 	// default ("").
 	Variants []string
 	// Version names the software and its version, e.g. "HAProxy 2.6.12";
-	// an error when it is not installed (saying Requires).
-	Version func(o Options) (string, error)
+	// an error when it is not installed (saying Requires). What it runs
+	// to ask (childproc.Probe, a driver's first line) has
+	// childproc.StartTimeout to answer, and stops when ctx is done.
+	Version func(ctx context.Context, o Options) (string, error)
 	// Model is the spec of the product's model that must agree with the
 	// software for rule r (the rule already scaled by Speed when the
 	// software is on its own clock).

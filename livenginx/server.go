@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"ratebench/internal/childproc"
 )
@@ -120,7 +119,10 @@ func Start(ctx context.Context, binary string, l Limit) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	version := nginxVersion(path)
+	version, err := nginxVersion(ctx, path)
+	if err != nil {
+		return nil, err
+	}
 	s, err := childproc.OnFreePort(ctx, func(port int) (*Server, error) {
 		return startPath(ctx, path, "127.0.0.1", port, l)
 	})
@@ -147,14 +149,18 @@ func LookPath(binary string) (string, error) {
 	return "", fmt.Errorf("nginx not found (%w); install it (apt-get install -y nginx)", err)
 }
 
-// nginxVersion returns what nginx -v prints, "nginx/1.22.1".
-func nginxVersion(path string) string {
-	out, _ := exec.Command(path, "-v").CombinedOutput()
+// nginxVersion returns what nginx -v prints, "nginx/1.22.1"; an error only
+// when it was stopped (childproc.Probe: no answer in time, or ctx done).
+func nginxVersion(ctx context.Context, path string) (string, error) {
+	out, err := childproc.Probe(ctx, path, "-v")
+	if childproc.Stopped(err) {
+		return "", err
+	}
 	s := strings.TrimSpace(string(out))
 	if _, v, ok := strings.Cut(s, "version: "); ok {
-		return v
+		return v, nil
 	}
-	return s
+	return s, nil
 }
 
 // startAt starts nginx (binary, or Binary from $PATH) on host:port.
@@ -163,9 +169,13 @@ func startAt(ctx context.Context, binary, host string, port int, l Limit) (*Serv
 	if err != nil {
 		return nil, err
 	}
+	version, err := nginxVersion(ctx, path)
+	if err != nil {
+		return nil, err
+	}
 	s, err := startPath(ctx, path, host, port, l)
 	if err == nil {
-		s.Version = nginxVersion(path)
+		s.Version = version
 	}
 	return s, err
 }
@@ -201,28 +211,15 @@ func startPath(ctx context.Context, path, host string, port int, l Limit) (*Serv
 		return nil, err
 	}
 	s := &Server{Addr: net.JoinHostPort(host, strconv.Itoa(port)), Dir: dir, proc: proc}
-	deadline := time.Now().Add(10 * time.Second)
-	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
-		c, err := net.DialTimeout("tcp", s.Addr, 200*time.Millisecond)
-		if err == nil {
-			c.Close()
-			return s, nil
+	err = proc.WaitReady(ctx, "nginx", "accept a connection on "+s.Addr, func(ctx context.Context) error { return childproc.Accepts(ctx, s.Addr) })
+	if err != nil {
+		if log := strings.TrimSpace(s.errorLog()); log != "" && ctx.Err() == nil {
+			err = fmt.Errorf("%w; its error log: %s", err, log)
 		}
-		select {
-		case <-s.proc.Exited():
-			msg := s.proc.Output() + " " + s.errorLog()
-			s.Stop()
-			return nil, fmt.Errorf("nginx exited at start (%v): %s", s.proc.Err(), strings.TrimSpace(msg))
-		case <-ctx.Done():
-			s.Stop()
-			return nil, ctx.Err()
-		case <-time.After(delay):
-		}
-		if time.Now().After(deadline) {
-			s.Stop()
-			return nil, fmt.Errorf("nginx at %s did not accept a connection within 10s", s.Addr)
-		}
+		s.Stop()
+		return nil, err
 	}
+	return s, nil
 }
 
 func (s *Server) errorLog() string {

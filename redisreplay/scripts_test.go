@@ -95,7 +95,7 @@ func TestLuaInt(t *testing.T) {
 
 func TestServerStartStop(t *testing.T) {
 	s := StartForTest(t)
-	if err := ping(s.Addr); err != nil {
+	if err := ping(context.Background(), s.Addr); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(s.proc.Dir); err != nil {
@@ -104,7 +104,7 @@ func TestServerStartStop(t *testing.T) {
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	if err := ping(s.Addr); err == nil {
+	if err := ping(context.Background(), s.Addr); err == nil {
 		t.Error("the server still answers after Stop")
 	}
 	if _, err := os.Stat(s.proc.Dir); !os.IsNotExist(err) {

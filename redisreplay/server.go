@@ -29,11 +29,9 @@ type Server struct {
 // ServerBinary is the program Start runs when given no path.
 const ServerBinary = "redis-server"
 
-// startTimeout bounds how long Start waits for the server to answer PING.
-const startTimeout = 10 * time.Second
-
 // Start runs redis-server (binary, or ServerBinary from $PATH when binary is
-// empty) on 127.0.0.1 at a free port and waits until it answers PING. Stop
+// empty) on 127.0.0.1 at a free port and waits until it answers PING, for
+// childproc.StartTimeout or until ctx is done. Stop
 // it with Stop. The port is chosen by asking the kernel for a free one and
 // releasing it; if another process takes it first, the start is retried on
 // another port.
@@ -76,27 +74,13 @@ func start(ctx context.Context, path string, port int) (*Server, error) {
 
 // waitReady polls the server with PING until it answers +PONG.
 func (s *Server) waitReady(ctx context.Context) error {
-	deadline := time.Now().Add(startTimeout)
-	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
-		if ping(s.Addr) == nil {
-			return nil
-		}
-		select {
-		case <-s.proc.Exited():
-			return fmt.Errorf("redis-server exited before answering PING (%v): %s", s.proc.Err(), s.proc.Output())
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(delay):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("redis-server at %s did not answer PING within %v: %s", s.Addr, startTimeout, s.proc.Output())
-		}
-	}
+	return s.proc.WaitReady(ctx, "redis-server", "answer PING on "+s.Addr, func(ctx context.Context) error { return ping(ctx, s.Addr) })
 }
 
 // ping sends one inline PING and expects +PONG.
-func ping(addr string) error {
-	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+func ping(ctx context.Context, addr string) error {
+	d := net.Dialer{Timeout: 200 * time.Millisecond}
+	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ func ReadSummaryFile(path string) (*Summary, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file (%s), not a summary.json", path, fileKind(fi.Mode()))
+		return nil, fmt.Errorf("%s: not a regular file (%s), not a summary.json", path, FileKind(fi.Mode()))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -50,8 +50,9 @@ func ReadSummaryFile(path string) (*Summary, error) {
 	return s, nil
 }
 
-// fileKind names the kind of file of a mode that is not a regular file.
-func fileKind(m os.FileMode) string {
+// FileKind names the kind of file of a mode that is not a regular file
+// ("a named pipe"), for an error refusing it.
+func FileKind(m os.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a folder"

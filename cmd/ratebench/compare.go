@@ -238,7 +238,10 @@ func (f *compareFlags) replay(stdout, stderr io.Writer, eng *compare.Engine) err
 				r, _, _, _, err := f.trace.openOrGenerate(*f.genSpec)
 				return r, err
 			},
-			cannot: rereadable(f.trace.path, *f.genSpec != "")}
+		}
+		if err := f.trace.rereadable("placing them reads the trace again"); *f.genSpec == "" && err != nil {
+			job.place.cannot = err.Error()
+		}
 	}
 	if err := f.trace.adviseReorder(job.run(), format, "compare", rerunArgs(f.trace.flags, "compare")...); err != nil || *f.check == "" {
 		return err

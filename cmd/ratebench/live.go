@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -136,10 +135,7 @@ func runLiveNginx(stdout, stderr io.Writer, args []string) error {
 	fmt.Fprintf(stderr, "replaying %d requests (%d keys) at speed %s with %d connection(s)\n", len(tr.T), tr.Keys, cfg.SpeedString(), cfg.Clients)
 	raw, err := livenginx.Replay(ctx, cfg, tr)
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return errors.New("interrupted: nginx stopped, nothing written")
-		}
-		return err
+		return interruptedLive(err, "nginx")
 	}
 	res, err := livenginx.Analyze(cfg, raw, livenginx.TraceInfo{Path: path, Format: format})
 	if err != nil {

@@ -53,8 +53,15 @@ func runLiveProduct(stdout, stderr io.Writer, target live.Target, variantArg str
 		spec += ":" + *variant
 	}
 	o := live.Options{Speed: speed, Variant: *variant, Binary: *binary, Log: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) }}
-	if _, err := target.Version(o); err != nil { // before reading the trace
-		return err
+
+	// SIGINT and SIGTERM stop whatever runs from here on, the version
+	// probe included: each program started is stopped before the command
+	// returns.
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	tf.cancel = ctx.Done()
+	if _, err := target.Version(ctx, o); err != nil { // before reading the trace
+		return interruptedLive(err, target.Name)
 	}
 	if _, _, err := live.ModelOf(target, rule, o); err != nil { // a variant it does not take, a speed its rule cannot run at
 		atOne := o
@@ -65,9 +72,6 @@ func runLiveProduct(stdout, stderr io.Writer, target live.Target, variantArg str
 		return usageError{err.Error()}
 	}
 
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer cancel()
-	tf.cancel = ctx.Done()
 	var tr *live.Trace
 	path, format, name := "the check's trace", "generated: 3 keys in bursts, for "+live.CheckRule, live.CheckTraceName
 	if *genSpec == "" && tf.path == "" {
@@ -94,12 +98,9 @@ func runLiveProduct(stdout, stderr io.Writer, target live.Target, variantArg str
 	defer rd.Close()
 
 	fmt.Fprintf(stderr, "replaying %d requests (%d keys) through %s\n", len(tr.T), tr.Keys, spec)
-	res, err := live.Run(ctx, target, rule, tr, o)
+	res, err := live.Run(ctx, announceDeciding(target, stderr), rule, tr, o)
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return fmt.Errorf("interrupted: %s stopped, nothing written", target.Name)
-		}
-		return err
+		return interruptedLive(err, target.Name)
 	}
 	res.Trace.Path, res.Trace.Format = path, format
 	if err := writeLiveProduct(rd.Stage(), res); err != nil {
@@ -114,6 +115,15 @@ func runLiveProduct(stdout, stderr io.Writer, target live.Target, variantArg str
 	fmt.Fprintf(stdout, "\n%s agrees with its model on %d of %d requests (%s)\nwrote %s and %s\n", spec, res.Model.Agree, res.Trace.Requests,
 		fmt.Sprintf("%.3f%%", res.Model.Percent()), escape.Visible(filepath.Join(dir, "live.json")), escape.Visible(filepath.Join(dir, "live.md")))
 	return nil
+}
+
+// interruptedLive says that name's software was stopped when err is the
+// signal's (context.Canceled); other errors pass as they are.
+func interruptedLive(err error, name string) error {
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("interrupted: %s stopped, nothing written", name)
+	}
+	return err
 }
 
 // writeLiveProduct writes dir/live.json and dir/live.md.

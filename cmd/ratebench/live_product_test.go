@@ -40,7 +40,7 @@ func (*fixedSession) Close() error { return nil }
 
 func init() {
 	live.Register(live.Target{Name: "test-fixed", About: "a fixed window in the test's own process", Driven: true, Variants: []string{""},
-		Version: func(live.Options) (string, error) { return "test-fixed 1.0", nil },
+		Version: func(context.Context, live.Options) (string, error) { return "test-fixed 1.0", nil },
 		Model: func(_ algorithms.Rule, o live.Options) (string, error) {
 			if o.Variant != "" && o.Variant != "same" {
 				return "", fmt.Errorf("live test-fixed: no variant %q", o.Variant)
@@ -56,7 +56,7 @@ func init() {
 // ownClockTarget is software on its own clock whose model, HAProxy's,
 // takes windows of whole milliseconds only; it never starts.
 var ownClockTarget = live.Target{Name: "test-own-clock", About: "software on its own clock, never started",
-	Version: func(live.Options) (string, error) { return "test-own-clock 1.0", nil },
+	Version: func(context.Context, live.Options) (string, error) { return "test-own-clock 1.0", nil },
 	Model:   func(algorithms.Rule, live.Options) (string, error) { return "haproxy", nil },
 	Start: func(context.Context, algorithms.Rule, live.Options) (live.Session, error) {
 		return nil, fmt.Errorf("test-own-clock never starts")

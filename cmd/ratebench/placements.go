@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"ratebench/compare"
 	"ratebench/internal/escape"
@@ -43,7 +42,8 @@ type placing struct {
 	counts    func(key []byte) bool // the keys of the shard, nil for all
 	newEngine func() (*compare.Engine, error)
 	reopen    func() (traces.Reader, error)
-	// cannot says why the trace cannot be read again ("" when it can).
+	// cannot says why the trace cannot be read again ("" when it can:
+	// a regular file, or a generated trace).
 	cannot string
 }
 
@@ -73,7 +73,7 @@ func (p *placing) place(ctx context.Context, stderr io.Writer, sum *summary.Summ
 	}
 	unit := sum.Trace.ResolutionNS
 	if p.cannot != "" {
-		sum.Notes = append(sum.Notes, fmt.Sprintf("The clock is too coarse for the rule, but %s cannot be read again to place its requests inside their unit: "+
+		sum.Notes = append(sum.Notes, fmt.Sprintf("The clock is too coarse for the rule, but the requests cannot be placed inside their unit (%s): "+
 			"the figures are the recorded clock's, as if every request of a unit arrived at once.", p.cannot))
 		return sum, nil
 	}
@@ -102,19 +102,4 @@ func (p *placing) place(ctx context.Context, stderr io.Writer, sum *summary.Summ
 		placed = append(placed, s)
 	}
 	return summary.Place(sum, placed, p.seed, unit)
-}
-
-// rereadable says why the trace at path cannot be read a second time, ""
-// when it can (a regular file, or a generated trace).
-func rereadable(path string, gen bool) string {
-	if gen {
-		return ""
-	}
-	if path == "-" {
-		return "standard input"
-	}
-	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
-		return escape.Visible(path) + " (not a regular file)"
-	}
-	return ""
 }

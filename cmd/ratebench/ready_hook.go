@@ -1,20 +1,24 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 
+	"ratebench/algorithms"
+	"ratebench/live"
 	"ratebench/traces"
 )
 
 // readyEnv names the environment variable of the tests' readiness hook:
 // set to N, compare and convert say "ready: N requests read" on stderr
-// once they have read N requests of the trace, and gen "ready: N requests
-// written" once it has written N, their signal handlers in place; a test
-// sends its signal then, instead of after a delay it guesses. Unset (as
-// for every user), nothing is wrapped or said.
+// once they have read N requests of the trace, gen "ready: N requests
+// written" once it has written N, and live PRODUCT "ready: N requests
+// replayed" once the software has decided N, their signal handlers in
+// place; a test sends its signal then, instead of after a delay it
+// guesses. Unset (as for every user), nothing is wrapped or said.
 const readyEnv = "RATEBENCH_READY_AFTER"
 
 // readyAfter is the N of readyEnv, 0 when unset.
@@ -90,4 +94,36 @@ func (w *readyWriter) WriteBatch(b *traces.Batch) (int, error) {
 	n, err := traces.WriteBatch(w.Writer, b)
 	w.count(int64(n))
 	return n, err
+}
+
+// announceDeciding returns target, its sessions told to say on w when
+// the software has decided the requests readyEnv asks for (target itself
+// when it is unset).
+func announceDeciding(target live.Target, w io.Writer) live.Target {
+	n := readyAfter()
+	if n == 0 {
+		return target
+	}
+	start := target.Start
+	target.Start = func(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session, error) {
+		s, err := start(ctx, r, o)
+		if err != nil {
+			return nil, err
+		}
+		return &readySession{Session: s, readyCount: readyCount{w: w, done: "replayed", after: n}}, nil
+	}
+	return target
+}
+
+type readySession struct {
+	live.Session
+	readyCount
+}
+
+func (s *readySession) Decide(ctx context.Context, key string, t int64) (bool, int64, error) {
+	a, at, err := s.Session.Decide(ctx, key, t)
+	if err == nil {
+		s.count(1)
+	}
+	return a, at, err
 }

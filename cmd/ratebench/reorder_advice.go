@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"os"
 	"time"
 
 	"ratebench/compare"
@@ -43,8 +42,12 @@ func (tf *traceFlags) adviseReorder(err error, format, command string, rest ...s
 }
 
 // reorderNeed reads the trace of tf in file order and returns the
-// -reorder it needs (tracestats' ReorderNeed), ok when it read it whole.
+// -reorder it needs (tracestats' ReorderNeed), ok when it read it whole;
+// not ok, without reading, when it cannot be read twice (rereadable).
 func (tf *traceFlags) reorderNeed() (need int64, ok bool) {
+	if tf.rereadable("the -reorder a trace needs reads it twice") != nil {
+		return 0, false
+	}
 	again := *tf
 	again.reorder, again.cancel = 0, nil // the replay's signals are stopped by now
 	r, _, err := again.open()
@@ -66,11 +69,7 @@ func (tf *traceFlags) reorderNeed() (need int64, ok bool) {
 // readsAgain tells whether the trace of tf can be read once more: a
 // regular file, not standard input or a pipe.
 func (tf *traceFlags) readsAgain() bool {
-	if tf.path == "" || tf.path == "-" {
-		return false
-	}
-	fi, err := os.Stat(tf.path)
-	return err == nil && fi.Mode().IsRegular()
+	return tf.path != "" && tf.rereadable("") == nil
 }
 
 // sameTimeInOrder reads the trace of tf again through a -reorder of need

@@ -41,8 +41,12 @@ func (sf *spreadFlags) prepare(tf *traceFlags, gen bool, set map[string]bool, sh
 		}
 		return nil, nil
 	}
-	if gen || tf.path == "-" {
-		return nil, usageError{"-spread reads the trace twice (first to find the unit of its times): it needs a trace file, not standard input or -gen"}
+	const why = "-spread reads the trace twice (first to find the unit of its times)"
+	if gen {
+		return nil, usageError{why + ": it needs a trace file, not -gen"}
+	}
+	if err := tf.rereadable(why); err != nil {
+		return nil, err
 	}
 	r, _, err := tf.open()
 	if err != nil {

@@ -1,14 +1,19 @@
-// Package childproc runs a server process that the harness starts and
-// owns (redis-server, nginx): in its own temporary directory, its output
-// kept for error messages, killed by the kernel if the harness dies (on
-// Linux), and stopped, with its directory removed, on demand.
+// Package childproc runs the programs the harness starts, in one way
+// (Command): a version probe that runs to its end (Probe), a server it
+// owns (redis-server, nginx, haproxy, varnishd: Start), a driver (package
+// live/driver). Each runs in a process group of its own, which Kill ends
+// whole; the kernel kills it should the harness die (on Linux); and it
+// has StartTimeout to become ready, as its caller tells readiness (a
+// probe's end, a connection accepted, an answer, a driver's first line),
+// or until the caller's context is done, after which it is stopped and
+// the error names it and the deadline. A server runs in its own temporary
+// directory, its output kept for error messages, and is stopped, with its
+// directory removed, by Stop, which its owner calls on every path (a
+// replay's end, an error, SIGINT or SIGTERM).
 package childproc
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -36,13 +41,14 @@ type Proc struct {
 func NewDir(pattern string) (string, error) { return os.MkdirTemp("", pattern) }
 
 // Start runs path with args in dir (from NewDir), which it owns from then
-// on: a failed start removes it.
+// on: a failed start removes it. The process runs until Stop, whatever
+// happens to the context its caller waits for it under (WaitReady): the
+// caller stops it on every path.
 func Start(dir, path string, args ...string) (*Proc, error) {
 	p := &Proc{Dir: dir, out: &Tail{}, done: make(chan struct{})}
-	p.cmd = exec.Command(path, args...)
+	p.cmd = Command(path, args...)
 	p.cmd.Dir = dir
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	SetParentDeathSignal(p.cmd)
 	if err := p.cmd.Start(); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("starting %s: %w", path, err)
@@ -76,14 +82,15 @@ func (p *Proc) Output() string {
 	return strings.Join(lines, " | ")
 }
 
-// Stop kills the process, waits for it to exit and removes its directory.
+// Stop kills the process (its group: Kill), waits for it to exit and
+// removes its directory.
 // It is safe to call more than once.
 func (p *Proc) Stop() error {
 	p.stopOnce.Do(func() {
 		select {
-		case <-p.done:
+		case <-p.done: // waited for: its group's id may be another's by now
 		default:
-			if err := p.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			if err := Kill(p.cmd); err != nil {
 				p.stopErr = err
 				return
 			}
@@ -94,42 +101,6 @@ func (p *Proc) Stop() error {
 		}
 	})
 	return p.stopErr
-}
-
-// FreePort asks the kernel for a free TCP port on 127.0.0.1 (and releases
-// it: a caller whose start fails because another process took it first
-// tries again).
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// OnFreePort runs start on a free TCP port of 127.0.0.1 (FreePort), up to
-// three times: another process may take the port between FreePort's
-// release of it and the server's binding it, which fails that start. It
-// returns the first start that succeeds, else the last error, and tries
-// no more once ctx is done.
-func OnFreePort[T any](ctx context.Context, start func(port int) (T, error)) (T, error) {
-	var zero T
-	var last error
-	for range 3 {
-		port, err := FreePort()
-		if err == nil {
-			var s T
-			if s, err = start(port); err == nil {
-				return s, nil
-			}
-		}
-		last = err
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	return zero, last
 }
 
 // Tail keeps the last 4 KiB written to it, for a process's writers and

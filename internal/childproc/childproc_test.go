@@ -86,3 +86,30 @@ func TestOnFreePort(t *testing.T) {
 		t.Errorf("cancelled: %v after %d tries, want one", err, tries)
 	}
 }
+
+// StartTimeout is the environment's positive duration, else the default.
+func TestStartTimeout(t *testing.T) {
+	for _, tt := range []struct {
+		env  string
+		want time.Duration
+	}{{"", DefaultStartTimeout}, {"250ms", 250 * time.Millisecond}, {"2m", 2 * time.Minute}, {"0s", DefaultStartTimeout}, {"-1s", DefaultStartTimeout}, {"soon", DefaultStartTimeout}} {
+		t.Setenv(StartTimeoutEnv, tt.env)
+		if got := StartTimeout(); got != tt.want {
+			t.Errorf("%s=%q: %v, want %v", StartTimeoutEnv, tt.env, got, tt.want)
+		}
+	}
+}
+
+// OnFreePort tries no other port after a start whose program did not
+// answer in time.
+func TestOnFreePortStopsAtADeadline(t *testing.T) {
+	t.Setenv(StartTimeoutEnv, "10ms")
+	out, err := Probe(context.Background(), "/bin/sleep", "1")
+	if !Stopped(err) {
+		t.Fatalf("%q, %v", out, err)
+	}
+	tries := 0
+	if _, got := OnFreePort(context.Background(), func(int) (int, error) { tries++; return 0, err }); got != err || tries != 1 {
+		t.Errorf("%v after %d tries, want the deadline's after one", got, tries)
+	}
+}

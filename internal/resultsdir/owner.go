@@ -131,9 +131,18 @@ func CheckKind(dir string, want Kind, force bool) error {
 // summary.TraceInfo.Fingerprint): a SHA-256 of its size, its first 64 KiB
 // and its last 64 KiB; or "" if it is not a regular file (a pipe, a
 // device, standard input) or cannot be read. A dataset folder's is the
-// SHA-256 of its manifest's fingerprint and each part's, in order.
+// SHA-256 of its manifest's fingerprint and each part's, in order. What
+// is not a regular file is never opened: opening a named pipe again, once
+// its writer is done, waits for another.
 func Fingerprint(path string) string {
 	if path == "-" {
+		return ""
+	}
+	fi, err := os.Stat(path)
+	if err == nil && fi.IsDir() {
+		return datasetFingerprint(path)
+	}
+	if err != nil || !fi.Mode().IsRegular() {
 		return ""
 	}
 	f, err := os.Open(path)
@@ -141,11 +150,7 @@ func Fingerprint(path string) string {
 		return ""
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err == nil && fi.IsDir() {
-		return datasetFingerprint(path)
-	}
-	if err != nil || !fi.Mode().IsRegular() {
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() { // replaced since the Stat
 		return ""
 	}
 	const part = 64 << 10

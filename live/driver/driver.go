@@ -4,14 +4,15 @@
 // request on its standard output, its clock set by the request's time.
 //
 // The driver runs in a fresh temporary directory that holds its script,
-// its standard error is kept for error messages, the kernel kills it if
-// the harness dies (on Linux), and Stop kills it and removes the directory.
+// as childproc.Command runs a child (its own process group, killed by the
+// kernel if the harness dies, on Linux); its standard error is kept for
+// error messages; Ready gives it childproc.StartTimeout to load; and Stop
+// kills it and removes the directory.
 package driver
 
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -39,6 +40,7 @@ type Spec struct {
 // Proc is a running driver.
 type Proc struct {
 	name  string
+	path  string // the program
 	dir   string
 	cmd   *exec.Cmd
 	in    io.WriteCloser
@@ -60,11 +62,10 @@ func Start(s Spec) (*Proc, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	p := &Proc{name: s.Name, dir: dir, lines: make(chan string, 1), errs: &childproc.Tail{}, done: make(chan struct{})}
-	p.cmd = exec.Command(s.Program, append([]string{path}, s.Args...)...)
+	p := &Proc{name: s.Name, path: s.Program, dir: dir, lines: make(chan string, 1), errs: &childproc.Tail{}, done: make(chan struct{})}
+	p.cmd = childproc.Command(s.Program, append([]string{path}, s.Args...)...)
 	p.cmd.Dir = dir
 	p.cmd.Stderr = p.errs
-	childproc.SetParentDeathSignal(p.cmd)
 	if p.in, err = p.cmd.StdinPipe(); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -101,22 +102,45 @@ func (p *Proc) Ask(ctx context.Context, line string, timeout time.Duration) (str
 			return "", fmt.Errorf("%s is gone (%v): %s", p.name, err, p.Stderr())
 		}
 	}
+	ans, answered, err := p.next(ctx, timeout)
+	if !answered && err == nil {
+		err = fmt.Errorf("%s did not answer within %v: %s", p.name, timeout, p.Stderr())
+	}
+	return ans, err
+}
+
+// Ready returns the driver's first line, which it writes once it has
+// loaded, within childproc.StartTimeout: past it, the error names the
+// driver, its program and the deadline. It fails as Ask does otherwise.
+func (p *Proc) Ready(ctx context.Context) (string, error) {
+	timeout := childproc.StartTimeout()
+	ans, answered, err := p.next(ctx, timeout)
+	if !answered && err == nil {
+		err = fmt.Errorf("%s (%s) did not say it was ready within %v, the time a program has to start (%s sets it): %s",
+			p.name, p.path, timeout, childproc.StartTimeoutEnv, p.Stderr())
+	}
+	return ans, err
+}
+
+// next waits up to timeout for the driver's next line: not answered, and
+// no error, when the time is up.
+func (p *Proc) next(ctx context.Context, timeout time.Duration) (ans string, answered bool, err error) {
 	tm := time.NewTimer(timeout)
 	defer tm.Stop()
 	select {
 	case ans, ok := <-p.lines:
 		if !ok {
 			<-p.done
-			return "", fmt.Errorf("%s exited (%v): %s", p.name, p.cmd.ProcessState, p.Stderr())
+			return "", true, fmt.Errorf("%s exited (%v): %s", p.name, p.cmd.ProcessState, p.Stderr())
 		}
 		if msg, isErr := strings.CutPrefix(ans, "E "); isErr {
-			return "", fmt.Errorf("%s: %s", p.name, msg)
+			return "", true, fmt.Errorf("%s: %s", p.name, msg)
 		}
-		return ans, nil
+		return ans, true, nil
 	case <-ctx.Done():
-		return "", ctx.Err()
+		return "", true, ctx.Err()
 	case <-tm.C:
-		return "", fmt.Errorf("%s did not answer within %v: %s", p.name, timeout, p.Stderr())
+		return "", false, nil
 	}
 }
 
@@ -139,13 +163,15 @@ func (p *Proc) Dir() string { return p.dir }
 // Pid is the driver's process id.
 func (p *Proc) Pid() int { return p.cmd.Process.Pid }
 
-// Stop kills the driver, waits for it to exit and removes its directory.
-// It is safe to call more than once.
+// Stop kills the driver (its process group: childproc.Kill), waits for it
+// to exit and removes its directory. It is safe to call more than once.
 func (p *Proc) Stop() error {
 	p.once.Do(func() {
 		p.in.Close()
-		if err := p.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
-			p.err = err
+		select {
+		case <-p.done: // waited for: its group's id may be another's by now
+		default:
+			p.err = childproc.Kill(p.cmd)
 		}
 		for range p.lines { // drain, so that the reader reaches Wait
 		}

@@ -3,11 +3,15 @@ package driver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"ratebench/internal/childproc"
 )
 
 // echo answers each line "got LINE", "E LINE" for a line starting with
@@ -81,5 +85,37 @@ func TestStopKillsAndCleansUp(t *testing.T) {
 	}
 	if _, err := Start(Spec{Name: "x", Program: "/no/such/program", Script: []byte(echo), ScriptName: "x.sh"}); err == nil {
 		t.Error("a missing program started")
+	}
+}
+
+// A driver that never says it is ready fails Ready at the deadline, the
+// error naming the driver, its program and the deadline; Stop then kills
+// what it started too.
+func TestReadyDeadline(t *testing.T) {
+	t.Setenv(childproc.StartTimeoutEnv, "100ms")
+	p, err := Start(Spec{Name: "the test driver", Program: "/bin/sh", Script: []byte("sleep 1000 &\necho $! >&2\nwait\n"), ScriptName: "hang.sh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	_, err = p.Ready(context.Background())
+	if want := "the test driver (/bin/sh) did not say it was ready within 100ms, the time a program has to start"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("Ready: %v, want %s...", err, want)
+	}
+	pid, err := strconv.Atoi(p.Stderr())
+	if err != nil {
+		t.Fatalf("the script's child: %v", err)
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	for end := time.Now().Add(2 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(10 * time.Millisecond) {
+		if stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); strings.Contains(string(stat), ") Z ") {
+			break // a zombie, waiting for whoever took it over
+		}
+		if time.Now().After(end) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("pid %d, which the driver started, still runs after Stop", pid)
+		}
 	}
 }

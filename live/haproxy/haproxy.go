@@ -124,16 +124,19 @@ func LookPath(binary string) (string, error) {
 }
 
 // Version returns "HAProxy 2.6.12-1+deb12u4" (what haproxy -v prints).
-func Version(o live.Options) (string, error) {
+func Version(ctx context.Context, o live.Options) (string, error) {
 	path, err := LookPath(o.Binary)
 	if err != nil {
 		return "", err
 	}
-	out, err := exec.Command(path, "-v").CombinedOutput()
+	out, err := childproc.Probe(ctx, path, "-v")
+	if childproc.Stopped(err) {
+		return "", fmt.Errorf("live haproxy: %w", err)
+	}
 	first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
 	v, ok := strings.CutPrefix(first, "HAProxy version ")
 	if err != nil || !ok {
-		return "", fmt.Errorf("%s -v: %v %q: not HAProxy; install %s", path, err, first, Requires)
+		return "", fmt.Errorf("live haproxy: %s -v: %v %q: not HAProxy; install %s", path, err, first, Requires)
 	}
 	v, _, _ = strings.Cut(v, " ")
 	return "HAProxy " + v, nil
@@ -246,28 +249,11 @@ func start(ctx context.Context, path, addr string, r algorithms.Rule, variant st
 	}
 	s := &session{proc: proc, addr: addr, url: "http://" + addr + "/",
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1, DisableCompression: true, Proxy: nil}, Timeout: 10 * time.Second}}
-	deadline := time.Now().Add(10 * time.Second)
-	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
-		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-		if err == nil {
-			c.Close()
-			return s, nil
-		}
-		select {
-		case <-proc.Exited():
-			msg := proc.Output()
-			s.Close()
-			return nil, fmt.Errorf("haproxy exited at start (%v): %s", proc.Err(), msg)
-		case <-ctx.Done():
-			s.Close()
-			return nil, ctx.Err()
-		case <-time.After(delay):
-		}
-		if time.Now().After(deadline) {
-			s.Close()
-			return nil, fmt.Errorf("haproxy on %s accepted no connection within 10s: %s", addr, proc.Output())
-		}
+	if err := proc.WaitReady(ctx, "haproxy", "accept a connection on "+addr, func(ctx context.Context) error { return childproc.Accepts(ctx, addr) }); err != nil {
+		s.Close()
+		return nil, err
 	}
+	return s, nil
 }
 
 // session is one haproxy process and the replay's connection to it.

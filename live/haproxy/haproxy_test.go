@@ -115,7 +115,7 @@ func TestConfFile(t *testing.T) {
 
 // A missing program is an error naming the package to install.
 func TestMissingBinary(t *testing.T) {
-	_, err := haproxy.Version(live.Options{Binary: "/nonexistent/haproxy"})
+	_, err := haproxy.Version(context.Background(), live.Options{Binary: "/nonexistent/haproxy"})
 	if err == nil || !strings.Contains(err.Error(), "apt-get install -y haproxy") {
 		t.Fatalf("err %v, want one naming apt-get install -y haproxy", err)
 	}

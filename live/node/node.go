@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"ratebench/algorithms"
+	"ratebench/internal/childproc"
 	"ratebench/live"
 	"ratebench/live/driver"
 	"ratebench/products"
@@ -68,7 +69,7 @@ func init() {
 	live.Register(live.Target{Name: "express-rate-limit",
 		About:    "express-rate-limit's middleware with its MemoryStore, in a node process whose Date and timers follow the trace",
 		Requires: requires, Driven: true, Variants: []string{"", "store=memory"},
-		Version: func(o live.Options) (string, error) { return version(o, false) },
+		Version: func(ctx context.Context, o live.Options) (string, error) { return version(ctx, o, false) },
 		Model:   func(r algorithms.Rule, o live.Options) (string, error) { return model(r, o, false) },
 		Start: func(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session, error) {
 			return start(ctx, r, o, false)
@@ -76,7 +77,7 @@ func init() {
 	live.Register(live.Target{Name: "express-rate-limit:store=redis",
 		About:    "express-rate-limit's middleware with rate-limit-redis, in a node process, on a redis-server on a loopback port, in real time",
 		Requires: requires + ", and redis-server (apt-get install redis-server)", Variants: []string{""},
-		Version: func(o live.Options) (string, error) { return version(o, true) },
+		Version: func(ctx context.Context, o live.Options) (string, error) { return version(ctx, o, true) },
 		Model:   func(r algorithms.Rule, o live.Options) (string, error) { return model(r, o, true) },
 		Start: func(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session, error) {
 			return start(ctx, r, o, true)
@@ -114,7 +115,7 @@ func Prefix() (string, error) {
 // each package is installed in prefix at the version package.json pins,
 // and returns node's path and what runs: "express-rate-limit 8.7.5 (node
 // v20.20.2)".
-func installed(o live.Options, redis bool) (node, prefix, what string, err error) {
+func installed(ctx context.Context, o live.Options, redis bool) (node, prefix, what string, err error) {
 	bin := o.Binary
 	if bin == "" {
 		bin = "node"
@@ -122,7 +123,10 @@ func installed(o live.Options, redis bool) (node, prefix, what string, err error
 	if node, err = exec.LookPath(bin); err != nil {
 		return "", "", "", fmt.Errorf("node not found (%v): install %s", err, requires)
 	}
-	out, err := exec.Command(node, "--version").Output()
+	out, err := childproc.Probe(ctx, node, "--version")
+	if childproc.Stopped(err) {
+		return "", "", "", err
+	}
 	v := strings.TrimSpace(string(out))
 	major, _, _ := strings.Cut(strings.TrimPrefix(v, "v"), ".")
 	if n, aerr := strconv.Atoi(major); err != nil || aerr != nil || n < minNode[redis] {
@@ -159,11 +163,11 @@ func installed(o live.Options, redis bool) (node, prefix, what string, err error
 	return node, prefix, strings.Join(parts, ", ") + " (node " + v + ")", nil
 }
 
-func version(o live.Options, redis bool) (string, error) {
+func version(ctx context.Context, o live.Options, redis bool) (string, error) {
 	if err := variant(o, redis); err != nil {
 		return "", err
 	}
-	_, _, what, err := installed(o, redis)
+	_, _, what, err := installed(ctx, o, redis)
 	return what, err
 }
 
@@ -209,14 +213,14 @@ func Approximate(s live.Session) int {
 	return 0
 }
 
-// answerTimeout bounds one answer of the driver (a request, or its start).
+// answerTimeout bounds one answer of the driver to a request.
 const answerTimeout = 30 * time.Second
 
 func start(ctx context.Context, r algorithms.Rule, o live.Options, redis bool) (live.Session, error) {
 	if err := variant(o, redis); err != nil {
 		return nil, err
 	}
-	node, prefix, _, err := installed(o, redis)
+	node, prefix, _, err := installed(ctx, o, redis)
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +243,7 @@ func start(ctx context.Context, r algorithms.Rule, o live.Options, redis bool) (
 		s.Close()
 		return nil, err
 	}
-	ans, err := s.p.Ask(ctx, "", answerTimeout)
+	ans, err := s.p.Ready(ctx)
 	if err == nil {
 		f := strings.Fields(ans)
 		switch {

@@ -175,7 +175,7 @@ func TestCloseKillsNode(t *testing.T) {
 // Missing software is an error that says what to install.
 func TestMissingSoftwareNamesTheInstall(t *testing.T) {
 	tg := target(t, "express-rate-limit")
-	if _, err := tg.Version(live.Options{Binary: "/nonexistent/node"}); err == nil || !strings.Contains(err.Error(), "apt-get install nodejs") {
+	if _, err := tg.Version(context.Background(), live.Options{Binary: "/nonexistent/node"}); err == nil || !strings.Contains(err.Error(), "apt-get install nodejs") {
 		t.Errorf("no node: %v", err)
 	}
 	dir := t.TempDir()
@@ -187,7 +187,7 @@ func TestMissingSoftwareNamesTheInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("RATEBENCH_LIVE_NODE", dir)
-	if _, err := tg.Version(live.Options{}); err == nil || !strings.Contains(err.Error(), Install) {
+	if _, err := tg.Version(context.Background(), live.Options{}); err == nil || !strings.Contains(err.Error(), Install) {
 		t.Errorf("no packages: %v, want it to name %s", err, Install)
 	}
 	r, _ := algorithms.ParseRule("5/1s")

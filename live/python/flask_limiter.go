@@ -8,12 +8,12 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"os/exec"
 	"strings"
 	"sync"
 	"time"
 
 	"ratebench/algorithms"
+	"ratebench/internal/childproc"
 	"ratebench/live"
 	"ratebench/live/driver"
 	"ratebench/products"
@@ -78,9 +78,12 @@ func python(o live.Options) string {
 }
 
 // flaskVersion asks the interpreter for limits' version.
-func flaskVersion(o live.Options) (string, error) {
+func flaskVersion(ctx context.Context, o live.Options) (string, error) {
 	py := python(o)
-	out, err := exec.Command(py, "-c", "import limits, platform; print(limits.__version__, platform.python_version())").CombinedOutput()
+	out, err := childproc.Probe(ctx, py, "-c", "import limits, platform; print(limits.__version__, platform.python_version())")
+	if childproc.Stopped(err) {
+		return "", fmt.Errorf("live flask-limiter: %w", err)
+	}
 	if err != nil {
 		return "", fmt.Errorf("live flask-limiter: %s cannot import limits (%v: %s); install %s", py, err, strings.TrimSpace(lastLine(out)), FlaskRequires)
 	}
@@ -104,7 +107,7 @@ type FlaskSession struct {
 	err   error
 }
 
-// answerTimeout bounds one answer of the driver (a request, or its start).
+// answerTimeout bounds one answer of the driver to a request.
 const answerTimeout = 30 * time.Second
 
 // StartFlask starts the driver for rule r: the strategy and storage of
@@ -139,7 +142,7 @@ func StartFlask(ctx context.Context, r algorithms.Rule, o live.Options) (_ *Flas
 		Args: []string{strategy, limit, uri}}); err != nil {
 		return nil, fmt.Errorf("live flask-limiter: %w; install %s", err, FlaskRequires)
 	}
-	line, err := s.p.Ask(ctx, "", answerTimeout)
+	line, err := s.p.Ready(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("live flask-limiter: %w", err)
 	}

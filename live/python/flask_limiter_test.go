@@ -19,7 +19,7 @@ func flaskTarget(t *testing.T) live.Target {
 	if !ok {
 		t.Fatal("flask-limiter is not registered")
 	}
-	v, err := tg.Version(live.Options{})
+	v, err := tg.Version(context.Background(), live.Options{})
 	if err != nil {
 		t.Fatalf("%v", err) // names python3-limits
 	}
@@ -284,7 +284,7 @@ func TestFlaskLimiterRefuses(t *testing.T) {
 		t.Errorf("driven %v, variants %q: want a driven target whose default variant is \"\"", tg.Driven, tg.Variants)
 	}
 	for _, bin := range []string{"/nonexistent/python3", "/bin/true"} {
-		if _, err := tg.Version(live.Options{Binary: bin}); err == nil || !strings.Contains(err.Error(), "apt-get install -y python3-limits") {
+		if _, err := tg.Version(context.Background(), live.Options{Binary: bin}); err == nil || !strings.Contains(err.Error(), "apt-get install -y python3-limits") {
 			t.Errorf("with %s: %v, want an error naming python3-limits", bin, err)
 		}
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"ratebench/algorithms"
+	"ratebench/internal/childproc"
 	"ratebench/live"
 	"ratebench/products"
 	"ratebench/redisreplay"
@@ -102,8 +103,8 @@ func init() {
 
 // version returns a Target.Version naming redis-server's version and the
 // script.
-func version(script string) func(o live.Options) (string, error) {
-	return func(o live.Options) (string, error) {
+func version(script string) func(ctx context.Context, o live.Options) (string, error) {
+	return func(ctx context.Context, o live.Options) (string, error) {
 		bin := o.Binary
 		if bin == "" {
 			bin = redisreplay.ServerBinary
@@ -112,7 +113,10 @@ func version(script string) func(o live.Options) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("%s not found (%v): install %s", bin, err, requires)
 		}
-		out, err := exec.Command(path, "--version").Output()
+		out, err := childproc.Probe(ctx, path, "--version")
+		if childproc.Stopped(err) {
+			return "", err
+		}
 		if err != nil {
 			return "", fmt.Errorf("%s --version: %v", path, err)
 		}

@@ -153,7 +153,7 @@ func TestRefusals(t *testing.T) {
 		if _, err := target.Start(context.Background(), r, live.Options{}); err == nil {
 			t.Errorf("%s under %s: started", name, r)
 		}
-		if _, err := target.Version(live.Options{Binary: "/nonexistent/redis-server"}); err == nil || !strings.Contains(err.Error(), "apt-get install -y redis-server") {
+		if _, err := target.Version(context.Background(), live.Options{Binary: "/nonexistent/redis-server"}); err == nil || !strings.Contains(err.Error(), "apt-get install -y redis-server") {
 			t.Errorf("%s with a missing binary: %v", name, err)
 		}
 	}

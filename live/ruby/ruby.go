@@ -28,12 +28,10 @@ var driverScript []byte
 // Requires is what the target needs installed.
 const Requires = "the Debian packages ruby, ruby-rack-attack and ruby-activesupport (apt-get install ruby ruby-rack-attack ruby-activesupport)"
 
-// startTimeout bounds the driver's loading (Ruby, Rack, ActiveSupport),
-// answerTimeout one answer.
-const (
-	startTimeout  = 30 * time.Second
-	answerTimeout = 30 * time.Second
-)
+// answerTimeout bounds one answer of the driver to a request (its
+// loading of Ruby, Rack and ActiveSupport has childproc.StartTimeout:
+// driver.Proc.Ready).
+const answerTimeout = 30 * time.Second
 
 func init() {
 	live.Register(live.Target{
@@ -57,13 +55,13 @@ func binary(o live.Options) string {
 
 // Version names rack-attack, ActiveSupport, Rack and Ruby as the driver
 // loads them, or says what to install.
-func Version(o live.Options) (string, error) {
+func Version(ctx context.Context, o live.Options) (string, error) {
 	p, err := startDriver(o, "1", "1000000000")
 	if err != nil {
 		return "", err
 	}
 	defer p.Stop()
-	return ready(p)
+	return ready(ctx, p)
 }
 
 // startDriver starts the driver with args (L and W in ns).
@@ -77,8 +75,11 @@ func startDriver(o live.Options, args ...string) (*driver.Proc, error) {
 
 // ready waits for the driver to have loaded and returns the versions it
 // names.
-func ready(p *driver.Proc) (string, error) {
-	line, err := p.Ask(context.Background(), "", startTimeout)
+func ready(ctx context.Context, p *driver.Proc) (string, error) {
+	line, err := p.Ready(ctx)
+	if ctx.Err() != nil {
+		return "", fmt.Errorf("live rack-attack: %w", err)
+	}
 	v, ok := strings.CutPrefix(line, "ready ")
 	if err == nil && !ok {
 		err = fmt.Errorf("the driver said %q, not ready", line)
@@ -109,7 +110,7 @@ func Start(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session
 	if err != nil {
 		return nil, err
 	}
-	if _, err := ready(p); err != nil {
+	if _, err := ready(ctx, p); err != nil {
 		p.Stop()
 		return nil, err
 	}

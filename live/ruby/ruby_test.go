@@ -26,7 +26,7 @@ var (
 // rack-attack is missing (asked once: the driver takes a second to load).
 func needRuby(t *testing.T) string {
 	t.Helper()
-	versionOnce.Do(func() { version, versionErr = Version(live.Options{}) })
+	versionOnce.Do(func() { version, versionErr = Version(context.Background(), live.Options{}) })
 	if versionErr != nil {
 		t.Fatalf("rack-attack's live check needs %s: %v", Requires, versionErr)
 	}
@@ -191,7 +191,7 @@ func TestRackAttackMissingSoftwareNamesPackages(t *testing.T) {
 	}
 	for _, bin := range []string{filepath.Join(t.TempDir(), "no-ruby"), fake} {
 		o := live.Options{Binary: bin}
-		if _, err := Version(o); err == nil || !strings.Contains(err.Error(), "ruby-rack-attack") {
+		if _, err := Version(context.Background(), o); err == nil || !strings.Contains(err.Error(), "ruby-rack-attack") {
 			t.Errorf("Version with %s: %v, want an error naming ruby-rack-attack", bin, err)
 		}
 		if _, err := Start(context.Background(), algorithms.Rule{L: 5, W: int64(time.Second)}, o); err == nil || !strings.Contains(err.Error(), "ruby-rack-attack") {

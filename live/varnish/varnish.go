@@ -71,9 +71,6 @@ var vcl = template.Must(template.New("vsthrottle.vcl").Parse(vclTemplate))
 // Requires is what must be installed.
 const Requires = "the Debian packages varnish and varnish-modules (apt-get install varnish varnish-modules)"
 
-// startTimeout bounds varnishd's start: it compiles the VCL with cc.
-const startTimeout = 60 * time.Second
-
 func init() { live.Register(Target()) }
 
 // Target is vsthrottle's live target.
@@ -134,24 +131,28 @@ func LookPath(binary string) (string, error) {
 
 // Version names varnishd's version ("varnish-7.1.1 revision 7cee1c5...")
 // and checks that it has the vmod vsthrottle: in a vmod directory of the
-// usual places, or else by compiling the VCL (varnishd -C, seconds).
-func Version(o live.Options) (string, error) {
+// usual places, or else by compiling the VCL (varnishd -C). Each program
+// it runs has childproc.StartTimeout to finish.
+func Version(ctx context.Context, o live.Options) (string, error) {
 	path, err := LookPath(o.Binary)
 	if err != nil {
 		return "", err
 	}
-	out, err := exec.Command(path, "-V").CombinedOutput()
+	out, err := childproc.Probe(ctx, path, "-V")
+	if childproc.Stopped(err) {
+		return "", fmt.Errorf("live varnish: %w", err)
+	}
 	first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
 	if err != nil || !strings.Contains(first, "varnish-") {
 		return "", fmt.Errorf("%s -V: %v: %s; install %s", path, err, first, Requires)
 	}
 	version := strings.Trim(strings.TrimPrefix(first, "varnishd "), "()")
 	if found, _ := filepath.Glob("/usr/lib/*/varnish/vmods/libvmod_vsthrottle.so"); len(found) == 0 {
-		if err := compiles(path); err != nil {
+		if err := compiles(ctx, path); err != nil {
 			return "", err
 		}
 	}
-	if v := debianVersion("varnish-modules"); v != "" {
+	if v := debianVersion(ctx, "varnish-modules"); v != "" {
 		version += ", varnish-modules " + v
 	}
 	return version, nil
@@ -159,7 +160,7 @@ func Version(o live.Options) (string, error) {
 
 // compiles checks that varnishd at path compiles a VCL importing
 // vsthrottle.
-func compiles(path string) error {
+func compiles(ctx context.Context, path string) error {
 	dir, err := os.MkdirTemp("", "ratebench-varnish-check-")
 	if err != nil {
 		return err
@@ -169,16 +170,18 @@ func compiles(path string) error {
 	if err != nil {
 		return err
 	}
-	if out, err := exec.Command(path, "-C", "-j", "none", "-n", filepath.Join(dir, "n"), "-f", vclPath).CombinedOutput(); err != nil {
+	if out, err := childproc.Probe(ctx, path, "-C", "-j", "none", "-n", filepath.Join(dir, "n"), "-f", vclPath); childproc.Stopped(err) {
+		return fmt.Errorf("live varnish: %w", err)
+	} else if err != nil {
 		return fmt.Errorf("varnishd cannot compile a VCL importing vsthrottle (%v: %s); is the vmod installed? it needs %s", err, lastLines(out), Requires)
 	}
 	return nil
 }
 
 // debianVersion is the installed version of a Debian package, "" when
-// dpkg does not know it.
-func debianVersion(pkg string) string {
-	out, err := exec.Command("dpkg-query", "-W", "-f", "${Version}", pkg).Output()
+// dpkg does not know it (or is stopped: childproc.Probe).
+func debianVersion(ctx context.Context, pkg string) string {
+	out, err := childproc.Probe(ctx, "dpkg-query", "-W", "-f", "${Version}", pkg)
 	if err != nil {
 		return ""
 	}
@@ -285,35 +288,31 @@ func startAt(ctx context.Context, path string, port int, r algorithms.Rule, ban 
 }
 
 // ready waits until varnishd answers GET /clock, which blocks the clock
-// probe's bucket (again: a second time changes nothing).
+// probe's bucket (again: a second time changes nothing), within
+// childproc.StartTimeout (it compiles the VCL with cc first).
 func (s *Session) ready(ctx context.Context) error {
-	deadline := time.Now().Add(startTimeout)
-	for {
+	var wrong error // an answer, but not the clock's
+	err := s.proc.WaitReady(ctx, "varnishd", "answer GET "+s.base+"/clock", func(ctx context.Context) error {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/clock", nil)
 		if err != nil {
 			return err
 		}
 		resp, err := s.client.Do(req)
-		if err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			probe, perr := strconv.ParseInt(resp.Header.Get("X-Before"), 10, 64)
-			if resp.StatusCode != http.StatusNoContent || perr != nil || probe <= 0 {
-				return fmt.Errorf("varnishd answered GET /clock with %s and clock %q, not 204 and a positive clock", resp.Status, resp.Header.Get("X-Before"))
-			}
-			return nil
+		if err != nil {
+			return err
 		}
-		select {
-		case <-s.proc.Exited():
-			return fmt.Errorf("varnishd exited (%v): %s", s.proc.Err(), s.proc.Output())
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		probe, perr := strconv.ParseInt(resp.Header.Get("X-Before"), 10, 64)
+		if resp.StatusCode != http.StatusNoContent || perr != nil || probe <= 0 {
+			wrong = fmt.Errorf("varnishd answered GET /clock with %s and clock %q, not 204 and a positive clock", resp.Status, resp.Header.Get("X-Before"))
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("varnishd did not answer within %s (%v): %s", startTimeout, err, s.proc.Output())
-		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
+	return wrong
 }
 
 // Decide sends key's request when trace time t is due and returns

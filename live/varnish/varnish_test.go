@@ -19,7 +19,7 @@ import (
 // missing: a skipped live test proves nothing.
 func requireVarnish(t *testing.T) string {
 	t.Helper()
-	v, err := Version(live.Options{})
+	v, err := Version(context.Background(), live.Options{})
 	if err != nil {
 		t.Fatalf("this test replays a trace through a real varnishd with vsthrottle: %v", err)
 	}
