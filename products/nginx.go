@@ -145,7 +145,7 @@ var nginxDeviations = []algorithms.Deviation{
 	{Name: "clock", About: "decides on a millisecond clock: the trace's time floored to whole milliseconds"},
 	{Name: "rate-truncation", About: "keeps the rate in whole milli-requests per second, truncated as it parses it (10r/m becomes 166, not 166.67)"},
 	{Name: "drain-truncation", About: "drains whole milli-requests: rate*ms/1000 truncated, the fraction lost while the time of the last request moves on"},
-	{Name: "one-hit", About: "counts one request per request whatever its cost (limit_req has no cost)"},
+	{Name: "one-hit", About: "counts each request as one whatever its cost (limit_req has no cost)"},
 }
 
 // nginxState is one key's node: excess in milli-requests and last in
