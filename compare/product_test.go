@@ -28,10 +28,10 @@ func TestProductAnalysisMatchesSeparateRuns(t *testing.T) {
 		t.Fatalf("%d runs (want the log and nginx per mode), schema %s", len(s.Runs), s.Schema)
 	}
 	sep := replay(t, Config{Rules: cfg.Rules, Modes: modes, Algorithms: []string{"token",
-		"nginx:without=clock", "nginx:without=rate-truncation", "nginx:without=drain-truncation"}}, reqs)
+		"nginx:without=clock", "nginx:without=rate-truncation", "nginx:without=drain-truncation", "nginx:without=one-hit"}}, reqs)
 	for _, m := range []string{"independent", "shadow"} {
 		p := findRun(t, s, m, "nginx").Product
-		if p == nil || p.Twin != "token" || len(p.Deviations) != 3 {
+		if p == nil || p.Twin != "token" || len(p.Deviations) != 4 {
 			t.Fatalf("%s: analysis %+v", m, p)
 		}
 		if tw := findRun(t, sep, m, "token"); p.TwinVsLog != (summary.Disagreement{Over: tw.Over, Under: tw.Under}) {
@@ -143,7 +143,7 @@ func TestCoupledKeysReplayedInOnePass(t *testing.T) {
 
 // A product's companions (its twin, its runs with one deviation off)
 // keep only their totals: a key's row holds the log's and the listed
-// runs' alone, here the log and nginx in two modes, beside 4 companions
+// runs' alone, here the log and nginx in two modes, beside 5 companions
 // per mode.
 func TestCompanionsKeepNoRow(t *testing.T) {
 	rule := mustRule(t, "10/1m")
@@ -155,7 +155,7 @@ func TestCompanionsKeepNoRow(t *testing.T) {
 			companions++
 		}
 	}
-	if companions != 8 || len(w.rows.row(0)) != 3 || len(w.runs()) != 3 {
-		t.Errorf("%d companions, rows of %d runs (%d with rows); want 8 and 3", companions, len(w.rows.row(0)), len(w.runs()))
+	if companions != 10 || len(w.rows.row(0)) != 3 || len(w.runs()) != 3 {
+		t.Errorf("%d companions, rows of %d runs (%d with rows); want 10 and 3", companions, len(w.rows.row(0)), len(w.runs()))
 	}
 }

@@ -137,9 +137,9 @@ func replay(ctx context.Context, target Target, r algorithms.Rule, tr *Trace, o 
 	return real, at, int64(time.Since(start)), nil
 }
 
-// Decide replays tr through spec for rule r at times, counting requests as
-// the product does (every request, or the admitted ones), and returns each
-// request's decision.
+// Decide replays tr through spec for rule r at times, each request with
+// its cost, counting requests as the product does (every request, or the
+// admitted ones), and returns each request's decision.
 func Decide(spec string, r algorithms.Rule, tr *Trace, times []int64) ([]bool, error) {
 	l, err := algorithms.New(spec, r)
 	if err != nil {
@@ -149,9 +149,9 @@ func Decide(spec string, r algorithms.Rule, tr *Trace, times []int64) ([]bool, e
 	every := algorithms.CountsEvery(l)
 	out := make([]bool, len(tr.T))
 	for i, id := range tr.Key {
-		ok := l.Decide(id, times[i], 1)
+		ok := l.Decide(id, times[i], tr.CostOf(i))
 		if ok || every {
-			l.Record(id, times[i], 1)
+			l.Record(id, times[i], tr.CostOf(i))
 		}
 		out[i] = ok
 	}

@@ -100,6 +100,68 @@ func TestRunReportsADifference(t *testing.T) {
 	}
 }
 
+// The models read the trace's costs, the software never sees them: the
+// fake software, the fixed window asked with cost 1, agrees on the check's
+// trace with costs with rack-attack, which counts one hit per request, and
+// not with rack-attack charging the costs; the exact log charges them.
+func TestRunGivesTheCostsToTheModelsOnly(t *testing.T) {
+	tr := Bursty3KeysWithCosts()
+	n := int64(len(tr.T))
+	var logs []int64
+	for _, c := range []struct {
+		model string
+		agree bool
+	}{{"rack-attack", true}, {"rack-attack:without=one-hit", false}} {
+		tg := fakeTarget("fixed", 0, 0, new(int))
+		tg.Model = func(algorithms.Rule, Options) (string, error) { return c.model, nil }
+		res, err := Run(context.Background(), tg, checkRule(t), tr, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (res.Model.Agree == n) != c.agree {
+			t.Errorf("%s agrees on %d of %d requests: want all %v", c.model, res.Model.Agree, n, c.agree)
+		}
+		logs = append(logs, res.Log.Agree)
+	}
+	plain, err := Run(context.Background(), fakeTarget("fixed", 0, 0, new(int)), checkRule(t), Bursty3Keys(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if logs[0] == plain.Log.Agree {
+		t.Errorf("the log agrees on %d requests with costs and without: it does not read them", plain.Log.Agree)
+	}
+}
+
+// On the check's trace with costs, the model of each live target whose
+// product takes no cost (counting one per request, its deviation one-hit)
+// decides some requests otherwise when it charges the costs: the targets'
+// agreement with their models on that trace, which their tests require,
+// tells the deviation.
+func TestBursty3KeysWithCostsTellsOneHit(t *testing.T) {
+	r := checkRule(t)
+	tr := Bursty3KeysWithCosts()
+	for _, spec := range []string{"express-rate-limit", "express-rate-limit:store=redis", "rack-attack", "haproxy", "varnish", "tyk"} {
+		one, err := Decide(spec, r, tr, tr.T)
+		if err != nil {
+			t.Fatal(err)
+		}
+		charged, err := Decide(spec+":without=one-hit", r, tr, tr.T)
+		if err != nil {
+			t.Fatal(err)
+		}
+		differ := 0
+		for i := range one {
+			if one[i] != charged[i] {
+				differ++
+			}
+		}
+		if differ == 0 {
+			t.Errorf("%s decides the check's trace with costs alike charging them or not", spec)
+		}
+		t.Logf("%s: charging the costs decides %d of %d requests otherwise", spec, differ, len(one))
+	}
+}
+
 func TestRunStopsTheSoftwareOnError(t *testing.T) {
 	var closed int
 	_, err := Run(context.Background(), fakeTarget("token", 0, 5, &closed), checkRule(t), Bursty3Keys(), Options{})
@@ -145,6 +207,26 @@ func TestBursty3Keys(t *testing.T) {
 	}
 	if !slices.Equal(long, []bool{true, true, true}) {
 		t.Errorf("idle gaps over 3 s per key: %v", long)
+	}
+	if a.Cost != nil || a.CostOf(0) != 1 {
+		t.Errorf("the check's trace has costs %v", a.Cost)
+	}
+	// With costs: the same requests, each costing 1 to 3, some more than 1.
+	c := Bursty3KeysWithCosts()
+	if !slices.Equal(c.T, a.T) || !slices.Equal(c.Key, a.Key) || c.Keys != a.Keys || !slices.Equal(c.Cost, Bursty3KeysWithCosts().Cost) {
+		t.Fatal("the check's trace with costs is not the check's requests, the same on every call")
+	}
+	costly := 0
+	for i, q := range c.Cost {
+		if q < 1 || q > 3 || c.CostOf(i) != q {
+			t.Fatalf("request %d costs %d (CostOf %d)", i+1, q, c.CostOf(i))
+		}
+		if q > 1 {
+			costly++
+		}
+	}
+	if costly < len(c.T)/5 || costly > len(c.T)/2 {
+		t.Errorf("%d of %d requests cost more than 1", costly, len(c.T))
 	}
 }
 

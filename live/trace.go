@@ -16,10 +16,24 @@ const MaxRequests = 10_000_000
 // dense key ids in order of first appearance. The software sees key id i
 // as KeyName(i), never the trace's own key, so that no key can break a
 // header, a command line or a driver's line protocol.
+//
+// Cost holds the requests' costs, which only the models read: the software
+// is sent one request for each, whatever its cost, as a product whose API
+// takes no cost sees it. Nil means every request costs 1, as in every
+// trace Load reads.
 type Trace struct {
 	T    []int64
 	Key  []int32
 	Keys int
+	Cost []int64
+}
+
+// CostOf returns request i's cost: 1 when the trace has no costs.
+func (tr *Trace) CostOf(i int) int64 {
+	if tr.Cost == nil {
+		return 1
+	}
+	return tr.Cost[i]
 }
 
 // KeyName is the name the software sees for key id.
@@ -104,4 +118,26 @@ func Bursty3Keys() *Trace {
 		tr.Key = append(tr.Key, q.key)
 	}
 	return tr
+}
+
+// Bursty3KeysWithCosts is the check's trace with costs (WithCosts, a fixed
+// seed). The software is sent the very requests of Bursty3Keys, so a
+// product whose API takes no cost, counting one per request, decides it
+// as it decides Bursty3Keys, and its model must too; under 5/1s charging
+// the costs decides some requests otherwise.
+func Bursty3KeysWithCosts() *Trace { return Bursty3Keys().WithCosts(27) }
+
+// WithCosts returns tr's requests with costs drawn from seed: about a
+// third cost 2 or 3, the others 1.
+func (tr *Trace) WithCosts(seed uint64) *Trace {
+	rng := rand.New(rand.NewPCG(seed, 6))
+	c := *tr
+	c.Cost = make([]int64, len(tr.T))
+	for i := range c.Cost {
+		c.Cost[i] = 1
+		if rng.IntN(3) == 0 {
+			c.Cost[i] = 2 + rng.Int64N(2)
+		}
+	}
+	return &c
 }

@@ -32,7 +32,8 @@ func ModelSpec(rate string, burst int64) string {
 }
 
 // runModel replays the requests in order through spec for rule r at
-// times, recording what it admits, and returns each request's decision.
+// times, each with its cost, recording what it admits, and returns each
+// request's decision.
 func runModel(spec string, r algorithms.Rule, tr *Trace, order []int, times []int64) ([]bool, error) {
 	l, err := algorithms.New(spec, r)
 	if err != nil {
@@ -42,8 +43,8 @@ func runModel(spec string, r algorithms.Rule, tr *Trace, order []int, times []in
 	out := make([]bool, len(tr.T))
 	for _, i := range order {
 		id := tr.Key[i]
-		if ok := l.Decide(id, times[i], 1); ok {
-			l.Record(id, times[i], 1)
+		if ok := l.Decide(id, times[i], tr.CostOf(i)); ok {
+			l.Record(id, times[i], tr.CostOf(i))
 			out[i] = true
 		}
 	}

@@ -70,6 +70,46 @@ func TestSerialReplayAgreesWithModel(t *testing.T) {
 	}
 }
 
+// limit_req takes no cost: sent the requests of a trace with costs, nginx
+// decides each as its model does counting one per request, on nginx's
+// clock, and otherwise than the model charging the costs (one-hit off) on
+// some.
+func TestSerialReplayWithCostsAgreesWithModel(t *testing.T) {
+	requireNginx(t)
+	tr := genTrace(t, "mix:poisson=0.5,onoff=0.3,boundary=0.2,requests=600,keys=6,rate=2,seed=3").WithCosts(3)
+	cfg := Config{Rule: algorithms.Rule{L: 5, W: 1e9}, SpeedNum: 20, SpeedDen: 1, Clients: 1, Burst: -1, NoDelay: true}
+	raw, err := Replay(context.Background(), cfg, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Analyze(cfg, raw, TraceInfo{Path: "gen", Format: "generated"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Model.Disagree() != 0 || res.Admitted == 0 || res.Refused == 0 {
+		t.Errorf("nginx and its model disagree on %d requests (%d admitted, %d refused): %+v", res.Model.Disagree(), res.Admitted, res.Refused, res.Model.Classes)
+	}
+	real, order, err := answers(raw, &Result{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := decisionTimes(cfg, raw, &ClockInfo{})
+	charged, err := runModel(res.Setup.ModelSpec+":without=one-hit", cfg.Rule, tr, order, c.mono)
+	if err != nil {
+		t.Fatal(err)
+	}
+	differ := 0
+	for i := range real {
+		if real[i] != charged[i] {
+			differ++
+		}
+	}
+	t.Logf("%s charging the costs decides %d of %d requests otherwise than nginx", res.Setup.ModelSpec, differ, len(real))
+	if differ == 0 {
+		t.Error("the model charging the costs decides every request as nginx: the trace does not tell one-hit")
+	}
+}
+
 // A replay cancelled while it runs (Ctrl-C in the command) returns at once
 // with the context's error, and nginx is gone.
 func TestCancelStopsNginx(t *testing.T) {

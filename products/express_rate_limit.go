@@ -42,6 +42,10 @@ func init() {
 //     (line 831), so nothing is ever decremented: refused requests count.
 //   - refuses iff totalHits > limit (line 1087): admitted iff the count
 //     after the increment is at most L, curr + 1 <= L.
+//   - has no cost: the store's increment(key) adds one hit (the
+//     MemoryStore's totalHits++, line 129; the Redis store's script SET 1
+//     or INCR), and neither rateLimit's options nor the stores take a
+//     weight.
 //
 // The MemoryStore (dist/index.cjs:65-220):
 //
@@ -87,15 +91,17 @@ func init() {
 // window starts at the key's first hit after the last one ended; off:
 // windows at multiples of W from the epoch), "clock" (the time floored to
 // whole milliseconds, the reset time truncated to whole milliseconds;
-// off: ns and W exactly) and "counts-refused" (every request counted;
-// off: only what the harness records, as fixed; with cost 1 it changes no
-// decision, a window's count only growing). With all three off it decides
+// off: ns and W exactly), "counts-refused" (every request counted; off:
+// only what the harness records, as fixed) and "one-hit" (one hit per
+// request whatever its cost; off: a request of cost c adds c hits and is
+// admitted iff they all fit, curr + c <= L, as the twin takes it).
+// Counting refused requests changes a decision only with one-hit off and
+// costs above 1: a request of one hit is refused only when the count has
+// reached L, and a window's count only grows. With all four off it decides
 // as fixed.
 //
-// The product counts one hit per request; a request of cost c is taken as
-// one that adds c hits and is admitted iff they all fit, curr + c <= L, as
-// the twin takes it: with cost 1, the product exactly. The limit is a
-// JavaScript number: New refuses an L above 2^53, which it cannot write.
+// The limit is a JavaScript number: New refuses an L above 2^53, which it
+// cannot write.
 //
 // Memory: the count and the reset time (a Redis counter and its expiry),
 // 16 bytes per key.
@@ -119,6 +125,7 @@ const (
 	erlAnchor = iota
 	erlClock
 	erlCountsRefused
+	erlOneHit
 )
 
 // NewExpressRateLimit returns express-rate-limit for rule r with the store
@@ -152,6 +159,7 @@ func NewExpressRateLimit(r algorithms.Rule, arg string, hasArg bool) (*ExpressRa
 		algorithms.Deviation{Name: "anchor", About: "anchors each key's window at its first request after the last window ended (resetTime = now + windowMs), not at multiples of W; a request at exactly the window's end starts the next"},
 		algorithms.Deviation{Name: "clock", About: "decides on " + clock + " in whole milliseconds: the time floored to milliseconds, the reset time now + windowMs (a float64 sum) truncated to whole milliseconds"},
 		algorithms.Deviation{Name: "counts-refused", About: "counts every request, refused ones too (the store's increment comes before the check; skipFailedRequests off)"},
+		algorithms.Deviation{Name: "one-hit", About: "counts one hit per request whatever its cost (the store's increment adds one)"},
 	)
 	return e, nil
 }
@@ -226,7 +234,7 @@ func (e *ExpressRateLimit) advance(s *erlState, t int64) (start int64) {
 func (e *ExpressRateLimit) Decide(id int32, t, cost int64) bool {
 	s := e.st.At(id)
 	e.advance(s, t)
-	return cost <= e.rule.L-s.curr // not totalHits > limit
+	return oneHit(e.OnAt(erlOneHit), cost) <= e.rule.L-s.curr // not totalHits > limit
 }
 
 // Record counts the request; a key without a window starts one at t.
@@ -236,7 +244,7 @@ func (e *ExpressRateLimit) Record(id int32, t, cost int64) {
 	if !s.live {
 		s.start, s.live = start, true
 	}
-	s.curr = algorithms.SatAdd(s.curr, cost)
+	s.curr = algorithms.SatAdd(s.curr, oneHit(e.OnAt(erlOneHit), cost))
 }
 
 // Estimate returns the window's count, as the fixed window.

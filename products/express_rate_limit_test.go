@@ -11,10 +11,11 @@ import (
 )
 
 // The middleware's arithmetic for limit 2, windowMs 60000 (memory store,
-// dist/index.cjs:124-130, 1087): every request increments first; a client
-// whose resetTime <= Date.now() restarts at 0 with resetTime now + 60000;
-// refused iff the count exceeds 2. The Redis store's script decides alike
-// (PTTL <= 0 at the expiry itself: SET key 1 PX 60000).
+// dist/index.cjs:124-130, 1087): every request increments first, by one
+// whatever its cost; a client whose resetTime <= Date.now() restarts at 0
+// with resetTime now + 60000; refused iff the count exceeds 2. The Redis
+// store's script decides alike (PTTL <= 0 at the expiry itself: SET key 1
+// PX 60000).
 func TestExpressRateLimitTimeline(t *testing.T) {
 	steps := []step{
 		{T: 30*sec + 600*us, Cost: 1, Admit: true},  // new client at 30000 ms, reset at 90000 ms: 1
@@ -24,7 +25,9 @@ func TestExpressRateLimitTimeline(t *testing.T) {
 		{T: 90*sec - 100*us, Cost: 1, Admit: false}, // 89999 ms < 90000: 5
 		{T: 90*sec + 900*us, Cost: 1, Admit: true},  // 90000 ms: resetTime <= now, reset at 150000 ms: 1
 		{T: 150*sec - 1, Cost: 1, Admit: true},      // 149999 ms: 2
-		{T: 150 * sec, Cost: 1, Admit: true},        // reset again: 1
+		{T: 150 * sec, Cost: 3, Admit: true},        // reset again: 1, one hit whatever its cost
+		{T: 151 * sec, Cost: 2, Admit: true},        // 2
+		{T: 152 * sec, Cost: 1, Admit: false},       // 3 > 2
 	}
 	for _, spec := range []string{"express-rate-limit", "express-rate-limit:store=memory", "express-rate-limit:store=redis"} {
 		l := mustNew(t, spec, "2/1m")
@@ -45,17 +48,21 @@ func TestExpressRateLimitEachDeviationAloneChangesADecision(t *testing.T) {
 	}{
 		// anchor: the window opens at the first request, 30 s, and ends
 		// at 90 s; the epoch's minute ends at 60 s.
-		{"anchor", "2/1m", "express-rate-limit:without=clock:without=counts-refused",
+		{"anchor", "2/1m", "express-rate-limit:without=clock:without=counts-refused:without=one-hit",
 			[][2]int64{{30 * sec, 1}, {40 * sec, 1}, {61 * sec, 1}}, "AAA", "AAR"},
 		// clock: a window of 1.5 ms is windowMs 1.5, truncated to 1 ms
 		// (on the epoch's windows, anchor off): 0 and 1.2 ms share the
 		// twin's window, not the product's.
-		{"clock", "1/1500us", "express-rate-limit:without=anchor:without=counts-refused",
+		{"clock", "1/1500us", "express-rate-limit:without=anchor:without=counts-refused:without=one-hit",
 			[][2]int64{{0, 1}, {1200 * us, 1}}, "AR", "AA"},
 		// counts-refused: the refused request of cost 2 is counted (3),
 		// so the next of cost 1 is refused; the twin counts 1 and admits.
-		{"counts-refused", "2/1m", "express-rate-limit:without=anchor:without=clock",
+		{"counts-refused", "2/1m", "express-rate-limit:without=anchor:without=clock:without=one-hit",
 			[][2]int64{{sec, 1}, {2 * sec, 2}, {3 * sec, 1}}, "ARA", "ARR"},
+		// one-hit: a request of cost 2, then one of cost 1: the store
+		// counts one hit each, 2 <= 2; the twin counts the cost, 3 > 2.
+		{"one-hit", "2/1m", "express-rate-limit:without=anchor:without=clock:without=counts-refused",
+			[][2]int64{{sec, 2}, {2 * sec, 1}}, "AR", "AA"},
 	} {
 		r, err := algorithms.ParseRule(c.rule)
 		if err != nil {
@@ -146,7 +153,7 @@ func TestExpressRateLimitDecidesAsFixedWithoutDeviations(t *testing.T) {
 			if r.W < ms || store != "" && r.W%ms != 0 {
 				continue
 			}
-			spec := "express-rate-limit" + store + ":without=anchor:without=clock:without=counts-refused"
+			spec := "express-rate-limit" + store + ":without=anchor:without=clock:without=counts-refused:without=one-hit"
 			sameDecisions(t, spec, "fixed", r, trace, false)
 			sameDecisions(t, spec, "fixed", r, trace, true)
 		}

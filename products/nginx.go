@@ -62,13 +62,15 @@ func init() {
 // A key without a node gets one with excess 0 and last = now, admitted
 // without a burst check (lines 512, 520-523).
 //
-// nginx has no request cost. A request of cost c is taken here as c
-// requests arriving in the same millisecond, all admitted or none: the
-// first as above, each further one with ms = 0 adding 1000, so
-// excess' = max(0, excess - rate*ms/1000 + 1000) + (c-1)*1000, and a new
-// node gets (c-1)*1000; for c = 1 that is nginx exactly. A product
-// rate*ms of 2^64 or more (beyond nginx's own integer range) counts as
-// fully drained.
+// nginx has no request cost: limit_req counts each request once, adding
+// 1000 (lines 454-458), whatever the request; so a request of cost c
+// counts as one (deviation one-hit). With one-hit off, a request of cost c
+// is taken as c requests arriving in the same millisecond, all admitted or
+// none, as the twin takes a cost: the first as above, each further one
+// with ms = 0 adding 1000, so excess' = max(0, excess - rate*ms/1000 +
+// 1000) + (c-1)*1000, and a new node gets (c-1)*1000; for c = 1 that is
+// nginx exactly. A product rate*ms of 2^64 or more (beyond nginx's own
+// integer range) counts as fully drained.
 //
 // # Zone expiry (ngx_http_limit_req_expire, lines 632-695): nginx:zone
 //
@@ -131,10 +133,11 @@ const (
 	nginxClock = iota
 	nginxRateTruncation
 	nginxDrainTruncation
+	nginxOneHit
 )
 
 // nginxZoneExpiry is the deviation of nginx:zone: the zone's expiry.
-const nginxZoneExpiry = nginxDrainTruncation + 1
+const nginxZoneExpiry = nginxOneHit + 1
 
 var nginxZoneDeviation = algorithms.Deviation{Name: "zone-expiry", About: "drops idle, drained nodes when another key's node is created, so that a key returning after 60 s may start afresh, with more room than its bucket had left"}
 
@@ -142,6 +145,7 @@ var nginxDeviations = []algorithms.Deviation{
 	{Name: "clock", About: "decides on a millisecond clock: the trace's time floored to whole milliseconds"},
 	{Name: "rate-truncation", About: "keeps the rate in whole milli-requests per second, truncated as it parses it (10r/m becomes 166, not 166.67)"},
 	{Name: "drain-truncation", About: "drains whole milli-requests: rate*ms/1000 truncated, the fraction lost while the time of the last request moves on"},
+	{Name: "one-hit", About: "counts each request as one whatever its cost (limit_req has no cost)"},
 }
 
 // nginxState is one key's node: excess in milli-requests and last in
@@ -398,6 +402,7 @@ func (ng *Nginx) next(s *nginxState, now, cost int64) (int64, int64) {
 // Decide admits iff excess' <= burst*1000 (a new node is admitted if its
 // cost fits the burst: always, for cost 1).
 func (ng *Nginx) Decide(id int32, t, cost int64) bool {
+	cost = oneHit(ng.OnAt(nginxOneHit), cost)
 	if ng.CouplesKeys() {
 		ng.zone.lookup(id, ng.clock(t), 60000*(1e6/ng.unit), ng.idleNode, ng.Release)
 	}
@@ -412,6 +417,7 @@ func (ng *Nginx) Decide(id int32, t, cost int64) bool {
 // an admission does (lines 470-477, 511-519). A refused request is not
 // recorded by nginx; recording one (shadow mode) stores it the same way.
 func (ng *Nginx) Record(id int32, t, cost int64) {
+	cost = oneHit(ng.OnAt(nginxOneHit), cost)
 	now := ng.clock(t)
 	if ng.exact != nil {
 		ng.exact.Record(id, now*ng.unit, cost)

@@ -159,9 +159,10 @@ func TestNginxClockBack(t *testing.T) {
 	})
 }
 
-// A cost of c is c requests in the same millisecond, all or none.
+// With one-hit off, a cost of c is c requests in the same millisecond,
+// all or none.
 func TestNginxCost(t *testing.T) {
-	ng := newNginx(t, "nginx:rate=1r/s:burst=2", algorithms.Rule{L: 3, W: int64(time.Second)})
+	ng := newNginx(t, "nginx:rate=1r/s:burst=2:without=one-hit", algorithms.Rule{L: 3, W: int64(time.Second)})
 	if ng.Decide(0, 0, 4) {
 		t.Error("cost 4 admitted on a new node with burst 2")
 	}
@@ -171,6 +172,19 @@ func TestNginxCost(t *testing.T) {
 		{t: 1500 * ms, cost: 1, admit: true, excess: 1500, last: 1500},  // 2000-1500+1000
 		{t: 2500 * ms, cost: 2, admit: false, excess: 1500, last: 1500}, // 1500-1000+1000 + 1000 = 2500
 		{t: 3000 * ms, cost: 2, admit: true, excess: 2000, last: 3000},  // 1500-1500+1000 + 1000
+	})
+}
+
+// limit_req has no cost: each request adds 1000 to excess whatever its
+// cost (one-hit), so the costs that TestNginxCost refuses count one each.
+func TestNginxOneHit(t *testing.T) {
+	ng := newNginx(t, "nginx:rate=1r/s:burst=2", algorithms.Rule{L: 3, W: int64(time.Second)})
+	runSteps(t, ng, []step{
+		{t: 0, cost: 4, admit: true, excess: 0, last: 0},
+		{t: 0, cost: 3, admit: true, excess: 1000, last: 0},
+		{t: 0, cost: 2, admit: true, excess: 2000, last: 0},
+		{t: 0, cost: 1, admit: false, excess: 2000, last: 0},           // 3000 > 2000
+		{t: 1500 * ms, cost: 2, admit: true, excess: 1500, last: 1500}, // 2000-1500+1000
 	})
 }
 

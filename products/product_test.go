@@ -86,16 +86,16 @@ func TestNginxEachDeviationAloneChangesADecision(t *testing.T) {
 		// 10r/s, burst 0: the second request comes 99.1 ms after the
 		// first, too early for the exact bucket (0.991 drained), but
 		// 100 ms later on nginx's clock (0.9 ms floors to 0).
-		{"clock", "10/1s", "nginx:burst=0:without=rate-truncation:without=drain-truncation",
+		{"clock", "10/1s", "nginx:burst=0:without=rate-truncation:without=drain-truncation:without=one-hit",
 			[]int64{9 * ms / 10, 100 * ms}, "AR", "AA"},
 		// 10r/m is 166 milli-requests per second, not 166.67: after 6 s
 		// the exact bucket has drained one request, nginx 996/1000.
-		{"rate-truncation", "10/1m", "nginx:burst=0:without=clock:without=drain-truncation",
+		{"rate-truncation", "10/1m", "nginx:burst=0:without=clock:without=drain-truncation:without=one-hit",
 			[]int64{0, 6000 * ms}, "AA", "AR"},
 		// 3r/s, burst 1, on a nanosecond clock: 1 ns drains nothing
 		// (0.003 milli-requests truncated), and 333333333 ns later
 		// 999.999999 truncates to 999, one short of the exact bucket.
-		{"drain-truncation", "3/1s", "nginx:burst=1:without=clock:without=rate-truncation",
+		{"drain-truncation", "3/1s", "nginx:burst=1:without=clock:without=rate-truncation:without=one-hit",
 			[]int64{0, 1, 333_333_334}, "AAA", "AAR"},
 	} {
 		r, err := algorithms.ParseRule(c.rule)
@@ -108,5 +108,17 @@ func TestNginxEachDeviationAloneChangesADecision(t *testing.T) {
 		}
 		twin := l.(algorithms.Product).Twin()
 		checkDeviation(t, func(spec string) string { return timeline(t, spec, r, c.times...) }, twin, c.spec, c.name, c.twin, c.product)
+	}
+	// one-hit: under 2/1s (2r/s, burst 1, the twin token), a request of
+	// cost 2, then one of cost 1 a millisecond later: the twin's bucket of
+	// 2 has 0.002 of a token back and refuses it; limit_req counted the
+	// first as one request (excess 0), and at 1 ms excess' = 0 - 2*1/1000
+	// + 1000 = 1000 <= burst*1000 admits it.
+	r := mustRule(t, "2/1s")
+	reqs := [][2]int64{{0, 2}, {ms, 1}}
+	spec := "nginx:without=clock:without=rate-truncation:without=drain-truncation"
+	checkDeviation(t, func(spec string) string { return costTimeline(t, spec, r, reqs...) }, "token", spec, "one-hit", "AR", "AA")
+	if got := costTimeline(t, "nginx", r, reqs...); got != "AA" {
+		t.Errorf("one-hit: nginx decides %s, want AA", got)
 	}
 }

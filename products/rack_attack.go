@@ -41,9 +41,11 @@ func init() {
 //     or write 1 when the store returns nil for a missing key) whatever
 //     follows, and the request is throttled iff count > limit
 //     (throttle.rb:41). So it is admitted iff curr + 1 <= L, curr the
-//     requests counted in the window so far, refused ones included. A
-//     request of cost c is modelled as an increment of c (rack-attack
-//     counts each request as 1; the traces it runs here are of cost 1).
+//     requests counted in the window so far, refused ones included.
+//   - A throttle has no cost: do_count increments by 1 (cache.rb:74), and
+//     neither throttle nor its options take a weight, so a request of
+//     cost c counts one (deviation one-hit). With one-hit off it is an
+//     increment of c, admitted iff curr + c <= L, as the twin takes it.
 //   - An idle key: the counter of a window is written with expires_in =
 //     period - now % period + 1 (cache.rb:66), so the store drops it a
 //     second after its window has ended, when no request reads it any more
@@ -65,11 +67,12 @@ func init() {
 //
 // As a Product its twin is fixed, and its deviations are period (the
 // window's length truncated to whole seconds, off: windows of W on the
-// trace's nanoseconds) and counts-refused (every request counted, off:
-// only what the harness records, as fixed). With cost 1 counting refused
-// requests changes no decision (the count only grows within a window, and
-// a refused request finds it already over the limit); with larger costs a
-// refused request uses up the window.
+// trace's nanoseconds), counts-refused (every request counted, off: only
+// what the harness records, as fixed) and one-hit (one per request
+// whatever its cost, off: its cost). Counting refused requests changes a
+// decision only with one-hit off and costs above 1, where a refused
+// request uses up the window: a request counting one is refused only when
+// the count has reached L, and it only grows within a window.
 //
 // The live target rack-attack (package live/ruby) runs the real
 // middleware, Debian's ruby-rack-attack 6.6.1 on ActiveSupport 6.1's
@@ -94,6 +97,7 @@ type rackAttackState struct {
 const (
 	rackAttackPeriod = iota
 	rackAttackCountsRefused
+	rackAttackOneHit
 )
 
 // NewRackAttack returns rack-attack's throttle for rule r, or an error for
@@ -107,6 +111,7 @@ func NewRackAttack(r algorithms.Rule) (*RackAttack, error) {
 	ra.SetDeviations(
 		algorithms.Deviation{Name: "period", About: "cuts its windows on whole seconds from the epoch (Time.now.to_i), W truncated to whole seconds (period.to_i): windows of 1 s for a window of 1.5 s"},
 		algorithms.Deviation{Name: "counts-refused", About: "counts every request in the window, refused ones included (a refused request of cost > 1 still uses up the window)"},
+		algorithms.Deviation{Name: "one-hit", About: "counts one per request whatever its cost (the cache's counter is incremented by 1)"},
 	)
 	return ra, nil
 }
@@ -140,17 +145,18 @@ func (ra *RackAttack) advance(s *rackAttackState, t int64) {
 	}
 }
 
-// Decide: count = curr + cost after the increment, throttled iff count > L.
+// Decide: count = curr + 1 after the increment (curr + cost with one-hit
+// off), throttled iff count > L.
 func (ra *RackAttack) Decide(id int32, t, cost int64) bool {
 	s := ra.st.At(id)
 	ra.advance(s, t)
-	return cost <= ra.rule.L-s.curr
+	return oneHit(ra.OnAt(rackAttackOneHit), cost) <= ra.rule.L-s.curr
 }
 
 func (ra *RackAttack) Record(id int32, t, cost int64) {
 	s := ra.st.At(id)
 	ra.advance(s, t)
-	s.curr = algorithms.SatAdd(s.curr, cost)
+	s.curr = algorithms.SatAdd(s.curr, oneHit(ra.OnAt(rackAttackOneHit), cost))
 }
 
 // Estimate returns the window's count, as the fixed window.

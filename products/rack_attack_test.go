@@ -19,8 +19,8 @@ func playEvery(t *testing.T, l algorithms.Limiter, steps []step) {
 
 // rack-attack's arithmetic for limit 2, period 60 (throttle.rb:31, 41;
 // cache.rb:64-67, 74): the key names now / 60 with now = Time.now.to_i;
-// every request increments it by 1 and is throttled iff the count after
-// that exceeds 2. t0 is a whole minute of 2023.
+// every request increments it by 1, whatever its cost, and is throttled
+// iff the count after that exceeds 2. t0 is a whole minute of 2023.
 func TestRackAttackTimeline(t *testing.T) {
 	const t0 = int64(1_700_000_040) * sec
 	l := mustNew(t, "rack-attack", "2/1m")
@@ -33,8 +33,9 @@ func TestRackAttackTimeline(t *testing.T) {
 		{T: t0 + 30*sec, Cost: 1, Admit: true},        // 2
 		{T: t0 + 60*sec - 1, Cost: 1, Admit: false},   // 3 > 2; Time.now.to_i is still t0+59
 		{T: t0 + 60*sec, Cost: 1, Admit: true},        // the next minute's key: 1
-		{T: t0 + 61*sec, Cost: 2, Admit: false},       // 3 > 2, counted all the same
-		{T: t0 + 62*sec, Cost: 1, Admit: false},       // 4 > 2
+		{T: t0 + 61*sec, Cost: 2, Admit: true},        // one hit whatever its cost: 2
+		{T: t0 + 62*sec, Cost: 1, Admit: false},       // 3 > 2, counted all the same
+		{T: t0 + 63*sec, Cost: 1, Admit: false},       // 4 > 2
 		{T: t0 + 120*sec + 5, Cost: 1, Admit: true},   // the minute after: 1
 		{T: t0 + 179*sec + 999, Cost: 1, Admit: true}, // 2
 	})
@@ -75,15 +76,21 @@ func TestRackAttackEachDeviationAloneChangesADecision(t *testing.T) {
 		// Limit 1 per 1.5 s, a period of 1 s: requests at 1.6 s and 2.2 s
 		// are in the period's windows 1 and 2, but both in the twin's
 		// window [1.5 s, 3 s).
-		{"period", "1/1500ms", "rack-attack:without=counts-refused",
+		{"period", "1/1500ms", "rack-attack:without=counts-refused:without=one-hit",
 			[]step{{T: 1600 * ms, Cost: 1, Admit: true}, {T: 2200 * ms, Cost: 1, Admit: true}},
 			[]bool{true, false}},
 		// Limit 2 a minute: a request of cost 2 after one of cost 1 is
 		// refused and still counted (3), so the next one (4 > 2) is too;
 		// the twin counts only the first and admits it (2).
-		{"counts-refused", "2/1m", "rack-attack:without=period",
+		{"counts-refused", "2/1m", "rack-attack:without=period:without=one-hit",
 			[]step{{T: sec, Cost: 1, Admit: true}, {T: 2 * sec, Cost: 2, Admit: false}, {T: 3 * sec, Cost: 1, Admit: false}},
 			[]bool{true, false, true}},
+		// Limit 2 a minute: a request of cost 2, then one of cost 1. The
+		// cache's counter counts one each (2 <= 2); the twin counts the
+		// cost, 3 > 2.
+		{"one-hit", "2/1m", "rack-attack:without=period:without=counts-refused",
+			[]step{{T: sec, Cost: 2, Admit: true}, {T: 2 * sec, Cost: 1, Admit: true}},
+			[]bool{true, false}},
 	} {
 		playEvery(t, mustNew(t, c.spec, c.rule), c.steps)
 		twin := slices.Clone(c.steps)
@@ -103,20 +110,22 @@ func TestRackAttackEachDeviationAloneChangesADecision(t *testing.T) {
 }
 
 // The whole-second clock is no deviation: with a window of whole seconds
-// the period's windows are the twin's whatever the requests' nanoseconds;
-// and with cost 1 counting refused requests changes nothing, the count of
-// a window that refused one being already over the limit.
+// the period's windows are the twin's whatever the requests' nanoseconds.
+// And counting one hit a request, counting refused requests changes
+// nothing (the count of a window that refused one is already at the
+// limit): on a trace with costs, rack-attack decides as the fixed window
+// does with every cost 1.
 func TestRackAttackWholeSecondsDecideAsFixed(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
 	for _, r := range productRules {
 		trace := poissonish(rng, r, 8, 5000)
-		sameDecisions(t, "rack-attack:without=counts-refused", "fixed", r, trace, false)
+		sameDecisions(t, "rack-attack:without=counts-refused:without=one-hit", "fixed", r, trace, false)
+		every := decisions(t, "rack-attack", r, trace, true) // every request recorded
 		for i := range trace {
 			trace[i].Cost = 1
 		}
-		every := decisions(t, "rack-attack", r, trace, true) // every request recorded
 		if !slices.Equal(every, decisions(t, "fixed", r, trace, false)) {
-			t.Errorf("%v: counting every request of cost 1 changed a decision", r)
+			t.Errorf("%v: rack-attack on the trace with costs decides otherwise than fixed with every cost 1", r)
 		}
 	}
 }

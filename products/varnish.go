@@ -81,9 +81,11 @@ func init() {
 // billions per nanosecond), by when the garbage collector has removed the
 // bucket (below) and the next request finds a new, full one.
 //
-// The vmod has no request cost: a request of cost c is taken here as c
-// calls at the same instant, all admitted or none: admitted iff c tokens
-// are left, taking them.
+// The vmod has no request cost: is_denied takes one token a call (lines
+// 186-191), whatever the request, so a request of cost c counts as one
+// (deviation one-hit). With one-hit off, a request of cost c is taken as c
+// calls at the same instant, all admitted or none, as the twin takes a
+// cost: admitted iff c tokens are left, taking them.
 //
 // # Idle buckets
 //
@@ -125,8 +127,9 @@ func init() {
 // token:block=D (the token bucket behind a refusal cache of D). Its
 // deviations are refill-truncation (whole tokens only, the refill
 // restarting at each admission: off, the bucket keeps its fraction of a
-// token, the exact token bucket) and float (the refill in doubles, as
-// above: off, exact integers, floor((t - last)*L/W) whole tokens), and
+// token, the exact token bucket), float (the refill in doubles, as
+// above: off, exact integers, floor((t - last)*L/W) whole tokens) and
+// one-hit (one token a request whatever its cost: off, its cost), and
 // with ban=D blocked-takes (a request refused in the ban takes the tokens
 // it finds, restarting the refill: off, the ban refuses without touching
 // the bucket). With all off it decides as its twin. With only
@@ -171,6 +174,7 @@ type vsthrottleState struct {
 const (
 	vsthrottleTruncation = iota
 	vsthrottleFloat
+	vsthrottleOneHit
 	vsthrottleTakes // listed only with ban=D
 )
 
@@ -189,6 +193,7 @@ func NewVsthrottle(r algorithms.Rule, ban int64) (*Vsthrottle, error) {
 	devs := []algorithms.Deviation{
 		{Name: "refill-truncation", About: "refills whole tokens only, counted from the last admitted request: each admission restarts the refill and the fraction of a token accrued is lost"},
 		{Name: "float", About: "refills (long)((delta/period)*capacity) tokens in doubles, delta a difference of VTIM_mono's double seconds: a refill that is a whole number of tokens may fall short of it"},
+		{Name: "one-hit", About: "takes one token per request whatever its cost (is_denied has no cost)"},
 	}
 	if ban != 0 {
 		if _, v.banF, err = VCLDuration(ban); err != nil {
@@ -251,7 +256,8 @@ func (v *Vsthrottle) Bytes(int32) int64 {
 func (*Vsthrottle) FixedSize() bool      { return true }
 func (*Vsthrottle) CountsRejected() bool { return false }
 
-// twin reports whether both deviations are off: the exact token bucket.
+// twin reports whether both refill deviations are off: the exact token
+// bucket.
 func (v *Vsthrottle) twin() bool { return !v.OnAt(vsthrottleTruncation) && !v.OnAt(vsthrottleFloat) }
 
 func (v *Vsthrottle) Grow(n int) {
@@ -321,6 +327,7 @@ func (v *Vsthrottle) fractional(s *vsthrottleState, t int64) (tokens, now float6
 // the call refills the bucket and takes a token if it finds one); a
 // refusal outside a ban starts one.
 func (v *Vsthrottle) Decide(id int32, t, cost int64) bool {
+	cost = oneHit(v.OnAt(vsthrottleOneHit), cost)
 	if v.ban == 0 {
 		return v.fits(id, t, cost)
 	}
@@ -394,6 +401,7 @@ func (v *Vsthrottle) fits(id int32, t, cost int64) bool {
 }
 
 func (v *Vsthrottle) Record(id int32, t, cost int64) {
+	cost = oneHit(v.OnAt(vsthrottleOneHit), cost)
 	if v.twin() {
 		v.exact.Record(id, t, cost)
 		return

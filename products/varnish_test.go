@@ -26,22 +26,31 @@ func TestVsthrottleEachDeviationAloneChangesADecision(t *testing.T) {
 		// 0 with the refill restarted at 300 ms). At 400 ms the exact
 		// bucket has 0.5 + 0.5 = 1 and admits; vsthrottle, counting from
 		// 300 ms, adds floor(0.5) = 0 and refuses.
-		{"refill-truncation", "varnish:without=float",
+		{"refill-truncation", "varnish:without=float:without=one-hit",
 			[]int64{0, 0, 0, 0, 100 * ms, 300 * ms, 400 * ms}, "AAAAAAA", "AAAAAAR"},
 		// 5/1s: five requests at 300 ms take every token. At 500 ms the
 		// exact bucket has one token back; in doubles VTIM_mono reads
 		// 0.30000000000000004 and 0.5, delta = 0.19999999999999996 and
 		// delta/1.0*5 = 0.9999999999999998, less than a token.
-		{"float", "varnish:without=refill-truncation",
+		{"float", "varnish:without=refill-truncation:without=one-hit",
 			[]int64{300 * ms, 300 * ms, 300 * ms, 300 * ms, 300 * ms, 500 * ms}, "AAAAAA", "AAAAAR"},
 	} {
 		r := algorithms.Rule{L: 5, W: int64(time.Second)}
 		checkDeviation(t, func(spec string) string { return timeline(t, spec, r, c.times...) }, "token", c.spec, c.name, c.twin, c.product)
-		// The source, both deviations on, decides as the deviation alone
+		// The source, every deviation on, decides as the deviation alone
 		// on these timelines.
 		if got := timeline(t, "varnish", r, c.times...); got != c.product {
 			t.Errorf("%s: vsthrottle decides %s, want %s", c.name, got, c.product)
 		}
+	}
+	// one-hit: 5/1s, two requests of cost 3 at 0: the twin takes 3 tokens
+	// and has 2 left for the second; is_denied takes one token a call,
+	// and admits both.
+	r := algorithms.Rule{L: 5, W: int64(time.Second)}
+	reqs := [][2]int64{{0, 3}, {0, 3}}
+	checkDeviation(t, func(spec string) string { return costTimeline(t, spec, r, reqs...) }, "token", "varnish:without=refill-truncation:without=float", "one-hit", "AR", "AA")
+	if got := costTimeline(t, "varnish", r, reqs...); got != "AA" {
+		t.Errorf("one-hit: vsthrottle decides %s, want AA", got)
 	}
 }
 
@@ -64,11 +73,12 @@ func TestVsthrottleLosesTheFractionAtEachAdmission(t *testing.T) {
 	}
 }
 
-// A request of cost c is c calls at one instant, all admitted or none:
-// with two tokens left a request of cost 3 is refused and takes nothing.
+// With one-hit off, a request of cost c is c calls at one instant, all
+// admitted or none: with two tokens left a request of cost 3 is refused
+// and takes nothing.
 func TestVsthrottleCost(t *testing.T) {
 	r := algorithms.Rule{L: 5, W: int64(time.Second)}
-	for _, spec := range []string{"varnish", "varnish:without=float", "varnish:without=refill-truncation"} {
+	for _, spec := range []string{"varnish:without=one-hit", "varnish:without=float:without=one-hit", "varnish:without=refill-truncation:without=one-hit"} {
 		if got := costTimeline(t, spec, r, [2]int64{0, 3}, [2]int64{0, 3}, [2]int64{0, 2}, [2]int64{0, 1}, [2]int64{0, 6}); got != "ARARR" {
 			t.Errorf("%s: %s, want ARARR", spec, got)
 		}
@@ -131,7 +141,7 @@ func TestVsthrottleSpecs(t *testing.T) {
 func TestVsthrottleIdleIsFresh(t *testing.T) {
 	r := algorithms.Rule{L: 4, W: int64(time.Second)}
 	rng := rand.New(rand.NewPCG(4, 7))
-	for _, spec := range []string{"varnish", "varnish:without=float", "varnish:without=refill-truncation", "varnish:without=refill-truncation:without=float"} {
+	for _, spec := range []string{"varnish", "varnish:without=float", "varnish:without=refill-truncation", "varnish:without=refill-truncation:without=float", "varnish:without=one-hit"} {
 		kept, freed := newLimiter(t, spec, r), newLimiter(t, spec, r)
 		rel := freed.(algorithms.Releaser)
 		now, released := int64(0), 0
@@ -177,7 +187,7 @@ func TestVsthrottleBanWithoutDeviationsIsTheRefusalCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := l.(algorithms.Product)
-		if p.Twin() != "token:block=2s" || len(p.Deviations()) != 3 || l.Bytes(0) != 24 {
+		if p.Twin() != "token:block=2s" || len(p.Deviations()) != 4 || l.Bytes(0) != 24 {
 			t.Fatalf("twin %q, deviations %v, bytes %d", p.Twin(), p.Deviations(), l.Bytes(0))
 		}
 		sameDecisions(t, p.Twin(), withoutAll(p), r, poissonish(rng, r, 20, 20000), false)

@@ -11,7 +11,9 @@ import (
 
 // compare runs nginx beside the log on the committed sample, with the same
 // figures for any number of workers, and refuses a rule nginx cannot
-// express, naming the rate to give.
+// express, naming the rate to give. limit_req counts each request once:
+// the sample's 54 requests of cost above 1 count one each, and charging
+// their cost (nginx:without=one-hit) decides otherwise.
 func TestCompareNginx(t *testing.T) {
 	type run struct {
 		Mode, Count, Algorithm          string
@@ -22,7 +24,7 @@ func TestCompareNginx(t *testing.T) {
 	}
 	replay := func(workers string) []run {
 		dir := t.TempDir()
-		stdout, _, err := ratebench(t, "compare", "-trace", "testdata/small.csv", "-rule", "10/1m", "-alg", "log,nginx",
+		stdout, _, err := ratebench(t, "compare", "-trace", "testdata/small.csv", "-rule", "10/1m", "-alg", "log,nginx,nginx:without=one-hit",
 			"-workers", workers, "-o", dir)
 		if err != nil {
 			t.Fatal(err)
@@ -43,16 +45,20 @@ func TestCompareNginx(t *testing.T) {
 	one := replay("1")
 	var got []run
 	for _, r := range one {
-		if r.Algorithm == "nginx" {
+		if strings.HasPrefix(r.Algorithm, "nginx") {
 			got = append(got, r)
 		}
 	}
-	// Independent: 1525 admitted against the log's 1271, over - under =
-	// 1525 - 1271. Shadow: recording what the log admits, nginx (a bucket of
-	// 10 at 10r/m, truncated to 166 milli-requests per second) refuses one.
+	// Independent: 1558 admitted against the log's 1271, over - under =
+	// 1558 - 1271; charging the costs, 1525. Shadow: recording what the
+	// log admits, nginx admits every request; charging the costs, the
+	// bucket (10 at 10r/m, truncated to 166 milli-requests per second)
+	// refuses one.
 	want := []run{
-		{Mode: "independent", Count: "accepted", Algorithm: "nginx", Admitted: 1525, Disagree: 584, Over: 419, Under: 165},
-		{Mode: "shadow", Count: "accepted", Algorithm: "nginx", Admitted: 1999, Disagree: 728, Over: 728, Under: 0},
+		{Mode: "independent", Count: "accepted", Algorithm: "nginx", Admitted: 1558, Disagree: 605, Over: 446, Under: 159},
+		{Mode: "independent", Count: "accepted", Algorithm: "nginx:without=one-hit", Admitted: 1525, Disagree: 584, Over: 419, Under: 165},
+		{Mode: "shadow", Count: "accepted", Algorithm: "nginx", Admitted: 2000, Disagree: 729, Over: 729, Under: 0},
+		{Mode: "shadow", Count: "accepted", Algorithm: "nginx:without=one-hit", Admitted: 1999, Disagree: 728, Over: 728, Under: 0},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("nginx runs %+v, want %+v", got, want)

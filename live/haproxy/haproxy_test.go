@@ -15,17 +15,27 @@ import (
 // under 5/1s at the trace's own pace, exactly as its model does on the
 // milliseconds it decided at: with the table's default expire (3W), and
 // with ShortExpire (700 ms, the model's expiry deviation on, which
-// decides some of the trace's requests otherwise). It fails when haproxy
-// is not installed.
+// decides some of the trace's requests otherwise); and, the table's
+// http_req_rate counting one a request, on the check's trace with costs,
+// which the model counts one each (charging them decides some requests
+// otherwise: live's TestBursty3KeysWithCostsTellsOneHit). It fails when
+// haproxy is not installed.
 func TestBursty3KeysAgreesWithTheModel(t *testing.T) {
-	for _, variant := range []string{"", haproxy.ShortExpire} {
-		t.Run("variant="+variant, func(t *testing.T) {
+	for _, c := range []struct {
+		name, variant string
+		tr            *live.Trace
+	}{
+		{"variant=", "", live.Bursty3Keys()},
+		{"variant=" + haproxy.ShortExpire, haproxy.ShortExpire, live.Bursty3Keys()},
+		{"costs", "", live.Bursty3KeysWithCosts()},
+	} {
+		variant, tr := c.variant, c.tr
+		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			r, err := algorithms.ParseRule(live.CheckRule)
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr := live.Bursty3Keys()
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			res, err := live.Run(ctx, haproxy.Target, r, tr, live.Options{Variant: variant, Log: t.Logf})

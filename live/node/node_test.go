@@ -58,6 +58,22 @@ func TestMemoryStoreAgreesOnTheCheckTrace(t *testing.T) {
 	t.Logf("agreement %d of %d requests, %d refused", agree, len(tr.T), refused)
 }
 
+// express-rate-limit takes no cost: sent the check's requests, the real
+// middleware decides each as its model decides the check's trace with
+// costs (live.Bursty3KeysWithCosts), counting one hit per request, where
+// charging the costs decides some otherwise (live's
+// TestBursty3KeysWithCostsTellsOneHit).
+func TestMemoryStoreCountsOneHitPerRequest(t *testing.T) {
+	tr := live.Bursty3KeysWithCosts()
+	agree, refused, diff := run(t, "express-rate-limit", live.CheckRule, tr, live.Options{})
+	if agree != int64(len(tr.T)) {
+		t.Fatalf("the model agrees on %d of %d requests: %s", agree, len(tr.T), diff())
+	}
+	if refused == 0 {
+		t.Fatal("nothing refused: the trace does not exercise the limit")
+	}
+}
+
 // edgeTrace returns n requests over keys, from start, whose gaps linger on
 // rule r's edges: the same instant, one ns, one ms either side of a
 // millisecond and of the window, whole windows, and idle stretches.
@@ -106,30 +122,33 @@ func TestMemoryStoreAgreesOnEdges(t *testing.T) {
 // rate-limit-redis on a real redis-server, replayed in real time: Redis's
 // clock cannot be driven, so each request is given the time Redis read
 // just before the store's script, and the model is fed those times. Every
-// request must be decided as the model decides on them.
+// request must be decided as the model decides on them, on the check's
+// trace and on it with costs, which the store's script does not take (one
+// hit per request, as the model counts).
 func TestRedisStoreAgreesOnTheCheckTrace(t *testing.T) {
-	tr := live.Bursty3Keys()
 	r, _ := algorithms.ParseRule(live.CheckRule)
-	tg := target(t, "express-rate-limit:store=redis")
-	var started live.Session
-	start := tg.Start
-	tg.Start = func(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session, error) {
-		s, err := start(ctx, r, o)
-		started = s
-		return s, err
+	for _, tr := range []*live.Trace{live.Bursty3Keys(), live.Bursty3KeysWithCosts()} {
+		tg := target(t, "express-rate-limit:store=redis")
+		var started live.Session
+		start := tg.Start
+		tg.Start = func(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session, error) {
+			s, err := start(ctx, r, o)
+			started = s
+			return s, err
+		}
+		res, err := live.Run(context.Background(), tg, r, tr, live.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Model.Agree != int64(len(tr.T)) {
+			t.Fatalf("costs %v: the model agrees on %d of %d requests: %s, first differences %+v", tr.Cost != nil, res.Model.Agree, len(tr.T), res.Software, res.Differences)
+		}
+		if res.Refused == 0 {
+			t.Fatal("nothing refused")
+		}
+		t.Logf("costs %v: agreement %d of %d requests on the times Redis decided at (%d given TIME's millisecond), %d on the trace's; %d refused",
+			tr.Cost != nil, res.Model.Agree, len(tr.T), Approximate(started), res.Intended.Agree, res.Refused)
 	}
-	res, err := live.Run(context.Background(), tg, r, tr, live.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Model.Agree != int64(len(tr.T)) {
-		t.Fatalf("the model agrees on %d of %d requests: %s, first differences %+v", res.Model.Agree, len(tr.T), res.Software, res.Differences)
-	}
-	if res.Refused == 0 {
-		t.Fatal("nothing refused")
-	}
-	t.Logf("agreement %d of %d requests on the times Redis decided at (%d given TIME's millisecond), %d on the trace's; %d refused",
-		res.Model.Agree, len(tr.T), Approximate(started), res.Intended.Agree, res.Refused)
 }
 
 // The Redis store loads the very script the Redis replay runs

@@ -65,12 +65,17 @@ func TestLiveAgreesWithModel(t *testing.T) {
 // The check's trace shows Tyk's logging of refused requests: the script's
 // decisions are the model's, and not the model's without counts-refused
 // (the exact log's), on some request. Spring Cloud Gateway's whole-second
-// refill shows too.
+// refill shows too. And Tyk's script takes no cost: on the check's trace
+// with costs (the script sent its requests), it decides as the model,
+// which counts one per request, and not as the model charging the costs.
 func TestLiveShowsTheDeviations(t *testing.T) {
 	needRedis(t)
-	tr := live.Bursty3Keys()
 	r := checkRule(t)
-	for _, c := range []struct{ name, without string }{{"tyk", "counts-refused"}, {"spring-gateway", "clock"}} {
+	for _, c := range []struct {
+		name, without string
+		tr            *live.Trace
+	}{{"tyk", "counts-refused", live.Bursty3Keys()}, {"spring-gateway", "clock", live.Bursty3Keys()}, {"tyk", "one-hit", live.Bursty3KeysWithCosts()}} {
+		tr := c.tr
 		target, _ := live.Lookup(c.name)
 		s, err := target.Start(context.Background(), r, live.Options{})
 		if err != nil {

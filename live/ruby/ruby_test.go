@@ -68,6 +68,35 @@ func TestRackAttackCheckTrace(t *testing.T) {
 	}
 }
 
+// A throttle takes no cost: sent the check's requests, the real middleware
+// decides each as the model rack-attack decides the check's trace with
+// costs (live.Bursty3KeysWithCosts), counting one per request, where
+// charging the costs decides some otherwise (live's
+// TestBursty3KeysWithCostsTellsOneHit).
+func TestRackAttackCountsOneHitPerRequest(t *testing.T) {
+	needRuby(t)
+	target, ok := live.Lookup("rack-attack")
+	if !ok {
+		t.Fatal("rack-attack is not registered as a live target")
+	}
+	r, err := algorithms.ParseRule(live.CheckRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := live.Bursty3KeysWithCosts()
+	res, err := live.Run(context.Background(), target, r, tr, live.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int64(len(tr.T))
+	if res.Model.Agree != n || len(res.Differences) != 0 {
+		t.Errorf("the model agrees on %d of %d requests: %+v", res.Model.Agree, n, res.Differences)
+	}
+	if res.Refused == 0 || res.Admitted == 0 {
+		t.Errorf("admitted %d, refused %d: the trace must cross the limit", res.Admitted, res.Refused)
+	}
+}
+
 // trace returns n requests over keys near an instant of 2023, each key a
 // third above the rule's rate, with requests at the same instant, on whole
 // seconds and after pauses of whole windows; times are on whole
