@@ -11,6 +11,7 @@
 #   make cloudflare-full                 replay the search's closest point at full scale (results/cloudflare/search/full/, about 20 minutes) and rewrite results/cloudflare/README.md
 #   make results                         regenerate the committed reference results (results/<scenario>/; only this and make cloudflare write them)
 #   make report-check                    regenerate every committed report from its summary.json; fail on a diff
+#   make screenshots                     the README's screenshots of the report's first screen (make compare's report, in Chromium at 1400 and 800 px)
 #   make fuzz                            a short run of every trace reader's fuzzer (FUZZTIME each)
 #   make redis-compare                   replay a trace against a real redis-server (started and stopped here)
 #   make live-nginx                      replay a small trace through a real nginx (started and stopped here) and print its agreement with its model
@@ -43,7 +44,7 @@ FLAGS   ?=
 
 COMPARE_FLAGS = -rule $(RULE) -count $(COUNT) $(if $(ALG),-alg $(ALG)) $(if $(OUT),-o $(OUT)) $(FLAGS)
 
-.PHONY: all build compare test deps race bench vet fmt clean traces cloudflare cloudflare-search cloudflare-full results report-check fuzz redis-compare live-nginx live check-gubernator
+.PHONY: screenshots all build compare test deps race bench vet fmt clean traces cloudflare cloudflare-search cloudflare-full results report-check fuzz redis-compare live-nginx live check-gubernator
 all: build
 
 build:
@@ -165,6 +166,12 @@ live: live-nginx
 	@set -e; for p in $(LIVE_PRODUCTS); do \
 		echo "== live $$p"; $(BIN) live $$p $(if $(TRACE),-trace $(TRACE) -rule $(LIVE_RULE)) $(FLAGS); \
 	done
+
+# The README's screenshots: make compare's report, written again from its
+# summary (kept beside them), in headless Chromium; a test fails when the
+# report code has changed since (docs/screenshots/report.sha256).
+screenshots: compare
+	scripts/screenshots
 
 FUZZTIME ?= 10s
 FUZZERS  := FuzzCSVReader FuzzJSONLReader FuzzParquetReader FuzzAccessLogReader FuzzALBReader FuzzW3CReader FuzzHAProxyReader FuzzRegexReader FuzzCompressedReader

@@ -44,7 +44,8 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 }
 
 // rewriteReport writes the report of DIR/summary.json into dir, all its
-// files or none, and prints the path of its report.html.
+// files or none, and prints the verdict it opens with (under the budget
+// of opt, if any) and the path of its report.html.
 func rewriteReport(stdout io.Writer, dir string, opt report.Options) error {
 	if _, err := os.Stat(filepath.Join(dir, summaryFile)); err != nil {
 		return err // and make no folder
@@ -64,6 +65,9 @@ func rewriteReport(stdout io.Writer, dir string, opt report.Options) error {
 	if err := rd.Commit(report.Owns); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "wrote %s\n", escape.Visible(filepath.Join(dir, report.HTMLFile)))
+	if _, err := fmt.Fprint(stdout, report.Verdict(s, opt)); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "\nwrote %s\n", escape.Visible(filepath.Join(dir, report.HTMLFile)))
 	return err
 }

@@ -36,7 +36,9 @@ func TestReportFromCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := filepath.Join(dir, "report.html")
-	if stdout != "wrote "+html+"\n" {
+	// It prints the verdict under the budget given, then where it wrote.
+	if !strings.HasPrefix(stdout, "Verdict. With the budget over ≤ 0.500% (given to the report)") || !strings.HasSuffix(stdout, "\n\nwrote "+html+"\n") ||
+		!strings.Contains(stdout, "over-admits 22.40% of the requests (budget 0.5%)") {
 		t.Errorf("stdout = %q", stdout)
 	}
 	page, err := os.ReadFile(html)

@@ -55,8 +55,8 @@ func TestUserTextNamesNoInternalReference(t *testing.T) {
 			t.Errorf("%s says %q", name, m)
 		}
 	}
-	if !strings.Contains(stdout, "bytes/key (mean)") || !strings.Contains(stdout, "the report ranks by the peak") {
-		t.Errorf("the terminal table does not say its bytes per key are the mean:\n%s", stdout)
+	if !strings.Contains(stdout, "bytes/key (peak)  bytes/key (mean)") || !strings.Contains(stdout, "the most one key held (peak), which the verdict ranks by") {
+		t.Errorf("the terminal table does not give the peak bytes per key the verdict quotes beside the mean:\n%s", stdout)
 	}
 	if md := texts["report.md"]; !strings.Contains(md, "| per key: peak | per key: mean of peaks | all keys: peak total |") || !strings.Contains(md, "bytes/key (peak)") {
 		t.Error("the report's tables do not say which memory figure is the peak and which the mean")
