@@ -129,7 +129,7 @@ func resolutionWarning(t TraceInfo, rules []string) string {
 	if t.Spread != nil {
 		msg += fmt.Sprintf("; the times were spread at random inside their %s (-spread), so these figures show the disagreement without the clock's; compare them with a replay without -spread", t.Resolution())
 	} else {
-		msg += "; compare -spread places each request at random inside the unit of its timestamp, to see how much of it the clock makes"
+		msg += "; compare replays it with each request placed at random inside the unit of its timestamp (5 placements unless -placements says otherwise; -placements 0 keeps the recorded clock), to see how much of it the clock makes"
 	}
 	return msg
 }

@@ -72,7 +72,7 @@ const resolutionWarns = "the timestamps are whole multiples of 1s, coarser than 
 func TestCompareWholeSecondsWarnsOfResolution(t *testing.T) {
 	path := wholeSecondCSV(t, false)
 	plain, md, stderr := compareInto(t, path, "-rule", "10/1s", "-placements", "0")
-	if !strings.Contains(stderr, "warning: "+resolutionWarns) || !strings.Contains(stderr, "compare -spread") {
+	if !strings.Contains(stderr, "warning: "+resolutionWarns) || !strings.Contains(stderr, "compare replays it with each request placed at random inside the unit of its timestamp") {
 		t.Errorf("stderr:\n%s", stderr)
 	}
 	tr := plain.Trace
