@@ -46,7 +46,7 @@ func TestResolutionWarning(t *testing.T) {
 				return
 			}
 			if !strings.Contains(got, tt.want) || !strings.Contains(got, "40.00% of the requests share their key's previous timestamp") ||
-				!strings.Contains(got, "artefact of the clock") || !strings.Contains(got, "compare -spread") {
+				!strings.Contains(got, "artefact of the clock") || !strings.Contains(got, "compare replays it with each request placed at random") {
 				t.Errorf("got %q, want it to hold %q, the share and what it does", got, tt.want)
 			}
 			for _, internal := range []string{"seed", "§", "vectors"} { // no internal reference
