@@ -53,7 +53,7 @@ func TestResolutionOfWholeSeconds(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := s.Warnings()
-	if len(ws) != 1 || !strings.Contains(ws[0], "whole multiples of 1s, coarser than 100ms") || !strings.Contains(ws[0], "compare -spread") {
+	if len(ws) != 1 || !strings.Contains(ws[0], "whole multiples of 1s, coarser than 100ms") || !strings.Contains(ws[0], "placed at random inside the unit of its timestamp") {
 		t.Fatalf("warnings %q", ws)
 	}
 
