@@ -25,11 +25,19 @@ const leagueMin = 2
 // league returns the products of g, closest to the exact log first.
 func league(g *group) []*summary.Run {
 	var out []*summary.Run
-	for _, r := range g.runs {
+	for _, r := range closestFirst(g.runs) {
 		if r.Product != nil {
 			out = append(out, r)
 		}
 	}
+	return out
+}
+
+// closestFirst orders runs of one group by how many requests they decide
+// otherwise than the log, the fewest first, then by memory, then as the
+// verdict breaks ties (summary.TieOrder).
+func closestFirst(runs []*summary.Run) []*summary.Run {
+	out := slices.Clone(runs)
 	slices.SortStableFunc(out, func(a, b *summary.Run) int {
 		return cmp.Or(cmp.Compare(a.Disagree, b.Disagree), cmp.Compare(a.Memory.PeakPerKey, b.Memory.PeakPerKey), summary.TieOrder(a, b))
 	})
