@@ -44,22 +44,28 @@ func closestFirst(runs []*summary.Run) []*summary.Run {
 	return out
 }
 
-// leagueTables writes the league table of every rule's decision basis
-// that holds at least leagueMin products.
-func (m *model) leagueTables(d *markup.Document) {
+// leagueOf is the league of a rule's decision basis: its products,
+// closest to the exact log first.
+type leagueOf struct {
+	g      *group
+	ranked []*summary.Run
+}
+
+// leagues returns the league of every rule's decision basis that holds
+// at least leagueMin products; the first screen writes each one's line
+// above its picture and its table below.
+func (m *model) leagues() []leagueOf {
+	var out []leagueOf
 	for _, rule := range m.rules {
 		bases, _ := m.decisionBases(rule)
 		if len(bases) == 0 {
 			continue
 		}
-		g := bases[0]
-		ranked := league(g)
-		if len(ranked) < leagueMin {
-			continue
+		if ranked := league(bases[0]); len(ranked) >= leagueMin {
+			out = append(out, leagueOf{bases[0], ranked})
 		}
-		d.Add(markup.Para{Text: m.leagueLine(g, ranked)})
-		d.Add(m.leagueTable(g, ranked))
 	}
+	return out
 }
 
 // leagueLine says which product decides closest to the exact log, with
