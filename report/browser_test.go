@@ -32,9 +32,17 @@ document.querySelectorAll('main *').forEach(function (e) {
     cut.push(what + ' holds ' + e.scrollWidth + ' px in ' + e.clientWidth + ': ' + (e.textContent || '').slice(0, 60));
   }
 });
+var fig = document.querySelector('main figure'), wide = [];
+document.querySelectorAll('main .scroll').forEach(function (e) {
+  if (e.scrollWidth > e.clientWidth + 1) {
+    var heads = Array.prototype.map.call(e.querySelectorAll('th'), function (th) { return th.textContent; });
+    wide.push({heads: heads, width: e.scrollWidth, room: e.clientWidth});
+  }
+});
 var out = document.createElement('pre');
 out.id = 'measured';
-out.textContent = JSON.stringify({scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, cut: cut.slice(0, 20)});
+out.textContent = JSON.stringify({scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, cut: cut.slice(0, 20),
+  firstFigure: fig ? {id: fig.id, top: Math.round(fig.getBoundingClientRect().top + window.scrollY)} : null, wideTables: wide});
 document.body.appendChild(out);
 </script>
 `
@@ -60,6 +68,22 @@ type measured struct {
 	ScrollWidth int      `json:"scrollWidth"`
 	InnerWidth  int      `json:"innerWidth"`
 	Cut         []string `json:"cut"`
+	// FirstFigure is the page's first figure: its id and how far from
+	// the page's top it starts, in px.
+	FirstFigure *struct {
+		ID  string `json:"id"`
+		Top int    `json:"top"`
+	} `json:"firstFigure"`
+	// WideTables are the tables wider than their box, which scroll in it.
+	WideTables []wideTable `json:"wideTables"`
+}
+
+// wideTable is a table that scrolls in its box: its headings, its width
+// and the box's.
+type wideTable struct {
+	Heads []string `json:"heads"`
+	Width int      `json:"width"`
+	Room  int      `json:"room"`
 }
 
 var measuredRE = regexp.MustCompile(`(?s)<pre id="measured">(.*?)</pre>`)
@@ -101,19 +125,32 @@ func measure(t *testing.T, chromium, path string, width int) measured {
 }
 
 // browserPages are the summaries whose pages are measured: the test
-// inputs and the committed products, sweep and Cloudflare results.
+// inputs (small is like make compare's default report: one rule, every
+// algorithm, both counts and modes) and the committed default mix,
+// products, sweep, two-rule (boundary-layered) and Cloudflare results.
 var browserPages = []string{
 	filepath.Join("testdata", "small.summary.json"),
 	filepath.Join("testdata", "sweep.summary.json"),
 	filepath.Join("testdata", "distributed.summary.json"),
+	filepath.Join("..", "results", "mix", "summary.json"),
 	filepath.Join("..", "results", "products", "summary.json"),
 	filepath.Join("..", "results", "mix-sweep", "summary.json"),
+	filepath.Join("..", "results", "boundary-layered", "summary.json"),
 	filepath.Join("..", "results", "cloudflare", "summary.json"),
 }
 
+// screenHeight is the height of the first screen the answer's picture
+// must start in, with at least pictureInView of it in view.
+const screenHeight, pictureInView = 900, 200
+
 // The report reads at 1400 and at 800 px without scrolling sideways and
 // without anything cut: wide tables scroll in their own box, plots shrink
-// to the page.
+// to the page. Its first screen (900 px high) shows the answer as a
+// picture, the verdict's sentence above it and the details below: the
+// page's first figure is the answer's, and starts high enough for 200 px
+// of it to be in view. At 1400 px every decision table fits the page
+// without scrolling; where one scrolls in its box (at 800 px), the
+// columns the choice rests on come first.
 func TestPageFitsInBrowser(t *testing.T) {
 	chromium := browser(t)
 	for _, path := range browserPages {
@@ -135,6 +172,23 @@ func TestPageFitsInBrowser(t *testing.T) {
 				}
 				for _, c := range m.Cut {
 					t.Errorf("%s at %d px: cut: %s", name, width, c)
+				}
+				switch f := m.FirstFigure; {
+				case f == nil:
+					t.Errorf("%s at %d px: no picture", name, width)
+				case f.ID != "fig-answer" || f.Top+pictureInView > screenHeight:
+					t.Errorf("%s at %d px: the first picture is %s, %d px from the top: want the answer's, within the first %d px", name, width, f.ID, f.Top, screenHeight-pictureInView)
+				}
+				for _, w := range m.WideTables {
+					if len(w.Heads) < 3 || w.Heads[0] != "rank" || w.Heads[1] != "algorithm" {
+						continue // not a decision table
+					}
+					if width >= 1400 {
+						t.Errorf("%s at %d px: a decision table %d px wide in %d px: %v", name, width, w.Width, w.Room, w.Heads)
+					}
+					if w.Heads[2] != "within the default tolerances" && w.Heads[2] != "meets budget" {
+						t.Errorf("%s at %d px: a decision table scrolls with its columns %v: want whether each is within the policy third", name, width, w.Heads)
+					}
 				}
 			})
 		}

@@ -49,7 +49,6 @@ func (m *model) build() (*markup.Document, []renderedFig, error) {
 	// The answer first: the verdict, then each rule's decision; then,
 	// folded, how to read the report and what was run; then every figure
 	// of each rule.
-	m.verdictSection(d)
 	if err := m.firstScreen(d, addFig); err != nil {
 		return nil, nil, err
 	}
@@ -225,29 +224,11 @@ func (m *model) decision(d *markup.Document, rule, rid string, onTop map[*group]
 		if len(bases) > 1 || caveat != "" {
 			d.Add(markup.Heading{Level: 4, Text: markup.Text("Deciding on " + g.label())})
 		}
-		rows := summary.Ranked(g.runs)
 		d.Add(markup.Para{Text: m.choiceLine(g)})
 		if more := m.decisionLines(g); len(more) > 0 {
 			d.Add(markup.Bullets{Items: more})
 		}
-		v := m.ruleVerdict(g)
-		tb := markup.Table{
-			Head:  []string{"rank", "algorithm", "bytes/key (peak)", "over", "under", "disagree", "over ÷ log's refusals", "under ÷ log's admissions", "worst burst ÷ L", "keys affected", m.meetsHead()},
-			Right: []bool{true, false, true, true, true, true, true, true, true, true, false},
-		}
-		for i, r := range rows {
-			burst := "—"
-			if r.Burst != nil {
-				burst = num(r.Burst.Ratio)
-			}
-			tb.Rows = append(tb.Rows, []markup.Inline{
-				markup.Textf("%d", i+1), markup.Inline{}.C(r.Algorithm), markup.Text(bytesPerKey(r.Memory.PeakPerKey)),
-				markup.Text(placedText(summary.FigureOverRate, r)), markup.Text(placedText(summary.FigureUnderRate, r)), markup.Text(placedText(summary.FigureDisagreeRate, r)),
-				markup.Text(placedText(summary.FigureOverOfRefused, r)), markup.Text(placedText(summary.FigureUnderOfAdmitted, r)), markup.Text(burst),
-				markup.Textf("%s of %s", numfmt.Count(r.KeysDisagree), numfmt.Count(r.Keys)), meetsCell(v, r.Algorithm),
-			})
-		}
-		d.Add(tb)
+		d.Add(m.decisionTable(g))
 		f, _ := m.frontierFig(g)
 		if f != nil {
 			onTop[g] = true

@@ -92,3 +92,20 @@ func TestKeyFigureAtTheEndOfTime(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A long key's name is cut in the figure's title, an ellipsis last, not
+// run off the figure's edges.
+func TestKeyFigureLongKey(t *testing.T) {
+	const s = int64(1e9)
+	key := strings.Repeat("user-0123456789/", 6) // 96 runes: within the bound on a line, wider than the figure
+	v := &KeyView{Key: key, Rule: "2/10s", Count: "accepted", Mode: "independent", L: 2, W: 10 * s,
+		Origin: 0, From: 0, To: 30 * s, Algorithms: []string{"fixed"},
+		Requests: []KeyRequest{{T: s, Cost: 1, Log: true, Exact: 0, Admit: []bool{true}, Estimate: []float64{0}}}}
+	svg, err := KeyFigure(v, "svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(svg, []byte(key)) || !bytes.Contains(svg, []byte(">Key user-0123456789/")) || !bytes.Contains(svg, []byte("…</text>")) {
+		t.Errorf("the title is not cut with an ellipsis:\n%s", svg[:min(len(svg), 2000)])
+	}
+}

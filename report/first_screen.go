@@ -18,16 +18,19 @@ import (
 	"ratebench/summary"
 )
 
-// The first screen answers the question before any detail: the verdict,
-// the caveats that qualify it (a rule that hardly binds, coarse
-// timestamps, lines skipped, a trace put in order), and one chart in the
-// limiter's own terms: per algorithm, the share of the log's refusals it
-// lets through and of its admissions it refuses, with its memory per key
-// beside them. With several rules the chart is a rules × algorithms heat
-// map of the same figures (heatmap.go). Where the candidates include
-// deployed products, their league table comes before the chart
-// (league.go): it names the product to choose in a line and a table,
-// where the chart would push it below the screen.
+// The first screen answers the question before any detail, in the
+// verdict's section: the verdict in a sentence (on several rules, one
+// that names each rule's choice; with products, also the one closest to
+// the exact log), then the answer as a picture, then what details and
+// qualifies it: the policy and the flags that change it, each rule's
+// verdict in full with the commands it suggests, the caveats (a rule that
+// hardly binds, coarse timestamps, lines skipped, a trace put in order)
+// and the products' league tables. The picture, with one rule, is a
+// chart in the limiter's own terms: per algorithm, the share of the log's
+// refusals it lets through and of its admissions it refuses, with its
+// memory per key beside them; with several rules, a rules × algorithms
+// heat map of the share of requests decided otherwise than the log
+// (heatmap.go).
 
 // caveats are what qualifies the verdict, one sentence each.
 func (m *model) caveats() []markup.Inline {
@@ -58,35 +61,196 @@ func (m *model) caveats() []markup.Inline {
 	return out
 }
 
-// firstScreen writes the caveats and the answer chart after the verdict.
+// firstScreen writes the verdict's section: the verdict in short, the
+// picture, then the details.
 func (m *model) firstScreen(d *markup.Document, addFig func(*plotkit.Figure, string) error) error {
+	d.Add(markup.Heading{Level: 2, ID: "verdict", Text: markup.Text("Verdict")})
+	vs := m.verdicts()
+	var details []markup.Block // what follows the picture
+	details = append(details, markup.Para{Text: m.verdictPolicy()})
+	if len(vs) == 1 {
+		v := vs[0]
+		d.Add(markup.Para{Text: append(v.label.T(" "), v.lines[len(v.lines)-1]...)})
+		if more := v.lines[:len(v.lines)-1]; len(more) > 0 {
+			details = append(details, markup.Bullets{Items: more})
+		}
+	} else if len(vs) > 1 {
+		d.Add(markup.Para{Text: m.shortVerdict()})
+		for _, v := range vs {
+			details = append(details, markup.Para{Text: v.label}, markup.Bullets{Items: v.lines})
+		}
+	}
+	leagues := m.leagues()
+	for _, l := range leagues {
+		d.Add(markup.Para{Text: m.leagueLine(l.g, l.ranked)})
+	}
+	if err := m.answerPicture(addFig); err != nil {
+		return err
+	}
+	d.Add(details...)
 	if cs := m.caveats(); len(cs) > 0 {
 		d.Add(markup.Para{Text: markup.Inline{}.B("Caveats.")}, markup.Bullets{Items: cs})
 	}
-	m.leagueTables(d)
+	for _, l := range leagues {
+		d.Add(m.leagueTable(l.g, l.ranked))
+	}
+	return nil
+}
+
+// answerPicture adds the first screen's picture: the heat map with
+// several rules, the answer chart of the rule's first basis with one.
+func (m *model) answerPicture(addFig func(*plotkit.Figure, string) error) error {
 	if len(m.rules) > 1 {
-		f, skip := m.heatmapFig()
-		if err := addFig(f, skip); err != nil {
-			return err
-		}
-	} else if len(m.rules) == 1 {
-		bases, _ := m.decisionBases(m.rules[0])
-		if len(bases) > 0 {
-			f, skip := m.answerFig(bases[0])
-			if err := addFig(f, skip); err != nil {
-				return err
-			}
+		return addFig(m.heatmapFig())
+	}
+	if len(m.rules) == 1 {
+		if bases, _ := m.decisionBases(m.rules[0]); len(bases) > 0 {
+			return addFig(m.answerFig(bases[0]))
 		}
 	}
 	return nil
 }
 
+// shortVerdict is the verdict on several bases in one sentence: which
+// algorithm to choose where ("Under count accepted, in independent mode:
+// choose the exact log at 2/10s and 5/10s; fixed at 20/10s."), and
+// where none is, or none can be, chosen. What the bases share (a rule, a
+// count policy, a mode) is said once, first.
+func (m *model) shortVerdict() markup.Inline {
+	var bases []*summary.RuleVerdict
+	for _, rule := range m.rules {
+		gs, _ := m.decisionBases(rule)
+		for _, g := range gs {
+			if v := m.ruleVerdict(g); v != nil {
+				bases = append(bases, v)
+			}
+		}
+	}
+	if len(bases) == 0 {
+		return nil
+	}
+	same := func(f func(*summary.RuleVerdict) string) bool {
+		return !slices.ContainsFunc(bases, func(v *summary.RuleVerdict) bool { return f(v) != f(bases[0]) })
+	}
+	oneRule := same(func(v *summary.RuleVerdict) string { return v.Rule })
+	oneCount := same(func(v *summary.RuleVerdict) string { return v.Count })
+	oneMode := same(func(v *summary.RuleVerdict) string { return v.Mode })
+	var shared []string
+	if oneRule {
+		shared = append(shared, "at "+bases[0].Rule)
+	}
+	if oneCount {
+		shared = append(shared, "under count "+bases[0].Count)
+	}
+	if oneMode {
+		shared = append(shared, "in "+bases[0].Mode+" mode")
+	}
+	// where names a basis by what varies between them, after a preposition.
+	where := func(v *summary.RuleVerdict) string {
+		var parts []string
+		if !oneRule {
+			parts = append(parts, v.Rule)
+		}
+		if !oneCount {
+			parts = append(parts, "count "+v.Count)
+		}
+		if !oneMode {
+			parts = append(parts, v.Mode+" mode")
+		}
+		return strings.Join(parts, ", ")
+	}
+	prep := "in"
+	switch {
+	case !oneRule:
+		prep = "at"
+	case !oneCount:
+		prep = "under"
+	}
+	// Each outcome with the bases it is the outcome of, in order.
+	type outcome struct {
+		choice, none string
+		at           []string
+	}
+	var outs []*outcome
+	find := func(choice, none string) *outcome {
+		for _, o := range outs {
+			if o.choice == choice && o.none == none {
+				return o
+			}
+		}
+		o := &outcome{choice: choice, none: none}
+		outs = append(outs, o)
+		return o
+	}
+	for _, v := range bases {
+		var o *outcome
+		switch v.Outcome {
+		case summary.OutcomeChoice:
+			o = find(algName(v.Choice), "")
+		case summary.OutcomeNone:
+			none := "no algorithm is within the default tolerances of the exact log"
+			if m.hasBudget() {
+				none = "no algorithm meets the budget"
+			}
+			o = find("", none)
+		case summary.OutcomeLogOnly:
+			o = find("", "only the exact log was run")
+		default:
+			o = find("", "the trace held no requests")
+		}
+		o.at = append(o.at, where(v))
+	}
+	out := markup.Inline{}
+	if len(shared) > 0 {
+		lead := strings.Join(shared, ", ")
+		out = out.T(strings.ToUpper(lead[:1]) + lead[1:] + ": ")
+	}
+	verb := "Choose "
+	if len(shared) > 0 {
+		verb = "choose "
+	}
+	chose := false
+	for _, o := range outs {
+		if o.choice == "" {
+			continue
+		}
+		if chose {
+			out = out.T("; ")
+		} else {
+			out = out.T(verb)
+		}
+		out = out.B(o.choice).T(" " + prep + " " + joinAnd(o.at))
+		chose = true
+	}
+	for _, o := range outs {
+		if o.none == "" {
+			continue
+		}
+		p := prep
+		switch {
+		case chose:
+			out = out.T("; ")
+		case len(shared) == 0:
+			p = strings.ToUpper(p[:1]) + p[1:]
+		}
+		out = out.T(p + " " + joinAnd(o.at) + ", " + o.none)
+		chose = true
+	}
+	return out.T(".")
+}
+
 // answerFig is the chart of the first screen for one rule's decision
 // basis g: per candidate, the share of the log's refusals it lets through
-// and of its admissions it refuses, and beside them its memory per key.
+// and of its admissions it refuses, and beside them its memory per key;
+// the cheapest first, or, where g holds a league of products, in the
+// league's order, the closest to the exact log first.
 func (m *model) answerFig(g *group) (*plotkit.Figure, string) {
+	order, orderText := summary.Ranked(g.runs), "per algorithm from the cheapest"
+	if len(league(g)) >= leagueMin {
+		order, orderText = closestFirst(g.runs), "per algorithm from the closest to the exact log (the products' league order)"
+	}
 	var cands []*summary.Run
-	for _, r := range summary.Ranked(g.runs) {
+	for _, r := range order {
 		if r.Algorithm != "log" && r.LogRefused != nil {
 			cands = append(cands, r)
 		}
@@ -146,8 +310,8 @@ func (m *model) answerFig(g *group) (*plotkit.Figure, string) {
 		blank[i] = plot.Tick{Value: float64(i)}
 	}
 	right.Y.Tick.Marker = plot.ConstantTicks(blank)
-	caption := markup.Textf("At %s (count %s, %s mode, %s requests), per algorithm from the cheapest: the share of the requests the exact log refuses that it lets through, and of those the log admits that it refuses; on the right, the most one key held.",
-		g.rule, g.count, g.mode, numfmt.Count(g.requests()))
+	caption := markup.Textf("At %s (count %s, %s mode, %s requests), %s: the share of the requests the exact log refuses that it lets through, and of those the log admits that it refuses; on the right, the most one key held.",
+		g.rule, g.count, g.mode, numfmt.Count(g.requests()), orderText)
 	if lr := cands[0].LogRefused; lr != nil && *lr == 0 {
 		caption = caption.T(" The log refuses no request here, so there is no refusal to let through.")
 	}

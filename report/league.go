@@ -25,33 +25,47 @@ const leagueMin = 2
 // league returns the products of g, closest to the exact log first.
 func league(g *group) []*summary.Run {
 	var out []*summary.Run
-	for _, r := range g.runs {
+	for _, r := range closestFirst(g.runs) {
 		if r.Product != nil {
 			out = append(out, r)
 		}
 	}
+	return out
+}
+
+// closestFirst orders runs of one group by how many requests they decide
+// otherwise than the log, the fewest first, then by memory, then as the
+// verdict breaks ties (summary.TieOrder).
+func closestFirst(runs []*summary.Run) []*summary.Run {
+	out := slices.Clone(runs)
 	slices.SortStableFunc(out, func(a, b *summary.Run) int {
 		return cmp.Or(cmp.Compare(a.Disagree, b.Disagree), cmp.Compare(a.Memory.PeakPerKey, b.Memory.PeakPerKey), summary.TieOrder(a, b))
 	})
 	return out
 }
 
-// leagueTables writes the league table of every rule's decision basis
-// that holds at least leagueMin products.
-func (m *model) leagueTables(d *markup.Document) {
+// leagueOf is the league of a rule's decision basis: its products,
+// closest to the exact log first.
+type leagueOf struct {
+	g      *group
+	ranked []*summary.Run
+}
+
+// leagues returns the league of every rule's decision basis that holds
+// at least leagueMin products; the first screen writes each one's line
+// above its picture and its table below.
+func (m *model) leagues() []leagueOf {
+	var out []leagueOf
 	for _, rule := range m.rules {
 		bases, _ := m.decisionBases(rule)
 		if len(bases) == 0 {
 			continue
 		}
-		g := bases[0]
-		ranked := league(g)
-		if len(ranked) < leagueMin {
-			continue
+		if ranked := league(bases[0]); len(ranked) >= leagueMin {
+			out = append(out, leagueOf{bases[0], ranked})
 		}
-		d.Add(markup.Para{Text: m.leagueLine(g, ranked)})
-		d.Add(m.leagueTable(g, ranked))
 	}
+	return out
 }
 
 // leagueLine says which product decides closest to the exact log, with

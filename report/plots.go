@@ -284,7 +284,11 @@ func bucketsN(alg string) (int, bool) {
 }
 
 // frontierFig: memory per key against disagreement, one point per
-// algorithm, the buckets:N family joined from the counter to the log.
+// algorithm, the buckets:N family joined from the counter to the log. The
+// disagreement's axis is logarithmic where one value stands far above
+// the rest (frontierY); the legend lists the algorithms closest to the
+// log first, so that it reads as a ranking however many points crowd
+// the plot.
 func (m *model) frontierFig(g *group) (*plotkit.Figure, string) {
 	if len(g.candidates()) == 0 {
 		return nil, ""
@@ -295,12 +299,16 @@ func (m *model) frontierFig(g *group) (*plotkit.Figure, string) {
 	}
 	var pts []*pt
 	at := map[[2]float64]*pt{}
-	show := map[string]bool{}
 	var xs []float64
-	p := plotkit.NewPanel("", "state per key, peak (bytes, log scale)", "requests decided differently from the log (%)")
+	yAt, logY := m.frontierY(g)
+	ylabel := "requests decided differently from the log (%)"
+	if logY != nil {
+		ylabel = "requests decided differently from the log (%, log scale)"
+	}
+	p := plotkit.NewPanel("", "state per key, peak (bytes, log scale)", ylabel)
 	for _, r := range g.runs {
 		x := math.Max(1, plotkit.Finite(float64(r.Memory.PeakPerKey)))
-		y := 100 * plotkit.Finite(r.DisagreeRate)
+		y := yAt(r)
 		xs = append(xs, x)
 		x = math.Log10(x) // the axis holds log10 (setLog)
 		k := [2]float64{x, y}
@@ -314,7 +322,6 @@ func (m *model) frontierFig(g *group) (*plotkit.Figure, string) {
 		sc := &plotter.Scatter{XYs: plotter.XYs{{X: x, Y: y}}, GlyphStyle: m.style(r.Algorithm).Glyph()}
 		sc.GlyphStyle.Radius = vg.Points(3.5)
 		p.Add(sc)
-		show[r.Algorithm] = true
 	}
 
 	// The buckets:N family, from the counter (buckets:1) to the log.
@@ -352,7 +359,7 @@ func (m *model) frontierFig(g *group) (*plotkit.Figure, string) {
 			xys := make(plotter.XYs, len(chain))
 			for i, r := range chain {
 				xys[i].X = math.Log10(math.Max(1, plotkit.Finite(float64(r.Memory.PeakPerKey))))
-				xys[i].Y = 100 * plotkit.Finite(r.DisagreeRate)
+				xys[i].Y = yAt(r)
 			}
 			fl := &plotter.Line{XYs: xys, LineStyle: draw.LineStyle{Color: color.Gray{Y: 110}, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
 			p.Add(fl)
@@ -370,12 +377,27 @@ func (m *model) frontierFig(g *group) (*plotkit.Figure, string) {
 	p.Add(lbl)
 	lo, hi, _ := plotkit.LogRange(xs, 1.6)
 	plotkit.SetLog(&p.X, lo, hi)
-	if ymax == 0 {
-		ymax = 1
+	if logY != nil {
+		logY.SetY(p)
+	} else {
+		if ymax == 0 {
+			ymax = 1
+		}
+		p.Y.Min, p.Y.Max = -ymax*0.04, ymax*1.12
 	}
-	p.Y.Min, p.Y.Max = -ymax*0.04, ymax*1.12
-	legend = append(m.legendFor(g.runs, show), legend...)
-	caption := "Each point is an algorithm: its analytic state per key (peak over keys) against the share of requests it decided differently from the exact log. Down and to the left is better."
+	var ranked []plotkit.LegendEntry // closest to the log first, with the share each decides otherwise
+	for _, r := range closestFirst(g.runs) {
+		name := r.Algorithm + " · " + numfmt.Rate(r.DisagreeRate)
+		if r.Algorithm == "log" {
+			name = "log · exact"
+		}
+		ranked = append(ranked, plotkit.LegendEntry{Name: name, Thumbs: []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: m.style(r.Algorithm).Glyph()}}})
+	}
+	legend = append(ranked, legend...)
+	caption := "Each point is an algorithm: its analytic state per key (peak over keys) against the share of requests it decided differently from the exact log. Down and to the left is better; the legend lists the algorithms closest to the log first, with the share each decides otherwise."
+	if logY != nil {
+		caption += " One share stands far above the others, so the scale of the shares is logarithmic, with 0 (exact) on a line of its own below the dashed break."
+	}
 	if slices.ContainsFunc(g.runs, func(r *summary.Run) bool { return strings.HasPrefix(r.Algorithm, "buckets:") }) {
 		caption += " The buckets:N family trades memory for precision between the counter and the log."
 	}
@@ -389,6 +411,34 @@ func (m *model) frontierFig(g *group) (*plotkit.Figure, string) {
 		W:       figWidth, H: 4.8 * vg.Inch,
 	}, ""
 }
+
+// frontierY places a run of g on the trade-off plot's vertical axis, the
+// share of requests it decided differently (%): linearly, or, where the
+// largest share is over frontierOutlier times the median of those above
+// 0 (an outlier would flatten the others on one line), on a logarithmic
+// scale with 0 below a break (the scale returned, nil when linear).
+func (m *model) frontierY(g *group) (func(*summary.Run) float64, *plotkit.ZeroLog) {
+	share := func(r *summary.Run) float64 { return 100 * plotkit.Finite(r.DisagreeRate) }
+	var pos []float64
+	for _, r := range g.runs {
+		if v := share(r); v > 0 {
+			pos = append(pos, v)
+		}
+	}
+	if len(pos) < 2 {
+		return share, nil
+	}
+	slices.Sort(pos)
+	if pos[len(pos)-1] <= frontierOutlier*pos[len(pos)/2] {
+		return share, nil
+	}
+	z, _ := plotkit.NewZeroLog(pos, 1.3)
+	return func(r *summary.Run) float64 { return z.At(share(r)) }, &z
+}
+
+// frontierOutlier is how many times the median share the largest is for
+// the trade-off plot to draw the shares on a logarithmic scale.
+const frontierOutlier = 3
 
 // rateErrorFig: the CDF of the signed estimate error, as a fraction of L.
 func (m *model) rateErrorFig(g *group) (*plotkit.Figure, string) {

@@ -41,15 +41,6 @@ func Verdict(s *summary.Summary, opt Options) string {
 	return b.String()
 }
 
-// verdictSection writes the verdict at the top of the document.
-func (m *model) verdictSection(d *markup.Document) {
-	d.Add(markup.Heading{Level: 2, ID: "verdict", Text: markup.Text("Verdict")})
-	d.Add(markup.Para{Text: m.verdictPolicy()})
-	for _, v := range m.verdicts() {
-		d.Add(markup.Para{Text: v.label}, markup.Bullets{Items: v.lines})
-	}
-}
-
 // noRequestsText is what the verdict and the decision say of runs over no
 // request: with nothing decided, no algorithm can be chosen over another.
 const noRequestsText = "The trace held no requests: nothing was decided, so there is no algorithm to choose."

@@ -174,7 +174,7 @@ func TestVerdictFirst(t *testing.T) {
 	}
 	md := string(d.Markdown())
 	title, rest, _ := strings.Cut(md, "\n\n")
-	if !strings.HasPrefix(title, "# ratebench report") || !strings.HasPrefix(rest, "## Verdict\n\nWith the budget over ≤ 15.00%, under ≤ 25.00% (from the summary)") {
+	if !strings.HasPrefix(title, "# ratebench report") || !strings.HasPrefix(rest, "## Verdict\n\nAt 5/30s, in independent mode: choose **counter** under count accepted and count all.\n") {
 		t.Errorf("report.md does not open with the verdict:\n%.400s", md)
 	}
 	choose := strings.Index(md, "- Choose **counter**")
@@ -199,7 +199,8 @@ func TestVerdictFirst(t *testing.T) {
 // with or without a budget.
 func TestVerdictSentencesMatchTables(t *testing.T) {
 	figure := regexp.MustCompile(`(?:^|decides |over-admits |under-admits |lets through |refuses )(\d[\d,.]*(?: B per key|%))( of the requests differently| of the log's refusals| of the log's admissions| of the requests)?`)
-	column := map[string]int{" B per key": 2, "over-admits": 3, "under-admits": 4, " of the requests differently": 5, " of the log's refusals": 6, " of the log's admissions": 7}
+	column := map[string]string{" B per key": "bytes/key (peak)", " of the requests differently": "disagree", " of the log's refusals": "over ÷ log's refusals",
+		" of the log's admissions": "under ÷ log's admissions", "over-admits": "over", "under-admits": "under"}
 	under := 0.25
 	checked := 0
 	defer func() {
@@ -217,7 +218,9 @@ func TestVerdictSentencesMatchTables(t *testing.T) {
 			}
 			md := string(d.Markdown())
 			verdict, rest, _ := strings.Cut(md, "\n## Rule ")
-			choices := regexp.MustCompile(`(?m)^- (Choose \*\*(.+?)\*\* .*)$`).FindAllStringSubmatch(verdict, -1)
+			// A bullet of a rule's verdict in full, or, on one basis, the
+			// verdict's sentence above the picture.
+			choices := regexp.MustCompile(`(?m)^(?:- |\*\*Rule [^*]+\*\*, [^:]+: )(Choose \*\*(.+?)\*\* .*)$`).FindAllStringSubmatch(verdict, -1)
 			if len(choices) != len(m.verdict.Rules) {
 				t.Fatalf("%s: %d choices in the verdict, %d rule verdicts", name, len(choices), len(m.verdict.Rules))
 			}
@@ -237,11 +240,14 @@ func TestVerdictSentencesMatchTables(t *testing.T) {
 				// decision table that follows.
 				check := func(alg, text string) {
 					alg = strings.ReplaceAll(alg, `\_`, "_") // as Markdown escapes it
-					row := regexp.MustCompile("(?m)^\\| \\d+ \\| `" + regexp.QuoteMeta(alg) + "` \\|.*$").FindString(rest[at:])
-					cells := strings.Split(strings.Trim(row, "| "), " | ")
-					if len(cells) < 8 {
+					loc := regexp.MustCompile("(?m)^\\| \\d+ \\| `" + regexp.QuoteMeta(alg) + "` \\|.*$").FindStringIndex(rest[at:])
+					if loc == nil {
 						t.Fatalf("%s: no table row of %s after its choice", name, alg)
 					}
+					cells := strings.Split(strings.Trim(rest[at+loc[0]:at+loc[1]], "| "), " | ")
+					head := rest[:at+loc[0]]
+					head = head[strings.LastIndex(head, "\n| rank |")+1:]
+					heads := strings.Split(strings.Trim(head[:strings.Index(head, "\n")], "| "), " | ")
 					for _, f := range figure.FindAllStringSubmatch(text, -1) {
 						value, unit := f[1], f[2]
 						if verb := strings.Fields(f[0])[0]; verb == "over-admits" || verb == "under-admits" {
@@ -250,9 +256,9 @@ func TestVerdictSentencesMatchTables(t *testing.T) {
 						if strings.HasSuffix(value, " B per key") {
 							value, unit = strings.TrimSuffix(value, " B per key")+" B", " B per key"
 						}
-						col, ok := column[unit]
-						if !ok {
-							t.Errorf("%s: a figure of no column in %q", name, f[0])
+						col := slices.Index(heads, column[unit])
+						if col < 0 || col >= len(cells) {
+							t.Errorf("%s: a figure of no column in %q (columns %v)", name, f[0], heads)
 							continue
 						}
 						checked++

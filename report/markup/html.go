@@ -23,7 +23,8 @@ th{background:#f3f3f3;text-align:left}
 td.r,th.r{text-align:right}
 tr:nth-child(even) td{background:#fafafa}
 td{overflow-wrap:anywhere;max-width:28em}
-td.r,th.r,td code{white-space:nowrap;overflow-wrap:normal}
+td.r,td code{white-space:nowrap;overflow-wrap:normal}
+th{overflow-wrap:normal;vertical-align:bottom}
 .scroll{overflow-x:auto;max-width:100%;margin:.6em 0 1.2em}
 .scroll table{margin:0}
 .scroll th:first-child,.scroll td:first-child{position:sticky;left:0;z-index:1;background:#fff;box-shadow:1px 0 0 #d0d0d0}

@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -65,6 +66,29 @@ func clipLines(s string, n int) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		lines[i] = clip(l, n)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// fitWidth cuts each line of s wider than width, written in sty, to the
+// longest start of it that fits with an ellipsis after it.
+func fitWidth(sty text.Style, s string, width vg.Length) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if sty.Width(l) <= width {
+			continue
+		}
+		r := []rune(l)
+		lo, hi := 0, len(r) // the longest start that fits is of lo to hi runes
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if sty.Width(string(r[:mid])+"…") <= width {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		lines[i] = strings.TrimRight(string(r[:lo]), " ") + "…"
 	}
 	return strings.Join(lines, "\n")
 }

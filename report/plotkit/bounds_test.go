@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // figWidth is the report's usual figure width.
@@ -81,5 +83,46 @@ func TestTicksFarFromZero(t *testing.T) {
 	within(t, "the ticks of [9.2e18, 9.2e18+4096]", func() { ts = LinearTicks{}.Ticks(9.2e18, 9.2e18+4096) })
 	if len(ts) == 0 || len(ts) > 200 {
 		t.Errorf("%d ticks", len(ts))
+	}
+}
+
+// A title's line wider than its figure is cut, an ellipsis last, to fit
+// the figure's width (a long key's name ran off both edges); a short one
+// is drawn whole.
+func TestLongTitleCut(t *testing.T) {
+	long := "Key " + strings.Repeat("tenant-42/session-", 12) + "end, rule 5/30s (count accepted, mode independent)"
+	for _, c := range []struct {
+		title, first string
+		cut          bool
+	}{
+		{long + "\nits requests", "", true},
+		{"Trade-off\nrule 5/30s", "Trade-off", false},
+	} {
+		f := &Figure{Name: "title", Title: c.title, Panels: [][]*plot.Plot{{NewPanel("", "x", "y")}}, W: figWidth, H: 3 * vg.Inch}
+		w, _, err := f.Size()
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := f.arrange(draw.New(vgsvg.New(w, w)))
+		lines := strings.Split(l.Title, "\n")
+		if len(lines) != 2 {
+			t.Fatalf("title %q: %d lines", l.Title, len(lines))
+		}
+		first := lines[0]
+		if got := strings.HasSuffix(first, "…"); got != c.cut {
+			t.Errorf("title %q: cut with an ellipsis %v, want %v", first, got, c.cut)
+		}
+		if !c.cut && first != c.first {
+			t.Errorf("title %q, want %q", first, c.first)
+		}
+		if c.cut && !strings.HasPrefix(long, strings.TrimSuffix(first, "…")) {
+			t.Errorf("title %q is not the start of the title", first)
+		}
+		if width := l.titleSty.Width(first); width > w-12 {
+			t.Errorf("title %q is %v wide in a figure of %v", first, width, w)
+		}
+		if lines[1] != strings.Split(c.title, "\n")[1] {
+			t.Errorf("second line %q cut", lines[1])
+		}
 	}
 }

@@ -124,7 +124,8 @@ type arrangement struct {
 }
 
 // arrange places the figure's parts on dc. Legend entries and the title's
-// lines are cut to a bounded length; on a canvas of the largest height,
+// lines are cut to a bounded length, a title's line also to the figure's
+// width; on a canvas of the largest height,
 // the legend entries that do not fit are left out, counted in a last one.
 func (f *Figure) arrange(dc draw.Canvas) *arrangement {
 	l := &arrangement{fig: f, Title: clipLines(f.Title, maxTitleRunes)}
@@ -133,6 +134,7 @@ func (f *Figure) arrange(dc draw.Canvas) *arrangement {
 	l.titleSty.XAlign = draw.XCenter
 	l.titleSty.YAlign = draw.YTop
 	body := draw.Crop(dc, pad, -pad, pad, -pad)
+	l.Title = fitWidth(l.titleSty, l.Title, dc.Size().X-2*pad)
 	if l.Title != "" {
 		l.titleAt = vg.Point{X: dc.Center().X, Y: dc.Max.Y - pad}
 		body = draw.Crop(body, 0, 0, 0, -(l.titleSty.Height(l.Title) + pad))

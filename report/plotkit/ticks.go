@@ -164,5 +164,76 @@ func (LinearTicks) Ticks(min, max float64) []plot.Tick {
 	if h := first*step - step/2; h >= min {
 		ts = append(ts, plot.Tick{Value: h})
 	}
+	return distinctLabels(ts, step)
+}
+
+// distinctLabels makes the labels of ticks step apart tell them apart:
+// where FormatTick's three significant digits write two alike (1,140.2
+// and 1,140.4 as "1,140"), every label is written with as many decimals
+// as the step needs (TickAtStep), and a label that still repeats one
+// (beyond a float's precision) is left out.
+func distinctLabels(ts []plot.Tick, step float64) []plot.Tick {
+	if !uniqueLabels(ts) {
+		for i := range ts {
+			if ts[i].Label != "" {
+				ts[i].Label = TickAtStep(ts[i].Value, step)
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for i := range ts {
+		if l := ts[i].Label; l != "" {
+			if seen[l] {
+				ts[i].Label = ""
+			}
+			seen[l] = true
+		}
+	}
 	return ts
+}
+
+// uniqueLabels tells whether no two ticks have the same label.
+func uniqueLabels(ts []plot.Tick) bool {
+	seen := map[string]bool{}
+	for _, t := range ts {
+		if t.Label == "" {
+			continue
+		}
+		if seen[t.Label] {
+			return false
+		}
+		seen[t.Label] = true
+	}
+	return true
+}
+
+// TickAtStep writes v, a multiple of step, in full with as many decimals
+// as step has (at most 15), thousands separated: 1,140.2 for a step of 0.2.
+func TickAtStep(v, step float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	decimals := 0
+	for ; decimals < 15; decimals++ {
+		scaled := math.Abs(step) * math.Pow(10, float64(decimals))
+		if math.Abs(scaled-math.Round(scaled)) <= 1e-6*scaled {
+			break
+		}
+	}
+	s := strconv.FormatFloat(math.Abs(v), 'f', decimals, 64)
+	whole, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	if v < 0 && strings.Trim(s, "0.") != "" {
+		b.WriteByte('-')
+	}
+	for i, c := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if frac != "" {
+		b.WriteString("." + frac)
+	}
+	return b.String()
 }

@@ -3,6 +3,7 @@ package plotkit
 import (
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -53,6 +54,40 @@ func TestFormatTick(t *testing.T) {
 			if s := FormatTick(m * math.Pow(10, float64(e))); strings.ContainsAny(s, "eE") {
 				t.Errorf("FormatTick(%ge%d) = %q, in exponent notation", m, e, s)
 			}
+		}
+	}
+}
+
+// No two ticks of an axis carry the same label, however narrow its range
+// against its values (a span of 1,140 to 1,141 s had five "1,140"), and
+// the labels are those of their values.
+func TestTickLabelsDistinct(t *testing.T) {
+	for _, r := range [][2]float64{{1140, 1141}, {1140, 1140.05}, {0.99999, 1.00001}, {1e6, 1e6 + 1}, {12345, 12346}, {-1141, -1140}, {99.9, 100.1}, {0, 10.53}, {1e9, 1e9 + 3}} {
+		seen := map[string]float64{}
+		labelled := 0
+		for _, tk := range (LinearTicks{}).Ticks(r[0], r[1]) {
+			if tk.Label == "" {
+				continue
+			}
+			labelled++
+			if v, ok := seen[tk.Label]; ok {
+				t.Errorf("%v: %v and %v are both labelled %q", r, v, tk.Value, tk.Label)
+			}
+			seen[tk.Label] = tk.Value
+			if v, err := strconv.ParseFloat(strings.NewReplacer(",", "", "k", "e3", "M", "e6", "G", "e9").Replace(tk.Label), 64); err != nil || math.Abs(v-tk.Value) > (r[1]-r[0])/20 {
+				t.Errorf("%v: the tick at %v is labelled %q", r, tk.Value, tk.Label)
+			}
+		}
+		if labelled < 3 {
+			t.Errorf("%v: %d labelled ticks, want 3 or more", r, labelled)
+		}
+	}
+	for _, c := range []struct {
+		v, step float64
+		want    string
+	}{{1140.2, 0.2, "1,140.2"}, {1140, 0.25, "1,140.00"}, {-1140.5, 0.5, "-1,140.5"}, {1000000, 0.5, "1,000,000.0"}, {0.00012, 0.00002, "0.00012"}, {120, 20, "120"}} {
+		if got := TickAtStep(c.v, c.step); got != c.want {
+			t.Errorf("TickAtStep(%v, %v) = %q, want %q", c.v, c.step, got, c.want)
 		}
 	}
 }
