@@ -23,13 +23,13 @@ func TestExplainCommand(t *testing.T) {
 		want  string
 	}{
 		{summary.TraceInfo{Path: "gen:mix:poisson=0.5,requests=100", Format: "generated"}, "boundary-01", "accepted", "independent",
-			"ratebench explain -gen mix:poisson=0.5,requests=100 -key boundary-01 -rule 5/30s -alg counter,token"},
+			"ratebench explain -gen mix:poisson=0.5,requests=100 -key boundary-01 -rule 5/30s -alg counter,token -o out"},
 		{summary.TraceInfo{Path: "traces/my log.csv", Format: "csv", TSUnit: "ms", TSUnitFrom: "explicit"}, "it's", "all", "shadow",
-			`ratebench explain -trace 'traces/my log.csv' -ts-unit ms -key 'it'\''s' -rule 5/30s -alg counter,token -count all -mode shadow`},
+			`ratebench explain -trace 'traces/my log.csv' -ts-unit ms -key 'it'\''s' -rule 5/30s -alg counter,token -count all -mode shadow -o out`},
 		{summary.TraceInfo{Path: "a.csv", Format: "csv"}, "-x", "accepted", "independent",
-			"ratebench explain -trace a.csv -key -x -rule 5/30s -alg counter,token"},
+			"ratebench explain -trace a.csv -key -x -rule 5/30s -alg counter,token -o out"},
 	} {
-		if got := escape.ShellCommand(explainArgs(c.trace, nil, c.key, "5/30s", c.count, c.mode, []string{"counter", "token"})...); got != c.want {
+		if got := escape.ShellCommand(explainArgs(summary.Program, c.trace, nil, c.key, "5/30s", c.count, c.mode, []string{"counter", "token"}, "out")...); got != c.want {
 			t.Errorf("got  %s\nwant %s", got, c.want)
 		}
 	}
