@@ -49,6 +49,15 @@ func TestExplainCommand(t *testing.T) {
 	if strings.Count(md, unspread) != 3 {
 		t.Errorf("report.md of a spread trace holds %q %d times, want once per hint (3)", unspread, strings.Count(md, unspread))
 	}
+	// Nor placements: after placements, the hint says it replays the
+	// recorded clock.
+	placed := readSummary(t, "small.summary.json")
+	placed.Trace.Placements = &summary.Placements{Count: 2, Seed: 1, UnitNS: 1e9}
+	md = string(readFile(t, filepath.Join(write(t, placed, Options{NoPNG: true}), MarkdownFile)))
+	const recorded = "It replays the times as the trace holds them, as if every request of a second arrived at once, not placed inside their seconds as here"
+	if strings.Count(md, recorded) != 3 {
+		t.Errorf("report.md of a placed trace holds %q %d times, want once per hint (3)", recorded, strings.Count(md, recorded))
+	}
 }
 
 // A key's figure: a lane per algorithm, the log's first, the
