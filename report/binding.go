@@ -133,28 +133,21 @@ func (m *model) tighterText(b *summary.Binding) string {
 	return strings.Join(parts, ", ")
 }
 
-// tighterArgs is the compare command line at b's tighter limits, on the
-// same trace read the same way, with g's algorithms and count policy.
+// tighterArgs is the compare command line at b's tighter limits, the
+// run's otherwise (summary.Summary.CompareCommand: the trace read the
+// same way, the same algorithms, modes, budget and placements, g's count
+// policy), writing to a folder named after the limits (and the count
+// policy where not accepted).
 func (m *model) tighterArgs(g *group, b *summary.Binding) []string {
 	var rules []string
 	for _, t := range b.Tighter {
 		rules = append(rules, t.Rule)
 	}
-	args := append(m.s.Trace.Command("compare"), "-rule", strings.Join(rules, ","))
-	args = append(args, m.s.Config.ReferenceArgs()...)
-	var algs []string
-	for _, a := range m.s.Config.Algorithms {
-		if a != "log" {
-			algs = append(algs, a)
-		}
+	change := summary.RulesChange(rules)
+	if g.count != "accepted" { // beside the other policy's suggestion, not over it
+		change += "-" + g.count
 	}
-	if len(algs) > 0 {
-		args = append(args, "-alg", strings.Join(algs, ","))
-	}
-	if g.count != "accepted" {
-		args = append(args, "-count", g.count)
-	}
-	return args
+	return m.s.CompareCommand(m.program(), rules, g.count, m.givenBudget(), m.folder(change))
 }
 
 // bindingSection writes, under a rule's heading, how much the rule binds

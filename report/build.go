@@ -104,7 +104,8 @@ func (m *model) intro(d *markup.Document) {
 	}
 	d.Add(markup.Para{Text: markup.Textf("ratebench replayed the trace below through %s (the reference) and %d cheaper rate limiters, "+
 		"and compared every decision. For each rule, the decision section ranks the algorithms by memory per key and says which "+
-		"meet the disagreement budget; the sections after it hold every figure of the summary and the plots.", s.Config.ReferenceText(), len(cands))})
+		"meet the disagreement budget; the sections after it hold every figure of the summary and the plots. "+
+		"The commands it suggests call the program %s, as go install puts it on the PATH; in a checkout built by make it is bin/ratebench.", s.Config.ReferenceText(), len(cands), m.program())})
 }
 
 // warnings are what the reader must see even with the trace folded: the
@@ -214,7 +215,7 @@ func (m *model) decision(d *markup.Document, rule, rid string, onTop map[*group]
 			"in independent mode, or under count all, where each rule is run in one mode.", m.bsource, m.budgetText())})
 	} else {
 		d.Add(markup.Para{Text: markup.Inline{}.T("No budget was given: the default tolerances apply (within 0.1% of the log's decisions, at most 10% of its refusals let through, at most 1% of its admissions refused). ").
-			Cmd("ratebench", "report", "-max-over", "0.01%", "-max-under", "0.1%", "DIR").T(" (or the same flags of compare) sets a budget.")})
+			Cmd(m.program(), "report", "-max-over", "0.01%", "-max-under", "0.1%", "DIR").T(" (or the same flags of compare) sets a budget.")})
 	}
 	bases, caveat := m.decisionBases(rule)
 	if caveat != "" {

@@ -27,22 +27,37 @@ func (m *model) explainHint(d *markup.Document, g *group) {
 	if most == 0 {
 		return
 	}
-	text := markup.Inline{}.Tf("To see why, replay one key alone (here %s, where %s disagrees most): ", keyText(key), alg).Cmd(explainArgs(m.s.Trace, m.s.Config.ReferenceArgs(), key, g.rule, g.count, g.mode, algs)...).
+	// A folder of the key, rule, count and mode: the hints of other
+	// groups write beside it, not over it.
+	change := summary.ExplainChange(key) + "-" + summary.RulesChange([]string{g.rule})
+	for _, c := range []struct{ v, def string }{{g.count, "accepted"}, {g.mode, "independent"}} {
+		if c.v != c.def {
+			change += "-" + c.v
+		}
+	}
+	args := explainArgs(m.program(), m.s.Trace, m.s.Config.ReferenceArgs(), key, g.rule, g.count, g.mode, algs, m.folder(change))
+	text := markup.Inline{}.Tf("To see why, replay one key alone (here %s, where %s disagrees most): ", keyText(key), alg).Cmd(args...).
 		T(" lists its disagreements and draws its requests over a few windows, one lane per algorithm, beside the log's decisions.")
-	if m.s.Trace.Spread != nil {
+	switch {
+	case m.s.Trace.Spread != nil:
 		// explain has no -spread: it replays the times as the file holds
 		// them, so its decisions are those of the unspread trace.
 		text = text.T(" It replays the times as the trace holds them, not spread inside their unit as here, so its disagreements can differ from this run's.")
+	case m.s.Trace.Placements != nil:
+		// nor placements: its decisions are those of the recorded clock.
+		unit := unitName(m.s.Trace.Placements.Unit())
+		text = text.T(" It replays the times as the trace holds them, as if every request of a " + unit + " arrived at once, not placed inside their " + unit + "s as here, so its disagreements can differ from this run's figures.")
 	}
 	d.Add(markup.Para{Text: text})
 }
 
-// explainArgs are the words of the command line of ratebench explain
-// for key on the trace t, read as the replay read it (t.Command), against
-// the replay's reference (ref, RunConfig.ReferenceArgs), quoted by
-// the document's Cmd when shown.
-func explainArgs(t summary.TraceInfo, ref []string, key, rule, count, mode string, algs []string) []string {
-	args := append(t.Command("explain"), "-key", key, "-rule", rule, "-alg", strings.Join(algs, ","))
+// explainArgs are the words of the command line of explain, called
+// program, for key on the trace t, read as the replay read it
+// (t.Command), against the replay's reference (ref,
+// RunConfig.ReferenceArgs), writing its figure to the folder out; quoted
+// by the document's Cmd when shown.
+func explainArgs(program string, t summary.TraceInfo, ref []string, key, rule, count, mode string, algs []string, out string) []string {
+	args := append(t.Command(program, "explain"), "-key", key, "-rule", rule, "-alg", strings.Join(algs, ","))
 	args = append(args, ref...)
 	if count != "accepted" {
 		args = append(args, "-count", count)
@@ -50,5 +65,5 @@ func explainArgs(t summary.TraceInfo, ref []string, key, rule, count, mode strin
 	if mode != "independent" {
 		args = append(args, "-mode", mode)
 	}
-	return args
+	return append(args, "-o", out)
 }

@@ -23,13 +23,13 @@ func TestExplainCommand(t *testing.T) {
 		want  string
 	}{
 		{summary.TraceInfo{Path: "gen:mix:poisson=0.5,requests=100", Format: "generated"}, "boundary-01", "accepted", "independent",
-			"ratebench explain -gen mix:poisson=0.5,requests=100 -key boundary-01 -rule 5/30s -alg counter,token"},
+			"ratebench explain -gen mix:poisson=0.5,requests=100 -key boundary-01 -rule 5/30s -alg counter,token -o out"},
 		{summary.TraceInfo{Path: "traces/my log.csv", Format: "csv", TSUnit: "ms", TSUnitFrom: "explicit"}, "it's", "all", "shadow",
-			`ratebench explain -trace 'traces/my log.csv' -ts-unit ms -key 'it'\''s' -rule 5/30s -alg counter,token -count all -mode shadow`},
+			`ratebench explain -trace 'traces/my log.csv' -ts-unit ms -key 'it'\''s' -rule 5/30s -alg counter,token -count all -mode shadow -o out`},
 		{summary.TraceInfo{Path: "a.csv", Format: "csv"}, "-x", "accepted", "independent",
-			"ratebench explain -trace a.csv -key -x -rule 5/30s -alg counter,token"},
+			"ratebench explain -trace a.csv -key -x -rule 5/30s -alg counter,token -o out"},
 	} {
-		if got := escape.ShellCommand(explainArgs(c.trace, nil, c.key, "5/30s", c.count, c.mode, []string{"counter", "token"})...); got != c.want {
+		if got := escape.ShellCommand(explainArgs(summary.Program, c.trace, nil, c.key, "5/30s", c.count, c.mode, []string{"counter", "token"}, "out")...); got != c.want {
 			t.Errorf("got  %s\nwant %s", got, c.want)
 		}
 	}
@@ -48,6 +48,15 @@ func TestExplainCommand(t *testing.T) {
 	md = string(readFile(t, filepath.Join(write(t, spread, Options{NoPNG: true}), MarkdownFile)))
 	if strings.Count(md, unspread) != 3 {
 		t.Errorf("report.md of a spread trace holds %q %d times, want once per hint (3)", unspread, strings.Count(md, unspread))
+	}
+	// Nor placements: after placements, the hint says it replays the
+	// recorded clock.
+	placed := readSummary(t, "small.summary.json")
+	placed.Trace.Placements = &summary.Placements{Count: 2, Seed: 1, UnitNS: 1e9}
+	md = string(readFile(t, filepath.Join(write(t, placed, Options{NoPNG: true}), MarkdownFile)))
+	const recorded = "It replays the times as the trace holds them, as if every request of a second arrived at once, not placed inside their seconds as here"
+	if strings.Count(md, recorded) != 3 {
+		t.Errorf("report.md of a placed trace holds %q %d times, want once per hint (3)", recorded, strings.Count(md, recorded))
 	}
 }
 

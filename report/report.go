@@ -37,6 +37,14 @@ type Options struct {
 	// Live, if not nil, is a live replay through a real nginx to show at
 	// the end of the report (Write reads the folder's live.json when nil).
 	Live *summary.LiveNginx
+	// Program and Folder are for the terminal (Verdict): the name the
+	// commands it suggests call ratebench by, as it was invoked, and the
+	// results folder of the run, which a suggestion that writes results
+	// names its own folder after. A report written to a file leaves them
+	// empty, its bytes depending on the summary alone: its commands call
+	// summary.Program and name their folders after compare's default for
+	// the trace (summary.TraceInfo.SuggestedFolder).
+	Program, Folder string
 }
 
 // Files written into the report's folder.
@@ -340,6 +348,31 @@ func (m *model) setStyles() {
 }
 
 func (m *model) hasBudget() bool { return m.budget.IsSet() }
+
+// program is the name the commands the report suggests call ratebench by
+// (Options.Program).
+func (m *model) program() string {
+	if m.opt.Program != "" {
+		return m.opt.Program
+	}
+	return summary.Program
+}
+
+// folder is the results folder of a command suggested on the run,
+// changed as change says (Options.Folder).
+func (m *model) folder(change string) string {
+	return m.s.Trace.SuggestedFolder(m.opt.Folder, change)
+}
+
+// givenBudget is the budget the report is written under, nil without
+// one.
+func (m *model) givenBudget() *summary.Budget {
+	if !m.hasBudget() {
+		return nil
+	}
+	b := m.budget
+	return &b
+}
 
 func (m *model) budgetText() string {
 	var parts []string

@@ -59,3 +59,37 @@ func TestTighterReachedTargetsSaid(t *testing.T) {
 		t.Errorf("count all at 5%%: tighter %+v, want 19/1m refusing 15,000 for 10%%", all.Tighter)
 	}
 }
+
+// The tighter rule's command is the run's at the tighter limits: in the
+// terminal (Verdict with Options.Program and Folder) it calls ratebench as
+// invoked and writes beside the run's folder; in the report it calls
+// ratebench and writes beside the trace's default folder; both carry the
+// modes, the count policy and the budget, and never write to the run's
+// folder.
+func TestTighterCommand(t *testing.T) {
+	bin := func(use, requests int64) summary.UseBin { return summary.UseBin{Use: use, Requests: requests} }
+	over := 0.02
+	s := &summary.Summary{Trace: summary.TraceInfo{Path: "logs/t.csv", Format: "csv", Requests: 100000},
+		Config: summary.RunConfig{Rules: []string{"22/1m"}, Counts: []string{"all"}, Modes: []string{"independent"}, Algorithms: []string{"log", "fixed"},
+			Budget: &summary.Budget{MaxOver: &over}}}
+	for _, alg := range []string{"log", "fixed"} {
+		s.Runs = append(s.Runs, summary.Run{Rule: "22/1m", Count: "all", Mode: "independent", Algorithm: alg, Requests: 100000, Admitted: 100000, Keys: 10})
+	}
+	b := summary.Binding{Rule: "22/1m", Count: "all", Requests: 100000, PeakUse: 21, PeakKey: "k", UseBins: []summary.UseBin{bin(10, 90000), bin(19, 9000), bin(21, 1000)}}
+	if err := b.SetTighter(); err != nil {
+		t.Fatal(err)
+	}
+	s.Bindings = []summary.Binding{b}
+	const flags = " compare -trace logs/t.csv -rule 20/1m,18/1m -alg fixed -mode independent -count all -max-over 2% -o "
+	for _, c := range []struct {
+		opt  Options
+		want string
+	}{
+		{Options{Program: "bin/ratebench", Folder: "out/run"}, "bin/ratebench" + flags + "out/run-20-18-1m-all"},
+		{Options{}, "ratebench" + flags + "results/runs/t-20-18-1m-all"},
+	} {
+		if got := Verdict(s, c.opt); !strings.Contains(got, ": "+c.want+"\n") {
+			t.Errorf("options %+v: the verdict suggests no %s\n%s", c.opt, c.want, got)
+		}
+	}
+}

@@ -64,11 +64,12 @@ func (t TraceInfo) InputArgs(command string) []string {
 }
 
 // Command returns the words of the command line of ratebench command on
-// this trace, read as it was: "ratebench", command, the trace (-trace
+// this trace, read as it was: program (the name ratebench is called by,
+// Program in a report: see suggested.go), command, the trace (-trace
 // PATH, or -gen SCENARIO for a generated one), then its input flags.
 // Every command a report or the terminal suggests on a trace starts so.
-func (t TraceInfo) Command(command string) []string {
-	args := []string{"ratebench", command}
+func (t TraceInfo) Command(program, command string) []string {
+	args := []string{program, command}
 	if spec, ok := strings.CutPrefix(t.Path, "gen:"); ok && t.Format == "generated" {
 		args = append(args, "-gen", spec)
 	} else {

@@ -20,13 +20,13 @@ func TestTraceCommand(t *testing.T) {
 		got  []string
 		want string
 	}{
-		{tr.Command("compare"), "ratebench|compare|-trace|logs/access log|-format|accesslog|-key|user|-sep|;|-reorder|35s|-skip-bad"},
-		{tr.Command("explain"), "ratebench|explain|-trace|logs/access log|-format|accesslog|-key-by|user|-sep|;|-reorder|35s|-skip-bad"},
-		{tr.WithInput("reorder", "59s").Command("inspect"), "ratebench|inspect|-trace|logs/access log|-format|accesslog|-key|user|-sep|;|-reorder|59s|-skip-bad"},
-		{TraceInfo{Path: "gen:poisson:requests=10", Format: "generated"}.Command("explain"), "ratebench|explain|-gen|poisson:requests=10"},
-		{TraceInfo{Path: "t.csv", Format: "csv", TSUnit: "ms", TSUnitFrom: "explicit"}.Command("compare"), "ratebench|compare|-trace|t.csv|-ts-unit|ms"},
-		{TraceInfo{Path: "t.csv", Format: "csv", TSUnit: "ms", TSUnitFrom: "explicit"}.WithInput("reorder", "1s").Command("compare"), "ratebench|compare|-trace|t.csv|-ts-unit|ms|-reorder|1s"},
-		{TraceInfo{Path: "t.csv", Format: "csv", TSUnit: "ms", TSUnitFrom: "auto"}.Command("compare"), "ratebench|compare|-trace|t.csv"},
+		{tr.Command(Program, "compare"), "ratebench|compare|-trace|logs/access log|-format|accesslog|-key|user|-sep|;|-reorder|35s|-skip-bad"},
+		{tr.Command(Program, "explain"), "ratebench|explain|-trace|logs/access log|-format|accesslog|-key-by|user|-sep|;|-reorder|35s|-skip-bad"},
+		{tr.WithInput("reorder", "59s").Command(Program, "inspect"), "ratebench|inspect|-trace|logs/access log|-format|accesslog|-key|user|-sep|;|-reorder|59s|-skip-bad"},
+		{TraceInfo{Path: "gen:poisson:requests=10", Format: "generated"}.Command(Program, "explain"), "ratebench|explain|-gen|poisson:requests=10"},
+		{TraceInfo{Path: "t.csv", Format: "csv", TSUnit: "ms", TSUnitFrom: "explicit"}.Command(Program, "compare"), "ratebench|compare|-trace|t.csv|-ts-unit|ms"},
+		{TraceInfo{Path: "t.csv", Format: "csv", TSUnit: "ms", TSUnitFrom: "explicit"}.WithInput("reorder", "1s").Command(Program, "compare"), "ratebench|compare|-trace|t.csv|-ts-unit|ms|-reorder|1s"},
+		{TraceInfo{Path: "t.csv", Format: "csv", TSUnit: "ms", TSUnitFrom: "auto"}.Command(Program, "compare"), "ratebench|compare|-trace|t.csv"},
 	} {
 		if got := strings.Join(tc.got, "|"); got != tc.want {
 			t.Errorf("got  %s\nwant %s", got, tc.want)

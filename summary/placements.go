@@ -21,6 +21,10 @@ import (
 // (a bound Holds only when it holds in each). Recorded keeps the replay of
 // the times as read: its figures and its verdict, for the contrast.
 
+// DefaultPlacements is how many placements compare makes by default on a
+// clock too coarse for a rule (-placements).
+const DefaultPlacements = 5
+
 // Placements says that the runs' figures rest on Count placements of the
 // requests inside their timestamps' unit of UnitNS, drawn from Seed,
 // Seed+1, …; Recorded is the replay of the recorded clock.

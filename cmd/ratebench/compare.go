@@ -16,7 +16,6 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/compare"
-	"ratebench/internal/escape"
 	"ratebench/internal/resultsdir"
 	"ratebench/report"
 	"ratebench/summary"
@@ -92,7 +91,7 @@ func registerCompareFlags(fs *flag.FlagSet) *compareFlags {
 	fs.Var(&f.rules, "rule", "rate limit `L/W`, e.g. 100/1m, or layered limits L/W+L/W, e.g. 5/1s+100/1m; repeat or comma-separate for several (default 5/30s)")
 	f.algs = fs.String("alg", strings.Join(algorithms.DefaultSpecs, ","), "comma-separated `algorithms` to compare with the log: "+specList())
 	f.ref = fs.String("ref", "log", "the `reference` the algorithms are measured against: log, the exact sliding log, or the log behind a refusal cache, log:block (a key it refuses is refused till the window's end) or log:block=D (for D, as Cloudflare's mitigation timeout); give the candidates the same cache (counter:block=D) to measure the mechanism")
-	f.modes = fs.String("mode", "independent,shadow", "comparison `modes`: independent, shadow, or both")
+	f.modes = fs.String("mode", strings.Join(summary.DefaultModes, ","), "comparison `modes`: independent, shadow, or both")
 	f.counts = fs.String("count", "accepted", "counting `policy`: accepted, all, or both (accepted,all)")
 	f.out = fs.String("o", "", "the results folder `DIR` (default "+runsDir+"/<trace name>)")
 	f.top = fs.Int("top", 10, "keys listed per run by disagreement")
@@ -252,27 +251,6 @@ func (f *compareFlags) replay(stdout, stderr io.Writer, eng *compare.Engine) err
 		return err
 	}
 	return checkBudget(stdout, s, *f.check, nil)
-}
-
-// traceName is the trace file's base name without extension, for the
-// default results folder: as it is if it prints on one line, else made a
-// file name of letters, digits, '-' and '.' (escape.FileName), so that no
-// newline or terminal escape reaches a folder's name.
-func traceName(path string) string {
-	if path == "-" {
-		return "stdin"
-	}
-	base := filepath.Base(path)
-	for ext := filepath.Ext(base); ext != ""; ext = filepath.Ext(base) {
-		base = strings.TrimSuffix(base, ext)
-	}
-	if base == "" || base == "." || base == string(filepath.Separator) {
-		return "trace"
-	}
-	if escape.Visible(base) != base {
-		return escape.FileName(base)
-	}
-	return base
 }
 
 func specList() string {

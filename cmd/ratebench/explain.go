@@ -12,6 +12,7 @@ import (
 	"ratebench/internal/explain"
 	"ratebench/internal/resultsdir"
 	"ratebench/report"
+	"ratebench/summary"
 )
 
 const explainSynopsis = "-key K [-rule 5/30s] [-alg counter,fixed,token] [-ref log] [-from T] [-to T] [-o DIR] (FILE | -gen SCENARIO)\n\n" +
@@ -75,7 +76,7 @@ func runExplain(stdout, stderr io.Writer, args []string) error {
 	}
 	dir := *out
 	if dir == "" {
-		dir = filepath.Join(runsDir, "explain-"+escape.FileName(keyPrefix(*key, 64)))
+		dir = filepath.Join(runsDir, summary.ExplainChange(*key))
 	}
 
 	r, path, format, _, err := tf.openOrGenerate(*genSpec)
@@ -161,12 +162,4 @@ func without(list []string, v string) []string {
 		}
 	}
 	return out
-}
-
-// keyPrefix is key's first n bytes at most: a folder name for any key, however long.
-func keyPrefix(key string, n int) string {
-	if len(key) > n {
-		return key[:n]
-	}
-	return key
 }

@@ -111,11 +111,3 @@ func TestReorder(t *testing.T) {
 		t.Fatalf("-reorder 1500ns on back.csv: %v", err)
 	}
 }
-
-func TestTraceName(t *testing.T) {
-	for in, want := range map[string]string{"-": "stdin", "logs/access.log.gz": "access", "t.parquet": "t", "/": "trace", "a.b.csv": "a"} {
-		if got := traceName(in); got != want {
-			t.Errorf("traceName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

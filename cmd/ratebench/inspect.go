@@ -43,7 +43,7 @@ func runInspect(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 	read := tf.readTrace(format)
-	st.Trace = &read
+	st.Trace, st.Program = &read, program
 	st.Print(stdout, tf.path, format)
 	printDataset(stdout, r)
 	printUnit(stdout, st, format, *rule, r)

@@ -49,7 +49,7 @@ func TestLineFormatsCompareAsPlainCSV(t *testing.T) {
 			}
 			// The summary records how the sample was read, so that a
 			// command it suggests reads it alike.
-			again := got.Trace.Command("inspect")[1:]
+			again := got.Trace.Command(summary.Program, "inspect")[1:]
 			out, stderr, err := ratebench(t, again...)
 			if err != nil || !strings.Contains(out, "requests   600 ") {
 				t.Fatalf("the summary's own command %q: %v\n%s%s", again, err, out, stderr)

@@ -58,6 +58,7 @@ func main() {
 	// fails with EPIPE instead of ending the process before the summary
 	// and report are written.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	program = programName(os.Args[0])
 	if err := run(os.Stdout, os.Stderr, os.Args[1:]); err != nil {
 		if !errors.Is(err, flag.ErrHelp) && !errors.Is(err, errReported) {
 			fmt.Fprintln(os.Stderr, "ratebench:", visibleError(err.Error()))

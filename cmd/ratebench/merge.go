@@ -96,7 +96,7 @@ func runMerge(stdout, stderr io.Writer, args []string) error {
 	if err := rd.Commit(resultsdir.OwnsCompare); err != nil {
 		return err
 	}
-	printTable(stdout, sum)
+	printTable(stdout, sum, *out)
 	fmt.Fprintf(stdout, "\nmerged %d summaries: %d requests, %d keys -> %s\n", len(parts), sum.Trace.Requests, sum.Trace.Keys,
 		filepath.Join(*out, summaryFile))
 	if *withReport {

@@ -13,10 +13,6 @@ import (
 	"ratebench/traces"
 )
 
-// defaultPlacements is how many placements a replay on a clock too coarse
-// for a rule makes by default.
-const defaultPlacements = 5
-
 // placementFlags are compare's -placements and -placement-seed: where the
 // trace's clock is too coarse for a rule (summary.ClockTooCoarse), replay
 // it again K times with every request placed at random inside its
@@ -27,10 +23,10 @@ type placementFlags struct {
 }
 
 func (pf *placementFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&pf.count, "placements", defaultPlacements, "where the trace's clock is coarser than a rule's gap W/L or a hundredth of its window, replay it this `many` times more, "+
+	fs.IntVar(&pf.count, "placements", summary.DefaultPlacements, "where the trace's clock is coarser than a rule's gap W/L or a hundredth of its window, replay it this `many` times more, "+
 		"each request placed uniformly at random inside its timestamp's unit (each key's requests in their order), and report every decision figure as the median and range over them, "+
 		"the verdict's choice holding in every placement; 0 replays the recorded clock only (as if every request of a second arrived at once); the trace file is read again for each")
-	fs.Uint64Var(&pf.seed, "placement-seed", 1, "the `seed` of the first placement (the k-th uses seed+k-1): the same seed gives the same placements")
+	fs.Uint64Var(&pf.seed, "placement-seed", summary.DefaultSeed, "the `seed` of the first placement (the k-th uses seed+k-1): the same seed gives the same placements")
 }
 
 // placing is what a replay needs to place the requests once the recorded

@@ -21,8 +21,8 @@ var maxReorderScan = 1 << 26
 // request of the trace in order, as ratebench inspect finds it: the trace
 // read once more, without reordering, up to maxReorderScan requests (or
 // to a bad record, where it stops), and the command line that replays it
-// so, command's words (with the input flags of tf and that -reorder)
-// followed by rest. The first going-back a replay meets is often not the
+// so, command's words (program's, with the input flags of tf and that
+// -reorder) followed by rest. The first going-back a replay meets is often not the
 // largest. Other errors, and a trace read from standard input or a pipe,
 // which cannot be read twice, pass as they are.
 func (tf *traceFlags) adviseReorder(err error, format, command string, rest ...string) error {
@@ -36,7 +36,7 @@ func (tf *traceFlags) adviseReorder(err error, format, command string, rest ...s
 		return err // read in part: the least known is the replay's own hint
 	}
 	oe.Need = need
-	words := tf.readTrace(format).WithInput("reorder", numfmt.FlagDuration(need)).Command(command)
+	words := tf.readTrace(format).WithInput("reorder", numfmt.FlagDuration(need)).Command(program, command)
 	oe.Command = escape.ShellCommand(append(words, rest...)...)
 	return &traces.ParseError{Pos: pe.Pos, Msg: oe.Error(), Err: oe}
 }

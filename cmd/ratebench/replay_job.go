@@ -167,7 +167,7 @@ func (j replayJob) replay() (*summary.Summary, summary.Perf, error) {
 		elapsed = time.Since(began)
 	}
 	perf := measurePerf(eng, sum, elapsed)
-	printTable(stdout, sum)
+	printTable(stdout, sum, dir)
 	fmt.Fprintf(stdout, "\n%d requests, %d keys in %.2fs (%.2fM requests/s)\n", sum.Trace.Requests, sum.Trace.Keys,
 		elapsed.Seconds(), perf.RequestsPerSecond/1e6)
 	if sum.Trace.Skipped > 0 {

@@ -20,7 +20,7 @@ type spreadFlags struct {
 func (sf *spreadFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&sf.on, "spread", false, "place each request uniformly at random inside its timestamp's unit [t, t+U), U the coarsest unit every time is a multiple of (1s for whole seconds), each key's requests kept in order, "+
 		"to see how much of the disagreement a coarse clock makes; reads the trace file twice (once to find U), holds one timestamp's requests in memory (at most "+strconv.Itoa(spread.DefaultMaxUnit)+"), needs the trace in time order (or -reorder)")
-	fs.Uint64Var(&sf.seed, "spread-seed", 1, "with -spread, the `number` its random draws start from: the same number gives the same times")
+	fs.Uint64Var(&sf.seed, "spread-seed", summary.DefaultSeed, "with -spread, the `number` its random draws start from: the same number gives the same times")
 }
 
 // spreading is what a replay under -spread needs: the options of its

@@ -25,8 +25,9 @@ var reportCommand = regexp.MustCompile("`(ratebench [^`]+)`")
 var terminalCommand = regexp.MustCompile(`(?m): (ratebench (?:compare|explain|inspect|report) .*)$`)
 
 // suggestedShell runs the command lines ratebench suggests, as a user
-// pastes them into bash, with ratebench the binary under test, in a
-// folder of their own (where a command without -o writes its results).
+// pastes them into bash, with ratebench the binary under test on the PATH
+// (its folder first), in a folder of their own (where a command without
+// -o writes its results).
 type suggestedShell struct {
 	bin, dir string
 }
@@ -35,9 +36,9 @@ type suggestedShell struct {
 // exited 0.
 func (sh suggestedShell) run(t *testing.T, line string) (stdout, stderr string, ok bool) {
 	t.Helper()
-	cmd := exec.Command("bash", "-c", `ratebench() { "$RATEBENCH" "$@"; }; `+line)
+	cmd := exec.Command("bash", "-c", line)
 	cmd.Dir = sh.dir
-	cmd.Env = append(os.Environ(), "RATEBENCH="+sh.bin)
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(sh.bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -289,7 +290,7 @@ func TestCommittedReportsCommandsParse(t *testing.T) {
 				continue
 			}
 			ran++
-			out, _, err := ratebench(t, append(words, "-o", t.TempDir(), "-png=false")...)
+			out, _, err := ratebench(t, append(movedOut(t, f, words, t.TempDir()), "-png=false")...)
 			key := words[slices.Index(words, "-key")+1]
 			if err != nil || !strings.Contains(out, "key "+key+": ") {
 				t.Errorf("%s: %s: %v\n%s", f, line, err, out)

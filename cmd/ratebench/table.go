@@ -11,9 +11,11 @@ import (
 )
 
 // printTable writes the verdict (report.Verdict), then the runs as one
-// table per rule × count × mode.
-func printTable(w io.Writer, s *summary.Summary) {
-	fmt.Fprint(w, report.Verdict(s, report.Options{}))
+// table per rule × count × mode. The commands the verdict suggests call
+// ratebench as it was invoked (program) and name their folders after
+// dir, the run's results folder.
+func printTable(w io.Writer, s *summary.Summary, dir string) {
+	fmt.Fprint(w, report.Verdict(s, report.Options{Program: program, Folder: dir}))
 	if len(s.Notes) > 0 {
 		fmt.Fprintln(w)
 	}

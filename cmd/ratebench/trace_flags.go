@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"ratebench/generators"
+	"ratebench/summary"
 	"ratebench/traces"
 )
 
@@ -105,5 +106,5 @@ func (tf *traceFlags) openOrGenerate(genSpec string) (r traces.Reader, path, for
 	if r, format, err = tf.open(); err != nil {
 		return nil, "", "", "", err
 	}
-	return r, tf.path, format, traceName(tf.path), nil
+	return r, tf.path, format, summary.TraceName(tf.path), nil
 }

@@ -8,6 +8,7 @@ package numfmt
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"time"
@@ -70,6 +71,19 @@ func PercentOf(n, total int64) string {
 // "0.1%", "10%", "420%".
 func ShortPercent(v float64) string {
 	return TrimZeros(strings.TrimSuffix(Percent(v), "%")) + "%"
+}
+
+// FlagRate writes a share v (0.0001) as a percentage a rate flag takes
+// (-max-over 0.01%) that reads back as v exactly: v's shortest decimal,
+// its point moved two places.
+func FlagRate(v float64) string {
+	d := strconv.FormatFloat(v, 'f', -1, 64)
+	places := 0
+	if i := strings.IndexByte(d, '.'); i >= 0 {
+		places = len(d) - i - 1
+	}
+	r, _ := new(big.Rat).SetString(d)
+	return r.Mul(r, big.NewRat(100, 1)).FloatString(max(places-2, 0)) + "%"
 }
 
 // Agreement writes the percent of decisions that agreed, with three

@@ -10,6 +10,7 @@ func TestFormats(t *testing.T) {
 		{Percent(0), "0%"}, {Percent(0.00003), "0.0030%"}, {Percent(0.005), "0.500%"}, {Percent(0.25), "25.00%"},
 		{Rate(math.NaN()), "—"}, {SignedRate(0.01), "+1.00%"}, {SignedRate(-0.01), "−1.00%"}, {SignedPercent(-0.5), "−50.00%"},
 		{PercentOf(1, 0), "—"}, {PercentOf(1, 4), "25.00%"},
+		{FlagRate(0.0001), "0.01%"}, {FlagRate(0.1), "10%"}, {FlagRate(1), "100%"}, {FlagRate(0), "0%"}, {FlagRate(0.123456789), "12.3456789%"},
 		{Agreement(true, 100), "100%"}, {Agreement(false, 99.99999), "99.999%"},
 		{TerminalPercent(0), "0"}, {TerminalPercent(0.5), "50.000%"},
 		{ExactPercent(1, 3, 0), "33.333333"}, {ExactPercent(0, 0, 0.5), "50"}, {ExactPercent(0, 0, math.NaN()), ""},

@@ -45,6 +45,9 @@ type Stats struct {
 	// flags), which the compare command Print suggests reads it with; else
 	// the path Print is given, with no flag.
 	Trace *summary.TraceInfo
+	// Program is the name that command calls ratebench by (as it was
+	// invoked); summary.Program when empty.
+	Program string
 }
 
 // New starts the description of a trace.
@@ -190,9 +193,13 @@ func (s *Stats) Print(w io.Writer, path, format string) {
 		if s.Trace != nil {
 			t = *s.Trace
 		}
+		program := s.Program
+		if program == "" {
+			program = summary.Program
+		}
 		need := numfmt.FlagDuration(s.maxKeyLate)
 		fmt.Fprintf(w, "order      NOT ordered: %d requests go back in time within their key, by up to %v; compare needs -reorder %s: %s\n",
 			s.keyBackwards, time.Duration(s.maxKeyStep), need,
-			escape.ShellCommand(t.WithInput("reorder", need).Command("compare")...))
+			escape.ShellCommand(t.WithInput("reorder", need).Command(program, "compare")...))
 	}
 }
