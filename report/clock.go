@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"ratebench/algorithms"
@@ -56,9 +57,24 @@ func worstValue(b summary.PolicyBound, r *summary.Run) (float64, bool) {
 	return g.Max, g.OK
 }
 
-// clockText is the verdict's opening on a placed trace: what the clock
-// cannot tell and how the figures are drawn; empty otherwise.
+// clockText is the verdict's opening on a placed trace (clockLead), then
+// what the recorded clock would have said (clockContrast); empty
+// otherwise.
 func (m *model) clockText() markup.Inline {
+	lead := m.clockLead()
+	if lead == nil {
+		return nil
+	}
+	if c := m.clockContrast(); c != nil {
+		return append(lead.T(" "), c...)
+	}
+	return lead
+}
+
+// clockLead says, on a placed trace, what the clock cannot tell and how
+// the figures are drawn, and names a rule finer than the clock; empty
+// otherwise. It opens the verdict.
+func (m *model) clockLead() markup.Inline {
 	pl := m.s.Trace.Placements
 	if pl == nil {
 		return nil
@@ -72,13 +88,26 @@ func (m *model) clockText() markup.Inline {
 			s = s.T(fmt.Sprintf(" The rule %s is finer than the clock (its window is no longer than a %s): its answer rests on where inside each %s the requests are placed.", rule, unit, unit))
 		}
 	}
+	return s
+}
+
+// clockContrast says, on a placed trace, where the recorded clock would
+// have given other figures: the log's refusals, and the choice with what
+// the recorded choice breaks once placed; empty where it would not.
+func (m *model) clockContrast() markup.Inline {
+	pl := m.s.Trace.Placements
+	if pl == nil {
+		return nil
+	}
+	unit := unitName(pl.Unit())
+	var sentences []string
 	rec := m.s.RecordedVerdict(&m.budget) // under the budget the report is written to
 	for _, v := range m.verdict.Rules {
 		if log := m.s.RunOf(v.Rule, v.Count, v.Mode, "log"); log != nil {
 			if r := m.s.RecordedOf(log); r != nil {
 				placed := log.RangeOf(func(v *summary.Run) (float64, bool) { return float64(v.Rejected), true })
 				if float64(r.Rejected) < placed.Min || float64(r.Rejected) > placed.Max {
-					s = s.T(fmt.Sprintf(" At %s (count %s, %s mode) the exact log refuses %s of the requests placed inside their %ss; on the recorded clock it would refuse %s.",
+					sentences = append(sentences, fmt.Sprintf("At %s (count %s, %s mode) the exact log refuses %s of the requests placed inside their %ss; on the recorded clock it would refuse %s.",
 						v.Rule, v.Count, v.Mode, countRange(placed, log.Requests), unit, countText(r.Rejected, log.Requests)))
 				}
 			}
@@ -87,7 +116,7 @@ func (m *model) clockText() markup.Inline {
 		if was == nil || was.Choice == v.Choice || was.Choice == "" {
 			continue
 		}
-		s = s.T(fmt.Sprintf(" On the recorded clock, as if every request of a %s arrived at once, the choice at %s would be %s", unit, v.Rule, was.Choice))
+		s := fmt.Sprintf("On the recorded clock, as if every request of a %s arrived at once, the choice at %s would be %s", unit, v.Rule, was.Choice)
 		if r := m.s.RunOf(v.Rule, v.Count, v.Mode, was.Choice); r != nil && was.Choice != "log" && v.Entry(was.Choice) != nil {
 			var parts []string
 			for _, b := range m.shownFigures() {
@@ -99,12 +128,15 @@ func (m *model) clockText() markup.Inline {
 				}
 			}
 			if len(parts) > 0 {
-				s = s.T(fmt.Sprintf("; placed inside their %ss, it %s", unit, joinAnd(parts)))
+				s += fmt.Sprintf("; placed inside their %ss, it %s", unit, joinAnd(parts))
 			}
 		}
-		s = s.T(".")
+		sentences = append(sentences, s+".")
 	}
-	return s
+	if len(sentences) == 0 {
+		return nil
+	}
+	return markup.Text(strings.Join(sentences, " "))
 }
 
 // countText is a count of requests with its share: "384 (12.80%)".

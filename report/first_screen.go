@@ -67,7 +67,12 @@ func (m *model) firstScreen(d *markup.Document, addFig func(*plotkit.Figure, str
 	d.Add(markup.Heading{Level: 2, ID: "verdict", Text: markup.Text("Verdict")})
 	vs := m.verdicts()
 	var details []markup.Block // what follows the picture
-	details = append(details, markup.Para{Text: m.verdictPolicy()})
+	// On a coarse clock, the verdict opens on what the clock cannot tell;
+	// what the recorded clock would have said follows the picture.
+	if lead := m.clockLead(); lead != nil {
+		d.Add(markup.Para{Text: lead})
+	}
+	details = append(details, markup.Para{Text: m.policyLine(m.clockContrast())})
 	if len(vs) == 1 {
 		v := vs[0]
 		d.Add(markup.Para{Text: append(v.label.T(" "), v.lines[len(v.lines)-1]...)})

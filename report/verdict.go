@@ -48,9 +48,16 @@ const noRequestsText = "The trace held no requests: nothing was decided, so ther
 // verdictPolicy says which policy the verdict follows, and what the
 // reference is when it is not the plain log.
 func (m *model) verdictPolicy() markup.Inline {
+	return m.policyLine(m.clockText())
+}
+
+// policyLine is the verdict's policy (policyText), after clock (what the
+// clock cannot tell, if anything), with the reference when it is not the
+// plain log.
+func (m *model) policyLine(clock markup.Inline) markup.Inline {
 	p := m.policyText()
-	if c := m.clockText(); c != nil {
-		p = append(c.T(" "), p...)
+	if clock != nil {
+		p = append(clock.T(" "), p...)
 	}
 	if m.s.Config.Reference != "" {
 		p = p.T(" Here \"the log\" is " + m.s.Config.ReferenceText() + ": every figure compares the algorithms with it.")
