@@ -121,6 +121,11 @@ func (m *model) warnings() []markup.Inline {
 	return out
 }
 
+// readingID is the anchor of "How to read this report", where the terms a
+// newcomer meets (count accepted, the modes, twin, burst ÷ L) are defined
+// and linked to: GitHub's anchor of its Markdown heading too.
+const readingID = "how-to-read-this-report"
+
 // about writes, after the decisions, the notes and, folded, the glossary,
 // the trace and the configuration.
 func (m *model) about(d *markup.Document) {
@@ -134,7 +139,7 @@ func (m *model) about(d *markup.Document) {
 		d.Add(markup.Bullets{Items: notes})
 	}
 
-	d.Add(markup.Fold{Level: 2, ID: "reading", Title: markup.Text("How to read this report"), Blocks: []markup.Block{markup.Bullets{Items: []markup.Inline{
+	d.Add(markup.Fold{Level: 2, ID: readingID, Title: markup.Text("How to read this report"), Blocks: []markup.Block{markup.Bullets{Items: []markup.Inline{
 		markup.Inline{}.B("Over").T("-admission: the candidate admits a request that the exact log refuses. Traffic above the limit is let through."),
 		markup.Inline{}.B("Under").T("-admission: the candidate refuses a request that the log admits. A legitimate client is refused."),
 		markup.Text("Rates are fractions of all the requests of a run; keys affected are the keys (clients) with at least one disagreement."),
@@ -146,7 +151,11 @@ func (m *model) about(d *markup.Document) {
 				"and each rule is run once; token, gcra, leaky and peer libraries count only what they admit."),
 		markup.Text("Memory is the analytic state an algorithm keeps per key, in bytes, not counting the key itself. Per key, the peak is the most one key needed (the decision ranks by it) " +
 			"and the mean is the mean over keys of the most each needed (the figure compare prints); the peak total is the most all keys needed together."),
-		markup.Text("Burst is the largest cost admitted for one key within any window span (t−W, t], divided by the limit L: the exact log never exceeds 1."),
+		markup.Text("Burst ÷ L (burst/L) is the largest cost admitted for one key within any window span (t−W, t], divided by the limit L: the exact log never exceeds 1."),
+		markup.Inline{}.T("A deployed product is modelled from its source as its ").B("twin").T(", the textbook algorithm it runs, plus named ").B("deviations").
+			T(" (its clock, its arithmetic, what it counts); PRODUCT:without=NAME turns one off."),
+		markup.Inline{}.B("Placements").T(": where the trace's clock is coarser than a rule's gap W/L or a hundredth of its window, the trace is replayed again with every request placed at random inside its timestamp's unit; " +
+			"a figure is then the median over the placements with their range, and the choice must hold in every one."),
 	}}}})
 
 	var trace []markup.Block

@@ -88,7 +88,7 @@ func TestFirstScreenOrder(t *testing.T) {
 		s        *summary.Summary
 		sentence []string
 	}{
-		{"one rule", verdictSummary(verdictBase...), []string{"**Rule 5/30s**, count accepted, independent mode: Choose "}},
+		{"one rule", verdictSummary(verdictBase...), []string{"**Rule 5/30s**, [count accepted](#how-to-read-this-report), [independent mode](#how-to-read-this-report): Choose "}},
 		{"one rule, two counts", readSummary(t, "small.summary.json"), []string{"At 5/30s, in independent mode: choose **counter** under count accepted and count all."}},
 		{"a sweep", readSummary(t, "sweep.summary.json"), nil},
 		{"two rules", readSummary(t, "../../results/boundary-layered/summary.json"), []string{"Under count accepted, in independent mode: choose **the exact log** at 10/1m and 2/1s+10/1m."}},

@@ -23,7 +23,7 @@ func TestPageLayout(t *testing.T) {
 	md := string(readFile(t, filepath.Join(dir, MarkdownFile)))
 
 	dec := strings.Index(html, `id="rule-1-decision"`)
-	read := strings.Index(html, `<details id="reading" class="h2">`)
+	read := strings.Index(html, `<details id="how-to-read-this-report" class="h2">`)
 	trace := strings.Index(html, `<details id="trace" class="h2">`)
 	if dec < 0 || read < 0 || trace < 0 || !(dec < read && read < trace) {
 		t.Errorf("decision at %d, folded glossary at %d, folded trace at %d: want the decision first, then both folded", dec, read, trace)

@@ -22,7 +22,7 @@ func (m *model) productTables(d *markup.Document, g *group) {
 		}
 		if first {
 			d.Add(markup.Heading{Level: 4, Text: markup.Text("Products against their textbook twins")})
-			d.Add(markup.Para{Text: markup.Text("A product is modelled from its source as a textbook algorithm, its twin, plus deviations. " +
+			d.Add(markup.Para{Text: markup.Text("A product is modelled from its source as a textbook algorithm, its ").L("twin", readingID).T(", plus deviations. " +
 				"Its twin and the product with each deviation alone turned off are replayed beside it, in the same mode; " +
 				"a deviation's share is the part of the product's disagreement with its twin that turning it off removes. " +
 				"Deviations interact, so the shares need not add up to 100%.")})

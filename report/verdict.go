@@ -84,7 +84,7 @@ func (m *model) verdicts() []verdictBlock {
 	for _, rule := range m.rules {
 		bases, _ := m.decisionBases(rule)
 		for _, g := range bases {
-			label := markup.Inline{}.B("Rule " + rule).T(fmt.Sprintf(", count %s, %s mode", g.count, g.mode))
+			label := markup.Inline{}.B("Rule "+rule).T(", ").L("count "+g.count, readingID).T(", ").L(g.mode+" mode", readingID)
 			if m.ruleVerdict(g).ShadowOnly {
 				label = label.T(" (only shadow mode was run: not what a deployment sees)")
 			}

@@ -182,7 +182,7 @@ func TestVerdictFirst(t *testing.T) {
 		t.Errorf("the choice (at %d) is not before the first section after the verdict (at %d), ahead of the glossary", choose, first)
 	}
 	html := string(d.HTML())
-	v, nav, reading := strings.Index(html, `<h2 id="verdict">`), strings.Index(html, "<nav>"), strings.Index(html, `<details id="reading"`)
+	v, nav, reading := strings.Index(html, `<h2 id="verdict">`), strings.Index(html, "<nav>"), strings.Index(html, `<details id="how-to-read-this-report"`)
 	if !(strings.Index(html, "<h1>") < v && v < nav && nav < reading) {
 		t.Errorf("report.html: h1, verdict at %d, contents at %d, glossary at %d", v, nav, reading)
 	}

@@ -58,6 +58,8 @@ func htmlInline(in Inline) string {
 			b.WriteString("<code>" + html.EscapeString(escape.VisibleQuoted(s.Text)) + "</code>")
 		case command:
 			b.WriteString("<code>" + html.EscapeString(s.Text) + "</code>")
+		case link:
+			b.WriteString(`<a href="#` + html.EscapeString(s.anchor) + `">` + escape.HTML(s.Text) + "</a>")
 		default:
 			b.WriteString(escape.HTML(s.Text))
 		}

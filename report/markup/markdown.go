@@ -30,6 +30,8 @@ func mdInlineIn(in Inline, inTable bool) string {
 			}
 		case command:
 			b.WriteString(MarkdownCode(s.Text, inTable))
+		case link:
+			b.WriteString("[" + escape.Markdown(s.Text) + "](#" + s.anchor + ")")
 		case quotedCode:
 			if mdCodeSafe(s.Text) {
 				b.WriteString(MarkdownCode(s.Text, inTable))

@@ -24,13 +24,15 @@ const (
 	code
 	quotedCode // code whose writer quoted the input it cites (see visibleQuoted)
 	command    // a shell command line, quoted by escape.ShellCommand: shown as it is
+	link       // plain text linking to a section of the same document (its anchor)
 )
 
 // span is a run of text; its content is always untrusted as far as the
 // renderers are concerned.
 type span struct {
-	kind spanKind
-	Text string
+	kind   spanKind
+	Text   string
+	anchor string // a link's target: the ID of a heading of the document
 }
 
 // Inline is a sequence of spans: a paragraph, a cell, a heading.
@@ -40,34 +42,40 @@ type span struct {
 type Inline []span
 
 // Text is an inline of plain text.
-func Text(s string) Inline { return Inline{{plain, s}} }
+func Text(s string) Inline { return Inline{{kind: plain, Text: s}} }
 
 // Textf is txt with fmt.Sprintf.
 func Textf(format string, args ...any) Inline { return Text(fmt.Sprintf(format, args...)) }
 
 // T appends plain text.
-func (in Inline) T(s string) Inline { return append(in, span{plain, s}) }
+func (in Inline) T(s string) Inline { return append(in, span{kind: plain, Text: s}) }
 
 // Tf is T with fmt.Sprintf.
 func (in Inline) Tf(format string, args ...any) Inline {
-	return append(in, span{plain, fmt.Sprintf(format, args...)})
+	return append(in, span{kind: plain, Text: fmt.Sprintf(format, args...)})
+}
+
+// L appends text s linking to the heading of ID anchor in the same
+// document (plain text in a terminal).
+func (in Inline) L(s, anchor string) Inline {
+	return append(in, span{kind: link, Text: s, anchor: anchor})
 }
 
 // B appends strong text.
-func (in Inline) B(s string) Inline { return append(in, span{strong, s}) }
+func (in Inline) B(s string) Inline { return append(in, span{kind: strong, Text: s}) }
 
 // C appends code: a name, a flag, a value, made visible (escape.Visible)
 // and shown in a code span where it can be as it is.
-func (in Inline) C(s string) Inline { return append(in, span{code, s}) }
+func (in Inline) C(s string) Inline { return append(in, span{kind: code, Text: s}) }
 
 // Q is C for text that quotes the input it cites already (a skip reason).
-func (in Inline) Q(s string) Inline { return append(in, span{quotedCode, s}) }
+func (in Inline) Q(s string) Inline { return append(in, span{kind: quotedCode, Text: s}) }
 
 // Cmd is the command line of args, each word quoted for a POSIX shell
 // (escape.ShellCommand), shown in code as it is: pasted into a shell, it
 // gives back args exactly.
 func (in Inline) Cmd(args ...string) Inline {
-	return append(in, span{command, escape.ShellCommand(args...)})
+	return append(in, span{kind: command, Text: escape.ShellCommand(args...)})
 }
 
 // Block is one of Heading, Para, Bullets, Table, Figure and Fold.
