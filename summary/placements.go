@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"ratebench/algorithms"
 )
 
 // Placements: what a coarse clock cannot tell. A trace whose times are
@@ -54,15 +56,32 @@ type RecordedRun struct {
 	LogRefused *int64 `json:"log_refused,omitempty"`
 }
 
-// Placed are one run's decision counts in each placement, in seed order:
-// the requests it refused, let through that the log refuses (over) and
-// refused that the log admits (under), and the log's refusals of the same
-// requests (set with the log terms).
+// Placed are one run's counts in each placement, in seed order: the
+// requests it refused, let through that the log refuses (over) and
+// refused that the log admits (under), the keys it decided otherwise for
+// (at all, over, under), its worst burst where it measures one, and the
+// log's refusals of the same requests (set with the log terms).
 type Placed struct {
-	Rejected   []int64 `json:"rejected"`
-	Over       []int64 `json:"over"`
-	Under      []int64 `json:"under"`
-	LogRefused []int64 `json:"log_refused,omitempty"`
+	Rejected     []int64 `json:"rejected"`
+	Over         []int64 `json:"over"`
+	Under        []int64 `json:"under"`
+	KeysDisagree []int64 `json:"keys_disagree"`
+	KeysOver     []int64 `json:"keys_over"`
+	KeysUnder    []int64 `json:"keys_under"`
+	BurstMax     []int64 `json:"burst_max,omitempty"`
+	LogRefused   []int64 `json:"log_refused,omitempty"`
+}
+
+// counts are the placed counts that add up over disjoint keys, by name.
+func (p *Placed) counts() []struct {
+	name string
+	vs   *[]int64
+} {
+	return []struct {
+		name string
+		vs   *[]int64
+	}{{"rejected", &p.Rejected}, {"over", &p.Over}, {"under", &p.Under},
+		{"keys_disagree", &p.KeysDisagree}, {"keys_over", &p.KeysOver}, {"keys_under", &p.KeysUnder}}
 }
 
 // Spread is the median and the range of one figure over the placements.
@@ -106,6 +125,17 @@ func (r *Run) Views() []*Run {
 		v.Placed = nil
 		v.Rejected, v.Admitted = p.Rejected[i], r.Requests-p.Rejected[i]
 		v.Over, v.Under, v.Disagree = p.Over[i], p.Under[i], p.Over[i]+p.Under[i]
+		if i < len(p.KeysOver) && i < len(p.KeysUnder) && i < len(p.KeysDisagree) {
+			v.KeysDisagree, v.KeysOver, v.KeysUnder = p.KeysDisagree[i], p.KeysOver[i], p.KeysUnder[i]
+		}
+		if r.Burst != nil && i < len(p.BurstMax) {
+			b := *r.Burst
+			b.Max = p.BurstMax[i]
+			if rules, err := algorithms.ParseRules(r.Rule); err == nil {
+				b.Ratio = float64(b.Max) / float64(algorithms.PrimaryRule(rules).L)
+			}
+			v.Burst = &b
+		}
 		if r.Requests > 0 {
 			v.DisagreeRate, v.OverRate, v.UnderRate = float64(v.Disagree)/float64(r.Requests), float64(v.Over)/float64(r.Requests), float64(v.Under)/float64(r.Requests)
 		}
@@ -152,6 +182,13 @@ func Place(recorded *Summary, placed []*Summary, seed uint64, unitNS int64) (*Su
 				return nil, fmt.Errorf("placement %d replayed %d requests in %s %s, the first %d", i+1, o.Requests, r.Algorithm, r.Rule, r.Requests)
 			}
 			p.Rejected, p.Over, p.Under = append(p.Rejected, o.Rejected), append(p.Over, o.Over), append(p.Under, o.Under)
+			p.KeysDisagree, p.KeysOver, p.KeysUnder = append(p.KeysDisagree, o.KeysDisagree), append(p.KeysOver, o.KeysOver), append(p.KeysUnder, o.KeysUnder)
+			if (o.Burst == nil) != (r.Burst == nil) {
+				return nil, fmt.Errorf("placement %d measured %s's burst otherwise than the first", i+1, r.Algorithm)
+			}
+			if o.Burst != nil {
+				p.BurstMax = append(p.BurstMax, o.Burst.Max)
+			}
 		}
 		r.Placed = p
 	}
@@ -199,18 +236,32 @@ func (s *sums) placed(acc, p *Placed) *Placed {
 		return acc
 	}
 	if acc == nil {
-		return &Placed{Rejected: slices.Clone(p.Rejected), Over: slices.Clone(p.Over), Under: slices.Clone(p.Under)}
+		out := &Placed{BurstMax: slices.Clone(p.BurstMax)}
+		for i, c := range out.counts() {
+			*c.vs = slices.Clone(*p.counts()[i].vs)
+		}
+		return out
 	}
-	if len(p.Over) != len(acc.Over) || len(p.Rejected) != len(acc.Over) || len(p.Under) != len(acc.Over) {
+	for i, c := range acc.counts() {
+		vs := *p.counts()[i].vs
+		if len(vs) != len(*c.vs) {
+			if s.err == nil {
+				s.err = fmt.Errorf("placed.%s: parts of %d and %d placements", c.name, len(*c.vs), len(vs))
+			}
+			return acc
+		}
+		for j := range vs {
+			s.add("placed."+c.name, &(*c.vs)[j], vs[j])
+		}
+	}
+	if len(p.BurstMax) != len(acc.BurstMax) {
 		if s.err == nil {
-			s.err = fmt.Errorf("placed: parts of %d and %d placements", len(acc.Over), len(p.Over))
+			s.err = fmt.Errorf("placed.burst_max: parts of %d and %d placements", len(acc.BurstMax), len(p.BurstMax))
 		}
 		return acc
 	}
-	for i := range acc.Over {
-		s.add("placed.rejected", &acc.Rejected[i], p.Rejected[i])
-		s.add("placed.over", &acc.Over[i], p.Over[i])
-		s.add("placed.under", &acc.Under[i], p.Under[i])
+	for j, b := range p.BurstMax {
+		acc.BurstMax[j] = max(acc.BurstMax[j], b) // the worst key's, in either part
 	}
 	return acc
 }

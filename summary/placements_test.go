@@ -36,7 +36,18 @@ func TestValidateRefusesTamperedPlacements(t *testing.T) {
 	}{
 		{"untouched", func(s *Summary) {}, ""},
 		{"a placement dropped", func(s *Summary) { s.Runs[6].Placed.Over = s.Runs[6].Placed.Over[:1] }, "runs[6].placed.over: 1 values for 2 placements"},
-		{"the first placement not the run's", func(s *Summary) { s.Runs[6].Placed.Over[0]++ }, "runs[6].placed: its first placement"},
+		{"the first placement not the run's", func(s *Summary) { s.Runs[6].Placed.Over[0]++ }, "runs[6].placed.over: its first placement"},
+		{"keys beyond the trace's", func(s *Summary) { s.Runs[6].Placed.KeysOver[1] = s.Runs[6].Keys + 1 }, "runs[6].placed.keys_over[1]"},
+		{"a burst where none is measured", func(s *Summary) {
+			for i := range s.Runs {
+				if s.Runs[i].Burst == nil {
+					s.Runs[i].Placed.BurstMax = []int64{1, 1}
+					return
+				}
+			}
+			t.Fatal("no run without a burst")
+		}, ".burst_max: for a run that measures no burst"},
+		{"a burst not the run's", func(s *Summary) { s.Runs[6].Placed.BurstMax[0]++ }, "runs[6].placed.burst_max: its first placement"},
 		{"more over than requests", func(s *Summary) { s.Runs[6].Placed.Over[1] = s.Runs[6].Requests + 1 }, "runs[6].placed.over[1]"},
 		{"placed runs without placements", func(s *Summary) { s.Trace.Placements = nil }, "runs[0].placed: without trace.placements"},
 		{"a run not placed", func(s *Summary) { s.Runs[3].Placed = nil }, "runs[3].placed: missing"},

@@ -3,6 +3,7 @@ package summary
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // placements checks what trace.placements and the runs' placed say
@@ -44,23 +45,33 @@ func (v *validator) placements(s *Summary) {
 			v.fail(path, "missing: trace.placements says the runs were placed %d times", pl.Count)
 			continue
 		}
-		for _, f := range []struct {
-			name string
-			vs   []int64
-		}{{"rejected", p.Rejected}, {"over", p.Over}, {"under", p.Under}} {
-			if len(f.vs) != pl.Count {
-				v.fail(path+"."+f.name, "%d values for %d placements", len(f.vs), pl.Count)
+		own := map[string]int64{"rejected": r.Rejected, "over": r.Over, "under": r.Under,
+			"keys_disagree": r.KeysDisagree, "keys_over": r.KeysOver, "keys_under": r.KeysUnder}
+		for _, c := range p.counts() {
+			vs := *c.vs
+			if len(vs) != pl.Count {
+				v.fail(path+"."+c.name, "%d values for %d placements", len(vs), pl.Count)
 				continue
 			}
-			for j, n := range f.vs {
-				v.nonNegative(fmt.Sprintf("%s.%s[%d]", path, f.name, j), n)
-				v.atMost(fmt.Sprintf("%s.%s[%d]", path, f.name, j), n, "requests", r.Requests)
+			of, ofName := r.Requests, "requests"
+			if strings.HasPrefix(c.name, "keys_") {
+				of, ofName = r.Keys, "keys"
+			}
+			for j, n := range vs {
+				v.nonNegative(fmt.Sprintf("%s.%s[%d]", path, c.name, j), n)
+				v.atMost(fmt.Sprintf("%s.%s[%d]", path, c.name, j), n, ofName, of)
+			}
+			if vs[0] != own[c.name] {
+				v.fail(path+"."+c.name, "its first placement, %d, is not the run's own %s, %d", vs[0], c.name, own[c.name])
 			}
 		}
-		if len(p.Rejected) == pl.Count && len(p.Over) == pl.Count && len(p.Under) == pl.Count &&
-			(p.Rejected[0] != r.Rejected || p.Over[0] != r.Over || p.Under[0] != r.Under) {
-			v.fail(path, "its first placement (%d refused, %d over, %d under) is not the run's own counts (%d, %d, %d)",
-				p.Rejected[0], p.Over[0], p.Under[0], r.Rejected, r.Over, r.Under)
+		switch {
+		case r.Burst == nil && p.BurstMax != nil:
+			v.fail(path+".burst_max", "for a run that measures no burst")
+		case r.Burst != nil && len(p.BurstMax) != pl.Count:
+			v.fail(path+".burst_max", "%d values for %d placements", len(p.BurstMax), pl.Count)
+		case r.Burst != nil && p.BurstMax[0] != r.Burst.Max:
+			v.fail(path+".burst_max", "its first placement, %d, is not the run's own burst, %d", p.BurstMax[0], r.Burst.Max)
 		}
 		if log := logs[[3]string{r.Rule, r.Count, r.Mode}]; log != nil && log.Placed != nil && !slices.Equal(p.LogRefused, log.Placed.Rejected) {
 			v.fail(path+".log_refused", "%v, not the log's refusals in each placement %v", p.LogRefused, log.Placed.Rejected)

@@ -46,8 +46,11 @@ func TestComparePlacesOnACoarseClock(t *testing.T) {
 		if f := first.Runs[i]; r.Over != f.Over || r.Under != f.Under || r.Rejected != f.Rejected || p.Over[0] != f.Over {
 			t.Errorf("%s: first placement over %d under %d, -spread-seed 1 gives %d, %d", r.Algorithm, r.Over, r.Under, f.Over, f.Under)
 		}
-		if th := third.Runs[i]; p.Over[2] != th.Over || p.Under[2] != th.Under || p.Rejected[2] != th.Rejected {
-			t.Errorf("%s: third placement %d/%d, -spread-seed 3 gives %d/%d", r.Algorithm, p.Over[2], p.Under[2], th.Over, th.Under)
+		if th := third.Runs[i]; p.Over[2] != th.Over || p.Under[2] != th.Under || p.Rejected[2] != th.Rejected ||
+			p.KeysOver[2] != th.KeysOver || p.KeysUnder[2] != th.KeysUnder || p.KeysDisagree[2] != th.KeysDisagree {
+			t.Errorf("%s: third placement %+v, -spread-seed 3 gives over %d under %d keys %d/%d", r.Algorithm, p, th.Over, th.Under, th.KeysOver, th.KeysUnder)
+		} else if v := r.Views()[2]; (th.Burst == nil) != (v.Burst == nil) || th.Burst != nil && (v.Burst.Max != th.Burst.Max || v.Burst.Ratio != th.Burst.Ratio) {
+			t.Errorf("%s: third placement's burst %+v, -spread-seed 3 gives %+v", r.Algorithm, v.Burst, th.Burst)
 		}
 		rec := placed.RecordedOf(r)
 		if o := recorded.Runs[i]; rec == nil || rec.Over != o.Over || rec.Under != o.Under || rec.Rejected != o.Rejected {
@@ -126,7 +129,8 @@ func TestPlacedShardsMerge(t *testing.T) {
 	}
 	for i := range whole.Runs {
 		w, g := whole.Runs[i].Placed, m.Runs[i].Placed
-		if g == nil || !slices.Equal(w.Over, g.Over) || !slices.Equal(w.Under, g.Under) || !slices.Equal(w.Rejected, g.Rejected) || !slices.Equal(w.LogRefused, g.LogRefused) {
+		if g == nil || !slices.Equal(w.Over, g.Over) || !slices.Equal(w.Under, g.Under) || !slices.Equal(w.Rejected, g.Rejected) || !slices.Equal(w.LogRefused, g.LogRefused) ||
+			!slices.Equal(w.KeysOver, g.KeysOver) || !slices.Equal(w.KeysUnder, g.KeysUnder) || !slices.Equal(w.KeysDisagree, g.KeysDisagree) || !slices.Equal(w.BurstMax, g.BurstMax) {
 			t.Errorf("%s: merged placed %+v, whole %+v", whole.Runs[i].Algorithm, g, w)
 		}
 		if wr, gr := whole.RecordedOf(&whole.Runs[i]), m.RecordedOf(&m.Runs[i]); *wr.LogRefused != *gr.LogRefused || wr.Over != gr.Over || wr.Under != gr.Under {

@@ -35,15 +35,17 @@ func printTable(w io.Writer, s *summary.Summary, dir string) {
 			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "algorithm\tadmitted\tdisagree\tover\tunder\tlog refused\tover/refused\tunder/admitted\tkeys over\tkeys under\tburst/L\tbytes/key (peak)\tbytes/key (mean)\t")
 		}
-		burst := "-"
-		if r.Burst != nil {
-			burst = fmt.Sprintf("%.2f", r.Burst.Ratio)
-		}
+		burst := placedCell(r.RangeOf(func(v *summary.Run) (float64, bool) {
+			if v.Burst == nil {
+				return 0, false
+			}
+			return v.Burst.Ratio, true
+		}), func(x float64) string { return fmt.Sprintf("%.2f", x) })
 		count := func(n func(v *summary.Run) (float64, bool)) string {
 			return placedCell(r.RangeOf(n), func(x float64) string { return fmt.Sprint(int64(x)) })
 		}
 		rate := func(n func(v *summary.Run) (float64, bool)) string { return placedCell(r.RangeOf(n), pct) }
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%d\t%.0f\t\n", r.Algorithm,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%.0f\t\n", r.Algorithm,
 			count(func(v *summary.Run) (float64, bool) { return float64(v.Admitted), true }),
 			rate(func(v *summary.Run) (float64, bool) { return v.DisagreeRate, true }),
 			rate(func(v *summary.Run) (float64, bool) { return v.OverRate, true }),
@@ -51,14 +53,16 @@ func printTable(w io.Writer, s *summary.Summary, dir string) {
 			count(func(v *summary.Run) (float64, bool) { return deref(v.LogRefused) }),
 			rate(func(v *summary.Run) (float64, bool) { return derefF(v.OverOfRefused) }),
 			rate(func(v *summary.Run) (float64, bool) { return derefF(v.UnderOfAdmitted) }),
-			r.KeysOver, r.KeysUnder, burst, r.Memory.PeakPerKey, r.Memory.MeanPerKey)
+			count(func(v *summary.Run) (float64, bool) { return float64(v.KeysOver), true }),
+			count(func(v *summary.Run) (float64, bool) { return float64(v.KeysUnder), true }),
+			burst, r.Memory.PeakPerKey, r.Memory.MeanPerKey)
 	}
 	if tw != nil {
 		tw.Flush()
 		fmt.Fprintln(w, "\nover/refused: the share of the log's refusals let through; under/admitted: the share of its admissions refused (- where the log refuses or admits nothing).")
 		fmt.Fprintln(w, "bytes/key: the most one key held (peak), which the verdict ranks by, and the mean over keys of the most each key held.")
 		if pl := s.Trace.Placements; pl != nil {
-			fmt.Fprintf(w, "placed: admitted to under/admitted are the median over %d placements of the requests inside their %s, the range in brackets where they differ; keys, burst and bytes are the first placement's.\n", pl.Count, s.Trace.Resolution())
+			fmt.Fprintf(w, "placed: each figure but bytes is the median over %d placements of the requests inside their %s, the range in brackets where they differ; bytes are the first placement's.\n", pl.Count, s.Trace.Resolution())
 		}
 	}
 	first := true
