@@ -19,6 +19,7 @@ package spread
 import (
 	"bytes"
 	"fmt"
+	"hash/maphash"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -27,6 +28,9 @@ import (
 	"ratebench/internal/mix"
 	"ratebench/traces"
 )
+
+// keySeed seeds the hash that groups a timestamp's requests by key.
+var keySeed = maphash.MakeSeed()
 
 // DefaultMaxUnit is the most requests of one timestamp a Reader holds by
 // default: about 64 MiB and the keys' bytes.
@@ -82,8 +86,9 @@ type Reader struct {
 	cur         item
 	counted     bool // cur is counted in sameTime
 	sameTime    int64
-	perKey      []int   // scratch: the requests of the timestamp by key
-	offsets     []int64 // scratch: one key's offsets
+	perKey      []int    // scratch: the requests of the timestamp by key
+	hashes      []uint64 // scratch: each request's key hash, by its index in the group
+	offsets     []int64  // scratch: one key's offsets
 }
 
 // New returns a reader of src's requests spread by opt (opt.Unit > 0).
@@ -215,11 +220,23 @@ func (r *Reader) spread(group []item) {
 		group[i].t += int64(mix.Uniform(r.rng, u)) // the time as read is the same for all
 	}
 	key := func(i int) []byte { return r.keys[group[i].from:group[i].to] }
-	r.perKey = r.perKey[:0]
+	// The requests grouped by key, each key's in trace order: sorted by
+	// the key's hash, then its bytes (two keys of one hash), then the
+	// index. Only each key's order counts, not the order of the keys, so
+	// the hash's seed changes nothing; comparing hashes first spares most
+	// byte comparisons.
+	r.perKey, r.hashes = r.perKey[:0], r.hashes[:0]
 	for i := range group {
 		r.perKey = append(r.perKey, i)
+		r.hashes = append(r.hashes, maphash.Bytes(keySeed, key(i)))
 	}
 	slices.SortFunc(r.perKey, func(a, b int) int {
+		if ha, hb := r.hashes[a], r.hashes[b]; ha != hb {
+			if ha < hb {
+				return -1
+			}
+			return 1
+		}
 		if c := bytes.Compare(key(a), key(b)); c != 0 {
 			return c
 		}
