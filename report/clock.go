@@ -70,6 +70,19 @@ func burstRatio(v *summary.Run) (float64, bool) {
 	return v.Burst.Ratio, true
 }
 
+// shareRange is a bar's label of a share of the log's decisions: its
+// range over the placements where they differ ("56.86–65.38%"), else its
+// value; "—" where the log refuses (or admits) nothing.
+func shareRange(fig string, r *summary.Run) string {
+	switch g := r.RangeOf(summary.PolicyBound{Figure: fig}.Value); {
+	case g.Varies():
+		return strings.TrimSuffix(numfmt.Rate(g.Min), "%") + "–" + numfmt.Rate(g.Max)
+	case g.OK:
+		return numfmt.Rate(g.Median)
+	}
+	return "—"
+}
+
 // worstValue is the figure of r that b bounds in its worst placement (its
 // own value when it was not placed): what a check line compares.
 func worstValue(b summary.PolicyBound, r *summary.Run) (float64, bool) {

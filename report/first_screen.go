@@ -274,11 +274,13 @@ func (m *model) answerFig(g *group) (*plotkit.Figure, string) {
 	hi := 0.0
 	for i, r := range cands {
 		names[i] = r.Algorithm
-		if r.OverOfRefused != nil {
-			over[i] = 100 * plotkit.Finite(*r.OverOfRefused)
+		// The median over the placements, on a coarse clock; else the
+		// run's own share.
+		if g := r.RangeOf(summary.PolicyBound{Figure: summary.FigureOverOfRefused}.Value); g.OK {
+			over[i] = 100 * plotkit.Finite(g.Median)
 		}
-		if r.UnderOfAdmitted != nil {
-			under[i] = 100 * plotkit.Finite(*r.UnderOfAdmitted)
+		if g := r.RangeOf(summary.PolicyBound{Figure: summary.FigureUnderOfAdmitted}.Value); g.OK {
+			under[i] = 100 * plotkit.Finite(g.Median)
 		}
 		mem[i] = float64(r.Memory.PeakPerKey)
 		hi = math.Max(hi, math.Max(over[i], under[i]))
@@ -288,11 +290,15 @@ func (m *model) answerFig(g *group) (*plotkit.Figure, string) {
 	underBars := &plotkit.HBars{Vals: under, Offset: -0.19, Width: 0.36, Color: plotkit.UnderColor}
 	overT, underT := make([]string, len(cands)), make([]string, len(cands))
 	for i, r := range cands {
-		overT[i], underT[i] = shareText(r.OverOfRefused), shareText(r.UnderOfAdmitted)
+		overT[i], underT[i] = shareRange(summary.FigureOverOfRefused, r), shareRange(summary.FigureUnderOfAdmitted, r)
 	}
 	left.Add(overBars, underBars, &barLabels{vals: over, labels: overT, offset: 0.19, size: 7.5}, &barLabels{vals: under, labels: underT, offset: -0.19, size: 7.5})
 	plotkit.CategoryAxis(&left.Y, names)
-	left.X.Min, left.X.Max = 0, math.Max(hi*1.25, 1)
+	room := 1.25 // for the labels beside the longest bar
+	if m.s.Trace.Placements != nil {
+		room = 1.6 // for a range
+	}
+	left.X.Min, left.X.Max = 0, math.Max(hi*room, 1)
 	right := plotkit.NewPanel("", "bytes per key (peak)", "")
 	memBars := &plotkit.HBars{Vals: mem, Width: 0.6, Color: memoryColor}
 	memText := make([]string, len(cands))
@@ -322,6 +328,9 @@ func (m *model) answerFig(g *group) (*plotkit.Figure, string) {
 	}
 	if log != nil {
 		caption = caption.Tf(" The exact log needs %s per key.", bytesPerKey(log.Memory.PeakPerKey))
+	}
+	if pl := m.s.Trace.Placements; pl != nil {
+		caption = caption.Tf(" Each bar is the median over the %d placements of the requests inside their %s, its label the range where they differ.", pl.Count, m.s.Trace.Resolution())
 	}
 	h := vg.Length(1.4)*vg.Inch + vg.Length(len(cands))*0.42*vg.Inch
 	return &plotkit.Figure{

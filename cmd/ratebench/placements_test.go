@@ -162,6 +162,7 @@ func TestWholeSecondLogIsNotAnsweredByItsClock(t *testing.T) {
 		"The trace's clock stamps whole seconds",
 		"The rule 3/1s is finer than the clock",
 		"On the recorded clock, as if every request of a second arrived at once, the choice at 3/1s would be gcra; placed inside their seconds, it decides ",
+		"Each bar is the median over the 5 placements of the requests inside their 1s, its label the range where they differ.",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q", want)
