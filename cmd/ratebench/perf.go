@@ -5,16 +5,22 @@ import (
 	"syscall"
 	"time"
 
-	"ratebench/compare"
 	"ratebench/summary"
 )
 
-// measurePerf fills perf.json's figures for a replay of s by e that took
-// d: what a run measures of itself, which the same trace does not
-// reproduce (so it is kept out of summary.json).
-func measurePerf(e *compare.Engine, s *summary.Summary, d time.Duration) summary.Perf {
+// keyStats are an engine's workers and keys (Engine.KeyStats), kept once
+// its replay is over so that the engine itself can go.
+type keyStats struct {
+	workers            int
+	peakLive, released int64
+}
+
+// measurePerf fills perf.json's figures for a replay of s whose engine
+// kept k and that took d: what a run measures of itself, which the same
+// trace does not reproduce (so it is kept out of summary.json).
+func measurePerf(k keyStats, s *summary.Summary, d time.Duration) summary.Perf {
 	p := summary.Perf{Requests: s.Trace.Requests, Runs: len(s.Runs), Seconds: d.Seconds()}
-	p.Workers, p.PeakLiveKeys, p.ReleasedKeys = e.KeyStats()
+	p.Workers, p.PeakLiveKeys, p.ReleasedKeys = k.workers, k.peakLive, k.released
 	if d > 0 {
 		p.RequestsPerSecond = float64(s.Trace.Requests) / d.Seconds()
 	}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime"
 
 	"ratebench/compare"
 	"ratebench/internal/escape"
@@ -77,6 +78,7 @@ func (p *placing) place(ctx context.Context, stderr io.Writer, sum *summary.Summ
 	for k := range p.count {
 		seed := p.seed + uint64(k)
 		fmt.Fprintf(stderr, "placing the requests inside their %s: replay %d of %d (seed %d)\n", sum.Trace.Resolution(), k+1, p.count, seed)
+		runtime.GC() // the last replay's engine is garbage: its keys' memory goes back first
 		eng, err := p.newEngine()
 		if err != nil {
 			return nil, err

@@ -160,13 +160,18 @@ func (j replayJob) replay() (*summary.Summary, summary.Perf, error) {
 	if err := checkNotEmpty(sum, interrupted); err != nil {
 		return nil, summary.Perf{}, err
 	}
-	if !interrupted {
+	var ks keyStats
+	ks.workers, ks.peakLive, ks.released = eng.KeyStats()
+	if !interrupted && j.place != nil {
+		// The recorded clock's engine goes before the placements replay,
+		// so that no two engines' keys are held at once.
+		eng, j.eng = nil, nil
 		if sum, err = j.place.place(ctx, j.stderr, sum); err != nil {
 			return nil, summary.Perf{}, err
 		}
 		elapsed = time.Since(began)
 	}
-	perf := measurePerf(eng, sum, elapsed)
+	perf := measurePerf(ks, sum, elapsed)
 	printTable(stdout, sum, dir)
 	fmt.Fprintf(stdout, "\n%d requests, %d keys in %.2fs (%.2fM requests/s)\n", sum.Trace.Requests, sum.Trace.Keys,
 		elapsed.Seconds(), perf.RequestsPerSecond/1e6)
