@@ -40,34 +40,12 @@ func rateText(b summary.PolicyBound, r *summary.Run) (string, bool) {
 // log refuses nothing).
 func placedText(fig string, r *summary.Run) string {
 	if g := r.RangeOf(summary.PolicyBound{Figure: fig}.Value); g.OK {
-		return rangeText(g, numfmt.Rate)
+		return g.Text(numfmt.Rate, "")
 	}
 	if fig == summary.FigureOverOfRefused || fig == summary.FigureUnderOfAdmitted {
 		return "—"
 	}
 	return numfmt.Rate(0)
-}
-
-// rangeText is a figure over the placements written by format: its median
-// and, where the placements differ, their range in brackets; "—" where
-// none holds it.
-func rangeText(g summary.Range, format func(float64) string) string {
-	switch {
-	case !g.OK:
-		return "—"
-	case g.Varies():
-		return format(g.Median) + " (" + format(g.Min) + "–" + format(g.Max) + ")"
-	}
-	return format(g.Median)
-}
-
-// burstRatio is a run's worst burst ÷ L, for RangeOf; none where it
-// measures no burst.
-func burstRatio(v *summary.Run) (float64, bool) {
-	if v.Burst == nil {
-		return 0, false
-	}
-	return v.Burst.Ratio, true
 }
 
 // shareRange is a bar's label of a share of the log's decisions: its

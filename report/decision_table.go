@@ -58,8 +58,8 @@ func (m *model) decisionTable(g *group) markup.Table {
 	}
 	tb.Head, tb.Right = append(tb.Head, "worst burst ÷ L", "keys affected"), append(tb.Right, true, true)
 	for i, r := range summary.Ranked(g.runs) {
-		burst := rangeText(r.RangeOf(burstRatio), num)
-		keys := rangeText(r.RangeOf(func(v *summary.Run) (float64, bool) { return float64(v.KeysDisagree), true }), func(x float64) string { return numfmt.Count(int64(x)) })
+		burst := r.RangeOf(summary.BurstRatio).Text(num, "—")
+		keys := r.RangeOf(func(v *summary.Run) (float64, bool) { return float64(v.KeysDisagree), true }).Text(func(x float64) string { return numfmt.Count(int64(x)) }, "—")
 		row := []markup.Inline{markup.Textf("%d", i+1), markup.Inline{}.C(r.Algorithm), meetsCell(v, r.Algorithm), markup.Text(bytesPerKey(r.Memory.PeakPerKey))}
 		for _, c := range cols {
 			row = append(row, markup.Text(c.cell(r)))

@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -96,9 +97,16 @@ func SpreadOf(vs []int64) Spread {
 	if len(vs) == 0 {
 		return Spread{}
 	}
+	med, lo, hi := middle(vs)
+	return Spread{Median: med, Min: lo, Max: hi}
+}
+
+// middle returns the median (the lower middle value for an even count),
+// the least and the largest of vs (at least one), leaving vs as it is.
+func middle[T cmp.Ordered](vs []T) (med, lo, hi T) {
 	s := slices.Clone(vs)
 	slices.Sort(s)
-	return Spread{Median: s[(len(s)-1)/2], Min: s[0], Max: s[len(s)-1]}
+	return s[(len(s)-1)/2], s[0], s[len(s)-1]
 }
 
 // Disagree returns the requests decided otherwise than the log in each
@@ -349,7 +357,7 @@ func (s *Summary) fillRecorded() {
 			rec.LogRefused = &v
 		}
 	}
-	pl.Recorded.Verdict = s.RecordedVerdict(s.Config.Budget)
+	pl.Recorded.Verdict = s.verdictOfRuns(runs, s.Config.Budget)
 }
 
 // Range is a figure over the placements: its median (the lower middle
@@ -376,8 +384,30 @@ func (r *Run) RangeOf(fig func(v *Run) (float64, bool)) Range {
 	if len(vs) == 0 {
 		return Range{}
 	}
-	slices.Sort(vs)
-	return Range{Median: vs[(len(vs)-1)/2], Min: vs[0], Max: vs[len(vs)-1], OK: true}
+	med, lo, hi := middle(vs)
+	return Range{Median: med, Min: lo, Max: hi, OK: true}
+}
+
+// Text writes the figure by format: its median and, where the placements
+// differ, their range in brackets ("0.750% (0.500%–0.750%)"); none where
+// no placement holds it.
+func (g Range) Text(format func(float64) string, none string) string {
+	switch {
+	case !g.OK:
+		return none
+	case g.Varies():
+		return format(g.Median) + " (" + format(g.Min) + "–" + format(g.Max) + ")"
+	}
+	return format(g.Median)
+}
+
+// BurstRatio is a run's worst burst ÷ L, for RangeOf; none where the run
+// measures no burst.
+func BurstRatio(v *Run) (float64, bool) {
+	if v.Burst == nil {
+		return 0, false
+	}
+	return v.Burst.Ratio, true
 }
 
 // RunOf returns the run of alg under rule, count and mode, nil if none.
@@ -397,5 +427,14 @@ func (s *Summary) RecordedVerdict(budget *Budget) *Verdict {
 	if s.Trace.Placements == nil || len(s.Runs) == 0 {
 		return nil
 	}
-	return VerdictOf(&Summary{Trace: s.Trace, Config: s.Config, Runs: s.recordedRuns(), Bindings: s.Bindings}, budget)
+	return s.verdictOfRuns(s.recordedRuns(), budget)
+}
+
+// verdictOfRuns is the verdict runs give in s's place (its trace, config
+// and bindings) under budget.
+func (s *Summary) verdictOfRuns(runs []Run, budget *Budget) *Verdict {
+	if len(runs) == 0 {
+		return nil
+	}
+	return VerdictOf(&Summary{Trace: s.Trace, Config: s.Config, Runs: runs, Bindings: s.Bindings}, budget)
 }

@@ -35,16 +35,11 @@ func printTable(w io.Writer, s *summary.Summary, dir string) {
 			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "algorithm\tadmitted\tdisagree\tover\tunder\tlog refused\tover/refused\tunder/admitted\tkeys over\tkeys under\tburst/L\tbytes/key (peak)\tbytes/key (mean)\t")
 		}
-		burst := placedCell(r.RangeOf(func(v *summary.Run) (float64, bool) {
-			if v.Burst == nil {
-				return 0, false
-			}
-			return v.Burst.Ratio, true
-		}), func(x float64) string { return fmt.Sprintf("%.2f", x) })
+		burst := r.RangeOf(summary.BurstRatio).Text(func(x float64) string { return fmt.Sprintf("%.2f", x) }, "-")
 		count := func(n func(v *summary.Run) (float64, bool)) string {
-			return placedCell(r.RangeOf(n), func(x float64) string { return fmt.Sprint(int64(x)) })
+			return r.RangeOf(n).Text(func(x float64) string { return fmt.Sprint(int64(x)) }, "-")
 		}
-		rate := func(n func(v *summary.Run) (float64, bool)) string { return placedCell(r.RangeOf(n), pct) }
+		rate := func(n func(v *summary.Run) (float64, bool)) string { return r.RangeOf(n).Text(pct, "-") }
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%.0f\t\n", r.Algorithm,
 			count(func(v *summary.Run) (float64, bool) { return float64(v.Admitted), true }),
 			rate(func(v *summary.Run) (float64, bool) { return v.DisagreeRate, true }),
@@ -78,18 +73,6 @@ func printTable(w io.Writer, s *summary.Summary, dir string) {
 }
 
 func pct(v float64) string { return numfmt.TerminalPercent(v) }
-
-// placedCell renders a figure over the placements: its median, and its
-// range in brackets where the placements differ; "-" where none holds it.
-func placedCell(g summary.Range, format func(float64) string) string {
-	switch {
-	case !g.OK:
-		return "-"
-	case g.Varies():
-		return fmt.Sprintf("%s (%s–%s)", format(g.Median), format(g.Min), format(g.Max))
-	}
-	return format(g.Median)
-}
 
 // deref is a count that may be absent, as a float.
 func deref(p *int64) (float64, bool) {
