@@ -155,11 +155,6 @@ func (r *Run) Views() []*Run {
 	return out
 }
 
-// runKey names a run in its grid.
-type runKey struct{ rule, count, mode, alg string }
-
-func keyOf(r *Run) runKey { return runKey{r.Rule, r.Count, r.Mode, r.Algorithm} }
-
 // Place combines the replay of the recorded clock (recorded) and of the
 // K placements (placed, in seed order, from seed) into one summary: the
 // first placement's runs over the recorded trace's description, each run with the counts of every placement, the
@@ -171,18 +166,18 @@ func Place(recorded *Summary, placed []*Summary, seed uint64, unitNS int64) (*Su
 	}
 	out := *placed[0]
 	out.Runs = slices.Clone(placed[0].Runs)
-	index := make([]map[runKey]*Run, len(placed))
+	index := make([]map[experiment]*Run, len(placed))
 	for i, s := range placed {
-		index[i] = map[runKey]*Run{}
+		index[i] = map[experiment]*Run{}
 		for j := range s.Runs {
-			index[i][keyOf(&s.Runs[j])] = &s.Runs[j]
+			index[i][experimentOf(&s.Runs[j])] = &s.Runs[j]
 		}
 	}
 	for j := range out.Runs {
 		r := &out.Runs[j]
 		p := &Placed{}
 		for i := range placed {
-			o := index[i][keyOf(r)]
+			o := index[i][experimentOf(r)]
 			if o == nil || len(index[i]) != len(out.Runs) {
 				return nil, fmt.Errorf("placement %d has not the runs of the first", i+1)
 			}
@@ -203,7 +198,7 @@ func Place(recorded *Summary, placed []*Summary, seed uint64, unitNS int64) (*Su
 	var rec Recorded
 	for i := range recorded.Runs {
 		r := &recorded.Runs[i]
-		if index[0][keyOf(r)] == nil || len(recorded.Runs) != len(out.Runs) {
+		if index[0][experimentOf(r)] == nil || len(recorded.Runs) != len(out.Runs) {
 			return nil, fmt.Errorf("the recorded clock's replay has not the runs of the placements")
 		}
 		rec.Runs = append(rec.Runs, RecordedRun{Rule: r.Rule, Count: r.Count, Mode: r.Mode, Algorithm: r.Algorithm,
@@ -223,8 +218,7 @@ func (s *Summary) RecordedOf(r *Run) *RecordedRun {
 		return nil
 	}
 	for i := range pl.Recorded.Runs {
-		o := &pl.Recorded.Runs[i]
-		if o.Rule == r.Rule && o.Count == r.Count && o.Mode == r.Mode && o.Algorithm == r.Algorithm {
+		if o := &pl.Recorded.Runs[i]; (experiment{o.Rule, o.Count, o.Mode, o.Algorithm}) == experimentOf(r) {
 			return o
 		}
 	}
@@ -408,16 +402,6 @@ func BurstRatio(v *Run) (float64, bool) {
 		return 0, false
 	}
 	return v.Burst.Ratio, true
-}
-
-// RunOf returns the run of alg under rule, count and mode, nil if none.
-func (s *Summary) RunOf(rule, count, mode, alg string) *Run {
-	for i := range s.Runs {
-		if r := &s.Runs[i]; r.Rule == rule && r.Count == count && r.Mode == mode && r.Algorithm == alg {
-			return r
-		}
-	}
-	return nil
 }
 
 // RecordedVerdict is the verdict the recorded clock's counts give under

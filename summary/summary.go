@@ -315,6 +315,16 @@ type Run struct {
 	TopKeys []KeyStat `json:"top_keys"`
 }
 
+// RunOf returns the run of alg under rule, count and mode, nil if none.
+func (s *Summary) RunOf(rule, count, mode, alg string) *Run {
+	for i := range s.Runs {
+		if r := &s.Runs[i]; experimentOf(r) == (experiment{rule, count, mode, alg}) {
+			return r
+		}
+	}
+	return nil
+}
+
 // UnmarshalJSON reads a run, its bound check under either name: token_bound
 // (v1.2) or seed002_bound (v1 and v1.1).
 func (r *Run) UnmarshalJSON(data []byte) error {

@@ -40,6 +40,9 @@ func (v *validator) listedOnce(c *RunConfig) {
 // experiment is one run's place in the grid.
 type experiment struct{ rule, count, mode, algorithm string }
 
+// experimentOf is r's place in the grid.
+func experimentOf(r *Run) experiment { return experiment{r.Rule, r.Count, r.Mode, r.Algorithm} }
+
 func (e experiment) String() string {
 	return fmt.Sprintf("%s under %s, count %s, %s mode", e.algorithm, e.rule, e.count, e.mode)
 }
@@ -52,7 +55,7 @@ func (v *validator) runGrid(s *Summary) {
 	first := map[experiment]int{}
 	for i := range s.Runs {
 		r := &s.Runs[i]
-		e := experiment{r.Rule, r.Count, r.Mode, r.Algorithm}
+		e := experimentOf(r)
 		if j, ok := first[e]; ok {
 			v.fail(fmt.Sprintf("runs[%d]", i), "a second run of %v (runs[%d] is the first)", e, j)
 			return
