@@ -93,10 +93,10 @@ func (m *model) clockLead() markup.Inline {
 	unit := unitName(pl.Unit())
 	s := markup.Textf("The trace's clock stamps whole %s, too coarse to tell where inside its %s each request arrived: "+
 		"every figure below is over %d placements of the requests at random inside their %s (each key's requests in their order; the median, with the range where they differ), "+
-		"and the choice holds in every placement.", unit+"s", unit, pl.Count, unit+"s")
+		"and the choice holds in every placement.", unit.many, unit.one, pl.Count, unit.many)
 	for _, rule := range m.rules {
 		if layers, err := algorithms.ParseRules(rule); err == nil && slices.ContainsFunc(layers, func(l algorithms.Rule) bool { return l.W <= pl.UnitNS }) {
-			s = s.T(fmt.Sprintf(" The rule %s is finer than the clock (its window is no longer than a %s): its answer rests on where inside each %s the requests are placed.", rule, unit, unit))
+			s = s.T(fmt.Sprintf(" The rule %s is finer than the clock (its window is no longer than a %s): its answer rests on where inside each %s the requests are placed.", rule, unit.one, unit.one))
 		}
 	}
 	return s
@@ -118,8 +118,8 @@ func (m *model) clockContrast() markup.Inline {
 			if r := m.s.RecordedOf(log); r != nil {
 				placed := log.RangeOf(func(v *summary.Run) (float64, bool) { return float64(v.Rejected), true })
 				if float64(r.Rejected) < placed.Min || float64(r.Rejected) > placed.Max {
-					sentences = append(sentences, fmt.Sprintf("At %s (count %s, %s mode) the exact log refuses %s of the requests placed inside their %ss; on the recorded clock it would refuse %s.",
-						v.Rule, v.Count, v.Mode, countRange(placed, log.Requests), unit, countText(r.Rejected, log.Requests)))
+					sentences = append(sentences, fmt.Sprintf("At %s (count %s, %s mode) the exact log refuses %s of the requests placed inside their %s; on the recorded clock it would refuse %s.",
+						v.Rule, v.Count, v.Mode, countRange(placed, log.Requests), unit.many, countText(r.Rejected, log.Requests)))
 				}
 			}
 		}
@@ -127,7 +127,7 @@ func (m *model) clockContrast() markup.Inline {
 		if was == nil || was.Choice == v.Choice || was.Choice == "" {
 			continue
 		}
-		s := fmt.Sprintf("On the recorded clock, as if every request of a %s arrived at once, the choice at %s would be %s", unit, v.Rule, was.Choice)
+		s := fmt.Sprintf("On the recorded clock, as if every request of a %s arrived at once, the choice at %s would be %s", unit.one, v.Rule, was.Choice)
 		if r := m.s.RunOf(v.Rule, v.Count, v.Mode, was.Choice); r != nil && was.Choice != "log" && v.Entry(was.Choice) != nil {
 			var parts []string
 			for _, b := range m.shownFigures() {
@@ -139,7 +139,7 @@ func (m *model) clockContrast() markup.Inline {
 				}
 			}
 			if len(parts) > 0 {
-				s += fmt.Sprintf("; placed inside their %ss, it %s", unit, joinAnd(parts))
+				s += fmt.Sprintf("; placed inside their %s, it %s", unit.many, joinAnd(parts))
 			}
 		}
 		sentences = append(sentences, s+".")
@@ -163,18 +163,21 @@ func countRange(g summary.Range, of int64) string {
 	return countText(int64(g.Median), of)
 }
 
-// unitName names a clock's unit in words: "second", "minute", else the
-// duration itself ("100ms").
-func unitName(d time.Duration) string {
+// clockUnit names a clock's unit in words, one and several: "second" and
+// "seconds" (minute, hour, millisecond), else "unit of 5m0s" and "units of
+// 5m0s".
+type clockUnit struct{ one, many string }
+
+func unitName(d time.Duration) clockUnit {
 	switch d {
 	case time.Second:
-		return "second"
+		return clockUnit{"second", "seconds"}
 	case time.Minute:
-		return "minute"
+		return clockUnit{"minute", "minutes"}
 	case time.Hour:
-		return "hour"
+		return clockUnit{"hour", "hours"}
 	case time.Millisecond:
-		return "millisecond"
+		return clockUnit{"millisecond", "milliseconds"}
 	}
-	return d.String()
+	return clockUnit{"unit of " + d.String(), "units of " + d.String()}
 }

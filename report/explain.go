@@ -46,7 +46,7 @@ func (m *model) explainHint(d *markup.Document, g *group) {
 	case m.s.Trace.Placements != nil:
 		// nor placements: its decisions are those of the recorded clock.
 		unit := unitName(m.s.Trace.Placements.Unit())
-		text = text.T(" It replays the times as the trace holds them, as if every request of a " + unit + " arrived at once, not placed inside their " + unit + "s as here, so its disagreements can differ from this run's figures.")
+		text = text.T(" It replays the times as the trace holds them, as if every request of a " + unit.one + " arrived at once, not placed inside their " + unit.many + " as here, so its disagreements can differ from this run's figures.")
 	}
 	d.Add(markup.Para{Text: text})
 }
