@@ -184,11 +184,11 @@ test: deps
 	$(GO) test ./...
 
 # gubernator's model against the real gubernator module, in a module of its
-# own (products/gubernatorcheck): its dependencies (gRPC, etcd, the
+# own (algorithms/products/gubernatorcheck): its dependencies (gRPC, etcd, the
 # Kubernetes client) stay out of ratebench's build, and take minutes to
 # compile the first time.
 check-gubernator:
-	cd products/gubernatorcheck && $(GO) test ./...
+	cd algorithms/products/gubernatorcheck && $(GO) test ./...
 
 # What the tests need and this machine lacks, installed (silent when all
 # is there).

@@ -1,8 +1,8 @@
 package algorithms_test
 
 import (
+	_ "ratebench/algorithms/products" // the catalogue's products, which the tests over the catalogue replay
 	"ratebench/internal/algotest"
-	_ "ratebench/products" // the catalogue's products, which the tests over the catalogue replay
 )
 
 // The test kit this package shares with the products' tests.

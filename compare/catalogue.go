@@ -3,4 +3,4 @@ package compare
 // The engine replays every algorithm of the catalogue, the deployed
 // products included: importing package products registers them
 // (algorithms.Register), so that a Config may name any of them.
-import _ "ratebench/products"
+import _ "ratebench/algorithms/products"

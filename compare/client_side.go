@@ -2,7 +2,7 @@ package compare
 
 import (
 	"ratebench/algorithms"
-	"ratebench/clients"
+	"ratebench/compare/clients"
 	"ratebench/summary"
 )
 

@@ -1,7 +1,7 @@
 package compare
 
 import (
-	"ratebench/clients"
+	"ratebench/compare/clients"
 	"ratebench/summary"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"ratebench/algorithms"
-	"ratebench/clients"
+	"ratebench/compare/clients"
 )
 
 // Closed-loop replays run for every plain rule, algorithm and policy, and

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"ratebench/algorithms"
-	"ratebench/clients"
+	"ratebench/compare/clients"
 	"ratebench/summary"
 )
 

@@ -3,7 +3,7 @@ package compare
 import (
 	"fmt"
 
-	"ratebench/distributed"
+	"ratebench/compare/distributed"
 	"ratebench/summary"
 )
 

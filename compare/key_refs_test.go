@@ -9,7 +9,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"ratebench/algorithms"
-	"ratebench/clients"
+	"ratebench/compare/clients"
 	"ratebench/summary"
 	"ratebench/traces"
 )

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"ratebench/algorithms"
-	"ratebench/clients"
+	"ratebench/compare/clients"
 	"ratebench/summary"
 )
 

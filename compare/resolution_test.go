@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"ratebench/algorithms"
-	"ratebench/internal/spread"
+	"ratebench/compare/spread"
 	"ratebench/summary"
 	"ratebench/traces"
 )

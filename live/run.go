@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"ratebench/algorithms"
-	_ "ratebench/products" // every product's model, for Target.Model's spec
+	_ "ratebench/algorithms/products" // every product's model, for Target.Model's spec
 	"ratebench/summary"
 )
 

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"ratebench/algorithms"
+	"ratebench/algorithms/products"
 	"ratebench/internal/pass"
-	"ratebench/products"
 )
 
 // Config is a live replay.

@@ -11,7 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"ratebench/algorithms"
-	"ratebench/products"
+	"ratebench/algorithms/products"
 )
 
 // The products' own Redis code, replayed against the models of package

@@ -15,7 +15,7 @@ import (
 	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"ratebench/algorithms"
-	"ratebench/products"
+	"ratebench/algorithms/products"
 	"ratebench/traces"
 )
 

@@ -2,7 +2,7 @@ package summary
 
 // PairResult is what a point of the Cloudflare search measured: a
 // candidate's decisions against the log's, both behind the same mechanism,
-// a projection of the candidate's run and the log's (cfsearch) with the
+// a projection of the candidate's run and the log's (experiments/cloudflare) with the
 // population's weight against the rule.
 type PairResult struct {
 	Requests int64 `json:"requests"`

@@ -14,12 +14,12 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/compare"
+	"ratebench/experiments/cloudflare"
 	"ratebench/generators"
-	"ratebench/internal/cfsearch"
 	"ratebench/internal/escape"
-	"ratebench/internal/resultsdir"
 	"ratebench/report"
 	"ratebench/summary"
+	"ratebench/summary/resultsdir"
 )
 
 // cloudflareRunsDir is the default results folder of cloudflare, beside
@@ -75,12 +75,12 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 				return usageError{"-block: " + err.Error()}
 			}
 		}
-		base := cfsearch.Grid{Rules: []algorithms.Rule{rule}, Rates: []float64{*rate}, Alphas: []float64{*alpha}, Maxes: []float64{*maxRate}, Blocks: []string{b}, Algs: []string{"counter"}}
+		base := cloudflare.Grid{Rules: []algorithms.Rule{rule}, Rates: []float64{*rate}, Alphas: []float64{*alpha}, Maxes: []float64{*maxRate}, Blocks: []string{b}, Algs: []string{"counter"}}
 		g, err := parseSearch(*search, base)
 		if err != nil {
 			return usageError{err.Error()}
 		}
-		pop := cfsearch.Population{Requests: searchRequests, Sources: searchSources, Seed: *seed}
+		pop := cloudflare.Population{Requests: searchRequests, Sources: searchSources, Seed: *seed}
 		if set["requests"] {
 			pop.Requests = *requests
 		}

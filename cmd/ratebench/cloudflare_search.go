@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"ratebench/algorithms"
-	"ratebench/internal/cfsearch"
+	"ratebench/experiments/cloudflare"
 	"ratebench/internal/escape"
-	"ratebench/internal/resultsdir"
 	"ratebench/summary"
+	"ratebench/summary/resultsdir"
 )
 
 // The search's default population: the full-scale experiment's traffic per
@@ -30,8 +30,8 @@ const (
 // mitigation timeout); an axis
 // left out takes the single value of base, an axis given twice is refused
 // (as is a value given twice, by Grid.Check).
-func parseSearch(spec string, base cfsearch.Grid) (cfsearch.Grid, error) {
-	g := cfsearch.Grid{}
+func parseSearch(spec string, base cloudflare.Grid) (cloudflare.Grid, error) {
+	g := cloudflare.Grid{}
 	var lw []string
 	given := map[string]bool{}
 	for _, part := range strings.Split(spec, ";") {

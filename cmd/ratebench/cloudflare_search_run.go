@@ -16,11 +16,11 @@ import (
 	"time"
 
 	"ratebench/compare"
-	"ratebench/internal/cfsearch"
+	"ratebench/experiments/cloudflare"
 	"ratebench/internal/escape"
-	"ratebench/internal/resultsdir"
 	"ratebench/report"
 	"ratebench/summary"
+	"ratebench/summary/resultsdir"
 )
 
 // searchPartialFile holds, in a search's folder, the points an interrupted
@@ -41,8 +41,8 @@ func ownsSearch(rel string) bool {
 type searchJob struct {
 	stdout, stderr io.Writer
 	dir            string
-	grid           cfsearch.Grid
-	pop            cfsearch.Population
+	grid           cloudflare.Grid
+	pop            cloudflare.Population
 	workers        int
 	command        string // reproduces the search
 	force          bool   // write over another kind of run's results
@@ -88,7 +88,7 @@ func (j searchJob) run() error {
 		left := time.Duration(float64(elapsed) / float64(n-resumed) * float64(total-n))
 		fmt.Fprintf(j.stderr, "search: %d of %d points done (%s, about %s left)\n", n, total, elapsed.Round(time.Second), left.Round(time.Second))
 	}
-	pts, err := cfsearch.Run(ctx, j.grid, j.pop, cfsearch.Options{Workers: j.workers, Done: done, Progress: progress})
+	pts, err := cloudflare.Run(ctx, j.grid, j.pop, cloudflare.Options{Workers: j.workers, Done: done, Progress: progress})
 	stop()
 	s := &summary.CloudflareSearch{Command: j.command, Requests: j.pop.Requests, Sources: j.pop.Sources,
 		Scale: float64(cfFullSources) / float64(j.pop.Sources), Count: string(compare.CountAll), Points: pts}

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"ratebench/algorithms"
-	"ratebench/internal/cfsearch"
-	"ratebench/internal/resultsdir"
+	"ratebench/experiments/cloudflare"
 	"ratebench/summary"
+	"ratebench/summary/resultsdir"
 )
 
 const smallSearch = "rate=0.5;alpha=4;max=3,1000;block=0,1m"
@@ -78,7 +78,7 @@ func TestCloudflareBlockIsOnePoint(t *testing.T) {
 
 func TestParseSearch(t *testing.T) {
 	r, _ := algorithms.ParseRule("100/1m")
-	base := cfsearch.Grid{Rules: []algorithms.Rule{r}, Rates: []float64{0.2}, Alphas: []float64{1.5}, Maxes: []float64{1000}, Blocks: []string{""}, Algs: []string{"counter"}}
+	base := cloudflare.Grid{Rules: []algorithms.Rule{r}, Rates: []float64{0.2}, Alphas: []float64{1.5}, Maxes: []float64{1000}, Blocks: []string{""}, Algs: []string{"counter"}}
 	g, err := parseSearch("L=20,100;W=10s;block=0,1m,window;alg=counter,counter-floor", base)
 	if err != nil {
 		t.Fatal(err)
@@ -201,8 +201,8 @@ func TestFailedSearchWriteLeavesNothing(t *testing.T) {
 	r, _ := algorithms.ParseRule("100/1m")
 	for _, failing := range []string{summaryFile, "disagreement.svg", resultsdir.ReadmeFile} {
 		job := searchJob{stdout: io.Discard, stderr: io.Discard, dir: dir, workers: 1, command: "c",
-			grid: cfsearch.Grid{Rules: []algorithms.Rule{r}, Rates: []float64{0.5}, Alphas: []float64{4}, Maxes: []float64{5}, Blocks: []string{""}, Algs: []string{"counter"}},
-			pop:  cfsearch.Population{Requests: 5000, Sources: 20, Seed: 1},
+			grid: cloudflare.Grid{Rules: []algorithms.Rule{r}, Rates: []float64{0.5}, Alphas: []float64{4}, Maxes: []float64{5}, Blocks: []string{""}, Algs: []string{"counter"}},
+			pop:  cloudflare.Population{Requests: 5000, Sources: 20, Seed: 1},
 			writeFile: func(path string, data []byte) error {
 				if filepath.Base(path) == failing {
 					return errors.New("no space left on device")

@@ -8,11 +8,11 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/compare"
+	"ratebench/compare/explain"
 	"ratebench/internal/escape"
-	"ratebench/internal/explain"
-	"ratebench/internal/resultsdir"
 	"ratebench/report"
 	"ratebench/summary"
+	"ratebench/summary/resultsdir"
 )
 
 const explainSynopsis = "-key K [-rule 5/30s] [-alg counter,fixed,token] [-ref log] [-from T] [-to T] [-o DIR] (FILE | -gen SCENARIO)\n\n" +

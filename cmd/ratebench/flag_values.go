@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"ratebench/algorithms"
-	"ratebench/clients"
 	"ratebench/compare"
+	"ratebench/compare/clients"
 	"ratebench/summary"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/compare"
-	"ratebench/internal/tracestats"
+	"ratebench/compare/tracestats"
 	"ratebench/summary"
 	"ratebench/traces"
 )

@@ -15,11 +15,11 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/internal/escape"
-	"ratebench/internal/resultsdir"
 	"ratebench/live"
 	"ratebench/livenginx"
 	"ratebench/report"
 	"ratebench/summary"
+	"ratebench/summary/resultsdir"
 )
 
 const liveSynopsis = "(FILE | -gen SCENARIO) [-rule L/W] [-speed S] [-clients C] [-burst N] [-nodelay | -delay N] [-addr 127.0.0.1:PORT] [-o DIR]\n\n" +

@@ -14,10 +14,10 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/internal/escape"
-	"ratebench/internal/resultsdir"
 	"ratebench/live"
 	"ratebench/report"
 	"ratebench/summary"
+	"ratebench/summary/resultsdir"
 )
 
 const liveProductSynopsis = "[FILE | -gen SCENARIO] [-rule L/W] [-speed S] [-variant V] [-o DIR]\n\n" +

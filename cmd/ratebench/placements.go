@@ -8,8 +8,8 @@ import (
 	"runtime"
 
 	"ratebench/compare"
+	"ratebench/compare/spread"
 	"ratebench/internal/escape"
-	"ratebench/internal/spread"
 	"ratebench/summary"
 	"ratebench/traces"
 )

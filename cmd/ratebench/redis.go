@@ -14,8 +14,8 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/internal/escape"
-	"ratebench/internal/resultsdir"
 	"ratebench/redisreplay"
+	"ratebench/summary/resultsdir"
 )
 
 const redisSynopsis = "(FILE | -gen SCENARIO) [-rule L/W] [-alg log,counter,counter-nonatomic,fixed,token,upstash,envoy,...] [-clients 1,4,16] [-speed S] [-addr HOST:PORT] [-o DIR]\n\n" +

@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"ratebench/compare"
+	"ratebench/compare/tracestats"
 	"ratebench/internal/escape"
 	"ratebench/internal/numfmt"
-	"ratebench/internal/tracestats"
 	"ratebench/traces"
 )
 

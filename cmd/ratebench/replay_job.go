@@ -13,9 +13,9 @@ import (
 
 	"ratebench/compare"
 	"ratebench/internal/escape"
-	"ratebench/internal/resultsdir"
 	"ratebench/report"
 	"ratebench/summary"
+	"ratebench/summary/resultsdir"
 	"ratebench/traces"
 )
 

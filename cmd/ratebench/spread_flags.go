@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"ratebench/compare"
-	"ratebench/internal/spread"
+	"ratebench/compare/spread"
 	"ratebench/summary"
 	"ratebench/traces"
 )

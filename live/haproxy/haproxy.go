@@ -58,9 +58,9 @@ import (
 	"time"
 
 	"ratebench/algorithms"
+	"ratebench/algorithms/products"
 	"ratebench/internal/childproc"
 	"ratebench/live"
-	"ratebench/products"
 )
 
 // Binary is the program Start runs when Options.Binary is empty.

@@ -39,10 +39,10 @@ import (
 	"time"
 
 	"ratebench/algorithms"
+	"ratebench/algorithms/products"
 	"ratebench/internal/childproc"
 	"ratebench/live"
 	"ratebench/live/driver"
-	"ratebench/products"
 	"ratebench/redisreplay"
 )
 

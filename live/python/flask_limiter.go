@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"ratebench/algorithms"
+	"ratebench/algorithms/products"
 	"ratebench/internal/childproc"
 	"ratebench/live"
 	"ratebench/live/driver"
-	"ratebench/products"
 	"ratebench/redisreplay"
 )
 

@@ -30,9 +30,9 @@ import (
 	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"ratebench/algorithms"
+	"ratebench/algorithms/products"
 	"ratebench/internal/childproc"
 	"ratebench/live"
-	"ratebench/products"
 	"ratebench/redisreplay"
 )
 

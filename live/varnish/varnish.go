@@ -58,9 +58,9 @@ import (
 	"time"
 
 	"ratebench/algorithms"
+	"ratebench/algorithms/products"
 	"ratebench/internal/childproc"
 	"ratebench/live"
-	"ratebench/products"
 )
 
 //go:embed vsthrottle.vcl

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"ratebench/algorithms"
-	"ratebench/products"
+	"ratebench/algorithms/products"
 )
 
 // The installed vmod itself, driven on the trace's clock: testdata/drive.c
