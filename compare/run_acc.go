@@ -32,9 +32,11 @@ type runAcc struct {
 // decided. What it keeps per key is in keyRun and ownRun (key_rows.go),
 // which the release ledger keeps for a key that leaves (runRows.kept), or
 // in the worker's block (place). Adding a figure is a type here, its
-// summary type and its report column; newRunAcc (or the group's pairing,
-// pairPeers and addCompanions) says which runs measure it. The run's own
-// counts (requests, admissions, over and under) are runAcc.add's.
+// summary type (with its merge and checks, in summary's runFigures beside
+// its field of summary.Run) and its report column; newRunAcc (or the
+// group's pairing, pairPeers and addCompanions) says which runs measure
+// it. The run's own counts (requests, admissions, over and under) are
+// runAcc.add's.
 type runMetric interface {
 	place(b *algorithms.Block)        // put what it keeps per key in the worker's block, if it can (before any key)
 	grow(n int)                       // make ids below n valid

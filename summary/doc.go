@@ -15,6 +15,9 @@
 // taken in a form that merges, and those forms live here too: RateErrors,
 // a rate error distribution in fixed bins with exact sums, and
 // TimelineBins, a timeline whose bins re-bin to the wider of two widths.
+// Each figure of a run (its burst, timeline, rate error, memory, ...) is a
+// type with its own merge and its own checks, and a run's merge and
+// validation loop over the figures Run holds (figure.go, runFigures).
 //
 // It knows nothing of the replay engine and imports nothing of ratebench
 // but algorithms' rule syntax: package compare builds its output as these

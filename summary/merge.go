@@ -173,20 +173,18 @@ func (r *Run) id() string {
 	return fmt.Sprintf("%s %s count=%s mode=%s", r.Algorithm, r.Rule, r.Count, r.Mode)
 }
 
-// mergeRuns combines one run of every part.
+// mergeRuns combines one run of every part: its counts, each of its
+// figures (runFigures) and its top keys.
 func mergeRuns(runs []*Run, topN int) (Run, error) {
 	f := runs[0]
 	rules, err := algorithms.ParseRules(f.Rule)
 	if err != nil {
 		return Run{}, err
 	}
-	rule := algorithms.PrimaryRule(rules)
-	out := Run{Rule: f.Rule, Count: f.Count, Mode: f.Mode, Algorithm: f.Algorithm,
-		Phase: Phase{Bins: f.Phase.Bins}, Memory: Memory{Model: f.Memory.Model}}
-	tl := TimelineBins{Width: rule.W}
-	var rateErr *RateErrors
+	out := Run{Rule: f.Rule, Count: f.Count, Mode: f.Mode, Algorithm: f.Algorithm}
 	var add sums
-	for _, r := range runs {
+	m := &merging{rule: algorithms.PrimaryRule(rules), first: f, sums: &add}
+	for i, r := range runs {
 		add.add("requests", &out.Requests, r.Requests)
 		add.add("admitted", &out.Admitted, r.Admitted)
 		add.add("rejected", &out.Rejected, r.Rejected)
@@ -198,74 +196,12 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 		add.add("keys_disagree", &out.KeysDisagree, r.KeysDisagree)
 		add.add("keys_over", &out.KeysOver, r.KeysOver)
 		add.add("keys_under", &out.KeysUnder, r.KeysUnder)
-		out.Phase.Over = add.addAll("phase.over", out.Phase.Over, r.Phase.Over)
-		out.Phase.Under = add.addAll("phase.under", out.Phase.Under, r.Phase.Under)
-		if (r.Burst == nil) != (f.Burst == nil) || (r.Bound == nil) != (f.Bound == nil) || (r.RateError == nil) != (f.RateError == nil) {
-			return Run{}, fmt.Errorf("parts measured different metrics")
-		}
-		if r.Burst != nil {
-			if out.Burst == nil {
-				out.Burst = &Burst{}
-			}
-			b := out.Burst
-			if r.Burst.Max > b.Max || (r.Burst.Max == b.Max && r.Burst.Max > 0 && r.Burst.Key < b.Key) {
-				b.Max, b.Key = r.Burst.Max, r.Burst.Key
-			}
-			add.add("burst.keys_over_l", &b.KeysOverL, r.Burst.KeysOverL)
-		}
-		if r.Bound != nil {
-			if out.Bound == nil {
-				out.Bound = &Bound{B: r.Bound.B}
-			}
-			add.add("token_bound.violations", &out.Bound.Violations, r.Bound.Violations)
-		}
-		if r.RateError != nil {
-			a, err := rateErrorsOf(r.RateError, rule.L)
-			if err != nil {
+		m.part = i
+		for _, fig := range runFigures {
+			if err := fig.merge(&out, r, m); err != nil {
 				return Run{}, err
 			}
-			if rateErr == nil {
-				rateErr = a
-			} else if err := rateErr.merge(a); err != nil {
-				return Run{}, fmt.Errorf("rate_error: %w", err)
-			}
 		}
-		if r.Memory.Model != f.Memory.Model {
-			return Run{}, fmt.Errorf("parts have different memory models")
-		}
-		out.Memory.PeakPerKey = max(out.Memory.PeakPerKey, r.Memory.PeakPerKey)
-		add.add("memory.sum_of_peaks", &out.Memory.SumOfPeaks, r.Memory.SumOfPeaks)
-		if r.Memory.TotalNotMeasured {
-			out.Memory.TotalNotMeasured = true
-		} else if (r.Memory.Windows == nil) != (f.Memory.Windows == nil) && !f.Memory.TotalNotMeasured {
-			return Run{}, fmt.Errorf("parts have memory per window in some and not in others")
-		}
-		if w := r.Memory.Windows; w != nil && !out.Memory.TotalNotMeasured {
-			if out.Memory.Windows == nil {
-				out.Memory.Windows = &MemoryWindows{WidthNS: w.WidthNS}
-			}
-			if w.WidthNS != out.Memory.Windows.WidthNS {
-				return Run{}, fmt.Errorf("parts count memory in windows of %d ns and %d ns", w.WidthNS, out.Memory.Windows.WidthNS)
-			}
-			fits, err := out.Memory.Windows.add(w)
-			if err != nil {
-				return Run{}, fmt.Errorf("memory.windows.%w", err)
-			}
-			if !fits {
-				out.Memory.TotalNotMeasured = true
-			}
-		}
-		if out.Memory.TotalNotMeasured {
-			out.Memory.Windows = nil
-		}
-		tl.Merge(timelineBinsOf(r.Timeline))
-		out.Peer = add.peer(out.Peer, r.Peer)
-		out.VsToken = add.disagreement("vs_token", out.VsToken, r.VsToken)
-		if out.Product, err = mergeProduct(&add, out.Product, r.Product); err != nil {
-			return Run{}, err
-		}
-		out.Client = add.clientSide(out.Client, r.Client)
-		out.Placed = add.placed(out.Placed, r.Placed)
 		out.TopKeys = append(out.TopKeys, r.TopKeys...)
 	}
 	if add.err != nil {
@@ -277,17 +213,7 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 		out.OverRate = float64(out.Over) / float64(out.Requests)
 		out.UnderRate = float64(out.Under) / float64(out.Requests)
 	}
-	if out.Burst != nil {
-		out.Burst.Ratio = float64(out.Burst.Max) / float64(rule.L)
-	}
-	out.RateError = rateErr.RateError()
-	out.Timeline = tl.Timeline()
-	out.Timeline.Memory = TrimZeros(nonNil(tl.Memory))
-	out.Memory.Fill(int(out.Keys), out.Timeline.Memory)
-	out.FillWindows(true)
-	if out.Memory.TotalNotMeasured {
-		out.Timeline.Memory, out.Memory.PeakTotal = nil, 0
-	}
+	out.closeMemory()
 	SortTopKeys(out.TopKeys)
 	if len(out.TopKeys) > topN {
 		out.TopKeys = out.TopKeys[:topN]
@@ -379,78 +305,4 @@ func mergeEach[T any](parts []*Summary, of func(*Summary) []T, merge func([]T) (
 		out[i] = r
 	}
 	return out, nil
-}
-
-// disagreement adds o into d, the field named field (nil when the runs
-// have none).
-func (s *sums) disagreement(field string, d, o *Disagreement) *Disagreement {
-	if o == nil {
-		return d
-	}
-	if d == nil {
-		d = &Disagreement{}
-	}
-	s.addDisagreement(field, d, *o)
-	return d
-}
-
-// peer adds o into p (nil when the runs are not a peer's).
-func (s *sums) peer(p, o *Peer) *Peer {
-	if o == nil {
-		return p
-	}
-	if p == nil {
-		p = &Peer{}
-		if o.VsToken != nil {
-			p.VsToken = &Disagreement{}
-		}
-	}
-	s.add("peer.checked", &p.Checked, o.Checked)
-	s.add("peer.flips", &p.Flips, o.Flips)
-	s.add("peer.flips_over", &p.FlipsOver, o.FlipsOver)
-	s.add("peer.flips_under", &p.FlipsUnder, o.FlipsUnder)
-	s.add("peer.boundary", &p.Boundary, o.Boundary)
-	s.add("peer.nanosecond", &p.Nanosecond, o.Nanosecond)
-	s.add("peer.drift", &p.Drift, o.Drift)
-	if o.VsToken != nil && p.VsToken != nil {
-		s.addDisagreement("peer.vs_token", p.VsToken, *o.VsToken)
-	}
-	return p
-}
-
-// clientSide adds o into c (nil when the runs do not measure it).
-func (s *sums) clientSide(c, o *ClientSide) *ClientSide {
-	if o == nil {
-		return c
-	}
-	if c == nil {
-		c = &ClientSide{}
-	}
-	s.add("client.retry_after_never", &c.Never, o.Never)
-	s.add("client.floor_early", &c.FloorEarly, o.FloorEarly)
-	s.add("client.unrecovered", &c.Unrecovered, o.Unrecovered)
-	c.RetryAfter = s.distribution("client.retry_after", c.RetryAfter, o.RetryAfter)
-	c.SecondsExtra = s.distribution("client.whole_seconds_extra", c.SecondsExtra, o.SecondsExtra)
-	c.Recovery = s.distribution("client.recovery", c.Recovery, o.Recovery)
-	c.Delay = s.distribution("client.delay", c.Delay, o.Delay)
-	return c
-}
-
-// distribution merges b into a. Its sample count is checked here; its
-// bins, which a valid histogram keeps within the count, then cannot
-// overflow.
-func (s *sums) distribution(field string, a, b *Distribution) *Distribution {
-	if b == nil {
-		return a
-	}
-	var h Durations
-	if a != nil {
-		h = a.Histogram
-	}
-	n := h.Samples
-	if s.add(field+".histogram.samples", &n, b.Histogram.Samples); s.err != nil {
-		return a
-	}
-	h.Merge(b.Histogram)
-	return DistributionOf(&h)
 }

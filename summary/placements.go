@@ -57,34 +57,6 @@ type RecordedRun struct {
 	LogRefused *int64 `json:"log_refused,omitempty"`
 }
 
-// Placed are one run's counts in each placement, in seed order: the
-// requests it refused, let through that the log refuses (over) and
-// refused that the log admits (under), the keys it decided otherwise for
-// (at all, over, under), its worst burst where it measures one, and the
-// log's refusals of the same requests (set with the log terms).
-type Placed struct {
-	Rejected     []int64 `json:"rejected"`
-	Over         []int64 `json:"over"`
-	Under        []int64 `json:"under"`
-	KeysDisagree []int64 `json:"keys_disagree"`
-	KeysOver     []int64 `json:"keys_over"`
-	KeysUnder    []int64 `json:"keys_under"`
-	BurstMax     []int64 `json:"burst_max,omitempty"`
-	LogRefused   []int64 `json:"log_refused,omitempty"`
-}
-
-// counts are the placed counts that add up over disjoint keys, by name.
-func (p *Placed) counts() []struct {
-	name string
-	vs   *[]int64
-} {
-	return []struct {
-		name string
-		vs   *[]int64
-	}{{"rejected", &p.Rejected}, {"over", &p.Over}, {"under", &p.Under},
-		{"keys_disagree", &p.KeysDisagree}, {"keys_over", &p.KeysOver}, {"keys_under", &p.KeysUnder}}
-}
-
 // Spread is the median and the range of one figure over the placements.
 type Spread struct{ Median, Min, Max int64 }
 
@@ -107,16 +79,6 @@ func middle[T cmp.Ordered](vs []T) (med, lo, hi T) {
 	s := slices.Clone(vs)
 	slices.Sort(s)
 	return s[(len(s)-1)/2], s[0], s[len(s)-1]
-}
-
-// Disagree returns the requests decided otherwise than the log in each
-// placement, over + under.
-func (p *Placed) Disagree() []int64 {
-	out := make([]int64, len(p.Over))
-	for i := range out {
-		out[i] = p.Over[i] + p.Under[i]
-	}
-	return out
 }
 
 // Views returns r as each placement decided, with its log terms: a run per
@@ -227,46 +189,6 @@ func (s *Summary) RecordedOf(r *Run) *RecordedRun {
 
 // Unit returns the placements' unit as a duration.
 func (p *Placements) Unit() time.Duration { return time.Duration(p.UnitNS) }
-
-// placed adds the placements' counts of one part into acc (nil at the
-// first part), placement by placement.
-func (s *sums) placed(acc, p *Placed) *Placed {
-	if p == nil {
-		if acc != nil && s.err == nil {
-			s.err = fmt.Errorf("placed: in some parts and not in others")
-		}
-		return acc
-	}
-	if acc == nil {
-		out := &Placed{BurstMax: slices.Clone(p.BurstMax)}
-		for i, c := range out.counts() {
-			*c.vs = slices.Clone(*p.counts()[i].vs)
-		}
-		return out
-	}
-	for i, c := range acc.counts() {
-		vs := *p.counts()[i].vs
-		if len(vs) != len(*c.vs) {
-			if s.err == nil {
-				s.err = fmt.Errorf("placed.%s: parts of %d and %d placements", c.name, len(*c.vs), len(vs))
-			}
-			return acc
-		}
-		for j := range vs {
-			s.add("placed."+c.name, &(*c.vs)[j], vs[j])
-		}
-	}
-	if len(p.BurstMax) != len(acc.BurstMax) {
-		if s.err == nil {
-			s.err = fmt.Errorf("placed.burst_max: parts of %d and %d placements", len(acc.BurstMax), len(p.BurstMax))
-		}
-		return acc
-	}
-	for j, b := range p.BurstMax {
-		acc.BurstMax[j] = max(acc.BurstMax[j], b) // the worst key's, in either part
-	}
-	return acc
-}
 
 // mergePlacements combines the placements of disjoint parts of the keys:
 // the same count, seed and unit in each, the recorded clock's counts

@@ -41,9 +41,6 @@ type DeviationEffect struct {
 	Share float64 `json:"share"`
 }
 
-// Total is the number of requests decided differently.
-func (d Disagreement) Total() int64 { return d.Over + d.Under }
-
 // SetShares computes every deviation's Share from the counts.
 func (p *Product) SetShares() {
 	d := p.VsTwin.Total()
@@ -56,12 +53,9 @@ func (p *Product) SetShares() {
 	}
 }
 
-// mergeProduct adds o into p (nil when the runs are not a product's with a
-// twin).
-func mergeProduct(s *sums, p, o *Product) (*Product, error) {
-	if o == nil {
-		return p, nil
-	}
+// merge adds the parts' disagreements, for the same twin and
+// deviations, and draws the shares again.
+func (p *Product) merge(o *Product, m *merging) (*Product, error) {
 	if p == nil {
 		c := *o
 		c.Deviations = append([]DeviationEffect(nil), o.Deviations...)
@@ -70,16 +64,34 @@ func mergeProduct(s *sums, p, o *Product) (*Product, error) {
 	if p.Twin != o.Twin || len(p.Deviations) != len(o.Deviations) {
 		return nil, fmt.Errorf("the product's twin or deviations differ between parts")
 	}
-	s.addDisagreement("product.twin_vs_log", &p.TwinVsLog, o.TwinVsLog)
-	s.addDisagreement("product.vs_twin", &p.VsTwin, o.VsTwin)
+	m.sums.addDisagreement(m.field("twin_vs_log"), &p.TwinVsLog, o.TwinVsLog)
+	m.sums.addDisagreement(m.field("vs_twin"), &p.VsTwin, o.VsTwin)
 	for i := range p.Deviations {
 		if p.Deviations[i].Without != o.Deviations[i].Without {
 			return nil, fmt.Errorf("the product's deviations differ between parts")
 		}
-		field := fmt.Sprintf("product.deviations[%d]", i)
-		s.addDisagreement(field+".vs_log", &p.Deviations[i].VsLog, o.Deviations[i].VsLog)
-		s.addDisagreement(field+".vs_twin", &p.Deviations[i].VsTwin, o.Deviations[i].VsTwin)
+		field := m.field(fmt.Sprintf("deviations[%d]", i))
+		m.sums.addDisagreement(field+".vs_log", &p.Deviations[i].VsLog, o.Deviations[i].VsLog)
+		m.sums.addDisagreement(field+".vs_twin", &p.Deviations[i].VsTwin, o.Deviations[i].VsTwin)
 	}
 	p.SetShares()
 	return p, nil
+}
+
+// validate checks a product's analysis: disagreements among the run's
+// requests, shares that are numbers.
+func (p *Product) validate(v *validator, path string, in *runIn) {
+	requests := in.run.Requests
+	if p.Twin == "" {
+		v.fail(path+".twin", "missing")
+	}
+	v.disagreement(path+".twin_vs_log", p.TwinVsLog, requests)
+	v.disagreement(path+".vs_twin", p.VsTwin, requests)
+	for i := range p.Deviations {
+		d := &p.Deviations[i]
+		dp := fmt.Sprintf("%s.deviations[%d]", path, i)
+		v.disagreement(dp+".vs_log", d.VsLog, requests)
+		v.disagreement(dp+".vs_twin", d.VsTwin, requests)
+		v.finite(dp+".share", d.Share, false)
+	}
 }

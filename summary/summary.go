@@ -315,6 +315,25 @@ type Run struct {
 	TopKeys []KeyStat `json:"top_keys"`
 }
 
+// runFigures are the figures of a run beyond its counts, each with its
+// name in the JSON and the field of Run it is held in (figure.go), in the
+// order they are checked: merging and validating a run loop over them. A
+// burst, a token bound, a rate error and placements follow from the run's
+// configuration, so every part of a merge has them or none does.
+var runFigures = []figure{
+	optionalFigure("burst", everyPart, func(r *Run) **Burst { return &r.Burst }),
+	optionalFigure("token_bound", everyPart, func(r *Run) **Bound { return &r.Bound }),
+	alwaysFigure("timeline", func(r *Run) *Timeline { return &r.Timeline }),
+	alwaysFigure("phase", func(r *Run) *Phase { return &r.Phase }),
+	optionalFigure("rate_error", everyPart, func(r *Run) **RateError { return &r.RateError }),
+	alwaysFigure("memory", func(r *Run) *Memory { return &r.Memory }),
+	optionalFigure("peer", someParts, func(r *Run) **Peer { return &r.Peer }),
+	optionalFigure("client", someParts, func(r *Run) **ClientSide { return &r.Client }),
+	optionalFigure("vs_token", someParts, func(r *Run) **Disagreement { return &r.VsToken }),
+	optionalFigure("product", someParts, func(r *Run) **Product { return &r.Product }),
+	optionalFigure("placed", everyPart, func(r *Run) **Placed { return &r.Placed }),
+}
+
 // RunOf returns the run of alg under rule, count and mode, nil if none.
 func (s *Summary) RunOf(rule, count, mode, alg string) *Run {
 	for i := range s.Runs {
@@ -343,211 +362,6 @@ func (r *Run) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Peer is what a peer library's run (xrate: golang.org/x/time/rate) adds:
-// its float arithmetic checked at every decision against an exact token
-// bucket that recorded the same requests (docs/definitions.md §11), and its disagreement
-// with the harness's exact token bucket of the same B in the same mode.
-//
-// A flip is a decision the library's float64 arithmetic got wrong on its
-// own history. Boundary flips had an exact token count within one part in
-// 2^40 of B of the cost; Nanosecond flips were within one nanosecond of
-// refill of it (the library truncates the wait for missing tokens to whole
-// nanoseconds); Drift flips are the rest, float error accumulated over
-// refills. Disagreements with token that are not flips are history: they
-// follow from earlier flips, which changed what the library had recorded.
-type Peer struct {
-	Checked    int64 `json:"checked"`
-	Flips      int64 `json:"flips"`
-	FlipsOver  int64 `json:"flips_over"`
-	FlipsUnder int64 `json:"flips_under"`
-	Boundary   int64 `json:"boundary"`
-	Nanosecond int64 `json:"nanosecond"`
-	Drift      int64 `json:"drift"`
-	// VsToken counts the requests the library decided otherwise than the
-	// token run of the same B and mode (absent when there is none).
-	VsToken *Disagreement `json:"vs_token,omitempty"`
-}
-
-// Disagreement counts the requests two runs decided differently.
-type Disagreement struct {
-	Over  int64 `json:"over"`  // the first admitted, the other refused
-	Under int64 `json:"under"` // the first refused, the other admitted
-}
-
-// Burst is the largest admitted cost that any span (t-W, t] contains, over
-// all keys, its ratio to L, and the key where it happened. The log never
-// exceeds 1; fixed reaches up to 2; token up to (B+L)/L. It is measured
-// where a run records its own admissions: in independent mode, for the log
-// in every mode, and for the window algorithms under count all (they record
-// every request). Where a candidate records the log's admissions (shadow
-// mode otherwise), its admissions are no traffic anyone would let through,
-// and Burst is absent.
-type Burst struct {
-	Max   int64   `json:"max"`
-	Ratio float64 `json:"ratio"`
-	Key   string  `json:"key,omitempty"`
-	// KeysOverL counts the keys whose burst exceeded L.
-	KeysOverL int64 `json:"keys_over_l"`
-}
-
-// Bound is the token bucket's bound (docs/definitions.md §16.4) checked on the admitted
-// requests of each key of a run with a capacity B (token, gcra, leaky,
-// xrate): in any span of length T at most B + (L/W)*T cost is admitted.
-// Violations counts the admissions at which some span ending there exceeded
-// it; it must be 0 but for xrate's float flips. Written as token_bound;
-// summaries before v1.2 named it seed002_bound, which UnmarshalJSON reads.
-type Bound struct {
-	B          int64 `json:"b"`
-	Violations int64 `json:"violations"`
-}
-
-// Timeline counts requests and disagreements over the trace's time, in
-// bins of WidthNS aligned to t = 0: bin i covers [(First+i)*WidthNS,
-// (First+i+1)*WidthNS). The width starts at the rule's window and doubles
-// whenever the trace would need more than 512 bins, so a timeline has at
-// most 512 bins whatever the trace's length; widths of shards merge
-// exactly, each a power-of-two multiple of W.
-type Timeline struct {
-	WidthNS  int64   `json:"width_ns"`
-	First    int64   `json:"first"`
-	Requests []int64 `json:"requests"`
-	Over     []int64 `json:"over"`
-	Under    []int64 `json:"under"`
-	// Memory is the run's analytic state over all keys at the last instant
-	// of each bin (see Memory), trailing zeros cut. It is nil, and absent
-	// from the JSON, where the total is not measured
-	// (Memory.TotalNotMeasured); a measured series of zeros is empty, [].
-	Memory []int64 `json:"memory,omitzero"`
-}
-
-// Phase holds where in the fixed window (e/W, in Bins equal bins) the
-// over- and under-admissions fall.
-type Phase struct {
-	Bins  int     `json:"bins"`
-	Over  []int64 `json:"over"`
-	Under []int64 `json:"under"`
-}
-
-// RateError is the distribution of estimate - exact, in requests (cost
-// units) and as a fraction of L, over the requests of a shadow-mode (or
-// --count all) run of a window algorithm. Quantiles are of |error| by
-// nearest rank, read from the fixed-bin histogram: 0 among the errors
-// exactly 0, else the upper edge of the bin holding them (bins of L/1000),
-// clamped to the maximum. A quantile beyond the histogram's range is its
-// lower bound 2L, marked AtLeast (docs/summary-schema.md).
-type RateError struct {
-	Samples     int64   `json:"samples"`
-	Mean        float64 `json:"mean"`
-	MeanAbs     float64 `json:"mean_abs"`
-	MeanAbsFrac float64 `json:"mean_abs_frac_l"`
-	MeanRel     float64 `json:"mean_rel"`
-	SamplesRel  int64   `json:"samples_rel"`
-	P50         float64 `json:"p50"`
-	P50Frac     float64 `json:"p50_frac_l"`
-	// P50AtLeast says that P50 lies beyond the histogram: the median
-	// |error| is at least P50 (2L), and at most MaxAbs.
-	P50AtLeast bool    `json:"p50_at_least,omitempty"`
-	P99        float64 `json:"p99"`
-	P99Frac    float64 `json:"p99_frac_l"`
-	P99AtLeast bool    `json:"p99_at_least,omitempty"` // as P50AtLeast
-	MaxAbs     float64 `json:"max"`
-	MaxAbsFrac float64 `json:"max_frac_l"`
-	// Histogram bins the exact signed error (the estimate is the rational
-	// the algorithm decides on): an error on an edge is in the bin that
-	// edge starts.
-	Histogram ErrorHistogram `json:"histogram"`
-	// Sums are the exact sums the means come from, as 128-bit fixed-point
-	// integers [high, low 64 bits]: positive and negative errors in units of
-	// 10^-6 requests, relative errors in units of 10^-9. Merging shards adds
-	// them, so a merged mean has the same bits as one pass.
-	Sums RateErrorSums `json:"sums"`
-}
-
-// RateErrorSums are RateError's exact sums.
-type RateErrorSums struct {
-	Pos [2]uint64 `json:"pos"`
-	Neg [2]uint64 `json:"neg"`
-	Rel [2]uint64 `json:"rel"`
-}
-
-// ErrorHistogram is the signed error as a fraction of L in fixed bins:
-// bin i covers [Lo + i*Width, Lo + (i+1)*Width). Counts lists the non-empty
-// bins as [i, count]; Below and Above count what fell outside. Zero counts
-// the errors exactly 0, which are also in the bin [0, Width).
-type ErrorHistogram struct {
-	Lo     float64    `json:"lo"`
-	Width  float64    `json:"width"`
-	Counts [][2]int64 `json:"counts"`
-	Below  int64      `json:"below"`
-	Above  int64      `json:"above"`
-	Zero   int64      `json:"zero,omitempty"`
-}
-
-// Memory is the analytic state size of the algorithm (see each algorithm's
-// doc in package algorithms): the bytes a compact implementation keeps per
-// key, not counting the key itself. The log's entries are pruned when their
-// key is next seen, as an in-process log or a Redis sorted set trimmed on
-// each request would.
-type Memory struct {
-	Model string `json:"model"`
-	// PeakPerKey is the largest state one key held at any instant.
-	PeakPerKey int64 `json:"peak_per_key"`
-	// MeanPerKey is the mean over keys of each key's peak, SumOfPeaks
-	// over Keys.
-	MeanPerKey float64 `json:"mean_per_key"`
-	SumOfPeaks int64   `json:"sum_of_peaks"`
-	// PeakTotal is the largest state all keys held in one window of the
-	// rule (Windows), each key counted at its largest there: for the log,
-	// its entries in the window (as a log pruned exactly when entries
-	// expire would hold); for the others, their size times the keys with a
-	// request in the window or whose state is not back to its initial value
-	// at its start. It is at least the state all keys held together at any
-	// one instant, and that exactly for fixed and the counters (unless a
-	// key's only requests in a window left no state: each cost more than L).
-	PeakTotal int64 `json:"peak_total"`
-	// Windows is the series PeakTotal is the largest of, in a shard's
-	// summary only (see MemoryWindows).
-	Windows *MemoryWindows `json:"windows,omitempty"`
-	// TotalNotMeasured says that the trace spans more than
-	// MaxMemoryWindows windows of the rule, too many to count the state
-	// per window in bounded memory, or that the run's state is a log of
-	// its own (Model MemoryModelOwnLog), whose total per window is not
-	// counted: PeakTotal is then 0 and the timeline has no memory series,
-	// which the report says rather than show 0 B.
-	TotalNotMeasured bool `json:"peak_total_not_measured,omitempty"`
-}
-
-// MemoryModelOwnLog is the memory model of a product that keeps a log of
-// its own (entries the exact log would not hold: refused requests, other
-// times): its peak per key is its own, its total per window not measured.
-const MemoryModelOwnLog = "per entry in its own log, pruned when the key is next seen; total: not measured"
-
-// FillWindows sets r's timeline memory and Memory from its windows,
-// which it keeps only if keep (a shard's summary).
-func (r *Run) FillWindows(keep bool) {
-	w := r.Memory.Windows
-	if w == nil {
-		return
-	}
-	r.Timeline.Memory = w.Binned(r.Timeline.WidthNS, r.Timeline.First, len(r.Timeline.Requests))
-	r.Memory.Fill(int(r.Keys), r.Timeline.Memory)
-	if !keep {
-		r.Memory.Windows = nil
-	}
-}
-
-// Fill derives MeanPerKey, from SumOfPeaks over keys, and PeakTotal, the
-// largest of series (Timeline.Memory).
-func (m *Memory) Fill(keys int, series []int64) {
-	m.MeanPerKey, m.PeakTotal = 0, 0
-	if keys > 0 {
-		m.MeanPerKey = float64(m.SumOfPeaks) / float64(keys)
-	}
-	for _, v := range series {
-		m.PeakTotal = max(m.PeakTotal, v)
-	}
-}
-
 // KeyStat is one key's disagreement in a run.
 type KeyStat struct {
 	Key      string `json:"key"`
@@ -556,48 +370,6 @@ type KeyStat struct {
 	Over     int64  `json:"over"`
 	Under    int64  `json:"under"`
 	Burst    *int64 `json:"burst,omitempty"` // absent where Run.Burst is
-}
-
-// ClientSide is what a run's decisions mean to the clients (docs/definitions.md
-// §16.8), measured where the run records its own history (not
-// for a candidate that records the log's admissions in shadow mode):
-//
-//   - RetryAfter: at each rejection, the exact delay until the same request
-//     would be admitted if nothing else arrived, the truthful Retry-After
-//     (algorithms.RetryAfterer), after the rejection is recorded when the
-//     policy counts it; Never counts the rejections no wait can cure (a
-//     cost above the limit).
-//   - SecondsExtra: how much longer a client waits when that delay is sent
-//     as HTTP's whole seconds, rounded up; FloorEarly counts the rejections
-//     whose delay is not a whole number of seconds, where a client (or a
-//     server) rounding down would come back too early and be refused again.
-//   - Recovery: per key, from the first rejection of a run of rejections to
-//     the key's next admission: how long a client that keeps sending is
-//     refused. Unrecovered counts the keys still refused at the end.
-//   - Delay (leaky only): per admitted request, the time from its arrival
-//     until it has left the queue (algorithms.Delayer).
-type ClientSide struct {
-	RetryAfter   *Distribution `json:"retry_after,omitempty"`
-	Never        int64         `json:"retry_after_never"`
-	SecondsExtra *Distribution `json:"whole_seconds_extra,omitempty"`
-	FloorEarly   int64         `json:"floor_early"`
-	Recovery     *Distribution `json:"recovery"`
-	Unrecovered  int64         `json:"unrecovered"`
-	Delay        *Distribution `json:"delay,omitempty"`
-}
-
-// Distribution is a mergeable histogram of durations and its digest.
-type Distribution struct {
-	DurationSummary
-	Histogram Durations `json:"histogram"`
-}
-
-// DistributionOf returns the distribution of the histogram d (nil for nil).
-func DistributionOf(d *Durations) *Distribution {
-	if d == nil {
-		return nil
-	}
-	return &Distribution{DurationSummary: d.Summary(), Histogram: *d}
 }
 
 // Marshal returns the summary as indented JSON with a final newline,

@@ -1,10 +1,90 @@
 package summary
 
-import "ratebench/internal/slicesx"
+import (
+	"fmt"
+	"math/bits"
+
+	"ratebench/internal/slicesx"
+)
 
 // MaxTimelineBins bounds the bins of a timeline; past it the bin width
 // doubles.
 const MaxTimelineBins = 512
+
+// Timeline counts requests and disagreements over the trace's time, in
+// bins of WidthNS aligned to t = 0: bin i covers [(First+i)*WidthNS,
+// (First+i+1)*WidthNS). The width starts at the rule's window and doubles
+// whenever the trace would need more than 512 bins, so a timeline has at
+// most 512 bins whatever the trace's length; widths of shards merge
+// exactly, each a power-of-two multiple of W.
+type Timeline struct {
+	WidthNS  int64   `json:"width_ns"`
+	First    int64   `json:"first"`
+	Requests []int64 `json:"requests"`
+	Over     []int64 `json:"over"`
+	Under    []int64 `json:"under"`
+	// Memory is the run's analytic state over all keys at the last instant
+	// of each bin (see Memory), trailing zeros cut. It is nil, and absent
+	// from the JSON, where the total is not measured
+	// (Memory.TotalNotMeasured); a measured series of zeros is empty, [].
+	Memory []int64 `json:"memory,omitzero"`
+}
+
+// merge adds the parts' timelines as TimelineBins merge them, exactly as
+// one pass over all their keys; a merge of parts without requests has the
+// rule's window. Its memory series is the sum of theirs, which the run's
+// memory then reads (Run.closeMemory).
+func (t *Timeline) merge(o *Timeline, m *merging) (*Timeline, error) {
+	bins := TimelineBins{Width: m.rule.W}
+	if m.part > 0 {
+		bins = timelineBinsOf(*t)
+	}
+	bins.Merge(timelineBinsOf(*o))
+	*t = bins.Timeline()
+	t.Memory = TrimZeros(nonNil(bins.Memory))
+	return t, nil
+}
+
+// validate checks that the timeline's bins are the rule's window times a
+// power of two, its series are as long as each other (memory at most as
+// long), at most MaxTimelineBins, and add up to the run's counts.
+func (t *Timeline) validate(v *validator, path string, in *runIn) {
+	r, rule := in.run, in.rule
+	if t.WidthNS <= 0 || (t.WidthNS != 1<<62 && (t.WidthNS%rule.W != 0 || bits.OnesCount64(uint64(t.WidthNS/rule.W)) != 1)) {
+		v.fail(path+".width_ns", "%d is not the window of rule %s (%d ns) times a power of two", t.WidthNS, r.Rule, rule.W)
+		return
+	}
+	n := len(t.Requests)
+	if n > MaxTimelineBins {
+		v.fail(path+".requests", "%d bins, more than %d", n, MaxTimelineBins)
+	}
+	if len(t.Over) != n || len(t.Under) != n {
+		v.fail(path, "requests, over and under have %d, %d and %d bins, want the same number", n, len(t.Over), len(t.Under))
+	}
+	if len(t.Memory) > n {
+		v.fail(path+".memory", "%d bins, more than requests' %d", len(t.Memory), n)
+	}
+	if v.err != nil {
+		return
+	}
+	for _, s := range []struct {
+		name   string
+		bins   []int64
+		total  string
+		figure int64
+	}{{"requests", t.Requests, "requests", r.Requests}, {"over", t.Over, "over", r.Over}, {"under", t.Under, "under", r.Under}} {
+		if sum, ok := v.counts(path+"."+s.name, s.bins); ok && sum != s.figure {
+			v.fail(path+"."+s.name, "the bins add up to %d, but the run's %s is %d", sum, s.total, s.figure)
+		}
+	}
+	v.counts(path+".memory", t.Memory)
+	for i := range t.Requests {
+		if t.Over[i] > t.Requests[i]-t.Under[i] {
+			v.fail(fmt.Sprintf("%s.over[%d]", path, i), "over %d and under %d are more than the bin's %d requests", t.Over[i], t.Under[i], t.Requests[i])
+			return
+		}
+	}
+}
 
 // TimelineBins is a Timeline being taken or merged: requests, over- and
 // under-admissions per time bin. Bins are aligned to t = 0 and their width

@@ -10,9 +10,6 @@ import (
 	"ratebench/algorithms"
 )
 
-// MaxPhaseBins bounds a run's phase histogram (a replay writes 20 bins).
-const MaxPhaseBins = 1000
-
 // The values config.counts and config.modes hold, as compare names them.
 var (
 	countPolicies = []string{"accepted", "all"}
