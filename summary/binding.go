@@ -277,11 +277,19 @@ func UseBinsOf(counts map[int64]int64) []UseBin {
 	return out
 }
 
-// validate checks that b holds together: its bins in increasing use, each
-// the top of its bin, summing to its requests, its peak in the last one,
-// its refusals at most its requests, and its tighter limits those its bins
-// give.
-func (b *Binding) validate() error {
+// validate checks that b holds together (holdsTogether); its grid, against
+// the config, the trace and the log's runs, is bindingsGrid's.
+func (b *Binding) validate(v *validator, path string) {
+	if err := b.holdsTogether(); err != nil {
+		v.fail(path, "%v", err)
+	}
+}
+
+// holdsTogether checks b's parts against each other: its bins in
+// increasing use, each the top of its bin, summing to its requests, its
+// peak in the last one, its refusals at most its requests, and its tighter
+// limits those its bins give.
+func (b *Binding) holdsTogether() error {
 	var sum int64
 	for i, bin := range b.UseBins {
 		if bin.Use < 1 || bin.Requests < 1 || UseBinTop(bin.Use) != bin.Use || (i > 0 && bin.Use <= b.UseBins[i-1].Use) {

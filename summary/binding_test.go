@@ -104,7 +104,7 @@ func TestTighterLimits(t *testing.T) {
 // Validation refuses a binding whose parts do not hold together.
 func TestBindingValidates(t *testing.T) {
 	good := testBinding()
-	if err := good.validate(); err != nil {
+	if err := good.holdsTogether(); err != nil {
 		t.Fatal(err)
 	}
 	for name, spoil := range map[string]func(*Binding){
@@ -118,7 +118,7 @@ func TestBindingValidates(t *testing.T) {
 		b := testBinding()
 		b.UseBins = append([]UseBin(nil), b.UseBins...)
 		spoil(&b)
-		if err := b.validate(); err == nil {
+		if err := b.holdsTogether(); err == nil {
 			t.Errorf("%s: validates", name)
 		}
 	}
@@ -136,7 +136,7 @@ func TestMergeBindings(t *testing.T) {
 	if m.Requests != 5 || m.LogRefused != 1 || m.KeysRefused != 1 || m.PeakKey != "b" || len(m.UseBins) != 3 || m.UseBins[1] != (UseBin{2, 2}) {
 		t.Errorf("merged %+v", m)
 	}
-	if err := m.validate(); err != nil {
+	if err := m.holdsTogether(); err != nil {
 		t.Error(err)
 	}
 	b.Count = "all"

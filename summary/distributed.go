@@ -1,6 +1,10 @@
 package summary
 
-import "fmt"
+import (
+	"fmt"
+
+	"ratebench/algorithms"
+)
 
 // DistributedResult is what a simulated distributed deployment
 // (distributed.Sim) measured: counts of requests (not cost). JSON field
@@ -110,4 +114,40 @@ func MergeDistributedResults(rs []DistributedResult) (DistributedResult, error) 
 	}
 	out.Derive(L)
 	return out, nil
+}
+
+// validate checks one simulated deployment's result: counts
+// non-negative, the identities its type states (admitted -
+// reference_admitted = over - under, over <= admitted, under <=
+// reference_admitted <= requests), one clock offset per node, and its
+// rates those of its counts.
+func (r *DistributedResult) validate(v *validator, path string) {
+	if _, err := algorithms.ParseRules(r.Rule); err != nil {
+		v.fail(path+".rule", "%v", err)
+	}
+	if r.Nodes < 1 {
+		v.fail(path+".nodes", "%d is not a positive number of nodes", r.Nodes)
+	}
+	if len(r.NodeSkewNS) != r.Nodes {
+		v.fail(path+".node_skew_ns", "%d offsets for %d nodes", len(r.NodeSkewNS), r.Nodes)
+	}
+	v.nonNegatives(path, []count{
+		{"sync_ns", r.SyncNS}, {"skew_ns", r.SkewNS}, {"keys", r.Keys}, {"requests", r.Requests}, {"admitted", r.Admitted},
+		{"reference_admitted", r.ReferenceAdmitted}, {"over", r.Over}, {"under", r.Under}, {"burst_max", r.BurstMax},
+	})
+	if v.err != nil {
+		return
+	}
+	v.atMost(path+".keys", r.Keys, path+".requests", r.Requests)
+	v.atMost(path+".admitted", r.Admitted, path+".requests", r.Requests)
+	v.atMost(path+".reference_admitted", r.ReferenceAdmitted, path+".requests", r.Requests)
+	v.atMost(path+".over", r.Over, path+".admitted", r.Admitted)
+	v.atMost(path+".under", r.Under, path+".reference_admitted", r.ReferenceAdmitted)
+	if v.err != nil {
+		return
+	}
+	v.equal(path+".admitted - reference_admitted", r.Admitted-r.ReferenceAdmitted, "over - under", r.Over-r.Under)
+	v.rate(path+".over_rate", r.OverRate, "over", r.Over, r.Requests)
+	v.rate(path+".under_rate", r.UnderRate, "under", r.Under, r.Requests)
+	v.finite(path+".burst_ratio", r.BurstRatio, true)
 }

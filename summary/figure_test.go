@@ -34,6 +34,29 @@ func TestRunFiguresAreTheRunsSections(t *testing.T) {
 	}
 }
 
+// Every list of results a summary holds beside its runs (a slice of a
+// struct) is in summaryResults under its JSON name: merging and
+// validating a summary see all of them.
+func TestSummaryResultsAreTheSummarysLists(t *testing.T) {
+	var lists []string
+	st := reflect.TypeFor[Summary]()
+	for i := range st.NumField() {
+		f := st.Field(i)
+		if name := strings.Split(f.Tag.Get("json"), ",")[0]; f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.Struct && name != "runs" {
+			lists = append(lists, name)
+		}
+	}
+	var listed []string
+	for _, l := range summaryResults {
+		listed = append(listed, l.name())
+	}
+	slices.Sort(lists)
+	slices.Sort(listed)
+	if len(lists) < 3 || !slices.Equal(lists, listed) {
+		t.Errorf("summaryResults list %v, Summary's lists of results are %v", listed, lists)
+	}
+}
+
 // A figure that follows from a run's configuration is in every part of a
 // merge or in none; one that a part may lack (a peer's, a client side) is
 // taken from the parts that have it.

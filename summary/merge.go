@@ -124,17 +124,10 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 	if add.err != nil {
 		return nil, fmt.Errorf("merge: %w", add.err)
 	}
-	clientsOf := func(s *Summary) []ClientsResult { return s.Clients }
-	if out.Clients, err = mergeEach(parts, clientsOf, MergeClientsResults, "closed-loop", "clients"); err != nil {
-		return nil, fmt.Errorf("merge: %w", err)
-	}
-	bindingsOf := func(s *Summary) []Binding { return s.Bindings }
-	if out.Bindings, err = mergeEach(parts, bindingsOf, MergeBindings, "binding", "bindings"); err != nil {
-		return nil, fmt.Errorf("merge: %w", err)
-	}
-	distributedOf := func(s *Summary) []DistributedResult { return s.Distributed }
-	if out.Distributed, err = mergeEach(parts, distributedOf, MergeDistributedResults, "deployment", "distributed"); err != nil {
-		return nil, fmt.Errorf("merge: %w", err)
+	for _, l := range summaryResults {
+		if err := l.merge(out, parts); err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
 	}
 	for j := range first.Runs {
 		runs := make([]*Run, len(parts))

@@ -103,6 +103,15 @@ type Summary struct {
 	Distributed []DistributedResult `json:"distributed,omitempty"`
 }
 
+// summaryResults are the results a summary holds beside its runs, each a
+// list with its name in the JSON (results.go): merging and validating a
+// summary loop over them.
+var summaryResults = []results{
+	resultsIn("bindings", "binding", func(s *Summary) *[]Binding { return &s.Bindings }, MergeBindings),
+	resultsIn("clients", "closed-loop", func(s *Summary) *[]ClientsResult { return &s.Clients }, MergeClientsResults),
+	resultsIn("distributed", "deployment", func(s *Summary) *[]DistributedResult { return &s.Distributed }, MergeDistributedResults),
+}
+
 // Shard is one of Count disjoint shares of a trace's keys: the keys whose
 // key hash is Index modulo Count (traces.KeyHash).
 type Shard struct {

@@ -163,10 +163,8 @@ func (v *validator) summary(s *Summary) {
 	if v.err == nil {
 		v.runGrid(s)
 	}
-	for i := range s.Bindings {
-		if err := s.Bindings[i].validate(); err != nil {
-			v.fail(fmt.Sprintf("bindings[%d]", i), "%v", err)
-		}
+	for _, l := range summaryResults {
+		l.validate(v, s)
 	}
 	if v.err == nil {
 		v.bindingsGrid(s)
@@ -176,12 +174,6 @@ func (v *validator) summary(s *Summary) {
 	}
 	if s.Verdict != nil && len(s.Runs) > 0 && !sameVerdict(s.Verdict, VerdictOf(s, s.Config.Budget)) {
 		v.fail("verdict", "does not follow from the runs and the budget: it is not the verdict they give")
-	}
-	for i := range s.Clients {
-		v.clients(fmt.Sprintf("clients[%d]", i), &s.Clients[i])
-	}
-	for i := range s.Distributed {
-		v.distributed(fmt.Sprintf("distributed[%d]", i), &s.Distributed[i])
 	}
 }
 
