@@ -17,9 +17,9 @@ import (
 //   - validate checks a value against its run, naming the field at fault
 //     (Validate).
 //
-// Run.figures lists them with the field of Run each is held in, and merging
-// and validating a run loop over that list: a new figure is its type, with
-// these two methods, and its field and line beside Run's others.
+// runFigures, under Run, lists them with the field of Run each is held in,
+// and merging and validating a run loop over that list: a new figure is
+// its type, with these two methods, its field in Run and its line there.
 
 // figureType is the method set of a figure's type T.
 type figureType[T any] interface {

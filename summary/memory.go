@@ -75,38 +75,38 @@ func (m *Memory) Fill(keys int, series []int64) {
 // merged timeline's (Run.closeMemory). A part that did not measure its
 // total, or windows that together span more than MaxMemoryWindows, leave
 // the merge's total not measured.
-func (mem *Memory) merge(o *Memory, m *merging) (*Memory, error) {
-	f := &m.first.Memory
+func (m *Memory) merge(o *Memory, mg *merging) (*Memory, error) {
+	f := &mg.first.Memory
 	if o.Model != f.Model {
 		return nil, fmt.Errorf("parts have different memory models")
 	}
-	mem.Model = f.Model
-	mem.PeakPerKey = max(mem.PeakPerKey, o.PeakPerKey)
-	m.add("sum_of_peaks", &mem.SumOfPeaks, o.SumOfPeaks)
+	m.Model = f.Model
+	m.PeakPerKey = max(m.PeakPerKey, o.PeakPerKey)
+	mg.add("sum_of_peaks", &m.SumOfPeaks, o.SumOfPeaks)
 	if o.TotalNotMeasured {
-		mem.TotalNotMeasured = true
+		m.TotalNotMeasured = true
 	} else if (o.Windows == nil) != (f.Windows == nil) && !f.TotalNotMeasured {
 		return nil, fmt.Errorf("parts have memory per window in some and not in others")
 	}
-	if w := o.Windows; w != nil && !mem.TotalNotMeasured {
-		if mem.Windows == nil {
-			mem.Windows = &MemoryWindows{WidthNS: w.WidthNS}
+	if w := o.Windows; w != nil && !m.TotalNotMeasured {
+		if m.Windows == nil {
+			m.Windows = &MemoryWindows{WidthNS: w.WidthNS}
 		}
-		if w.WidthNS != mem.Windows.WidthNS {
-			return nil, fmt.Errorf("parts count memory in windows of %d ns and %d ns", w.WidthNS, mem.Windows.WidthNS)
+		if w.WidthNS != m.Windows.WidthNS {
+			return nil, fmt.Errorf("parts count memory in windows of %d ns and %d ns", w.WidthNS, m.Windows.WidthNS)
 		}
-		fits, err := mem.Windows.add(w)
+		fits, err := m.Windows.add(w)
 		if err != nil {
-			return nil, fmt.Errorf("%s.%w", m.field("windows"), err)
+			return nil, fmt.Errorf("%s.%w", mg.field("windows"), err)
 		}
 		if !fits {
-			mem.TotalNotMeasured = true
+			m.TotalNotMeasured = true
 		}
 	}
-	if mem.TotalNotMeasured {
-		mem.Windows = nil
+	if m.TotalNotMeasured {
+		m.Windows = nil
 	}
-	return mem, nil
+	return m, nil
 }
 
 // closeMemory sets the totals of a merged run's memory from its merged
@@ -124,32 +124,32 @@ func (r *Run) closeMemory() {
 // each other: the mean per key is the sum of peaks over the keys, and the
 // peak total the largest of the timeline's memory (0, with no series, when
 // not measured).
-func (mem *Memory) validate(v *validator, path string, in *runIn) {
+func (m *Memory) validate(v *validator, path string, in *runIn) {
 	r := in.run
-	if mem.Model == "" {
+	if m.Model == "" {
 		v.fail(path+".model", "missing")
 	}
-	v.nonNegative(path+".peak_per_key", mem.PeakPerKey)
-	v.nonNegative(path+".sum_of_peaks", mem.SumOfPeaks)
-	v.nonNegative(path+".peak_total", mem.PeakTotal)
+	v.nonNegative(path+".peak_per_key", m.PeakPerKey)
+	v.nonNegative(path+".sum_of_peaks", m.SumOfPeaks)
+	v.nonNegative(path+".peak_total", m.PeakTotal)
 	if v.err != nil {
 		return
 	}
 	mean := 0.0
 	if r.Keys > 0 {
-		mean = float64(mem.SumOfPeaks) / float64(r.Keys)
+		mean = float64(m.SumOfPeaks) / float64(r.Keys)
 	}
-	if mem.MeanPerKey != mean {
-		v.fail(path+".mean_per_key", "%v, but sum_of_peaks over keys is %v", mem.MeanPerKey, mean)
+	if m.MeanPerKey != mean {
+		v.fail(path+".mean_per_key", "%v, but sum_of_peaks over keys is %v", m.MeanPerKey, mean)
 	}
-	if mem.TotalNotMeasured {
-		if mem.PeakTotal != 0 || r.Timeline.Memory != nil {
-			v.fail(path+".peak_total", "the total is not measured (peak_total_not_measured), yet peak_total is %d and the timeline has %d bins of memory", mem.PeakTotal, len(r.Timeline.Memory))
+	if m.TotalNotMeasured {
+		if m.PeakTotal != 0 || r.Timeline.Memory != nil {
+			v.fail(path+".peak_total", "the total is not measured (peak_total_not_measured), yet peak_total is %d and the timeline has %d bins of memory", m.PeakTotal, len(r.Timeline.Memory))
 		}
-	} else if peak := slices.Max(append([]int64{0}, r.Timeline.Memory...)); mem.PeakTotal != peak {
-		v.fail(path+".peak_total", "%d, but the largest of timeline.memory is %d", mem.PeakTotal, peak)
+	} else if peak := slices.Max(append([]int64{0}, r.Timeline.Memory...)); m.PeakTotal != peak {
+		v.fail(path+".peak_total", "%d, but the largest of timeline.memory is %d", m.PeakTotal, peak)
 	}
-	if w := mem.Windows; w != nil {
+	if w := m.Windows; w != nil {
 		if w.WidthNS <= 0 {
 			v.fail(path+".windows.width_ns", "%d is not positive", w.WidthNS)
 		}

@@ -46,16 +46,16 @@ func (p *Placed) Disagree() []int64 {
 
 // merge adds the parts' counts placement by placement; the worst burst in
 // each placement is the worst of the parts'.
-func (acc *Placed) merge(p *Placed, m *merging) (*Placed, error) {
-	if acc == nil {
-		out := &Placed{BurstMax: slices.Clone(p.BurstMax)}
+func (p *Placed) merge(o *Placed, m *merging) (*Placed, error) {
+	if p == nil {
+		out := &Placed{BurstMax: slices.Clone(o.BurstMax)}
 		for i, c := range out.counts() {
-			*c.vs = slices.Clone(*p.counts()[i].vs)
+			*c.vs = slices.Clone(*o.counts()[i].vs)
 		}
 		return out, nil
 	}
-	for i, c := range acc.counts() {
-		vs := *p.counts()[i].vs
+	for i, c := range p.counts() {
+		vs := *o.counts()[i].vs
 		if len(vs) != len(*c.vs) {
 			return nil, fmt.Errorf("%s: parts of %d and %d placements", m.field(c.name), len(*c.vs), len(vs))
 		}
@@ -63,13 +63,13 @@ func (acc *Placed) merge(p *Placed, m *merging) (*Placed, error) {
 			m.add(c.name, &(*c.vs)[j], vs[j])
 		}
 	}
-	if len(p.BurstMax) != len(acc.BurstMax) {
-		return nil, fmt.Errorf("%s: parts of %d and %d placements", m.field("burst_max"), len(acc.BurstMax), len(p.BurstMax))
+	if len(o.BurstMax) != len(p.BurstMax) {
+		return nil, fmt.Errorf("%s: parts of %d and %d placements", m.field("burst_max"), len(p.BurstMax), len(o.BurstMax))
 	}
-	for j, b := range p.BurstMax {
-		acc.BurstMax[j] = max(acc.BurstMax[j], b) // the worst key's, in either part
+	for j, b := range o.BurstMax {
+		p.BurstMax[j] = max(p.BurstMax[j], b) // the worst key's, in either part
 	}
-	return acc, nil
+	return p, nil
 }
 
 // validate checks a run's placed counts against the run and the
