@@ -175,8 +175,8 @@ func (a *runAcc) boundIdle(id int32, now int64) bool {
 }
 
 // release writes key id's record and frees its id: its entry in the
-// ledger, a full record if it is remarkable in some run, then its state in
-// every run and limiter.
+// ledger, a full record if some run needs one (needsFullRecord), then its
+// state in every run and limiter.
 func (w *worker) release(id int32, runs []*runAcc) {
 	rec := w.ledger(id)
 	w.keepFull(id, rec, runs)
@@ -227,11 +227,11 @@ func (w *worker) ledger(id int32) int32 {
 }
 
 // keepFull gives key id, released as record rec, a full record (its name
-// and what each run kept of it) if any run finds it remarkable.
+// and what each run kept of it) if any run needs one (needsFullRecord).
 func (w *worker) keepFull(id, rec int32, runs []*runAcc) {
 	keep := false
 	for _, a := range runs {
-		keep = keep || a.remarkable(a.rows.kept(id))
+		keep = keep || a.needsFullRecord(a.rows.kept(id))
 	}
 	if !keep {
 		return

@@ -41,25 +41,25 @@ type worker struct {
 // group is one rule × count policy: a reference log and the candidates of
 // every mode, all fed the same requests.
 type group struct {
-	rule       algorithms.Rule   // the rule, or of layered rules the primary (longest window)
-	layers     []algorithms.Rule // the layers of a layered rule; the rule alone otherwise
-	guards     []*algorithms.Log // the reference's logs of the layers besides the primary
-	guardRules []algorithms.Rule // and their rules
-	count      Count
-	ref        *algorithms.Log
-	refBlock   *algorithms.Blocked // the reference's refusal cache, nil without one (Config.Reference)
-	refAcc     *runAcc
-	modes      []Mode // the modes this group reports (one under count all)
-	cands      []*candidate
-	settlers   []groupObserver          // the candidates' metrics that weigh a decision against another run's (groupObserver)
-	win        windowGrid               // counts the state held per window of the rule
-	use        *useAcc                  // the rule's offered use, nil for layered rules (offered_use.go)
-	base       int                      // the index of the group's reference among the engine's runs with rows
-	ownBase    int                      // and among those with a history of their own
-	scratch    keyRun                   // the row a companion's counts go to: no figure reads them
-	statePeak  algorithms.PerKey[int64] // per key, the log's size counted in the window of windowGrid's stateEnd
-	requests   *timelineAcc             // the requests per time bin, which every run's timeline shares
-	ob         observation              // the request being replayed, as each run's metrics see it
+	rule           algorithms.Rule   // the rule, or of layered rules the primary (longest window)
+	layers         []algorithms.Rule // the layers of a layered rule; the rule alone otherwise
+	guards         []*algorithms.Log // the reference's logs of the layers besides the primary
+	guardRules     []algorithms.Rule // and their rules
+	count          Count
+	ref            *algorithms.Log
+	refBlock       *algorithms.Blocked // the reference's refusal cache, nil without one (Config.Reference)
+	refAcc         *runAcc
+	modes          []Mode // the modes this group reports (one under count all)
+	cands          []*candidate
+	groupObservers []groupObserver          // the candidates' metrics that weigh a decision against another run's
+	win            windowGrid               // counts the state held per window of the rule
+	use            *useAcc                  // the rule's offered use, nil for layered rules (offered_use.go)
+	base           int                      // the index of the group's reference among the engine's runs with rows
+	ownBase        int                      // and among those with a history of their own
+	scratch        keyRun                   // the row a companion's counts go to: no figure reads them
+	statePeak      algorithms.PerKey[int64] // per key, the log's size counted in the window of windowGrid's stateEnd
+	requests       *timelineAcc             // the requests per time bin, which every run's timeline shares
+	current        observation              // the request being replayed, as each run's metrics see it
 }
 
 // candidate is one algorithm in one mode.
@@ -170,7 +170,7 @@ func newWorker(cfg Config) (*worker, error) {
 				c.acc.timeline.group = g.requests
 			}
 			for _, c := range g.cands {
-				g.settlers = append(g.settlers, c.acc.settlers...)
+				g.groupObservers = append(g.groupObservers, c.acc.groupObservers...)
 			}
 			w.groups = append(w.groups, g)
 		}
@@ -323,12 +323,12 @@ func (w *worker) added(id int32, isNew bool, key []byte, t, cost int64) error {
 	}
 	w.add(id, t, cost)
 	w.rel.observe(w, t)
-	return w.others(id, key, t, cost)
+	return w.feedSimulations(id, key, t, cost)
 }
 
-// others feeds the closed-loop and distributed simulations the request of
-// key id.
-func (w *worker) others(id int32, key []byte, t, cost int64) error {
+// feedSimulations hands the request of key id to the closed-loop and
+// distributed simulations, if any.
+func (w *worker) feedSimulations(id int32, key []byte, t, cost int64) error {
 	if !w.sims.on {
 		return nil
 	}
@@ -354,7 +354,7 @@ func (w *worker) addIndexed(id int32, key []byte, t, cost int64) error {
 	w.rel.enabled = false // the caller's ids cannot be given to other keys
 	w.rel.peakLive = max(w.rel.peakLive, w.keys.live)
 	w.add(id, t, cost)
-	return w.others(id, key, t, cost)
+	return w.feedSimulations(id, key, t, cost)
 }
 
 func (w *worker) add(id int32, t, cost int64) {
@@ -424,9 +424,9 @@ func (g *group) add(row []keyRun, own []ownRun, id int32, t, cost, from int64) {
 	if g.use != nil {
 		g.use.add(id, t, cost, exact, ref)
 	}
-	ob := &g.ob
-	*ob = observation{id: id, t: t, cost: cost, admit: ref, ref: ref, recorded: recorded, exact: exact, h: &row[0], o: &own[0]}
-	g.refAcc.add(ob)
+	req := &g.current
+	*req = observation{id: id, t: t, cost: cost, admit: ref, ref: ref, recorded: recorded, exact: exact, h: &row[0], o: &own[0]}
+	g.refAcc.add(req)
 	if recorded {
 		g.recorded(peak, id, t)
 	}
@@ -446,17 +446,17 @@ func (g *group) add(row []keyRun, own []ownRun, id int32, t, cost, from int64) {
 				// bring it to t (Decide only advances the state) to read it.
 				c.behind.Decide(id, t, cost)
 			}
-			ob.est = c.est.Estimate(id, t) // before the run records the request
+			req.est = c.est.Estimate(id, t) // before the run records the request
 		}
 		record := records(admit, ref, c.recordAll, c.mode)
 		if record {
 			c.lim.Record(id, t, cost)
 		}
-		ob.admit, ob.recorded, ob.h, ob.o = admit, record, h, o
-		c.acc.add(ob)
+		req.admit, req.recorded, req.h, req.o = admit, record, h, o
+		c.acc.add(req)
 		c.admit = admit
 	}
-	for _, s := range g.settlers {
+	for _, s := range g.groupObservers {
 		s.settle()
 	}
 }
