@@ -14,26 +14,42 @@ import (
 // floorN is the number of requests of floorRequests.
 const floorN = benchN
 
-// floorRequests is a trace shaped like the replay floor's (the CSV that
-// make_trace.py writes for the performance bar), floorN requests of it:
-// integer nanosecond times whose gaps are exponential with a mean of 50 µs,
-// keys "k<n>" of 100,000, every odd request's uniform among them and every
-// even one's Pareto-popular (shape 1.1, a few keys take most of those), cost 1.
-var floorRequests = sync.OnceValue(func() []Request {
-	const keys = 100_000
+// floorKeys is the number of keys of the floor's trace.
+const floorKeys = 100_000
+
+// floorDraws returns n requests shaped like the replay floor's trace (the
+// CSV that make_trace.py writes for the performance bar): integer
+// nanosecond times whose gaps are exponential with a mean of 50 µs, and
+// keys numbered below floorKeys, every odd request's uniform among them and
+// every even one's Pareto-popular (shape 1.1, a few keys take most of
+// those). Key k is named "k<k>" (floorKeyName).
+func floorDraws(n int) (ts []int64, keys []int32) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	reqs := make([]Request, floorN)
+	ts, keys = make([]int64, n), make([]int32, n)
 	t := int64(1_700_000_000) * 1e9
-	for i := range reqs {
+	for i := range n {
 		t += int64(rng.ExpFloat64() * 50_000)
 		var k int
 		if i&1 == 1 {
-			k = rng.IntN(keys)
+			k = rng.IntN(floorKeys)
 		} else {
 			pareto := 1 / math.Pow(1-rng.Float64(), 1/1.1)
-			k = int(pareto) % keys
+			k = int(pareto) % floorKeys
 		}
-		reqs[i] = Request{T: t, Key: []byte("k" + strconv.Itoa(k)), Cost: 1}
+		ts[i], keys[i] = t, int32(k)
+	}
+	return ts, keys
+}
+
+func floorKeyName(k int32) []byte { return []byte("k" + strconv.Itoa(int(k))) }
+
+// floorRequests is floorN requests of the floor's trace (floorDraws), of
+// cost 1.
+var floorRequests = sync.OnceValue(func() []Request {
+	ts, keys := floorDraws(floorN)
+	reqs := make([]Request, floorN)
+	for i := range reqs {
+		reqs[i] = Request{T: ts[i], Key: floorKeyName(keys[i]), Cost: 1}
 	}
 	return reqs
 })
