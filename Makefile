@@ -208,7 +208,7 @@ race: deps
 BENCH     ?= .
 BENCHTIME ?= 1s
 bench:
-	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) ./algorithms ./compare ./traces ./generators ./clients | tee bench.txt
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) ./algorithms ./compare ./traces ./generators ./compare/clients ./compare/distributed ./internal/minheap | tee bench.txt
 	@$(GO) run ./cmd/benchtable < bench.txt
 
 vet:

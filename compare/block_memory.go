@@ -22,15 +22,15 @@ type blockMemory struct {
 	arena         *hugemem.Arena
 }
 
-// setBlockMemory makes e's block take its chunks from a blockMemory.
-func setBlockMemory(e *worker) {
+// setBlockMemory makes w's block take its chunks from a blockMemory.
+func setBlockMemory(w *worker) {
 	m := &blockMemory{arena: &hugemem.Arena{}, heapMax: heapBlockBytes}
-	if e.cfg.tuning.heapBlock != 0 {
-		m.heapMax = e.cfg.tuning.heapBlock
+	if w.cfg.tuning.heapBlock != 0 {
+		m.heapMax = w.cfg.tuning.heapBlock
 	}
-	e.blockMem = m
-	e.block.SetAlloc(m.words)
-	runtime.AddCleanup(e, func(a *hugemem.Arena) { a.Free() }, m.arena)
+	w.blockMem = m
+	w.block.SetAlloc(m.words)
+	runtime.AddCleanup(w, func(a *hugemem.Arena) { a.Free() }, m.arena)
 }
 
 // words returns n zeroed words for a chunk of the block.

@@ -38,12 +38,12 @@ func (a *boundAcc) close(r *summary.Run, _ *closing) {
 }
 
 // observe counts a request the run admitted.
-func (a *boundAcc) observe(ob *observation) {
-	if !ob.admit {
+func (a *boundAcc) observe(req *observation) {
+	if !req.admit {
 		return
 	}
-	if !a.check.Decide(ob.id, ob.t, ob.cost) {
+	if !a.check.Decide(req.id, req.t, req.cost) {
 		a.violations++
 	}
-	a.check.Record(ob.id, ob.t, ob.cost)
+	a.check.Record(req.id, req.t, req.cost)
 }

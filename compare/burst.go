@@ -54,8 +54,8 @@ func (b *burstAcc) grow(n int) {
 }
 
 // observe counts a request; log and ref must already have recorded it.
-func (b *burstAcc) observe(ob *observation) {
-	h, id, t, cost, admit, ref := ob.o, ob.id, ob.t, ob.cost, ob.admit, ob.ref
+func (b *burstAcc) observe(req *observation) {
+	h, id, t, cost, admit, ref := req.o, req.id, req.t, req.cost, req.admit, req.ref
 	var span int64
 	switch {
 	case b.log != nil:

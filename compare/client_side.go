@@ -32,8 +32,8 @@ func newClientAcc(lim algorithms.Limiter, rows *runRows) *clientAcc {
 }
 
 // observe counts a request, after the run recorded it or not.
-func (a *clientAcc) observe(ob *observation) {
-	h, id, t, cost, admit, recorded := ob.o, ob.id, ob.t, ob.cost, ob.admit, ob.recorded
+func (a *clientAcc) observe(req *observation) {
+	h, id, t, cost, admit, recorded := req.o, req.id, req.t, req.cost, req.admit, req.recorded
 	if admit {
 		if s := h.rejSince; s != 0 {
 			a.recovery.Add(t - (s - 1))

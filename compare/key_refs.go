@@ -65,22 +65,22 @@ func (e *Engine) addRef(key []byte, dict uint64, index int32, t, cost int64) err
 // dictionary dict; h is its KeyHash, or 0 if the caller does not have it.
 // The entry remembers the key's id, which is confirmed in the key's state
 // (the id may have been released and given to another key since).
-func (e *worker) addRef(key []byte, h, dict uint64, index int32, t, cost int64) error {
-	slot := e.refs.at(dict, index)
-	if v := *slot; v != 0 && e.keys.holds(v-1, key) {
+func (w *worker) addRef(key []byte, h, dict uint64, index int32, t, cost int64) error {
+	slot := w.refs.at(dict, index)
+	if v := *slot; v != 0 && w.keys.holds(v-1, key) {
 		id := v - 1
-		if err := e.keys.touch(id, t); err != nil {
+		if err := w.keys.touch(id, t); err != nil {
 			return err
 		}
-		return e.added(id, false, key, t, cost)
+		return w.added(id, false, key, t, cost)
 	}
 	if h == 0 {
 		h = traces.KeyHash(key)
 	}
-	id, isNew, err := e.keys.internHash(key, h, t)
+	id, isNew, err := w.keys.internHash(key, h, t)
 	if err != nil {
 		return err
 	}
 	*slot = id + 1
-	return e.added(id, isNew, key, t, cost)
+	return w.added(id, isNew, key, t, cost)
 }

@@ -21,7 +21,7 @@ type observation struct {
 // requestObserver is a runMetric that follows the requests: it sees each
 // one the run decides, after the run's counts.
 type requestObserver interface {
-	observe(ob *observation)
+	observe(req *observation)
 }
 
 // groupObserver is a runMetric that weighs the run's decision against

@@ -287,10 +287,10 @@ const slotAhead, stateAhead = 8, 4
 
 // replayBatch replays b, stopping at the first error; lr is the reader's
 // Lateness, if it has one, for the errors.
-func (e *worker) replayBatch(b *batch, file string, lr traces.Lateness) *failure {
+func (w *worker) replayBatch(b *batch, file string, lr traces.Lateness) *failure {
 	if len(b.ref) == 0 {
 		for _, h := range b.hash[:min(slotAhead, len(b.hash))] {
-			e.keys.prefetchSlot(h)
+			w.keys.prefetchSlot(h)
 		}
 	}
 	start := int32(0)
@@ -299,20 +299,20 @@ func (e *worker) replayBatch(b *batch, file string, lr traces.Lateness) *failure
 		start = b.keyEnd[i]
 		if len(b.ref) == 0 && len(b.hash) > 0 {
 			if j := i + slotAhead; j < len(b.hash) {
-				e.keys.prefetchSlot(b.hash[j])
+				w.keys.prefetchSlot(b.hash[j])
 			}
 			if j := i + stateAhead; j < len(b.hash) {
-				e.prefetchBlock(e.keys.prefetchState(b.hash[j]))
+				w.prefetchBlock(w.keys.prefetchState(b.hash[j]))
 			}
 		}
 		var err error
 		switch {
 		case len(b.ids) > 0:
-			err = e.addIndexed(b.ids[i], key, b.t[i], b.cost[i])
+			err = w.addIndexed(b.ids[i], key, b.t[i], b.cost[i])
 		case len(b.ref) > 0 && b.ref[i] >= 0:
-			err = e.addRef(key, b.hash[i], b.dict[i], b.ref[i], b.t[i], b.cost[i])
+			err = w.addRef(key, b.hash[i], b.dict[i], b.ref[i], b.t[i], b.cost[i])
 		default:
-			err = e.addHashed(key, b.hash[i], b.t[i], b.cost[i])
+			err = w.addHashed(key, b.hash[i], b.t[i], b.cost[i])
 		}
 		if err != nil {
 			err = orderHint(err, b.late[i], lr, file)

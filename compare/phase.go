@@ -21,12 +21,12 @@ func (*phaseAcc) place(*algorithms.Block) {}
 func (*phaseAcc) grow(int)                {}
 func (*phaseAcc) release(int32)           {}
 
-func (a *phaseAcc) observe(ob *observation) {
+func (a *phaseAcc) observe(req *observation) {
 	switch {
-	case ob.admit && !ob.ref:
-		a.over[phaseBin(ob.t, a.w)]++
-	case !ob.admit && ob.ref:
-		a.under[phaseBin(ob.t, a.w)]++
+	case req.admit && !req.ref:
+		a.over[phaseBin(req.t, a.w)]++
+	case !req.admit && req.ref:
+		a.under[phaseBin(req.t, a.w)]++
 	}
 }
 

@@ -21,6 +21,6 @@ func (*rateErrAcc) place(*algorithms.Block) {}
 func (*rateErrAcc) grow(int)                {}
 func (*rateErrAcc) release(int32)           {}
 
-func (a *rateErrAcc) observe(ob *observation) { a.d.Add(ob.est, ob.exact) }
+func (a *rateErrAcc) observe(req *observation) { a.d.Add(req.est, req.exact) }
 
 func (a *rateErrAcc) close(r *summary.Run, _ *closing) { r.RateError = a.d.RateError() }

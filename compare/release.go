@@ -58,13 +58,13 @@ type fullRecord struct {
 // (Config.tuning.minSweep, which the tests lower, overrides it).
 const defaultMinSweep = 1 << 16
 
-func newReleaser(e *worker) releaser {
-	minSweep := e.cfg.tuning.minSweep
+func newReleaser(w *worker) releaser {
+	minSweep := w.cfg.tuning.minSweep
 	if minSweep == 0 {
 		minSweep = defaultMinSweep
 	}
 	r := releaser{enabled: true, ordered: true, minSweep: minSweep, nextSweep: minSweep, index: map[uint64]int32{}, full: map[int32]*fullRecord{}}
-	for _, g := range e.groups {
+	for _, g := range w.groups {
 		for _, l := range g.layers {
 			r.horizon = max(r.horizon, 2*l.W)
 		}
@@ -83,9 +83,9 @@ func newReleaser(e *worker) releaser {
 // runs returns the accumulators of the runs that keep a row per key (each
 // group's reference, then its candidates but the companions) in a fixed
 // order: the order of the runs in a key's row.
-func (e *worker) runs() []*runAcc {
+func (w *worker) runs() []*runAcc {
 	var out []*runAcc
-	for _, g := range e.groups {
+	for _, g := range w.groups {
 		out = append(out, g.refAcc)
 		for _, c := range g.cands {
 			if c.slot >= 0 {
@@ -109,33 +109,33 @@ func (g *group) rowRuns() int {
 }
 
 // observe notes the time of a request and sweeps when it is time.
-func (r *releaser) observe(e *worker, t int64) {
+func (r *releaser) observe(w *worker, t int64) {
 	if t < r.now {
 		r.ordered = false
 	}
 	r.now = max(r.now, t)
-	if live := e.keys.live; r.enabled && r.ordered && live >= r.nextSweep {
-		e.sweep()
-		r.nextSweep = max(2*e.keys.live, r.minSweep)
+	if live := w.keys.live; r.enabled && r.ordered && live >= r.nextSweep {
+		w.sweep()
+		r.nextSweep = max(2*w.keys.live, r.minSweep)
 	}
-	r.peakLive = max(r.peakLive, e.keys.live)
+	r.peakLive = max(r.peakLive, w.keys.live)
 }
 
 // sweep releases every idle key.
-func (e *worker) sweep() {
-	r := &e.rel
+func (w *worker) sweep() {
+	r := &w.rel
 	now := r.now
-	runs := e.runs()
-	for id := range e.keys.size() {
-		st := e.keys.at(int32(id))
+	runs := w.runs()
+	for id := range w.keys.size() {
+		st := w.keys.at(int32(id))
 		if !st.live || st.last > now-r.horizon {
 			continue
 		}
-		e.settle(int32(id), now-1) // before the idle test advances the state to now
-		if !e.idle(int32(id), now) {
+		w.settle(int32(id), now-1) // before the idle test advances the state to now
+		if !w.idle(int32(id), now) {
 			continue
 		}
-		e.release(int32(id), runs)
+		w.release(int32(id), runs)
 		r.lastSweep = now
 	}
 }
@@ -145,8 +145,8 @@ func (e *worker) sweep() {
 // holds nothing counted in that window (windowGrid), and counts afresh if
 // it returns there. The key's last request must be before those starts
 // (the horizon is at least two windows).
-func (e *worker) idle(id int32, now int64) bool {
-	for _, g := range e.groups {
+func (w *worker) idle(id int32, now int64) bool {
+	for _, g := range w.groups {
 		now := windowStart(now, g.win.w)
 		if !g.ref.Idle(id, now) || !g.refAcc.boundIdle(id, now) || g.refBlock != nil && g.refBlock.Blocking(id, now) {
 			return false
@@ -175,44 +175,44 @@ func (a *runAcc) boundIdle(id int32, now int64) bool {
 }
 
 // release writes key id's record and frees its id: its entry in the
-// ledger, a full record if it is remarkable in some run, then its state in
-// every run and limiter.
-func (e *worker) release(id int32, runs []*runAcc) {
-	rec := e.ledger(id)
-	e.keepFull(id, rec, runs)
-	name := e.keys.name(id)
+// ledger, a full record if some run needs one (needsFullRecord), then its
+// state in every run and limiter.
+func (w *worker) release(id int32, runs []*runAcc) {
+	rec := w.ledger(id)
+	w.keepFull(id, rec, runs)
+	name := w.keys.name(id)
 	for _, a := range runs {
 		if a.burst != nil {
 			a.burst.fold(a.rows.ownAt(id).peak, name)
 		}
 		a.release(id)
 	}
-	for _, g := range e.groups {
+	for _, g := range w.groups {
 		g.releaseLimiters(id)
 		*g.statePeak.At(id) = 0
 	}
-	e.keys.release(id)
-	e.rel.released++
+	w.keys.release(id)
+	w.rel.released++
 }
 
 // ledger writes what every released key leaves, found by its name's hash:
 // its requests, its closed-loop and deployment ids, and per group the
 // reference's largest burst and the log's largest size for it. It returns
 // the record's index.
-func (e *worker) ledger(id int32) int32 {
-	r := &e.rel
-	h := e.keys.at(id).hash
+func (w *worker) ledger(id int32) int32 {
+	r := &w.rel
+	h := w.keys.at(id).hash
 	rec, ok := r.index[h]
 	if !ok {
 		rec = int32(len(r.requests))
 		r.index[h] = rec
 		r.requests = append(r.requests, 0)
-		r.groupRec = append(r.groupRec, make([]int64, groupRecLen*len(e.groups))...)
+		r.groupRec = append(r.groupRec, make([]int64, groupRecLen*len(w.groups))...)
 	}
-	r.requests[rec] = e.keys.at(id).requests
-	e.sims.release(id, rec)
-	gr := r.groupRec[int(rec)*groupRecLen*len(e.groups):]
-	for i, g := range e.groups {
+	r.requests[rec] = w.keys.at(id).requests
+	w.sims.release(id, rec)
+	gr := r.groupRec[int(rec)*groupRecLen*len(w.groups):]
+	for i, g := range w.groups {
 		gr[groupRecLen*i] = 0
 		if b := g.refAcc.burst; b != nil {
 			gr[groupRecLen*i] = g.refAcc.rows.ownAt(id).peak
@@ -227,20 +227,20 @@ func (e *worker) ledger(id int32) int32 {
 }
 
 // keepFull gives key id, released as record rec, a full record (its name
-// and what each run kept of it) if any run finds it remarkable.
-func (e *worker) keepFull(id, rec int32, runs []*runAcc) {
+// and what each run kept of it) if any run needs one (needsFullRecord).
+func (w *worker) keepFull(id, rec int32, runs []*runAcc) {
 	keep := false
 	for _, a := range runs {
-		keep = keep || a.remarkable(a.rows.kept(id))
+		keep = keep || a.needsFullRecord(a.rows.kept(id))
 	}
 	if !keep {
 		return
 	}
-	f := &fullRecord{name: e.keys.name(id), requests: e.keys.at(id).requests, runs: make([]keptRun, len(runs))}
+	f := &fullRecord{name: w.keys.name(id), requests: w.keys.at(id).requests, runs: make([]keptRun, len(runs))}
 	for i, a := range runs {
 		f.runs[i] = a.rows.kept(id)
 	}
-	e.rel.full[rec] = f
+	w.rel.full[rec] = f
 }
 
 // groupRecLen is the number of a group's figures in a release record:
@@ -265,26 +265,26 @@ func (g *group) releaseLimiters(id int32) {
 
 // restore hands a returning key (now id) the record it left, if any, and
 // reports whether there was one. t is the time of its request.
-func (e *worker) restore(id int32, key []byte, t int64) (bool, error) {
-	r := &e.rel
+func (w *worker) restore(id int32, key []byte, t int64) (bool, error) {
+	r := &w.rel
 	if len(r.index) == 0 {
 		return false, nil
 	}
-	rec, ok := r.index[e.keys.at(id).hash]
+	rec, ok := r.index[w.keys.at(id).hash]
 	if !ok {
 		return false, nil
 	}
-	e.sims.restore(id, rec)
+	w.sims.restore(id, rec)
 	if t < r.lastSweep && !r.ordered {
 		return true, fmt.Errorf("key %q: request at %d ns is earlier than %d ns, when the key's state was released as idle: the trace is not in time order across keys (sort it, or use -reorder)", key, t, r.lastSweep)
 	}
-	e.keys.at(id).requests += r.requests[rec] // intern counted this request
-	gr := r.groupRec[int(rec)*groupRecLen*len(e.groups):]
+	w.keys.at(id).requests += r.requests[rec] // intern counted this request
+	gr := r.groupRec[int(rec)*groupRecLen*len(w.groups):]
 	f := r.full[rec]
 	delete(r.full, rec)
-	runs := e.runs() // each group's reference, then its candidates
+	runs := w.runs() // each group's reference, then its candidates
 	i := 0
-	for gi, g := range e.groups {
+	for gi, g := range w.groups {
 		g.ref.Restore(id, gr[groupRecLen*gi+1])
 		if g.use != nil {
 			g.use.restore(id, gr[groupRecLen*gi+2])

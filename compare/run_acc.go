@@ -15,12 +15,12 @@ type runAcc struct {
 	rows                                   runRows      // per key: its counts, burst and client state
 	timeline                               *timelineAcc // one of its metrics, which the group's state series cover to the end
 
-	burst     *burstAcc         // nil without ownHistory
-	bound     *boundAcc         // nil but for token and gcra with ownHistory
-	client    *clientAcc        // nil without ownHistory
-	metrics   []runMetric       // the run's figures beyond its counts
-	observers []requestObserver // those of them that follow the requests, in order
-	settlers  []groupObserver   // those of them that weigh its decisions against another run's
+	burst            *burstAcc         // nil without ownHistory
+	bound            *boundAcc         // nil but for token and gcra with ownHistory
+	client           *clientAcc        // nil without ownHistory
+	metrics          []runMetric       // the run's figures beyond its counts
+	requestObservers []requestObserver // those of them that follow the requests, in order
+	groupObservers   []groupObserver   // those of them that weigh its decisions against another run's
 }
 
 // runMetric is one figure of a run beyond its counts, a type in a file of
@@ -95,11 +95,11 @@ func countKey(r *summary.Run, o, u int64) bool {
 	return true
 }
 
-// remarkable reports whether a key whose rows in the run keep h must keep
-// them when released, rather than be told apart from the reference's
-// figures: it disagreed, its burst passed L, or a run of rejections is
-// still open.
-func (a *runAcc) remarkable(h keptRun) bool {
+// needsFullRecord reports whether a key whose rows in the run keep h needs
+// a full record when it is released (its name and its rows), rather than be
+// told apart from the reference's figures: it disagreed, its burst passed
+// L, or a run of rejections is still open.
+func (a *runAcc) needsFullRecord(h keptRun) bool {
 	return h.over+h.under > 0 || h.peak > a.rule.L || h.rejSince != 0
 }
 
@@ -113,14 +113,15 @@ func (a *runAcc) release(id int32) {
 }
 
 // addMetric adds m to the run's metrics (newRunAcc adds its own, the
-// group's pairings theirs), and to its observers or settlers if it is one.
+// group's pairings theirs), and to its requestObservers or groupObservers
+// if it is one.
 func (a *runAcc) addMetric(m runMetric) {
 	a.metrics = append(a.metrics, m)
 	if o, ok := m.(requestObserver); ok {
-		a.observers = append(a.observers, o)
+		a.requestObservers = append(a.requestObservers, o)
 	}
 	if s, ok := m.(groupObserver); ok {
-		a.settlers = append(a.settlers, s)
+		a.groupObservers = append(a.groupObservers, s)
 	}
 }
 
@@ -139,25 +140,25 @@ func (a *runAcc) grow(n int) {
 	}
 }
 
-// add counts one request, ob, and shows it to the run's metrics that
+// add counts one request, req, and shows it to the run's metrics that
 // follow the requests.
-func (a *runAcc) add(ob *observation) {
+func (a *runAcc) add(req *observation) {
 	a.requests++
-	a.cost += ob.cost
-	if ob.admit {
+	a.cost += req.cost
+	if req.admit {
 		a.admitted++
-		a.admittedCost += ob.cost
+		a.admittedCost += req.cost
 	}
-	if ob.admit != ob.ref {
-		if ob.admit {
+	if req.admit != req.ref {
+		if req.admit {
 			a.over++
 		} else {
 			a.under++
 		}
-		a.rows.count(ob.h, ob.id, !ob.admit)
+		a.rows.count(req.h, req.id, !req.admit)
 	}
-	for _, m := range a.observers {
-		m.observe(ob)
+	for _, m := range a.requestObservers {
+		m.observe(req)
 	}
 }
 

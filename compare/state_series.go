@@ -209,10 +209,10 @@ func (g *group) settle(row []keyRun, id int32, from, until int64) {
 
 // settle counts key id's state at the window starts up to until in every
 // group, and notes that it has been (keyState.from).
-func (e *worker) settle(id int32, until int64) {
-	st := e.keys.at(id)
-	row := e.rows.row(id)
-	for _, g := range e.groups {
+func (w *worker) settle(id int32, until int64) {
+	st := w.keys.at(id)
+	row := w.rows.row(id)
+	for _, g := range w.groups {
 		g.settle(row[g.base:], id, st.from, until)
 	}
 	st.from = max(st.from, until+1)
@@ -224,22 +224,22 @@ func (e *worker) settle(id int32, until int64) {
 // their counts cover the same windows as one replay's), and the keys still
 // live are settled up to the start of the last window. It runs once;
 // nothing may be added after it.
-func (e *worker) closeState(offeredEnd int64) {
-	if e.stateClosed {
+func (w *worker) closeState(offeredEnd int64) {
+	if w.stateClosed {
 		return
 	}
-	e.stateClosed = true
-	for _, g := range e.groups {
+	w.stateClosed = true
+	for _, g := range w.groups {
 		g.requests.cover(offeredEnd) // the runs' timelines are its bins and their disagreements
 		g.win.cover(offeredEnd)
 	}
-	for id := range e.keys.size() {
-		st := e.keys.at(int32(id))
+	for id := range w.keys.size() {
+		st := w.keys.at(int32(id))
 		if !st.live {
 			continue
 		}
-		row := e.rows.row(int32(id))
-		for _, g := range e.groups {
+		row := w.rows.row(int32(id))
+		for _, g := range w.groups {
 			if g.win.n > 0 {
 				g.settle(row[g.base:], int32(id), st.from, g.win.lastStart())
 			}

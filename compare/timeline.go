@@ -34,14 +34,14 @@ func (*timelineAcc) release(int32)           {}
 
 // observe counts whether the run let the request through or refused it
 // against the reference (the group's timeline counts the request).
-func (a *timelineAcc) observe(ob *observation) {
-	if ob.admit == ob.ref {
+func (a *timelineAcc) observe(req *observation) {
+	if req.admit == req.ref {
 		return
 	}
-	if ob.admit {
-		a.add(ob.t, 0, 1, 0)
+	if req.admit {
+		a.add(req.t, 0, 1, 0)
 	} else {
-		a.add(ob.t, 0, 0, 1)
+		a.add(req.t, 0, 0, 1)
 	}
 }
 

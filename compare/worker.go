@@ -41,25 +41,25 @@ type worker struct {
 // group is one rule × count policy: a reference log and the candidates of
 // every mode, all fed the same requests.
 type group struct {
-	rule       algorithms.Rule   // the rule, or of layered rules the primary (longest window)
-	layers     []algorithms.Rule // the layers of a layered rule; the rule alone otherwise
-	guards     []*algorithms.Log // the reference's logs of the layers besides the primary
-	guardRules []algorithms.Rule // and their rules
-	count      Count
-	ref        *algorithms.Log
-	refBlock   *algorithms.Blocked // the reference's refusal cache, nil without one (Config.Reference)
-	refAcc     *runAcc
-	modes      []Mode // the modes this group reports (one under count all)
-	cands      []*candidate
-	settlers   []groupObserver          // the candidates' metrics that weigh a decision against another run's (groupObserver)
-	win        windowGrid               // counts the state held per window of the rule
-	use        *useAcc                  // the rule's offered use, nil for layered rules (offered_use.go)
-	base       int                      // the index of the group's reference among the engine's runs with rows
-	ownBase    int                      // and among those with a history of their own
-	scratch    keyRun                   // the row a companion's counts go to: no figure reads them
-	statePeak  algorithms.PerKey[int64] // per key, the log's size counted in the window of windowGrid's stateEnd
-	requests   *timelineAcc             // the requests per time bin, which every run's timeline shares
-	ob         observation              // the request being replayed, as each run's metrics see it
+	rule           algorithms.Rule   // the rule, or of layered rules the primary (longest window)
+	layers         []algorithms.Rule // the layers of a layered rule; the rule alone otherwise
+	guards         []*algorithms.Log // the reference's logs of the layers besides the primary
+	guardRules     []algorithms.Rule // and their rules
+	count          Count
+	ref            *algorithms.Log
+	refBlock       *algorithms.Blocked // the reference's refusal cache, nil without one (Config.Reference)
+	refAcc         *runAcc
+	modes          []Mode // the modes this group reports (one under count all)
+	cands          []*candidate
+	groupObservers []groupObserver          // the candidates' metrics that weigh a decision against another run's
+	win            windowGrid               // counts the state held per window of the rule
+	use            *useAcc                  // the rule's offered use, nil for layered rules (offered_use.go)
+	base           int                      // the index of the group's reference among the engine's runs with rows
+	ownBase        int                      // and among those with a history of their own
+	scratch        keyRun                   // the row a companion's counts go to: no figure reads them
+	statePeak      algorithms.PerKey[int64] // per key, the log's size counted in the window of windowGrid's stateEnd
+	requests       *timelineAcc             // the requests per time bin, which every run's timeline shares
+	current        observation              // the request being replayed, as each run's metrics see it
 }
 
 // candidate is one algorithm in one mode.
@@ -108,8 +108,8 @@ func (g *group) newCandidate(cfg Config, lim algorithms.Limiter, m Mode, full bo
 
 // newWorker returns a worker for a normalized cfg.
 func newWorker(cfg Config) (*worker, error) {
-	e := &worker{cfg: cfg, keys: newKeyTable()}
-	setBlockMemory(e)
+	w := &worker{cfg: cfg, keys: newKeyTable()}
+	setBlockMemory(w)
 	for _, set := range cfg.ruleSets() {
 		r := algorithms.PrimaryRule(set)
 		for _, c := range cfg.Counts {
@@ -125,7 +125,7 @@ func newWorker(cfg Config) (*worker, error) {
 				}
 			}
 			g.refAcc = newRunAcc(r, g.ref, false, true)
-			g.use = newUseAcc(set, c, e.keys)
+			g.use = newUseAcc(set, c, w.keys)
 			if len(g.guards) > 0 { // all layers must admit: Retry-After is their fixed point
 				layers := []algorithms.Limiter{g.ref}
 				rules := []algorithms.Rule{r}
@@ -170,15 +170,15 @@ func newWorker(cfg Config) (*worker, error) {
 				c.acc.timeline.group = g.requests
 			}
 			for _, c := range g.cands {
-				g.settlers = append(g.settlers, c.acc.settlers...)
+				g.groupObservers = append(g.groupObservers, c.acc.groupObservers...)
 			}
-			e.groups = append(e.groups, g)
+			w.groups = append(w.groups, g)
 		}
 	}
 	base, own := 0, 0
-	for _, g := range e.groups {
+	for _, g := range w.groups {
 		g.base, g.ownBase = base, own
-		g.refAcc.rows = runRows{rows: &e.rows, run: base, own: own}
+		g.refAcc.rows = runRows{rows: &w.rows, run: base, own: own}
 		base++
 		own++
 		for _, c := range g.cands {
@@ -187,7 +187,7 @@ func newWorker(cfg Config) (*worker, error) {
 				continue
 			}
 			c.slot = base - g.base
-			c.acc.rows = runRows{rows: &e.rows, run: base, own: -1}
+			c.acc.rows = runRows{rows: &w.rows, run: base, own: -1}
 			base++
 			if c.acc.burst != nil {
 				c.ownSlot = own - g.ownBase
@@ -196,46 +196,46 @@ func newWorker(cfg Config) (*worker, error) {
 			}
 		}
 	}
-	e.rows.place(&e.block, base, own)
-	e.rows.narrowMax = cfg.tuning.narrowMax
-	for _, g := range e.groups {
+	w.rows.place(&w.block, base, own)
+	w.rows.narrowMax = cfg.tuning.narrowMax
+	for _, g := range w.groups {
 		if p, ok := stateOf(g.ref, g.refBlock).(algorithms.Placer); ok { // the log, and its cache if any
-			p.Place(&e.block)
+			p.Place(&w.block)
 		}
 		for _, l := range g.guards {
-			l.Place(&e.block)
+			l.Place(&w.block)
 		}
-		g.statePeak.Place(&e.block)
+		g.statePeak.Place(&w.block)
 		if g.use != nil {
-			g.use.place(&e.block)
+			g.use.place(&w.block)
 		}
-		g.refAcc.place(&e.block)
+		g.refAcc.place(&w.block)
 		for _, c := range g.cands {
-			c.acc.place(&e.block)
+			c.acc.place(&w.block)
 			if p, ok := c.lim.(algorithms.Placer); ok {
-				p.Place(&e.block)
+				p.Place(&w.block)
 				c.warm = nil // warm loads the key's block
 			}
 		}
 	}
-	e.rel = newReleaser(e)
+	w.rel = newReleaser(w)
 	var err error
-	if e.closed, err = newClosedLoop(cfg); err != nil {
+	if w.closed, err = newClosedLoop(cfg); err != nil {
 		return nil, err
 	}
-	if e.dist, err = newDeployments(cfg); err != nil {
+	if w.dist, err = newDeployments(cfg); err != nil {
 		return nil, err
 	}
-	e.sims.on = len(e.closed.sims)+len(e.dist.sims) > 0
+	w.sims.on = len(w.closed.sims)+len(w.dist.sims) > 0
 	if name := cfg.coupled(); name != "" {
-		e.notes = append(e.notes, name+" couples keys (a key's decision depends on the others' requests), so every key was replayed in one pass, in the trace's order")
+		w.notes = append(w.notes, name+" couples keys (a key's decision depends on the others' requests), so every key was replayed in one pass, in the trace's order")
 	}
 	if slices.Contains(cfg.Counts, CountAll) {
-		if n := e.countAllNote(); n != "" {
-			e.notes = append(e.notes, n)
+		if n := w.countAllNote(); n != "" {
+			w.notes = append(w.notes, n)
 		}
 	}
-	return e, nil
+	return w, nil
 }
 
 // countAllMode is the one mode the runs under count all are made in (docs/definitions.md
@@ -255,9 +255,9 @@ func countAllMode(modes []Mode) Mode {
 // countAllNote says how the runs under count all are made, naming the
 // configured algorithms that count only what they admit; empty when there
 // is nothing to say (one mode asked for, and no such algorithm).
-func (e *worker) countAllNote() string {
+func (w *worker) countAllNote() string {
 	var own []string // the algorithms that count only what they admit
-	for _, g := range e.groups {
+	for _, g := range w.groups {
 		if g.count != CountAll {
 			continue
 		}
@@ -267,10 +267,10 @@ func (e *worker) countAllNote() string {
 			}
 		}
 	}
-	m := countAllMode(e.cfg.Modes)
+	m := countAllMode(w.cfg.Modes)
 	var b strings.Builder
 	b.WriteString("count all: the window algorithms record every request, so for them the independent and shadow modes coincide")
-	if len(e.cfg.Modes) > 1 {
+	if len(w.cfg.Modes) > 1 {
 		fmt.Fprintf(&b, "; the runs under count all are made once, as %s", m)
 	} else if len(own) == 0 {
 		return ""
@@ -286,111 +286,111 @@ func (e *worker) countAllNote() string {
 }
 
 // add1 replays a request of a worker that has every key (checked).
-func (e *worker) add1(key []byte, t, cost int64) error {
-	id, isNew, err := e.keys.intern(key, t)
+func (w *worker) add1(key []byte, t, cost int64) error {
+	id, isNew, err := w.keys.intern(key, t)
 	if err != nil {
 		return err
 	}
-	return e.added(id, isNew, key, t, cost)
+	return w.added(id, isNew, key, t, cost)
 }
 
 // addHashed replays a request whose key's hash (KeyHash) the caller has
 // computed, checked and owned.
-func (e *worker) addHashed(key []byte, h uint64, t, cost int64) error {
-	id, isNew, err := e.keys.internHash(key, h, t)
+func (w *worker) addHashed(key []byte, h uint64, t, cost int64) error {
+	id, isNew, err := w.keys.internHash(key, h, t)
 	if err != nil {
 		return err
 	}
-	return e.added(id, isNew, key, t, cost)
+	return w.added(id, isNew, key, t, cost)
 }
 
 // added replays a request of key id, just interned (isNew for a key not
 // live before).
-func (e *worker) added(id int32, isNew bool, key []byte, t, cost int64) error {
+func (w *worker) added(id int32, isNew bool, key []byte, t, cost int64) error {
 	if isNew {
-		e.sims.assign(id) // a key seen before gets its old id back in restore
+		w.sims.assign(id) // a key seen before gets its old id back in restore
 	}
-	if isNew && len(e.rel.index) > 0 {
-		e.ensure(id)
-		back, err := e.restore(id, key, t)
+	if isNew && len(w.rel.index) > 0 {
+		w.ensure(id)
+		back, err := w.restore(id, key, t)
 		if err != nil {
-			e.keys.release(id)
+			w.keys.release(id)
 			return err
 		}
 		if back {
-			e.keys.seen-- // a key seen before
+			w.keys.seen-- // a key seen before
 		}
 	}
-	e.add(id, t, cost)
-	e.rel.observe(e, t)
-	return e.others(id, key, t, cost)
+	w.add(id, t, cost)
+	w.rel.observe(w, t)
+	return w.feedSimulations(id, key, t, cost)
 }
 
-// others feeds the closed-loop and distributed simulations the request of
-// key id.
-func (e *worker) others(id int32, key []byte, t, cost int64) error {
-	if !e.sims.on {
+// feedSimulations hands the request of key id to the closed-loop and
+// distributed simulations, if any.
+func (w *worker) feedSimulations(id int32, key []byte, t, cost int64) error {
+	if !w.sims.on {
 		return nil
 	}
-	sid := e.sims.ids[id]
-	if err := e.closed.add(sid, key, t, cost); err != nil {
+	sid := w.sims.ids[id]
+	if err := w.closed.add(sid, key, t, cost); err != nil {
 		return err
 	}
-	return e.dist.add(sid, key, t, cost)
+	return w.dist.add(sid, key, t, cost)
 }
 
 // addIndexed replays a request whose key comes with a dense id of its own
 // (Engine.AddIndexed), checked and owned. key may be empty for an id seen
 // before (a parallel replay sends a name once): the key table and the
 // simulations read a name only at its key's first request.
-func (e *worker) addIndexed(id int32, key []byte, t, cost int64) error {
-	isNew, err := e.keys.internIndexed(id, key, t)
+func (w *worker) addIndexed(id int32, key []byte, t, cost int64) error {
+	isNew, err := w.keys.internIndexed(id, key, t)
 	if err != nil {
 		return err
 	}
 	if isNew {
-		e.sims.assign(id)
+		w.sims.assign(id)
 	}
-	e.rel.enabled = false // the caller's ids cannot be given to other keys
-	e.rel.peakLive = max(e.rel.peakLive, e.keys.live)
-	e.add(id, t, cost)
-	return e.others(id, key, t, cost)
+	w.rel.enabled = false // the caller's ids cannot be given to other keys
+	w.rel.peakLive = max(w.rel.peakLive, w.keys.live)
+	w.add(id, t, cost)
+	return w.feedSimulations(id, key, t, cost)
 }
 
-func (e *worker) add(id int32, t, cost int64) {
-	e.ensure(id)
-	if e.requests == 0 || t < e.start {
-		e.start = t
+func (w *worker) add(id int32, t, cost int64) {
+	w.ensure(id)
+	if w.requests == 0 || t < w.start {
+		w.start = t
 	}
-	e.end = max(e.end, t)
-	if u := e.unit; u != 1 && (u == 0 || t%u != 0) { // once 1, it stays
-		e.unit = algorithms.GCD(u, t)
+	w.end = max(w.end, t)
+	if u := w.unit; u != 1 && (u == 0 || t%u != 0) { // once 1, it stays
+		w.unit = algorithms.GCD(u, t)
 	}
-	e.requests++
-	e.cost += cost
-	st := e.keys.at(id)
+	w.requests++
+	w.cost += cost
+	st := w.keys.at(id)
 	from := st.from
 	st.from = max(st.from, t+1) // (a sweep may have settled past t if the trace is out of order across keys)
-	e.warm(id)
-	row, own := e.rows.row(id), e.rows.ownRow(id)
-	for _, g := range e.groups {
+	w.warm(id)
+	row, own := w.rows.row(id), w.rows.ownRow(id)
+	for _, g := range w.groups {
 		g.add(row[g.base:], own[g.ownBase:], id, t, cost, from)
 	}
 }
 
 // ensure makes id valid in every limiter and accumulator.
-func (e *worker) ensure(id int32) {
-	if int(id) >= e.capN {
-		e.growKeys(max(2*e.capN, int(id)+1, 1024))
+func (w *worker) ensure(id int32) {
+	if int(id) >= w.capN {
+		w.growKeys(max(2*w.capN, int(id)+1, 1024))
 	}
-	if int(id) >= e.block.Len() { // the block grows a chunk at a time, not to capN: most of what a key holds is there
-		e.block.Grow(int(id) + 1)
+	if int(id) >= w.block.Len() { // the block grows a chunk at a time, not to capN: most of what a key holds is there
+		w.block.Grow(int(id) + 1)
 	}
 }
 
-func (e *worker) growKeys(n int) {
-	e.capN = n
-	for _, g := range e.groups {
+func (w *worker) growKeys(n int) {
+	w.capN = n
+	for _, g := range w.groups {
 		stateOf(g.ref, g.refBlock).Grow(n)
 		for _, l := range g.guards {
 			l.Grow(n)
@@ -424,9 +424,9 @@ func (g *group) add(row []keyRun, own []ownRun, id int32, t, cost, from int64) {
 	if g.use != nil {
 		g.use.add(id, t, cost, exact, ref)
 	}
-	ob := &g.ob
-	*ob = observation{id: id, t: t, cost: cost, admit: ref, ref: ref, recorded: recorded, exact: exact, h: &row[0], o: &own[0]}
-	g.refAcc.add(ob)
+	req := &g.current
+	*req = observation{id: id, t: t, cost: cost, admit: ref, ref: ref, recorded: recorded, exact: exact, h: &row[0], o: &own[0]}
+	g.refAcc.add(req)
 	if recorded {
 		g.recorded(peak, id, t)
 	}
@@ -446,69 +446,69 @@ func (g *group) add(row []keyRun, own []ownRun, id int32, t, cost, from int64) {
 				// bring it to t (Decide only advances the state) to read it.
 				c.behind.Decide(id, t, cost)
 			}
-			ob.est = c.est.Estimate(id, t) // before the run records the request
+			req.est = c.est.Estimate(id, t) // before the run records the request
 		}
 		record := records(admit, ref, c.recordAll, c.mode)
 		if record {
 			c.lim.Record(id, t, cost)
 		}
-		ob.admit, ob.recorded, ob.h, ob.o = admit, record, h, o
-		c.acc.add(ob)
+		req.admit, req.recorded, req.h, req.o = admit, record, h, o
+		c.acc.add(req)
 		c.admit = admit
 	}
-	for _, s := range g.settlers {
+	for _, s := range g.groupObservers {
 		s.settle()
 	}
 }
 
 // traceInfo returns what the worker saw of the trace (path, format and
 // skipped records are the reader's, for the caller to fill).
-func (e *worker) traceInfo() summary.TraceInfo {
-	return summary.TraceInfo{Requests: e.requests, Cost: e.cost, Keys: int64(e.keys.len()), StartNS: e.start, EndNS: e.end,
-		ResolutionNS: e.unit, SameTime: e.keys.sameTime}
+func (w *worker) traceInfo() summary.TraceInfo {
+	return summary.TraceInfo{Requests: w.requests, Cost: w.cost, Keys: int64(w.keys.len()), StartNS: w.start, EndNS: w.end,
+		ResolutionNS: w.unit, SameTime: w.keys.sameTime}
 }
 
 // summary closes the worker's accumulators and returns its summary, runs
 // ordered by rule, count, mode, then algorithm as configured (the log
 // first); offeredEnd is the latest time of any request offered to the
 // engine (see closeState). It ends the worker's replay.
-func (e *worker) summary(trace summary.TraceInfo, partial bool, offeredEnd int64) *summary.Summary {
-	e.closeState(offeredEnd)
-	info := e.traceInfo()
+func (w *worker) summary(trace summary.TraceInfo, partial bool, offeredEnd int64) *summary.Summary {
+	w.closeState(offeredEnd)
+	info := w.traceInfo()
 	info.Path, info.Format, info.Fingerprint = trace.Path, trace.Format, trace.Fingerprint
 	info.TSUnit, info.TSUnitFrom = trace.TSUnit, trace.TSUnitFrom
 	info.Skipped, info.SkippedExamples = trace.Skipped, trace.SkippedExamples
 	info.Input, info.Dataset = trace.Input, trace.Dataset
-	s := &summary.Summary{Trace: info, Notes: e.notes, Partial: partial, Shard: e.cfg.Shard}
-	s.Config = summary.RunConfig{Algorithms: e.cfg.Algorithms, TopKeys: e.cfg.TopKeys, Sweep: e.cfg.Sweep, Budget: e.cfg.Budget}
-	for _, p := range e.cfg.Clients {
+	s := &summary.Summary{Trace: info, Notes: w.notes, Partial: partial, Shard: w.cfg.Shard}
+	s.Config = summary.RunConfig{Algorithms: w.cfg.Algorithms, TopKeys: w.cfg.TopKeys, Sweep: w.cfg.Sweep, Budget: w.cfg.Budget}
+	for _, p := range w.cfg.Clients {
 		s.Config.Clients = append(s.Config.Clients, p.String())
 	}
-	s.Clients = e.closed.results()
-	s.Config.Deployment = e.cfg.Deployment
-	if e.cfg.Reference != "log" {
-		s.Config.Reference = e.cfg.Reference
+	s.Clients = w.closed.results()
+	s.Config.Deployment = w.cfg.Deployment
+	if w.cfg.Reference != "log" {
+		s.Config.Reference = w.cfg.Reference
 	}
-	s.Distributed = e.dist.results()
-	for _, set := range e.cfg.ruleSets() {
+	s.Distributed = w.dist.results()
+	for _, set := range w.cfg.ruleSets() {
 		s.Config.Rules = append(s.Config.Rules, algorithms.FormatRules(set))
 	}
-	for _, c := range e.cfg.Counts {
+	for _, c := range w.cfg.Counts {
 		s.Config.Counts = append(s.Config.Counts, string(c))
 	}
-	for _, m := range e.cfg.Modes {
+	for _, m := range w.cfg.Modes {
 		s.Config.Modes = append(s.Config.Modes, string(m))
 	}
-	retained := e.rel.retained()
-	base := 0 // index of the group's reference in e.runs(), the runs with rows
-	for _, g := range e.groups {
+	retained := w.rel.retained()
+	base := 0 // index of the group's reference in w.runs(), the runs with rows
+	for _, g := range w.groups {
 		state := &g.win
-		ref := g.refAcc.summary(e.keys, e.cfg.TopKeys, state, nil, retained, base)
+		ref := g.refAcc.summary(w.keys, w.cfg.TopKeys, state, nil, retained, base)
 		for _, m := range g.modes {
 			runs := []summary.Run{ref}
 			for i, c := range g.cands {
 				if c.mode == m && !c.companion {
-					r := c.acc.summary(e.keys, e.cfg.TopKeys, state, state.Held[i], retained, base+c.slot)
+					r := c.acc.summary(w.keys, w.cfg.TopKeys, state, state.Held[i], retained, base+c.slot)
 					runs = append(runs, r)
 				}
 			}
@@ -527,9 +527,9 @@ func (e *worker) summary(trace summary.TraceInfo, partial bool, offeredEnd int64
 }
 
 // String names the experiment grid, for logs.
-func (e *worker) String() string {
+func (w *worker) String() string {
 	var parts []string
-	for _, g := range e.groups {
+	for _, g := range w.groups {
 		parts = append(parts, fmt.Sprintf("%s count=%s modes=%v", algorithms.FormatRules(g.layers), g.count, g.modes))
 	}
 	return strings.Join(parts, "; ")
@@ -539,28 +539,28 @@ func (e *worker) String() string {
 // (its rows and the state of the limiters placed there) and its state in
 // every other limiter, before any of them decides: the loads are independent, so
 // the processor waits for their cache misses together.
-func (e *worker) warm(id int32) {
-	var w uint64
-	words := e.block.Key(id)
+func (w *worker) warm(id int32) {
+	var sum uint64
+	words := w.block.Key(id)
 	for i := 0; i < len(words); i += 8 { // a word of each cache line
-		w += words[i]
+		sum += words[i]
 	}
-	w += words[len(words)-1]
-	for _, g := range e.groups {
-		w += g.ref.Warm(id)
+	sum += words[len(words)-1]
+	for _, g := range w.groups {
+		sum += g.ref.Warm(id)
 		for _, c := range g.cands {
 			if c.warm != nil {
-				w += c.warm.Warm(id)
+				sum += c.warm.Warm(id)
 			}
 		}
 	}
-	e.warmSink += w
+	w.warmSink += sum
 }
 
 // prefetchBlock asks for key id's part of the block, ahead of its request
 // (id may be a guess, or -1).
-func (e *worker) prefetchBlock(id int32) {
-	words := e.block.Peek(id)
+func (w *worker) prefetchBlock(id int32) {
+	words := w.block.Peek(id)
 	if len(words) == 0 {
 		return
 	}

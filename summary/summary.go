@@ -359,6 +359,12 @@ func (r *Run) UnmarshalJSON(data []byte) error {
 	type plain Run
 	var v struct {
 		plain
+		// OldBound is the bound check under the name summaries before
+		// v1.2 gave it. Nothing writes it any more; it is read for the v1
+		// and v1.1 summaries that report and merge are still given (any
+		// with a token, gcra, leaky or xrate run), among them the report's
+		// test summaries small.summary.json and sweep.summary.json, whose
+		// burst tables show it (capacity B, over B + L·T/W).
 		OldBound *Bound `json:"seed002_bound"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {

@@ -18,13 +18,19 @@ func oldParquetFile(t testing.TB, reqs []Request, groupRows, dictMax int) []byte
 	for i, r := range reqs {
 		rows[i] = parquetRow{TS: r.T, Key: r.Key, Cost: int32(r.Cost)}
 	}
-	return writeParquetRows(t, rows,
+	return writeParquetRows(t, rows, oldParquetOptions(groupRows, dictMax)...)
+}
+
+// oldParquetOptions are the options ParquetWriter gave parquet-go's row
+// writer.
+func oldParquetOptions(groupRows, dictMax int) []parquet.WriterOption {
+	return []parquet.WriterOption{
 		parquet.Compression(&parquet.Zstd),
 		parquet.MaxRowsPerRowGroup(int64(groupRows)),
 		parquet.DictionaryMaxBytes(int64(dictMax)),
 		parquet.CreatedBy("ratebench", "", ""),
 		parquet.SkipPageBounds("key"),
-	)
+	}
 }
 
 // ids is a KeyTable for the tests.

@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"container/heap"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -8,7 +9,6 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/internal/firstseen"
-	"ratebench/internal/minheap"
 	"ratebench/internal/mix"
 	"ratebench/internal/request"
 	"ratebench/summary"
@@ -45,7 +45,7 @@ type Sim struct {
 // keyState is one key's client side.
 type keyState struct {
 	last    int64    // time of its last trace request
-	pending []retry  // min-heap of its scheduled retries, by (at, seq)
+	pending retries  // its scheduled retries, by (at, seq)
 	rng     rand.PCG // backoff jitter, seeded from the seed and the key's bytes
 }
 
@@ -252,14 +252,24 @@ func before(a, b retry) bool {
 	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
 }
 
-// push adds r to key id's heap of pending retries.
-func (s *Sim) push(id int32, r retry) {
-	s.keys[id].pending = minheap.Push(s.keys[id].pending, r, before)
-}
+// retries is a key's min-heap of retries by before, for container/heap: a
+// key has a few pending at a time, which internal/minheap pushes and pops
+// less than 2× faster (1.2× to 1.9× over runs of its BenchmarkClients).
+type retries []retry
 
-// pop removes and returns key id's earliest pending retry.
-func (s *Sim) pop(id int32) retry {
-	r, rest := minheap.Pop(s.keys[id].pending, before)
-	s.keys[id].pending = rest
+func (h retries) Len() int           { return len(h) }
+func (h retries) Less(i, j int) bool { return before(h[i], h[j]) }
+func (h retries) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *retries) Push(x any)        { *h = append(*h, x.(retry)) }
+func (h *retries) Pop() any {
+	old := *h
+	r := old[len(old)-1]
+	*h = old[:len(old)-1]
 	return r
 }
+
+// push adds r to key id's heap of pending retries.
+func (s *Sim) push(id int32, r retry) { heap.Push(&s.keys[id].pending, r) }
+
+// pop removes and returns key id's earliest pending retry.
+func (s *Sim) pop(id int32) retry { return heap.Pop(&s.keys[id].pending).(retry) }

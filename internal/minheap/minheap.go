@@ -1,7 +1,15 @@
 // Package minheap keeps a slice as a binary min-heap under an order the
-// caller gives: the queues of pending events of the simulations (the
-// retries a client has scheduled, the attempts of a retry storm), whose
-// next event is always the least.
+// caller gives: the attempts of a retry storm that the generators' retry
+// scenario has pending, whose next one is always the least.
+//
+// It is container/heap without its interface: a value pushed or popped is
+// not boxed (an allocation each), and the heap's methods are not called
+// through an interface. Replaying a storm's pattern (50 attempt times
+// pushed, then popped in order) it is 2.4× to 2.8× faster than
+// container/heap (medians of runs of BenchmarkStorm: ns/push+pop, or the
+// CPU time of the goroutine). Where fewer, larger values wait, as the few
+// retries of a key of compare/clients, it is less than 2× faster
+// (BenchmarkClients), and those keep container/heap.
 //
 // The order less must be a strict weak order; elements it does not order
 // (neither is less than the other) come out in no particular order among
