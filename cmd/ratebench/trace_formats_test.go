@@ -53,8 +53,20 @@ func TestHelpListsTheTracesFormats(t *testing.T) {
 			t.Errorf("gen -o's help does not name %s: %s", f.Exts[0], genOutHelp)
 		}
 	}
-	if want := "trace format: csv, parquet, jsonl, accesslog, alb, cloudfront, w3c, haproxy, regex (any line format, by -pattern), dataset (a folder convert -partitions wrote), or auto (from the extension, else the content) (default \"auto\")"; formatHelp != want {
+	// In the table's order, each with its note.
+	var names []string
+	for _, f := range fs {
+		if f.Note != "" {
+			names = append(names, f.Format.String()+" ("+f.Note+")")
+		} else {
+			names = append(names, f.Format.String())
+		}
+	}
+	if want := "trace format: " + strings.Join(names, ", ") + ", or auto (from the extension, else the content) (default \"auto\")"; formatHelp != want {
 		t.Errorf("-format's help:\n%s\nwant\n%s", formatHelp, want)
+	}
+	if !strings.Contains(formatHelp, "regex (any line format, by -pattern), dataset (a folder convert -partitions wrote)") {
+		t.Errorf("-format's help: %s", formatHelp)
 	}
 	if !strings.Contains(help, "convert    convert a trace to CSV, Parquet or JSON lines") {
 		t.Errorf("ratebench help:\n%s", help)
