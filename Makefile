@@ -174,7 +174,8 @@ screenshots: compare
 	scripts/screenshots
 
 FUZZTIME ?= 10s
-FUZZERS  := FuzzCSVReader FuzzJSONLReader FuzzParquetReader FuzzAccessLogReader FuzzALBReader FuzzW3CReader FuzzHAProxyReader FuzzRegexReader FuzzCompressedReader
+# Every trace reader's fuzzer: the fuzz tests of traces named Fuzz...Reader.
+FUZZERS   = $(shell $(GO) test ./traces -list '^Fuzz.*Reader$$' | grep '^Fuzz')
 fuzz:
 	@for f in $(FUZZERS); do \
 		echo "$$f"; $(GO) test ./traces -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s || exit 1; \

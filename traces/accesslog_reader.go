@@ -77,6 +77,40 @@ func parseAccessKey(s string) (accessKey, error) {
 	return 0, fmt.Errorf("traces: unknown access log key %q (want ip, user, path or ip+path)", s)
 }
 
+// FormatAccessLog is a web server access log in the Common or Combined Log
+// Format (see AccessLogReader). It is read only.
+const FormatAccessLog Format = "accesslog"
+
+// accessLogTitle names the access log in messages.
+const accessLogTitle = "an access log"
+
+func init() {
+	register(&formatSpec{format: FormatAccessLog, aliases: []string{"clf", "combined", "common"}, rank: 40, exts: []string{".log"},
+		kind: "NCSA access", title: accessLogTitle, log: true,
+		open: func(s stream, opt Options) (Reader, error) {
+			return asReader(newAccessLogReader(s.r, s.name, opt, s.closer))
+		},
+		sniff: sniffer{
+			good: func(line []byte) bool {
+				var al accessLine
+				return splitAccessLine(line, &al) == ""
+			},
+			looks: looksLikeAccessLine, lookOrder: 30,
+		},
+	})
+}
+
+func (*AccessLogReader) traceFormat() Format { return FormatAccessLog }
+
+// looksLikeAccessLine reports whether a line starts like an access log's:
+// three words and a [date].
+func looksLikeAccessLine(line []byte) bool {
+	first, rest := accessToken(line)
+	ident, rest := accessToken(rest)
+	user, rest := accessToken(rest)
+	return len(first) > 0 && len(ident) > 0 && len(user) > 0 && len(rest) > 0 && rest[0] == '['
+}
+
 // NewAccessLogReader returns a reader of the access log in r. name is the
 // file name used in errors. Close does not close r.
 func NewAccessLogReader(r io.Reader, name string, opt Options) (*AccessLogReader, error) {
@@ -87,7 +121,7 @@ func newAccessLogReader(r io.Reader, name string, opt Options, closer io.Closer)
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
-	if err := opt.refuseColumns("an access log", false); err != nil {
+	if err := opt.refuseColumns(accessLogTitle, false); err != nil {
 		return nil, err
 	}
 	maxKey, maxLine, _ := opt.limits()

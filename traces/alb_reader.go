@@ -70,6 +70,42 @@ var albFields = logFields{
 	names:   "or a field by its name (" + strings.Join(albFieldNames[:], ", ") + ")",
 }
 
+// FormatALB is an AWS Application Load Balancer access log (see
+// ALBReader). It is read only, like the other logs.
+const FormatALB Format = "alb"
+
+// albTitle names the ALB log in messages.
+const albTitle = "an ALB access log"
+
+func init() {
+	register(&formatSpec{format: FormatALB, rank: 50, kind: "ALB", title: albTitle, log: true,
+		open: func(s stream, opt Options) (Reader, error) {
+			return asReader(newALBReader(s.r, s.name, opt, s.closer))
+		},
+		sniff: sniffer{
+			good: func(line []byte) bool {
+				var fl albLine
+				return splitALBLine(line, &fl, albMinFields) == ""
+			},
+			looks: looksLikeALBLine, lookOrder: 20,
+		},
+	})
+}
+
+func (*ALBReader) traceFormat() Format { return FormatALB }
+
+// looksLikeALBLine reports whether a line starts like an ALB log's: one of
+// its types, then a time.
+func looksLikeALBLine(line []byte) bool {
+	first, rest := accessToken(line)
+	second, _ := accessToken(rest)
+	switch string(first) {
+	case "http", "https", "h2", "grpcs", "ws", "wss":
+		return len(second) > 0 && second[0] >= '0' && second[0] <= '9'
+	}
+	return false
+}
+
 // NewALBReader returns a reader of the ALB access log in r. name is the
 // file name used in errors. Close does not close r.
 func NewALBReader(r io.Reader, name string, opt Options) (*ALBReader, error) {
@@ -80,10 +116,10 @@ func newALBReader(r io.Reader, name string, opt Options, closer io.Closer) (*ALB
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
-	if err := opt.refuseLineOptions(logTitle(FormatALB)); err != nil {
+	if err := opt.refuseLineOptions(albTitle); err != nil {
 		return nil, err
 	}
-	key, err := parseLogKey(opt.Key, FormatALB, albFields)
+	key, err := parseLogKey(opt.Key, albTitle, albFields)
 	if err != nil {
 		return nil, err
 	}

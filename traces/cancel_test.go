@@ -47,7 +47,7 @@ func TestCancelStalledPipe(t *testing.T) {
 		pr, pw := io.Pipe()
 		go pw.Write([]byte(first)) // then nothing, and no end
 		cancel := make(chan struct{})
-		r, err := newReaderFrom(f, pr, Options{Cancel: cancel})
+		r, err := newStreamReader(f, pr, "t", Options{Cancel: cancel})
 		if err != nil {
 			t.Fatal(err)
 		}

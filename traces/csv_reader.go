@@ -103,6 +103,34 @@ type csvParser struct {
 	headerless bool // the columns are those of Options.Columns
 }
 
+// FormatCSV is delimited text (comma-separated, or tab-separated for .tsv,
+// or see Options.Sep) with a header naming the columns ts, key and
+// optionally cost, in any order (or see Options.Columns).
+const FormatCSV Format = "csv"
+
+func init() {
+	register(&formatSpec{format: FormatCSV, rank: 10, exts: []string{".csv", ".tsv"}, kind: "CSV",
+		open: func(s stream, opt Options) (Reader, error) {
+			if opt.Sep == 0 && opt.MultiSep == "" && s.path != "" && isTSVPath(s.path) {
+				opt.Sep = '\t'
+			}
+			return asReader(newCSVReader(s.r, s.name, opt, s.closer))
+		},
+		writer: func(w io.Writer, closer io.Closer, path string) Writer {
+			return &CSVWriter{t: newTextWriter(w, closer), tabs: isTSVPath(path)}
+		},
+		sniff: sniffer{header: looksDelimited, what: func(opt Options) string {
+			names, err := opt.columnNames()
+			if err != nil {
+				names = [3]string{"ts", "key"}
+			}
+			return fmt.Sprintf("CSV with %s and %s columns", names[colTS], names[colKey])
+		}},
+	})
+}
+
+func (*CSVReader) traceFormat() Format { return FormatCSV }
+
 // NewCSVReader returns a reader of the CSV trace in r, reading its header
 // now. name is the file name used in errors. Close does not close r.
 func NewCSVReader(r io.Reader, name string, opt Options) (*CSVReader, error) {

@@ -24,6 +24,30 @@ type DatasetReader struct {
 	started bool
 }
 
+// FormatDataset is a folder of Parquet parts partitioned by key and its
+// manifest (see DatasetFile), which CreateDataset writes.
+const FormatDataset Format = "dataset"
+
+func init() {
+	register(&formatSpec{format: FormatDataset, rank: 100, note: "a folder convert -partitions wrote",
+		openFolder: openDatasetFolder, folderOnly: true,
+		refuseCreate: func(path string) error {
+			return fmt.Errorf("%s: a dataset is written by CreateDataset (convert -partitions N), not Create", path)
+		},
+	})
+}
+
+func (*DatasetReader) traceFormat() Format { return FormatDataset }
+
+// openDatasetFolder opens the dataset in dir, refusing a folder (or a
+// file) that is none.
+func openDatasetFolder(dir string, opt Options) (Reader, error) {
+	if !IsDataset(dir) {
+		return nil, fmt.Errorf("%s: not a dataset: it has no %s (convert -partitions N writes one)", dir, DatasetFile)
+	}
+	return asReader(OpenDataset(dir, opt))
+}
+
 // OpenDataset opens the dataset in dir for reading (see DatasetReader).
 func OpenDataset(dir string, opt Options) (*DatasetReader, error) {
 	if err := opt.check(); err != nil {
@@ -41,7 +65,7 @@ func OpenDataset(dir string, opt Options) (*DatasetReader, error) {
 			d.Close()
 			return nil, err
 		}
-		r, err := openParquet(source{r: file, name: name, file: file, closer: file}, opt)
+		r, err := openAt(source{r: file, name: name, file: file, closer: file}, specOf(FormatParquet), opt)
 		if err != nil {
 			file.Close()
 			d.Close()

@@ -3,7 +3,6 @@ package traces
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 )
@@ -55,7 +54,7 @@ func TestEndlessLine(t *testing.T) {
 	for f, prefix := range good {
 		for _, fill := range []string{"x", "\x00", "ab\r"} {
 			in := &endless{prefix: []byte(prefix), chunk: []byte(fill), limit: 64 << 20}
-			r, err := newReaderFrom(f, in, Options{MaxLine: max})
+			r, err := newStreamReader(f, in, "t", Options{MaxLine: max})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +74,7 @@ func TestEndlessLine(t *testing.T) {
 
 	// A CSV record with a quoted field that never closes.
 	in := &endless{prefix: []byte("ts,key\n1,\"a\n"), chunk: []byte("x\n"), limit: 64 << 20}
-	r, err := newReaderFrom(FormatCSV, in, Options{MaxLine: max})
+	r, err := newStreamReader(FormatCSV, in, "t", Options{MaxLine: max})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,17 +140,4 @@ func TestLongLineSkipped(t *testing.T) {
 			t.Errorf("%d %v: %d requests, %d skipped %q, %v", i, tt.f, len(got), n, msgs, err)
 		}
 	}
-}
-
-// newReaderFrom builds a reader of format f over the stream r, named "t".
-func newReaderFrom(f Format, r io.Reader, opt Options) (Reader, error) {
-	switch f {
-	case FormatCSV:
-		return NewCSVReader(r, "t", opt)
-	case FormatJSONL:
-		return NewJSONLReader(r, "t", opt)
-	case FormatAccessLog:
-		return NewAccessLogReader(r, "t", opt)
-	}
-	return newLogTestReader(f, r, "t", opt)
 }

@@ -1,29 +1,11 @@
 package traces
 
 // FormatOf returns the format of the trace a reader returned by Open (or
-// Reorder) reads, once Open has told it from the extension or the content.
+// Reorder) reads, once Open has told it from the extension or the content;
+// FormatAuto for a reader of another package.
 func FormatOf(r Reader) Format {
-	switch r := r.(type) {
-	case *CSVReader:
-		return FormatCSV
-	case *JSONLReader:
-		return FormatJSONL
-	case *ParquetReader:
-		return FormatParquet
-	case *AccessLogReader:
-		return FormatAccessLog
-	case *ALBReader:
-		return FormatALB
-	case *W3CReader:
-		return r.format
-	case *HAProxyReader:
-		return FormatHAProxy
-	case *RegexReader:
-		return FormatRegex
-	case *DatasetReader:
-		return FormatDataset
-	case *reorderReader:
-		return FormatOf(r.in)
+	if r, ok := r.(interface{ traceFormat() Format }); ok {
+		return r.traceFormat()
 	}
 	return FormatAuto
 }

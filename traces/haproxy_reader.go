@@ -76,6 +76,30 @@ func haproxyField(name string) (int, bool) {
 	return 0, false
 }
 
+// FormatHAProxy is HAProxy's HTTP log (see HAProxyReader).
+const FormatHAProxy Format = "haproxy"
+
+// haproxyTitle names HAProxy's log in messages.
+const haproxyTitle = "an HAProxy log"
+
+func init() {
+	register(&formatSpec{format: FormatHAProxy, rank: 80, kind: "HAProxy", title: haproxyTitle, log: true,
+		open: func(s stream, opt Options) (Reader, error) {
+			return asReader(newHAProxyReader(s.r, s.name, opt, s.closer))
+		},
+		sniff: sniffer{
+			good: func(line []byte) bool {
+				var hl haproxyLine
+				return splitHAProxyLine(line, &hl) == ""
+			},
+			// an address:port before an [accept date]
+			looks: func(line []byte) bool { ip, _ := haproxyClient(line); return ip != nil }, lookOrder: 10,
+		},
+	})
+}
+
+func (*HAProxyReader) traceFormat() Format { return FormatHAProxy }
+
 // NewHAProxyReader returns a reader of the HAProxy log in r. name is the
 // file name used in errors. Close does not close r.
 func NewHAProxyReader(r io.Reader, name string, opt Options) (*HAProxyReader, error) {
@@ -86,10 +110,10 @@ func newHAProxyReader(r io.Reader, name string, opt Options, closer io.Closer) (
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
-	if err := opt.refuseLineOptions(logTitle(FormatHAProxy)); err != nil {
+	if err := opt.refuseLineOptions(haproxyTitle); err != nil {
 		return nil, err
 	}
-	key, err := parseLogKey(opt.Key, FormatHAProxy, haproxyFields)
+	key, err := parseLogKey(opt.Key, haproxyTitle, haproxyFields)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package traces
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"testing"
 )
 
@@ -17,21 +18,23 @@ func readAll(r Reader) ([]Request, error) {
 	return out, r.Err()
 }
 
-// newReader builds a reader of format f over data named name.
+// newReader builds a reader of format f over data named name, as the
+// format's New function does (TestNewReaders checks they agree).
 func newReader(f Format, data []byte, name string, opt Options) (Reader, error) {
-	switch f {
-	case FormatCSV:
-		return NewCSVReader(bytes.NewReader(data), name, opt)
-	case FormatJSONL:
-		return NewJSONLReader(bytes.NewReader(data), name, opt)
-	case FormatParquet:
-		return NewParquetReader(bytes.NewReader(data), int64(len(data)), name, opt)
-	case FormatAccessLog:
-		return NewAccessLogReader(bytes.NewReader(data), name, opt)
-	case FormatRegex:
-		return NewRegexReader(bytes.NewReader(data), name, opt)
+	if s := specOf(f); s != nil && s.openAt != nil {
+		return s.openAt(bytes.NewReader(data), int64(len(data)), name, opt, nil)
 	}
-	return newLogTestReader(f, bytes.NewReader(data), name, opt)
+	return newStreamReader(f, bytes.NewReader(data), name, opt)
+}
+
+// newStreamReader builds a reader of format f, read as a stream, over r
+// named name, as the format's New function does: Close leaves r alone.
+func newStreamReader(f Format, r io.Reader, name string, opt Options) (Reader, error) {
+	s := specOf(f)
+	if s == nil || s.open == nil {
+		return nil, fmt.Errorf("format %v is not read as a stream", f)
+	}
+	return s.open(stream{r: newCancelReader(r, opt.Cancel), name: name}, opt)
 }
 
 // read reads a whole trace; a constructor error is returned like a scan

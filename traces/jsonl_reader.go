@@ -64,6 +64,32 @@ type JSONLReader struct {
 	req Request
 }
 
+// FormatJSONL is JSON lines: one {"ts":..,"key":..,"cost":..} object a
+// line.
+const FormatJSONL Format = "jsonl"
+
+func init() {
+	register(&formatSpec{format: FormatJSONL, aliases: []string{"ndjson", "json"}, rank: 30, exts: []string{".jsonl", ".ndjson", ".json"},
+		kind: "JSON lines",
+		open: func(s stream, opt Options) (Reader, error) {
+			return asReader(newJSONLReader(s.r, s.name, opt, s.closer))
+		},
+		writer: func(w io.Writer, closer io.Closer, path string) Writer {
+			return &JSONLWriter{t: newTextWriter(w, closer)}
+		},
+		sniff: sniffer{line: func(first []byte) bool { // an object, after spaces and tabs
+			for _, c := range first {
+				if c != ' ' && c != '\t' {
+					return c == '{'
+				}
+			}
+			return false
+		}},
+	})
+}
+
+func (*JSONLReader) traceFormat() Format { return FormatJSONL }
+
 // NewJSONLReader returns a reader of the JSON lines trace in r. name is the
 // file name used in errors. Close does not close r.
 func NewJSONLReader(r io.Reader, name string, opt Options) (*JSONLReader, error) {

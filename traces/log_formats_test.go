@@ -2,7 +2,6 @@ package traces
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,20 +9,6 @@ import (
 	"testing"
 	"time"
 )
-
-// newLogTestReader builds a reader of one of the logs ALB, CloudFront, W3C
-// and HAProxy over r.
-func newLogTestReader(f Format, r io.Reader, name string, opt Options) (Reader, error) {
-	switch f {
-	case FormatALB:
-		return NewALBReader(r, name, opt)
-	case FormatCloudFront, FormatW3C:
-		return NewW3CReader(r, name, f, opt)
-	case FormatHAProxy:
-		return NewHAProxyReader(r, name, opt)
-	}
-	return nil, fmt.Errorf("bad format %v", f)
-}
 
 // One line of each log, as its software writes it.
 const (
@@ -229,7 +214,7 @@ func TestLogKeyChoices(t *testing.T) {
 		{FormatW3C, "user", ""},
 		{FormatW3C, "cs(Cookie)", ""},
 	} {
-		_, err := newLogTestReader(tt.f, strings.NewReader(""), "t", Options{Key: tt.key})
+		_, err := newStreamReader(tt.f, strings.NewReader(""), "t", Options{Key: tt.key})
 		if errString(err) != tt.err {
 			t.Errorf("%v -key %s: %v\nwant %s", tt.f, tt.key, err, tt.err)
 		}
@@ -423,7 +408,7 @@ func TestLogAllocs(t *testing.T) {
 	} {
 		data := tt.header + strings.Repeat(tt.line+"\n", 60_000)
 		for _, key := range tt.keys {
-			r, err := newLogTestReader(tt.f, strings.NewReader(data), "t", Options{Key: key})
+			r, err := newStreamReader(tt.f, strings.NewReader(data), "t", Options{Key: key})
 			if err != nil {
 				t.Fatal(err)
 			}

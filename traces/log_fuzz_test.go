@@ -30,7 +30,7 @@ func fuzzLog(t *testing.T, f Format, keys []string, data []byte, mode uint8) {
 		}
 		// Every line is a request, a skipped record or a blank line at
 		// the end.
-		r, _ := newLogTestReader(f, bytes.NewReader(data), "fuzz.in", opt)
+		r, _ := newStreamReader(f, bytes.NewReader(data), "fuzz.in", opt)
 		all, _ := readAll(r)
 		n, _ := r.(SkipCounter).Skipped()
 		lines, blank := countLines(data)

@@ -32,8 +32,9 @@ type logFields struct {
 	names string
 }
 
-// parseLogKey parses Options.Key for a log of format f.
-func parseLogKey(s string, f Format, fields logFields) (logKey, error) {
+// parseLogKey parses Options.Key for a log (title, in messages: "an ALB
+// access log").
+func parseLogKey(s string, title string, fields logFields) (logKey, error) {
 	choices := []string{"ip", "path", "ip+path"}
 	if fields.hasUser {
 		choices = []string{"ip", "user", "path", "ip+path"}
@@ -44,14 +45,14 @@ func parseLogKey(s string, f Format, fields logFields) (logKey, error) {
 	}
 	if k, err := parseAccessKey(s); err == nil {
 		if k == accessKeyUser && !fields.hasUser {
-			return logKey{}, fmt.Errorf("traces: %s has no user field to key on (want %s)", logTitle(f), want)
+			return logKey{}, fmt.Errorf("traces: %s has no user field to key on (want %s)", title, want)
 		}
 		return logKey{kind: k}, nil
 	}
 	if fields.isField != nil && fields.isField(s) {
 		return logKey{kind: accessKeyField, field: s}, nil
 	}
-	return logKey{}, fmt.Errorf("traces: unknown key %q for %s (want %s)", s, logTitle(f), want)
+	return logKey{}, fmt.Errorf("traces: unknown key %q for %s (want %s)", s, title, want)
 }
 
 // logLine is what a log line offers as its key, nil where it has nothing.

@@ -19,39 +19,84 @@ const (
 type logGuess struct {
 	// f is the format, FormatAuto when the lines tell none.
 	f Format
-	// told: a line is a good line of f (or f is a W3C extended log, told
-	// by its directives). Otherwise no line is, and f is the format the
-	// lines look like, by their shape (see logLineLook).
+	// told: a line is a good line of f (or f is told by its family's
+	// directives, a W3C extended log). Otherwise no line is, and f is the
+	// format the lines look like, by their shape (see sniffer.looks).
 	told bool
 }
 
-// sniffLog tells which log the lines at the start of br are (see Open):
-// W3C (or CloudFront) by their directives up to the #Fields line, the
-// others by the first line that is a good line of one, among the first
-// sniffMaxLines non-blank lines or sniffMaxBytes; when none is, the format
-// most of the lines look like. It returns the reader to read the log from
-// (the lines it read, then the rest of br), and what it read for
-// guessError. err is a read error other than io.EOF.
-func sniffLog(br *bufio.Reader) (g logGuess, head []byte, r io.Reader, err error) {
-	var looks [FormatHAProxy + 1]int
-	var order []Format // the formats looked like, in the order first seen
-	w3c := false
-	head, err = readAhead(br, func(line []byte, nonBlank int) bool {
-		if nonBlank == 1 && isW3CDirective(line) {
-			w3c = true
+// goodLogLine returns the log format line is a good line of (FormatAuto
+// for none), trying the logs by rank.
+func goodLogLine(line []byte) Format {
+	for _, s := range formats {
+		if s.sniff.good != nil && s.sniff.good(line) {
+			return s.format
 		}
-		if w3c {
-			if bytes.HasPrefix(line, w3cFields) {
-				g = logGuess{f: w3cDialect([][]byte{line}), told: true}
+	}
+	return FormatAuto
+}
+
+// logOpener returns the log family the first non-blank line opens (a W3C
+// directive), or nil.
+func logOpener(first []byte) *formatSpec {
+	for _, s := range formats {
+		if s.sniff.opens != nil && s.sniff.opens(first) {
+			return s
+		}
+	}
+	return nil
+}
+
+// logClaims reports whether a log claims line as its first: it opens a log
+// or is a good line of one.
+func logClaims(line []byte) bool {
+	return logOpener(line) != nil || goodLogLine(line) != FormatAuto
+}
+
+// logLook returns the log format a line is shaped like, though it is not
+// a good line of it (goodLogLine says that), or FormatAuto: the first by
+// lookOrder.
+func logLook(line []byte) Format {
+	var look *formatSpec
+	for _, s := range formats {
+		if s.sniff.looks != nil && (look == nil || s.sniff.lookOrder < look.sniff.lookOrder) && s.sniff.looks(line) {
+			look = s
+		}
+	}
+	if look == nil {
+		return FormatAuto
+	}
+	return look.format
+}
+
+// sniffLog tells which log the lines at the start of br are (see Open): a
+// family opened by its first line (W3C, by its directives) by its own
+// lines (up to the #Fields line), the others by the first line that is a
+// good line of one, among the first sniffMaxLines non-blank lines or
+// sniffMaxBytes; when none is, the format most of the lines look like. It
+// returns the reader to read the log from (the lines it read, then the
+// rest of br), and what it read for guessError. err is a read error other
+// than io.EOF.
+func sniffLog(br *bufio.Reader) (g logGuess, head []byte, r io.Reader, err error) {
+	looks := map[Format]int{}
+	var order []Format     // the formats looked like, in the order first seen
+	var family *formatSpec // the family the first line opens
+	head, err = readAhead(br, func(line []byte, nonBlank int) bool {
+		if nonBlank == 1 {
+			family = logOpener(line)
+		}
+		if family != nil {
+			if f, ok := family.sniff.tells(line); ok {
+				g = logGuess{f: f, told: true}
 				return true
 			}
 			return false
 		}
-		if f := logLineFormat(line); f != FormatAuto {
+		if f := goodLogLine(line); f != FormatAuto {
 			g = logGuess{f: f, told: true}
 			return true
 		}
-		if f := logLineLook(line); f != FormatAuto {
+		if f := logLook(line); f != FormatAuto {
 			if looks[f] == 0 {
 				order = append(order, f)
 			}
@@ -62,8 +107,8 @@ func sniffLog(br *bufio.Reader) (g logGuess, head []byte, r io.Reader, err error
 	r = io.MultiReader(bytes.NewReader(head), br)
 	switch {
 	case err != nil || g.told:
-	case w3c:
-		g = logGuess{f: FormatW3C, told: true}
+	case family != nil:
+		g = logGuess{f: family.format, told: true}
 	default:
 		for _, f := range order {
 			if g.f == FormatAuto || looks[f] > looks[g.f] {
@@ -117,39 +162,14 @@ func readAhead(br *bufio.Reader, look func(line []byte, nonBlank int) bool) (hea
 	return head, nil
 }
 
-// logLineLook returns the log format a line is shaped like, though it is
-// not a good line of it (logLineFormat says that), or FormatAuto: an
-// HAProxy line has an address:port before its [accept date]; an ALB line
-// starts with one of its types and a time; an access log line with three
-// words and a [date].
-func logLineLook(line []byte) Format {
-	if ip, _ := haproxyClient(line); ip != nil {
-		return FormatHAProxy
-	}
-	first, rest := accessToken(line)
-	second, _ := accessToken(rest)
-	switch string(first) {
-	case "http", "https", "h2", "grpcs", "ws", "wss":
-		if len(second) > 0 && second[0] >= '0' && second[0] <= '9' {
-			return FormatALB
-		}
-	}
-	var ident, user []byte
-	ident, rest = accessToken(rest)
-	user, rest = accessToken(rest)
-	if len(first) > 0 && len(ident) > 0 && len(user) > 0 && len(rest) > 0 && rest[0] == '[' {
-		return FormatAccessLog
-	}
-	return FormatAuto
-}
-
 // guessError returns the error of the first record of head read as a log
 // of format f, which its lines only look like (no line of them is a good
 // one), saying so: "looks like an HAProxy log, but ..."; nil when it finds
 // none.
 func guessError(head []byte, name string, f Format, opt Options) error {
 	opt.SkipBad = false
-	r, err := newLogReader(bytes.NewReader(head), name, f, opt, nil)
+	s := specOf(f)
+	r, err := s.open(stream{r: bytes.NewReader(head), name: name}, opt)
 	if err != nil {
 		return err
 	}
@@ -160,5 +180,5 @@ func guessError(head []byte, name string, f Format, opt Options) error {
 	if !errors.As(r.Err(), &pe) {
 		return nil
 	}
-	return &ParseError{Pos: pe.Pos, Msg: "looks like " + logTitle(f) + ", but " + pe.Msg}
+	return &ParseError{Pos: pe.Pos, Msg: "looks like " + s.title + ", but " + pe.Msg}
 }

@@ -170,12 +170,12 @@ func FuzzLogSniff(f *testing.F) {
 			}
 			msg := err.Error()
 			for _, lf := range []Format{FormatAccessLog, FormatALB, FormatHAProxy} {
-				prefix := "looks like " + logTitle(lf) + ", but "
+				prefix := "looks like " + specOf(lf).title + ", but "
 				i := strings.Index(msg, prefix)
 				if i < 0 {
 					continue
 				}
-				lr, lerr := newLogReader(strings.NewReader(string(data)), name, lf, opt, nil)
+				lr, lerr := specOf(lf).open(stream{r: strings.NewReader(string(data)), name: name}, opt)
 				if lerr != nil {
 					t.Fatal(lerr)
 				}

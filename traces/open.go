@@ -21,17 +21,20 @@ import (
 // With FormatAuto the format comes from the file extension, once a .gz,
 // .zst or .zstd extension is stripped (see FormatFromPath), or else, when
 // the extension is missing or unknown and for standard input, from the
-// content: "PAR1" is Parquet (which must be an uncompressed file, not
-// standard input), a first line starting with "{" is JSON lines, a first
-// line naming a "ts" column (and, normally, the key column) is a CSV
-// header, and otherwise the first good log line among the first 1000 lines
-// (or MiB) tells the log (see logLineFormat; W3C extended logs by their
-// first line, a directive). When no line is a good line of a log but they
-// look like one (an HAProxy log of TCP-mode lines, an ALB log with a bad
-// time), it is that log: its reader skips the bad lines with SkipBad, and
-// without, the error is its reader's, saying "looks like an HAProxy log,
-// but ...". A .log file is a log of the kind its first lines tell, the NCSA
-// access log when they tell none. The reader's Close closes the file.
+// content, as each format's sniffer tells it (format_table.go), in this
+// order: the first bytes (a magic number: "PAR1" is Parquet, which must be
+// an uncompressed file, not standard input); the first non-blank line, by
+// its form (starting with "{": JSON lines), else, unless a log claims it,
+// as a header (naming a "ts" column, and normally the key column: CSV);
+// and otherwise the first good log line among the first 1000 lines (or
+// MiB) tells the log (see sniffLog; W3C extended logs by their first line,
+// a directive). When no line is a good line of a log but they look like
+// one (an HAProxy log of TCP-mode lines, an ALB log with a bad time), it is
+// that log: its reader skips the bad lines with SkipBad, and without, the
+// error is its reader's, saying "looks like an HAProxy log, but ...". A
+// .log file is a log of the kind its first lines tell, the NCSA access log
+// when they tell none. A -pattern (Options.Pattern) with no format given
+// reads the file as FormatRegex. The reader's Close closes the file.
 func Open(path string, f Format, opt Options) (Reader, error) {
 	if err := opt.check(); err != nil {
 		return nil, err
@@ -39,11 +42,8 @@ func Open(path string, f Format, opt Options) (Reader, error) {
 	if path == "-" {
 		return open(source{r: newCancelReader(os.Stdin, opt.Cancel), name: "stdin", stdin: true}, f, opt)
 	}
-	if f == FormatDataset || (f == FormatAuto || f == FormatParquet) && isDir(path) {
-		if !IsDataset(path) {
-			return nil, fmt.Errorf("%s: not a dataset: it has no %s (convert -partitions N writes one)", path, DatasetFile)
-		}
-		return OpenDataset(path, opt)
+	if s := folderFormat(path, f); s != nil {
+		return s.openFolder(path, opt)
 	}
 	file, err := openFile(path, opt.Cancel)
 	if err != nil {
@@ -55,6 +55,28 @@ func Open(path string, f Format, opt Options) (Reader, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// folderFormat returns the format Open reads path by as a folder, or nil:
+// f, when its traces are folders (a dataset), or when path is a folder and
+// f reads folders (Parquet, a dataset's parts); with no format given, when
+// path is a folder, the format whose traces are folders.
+func folderFormat(path string, f Format) *formatSpec {
+	s := specOf(f)
+	switch {
+	case s != nil && s.folderOnly:
+		return s
+	case f != FormatAuto && (s == nil || s.openFolder == nil), !isDir(path):
+		return nil
+	case s != nil:
+		return s
+	}
+	for _, s := range formats {
+		if s.folderOnly {
+			return s
+		}
+	}
+	return nil
 }
 
 // openStream reads a trace from a stream that is not a file, as Open does
@@ -79,16 +101,18 @@ type source struct {
 // open detects the compression and the format and builds the reader. On
 // error the caller closes src.
 func open(src source, f Format, opt Options) (Reader, error) {
-	if f == FormatAuto && opt.Pattern != "" {
-		f = FormatRegex // only a pattern reads a file so
+	if f == FormatAuto {
+		f = impliedFormat(opt)
 	}
+	anyLog := false // the extension says "a log": which one, the content tells
 	if f == FormatAuto && !src.stdin {
-		if f = formatOfExt(filepath.Ext(stripCompressionExt(src.name))); f == FormatAccessLog {
-			f = formatLog // which log, the content tells
+		if s := formatOfExt(filepath.Ext(stripCompressionExt(src.name))); s != nil {
+			f, anyLog = s.format, s.log
 		}
 	}
-	if f == FormatParquet && src.file != nil {
-		return openParquet(src, opt)
+	s := specOf(f)
+	if s != nil && s.openAt != nil && src.file != nil {
+		return openAt(src, s, opt)
 	}
 	br := bufio.NewReaderSize(src.r, readBufferSize)
 	head, err := br.Peek(len(zstdMagic))
@@ -99,8 +123,8 @@ func open(src source, f Format, opt Options) (Reader, error) {
 	closer := src.closer
 	var dec *decompressor
 	if kind != compressNone {
-		if f == FormatParquet {
-			return nil, parquetNeedsFileError(src, kind)
+		if s != nil && s.openAt != nil {
+			return nil, needsFileError(src, s, kind)
 		}
 		if dec, err = newDecompressor(kind, br, opt.zstdMaxWindow); err != nil {
 			return nil, fmt.Errorf("%s: %w", src.name, err)
@@ -108,46 +132,56 @@ func open(src source, f Format, opt Options) (Reader, error) {
 		closer = closers{dec, src.closer}
 		br = bufio.NewReaderSize(dec, readBufferSize)
 	}
-	r, err := openText(src, br, kind, closer, f, opt)
+	r, err := openText(src, br, kind, closer, f, anyLog, opt)
 	if err != nil && dec != nil {
 		dec.Close()
 	}
 	return r, err
 }
 
-// openText opens a text trace, or sniffs a Parquet one, from br.
-func openText(src source, br *bufio.Reader, kind compression, closer io.Closer, f Format, opt Options) (Reader, error) {
+// impliedFormat returns the format opt asks for when none is given
+// (-pattern: regex), or FormatAuto.
+func impliedFormat(opt Options) Format {
+	for _, s := range formats {
+		if s.impliedBy != nil && s.impliedBy(opt) {
+			return s.format
+		}
+	}
+	return FormatAuto
+}
+
+// openText opens a text trace, or sniffs one read at random (Parquet),
+// from br: of format f, or the one its content tells for FormatAuto, or
+// with anyLog the log its lines tell, f when they tell none.
+func openText(src source, br *bufio.Reader, kind compression, closer io.Closer, f Format, anyLog bool, opt Options) (Reader, error) {
 	var err error
 	var r io.Reader = br // what the reader reads: br, or what sniffing read of it then br
-	switch f {
-	case FormatAuto:
+	switch {
+	case f == FormatAuto:
 		if f, r, err = sniffFormat(br, src, opt); err != nil {
 			return nil, err
 		}
-	case formatLog:
-		if f, r, err = sniffLogFormat(br, src.name, opt); err != nil {
+	case anyLog:
+		var told Format
+		if told, r, err = sniffLogFormat(br, src.name, opt); err != nil {
 			return nil, err
 		}
-		if f == FormatAuto {
-			f = FormatAccessLog
+		if told != FormatAuto {
+			f = told
 		}
 	}
-	if f.isLog() {
-		return newLogReader(r, src.name, f, opt, closer)
-	}
-	switch f {
-	case FormatCSV:
-		if opt.Sep == 0 && opt.MultiSep == "" && !src.stdin && isTSVPath(src.name) {
-			opt.Sep = '\t'
-		}
-		return newCSVReader(r, src.name, opt, closer)
-	case FormatJSONL:
-		return newJSONLReader(r, src.name, opt, closer)
-	case FormatParquet:
+	switch s := specOf(f); {
+	case s != nil && s.openAt != nil:
 		if kind != compressNone || src.file == nil {
-			return nil, parquetNeedsFileError(src, kind)
+			return nil, needsFileError(src, s, kind)
 		}
-		return openParquet(src, opt)
+		return openAt(src, s, opt)
+	case s != nil && s.open != nil:
+		in := stream{r: r, name: src.name, closer: closer}
+		if !src.stdin {
+			in.path = src.name
+		}
+		return s.open(in, opt)
 	}
 	return nil, fmt.Errorf("%s: unknown trace format %v", src.name, f)
 }
@@ -170,25 +204,29 @@ func sniffLogFormat(br *bufio.Reader, name string, opt Options) (Format, io.Read
 	return g.f, r, nil
 }
 
-func openParquet(src source, opt Options) (Reader, error) {
+// openAt opens the file of src as format s, which is read at random
+// (Parquet): uncompressed.
+func openAt(src source, s *formatSpec, opt Options) (Reader, error) {
 	var head [4]byte
 	n, _ := src.file.ReadAt(head[:], 0)
 	if kind := sniffCompression(head[:n]); kind != compressNone {
-		return nil, parquetNeedsFileError(src, kind)
+		return nil, needsFileError(src, s, kind)
 	}
 	st, err := src.file.Stat()
 	if err != nil {
 		return nil, err
 	}
-	return newParquetReader(src.file, st.Size(), src.name, opt, src.closer)
+	return s.openAt(src.file, st.Size(), src.name, opt, src.closer)
 }
 
-func parquetNeedsFileError(src source, kind compression) error {
+// needsFileError is the error of reading format s, which is read at
+// random (Parquet), from a stream: compressed (kind), or standard input.
+func needsFileError(src source, s *formatSpec, kind compression) error {
 	if kind != compressNone {
 		return &ParseError{Pos: Position{File: src.name}, Msg: fmt.Sprintf(
-			"a %s-compressed stream cannot be read as Parquet: Parquet needs random access; decompress it to a file first", kind)}
+			"a %s-compressed stream cannot be read as %s: %s needs random access; decompress it to a file first", kind, s.kind, s.kind)}
 	}
-	return &ParseError{Pos: Position{File: src.name}, Msg: "Parquet cannot be read from standard input: it needs random access; save it to a file first"}
+	return &ParseError{Pos: Position{File: src.name}, Msg: s.kind + " cannot be read from standard input: it needs random access; save it to a file first"}
 }
 
 // peekUntil returns the buffered start of br, reading more only until done
@@ -238,16 +276,16 @@ func nonBlankLines(head []byte, n int, complete bool) [][]byte {
 // sniffFormat tells the format of a trace from its first bytes (see Open),
 // and returns the reader to read it from.
 func sniffFormat(br *bufio.Reader, src source, opt Options) (Format, io.Reader, error) {
-	// Look at the first non-blank line, and only if it decides nothing, at
-	// the lines of a log (sniffLog).
+	// Look at the first bytes and the first non-blank line, and only if
+	// they decide nothing, at the lines of a log (sniffLog).
 	head, err := peekUntil(br, func(b []byte) bool {
-		return len(b) >= 4 && bytes.HasPrefix(b, []byte("PAR1")) || len(nonBlankLines(b, 1, true)) == 1
+		return magicFormat(b) != FormatAuto || len(nonBlankLines(b, 1, true)) == 1
 	})
 	if len(head) == 0 && err != nil {
 		return FormatAuto, nil, fmt.Errorf("%s:1: %w", src.name, err)
 	}
-	if bytes.HasPrefix(head, []byte("PAR1")) {
-		return FormatParquet, br, nil
+	if f := magicFormat(head); f != FormatAuto {
+		return f, br, nil
 	}
 	lines := nonBlankLines(head, 1, false)
 	if len(lines) == 0 {
@@ -256,12 +294,8 @@ func sniffFormat(br *bufio.Reader, src source, opt Options) (Format, io.Reader, 
 		}
 		return FormatAuto, nil, &ParseError{Pos: Position{File: src.name}, Msg: "empty file, cannot tell the trace format (give the format)"}
 	}
-	first := lines[0]
-	if t := bytes.TrimLeft(first, " \t"); len(t) > 0 && t[0] == '{' {
-		return FormatJSONL, br, nil
-	}
-	if !isW3CDirective(first) && logLineFormat(first) == FormatAuto && looksDelimited(first, opt) {
-		return FormatCSV, br, nil
+	if f := firstLineFormat(lines[0], opt); f != FormatAuto {
+		return f, br, nil
 	}
 	if err != nil {
 		return FormatAuto, nil, fmt.Errorf("%s: %w", src.name, err)
@@ -270,11 +304,17 @@ func sniffFormat(br *bufio.Reader, src source, opt Options) (Format, io.Reader, 
 	if err != nil || f != FormatAuto {
 		return f, r, err
 	}
-	names, kerr := opt.columnNames()
-	if kerr != nil {
-		names = [3]string{"ts", "key"}
+	var whats []string
+	for _, s := range textFirst(func(s *formatSpec) bool {
+		return !s.log && (s.sniff.magic != "" || s.sniff.line != nil || s.sniff.header != nil)
+	}) {
+		if s.sniff.what != nil {
+			whats = append(whats, s.sniff.what(opt))
+		} else {
+			whats = append(whats, s.kind)
+		}
 	}
-	what := fmt.Sprintf("not CSV with %s and %s columns, JSON lines, Parquet, or an %s log", names[colTS], names[colKey], logKinds)
+	what := fmt.Sprintf("not %s, or an %s log", strings.Join(whats, ", "), logKinds())
 	var msg string
 	switch ext := filepath.Ext(stripCompressionExt(src.name)); {
 	case src.stdin:
@@ -285,6 +325,37 @@ func sniffFormat(br *bufio.Reader, src source, opt Options) (Format, io.Reader, 
 		msg = fmt.Sprintf("cannot tell the trace format: the extension %q is unknown, and the content is %s; give the format", strings.ToLower(ext), what)
 	}
 	return FormatAuto, nil, &ParseError{Pos: Position{File: src.name}, Msg: msg}
+}
+
+// magicFormat returns the format whose magic head starts with, or
+// FormatAuto.
+func magicFormat(head []byte) Format {
+	for _, s := range formats {
+		if s.sniff.magic != "" && bytes.HasPrefix(head, []byte(s.sniff.magic)) {
+			return s.format
+		}
+	}
+	return FormatAuto
+}
+
+// firstLineFormat returns the format the first non-blank line of a trace
+// tells, or FormatAuto: a record of one by its form, else, when no log
+// claims the line, a format's header.
+func firstLineFormat(first []byte, opt Options) Format {
+	for _, s := range formats {
+		if s.sniff.line != nil && s.sniff.line(first) {
+			return s.format
+		}
+	}
+	if logClaims(first) {
+		return FormatAuto
+	}
+	for _, s := range formats {
+		if s.sniff.header != nil && s.sniff.header(first, opt) {
+			return s.format
+		}
+	}
+	return FormatAuto
 }
 
 // Create creates (or truncates) the trace file at path for writing. With
@@ -299,18 +370,18 @@ func Create(path string, f Format) (Writer, error) {
 			return nil, err
 		}
 	}
-	kind := compressionOfPath(path)
-	switch f {
-	case FormatCSV, FormatJSONL:
-	case FormatDataset:
-		return nil, fmt.Errorf("%s: a dataset is written by CreateDataset (convert -partitions N), not Create", path)
-	case FormatParquet:
-		if kind != compressNone {
-			return nil, fmt.Errorf("%s: cannot write compressed Parquet: Parquet compresses its pages (zstd) and needs random access; drop the %s extension", path, filepath.Ext(path))
+	s := specOf(f)
+	switch {
+	case s == nil:
+		return nil, fmt.Errorf("%s: unknown trace format %v", path, f)
+	case s.refuseCreate != nil:
+		if err := s.refuseCreate(path); err != nil {
+			return nil, err
 		}
-	default:
-		if f.isLog() {
-			return nil, fmt.Errorf("%s: %w", path, errReadOnly(f))
+	}
+	if s.writer == nil {
+		if s.log {
+			return nil, fmt.Errorf("%s: %w", path, errReadOnly(s))
 		}
 		return nil, fmt.Errorf("%s: unknown trace format %v", path, f)
 	}
@@ -318,12 +389,9 @@ func Create(path string, f Format) (Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f == FormatParquet {
-		return newParquetWriter(file, file), nil
-	}
 	var w io.Writer = file
 	var closer io.Closer = file
-	if kind != compressNone {
+	if kind := compressionOfPath(path); kind != compressNone {
 		cw, err := newCompressor(kind, file)
 		if err != nil {
 			file.Close()
@@ -331,26 +399,17 @@ func Create(path string, f Format) (Writer, error) {
 		}
 		w, closer = cw, closers{cw, file}
 	}
-	if f == FormatCSV {
-		return &CSVWriter{t: newTextWriter(w, closer), tabs: isTSVPath(path)}, nil
-	}
-	return &JSONLWriter{t: newTextWriter(w, closer)}, nil
+	return s.writer(w, closer, path), nil
 }
 
 // NewWriter returns a writer of format f (not FormatAuto) to w, for
 // output that is not a file of its own (standard output, a buffer). Close
 // finishes the trace but does not close w.
 func NewWriter(w io.Writer, f Format) (Writer, error) {
-	switch f {
-	case FormatCSV:
-		return NewCSVWriter(w), nil
-	case FormatJSONL:
-		return NewJSONLWriter(w), nil
-	case FormatParquet:
-		return NewParquetWriter(w), nil
-	}
-	if f.isLog() {
-		return nil, errReadOnly(f)
+	if s := specOf(f); s != nil && s.writer != nil {
+		return s.writer(w, nil, ""), nil
+	} else if s != nil && s.log {
+		return nil, errReadOnly(s)
 	}
 	return nil, fmt.Errorf("traces: cannot write trace format %v", f)
 }

@@ -207,6 +207,29 @@ func (c *pqCursor) close() {
 	}
 }
 
+// FormatParquet is an Apache Parquet file with columns ts, key and
+// optionally cost.
+const FormatParquet Format = "parquet"
+
+func init() {
+	register(&formatSpec{format: FormatParquet, aliases: []string{"pq"}, rank: 20, exts: []string{".parquet", ".pq"}, kind: "Parquet",
+		openAt: func(r io.ReaderAt, size int64, name string, opt Options, closer io.Closer) (Reader, error) {
+			return asReader(newParquetReader(r, size, name, opt, closer))
+		},
+		openFolder: openDatasetFolder, // a folder of Parquet parts
+		writer:     func(w io.Writer, closer io.Closer, path string) Writer { return newParquetWriter(w, closer) },
+		refuseCreate: func(path string) error {
+			if ext := compressionExt(path); ext != "" {
+				return fmt.Errorf("%s: cannot write compressed Parquet: Parquet compresses its pages (zstd) and needs random access; drop the %s extension", path, ext)
+			}
+			return nil
+		},
+		sniff: sniffer{magic: "PAR1"},
+	})
+}
+
+func (*ParquetReader) traceFormat() Format { return FormatParquet }
+
 // NewParquetReader returns a reader of the Parquet trace in r, which holds
 // size bytes. It reads the footer and checks the schema now. name is the
 // file name used in errors. Close does not close r.

@@ -47,6 +47,22 @@ type RegexReader struct {
 	req    Request
 }
 
+// FormatRegex is any line-oriented text, one request a line, read by the
+// regular expression of Options.Pattern (see RegexReader). It is read
+// only, and never told from the content: a -pattern given asks for it.
+const FormatRegex Format = "regex"
+
+func init() {
+	register(&formatSpec{format: FormatRegex, rank: 90, title: "a log read by -pattern", note: "any line format, by -pattern", log: true,
+		open: func(s stream, opt Options) (Reader, error) {
+			return asReader(newRegexReader(s.r, s.name, opt, s.closer))
+		},
+		impliedBy: func(opt Options) bool { return opt.Pattern != "" },
+	})
+}
+
+func (*RegexReader) traceFormat() Format { return FormatRegex }
+
 // NewRegexReader returns a reader of the text in r by Options.Pattern.
 // name is the file name used in errors. Close does not close r.
 func NewRegexReader(r io.Reader, name string, opt Options) (*RegexReader, error) {

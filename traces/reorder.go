@@ -39,6 +39,9 @@ type reorderReader struct {
 	eof    bool
 }
 
+// traceFormat is the format of the trace r sorts.
+func (r *reorderReader) traceFormat() Format { return FormatOf(r.in) }
+
 // held is a request waiting in the buffer, with its own copy of the key,
 // and how late it came: the latest time read before it, less its own (0 if
 // it was not before).

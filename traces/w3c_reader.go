@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -43,8 +44,7 @@ import (
 // AccessLogReader.
 type W3CReader struct {
 	logRecords
-	format Format
-	tabs   bool // fields are separated by tabs only (CloudFront)
+	dialect *w3cDialect
 
 	names []string // the fields of the #Fields line in force, nil before one
 	// Indexes in names of the date and time, and of what the key takes
@@ -55,37 +55,108 @@ type W3CReader struct {
 	vals                              [][]byte
 }
 
+// The W3C extended logs read: as IIS writes them, and as CloudFront does.
+const (
+	// FormatW3C is a W3C extended log as IIS writes it (see W3CReader).
+	FormatW3C Format = "w3c"
+	// FormatCloudFront is an Amazon CloudFront standard log, the W3C
+	// extended format with tabs (see W3CReader).
+	FormatCloudFront Format = "cloudfront"
+)
+
+// w3cDialect is how one of the W3C extended logs read is written.
+type w3cDialect struct {
+	format  Format
+	title   string // in messages: "a CloudFront log"
+	tabs    bool   // fields are separated by tabs only (CloudFront)
+	hasUser bool   // a cs-username field (IIS)
+	example string // fields to name in the error of a bad key
+}
+
+var (
+	w3cIIS        = &w3cDialect{format: FormatW3C, title: "a W3C extended log", hasUser: true, example: "cs(User-Agent), s-ip, ..."}
+	w3cCloudFront = &w3cDialect{format: FormatCloudFront, title: "a CloudFront log", tabs: true, example: "cs(User-Agent), x-forwarded-for, ..."}
+)
+
+var w3cDialects = []*w3cDialect{w3cIIS, w3cCloudFront}
+
+func init() {
+	register(&formatSpec{format: FormatCloudFront, rank: 60, kind: "CloudFront", title: w3cCloudFront.title, log: true,
+		open: w3cOpener(w3cCloudFront)})
+	register(&formatSpec{format: FormatW3C, aliases: []string{"iis"}, rank: 70, kind: "W3C", title: w3cIIS.title, log: true,
+		open: w3cOpener(w3cIIS),
+		// W3C logs, CloudFront's among them, are told by their directives
+		sniff: sniffer{opens: isW3CDirective, tells: w3cFieldsDialect}})
+}
+
+// w3cOpener returns the open of a W3C dialect's format.
+func w3cOpener(d *w3cDialect) func(s stream, opt Options) (Reader, error) {
+	return func(s stream, opt Options) (Reader, error) {
+		return asReader(newW3CReader(s.r, s.name, d, opt, s.closer))
+	}
+}
+
+func (w *W3CReader) traceFormat() Format { return w.dialect.format }
+
+var w3cFields = []byte("#Fields:")
+
+// w3cDirectives are the directives that begin a W3C extended log.
+var w3cDirectives = [][]byte{[]byte("#Version:"), []byte("#Fields:"), []byte("#Software:"), []byte("#Date:"),
+	[]byte("#Start-Date:"), []byte("#End-Date:"), []byte("#Remark:")}
+
+// isW3CDirective reports whether line is one of the directives of a W3C
+// extended log.
+func isW3CDirective(line []byte) bool {
+	for _, d := range w3cDirectives {
+		if bytes.HasPrefix(line, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// w3cFieldsDialect tells a CloudFront log from another W3C extended log by
+// a #Fields line (false for another line): CloudFront's name its
+// x-edge-location.
+func w3cFieldsDialect(line []byte) (Format, bool) {
+	names, ok := bytes.CutPrefix(line, w3cFields)
+	if !ok {
+		return FormatAuto, false
+	}
+	for _, n := range bytes.Fields(names) {
+		if string(n) == "x-edge-location" {
+			return FormatCloudFront, true
+		}
+	}
+	return FormatW3C, true
+}
+
 // NewW3CReader returns a reader of the W3C extended log in r (format is
 // FormatW3C or FormatCloudFront). name is the file name used in errors.
 // Close does not close r.
 func NewW3CReader(r io.Reader, name string, format Format, opt Options) (*W3CReader, error) {
-	return newW3CReader(newCancelReader(r, opt.Cancel), name, format, opt, nil)
+	for _, d := range w3cDialects {
+		if d.format == format {
+			return newW3CReader(newCancelReader(r, opt.Cancel), name, d, opt, nil)
+		}
+	}
+	return nil, fmt.Errorf("traces: %v is not a W3C extended log format", format)
 }
 
-func newW3CReader(r io.Reader, name string, format Format, opt Options, closer io.Closer) (*W3CReader, error) {
-	if format != FormatW3C && format != FormatCloudFront {
-		return nil, fmt.Errorf("traces: %v is not a W3C extended log format", format)
-	}
+func newW3CReader(r io.Reader, name string, d *w3cDialect, opt Options, closer io.Closer) (*W3CReader, error) {
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
-	if err := opt.refuseLineOptions(logTitle(format)); err != nil {
+	if err := opt.refuseLineOptions(d.title); err != nil {
 		return nil, err
 	}
-	fields := logFields{hasUser: format == FormatW3C, isField: func(string) bool { return true },
-		names: "or a field of #Fields by its name (" + w3cFieldExample(format) + ")"}
-	key, err := parseLogKey(opt.Key, format, fields)
+	fields := logFields{hasUser: d.hasUser, isField: func(string) bool { return true },
+		names: "or a field of #Fields by its name (" + d.example + ")"}
+	key, err := parseLogKey(opt.Key, d.title, fields)
 	if err != nil {
 		return nil, err
 	}
-	return &W3CReader{logRecords: newLogRecords(r, name, opt, closer, key), format: format, tabs: format == FormatCloudFront}, nil
-}
-
-func w3cFieldExample(f Format) string {
-	if f == FormatCloudFront {
-		return "cs(User-Agent), x-forwarded-for, ..."
-	}
-	return "cs(User-Agent), s-ip, ..."
+	return &W3CReader{logRecords: newLogRecords(r, name, opt, closer, key), dialect: d}, nil
 }
 
 // Scan advances to the next request; see Reader.
@@ -117,7 +188,7 @@ func (w *W3CReader) parse(line []byte) string {
 	w.vals = w.vals[:0]
 	for rest := line; ; {
 		i := 0
-		for i < len(rest) && rest[i] != '\t' && (w.tabs || rest[i] != ' ') {
+		for i < len(rest) && rest[i] != '\t' && (w.dialect.tabs || rest[i] != ' ') {
 			i++
 		}
 		w.vals = append(w.vals, rest[:i])
@@ -131,7 +202,7 @@ func (w *W3CReader) parse(line []byte) string {
 		if len(w.vals) > len(w.names) {
 			msg = fmt.Sprintf("more than %d fields, #Fields names %d", len(w.names), len(w.names))
 		}
-		if w.tabs && len(w.vals) == 1 {
+		if w.dialect.tabs && len(w.vals) == 1 {
 			msg += " (a CloudFront log's fields are separated by tabs)"
 		}
 		return msg

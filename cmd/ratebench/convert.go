@@ -34,7 +34,7 @@ func runConvert(stdout, stderr io.Writer, args []string) error {
 	tf.register(fs)
 	var out string
 	fs.StringVar(&out, "o", "", "the output `file` OUT")
-	to := fs.String("to", "auto", "output format: csv, parquet, jsonl, or auto (from OUT's extension)")
+	to := fs.String("to", "auto", "output format: "+writtenNames()+", or auto (from OUT's extension)")
 	partitions := fs.Int("partitions", 0, "write OUT as a dataset: a folder of this `many` Parquet files split by key hash (1 to 1024), for compare -shard to read only its share")
 	if err := parseCommand(fs, args, operand{"IN", "the input trace", "trace", &tf.path}, operand{"OUT", "the output file", "o", &out}); err != nil {
 		return err

@@ -15,8 +15,8 @@ import (
 	"ratebench/traces"
 )
 
-const genSynopsis = "-scenario NAME[:param=value,...] [-requests N] [-keys K] [-rate R] [-duration D] [-window W] [-seed S] FILE | -list\n\n" +
-	"FILE (or -o FILE) is the trace written; its extension says the format (.csv, .parquet, .jsonl)."
+var genSynopsis = "-scenario NAME[:param=value,...] [-requests N] [-keys K] [-rate R] [-duration D] [-window W] [-seed S] FILE | -list\n\n" +
+	"FILE (or -o FILE) is the trace written; its extension says the format (" + writtenExts() + ")."
 
 func runGen(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("gen", stderr, genSynopsis)
@@ -30,8 +30,8 @@ func runGen(stdout, stderr io.Writer, args []string) error {
 	fs.DurationVar(&p.Window, "window", d.Window, "window that edge-aware scenarios aim at")
 	fs.DurationVar(&p.Duration, "duration", 0, "stop at this much trace time (0: only -requests stops)")
 	fs.Uint64Var(&p.Seed, "seed", d.Seed, "random seed")
-	out := fs.String("o", "", "output `file`; the format comes from the extension (.csv, .parquet, .jsonl)")
-	format := fs.String("format", "auto", "output format: csv, parquet, jsonl or auto")
+	out := fs.String("o", "", "output `file`; the format comes from the extension ("+writtenExts()+")")
+	format := fs.String("format", "auto", "output format: "+writtenNames()+" or auto")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the generation to `file`")
 	memProfile := fs.String("memprofile", "", "write a heap profile at the end of the generation to `file`")
 	if err := parseCommand(fs, args, operand{"FILE", "the output file", "o", out}); err != nil {

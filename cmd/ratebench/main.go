@@ -80,7 +80,7 @@ var commands = map[string]command{
 	"gen":        {"generate a synthetic trace", runGen},
 	"cloudflare": {"reproduce Cloudflare's accuracy experiment for the sliding-window counter", runCloudflare},
 	"report":     {"write report.md, report.html and plots from DIR/summary.json", runReport},
-	"convert":    {"convert a trace to CSV, Parquet or JSON lines", runConvert},
+	"convert":    {"convert a trace to " + writtenKinds(), runConvert},
 	"redis":      {"replay a trace against a real Redis server (Lua scripts, and a non-atomic counter that reads, then increments)", runRedis},
 	"live":       {"replay a trace through a real nginx (started on a loopback port) and set its decisions beside its model", runLive},
 	"diff":       {"set two summaries side by side: each headline figure of the same runs, and its change", runDiff},
@@ -125,6 +125,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'ratebench <subcommand> -h' for its flags.")
+	writeFormats(w)
 	fmt.Fprintln(w, "\nDocumentation (in the repository, beside README.md):")
 	for _, p := range docPages {
 		fmt.Fprintf(w, "  %-24s %s\n", p.path, p.subject)

@@ -35,14 +35,14 @@ type traceFlags struct {
 }
 
 func (tf *traceFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&tf.path, "trace", "", "trace `file`: CSV, Parquet, JSON lines or a log (NCSA access, ALB, CloudFront, W3C/IIS, HAProxy), gzip or zstd compressed or not, or a dataset folder (convert -partitions); - reads standard input")
+	fs.StringVar(&tf.path, "trace", "", traceFileHelp())
 	tf.registerReading(fs)
 }
 
 // registerReading registers the flags on how to read, without -trace.
 func (tf *traceFlags) registerReading(fs *flag.FlagSet) {
 	tf.flags = fs
-	fs.StringVar(&tf.format, "format", "auto", "trace `format`: csv, parquet, jsonl, accesslog, alb, cloudfront, w3c, haproxy, regex (any line format, by -pattern), dataset (a folder convert -partitions wrote), or auto (from the extension, else the content)")
+	fs.StringVar(&tf.format, "format", "auto", readFormatHelp())
 	fs.StringVar(&tf.tsUnit, "ts-unit", "auto", "`unit` of integer timestamps: ns, us, ms or s, or auto (from the first one's magnitude; decimal seconds are always seconds)")
 	fs.StringVar(&tf.tsFmt, "ts-format", "", "`layout` of the timestamps of CSV, JSON and -pattern: Go's (02.01.2006 03:04 PM) or strftime's when it holds a % (%d.%m.%Y %I:%M %p); UTC unless it has a zone (-0700, %z)")
 	fs.StringVar(&tf.pattern, "pattern", "", "regular `expression` that reads each line of -format regex, with the named groups ts and key, and cost if you like: ^(?P<key>\\S+) (?P<ts>\\S+)")
