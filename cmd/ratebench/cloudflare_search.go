@@ -87,7 +87,7 @@ func parseSearch(spec string, base cloudflare.Grid) (cloudflare.Grid, error) {
 	}
 	g.Rules = base.Rules
 	if len(lw) > 0 {
-		_, rules, err := parseSweep(strings.Join(lw, ";"), base.Rules[0])
+		_, rules, err := summary.ParseSweep(strings.Join(lw, ";"), base.Rules[0])
 		if err != nil {
 			return g, err
 		}
