@@ -383,9 +383,9 @@ func searchArgument(s *summary.CloudflareSearch, h string) string {
 		fmt.Fprintf(&b, " (as the %s one does here: the points span at most %.0f minutes)", blockName(blocks[len(blocks)-1]), span/60)
 	}
 	fmt.Fprintf(&b, "; a shorter one lets a source cross again, and each crossing is another chance of a false positive.\n")
-	perSource := cfDisagreeRate * cfRequests / cfSourcesOver
+	perSource := cfDisagreeRate * summary.CloudflareRequests / cfSourcesOver
 	fmt.Fprintf(&b, "- **Three sources at 0.003%% are sources that sit at the threshold.** 0.003%% of %s is %s requests; with "+
-		"no false positive they are all let through, about %s per source", numfmt.Count(cfRequests), numfmt.Count(int64(cfDisagreeRate*cfRequests)), numfmt.Count(int64(perSource)))
+		"no false positive they are all let through, about %s per source", numfmt.Count(summary.CloudflareRequests), numfmt.Count(int64(cfDisagreeRate*summary.CloudflareRequests)), numfmt.Count(int64(perSource)))
 	if i := closest(s); i >= 0 {
 		if w, l, ok := ruleParts(s.Points[i].Rule); ok {
 			fmt.Fprintf(&b, ", %.0f minutes of a source at the threshold's rate (%s) that the log blocks and the counter does not",
