@@ -51,6 +51,7 @@ type tallied struct {
 	err error // the tally's, which stops the reader
 }
 
+// Scan reads the next request and counts it.
 func (r *tallied) Scan() bool {
 	if r.err != nil || !r.Generator.Scan() {
 		return false
@@ -59,6 +60,7 @@ func (r *tallied) Scan() bool {
 	return r.err == nil
 }
 
+// Err is the tally's error, else the population's.
 func (r *tallied) Err() error {
 	if r.err != nil {
 		return r.err
