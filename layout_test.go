@@ -37,7 +37,9 @@ var importRules = []struct {
 	// engine, the report or a command.
 	{"live", []string{"live", "live/", "algorithms", "algorithms/products", "summary", "traces", "internal/", "redisreplay"}},
 	{"compare", []string{"compare", "compare/", "algorithms", "algorithms/products", "summary", "traces", "generators", "report", "internal/"}},
-	{"experiments", []string{"experiments/", "compare", "compare/", "algorithms", "algorithms/products", "summary", "traces", "generators", "report", "internal/"}},
+	// An experiment drives the engine over its populations and writes its
+	// results folder.
+	{"experiments", []string{"experiments/", "compare", "compare/", "algorithms", "algorithms/products", "summary", "summary/resultsdir", "traces", "generators", "report", "internal/"}},
 }
 
 // Folders the house no longer has: what they held lives elsewhere.

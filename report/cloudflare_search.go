@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -252,7 +251,11 @@ func cloudflareSearch(w io.Writer, s *summary.CloudflareSearch, h, plotDir strin
 		"population's rates reach (the cap on a source's mean rate, as a share of the threshold's rate); middle, its mean gap, the "+
 		"published pair ringed; right, the share of its requests from sources whose mean count per window is at least L/2. "+
 		"The dashed line is the published 0.003%%.\n\n")
-	b.WriteString(searchArgument(s, h))
+	arg, err := searchArgument(s, h)
+	if err != nil {
+		return err
+	}
+	b.WriteString(arg)
 	fmt.Fprintf(&b, "%s# Every point\n\n", h)
 	fmt.Fprintf(&b, "Load: a source's mean count per window ÷ L, averaged over requests. Near L: the share of requests from sources whose mean "+
 		"count per window is at least L/2. Counts are of this point's sources, not scaled.\n\n")
@@ -263,7 +266,7 @@ func cloudflareSearch(w io.Writer, s *summary.CloudflareSearch, h, plotDir strin
 			p.Algorithm, p.Rule, p.Rate, p.Alpha, p.Max, blockName(p.Block), p.Load, numfmt.Percent(p.NearShare), numfmt.Percent(p.DisagreeRate),
 			numfmt.Count(p.Over), numfmt.Count(p.Under), numfmt.Count(p.KeysOver), numfmt.Count(p.KeysUnder), p.BurstRatio, numfmt.Percent(p.MeanGap))
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(w, b.String())
 	return err
 }
 
@@ -277,141 +280,6 @@ func blockFlag(b string) string {
 // scaled formats n × scale, rounded.
 func scaled(n int64, scale float64) string {
 	return numfmt.Count(int64(math.Round(float64(n) * scale)))
-}
-
-// searchArgument is the section that reads the search: what sets each
-// published figure, shown by the points.
-func searchArgument(s *summary.CloudflareSearch, h string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s# What sets each figure\n\n", h)
-	fmt.Fprintf(&b, "- **The mean gap is set by the traffic per window alone.** Under count all the counter's estimate does not depend on "+
-		"its decisions, so neither the limit nor the timeout moves it. Between two windows the counter charges a share (W−e)/W of the "+
-		"previous window's P requests where the log holds a binomial draw from them, an error of standard deviation √(P·φ(1−φ)), "+
-		"φ = e/W; for a Poisson source of μ requests per window the mean relative gap is about √(2/π)·(π/8)/√μ ≈ 0.31/√μ. "+
-		"The published 6%% says the requests come from sources of about (0.31/0.06)² ≈ 27 requests per window.")
-	for _, rate := range distinctRates(s) {
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, p := range s.Points {
-			if p.Rate == rate && p.MeanGap >= 0 {
-				lo, hi = math.Min(lo, p.MeanGap), math.Max(hi, p.MeanGap)
-			}
-		}
-		if !math.IsInf(lo, 0) {
-			fmt.Fprintf(&b, " Mean rate %g/s: %s to %s.", rate, numfmt.Percent(lo), numfmt.Percent(hi))
-		}
-	}
-	b.WriteString("\n")
-	// Disagreements against the share of requests near L.
-	maxOK, minOver := -1.0, math.Inf(1)
-	var zeroPts int
-	for _, p := range s.Points {
-		if p.Disagree == 0 {
-			zeroPts++
-		}
-		if p.Block != "" || reachOf(&p) < 0.9 {
-			continue // the timeout's amplification, or sources that cannot reach L
-		}
-		if p.DisagreeRate <= cfDisagreeRate {
-			maxOK = math.Max(maxOK, p.NearShare)
-		} else {
-			minOver = math.Min(minOver, p.NearShare)
-		}
-	}
-	fmt.Fprintf(&b, "- **Requests decided differently come only from sources near the threshold.** A decision differs only when the "+
-		"exact count is within that √(P·φ(1−φ)) of L; a Poisson source of μ ≪ L requests per window gets there with the "+
-		"probability of a Poisson tail, which is nil in practice (for μ = 30 and L = 100, P(N ≥ 95) is below 10⁻¹⁸). "+
-		"The rate decided differently is the share of requests from the sources that do come near L, times how often "+
-		"their requests flip. %d of the %d points decided nothing differently: the cap keeps their fastest sources well below L. ", zeroPts, len(s.Points))
-	if maxOK >= 0 && !math.IsInf(minOver, 0) {
-		fmt.Fprintf(&b, "Without a timeout, of the points whose fastest sources can reach L (a cap of 0.9 L or more), those at or under "+
-			"the published 0.003%% have at most %s of their requests from sources averaging L/2 or more, those above it at least %s.",
-			numfmt.Percent(maxOK), numfmt.Percent(minOver))
-	}
-	b.WriteString("\n")
-	// False positives against sources let through, by timeout.
-	type tally struct{ over, under, both, reqOver, reqUnder int64 }
-	var blocks []string
-	by := map[string]*tally{}
-	for _, p := range s.Points {
-		t := by[p.Block]
-		if t == nil {
-			t = &tally{}
-			by[p.Block] = t
-			blocks = append(blocks, p.Block)
-		}
-		t.over += p.KeysOver
-		t.under += p.KeysUnder
-		t.both += p.KeysBoth
-		t.reqOver += p.Over
-		t.reqUnder += p.Under
-	}
-	fmt.Fprintf(&b, "- **Without a timeout, a source let through is also refused wrongly.** The error above is symmetric request by request: "+
-		"a source whose previous window was back-loaded is undercharged (let through), one whose previous window was front-loaded "+
-		"is overcharged (refused while the log admits, which needs its current count near L as well), and a source that stays "+
-		"near L meets both.")
-	if t := by[""]; t != nil && t.over > 0 {
-		q := float64(t.under) / float64(t.over)
-		fmt.Fprintf(&b, " Without a timeout the search let %s sources through and refused %s wrongly (%s of them also let through): "+
-			"with a share q = %.2f, 3 sources let through and none refused wrongly happens with a probability of about (1−q)³ = %.0f%%.",
-			numfmt.Count(t.over), numfmt.Count(t.under), numfmt.Count(t.both), q, 100*math.Pow(1-q, 3))
-	}
-	b.WriteString("\n")
-	fmt.Fprintf(&b, "- **A long mitigation timeout makes false positives rare.** The counter's estimate is smoother than the exact count: "+
-		"for a Poisson source its variance is μ·(1−φ+φ²), 5/6 of the exact count's μ on average, so a source rising towards L "+
-		"reaches it by the exact count first, more often than not. Behind a timeout only that first crossing decides: the log "+
-		"refuses and blocks the source, the counter lets it through until its own estimate gets there (the source is then "+
-		"slightly above the threshold), and then both block it. A false positive needs the counter to cross first.")
-	for _, bl := range blocks {
-		if t := by[bl]; t.over > 0 {
-			fmt.Fprintf(&b, " Timeout %s: %s requests let through and %s refused wrongly, %s sources let through and %s refused.",
-				blockName(bl), numfmt.Count(t.reqOver), numfmt.Count(t.reqUnder), numfmt.Count(t.over), numfmt.Count(t.under))
-		}
-	}
-	if last := blocks[len(blocks)-1]; last != "" && by[last].over > 0 {
-		t := by[last]
-		q := float64(t.under) / float64(t.over)
-		fmt.Fprintf(&b, " Behind the %s timeout q = %.2f, and 3 sources let through with none refused wrongly has a probability of "+
-			"about (1−q)³ = %.0f%%.", blockName(last), q, 100*math.Pow(1-q, 3))
-	}
-	fmt.Fprintf(&b, " The timeout trades false positives for more requests let through: each source let through is let through "+
-		"for as long as the counter lags behind the log. Where the timeout outlasts the span, each source is blocked once")
-	var span float64
-	for _, p := range s.Points {
-		span = math.Max(span, p.Span)
-	}
-	if d, err := time.ParseDuration(blocks[len(blocks)-1]); err == nil && span > 0 && d.Seconds() >= span {
-		fmt.Fprintf(&b, " (as the %s one does here: the points span at most %.0f minutes)", blockName(blocks[len(blocks)-1]), span/60)
-	}
-	fmt.Fprintf(&b, "; a shorter one lets a source cross again, and each crossing is another chance of a false positive.\n")
-	perSource := cfDisagreeRate * cfRequests / cfSourcesOver
-	fmt.Fprintf(&b, "- **Three sources at 0.003%% are sources that sit at the threshold.** 0.003%% of %s is %s requests; with "+
-		"no false positive they are all let through, about %s per source", numfmt.Count(cfRequests), numfmt.Count(int64(cfDisagreeRate*cfRequests)), numfmt.Count(int64(perSource)))
-	if i := closest(s); i >= 0 {
-		if w, l, ok := ruleParts(s.Points[i].Rule); ok {
-			fmt.Fprintf(&b, ", %.0f minutes of a source at the threshold's rate (%s) that the log blocks and the counter does not",
-				perSource/(l/w)/60, s.Points[i].Rule)
-		}
-		fmt.Fprintf(&b, ". The closest point lets about %s sources through at full scale, against 3, each for %s requests",
-			scaled(s.Points[i].KeysOver, s.Scale), numfmt.Count(s.Points[i].Over/max(1, s.Points[i].KeysOver)))
-	}
-	fmt.Fprintf(&b, ". A point of this search holds 1/%g of the sources: one source let through here reads %g at full scale, so 3 "+
-		"is below what it resolves; a population whose tail puts that few sources at the threshold, each near it for longer, "+
-		"is what the published figure describes.\n", s.Scale, s.Scale)
-	fmt.Fprintf(&b, "- **Counters kept per data center add no mechanism of their own.** A source that stays at one data center (anycast "+
-		"sends a client to the nearest) meets one counter and one log, as here. A source whose requests are spread at random over k "+
-		"data centers is, to each data center's counter and log, a Poisson source of 1/k of its rate (a Poisson stream split at "+
-		"random is k independent Poisson streams): counting per data center is this experiment with the rates divided by k, "+
-		"which the search's rate and cap cover. It lowers the traffic each counter sees, and so the requests decided differently, "+
-		"and it raises the mean gap, which follows the traffic per counter as 1/√μ.\n\n")
-	fmt.Fprintf(&b, "**For the figure to apply to your traffic**: the sources that send most requests should send a few tens of requests per "+
-		"window (for a 6%% mean gap, about 27; the gap falls as 1/√ of that); well under 1%% of requests should come from "+
-		"sources that average half the limit or more, so that the requests decided differently are a few in 100,000; and the "+
-		"limiter should block a source it refuses for a long time (against the time the source stays near the limit), as "+
-		"Cloudflare's mitigation timeout does, for the false positives to become rare. Without the timeout, expect the sources "+
-		"that come near the limit to be refused wrongly about as often as let through. Measure it on your own trace with "+
-		"`ratebench compare -count all -alg counter`, and the mechanism on a population like yours with "+
-		"`ratebench cloudflare -block 1h -rate R -alpha A -max M`.\n\n")
-	return b.String()
 }
 
 func distinctRates(s *summary.CloudflareSearch) []float64 {

@@ -1,5 +1,13 @@
 package summary
 
+// The scale of Cloudflare's published experiment: 400 million requests
+// from 270,000 sources. The reproduction replays it by default, and a
+// search's Scale is CloudflareSources over its points' sources.
+const (
+	CloudflareRequests = 400_000_000
+	CloudflareSources  = 270_000
+)
+
 // CloudflareSearch is a search of the space of Cloudflare's mechanism: a
 // population replayed through the log and the counter, both behind the
 // same mitigation timeout, at every combination of the searched values.

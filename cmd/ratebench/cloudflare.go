@@ -1,25 +1,17 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
+	"context"
 	"flag"
-	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
-	"strings"
+	"syscall"
 
 	"ratebench/algorithms"
-	"ratebench/compare"
 	"ratebench/experiments/cloudflare"
-	"ratebench/generators"
-	"ratebench/internal/escape"
-	"ratebench/report"
-	"ratebench/summary"
-	"ratebench/summary/resultsdir"
 )
 
 // cloudflareRunsDir is the default results folder of cloudflare, beside
@@ -36,15 +28,16 @@ const cloudflareSynopsis = "[-requests N] [-sources K] [-rate R] [-alpha A] [-ma
 
 // runCloudflare reproduces Cloudflare's published accuracy experiment for
 // the sliding-window counter on a synthetic population and writes the
-// figures beside the published ones.
+// figures beside the published ones (package experiments/cloudflare).
 func runCloudflare(stdout, stderr io.Writer, args []string) error {
+	def := cloudflare.Published()
 	fs := newFlagSet("cloudflare", stderr, cloudflareSynopsis)
-	requests := fs.Int64("requests", 400_000_000, "requests to replay (Cloudflare: 400 million)")
-	sources := fs.Int("sources", 270_000, "number of sources (Cloudflare: 270,000)")
-	rate := fs.Float64("rate", 0.2, "mean requests per second per source")
-	alpha := fs.Float64("alpha", 1.5, "Pareto tail index of the per-source rates (smaller is heavier)")
-	ruleS := fs.String("rule", "100/1m", "the rate limit (Cloudflare did not publish theirs)")
-	seed := fs.Uint64("seed", 1, "random seed")
+	requests := fs.Int64("requests", def.Requests, "requests to replay (Cloudflare: 400 million)")
+	sources := fs.Int("sources", def.Sources, "number of sources (Cloudflare: 270,000)")
+	rate := fs.Float64("rate", def.Rate, "mean requests per second per source")
+	alpha := fs.Float64("alpha", def.Alpha, "Pareto tail index of the per-source rates (smaller is heavier)")
+	ruleS := fs.String("rule", def.Rule.String(), "the rate limit (Cloudflare did not publish theirs)")
+	seed := fs.Uint64("seed", def.Seed, "random seed")
 	out := fs.String("o", cloudflareRunsDir, "the results folder `DIR`")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the replay to `file`")
 	workers := fs.Int("workers", defaultWorkers(), "goroutines replaying keys in parallel (the results are the same for any number)")
@@ -64,23 +57,29 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var flags []cloudflare.Flag // those that change the figures, for the command the pages record
+	fs.Visit(func(f *flag.Flag) {
+		set[f.Name] = true
+		if !slices.Contains([]string{"o", "cpuprofile", "workers", "force"}, f.Name) {
+			flags = append(flags, cloudflare.Flag{Name: f.Name, Value: f.Value.String()})
+		}
+	})
 	if *readmeOnly {
-		return cloudflareReadme(stdout, *out)
+		return cloudflare.RewriteReadme(stdout, *out)
 	}
 	if *search != "" || set["block"] {
 		b := "" // none
 		if set["block"] {
-			if b, err = parseBlock(*block); err != nil {
+			if b, err = cloudflare.ParseBlock(*block); err != nil {
 				return usageError{"-block: " + err.Error()}
 			}
 		}
 		base := cloudflare.Grid{Rules: []algorithms.Rule{rule}, Rates: []float64{*rate}, Alphas: []float64{*alpha}, Maxes: []float64{*maxRate}, Blocks: []string{b}, Algs: []string{"counter"}}
-		g, err := parseSearch(*search, base)
+		g, err := cloudflare.ParseGrid(*search, base)
 		if err != nil {
 			return usageError{err.Error()}
 		}
-		pop := cloudflare.Population{Requests: searchRequests, Sources: searchSources, Seed: *seed}
+		pop := cloudflare.Population{Requests: cloudflare.SearchRequests, Sources: cloudflare.SearchSources, Seed: *seed}
 		if set["requests"] {
 			pop.Requests = *requests
 		}
@@ -92,165 +91,24 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 		}
 		dir := *out
 		if dir == cloudflareRunsDir { // beside a run's summary, not over it
-			dir = filepath.Join(cloudflareRunsDir, "search")
+			dir = filepath.Join(cloudflareRunsDir, cloudflare.SearchDir)
 		}
-		command := "ratebench cloudflare"
-		fs.Visit(func(f *flag.Flag) {
-			if !slices.Contains([]string{"o", "cpuprofile", "workers", "force"}, f.Name) {
-				command += " -" + f.Name + " " + quotedWord(f.Value.String())
-			}
-		})
-		job := searchJob{stdout: stdout, stderr: stderr, dir: dir, grid: g, pop: pop, workers: *workers, command: command, force: *force}
-		return job.run()
+		// SIGINT or SIGTERM stop the search, keeping the points done; once
+		// they are replayed, a signal ends the process again.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		s := cloudflare.Search{Dir: dir, Grid: g, Pop: pop, Workers: *workers, Flags: flags, Force: *force, Stdout: stdout, Stderr: stderr, Replayed: stop}
+		return s.Run(ctx)
 	}
-	spec := fmt.Sprintf("population:requests=%d,sources=%d,rate=%g,alpha=%g,seed=%d", *requests, *sources, *rate, *alpha, *seed)
+	exp := cloudflare.Experiment{Requests: *requests, Sources: *sources, Rate: *rate, Alpha: *alpha, Rule: rule, Seed: *seed}
 	if set["max"] {
-		spec = fmt.Sprintf("population:requests=%d,sources=%d,rate=%g,alpha=%g,max=%g,seed=%d", *requests, *sources, *rate, *alpha, *maxRate, *seed)
+		exp.Max = maxRate
 	}
-	g, err := generators.New(spec, generators.Params{})
+	r, err := exp.Prepare(*out, *workers, flags)
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	eng, err := compare.New(compare.Config{
-		Rules:      []algorithms.Rule{rule},
-		Algorithms: []string{"log", "counter"},
-		Modes:      []compare.Mode{compare.Independent, compare.Shadow},
-		Counts:     []compare.Count{compare.CountAccepted, compare.CountAll},
-		Workers:    *workers,
-	})
-	if err != nil {
-		return err
-	}
-	command := "ratebench cloudflare"
-	fs.Visit(func(f *flag.Flag) { // the flags that change the figures
-		if !slices.Contains([]string{"o", "cpuprofile", "workers", "force"}, f.Name) {
-			command += " -" + f.Name + " " + escape.ShellWord(f.Value.String())
-		}
-	})
-	readme := func(sum *summary.Summary, perf summary.Perf) ([]byte, error) {
-		var buf bytes.Buffer
-		search, err := readSearch(filepath.Join(*out, "search"))
-		if err != nil {
-			return nil, err
-		}
-		err = report.CloudflareREADME(&buf, sum, report.CloudflareTiming(perf), strings.TrimSpace(command), search)
-		return buf.Bytes(), err
-	}
-	job := replayJob{stdout: stdout, stderr: stderr, eng: eng, r: g, info: summary.TraceInfo{Path: genPrefix + spec, Format: "generated"},
-		dir: *out, cpuProfile: *cpuProfile, force: *force, report: true, readme: readme}
+	job := replayJob{stdout: stdout, stderr: stderr, eng: r.Engine, r: r.Population, info: r.Trace,
+		dir: *out, cpuProfile: *cpuProfile, force: *force, report: true, readme: r.Page}
 	return job.run()
-}
-
-// cloudflareReadme rewrites dir's README.md from its summary.json, its
-// perf.json if there is one, and the search in dir/search (whose plot and
-// page it rewrites too), each folder locked and its files committed as
-// one set. It refuses a folder whose summaries are not those of the
-// Cloudflare experiment (ratebench cloudflare and its search).
-func cloudflareReadme(stdout io.Writer, dir string) error {
-	path := filepath.Join(dir, summaryFile)
-	sum, err := summary.ReadSummaryFile(path)
-	if err != nil {
-		return err
-	}
-	if err := cloudflareExperiment(sum); err != nil {
-		return fmt.Errorf("%s is not the summary of ratebench cloudflare (%v): cloudflare -readme describes only its results folder", escape.Visible(path), err)
-	}
-	rd, err := resultsdir.Lock(dir)
-	if err != nil {
-		return err
-	}
-	defer rd.Close()
-	var timing string
-	if data, err := os.ReadFile(filepath.Join(dir, resultsdir.PerfFile)); err == nil {
-		var perf summary.Perf
-		if err := json.Unmarshal(data, &perf); err != nil {
-			return fmt.Errorf("%s: %v", filepath.Join(dir, resultsdir.PerfFile), err)
-		}
-		timing = report.CloudflareTiming(perf)
-	} else if old, err := os.ReadFile(filepath.Join(dir, resultsdir.ReadmeFile)); err == nil {
-		timing = keptTiming(string(old)) // perf.json is not committed: keep the full run's timing as its page gave it
-	}
-	searchDir := filepath.Join(dir, "search")
-	var search *summary.CloudflareSearch
-	if kind, _ := resultsdir.KindOf(searchDir); kind != resultsdir.KindNone {
-		srd, err := resultsdir.Lock(searchDir)
-		if err != nil {
-			return err
-		}
-		defer srd.Close()
-		if search, err = readSearch(searchDir); err != nil {
-			return err
-		}
-		if err := stageSearchPages(srd, search); err != nil {
-			return err
-		}
-		if err := srd.Commit(func(rel string) bool { return rel != summaryFile && rel != searchPartialFile && ownsSearch(rel) }); err != nil {
-			return err
-		}
-	}
-	var buf bytes.Buffer
-	if err := report.CloudflareREADME(&buf, sum, timing, cloudflareCommand(sum), search); err != nil {
-		return err
-	}
-	if err := rd.Write(resultsdir.ReadmeFile, buf.Bytes()); err != nil {
-		return err
-	}
-	if err := rd.Commit(func(rel string) bool { return rel == resultsdir.ReadmeFile }); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "wrote %s\n", escape.Visible(filepath.Join(dir, resultsdir.ReadmeFile)))
-	return nil
-}
-
-// cloudflareExperiment says why sum is not the summary ratebench
-// cloudflare writes (nil if it is): a whole replay of a generated
-// population under one rule, through the log and the counter, under both
-// counting policies and both modes.
-func cloudflareExperiment(sum *summary.Summary) error {
-	c := sum.Config
-	switch {
-	case sum.Trace.Format != "generated" || !strings.HasPrefix(sum.Trace.Path, genPrefix+"population:"):
-		return fmt.Errorf("its trace is %s, not a generated population", escape.Visible(sum.Trace.Path))
-	case sum.Partial || sum.Shard != nil:
-		return errors.New("it is partial")
-	case len(c.Rules) != 1 || c.Sweep != nil || len(c.Clients) > 0 || c.Deployment != nil:
-		return errors.New("its replay is not of one rule alone")
-	case !slices.Equal(c.Algorithms, []string{"log", "counter"}):
-		return fmt.Errorf("its algorithms are %s, not the log and the counter", escape.Visible(strings.Join(c.Algorithms, ",")))
-	case !slices.Equal(c.Counts, []string{"accepted", "all"}) || !slices.Equal(c.Modes, []string{"independent", "shadow"}):
-		return errors.New("it is not of both counting policies and both modes")
-	}
-	return nil
-}
-
-// cloudflareCommand returns the command that replays the experiment of
-// sum: the flags whose values differ from the defaults, read back from the
-// generated trace's parameters and the rule.
-func cloudflareCommand(sum *summary.Summary) string {
-	command := "ratebench cloudflare"
-	defaults := map[string]string{"requests": "400000000", "sources": "270000", "rate": "0.2", "alpha": "1.5", "seed": "1"}
-	_, params, _ := strings.Cut(strings.TrimPrefix(sum.Trace.Path, genPrefix), ":")
-	for _, kv := range strings.Split(params, ",") {
-		k, v, _ := strings.Cut(kv, "=")
-		if d, ok := defaults[k]; !ok || d != v {
-			command += " -" + k + " " + escape.ShellWord(v)
-		}
-	}
-	if len(sum.Config.Rules) == 1 && sum.Config.Rules[0] != "100/1m" {
-		command += " -rule " + escape.ShellWord(sum.Config.Rules[0])
-	}
-	return command
-}
-
-// keptTiming returns the timing sentence of a page CloudflareREADME wrote
-// (the end of its "Trace: " line from " Wall time "), "" if it has none.
-func keptTiming(page string) string {
-	for _, line := range strings.Split(page, "\n") {
-		if strings.HasPrefix(line, "Trace: ") {
-			if i := strings.Index(line, " Wall time "); i >= 0 {
-				return line[i:]
-			}
-		}
-	}
-	return ""
 }

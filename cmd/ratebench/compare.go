@@ -180,7 +180,7 @@ func (f *compareFlags) addRules(cfg *compare.Config) error {
 	if len(cfg.Rules) > 0 {
 		base = cfg.Rules[0]
 	}
-	sw, rs, err := parseSweep(*f.sweep, base)
+	sw, rs, err := summary.ParseSweep(*f.sweep, base)
 	if err != nil {
 		return usageError{err.Error()}
 	}

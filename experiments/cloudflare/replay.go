@@ -2,19 +2,23 @@ package cloudflare
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"ratebench/algorithms"
 	"ratebench/compare"
 	"ratebench/generators"
 	"ratebench/summary"
+	"ratebench/summary/resultsdir"
 )
 
-// replayPoint replays p's population through the engine: the reference is
-// the log behind p's timeout (log:block=D; the plain log without one), the
-// candidate p's algorithm behind the same timeout, every request counted.
-// The point is a projection of the candidate's run and the log's, with the
-// population's weight against the rule (traffic).
+// replayPoint replays p's population through the engine (Engine.Replay,
+// which stops when ctx is cancelled): the reference is the log behind p's
+// timeout (log:block=D; the plain log without one), the candidate p's
+// algorithm behind the same timeout, every request counted. The point is
+// a projection of the candidate's run and the log's, with the
+// population's weight against the rule (traffic), tallied as the engine
+// reads the population.
 func replayPoint(ctx context.Context, p Point, pop Population) (summary.SearchPoint, error) {
 	gen, err := generators.New(pop.spec(p), generators.Params{})
 	if err != nil {
@@ -26,26 +30,42 @@ func replayPoint(ctx context.Context, p Point, pop Population) (summary.SearchPo
 	if err != nil {
 		return summary.SearchPoint{}, err
 	}
-	tr := newTraffic(gen.Keys())
-	for n := 0; gen.Scan(); n++ {
-		if n&4095 == 4095 && ctx.Err() != nil {
+	r := &tallied{Generator: gen, tr: newTraffic(gen.Keys())}
+	if err := eng.Replay(ctx, r); err != nil {
+		if errors.Is(err, compare.ErrInterrupted) {
 			return summary.SearchPoint{}, context.Canceled
 		}
-		q := gen.Request()
-		if err := tr.add(gen.KeyIndex(), q.T); err != nil {
-			return summary.SearchPoint{}, err
-		}
-		if err := eng.Add(q.Key, q.T, q.Cost); err != nil {
-			return summary.SearchPoint{}, err
-		}
-	}
-	if err := gen.Err(); err != nil {
 		return summary.SearchPoint{}, err
 	}
-	s := eng.Summary(summary.TraceInfo{Path: "gen:" + pop.spec(p), Format: "generated"})
+	s := eng.Summary(summary.TraceInfo{Path: resultsdir.GenPrefix + pop.spec(p), Format: "generated"})
 	res := pairResult(&s.Runs[1], &s.Runs[0], int64(gen.Keys()))
-	res.Span, res.Load, res.NearShare = tr.weight(p.Rule)
+	res.Span, res.Load, res.NearShare = r.tr.weight(p.Rule)
 	return searchPoint(p, res), nil
+}
+
+// tallied is a population's reader that counts each request in its
+// traffic as the engine reads it.
+type tallied struct {
+	*generators.Generator
+	tr  *traffic
+	err error // the tally's, which stops the reader
+}
+
+// Scan reads the next request and counts it.
+func (r *tallied) Scan() bool {
+	if r.err != nil || !r.Generator.Scan() {
+		return false
+	}
+	r.err = r.tr.add(r.KeyIndex(), r.Request().T)
+	return r.err == nil
+}
+
+// Err is the tally's error, else the population's.
+func (r *tallied) Err() error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.Generator.Err()
 }
 
 // specs returns the specs p replays: the reference, the log behind p's

@@ -24,12 +24,12 @@ func testGrid(t *testing.T) Grid {
 // a search that was never stopped gives, for any number of workers.
 func TestInterruptedSearchResumes(t *testing.T) {
 	g, pop := testGrid(t), Population{Requests: 20000, Sources: 30, Seed: 1}
-	whole, err := Run(context.Background(), g, pop, Options{Workers: 2})
+	whole, err := ReplayGrid(context.Background(), g, pop, Options{Workers: 2})
 	if err != nil || len(whole) != g.Size() {
 		t.Fatalf("%d points, %v", len(whole), err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	part, err := Run(ctx, g, pop, Options{Workers: 1, Progress: func(done, total int) {
+	part, err := ReplayGrid(ctx, g, pop, Options{Workers: 1, Progress: func(done, total int) {
 		if done == 3 {
 			cancel()
 		}
@@ -38,7 +38,7 @@ func TestInterruptedSearchResumes(t *testing.T) {
 		t.Fatalf("cancelled: %d points, %v", len(part), err)
 	}
 	replayed := 0
-	resumed, err := Run(context.Background(), g, pop, Options{Workers: 3, Done: part, Progress: func(done, total int) { replayed++ }})
+	resumed, err := ReplayGrid(context.Background(), g, pop, Options{Workers: 3, Done: part, Progress: func(done, total int) { replayed++ }})
 	if err != nil {
 		t.Fatal(err)
 	}

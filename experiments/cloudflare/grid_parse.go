@@ -1,37 +1,22 @@
-package main
+package cloudflare
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"ratebench/algorithms"
-	"ratebench/experiments/cloudflare"
-	"ratebench/internal/escape"
 	"ratebench/summary"
-	"ratebench/summary/resultsdir"
 )
 
-// The search's default population: the full-scale experiment's traffic per
-// source (400M requests from 270,000 sources) from a hundredth of the
-// sources, so that each point replays in seconds.
-const (
-	searchRequests = 4_000_000
-	searchSources  = 2_700
-	cfFullSources  = 270_000
-)
-
-// parseSearch reads a grid "L=20,100;W=10s,1m;rate=0.05,0.2;alpha=1.5,3;
+// ParseGrid reads a grid "L=20,100;W=10s,1m;rate=0.05,0.2;alpha=1.5,3;
 // max=5,1000;block=0,1m,window;alg=counter,counter-floor" (block=0: no
-// mitigation timeout); an axis
-// left out takes the single value of base, an axis given twice is refused
-// (as is a value given twice, by Grid.Check).
-func parseSearch(spec string, base cloudflare.Grid) (cloudflare.Grid, error) {
-	g := cloudflare.Grid{}
+// mitigation timeout); an axis left out takes the single value of base,
+// an axis given twice is refused (as is a value given twice, by
+// Grid.Check).
+func ParseGrid(spec string, base Grid) (Grid, error) {
+	g := Grid{}
 	var lw []string
 	given := map[string]bool{}
 	for _, part := range strings.Split(spec, ";") {
@@ -75,7 +60,7 @@ func parseSearch(spec string, base cloudflare.Grid) (cloudflare.Grid, error) {
 				}
 				g.Algs = append(g.Algs, v)
 			case "block":
-				b, err := parseBlock(v)
+				b, err := ParseBlock(v)
 				if err != nil {
 					return g, fmt.Errorf("search %q: %v", spec, err)
 				}
@@ -87,7 +72,7 @@ func parseSearch(spec string, base cloudflare.Grid) (cloudflare.Grid, error) {
 	}
 	g.Rules = base.Rules
 	if len(lw) > 0 {
-		_, rules, err := parseSweep(strings.Join(lw, ";"), base.Rules[0])
+		_, rules, err := summary.ParseSweep(strings.Join(lw, ";"), base.Rules[0])
 		if err != nil {
 			return g, err
 		}
@@ -111,10 +96,10 @@ func parseSearch(spec string, base cloudflare.Grid) (cloudflare.Grid, error) {
 	return g, nil
 }
 
-// parseBlock reads a mitigation timeout: "0" or "none" for none, "window"
+// ParseBlock reads a mitigation timeout: "0" or "none" for none, "window"
 // for till the window's end, or a positive duration. Nothing ("block=")
 // is refused, as in an algorithm's spec: it never means none.
-func parseBlock(v string) (string, error) {
+func ParseBlock(v string) (string, error) {
 	switch v {
 	case "0", "none":
 		return "", nil
@@ -127,38 +112,3 @@ func parseBlock(v string) (string, error) {
 	}
 	return algorithms.FormatWindow(int64(d)), nil
 }
-
-// readSearch reads a search's summary.json; nil if there is none.
-func readSearch(dir string) (*summary.CloudflareSearch, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var s summary.CloudflareSearch
-	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, "summary.json"), err)
-	}
-	if kind, _ := resultsdir.KindOf(dir); kind != resultsdir.KindSearch {
-		return nil, fmt.Errorf("%s is not the summary of a search: it holds no points", escape.Visible(filepath.Join(dir, summaryFile)))
-	}
-	if base := filepath.Base(dir); base != searchCheckDir && base != searchFullDir {
-		if s.Check, err = readSearch(filepath.Join(dir, searchCheckDir)); err != nil {
-			return nil, err
-		}
-		if s.Full, err = readSearch(filepath.Join(dir, searchFullDir)); err != nil {
-			return nil, err
-		}
-	}
-	return &s, nil
-}
-
-// searchCheckDir is the folder, inside a search's, of the closest point's
-// rerun with more sources (make cloudflare-search writes it), and
-// searchFullDir that of its replay at full scale (make cloudflare-full).
-const (
-	searchCheckDir = "check"
-	searchFullDir  = "full"
-)
