@@ -227,6 +227,9 @@ func newWorker(cfg Config) (*worker, error) {
 		return nil, err
 	}
 	e.sims.on = len(e.closed.sims)+len(e.dist.sims) > 0
+	for _, s := range cfg.skipped {
+		e.notes = append(e.notes, s.String())
+	}
 	if name := cfg.coupled(); name != "" {
 		e.notes = append(e.notes, name+" couples keys (a key's decision depends on the others' requests), so every key was replayed in one pass, in the trace's order")
 	}
