@@ -44,7 +44,7 @@ func ExampleNew() {
 func ExampleParseSpecs() {
 	rule, _ := algorithms.ParseRule("5/1m")
 	specs, err := algorithms.ParseSpecs("log,counter,token:B=10,buckets:4", rule)
-	fmt.Println(specs, err)
+	fmt.Println(specs.Names, err)
 	_, err = algorithms.ParseSpecs("counter,bucket", rule)
 	fmt.Println(err != nil)
 	// Output:

@@ -1,14 +1,16 @@
 package algorithms
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 )
 
 // The catalogue lists the textbook algorithms in their order, then every
-// product registered from its file, by name, then the templates; every
-// kind but a template builds from its name alone, and answers to it.
+// product registered from its file, by place (1, 2, ... without a gap: the
+// order they were added), then the templates; every kind but a template
+// builds from its name alone, and answers to it.
 func TestCatalogue(t *testing.T) {
 	r, _ := ParseRule("10/1m")
 	cat := Catalogue()
@@ -28,6 +30,9 @@ func TestCatalogue(t *testing.T) {
 			continue
 		}
 		products = append(products, k.Name())
+		if k.Place != len(products) {
+			t.Errorf("%s is product %d of the catalogue, at place %d: want the places 1, 2, ... in order, a new product at the next", k.Name(), len(products), k.Place)
+		}
 		l, err := New(k.Name(), r)
 		if err != nil {
 			t.Errorf("%s: %v", k.Name(), err)
@@ -37,8 +42,8 @@ func TestCatalogue(t *testing.T) {
 			t.Errorf("%s registered itself as a product, but is not one", k.Name())
 		}
 	}
-	if !slices.IsSorted(products) || len(products) < 14 {
-		t.Errorf("products %v: want every product, by name", products)
+	if len(products) < 14 || products[0] != "nginx" {
+		t.Errorf("products %v: want every product, nginx first", products)
 	}
 	for _, want := range []string{"nginx", "envoy", "upstash-fixed", "upstash-token", "redis_rate", "guava"} {
 		if !slices.Contains(products, want) {
@@ -63,6 +68,35 @@ func TestRegisterRefusesTakenNames(t *testing.T) {
 	if _, ok := kindOf("nginx"); !ok {
 		t.Fatal("nginx is gone after a refused registration")
 	}
+	build := NoParams(func(r Rule) Limiter { return NewLog(r) })
+	for _, k := range []Kind{
+		{Spec: "products", Place: 1000, Build: build},                  // a set's name
+		{Spec: "textbook", Place: 1000, Build: build},                  // a set's name
+		{Spec: "newcomer", Build: build},                               // no place
+		{Spec: "newcomer", Place: kindPlace(t, "envoy"), Build: build}, // envoy's place
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("registering %s at place %d did not panic", k.Spec, k.Place)
+				}
+			}()
+			Register(k)
+		}()
+	}
+	if _, ok := kindOf("newcomer"); ok {
+		t.Fatal("a refused registration stayed in the catalogue")
+	}
+}
+
+// kindPlace returns the place of the product named name.
+func kindPlace(t *testing.T, name string) int {
+	t.Helper()
+	k, ok := kindOf(name)
+	if !ok || k.Place < 1 {
+		t.Fatalf("no product %s (%+v)", name, k)
+	}
+	return k.Place
 }
 
 // An unknown name is refused, naming every kind of the catalogue.
@@ -99,5 +133,34 @@ func TestEmptyParameterRefused(t *testing.T) {
 		if _, err := New(spec, r); err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %q", spec, err, want)
 		}
+	}
+}
+
+// A set whose every kind a rule refuses names nothing: an error that says
+// why, unless the list names something else.
+func TestParseSpecsOfASetLeftOutWhole(t *testing.T) {
+	r, _ := ParseRule("10/1m")
+	refuses := Kind{Spec: "refuses", Build: func(c Call, r Rule) (Limiter, error) { return nil, fmt.Errorf("no rule suits it") }}
+	registry.Lock()
+	registry.products["refuses"] = refuses
+	registry.Unlock()
+	saved := sets
+	sets = append(slices.Clone(sets), Set{Name: "refusing", kinds: func() []Kind { return []Kind{refuses} }})
+	defer func() {
+		sets = saved
+		registry.Lock()
+		delete(registry.products, "refuses")
+		registry.Unlock()
+	}()
+	want := `every algorithm of "refusing" is left out: refuses is left out of refusing: it refuses rule 10/1m (no rule suits it)`
+	if _, err := ParseSpecs("refusing", r); err == nil || err.Error() != want {
+		t.Errorf("refusing: %v, want %q", err, want)
+	}
+	got, err := ParseSpecs("log,refusing", r)
+	if err != nil || !slices.Equal(got.Names, []string{"log"}) || len(got.Skipped) != 1 {
+		t.Errorf("log,refusing: %+v, %v", got, err)
+	}
+	if _, err := ParseSpecs(" , ", r); err == nil || !strings.Contains(err.Error(), "no algorithm named") {
+		t.Errorf("an empty list: %v", err)
 	}
 }

@@ -54,7 +54,7 @@ func TestNewSpecs(t *testing.T) {
 		}
 	}
 	got, err := algorithms.ParseSpecs("counter, log,counter,buckets:2", r)
-	if err != nil || len(got) != 3 || got[0] != "counter" || got[1] != "log" || got[2] != "buckets:2" {
+	if err != nil || len(got.Names) != 3 || got.Names[0] != "counter" || got.Names[1] != "log" || got.Names[2] != "buckets:2" || got.Skipped != nil {
 		t.Errorf("ParseSpecs = %v, %v", got, err)
 	}
 }

@@ -14,18 +14,18 @@ var DefaultSpecs = []string{"log", "counter", "counter-lt", "counter-floor", "fi
 // then the templates any spec may take (no Build). The deployed products
 // register themselves, each from its own file (Register).
 var textbook = []Kind{
-	{"log", "sliding window log: the exact reference", NoParams(func(r Rule) Limiter { return NewLog(r) })},
-	{"counter", "sliding window counter: prev*(W-e)/W + curr + cost <= L", NoParams(func(r Rule) Limiter { return NewCounter(r) })},
-	{"counter-lt", "counter admitting iff prev*(W-e)/W + curr < L, as in a common Redis Lua snippet", NoParams(func(r Rule) Limiter { return NewCounterLT(r) })},
-	{"counter-floor", "counter with the weighted previous count rounded down (with cost 1 it decides as counter-lt, and as Upstash's slidingWindow without its cache)", NoParams(func(r Rule) Limiter { return NewCounterFloor(r) })},
-	{"fixed", "fixed window: curr + cost <= L", NoParams(func(r Rule) Limiter { return NewFixed(r) })},
-	{"token[:B=N]", "token bucket, L/W tokens per unit time, capacity B (default L)", withBurst(func(r Rule, b int64) Limiter { return NewToken(r, b) })},
-	{"gcra[:B=N]", "generic cell rate algorithm, emission interval W/L, burst B; decides as token", withBurst(func(r Rule, b int64) Limiter { return NewGCRA(r, b) })},
-	{"xrate[:B=N]", "peer library golang.org/x/time/rate: float64 token bucket, rate L/W, burst B (default L)", withBurst(func(r Rule, b int64) Limiter { return NewXRate(r, b) })},
-	{"buckets:N", "sliding window over N sub-windows of width W/N; buckets:1 = counter", buildBuckets},
-	{"leaky[:B=N]", "leaky bucket as a queue (shaper), capacity B (default L), drains one unit every W/L; admits as token, with a delay", withBurst(func(r Rule, b int64) Limiter { return NewLeaky(r, b) })},
-	{"ALG:block[=D]", "any algorithm behind a refusal cache: a key it refuses is refused until the end of the rule's window (block), or for D (block=D)", nil},
-	{"PRODUCT:without=NAME", "a deployed product with one of its deviations from its textbook algorithm turned off", nil},
+	{Spec: "log", About: "sliding window log: the exact reference", Build: NoParams(func(r Rule) Limiter { return NewLog(r) })},
+	{Spec: "counter", About: "sliding window counter: prev*(W-e)/W + curr + cost <= L", Build: NoParams(func(r Rule) Limiter { return NewCounter(r) })},
+	{Spec: "counter-lt", About: "counter admitting iff prev*(W-e)/W + curr < L, as in a common Redis Lua snippet", Build: NoParams(func(r Rule) Limiter { return NewCounterLT(r) })},
+	{Spec: "counter-floor", About: "counter with the weighted previous count rounded down (with cost 1 it decides as counter-lt, and as Upstash's slidingWindow without its cache)", Build: NoParams(func(r Rule) Limiter { return NewCounterFloor(r) })},
+	{Spec: "fixed", About: "fixed window: curr + cost <= L", Build: NoParams(func(r Rule) Limiter { return NewFixed(r) })},
+	{Spec: "token[:B=N]", About: "token bucket, L/W tokens per unit time, capacity B (default L)", Build: withBurst(func(r Rule, b int64) Limiter { return NewToken(r, b) })},
+	{Spec: "gcra[:B=N]", About: "generic cell rate algorithm, emission interval W/L, burst B; decides as token", Build: withBurst(func(r Rule, b int64) Limiter { return NewGCRA(r, b) })},
+	{Spec: "xrate[:B=N]", About: "peer library golang.org/x/time/rate: float64 token bucket, rate L/W, burst B (default L)", Build: withBurst(func(r Rule, b int64) Limiter { return NewXRate(r, b) })},
+	{Spec: "buckets:N", Default: "buckets:4", About: "sliding window over N sub-windows of width W/N; buckets:1 = counter", Build: buildBuckets},
+	{Spec: "leaky[:B=N]", About: "leaky bucket as a queue (shaper), capacity B (default L), drains one unit every W/L; admits as token, with a delay", Build: withBurst(func(r Rule, b int64) Limiter { return NewLeaky(r, b) })},
+	{Spec: "ALG:block[=D]", About: "any algorithm behind a refusal cache: a key it refuses is refused until the end of the rule's window (block), or for D (block=D)"},
+	{Spec: "PRODUCT:without=NAME", About: "a deployed product with one of its deviations from its textbook algorithm turned off"},
 }
 
 // NoParams is the Build of a kind that takes no parameter.
@@ -93,30 +93,6 @@ func newBase(spec string, r Rule) (Limiter, error) {
 		return nil, fmt.Errorf("unknown algorithm %q (known: %s)", spec, knownSpecs())
 	}
 	return k.Build(Call{Spec: spec, Name: name, Arg: arg, HasArg: hasArg}, r)
-}
-
-// ParseSpecs splits a comma-separated list of specs and checks each against
-// rule r, returning their canonical names without duplicates.
-func ParseSpecs(list string, r Rule) ([]string, error) {
-	var out []string
-	seen := map[string]bool{}
-	for _, s := range strings.Split(list, ",") {
-		if strings.TrimSpace(s) == "" {
-			continue
-		}
-		l, err := New(s, r)
-		if err != nil {
-			return nil, err
-		}
-		if !seen[l.Name()] {
-			seen[l.Name()] = true
-			out = append(out, l.Name())
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no algorithm named in %q", list)
-	}
-	return out, nil
 }
 
 // knownSpecs lists the catalogue's specs, for an error.

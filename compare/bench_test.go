@@ -273,9 +273,9 @@ func BenchmarkFloor(b *testing.B) {
 	b.ReportMetric(float64(admitted)/float64(benchCSVRequests)/float64(b.N), "admit/op")
 }
 
-// benchProducts are the deployed products of results/products.
-var benchProducts = []string{"log", "nginx", "envoy", "envoy-local", "upstash", "upstash-fixed", "upstash-token", "redis_rate",
-	"throttled", "ulule", "go-limiter", "juju", "kong", "redis-cell", "guava", "httprate", "spring-gateway", "gubernator", "fiber", "flask-limiter", "caddy", "traefik", "express-rate-limit", "varnish", "rack-attack", "tyk", "haproxy"}
+// benchProducts are the deployed products of results/products: every
+// product of the catalogue, beside the log.
+var benchProducts = []string{"log", "products"}
 
 // BenchmarkReplayCSV is compare on the CSV of BenchmarkFloor, through the
 // engine's API (reading, interning, every decision and metric, the

@@ -32,8 +32,12 @@ type Config struct {
 	Rules []algorithms.Rule
 	// Layered are layered rules (docs/definitions.md §12), each one experiment like a
 	// rule of Rules: a request is admitted iff every layer admits it.
-	Layered    [][]algorithms.Rule
-	Algorithms []string // candidate specs; the reference log is always run
+	Layered [][]algorithms.Rule
+	// Algorithms are the candidates' specs, or names of sets of them
+	// (algorithms.Sets: products, textbook); the reference log is always
+	// run. A kind a set brings in that a rule cannot express is left out,
+	// and the summary says so in its notes.
+	Algorithms []string
 	// Reference is the reference's spec: "log" (the default), the exact
 	// sliding log, or the log behind a refusal cache, "log:block" (till
 	// the window's end) or "log:block=D" (for D from a refusal, as
@@ -68,6 +72,9 @@ type Config struct {
 
 	// tuning is what only the tests set; its zero value is the harness's.
 	tuning tuning
+	// skipped are the kinds a set of Algorithms brought in that a rule
+	// cannot express, left out (set by normalize).
+	skipped []algorithms.Skipped
 }
 
 // MaxWorkers is the most workers a Config may ask for: more goroutines
@@ -158,28 +165,26 @@ func (c Config) normalize() (Config, error) {
 	if c.Shard != nil && (c.Shard.Count < 1 || c.Shard.Index < 0 || c.Shard.Index >= c.Shard.Count) {
 		return c, fmt.Errorf("shard %d/%d: want i/n with 0 <= i < n", c.Shard.Index, c.Shard.Count)
 	}
-	specs := []string{"log"}
+	var rules []algorithms.Rule
 	for _, set := range c.ruleSets() {
-		for _, r := range set {
-			got, err := algorithms.ParseSpecs(strings.Join(c.Algorithms, ","), r)
-			if err != nil {
-				return c, err
-			}
-			for _, s := range got {
-				if s != "log" && !slices.Contains(specs, s) {
-					specs = append(specs, s)
-				}
-			}
+		rules = append(rules, set...)
+	}
+	got, err := algorithms.ParseSpecs(strings.Join(c.Algorithms, ","), rules...)
+	if err != nil {
+		return c, err
+	}
+	c.Algorithms, c.skipped = []string{"log"}, got.Skipped
+	for _, s := range got.Names {
+		if s != "log" {
+			c.Algorithms = append(c.Algorithms, s)
 		}
 	}
-	c.Algorithms = specs
 	if coupled := c.coupled(); coupled != "" {
 		if c.Shard != nil {
 			return c, fmt.Errorf("%s couples keys (a key's decision depends on the others' requests): it must see every key in one replay, not shard %d/%d", coupled, c.Shard.Index, c.Shard.Count)
 		}
 		c.Workers = 1
 	}
-	var err error
 	if c.Modes, err = distinct(c.Modes, []Mode{Independent, Shadow}, "mode"); err != nil {
 		return c, err
 	}

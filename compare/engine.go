@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"ratebench/algorithms"
 	"ratebench/internal/request"
 	"ratebench/summary"
 	"ratebench/traces"
@@ -153,6 +154,11 @@ func (e *Engine) Algorithms() []string {
 	}
 	return out
 }
+
+// Skipped returns the kinds a set of Config.Algorithms brought in that a
+// rule cannot express, left out of the replay (the summary's notes say
+// so too), for a caller to tell before the replay.
+func (e *Engine) Skipped() []algorithms.Skipped { return e.cfg.skipped }
 
 // String names the experiment grid, for logs.
 func (e *Engine) String() string {

@@ -3,6 +3,7 @@ package compare
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -157,5 +158,40 @@ func TestCompanionsKeepNoRow(t *testing.T) {
 	}
 	if companions != 10 || len(w.rows.row(0)) != 3 || len(w.runs()) != 3 {
 		t.Errorf("%d companions, rows of %d runs (%d with rows); want 10 and 3", companions, len(w.rows.row(0)), len(w.runs()))
+	}
+}
+
+// A set of Algorithms ("products") is read against every rule: a product
+// one rule refuses is left out of every experiment, said by Skipped and in
+// the summary's notes, and a layered rule's layers each count as a rule;
+// named in the list, the same product is refused.
+func TestSetsLeaveOutWhatARuleRefuses(t *testing.T) {
+	t.Parallel()
+	minute, half := mustRule(t, "10/1m"), mustRule(t, "5/30s")
+	for _, cfg := range []Config{
+		{Rules: []algorithms.Rule{minute, half}, Algorithms: []string{"products"}},
+		{Layered: [][]algorithms.Rule{{minute, half}}, Algorithms: []string{"log", "products"}},
+	} {
+		e, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var left []string
+		for _, s := range e.Skipped() {
+			left = append(left, s.Spec)
+		}
+		if strings.Join(left, ",") != "envoy,kong" {
+			t.Errorf("%v: left out %v, want envoy and kong", cfg.Rules, left)
+		}
+		algs := e.Algorithms()
+		if len(algs) != len(algorithms.Products())-1 || algs[0] != "log" || slices.Contains(algs, "envoy") || slices.Contains(algs, "kong") {
+			t.Errorf("runs of %v", algs)
+		}
+		if len(e.notes) < 2 || e.notes[0] != e.Skipped()[0].String() || e.notes[1] != e.Skipped()[1].String() {
+			t.Errorf("notes %q", e.notes)
+		}
+	}
+	if _, err := New(Config{Rules: []algorithms.Rule{minute, half}, Algorithms: []string{"products", "kong"}}); err == nil || !strings.Contains(err.Error(), `algorithm "kong"`) {
+		t.Errorf("kong named under 5/30s: %v", err)
 	}
 }

@@ -227,6 +227,9 @@ func newWorker(cfg Config) (*worker, error) {
 		return nil, err
 	}
 	w.sims.on = len(w.closed.sims)+len(w.dist.sims) > 0
+		for _, s := range cfg.skipped {
+		w.notes = append(w.notes, s.String())
+	}
 	if name := cfg.coupled(); name != "" {
 		w.notes = append(w.notes, name+" couples keys (a key's decision depends on the others' requests), so every key was replayed in one pass, in the trace's order")
 	}

@@ -3,7 +3,7 @@ package products
 import "ratebench/algorithms"
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "caddy", About: "mholt/caddy-ratelimit (Caddy's rate_limit handler, events L, window W): a ring of the last L recorded events' times per key; a request is admitted while the oldest is at least W old, and recorded only if more than W old; one event per request whatever its cost",
+	algorithms.Register(algorithms.Kind{Spec: "caddy", Place: 23, About: "mholt/caddy-ratelimit (Caddy's rate_limit handler, events L, window W): a ring of the last L recorded events' times per key; a request is admitted while the oldest is at least W old, and recorded only if more than W old; one event per request whatever its cost",
 		Build: algorithms.NoParams(func(r algorithms.Rule) algorithms.Limiter { return NewCaddy(r) })})
 }
 

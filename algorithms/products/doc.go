@@ -18,9 +18,12 @@
 //
 // # Registry
 //
-// Each product registers its kind (spec, description, constructor) with
-// algorithms.Register from its own file, when the program starts: a
+// Each product registers its kind (spec, place, description, constructor)
+// with algorithms.Register from its own file, when the program starts: a
 // program that imports this package (the compare engine does) can name
-// every product in algorithms.New, and lists them in
-// algorithms.Catalogue.
+// every product in algorithms.New, lists them in algorithms.Catalogue, and
+// names them all with the set "products" in a list of specs (-alg
+// log,products). The place (algorithms.Kind.Place) is the order the
+// products were added in, which the catalogue keeps: a new product takes
+// the next, so that a comparison of every product adds its runs last.
 package products

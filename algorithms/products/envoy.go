@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "envoy", About: "Envoy's global rate limit service: fixed window on the epoch in whole seconds, W one unit (1s, 1m, 1h, 24h, ...), every request counted",
+	algorithms.Register(algorithms.Kind{Spec: "envoy", Place: 2, About: "Envoy's global rate limit service: fixed window on the epoch in whole seconds, W one unit (1s, 1m, 1h, 24h, ...), every request counted",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			if err := c.NoArg(); err != nil {
 				return nil, err

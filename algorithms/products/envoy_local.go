@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "envoy-local[:max=N:fill=N:interval=D:phase=D]", About: "Envoy's local rate limit filter: max tokens (default L), fill tokens every interval (>= 50ms, default the exact L/W), one token per request",
+	algorithms.Register(algorithms.Kind{Spec: "envoy-local[:max=N:fill=N:interval=D:phase=D]", Place: 3, About: "Envoy's local rate limit filter: max tokens (default L), fill tokens every interval (>= 50ms, default the exact L/W), one token per request",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			return newEnvoyLocalSpec(c.Spec, c.Arg, c.HasArg, r)
 		}})

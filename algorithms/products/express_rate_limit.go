@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "express-rate-limit[:store=memory|redis]", About: "express-rate-limit (Node's Express middleware) with its MemoryStore or rate-limit-redis: fixed window anchored at the key's first hit, a millisecond clock (Date.now or Redis's), every request counted, refused once the count exceeds the limit",
+	algorithms.Register(algorithms.Kind{Spec: "express-rate-limit[:store=memory|redis]", Place: 21, About: "express-rate-limit (Node's Express middleware) with its MemoryStore or rate-limit-redis: fixed window anchored at the key's first hit, a millisecond clock (Date.now or Redis's), every request counted, refused once the count exceeds the limit",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			return NewExpressRateLimit(r, c.Arg, c.HasArg)
 		}})

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "fiber[:strategy=fixed|sliding]", About: "Fiber's limiter middleware (limiter.Config{Max: L, Expiration: W}) on its whole-second clock: a fixed window anchored at the key's first request (default), or strategy=sliding, limiter.SlidingWindow{}, a sliding window counter whose weighted previous count is truncated in float64; every request counted, refused ones included, one per request",
+	algorithms.Register(algorithms.Kind{Spec: "fiber[:strategy=fixed|sliding]", Place: 25, About: "Fiber's limiter middleware (limiter.Config{Max: L, Expiration: W}) on its whole-second clock: a fixed window anchored at the key's first request (default), or strategy=sliding, limiter.SlidingWindow{}, a sliding window counter whose weighted previous count is truncated in float64; every request counted, refused ones included, one per request",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			strategy := "fixed"
 			if c.HasArg {

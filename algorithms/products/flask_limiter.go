@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "flask-limiter[:strategy=fixed|moving][:storage=memory|redis]", About: "Flask-Limiter, whose decisions are the limits library's (2.8.0): fixed window anchored at the key's first hit, every hit counted (the default strategy), or the moving window, a list of float timestamps; in memory (default) or in Redis",
+	algorithms.Register(algorithms.Kind{Spec: "flask-limiter[:strategy=fixed|moving][:storage=memory|redis]", Place: 24, About: "Flask-Limiter, whose decisions are the limits library's (2.8.0): fixed window anchored at the key's first hit, every hit counted (the default strategy), or the moving window, a list of float timestamps; in memory (default) or in Redis",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			return NewFlaskLimiter(r, c.Spec, c.Arg, c.HasArg)
 		}})

@@ -3,7 +3,7 @@ package products
 import "ratebench/algorithms"
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "go-limiter", About: "github.com/sethvargo/go-limiter (memorystore): fixed window anchored at the key's first request, one token per request",
+	algorithms.Register(algorithms.Kind{Spec: "go-limiter", Place: 10, About: "github.com/sethvargo/go-limiter (memorystore): fixed window anchored at the key's first request, one token per request",
 		Build: algorithms.NoParams(func(r algorithms.Rule) algorithms.Limiter { return NewGoLimiter(r) })})
 }
 

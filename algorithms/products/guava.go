@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "guava", About: "Guava's RateLimiter.create(L/W per second) asked tryAcquire(cost): SmoothBursty on a microsecond stopwatch from the key's first request, in doubles, one second of stored permits, starting empty, admitting whenever free and charging the cost after",
+	algorithms.Register(algorithms.Kind{Spec: "guava", Place: 14, About: "Guava's RateLimiter.create(L/W per second) asked tryAcquire(cost): SmoothBursty on a microsecond stopwatch from the key's first request, in doubles, one second of stored permits, starting empty, admitting whenever free and charging the cost after",
 		Build: algorithms.NoParams(func(r algorithms.Rule) algorithms.Limiter { return NewGuava(r) })})
 }
 

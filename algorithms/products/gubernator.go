@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "gubernator[:algorithm=token|leaky]", About: "gubernator's rate limits (RateLimitReq{Limit: L, Duration: W in ms, Hits: cost}) on one node: TOKEN_BUCKET (default), a fixed window anchored at the key's first request and closed at its end, or LEAKY_BUCKET (algorithm=leaky), a token bucket of L leaking in float64 on a millisecond clock",
+	algorithms.Register(algorithms.Kind{Spec: "gubernator[:algorithm=token|leaky]", Place: 26, About: "gubernator's rate limits (RateLimitReq{Limit: L, Duration: W in ms, Hits: cost}) on one node: TOKEN_BUCKET (default), a fixed window anchored at the key's first request and closed at its end, or LEAKY_BUCKET (algorithm=leaky), a token bucket of L leaking in float64 on a millisecond clock",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			leaky := false
 			if c.HasArg {

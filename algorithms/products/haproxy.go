@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "haproxy[:expire=D]", About: "HAProxy 2.6's stick table (store http_req_rate(W), track-sc0, deny if sc_http_req_rate(0) gt L): sliding window counter anchored at the key's first request, on millisecond ticks, the weighted count rounded down, every request counted; idle entries expire after D (default 3W)",
+	algorithms.Register(algorithms.Kind{Spec: "haproxy[:expire=D]", Place: 17, About: "HAProxy 2.6's stick table (store http_req_rate(W), track-sc0, deny if sc_http_req_rate(0) gt L): sliding window counter anchored at the key's first request, on millisecond ticks, the weighted count rounded down, every request counted; idle entries expire after D (default 3W)",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			if c.HasArg && strings.TrimSpace(c.Arg) == "" {
 				return nil, fmt.Errorf("algorithm %q: want haproxy, or haproxy:expire=D", c.Spec)

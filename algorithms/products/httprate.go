@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "httprate[:offset=D]", About: "go-chi/httprate's in-process counter (httprate.Limit(L, W)): sliding window counter in float64 with the estimate rounded to the nearest whole request, windows shifted by the limiter's start (offset=D, default none: aligned to the epoch)",
+	algorithms.Register(algorithms.Kind{Spec: "httprate[:offset=D]", Place: 15, About: "go-chi/httprate's in-process counter (httprate.Limit(L, W)): sliding window counter in float64 with the estimate rounded to the nearest whole request, windows shifted by the limiter's start (offset=D, default none: aligned to the epoch)",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			if c.HasArg && strings.TrimSpace(c.Arg) == "" {
 				return nil, fmt.Errorf("algorithm %q: want httprate, or httprate:offset=D", c.Spec)

@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "juju[:rate][:capacity=N][:quantum=N:interval=D]", About: "github.com/juju/ratelimit: quantum tokens every whole interval from the key's first request, capacity N (default L, and the exact rate L/W; rate: as NewBucketWithRate, within 1%)",
+	algorithms.Register(algorithms.Kind{Spec: "juju[:rate][:capacity=N][:quantum=N:interval=D]", Place: 11, About: "github.com/juju/ratelimit: quantum tokens every whole interval from the key's first request, capacity N (default L, and the exact rate L/W; rate: as NewBucketWithRate, within 1%)",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			return newJujuSpec(c.Spec, c.Arg, c.HasArg, r)
 		}})

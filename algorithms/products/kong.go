@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "kong", About: "Kong's rate-limiting plugin, local policy: fixed window on the UTC calendar (W 1s, 1m, 1h, 24h; 720h a calendar month, 8760h a calendar year), admitted while the count is below L, one hit per request",
+	algorithms.Register(algorithms.Kind{Spec: "kong", Place: 12, About: "Kong's rate-limiting plugin, local policy: fixed window on the UTC calendar (W 1s, 1m, 1h, 24h; 720h a calendar month, 8760h a calendar year), admitted while the count is below L, one hit per request",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			if err := c.NoArg(); err != nil {
 				return nil, err

@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "nginx[:rate=Nr/s|Nr/m][:burst=N][:zone]", About: "nginx limit_req: leaky bucket in milli-requests on a millisecond clock, rate truncated as nginx parses it (default: rate L/W, burst L-1); zone models the zone's expiry of idle nodes, which couples keys",
+	algorithms.Register(algorithms.Kind{Spec: "nginx[:rate=Nr/s|Nr/m][:burst=N][:zone]", Place: 1, About: "nginx limit_req: leaky bucket in milli-requests on a millisecond clock, rate truncated as nginx parses it (default: rate L/W, burst L-1); zone models the zone's expiry of idle nodes, which couples keys",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			if c.HasArg && strings.TrimSpace(c.Arg) == "" {
 				return nil, fmt.Errorf("algorithm %q: want nginx, or nginx:rate=Nr/s or Nr/m and :burst=N", c.Spec)

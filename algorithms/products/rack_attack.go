@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "rack-attack", About: "rack-attack's throttle(name, limit: L, period: W) on its cache store: fixed window on the epoch in whole seconds (Time.now.to_i, period.to_i), every request counted",
+	algorithms.Register(algorithms.Kind{Spec: "rack-attack", Place: 19, About: "rack-attack's throttle(name, limit: L, period: W) on its cache store: fixed window on the epoch in whole seconds (Time.now.to_i, period.to_i), every request counted",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			if err := c.NoArg(); err != nil {
 				return nil, err

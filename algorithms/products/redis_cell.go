@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "redis-cell[:burst=N]", About: "redis-cell's CL.THROTTLE: GCRA in nanoseconds, max_burst N (default L-1, so L at once), emission interval period/count truncated, the period whole seconds",
+	algorithms.Register(algorithms.Kind{Spec: "redis-cell[:burst=N]", Place: 13, About: "redis-cell's CL.THROTTLE: GCRA in nanoseconds, max_burst N (default L-1, so L at once), emission interval period/count truncated, the period whole seconds",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			return newRedisCellSpec(c.Spec, c.Arg, c.HasArg, r)
 		}})

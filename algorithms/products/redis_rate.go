@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "redis_rate[:burst=N]", About: "go-redis/redis_rate v10: GCRA in a Lua script on float64 seconds from Redis TIME (microseconds), Limit{Rate: L, Period: W, Burst: N (default L)}",
+	algorithms.Register(algorithms.Kind{Spec: "redis_rate[:burst=N]", Place: 7, About: "go-redis/redis_rate v10: GCRA in a Lua script on float64 seconds from Redis TIME (microseconds), Limit{Rate: L, Period: W, Burst: N (default L)}",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			return NewRedisRate(r, c.Arg, c.HasArg)
 		}})

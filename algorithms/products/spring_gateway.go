@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "spring-gateway", About: "Spring Cloud Gateway's RedisRateLimiter (request_rate_limiter.lua): token bucket refilled on Redis TIME's whole seconds, replenishRate L/g tokens a second, requestedTokens W/g (W in seconds, g their gcd), burstCapacity L*W/g",
+	algorithms.Register(algorithms.Kind{Spec: "spring-gateway", Place: 16, About: "Spring Cloud Gateway's RedisRateLimiter (request_rate_limiter.lua): token bucket refilled on Redis TIME's whole seconds, replenishRate L/g tokens a second, requestedTokens W/g (W in seconds, g their gcd), burstCapacity L*W/g",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			if err := c.NoArg(); err != nil {
 				return nil, err

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "throttled[:burst=N]", About: "throttled/throttled v2 with its memory store: GCRA in integer ns, emission interval W/L truncated, MaxBurst N (default L-1) admitting N+1 at once",
+	algorithms.Register(algorithms.Kind{Spec: "throttled[:burst=N]", Place: 8, About: "throttled/throttled v2 with its memory store: GCRA in integer ns, emission interval W/L truncated, MaxBurst N (default L-1) admitting N+1 at once",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			return NewThrottled(r, c.Arg, c.HasArg)
 		}})

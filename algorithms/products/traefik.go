@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "traefik[:burst=N][:maxdelay=D][:sources[=N]]", About: "Traefik's RateLimit middleware, in memory (average L, period W, burst N, default L): x/time/rate's float64 token bucket per source that serves late, up to maxDelay (default 1/(2*rate), 500 ms below 1 req/s), a request the bucket lacks a token for, and forgets a source idle for its TTL (whole Unix seconds); sources models the map's capacity (65,536, or N), whose evictions couple keys",
+	algorithms.Register(algorithms.Kind{Spec: "traefik[:burst=N][:maxdelay=D][:sources[=N]]", Place: 22, About: "Traefik's RateLimit middleware, in memory (average L, period W, burst N, default L): x/time/rate's float64 token bucket per source that serves late, up to maxDelay (default 1/(2*rate), 500 ms below 1 req/s), a request the bucket lacks a token for, and forgets a source idle for its TTL (whole Unix seconds); sources models the map's capacity (65,536, or N), whose evictions couple keys",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			if c.HasArg && strings.TrimSpace(c.Arg) == "" {
 				return nil, fmt.Errorf("algorithm %q: want traefik, or traefik:burst=N, :maxdelay=D and :sources or :sources=N", c.Spec)

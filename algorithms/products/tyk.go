@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "tyk", About: "Tyk Gateway's Redis rolling-window limiter (enable_redis_rolling_limiter): a sliding log in a Redis sorted set, rate L per W whole seconds, every request logged (refused ones too), one member per nanosecond, scores in float64",
+	algorithms.Register(algorithms.Kind{Spec: "tyk", Place: 18, About: "Tyk Gateway's Redis rolling-window limiter (enable_redis_rolling_limiter): a sliding log in a Redis sorted set, rate L per W whole seconds, every request logged (refused ones too), one member per nanosecond, scores in float64",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			if err := c.NoArg(); err != nil {
 				return nil, err

@@ -4,7 +4,7 @@ import "ratebench/algorithms"
 import "time"
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "ulule", About: "github.com/ulule/limiter (Redis store): fixed window anchored at the key's first hit, Redis's millisecond clock, every request counted",
+	algorithms.Register(algorithms.Kind{Spec: "ulule", Place: 9, About: "github.com/ulule/limiter (Redis store): fixed window anchored at the key's first hit, Redis's millisecond clock, every request counted",
 		Build: algorithms.NoParams(func(r algorithms.Rule) algorithms.Limiter { return NewUlule(r) })})
 }
 

@@ -11,21 +11,21 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "upstash", About: "Upstash's slidingWindow: floor(prev*(W-e)/W) + curr >= L refuses, on a millisecond clock, behind its ephemeral cache",
+	algorithms.Register(algorithms.Kind{Spec: "upstash", Place: 4, About: "Upstash's slidingWindow: floor(prev*(W-e)/W) + curr >= L refuses, on a millisecond clock, behind its ephemeral cache",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			if err := c.NoArg(); err != nil {
 				return nil, err
 			}
 			return NewUpstash(r)
 		}})
-	algorithms.Register(algorithms.Kind{Spec: "upstash-fixed", About: "Upstash's fixedWindow: every request counted, behind its ephemeral cache",
+	algorithms.Register(algorithms.Kind{Spec: "upstash-fixed", Place: 5, About: "Upstash's fixedWindow: every request counted, behind its ephemeral cache",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			if err := c.NoArg(); err != nil {
 				return nil, err
 			}
 			return NewUpstashFixed(r)
 		}})
-	algorithms.Register(algorithms.Kind{Spec: "upstash-token[:max=N][:refill=N:interval=D]", About: "Upstash's tokenBucket: refill tokens per whole interval from the key's first request (default the rule's rate), max tokens (default L), behind its ephemeral cache",
+	algorithms.Register(algorithms.Kind{Spec: "upstash-token[:max=N][:refill=N:interval=D]", Place: 6, About: "Upstash's tokenBucket: refill tokens per whole interval from the key's first request (default the rule's rate), max tokens (default L), behind its ephemeral cache",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			if c.HasArg && strings.TrimSpace(c.Arg) == "" {
 				return nil, fmt.Errorf("algorithm %q: want upstash-token, or upstash-token:max=N and :refill=N:interval=D", c.Spec)

@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "varnish[:ban=D]", About: "varnish-modules' vsthrottle.is_denied(key, L, W[, D]): token bucket of L refilled in whole tokens, (long)((delta/period)*capacity) in doubles on VTIM_mono, each admitted request restarting the refill (the fraction of a token accrued is lost); ban=D is is_denied's block: a refusal bans the key for D, requests in the ban refused yet taking the tokens they find",
+	algorithms.Register(algorithms.Kind{Spec: "varnish[:ban=D]", Place: 20, About: "varnish-modules' vsthrottle.is_denied(key, L, W[, D]): token bucket of L refilled in whole tokens, (long)((delta/period)*capacity) in doubles on VTIM_mono, each admitted request restarting the refill (the fraction of a token accrued is lost); ban=D is is_denied's block: a refusal bans the key for D, requests in the ban refused yet taking the tokens they find",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			var ban int64
 			if c.HasArg {

@@ -46,6 +46,9 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		return usageError{err.Error()}
 	}
 	f.cfg = cfg
+	for _, s := range eng.Skipped() {
+		fmt.Fprintln(stderr, s)
+	}
 	if err := f.checkHasRuns(eng); err != nil {
 		return err
 	}
@@ -253,12 +256,18 @@ func (f *compareFlags) replay(stdout, stderr io.Writer, eng *compare.Engine) err
 	return checkBudget(stdout, s, *f.check, nil)
 }
 
+// specList lists, for -alg's help, the catalogue's specs and the sets that
+// name several kinds at once.
 func specList() string {
-	var s []string
+	var s, sets []string
 	for _, c := range algorithms.Catalogue() {
 		s = append(s, c.Spec)
 	}
-	return strings.Join(s, ", ")
+	for _, set := range algorithms.Sets() {
+		sets = append(sets, set.Name+" ("+set.About+")")
+	}
+	return strings.Join(s, ", ") + "; or a set of them, " + strings.Join(sets, ", ") +
+		", in the catalogue's order, a kind the rule cannot express left out with a note (log,products: the log beside every product)"
 }
 
 // deploymentFlags reads the -nodes, -route, -sync and -skew flags.

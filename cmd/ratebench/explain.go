@@ -51,11 +51,14 @@ func runExplain(stdout, stderr io.Writer, args []string) error {
 		return usageError{"explain: " + err.Error()}
 	}
 	primary := algorithms.PrimaryRule(rules)
-	specs, err := algorithms.ParseSpecs(*algs, primary)
+	listed, err := algorithms.ParseSpecs(*algs, primary)
 	if err != nil {
 		return usageError{"explain: -alg: " + err.Error()}
 	}
-	specs = without(specs, "log") // the reference
+	for _, s := range listed.Skipped {
+		fmt.Fprintln(stderr, s)
+	}
+	specs := without(listed.Names, "log") // the reference
 	if len(specs) == 0 {
 		return usageError{"explain: -alg names no algorithm besides the log"}
 	}

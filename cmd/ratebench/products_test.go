@@ -1,10 +1,14 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"ratebench/algorithms"
 	"ratebench/summary"
 )
 
@@ -136,5 +140,159 @@ func TestCompareProductParametersInTheAlgList(t *testing.T) {
 	given := figures("log,envoy-local:max=10:fill=1:interval=6s,nginx:rate=10r/m:burst=9")
 	if len(given) != 3 || given["envoy-local"] != def["envoy-local"] || given["nginx"] != def["nginx"] {
 		t.Errorf("with parameters %v, defaults %v", given, def)
+	}
+}
+
+// catalogueProducts returns the names and specs of the registered
+// products, in the catalogue's order.
+func catalogueProducts() (names, specs []string) {
+	for _, k := range algorithms.Products() {
+		names, specs = append(names, k.Name()), append(specs, k.Spec)
+	}
+	return names, specs
+}
+
+// -alg products is every product, in the catalogue's order; a product the
+// rule cannot express (envoy and kong under 5/30s: their windows are whole
+// units) is left out, said on stderr and in the summary's notes, where the
+// same product named is refused. explain reads -alg alike.
+func TestAlgSetsLeaveOutWhatTheRuleRefuses(t *testing.T) {
+	t.Parallel()
+	names, _ := catalogueProducts()
+	dir := t.TempDir()
+	_, stderr, err := ratebench(t, "compare", "-trace", "testdata/small.csv", "-rule", "5/30s", "-alg", "log,products", "-mode", "independent", "-report=false", "-o", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := summary.ReadSummaryFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append([]string{"log"}, slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == "envoy" || n == "kong" })...)
+	if !slices.Equal(s.Config.Algorithms, want) {
+		t.Errorf("runs of %v, want %v", s.Config.Algorithms, want)
+	}
+	for _, p := range []string{"envoy", "kong"} {
+		note := p + " is left out of products: it refuses rule 5/30s (algorithm \"" + p + "\": "
+		if !strings.Contains(stderr, note) {
+			t.Errorf("stderr does not say %q:\n%s", note, stderr)
+		}
+		if !slices.ContainsFunc(s.Notes, func(n string) bool { return strings.HasPrefix(n, note) }) {
+			t.Errorf("the summary's notes do not say %q: %q", note, s.Notes)
+		}
+	}
+	if _, _, err := ratebench(t, "compare", "-trace", "testdata/small.csv", "-rule", "5/30s", "-alg", "log,products,envoy", "-o", t.TempDir()); err == nil || !strings.Contains(err.Error(), "not 30s") {
+		t.Errorf("envoy named under 5/30s: %v, want it refused", err)
+	}
+	_, stderr, err = ratebench(t, "explain", "testdata/small.csv", "-key", "client-06", "-rule", "5/30s", "-alg", "textbook,products", "-png=false", "-o", t.TempDir())
+	if err != nil || !strings.Contains(stderr, "kong is left out of products: it refuses rule 5/30s") {
+		t.Errorf("explain -alg textbook,products: %v\n%s", err, stderr)
+	}
+}
+
+// The README's table of products and docs/products.md's list every
+// product registered, in the catalogue's order, and nothing else; the
+// latter writes each as its spec. A product added to the catalogue is
+// added to both tables.
+func TestProductTablesListTheCatalogue(t *testing.T) {
+	names, specs := catalogueProducts()
+	backticked := regexp.MustCompile("`([^`]+)`")
+	for _, c := range []struct{ page, header string }{
+		{"README.md", "| `-alg` | product |"},
+		{"docs/products.md", "| spec | product |"},
+	} {
+		cells := tableFirstCells(t, filepath.Join("..", "..", c.page), c.header)
+		var got []string
+		for _, cell := range cells {
+			for _, m := range backticked.FindAllStringSubmatch(cell, -1) {
+				name, _, _ := strings.Cut(m[1], "[")
+				name, _, _ = strings.Cut(name, ":")
+				if name != "" && !slices.Contains(got, name) { // "(`:store=redis`)" names a parameter
+					got = append(got, name)
+				}
+			}
+		}
+		sameSet := true
+		for _, n := range names {
+			if !slices.Contains(got, n) {
+				sameSet = false
+				t.Errorf("%s: the table of products lacks %s, a product of the catalogue", c.page, n)
+			}
+		}
+		for _, n := range got {
+			if !slices.Contains(names, n) {
+				sameSet = false
+				t.Errorf("%s: the table of products lists %s, which the catalogue does not hold", c.page, n)
+			}
+		}
+		if sameSet && !slices.Equal(got, names) {
+			t.Errorf("%s: the table lists the products in the order %v, want the catalogue's %v", c.page, got, names)
+		}
+		if c.page != "docs/products.md" {
+			continue
+		}
+		for i, cell := range cells {
+			if spec := strings.Trim(strings.ReplaceAll(cell, `\|`, "|"), "` "); i >= len(specs) || spec != specs[i] {
+				t.Errorf("%s: row %d is %s, want the catalogue's spec %q", c.page, i+1, cell, specs[min(i, len(specs)-1)])
+			}
+		}
+	}
+}
+
+// tableFirstCells returns the first cell of each row of the markdown table
+// of page whose header line starts with header.
+func tableFirstCells(t *testing.T, page, header string) []string {
+	t.Helper()
+	text, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(text), "\n")
+	start := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, header) })
+	if start < 0 {
+		t.Fatalf("%s holds no table headed %q", page, header)
+	}
+	var cells []string
+	for _, l := range lines[start+2:] { // past the header and its rule
+		if !strings.HasPrefix(l, "|") {
+			break
+		}
+		cell := l[1:]
+		for i := 0; i < len(cell); i++ { // the first '|' not escaped ends the cell
+			if cell[i] == '|' && (i == 0 || cell[i-1] != '\\') {
+				cell = cell[:i]
+				break
+			}
+		}
+		cells = append(cells, strings.TrimSpace(cell))
+	}
+	return cells
+}
+
+// The committed results/products ran -alg log,products: their runs are
+// the log, then the products in the catalogue's order, up to the last
+// product they knew. A product is added at the catalogue's end, so that
+// the runs of the results it does not change keep their order.
+func TestResultsProductsRanTheCatalogueInOrder(t *testing.T) {
+	s, err := summary.ReadSummaryFile(filepath.Join("..", "..", "results", "products", "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, _ := catalogueProducts()
+	got := s.Config.Algorithms
+	if len(got) < 2 || got[0] != "log" || len(got)-1 > len(names) || !slices.Equal(got[1:], names[:len(got)-1]) {
+		t.Errorf("results/products ran %v; the catalogue's products are %v", got, names)
+	}
+}
+
+// compare -h says what -alg takes: every kind of the catalogue and the
+// sets, products and textbook.
+func TestCompareHelpListsTheAlgSets(t *testing.T) {
+	_, stderr, _ := ratebench(t, "compare", "-h")
+	_, specs := catalogueProducts()
+	for _, want := range append([]string{"products (every deployed product)", "textbook (every textbook algorithm", "buckets:N", "left out with a note"}, specs...) {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("compare -h does not say %q:\n%s", want, stderr)
+		}
 	}
 }
