@@ -227,7 +227,7 @@ func newWorker(cfg Config) (*worker, error) {
 		return nil, err
 	}
 	w.sims.on = len(w.closed.sims)+len(w.dist.sims) > 0
-		for _, s := range cfg.skipped {
+	for _, s := range cfg.skipped {
 		w.notes = append(w.notes, s.String())
 	}
 	if name := cfg.coupled(); name != "" {
