@@ -221,9 +221,9 @@ func TestLimitsMovingWindowUnderConcurrency(t *testing.T) {
 // TestLiveFallsBehind: a live replay too fast to keep its pace says so.
 func TestLiveFallsBehind(t *testing.T) {
 	srv := StartForTest(t)
-	// 2000 requests over some 3 min of trace, at a million times: 0.2 ms
-	// asked, some 0.2 s taken.
-	res := run(t, srv, "redis_rate", mustRule(t, "5/1s"), 1, 1_000_000, load(t, randomTrace(16, 2000, 2, 1e9, 1)))
+	// 10,000 requests over some 15 min of trace, at a million times: 1 ms
+	// asked, and a round trip to Redis each: 0.2 s or more taken.
+	res := run(t, srv, "redis_rate", mustRule(t, "5/1s"), 1, 1_000_000, load(t, randomTrace(16, 10_000, 2, 1e9, 1)))
 	if res.Model.Agree != res.Trace.Requests {
 		t.Errorf("%d of %d agree", res.Model.Agree, res.Trace.Requests)
 	}
