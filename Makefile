@@ -13,10 +13,10 @@
 #   make report-check                    regenerate every committed report from its summary.json; fail on a diff
 #   make screenshots                     the README's screenshots of the report's first screen (make compare's report, in Chromium at 1400 and 800 px)
 #   make fuzz                            a short run of every trace reader's fuzzer (FUZZTIME each)
-#   make redis-compare                   replay a trace against a real redis-server (started and stopped here)
-#   make live-nginx                      replay a small trace through a real nginx (started and stopped here) and print its agreement with its model
+#   make redis-compare                   ratebench live redis:SCRIPT for every Redis script, at 1, 4 and 16 clients (a redis-server started and stopped here)
+#   make live-nginx                      ratebench live nginx on a small trace (a real nginx started and stopped here): its agreement with its model
 #   make check-gubernator                gubernator's model against the real gubernator module (a module of its own; slow to build the first time)
-#   make live                            live-nginx, then the check's trace through every other product's real software (results/live/<product>/)
+#   make live                            live-nginx, then the check's trace through every other product's real software (results/live/<target>/)
 
 GO      ?= go
 BIN     := bin/ratebench
@@ -129,28 +129,39 @@ report-check: build
 	@changed=$$(git status --porcelain -- results/); \
 	if [ -n "$$changed" ]; then echo "reports differ from their committed version:"; echo "$$changed"; git diff --stat -- results/; exit 1; fi
 
-# Replays a trace (TRACE, or a small default mix) against a real
-# redis-server that ratebench starts on a free loopback port and stops:
-# every algorithm as a Lua script, and a non-atomic counter (read, then increment), with
-# 1, 4 and 16 concurrent clients. Writes results/redis/<name>/redis.md.
-# Then the products' own Redis code against their models, under
-# REDIS_PRODUCT_RULE (a window Envoy and Kong can express), redis_rate live
-# on Redis TIME at REDIS_SPEED times the trace's pace (the default mix: 5 s):
-# results/redis/<name>-products/redis.md.
+# Replays a trace (TRACE, or a small default mix) through each Redis
+# script (ratebench live redis:SCRIPT), in a redis-server that ratebench
+# starts on a free loopback port and stops, from 1, 4 and 16 concurrent
+# clients (REDIS_CLIENTS): every algorithm as a Lua script, and a
+# non-atomic counter (read, then increment), whose race shows as what it
+# admits beyond its model. Then the products' own Redis code against
+# their models, under REDIS_PRODUCT_RULE (a window Envoy and Kong can
+# express), redis_rate and rate-limit-redis's script live on Redis's
+# clock at REDIS_SPEED times the trace's pace (the default mix: 5 s).
+# Writes results/live/redis:SCRIPT/<name>[-N-clients]/live.md (with OUT,
+# OUT/SCRIPT-N-clients/).
 REDIS_GEN ?= mix:poisson=0.7,onoff=0.25,early=0.03,boundary=0.02,early.burst=5,boundary.burst=5,requests=20000,keys=200
+REDIS_SCRIPTS ?= log counter counter-nonatomic fixed token
+REDIS_PRODUCTS ?= upstash upstash-fixed envoy redis_rate kong spring-gateway tyk express-rate-limit:store=redis flask-limiter:strategy=moving:storage=redis
+REDIS_CLIENTS ?= 1 4 16
 REDIS_PRODUCT_RULE ?= 10/1m
 REDIS_SPEED ?= 100
-REDIS_NAME = $(if $(TRACE),$(basename $(notdir $(TRACE))),mix)
 redis-compare: build
-	$(BIN) redis $(if $(TRACE),-trace $(TRACE),-gen '$(REDIS_GEN)') -rule $(RULE) -alg log,counter,counter-nonatomic,fixed,token -clients 1,4,16 $(if $(OUT),-o $(OUT)) $(FLAGS)
-	$(BIN) redis $(if $(TRACE),-trace $(TRACE),-gen '$(REDIS_GEN)') -rule $(REDIS_PRODUCT_RULE) -alg upstash,upstash-fixed,envoy,redis_rate,kong,spring-gateway,tyk,express-rate-limit:store=redis,flask-limiter:strategy=moving:storage=redis -clients 1,4,16 -speed $(REDIS_SPEED) -o $(if $(OUT),$(OUT)-products,results/redis/$(REDIS_NAME)-products) $(FLAGS)
+	@set -e; for a in $(REDIS_SCRIPTS); do for c in $(REDIS_CLIENTS); do \
+		echo "== live redis:$$a -clients $$c"; \
+		$(BIN) live redis:$$a $(if $(TRACE),-trace $(TRACE),-gen '$(REDIS_GEN)') -rule $(RULE) -clients $$c $(if $(OUT),-o $(OUT)/$$a-$$c-clients) $(FLAGS); \
+	done; done
+	@set -e; for a in $(REDIS_PRODUCTS); do for c in $(REDIS_CLIENTS); do \
+		echo "== live redis:$$a -clients $$c"; \
+		$(BIN) live redis:$$a $(if $(TRACE),-trace $(TRACE),-gen '$(REDIS_GEN)') -rule $(REDIS_PRODUCT_RULE) -speed $(REDIS_SPEED) -clients $$c $(if $(OUT),-o $(OUT)/$$a-$$c-clients) $(FLAGS); \
+	done; done
 
 # Replays a trace (TRACE, or a small default mix of 2,000 requests over
 # 100 s) through a real nginx that ratebench starts on a free loopback port
-# and stops, serially, at LIVE_SPEED times the trace's pace (nginx's rate
-# scaled alike), and sets nginx's decisions beside its model fed the clock
-# nginx decided on, the model on the trace's times and the exact log.
-# Writes results/live/<name>/live.md.
+# and stops (ratebench live nginx), serially, at LIVE_SPEED times the
+# trace's pace (nginx's rate scaled alike), and sets nginx's decisions
+# beside its model fed the clock nginx decided on, the model on the
+# trace's times and the exact log. Writes results/live/nginx/<name>/live.md.
 LIVE_GEN   ?= mix:poisson=0.7,onoff=0.25,early=0.03,boundary=0.02,early.burst=5,boundary.burst=5,requests=2000,keys=20,rate=1
 LIVE_RULE  ?= 5/1s
 LIVE_SPEED ?= 20
@@ -160,9 +171,9 @@ live-nginx: build
 # Replays the check's trace (3 keys in bursts over 12 s, rule 5/1s), or
 # TRACE, through each product's real software that ratebench starts and
 # stops (servers on a loopback port, libraries in their own runtime with
-# the trace's clock), and prints each one's agreement with its model.
-# Writes results/live/<product>/<name>/live.md.
-LIVE_PRODUCTS ?= haproxy haproxy:short-expire varnish varnish:ban=2s express-rate-limit express-rate-limit:store=redis flask-limiter flask-limiter:strategy=moving flask-limiter:strategy=moving:storage=redis rack-attack spring-gateway tyk
+# the trace's clock, scripts in a redis-server), and prints each one's
+# agreement with its model. Writes results/live/<target>/<name>/live.md.
+LIVE_PRODUCTS ?= haproxy haproxy:short-expire varnish varnish:ban=2s express-rate-limit express-rate-limit:store=redis flask-limiter flask-limiter:strategy=moving flask-limiter:strategy=moving:storage=redis rack-attack redis:spring-gateway redis:tyk
 live: live-nginx
 	@set -e; for p in $(LIVE_PRODUCTS); do \
 		echo "== live $$p"; $(BIN) live $$p $(if $(TRACE),-trace $(TRACE) -rule $(LIVE_RULE)) $(FLAGS); \
@@ -199,11 +210,12 @@ deps:
 
 # The tests that run goroutines side by side, under the race detector:
 # parallel workers, shards and their merge, cancelled and interrupted
-# reads, progress reporting, and the Redis replay's concurrent clients.
+# reads, progress reporting, and the live replays' concurrent clients
+# (their harness and the Redis scripts').
 RACE_TESTS := Parallel|Shard|Merge|Cancel|Interrupt|Progress|KeyRefs
 race: deps
 	$(GO) test -race -run '$(RACE_TESTS)' ./compare ./traces ./cmd/ratebench
-	$(GO) test -race ./redisreplay
+	$(GO) test -race ./live ./live/redis
 
 # The benchmarks, as go test prints them (benchstat-compatible, kept in
 # bench.txt to compare runs: benchstat old.txt bench.txt), then as a table.

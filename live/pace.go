@@ -23,13 +23,14 @@ func ScaleRule(r algorithms.Rule, s *big.Rat) (algorithms.Rule, error) {
 }
 
 // Pacer sends a trace at its pace times a speed, for software on its own
-// clock: the first request is due at once, and a request at trace time t
-// (first the first request's) is due (t - first)/speed after it.
+// clock: a request at trace time t (first the first request's) is due
+// (t - first)/speed after the start, or with a tick at the start of the
+// tick it falls in, the start itself on a tick.
 type Pacer struct {
 	speed *big.Rat
 	start time.Time
 	first int64
-	begun bool
+	tick  time.Duration
 }
 
 // NewPacer returns a Pacer at speed s (nil: 1).
@@ -40,32 +41,62 @@ func NewPacer(s *big.Rat) *Pacer {
 	return &Pacer{speed: s}
 }
 
-// Due is how long after the start trace time t is due, in ns.
+// Due is how long after the start trace time t is due at the speed, in
+// ns (the tick aside).
 func (p *Pacer) Due(t int64) int64 {
 	d := new(big.Rat).Quo(new(big.Rat).SetInt64(t-p.first), p.speed)
 	q := new(big.Int).Quo(d.Num(), d.Denom())
 	return q.Int64()
 }
 
-// Wait sleeps until trace time t is due (the first call starts the clock)
-// and returns when it is due, in ns since the start.
-func (p *Pacer) Wait(ctx context.Context, t int64) (int64, error) {
-	if !p.begun {
-		p.begun, p.start, p.first = true, time.Now(), t
-		return 0, nil
+// begin starts the pace now for a trace whose first request is at first:
+// at once, or with a tick, 20 ms from now at the start of a tick of
+// CLOCK_MONOTONIC.
+func (p *Pacer) begin(first int64, tick time.Duration) error {
+	p.first, p.tick, p.start = first, tick, time.Now()
+	if tick <= 0 {
+		return nil
 	}
-	due := p.Due(t)
-	if d := time.Until(p.start.Add(time.Duration(due))); d > 0 {
-		tm := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			tm.Stop()
-			return 0, ctx.Err()
-		case <-tm.C:
-		}
+	clock, err := NewMonoClock()
+	if err != nil {
+		return err
 	}
-	return due, ctx.Err()
+	start := p.start.Add(20 * time.Millisecond)
+	p.start = start.Add(-time.Duration(clock.At(start) % int64(tick)))
+	return nil
 }
 
-// Since is the time since the start in ns (on the monotonic clock).
-func (p *Pacer) Since() int64 { return int64(time.Since(p.start)) }
+// due is when trace time t is to be sent, after the start.
+func (p *Pacer) due(t int64) time.Duration {
+	d := time.Duration(p.Due(t))
+	if p.tick > 0 {
+		d = d.Truncate(p.tick)
+	}
+	return d
+}
+
+// spin is how long before a request's due time the pace stops sleeping
+// and waits in a loop, with a tick: a timer wakes up to a millisecond
+// late.
+const spin = 1500 * time.Microsecond
+
+// wait sleeps until trace time t is due, on timer.
+func (p *Pacer) wait(ctx context.Context, t int64, timer *time.Timer) error {
+	due := p.start.Add(p.due(t))
+	lead := time.Duration(0)
+	if p.tick > 0 {
+		lead = spin
+	}
+	if d := time.Until(due) - lead; d > 0 {
+		timer.Reset(d)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		case <-timer.C:
+		}
+	}
+	for lead > 0 && time.Now().Before(due) {
+	}
+	return ctx.Err()
+}

@@ -13,6 +13,7 @@ import (
 // modelSession answers with a limiter of its own: software whose
 // arithmetic is its model's, perhaps with one answer flipped.
 type modelSession struct {
+	Plain
 	l      algorithms.Limiter
 	ids    map[string]int32
 	flip   int // 1-based request whose answer is flipped; 0 none
@@ -21,11 +22,12 @@ type modelSession struct {
 	fail   int // 1-based request that fails; 0 none
 }
 
-func (s *modelSession) Decide(_ context.Context, key string, t int64) (bool, int64, error) {
+func (s *modelSession) Decide(_ context.Context, q Request) (Decision, error) {
 	s.n++
 	if s.n == s.fail {
-		return false, 0, errors.New("the software went away")
+		return Decision{}, errors.New("the software went away")
 	}
+	key, t := q.Key, q.T
 	id, ok := s.ids[key]
 	if !ok {
 		id = int32(len(s.ids))
@@ -36,7 +38,7 @@ func (s *modelSession) Decide(_ context.Context, key string, t int64) (bool, int
 	if a {
 		s.l.Record(id, t, 1)
 	}
-	return a != (s.n == s.flip), t, nil
+	return Decision{Admit: a != (s.n == s.flip), At: t}, nil
 }
 
 func (s *modelSession) Close() error { *s.closed++; return nil }
@@ -45,7 +47,7 @@ func fakeTarget(spec string, flip, fail int, closed *int) Target {
 	return Target{Name: "fake", Driven: true,
 		Version: func(context.Context, Options) (string, error) { return "fake 1.0", nil },
 		Model:   func(algorithms.Rule, Options) (string, error) { return spec, nil },
-		Start: func(_ context.Context, r algorithms.Rule, _ Options) (Session, error) {
+		Start: func(_ context.Context, r algorithms.Rule, _ *Trace, _ Options) (Session, error) {
 			l, err := algorithms.New(spec, r)
 			return &modelSession{l: l, ids: map[string]int32{}, flip: flip, fail: fail, closed: closed}, err
 		}}
@@ -80,7 +82,7 @@ func TestRunAgreesWithItsOwnModel(t *testing.T) {
 	if res.Log.Disagree() == 0 || len(res.Log.Classes) != 1 || res.Log.Classes[0].Name != "the product's algorithm" {
 		t.Errorf("log agreement %+v: want disagreements, all the algorithm's", res.Log)
 	}
-	if res.Intended != nil || res.Clock != "driven" {
+	if res.Intended != nil || res.Clock != "driven" || res.Target != "fake" || res.Clients != 1 {
 		t.Errorf("a driven clock has no intended times: %+v, clock %q", res.Intended, res.Clock)
 	}
 }

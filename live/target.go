@@ -1,17 +1,22 @@
 // Package live replays a trace, request by request, through a deployed
-// limiter's real software (a server it starts on a loopback port, or the
-// library itself in its own runtime with the trace's clock) and sets its
-// decisions beside the product's model and beside the exact log.
+// limiter's real software (a server it starts on a loopback port, a
+// product's script in a redis-server of its own, or the library itself in
+// its own runtime with the trace's clock) and sets its decisions beside
+// the product's model and beside the exact log.
 //
-// A Target is one product's real software. Its Start returns a Session
-// that answers, serially and in the trace's order, whether the software
-// admits a request of a key at a trace time, and the trace time the
-// software decided on: the request's own time when the software's clock is
-// driven by the trace, or the time the harness observed when it runs on
-// its own clock (a server replayed in real time). Run drives a Session
-// over a trace and compares its decisions with the model (the Target's
-// Model spec, built from algorithms' registry) on the software's times and
-// on the trace's, and with the exact log.
+// A Target is one program's real software. Its Start returns a Session
+// that answers whether the software admits a request, and the trace time
+// the software decided on: the request's own time when the software's
+// clock is driven by the trace, or the time the software's own clock read
+// when it runs in real time (then Run sends each request when it is due,
+// at the trace's pace times Options.Speed). Run sends the trace's
+// requests in order from Options.Clients concurrent clients (one, for
+// most software: a serial replay in the trace's order), each taking the
+// next request once it has its answer; it then sets the decisions beside
+// the model (the Target's Model spec, built from algorithms' registry)
+// fed the times the software decided at, in the order it decided them,
+// beside the model on the trace's own times, and beside the exact log,
+// in one result, summary.Live.
 //
 // Each Target lives in a package of its own under live/ and registers
 // itself from its init; the command imports them.
@@ -22,7 +27,9 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strings"
 	"sync"
+	"time"
 
 	"ratebench/algorithms"
 )
@@ -34,9 +41,17 @@ type Options struct {
 	// scaled by Speed. Ignored by software whose clock is driven. Nil
 	// means 1.
 	Speed *big.Rat
-	// Variant is what follows the product's name, e.g. "store=redis" for
-	// express-rate-limit:store=redis; "" for the default.
+	// Variant is what follows the target's name, e.g. "store=memory" for
+	// express-rate-limit:store=memory; "" for the default.
 	Variant string
+	// Clients is the number of concurrent clients sending the requests
+	// (0 or 1: one, a serial replay); more only for a Target whose
+	// Clients is set.
+	Clients int
+	// Addr is an address the software is to use instead of one the
+	// harness picks: the loopback host:port a server listens on, or a
+	// running server's (for a Target that takes one; "" otherwise).
+	Addr string
 	// Binary overrides the program the Target starts (default: from
 	// $PATH).
 	Binary string
@@ -51,27 +66,79 @@ func (o Options) Logf(format string, args ...any) {
 	}
 }
 
+// clients is the number of concurrent clients o asks for: at least 1.
+func (o Options) clients() int { return max(o.Clients, 1) }
+
+// Request is one request of the trace as a client sends it.
+type Request struct {
+	// Index is its place in the trace, from 0.
+	Index int
+	// Client is the client sending it, from 0 to Options.Clients - 1:
+	// the connection it goes on, for software replayed over several.
+	Client int
+	// Key is the name the software sees for its key (KeyName(ID)), ID
+	// the key's dense id.
+	Key string
+	ID  int32
+	// T is its trace time, in ns.
+	T int64
+	// Cost is its cost. Only software whose Target takes costs is sent
+	// it; the others are sent one request, whatever its cost, as a
+	// product whose API takes no cost sees it.
+	Cost int64
+}
+
+// Decision is the software's answer to one request.
+type Decision struct {
+	Admit bool
+	// At is the time the software decided at, in ns on the timeline the
+	// model's rule is for: the request's T when the clock is driven;
+	// otherwise the software's own clock (on which the rule is the
+	// trace's at Speed).
+	At int64
+	// Order places the decision in the order the software made them,
+	// where it tells (a server's clock, the line of its log); the
+	// decisions of equal Order, all of them by default, are in the
+	// trace's order.
+	Order int64
+}
+
 // Session is one running instance of the real software.
 type Session interface {
-	// Decide asks the software whether it admits one request of key
-	// (the trace's key as the replay names it) at trace time t in ns.
-	// Calls come serially in the trace's time order. It returns the
-	// decision and the time the software decided at, in ns on the
-	// timeline the model's rule is for: t when the clock is driven;
-	// otherwise the software's own clock since the replay's first
-	// request, on which the rule is the trace's at Speed (Pacer.Wait
-	// gives the time each request was due there).
-	Decide(ctx context.Context, key string, t int64) (admit bool, at int64, err error)
+	// Decide asks the software whether it admits request q. With one
+	// client, calls come serially in the trace's order; with several,
+	// from each client at once.
+	Decide(ctx context.Context, q Request) (Decision, error)
+	// Settle completes the decisions, once every request has its answer,
+	// with what the software tells only then (nginx: the time and order
+	// of each decision, from its access log); d is in the trace's order.
+	Settle(ctx context.Context, d []Decision) error
+	// Analyze adds to the replay's result what only this software tells
+	// (the causes of its disagreements, its memory), after the
+	// comparison and before Close.
+	Analyze(ctx context.Context, a *Analysis) error
 	// Close stops what Start started and removes its files. It is
 	// called once, after the replay, whether it ended, failed or was
 	// cancelled.
 	Close() error
 }
 
-// Target is one product's real software.
+// Plain is the Settle and Analyze of software whose decisions are whole
+// when Decide returns and which adds nothing to the result: its sessions
+// embed Plain.
+type Plain struct{}
+
+// Settle does nothing.
+func (Plain) Settle(context.Context, []Decision) error { return nil }
+
+// Analyze does nothing.
+func (Plain) Analyze(context.Context, *Analysis) error { return nil }
+
+// Target is one program's real software.
 type Target struct {
-	// Name is the product's name as `ratebench live NAME` takes it, and
-	// as algorithms' registry knows it.
+	// Name is the target as `ratebench live NAME` takes it: the
+	// product's name, as algorithms' registry knows it, or the program's
+	// (nginx, redis) when its variants are the products.
 	Name string
 	// About says in one line what runs (e.g. "HAProxy's stick table,
 	// a haproxy process on a loopback port").
@@ -81,23 +148,40 @@ type Target struct {
 	// is missing.
 	Requires string
 	// Driven is true when the software decides on the trace's clock
-	// (then at == t always and Speed is ignored).
+	// (then At is the request's time always and Speed is ignored).
 	Driven bool
+	// Clients is true when the software may be sent requests from
+	// several clients at once (Options.Clients).
+	Clients bool
+	// Costs is true when the software is sent each request's cost, so
+	// that a trace with costs may be replayed through it.
+	Costs bool
+	// Tick is the resolution of the clock the software decides on when
+	// it is its own and the replay keeps to it (nginx: a millisecond of
+	// CLOCK_MONOTONIC): the replay then starts on a tick of that clock
+	// and sends each request at the start of the tick it is due in. 0
+	// sends each request when it is due.
+	Tick time.Duration
 	// Variants lists the accepted Options.Variant values, the first the
-	// default ("").
+	// default ("" when the target has one).
 	Variants []string
 	// Version names the software and its version, e.g. "HAProxy 2.6.12";
 	// an error when it is not installed (saying Requires). What it runs
 	// to ask (childproc.Probe, a driver's first line) has
 	// childproc.StartTimeout to answer, and stops when ctx is done.
 	Version func(ctx context.Context, o Options) (string, error)
+	// Scale is the rule the software runs under at speed s when it is
+	// on its own clock; nil is ScaleRule (the window divided by s).
+	Scale func(r algorithms.Rule, s *big.Rat) (algorithms.Rule, error)
 	// Model is the spec of the product's model that must agree with the
-	// software for rule r (the rule already scaled by Speed when the
-	// software is on its own clock).
+	// software for rule r (the rule already scaled when the software is
+	// on its own clock), and says why the software cannot run so (a
+	// variant it does not take, an address it cannot use) before
+	// anything starts.
 	Model func(r algorithms.Rule, o Options) (string, error)
-	// Start starts the software for rule r (scaled as for Model) with
-	// keys named by the replay.
-	Start func(ctx context.Context, r algorithms.Rule, o Options) (Session, error)
+	// Start starts the software for rule r (scaled as for Model), to be
+	// sent the requests of tr.
+	Start func(ctx context.Context, r algorithms.Rule, tr *Trace, o Options) (Session, error)
 }
 
 var (
@@ -122,6 +206,24 @@ func Lookup(name string) (Target, bool) {
 	defer mu.Unlock()
 	t, ok := targets[name]
 	return t, ok
+}
+
+// Find returns the target a command line names, TARGET[:VARIANT]: the
+// target of the longest name that spec is or starts with before a colon,
+// and the variant that follows (redis:token:B=20 is the target redis,
+// variant token:B=20; redis:redis_rate:burst=2 the target
+// redis:redis_rate, variant burst=2).
+func Find(spec string) (t Target, variant string, ok bool) {
+	for name := spec; ; {
+		if t, ok := Lookup(name); ok {
+			return t, strings.TrimPrefix(strings.TrimPrefix(spec, name), ":"), true
+		}
+		i := strings.LastIndexByte(name, ':')
+		if i < 0 {
+			return Target{}, "", false
+		}
+		name = name[:i]
+	}
 }
 
 // Names lists the registered targets in order.

@@ -17,10 +17,10 @@ const MaxRequests = 10_000_000
 // as KeyName(i), never the trace's own key, so that no key can break a
 // header, a command line or a driver's line protocol.
 //
-// Cost holds the requests' costs, which only the models read: the software
-// is sent one request for each, whatever its cost, as a product whose API
-// takes no cost sees it. Nil means every request costs 1, as in every
-// trace Load reads.
+// Cost holds the requests' costs, which the models read and only software
+// whose Target takes costs is sent: other software is sent one request
+// for each, whatever its cost, as a product whose API takes no cost sees
+// it. Nil means every request costs 1.
 type Trace struct {
 	T    []int64
 	Key  []int32
@@ -39,16 +39,21 @@ func (tr *Trace) CostOf(i int) int64 {
 // KeyName is the name the software sees for key id.
 func KeyName(id int32) string { return fmt.Sprintf("k%d", id) }
 
-// Load reads r whole (at most MaxRequests requests). The products count
-// requests: a request of cost other than 1 is an error naming it, and so
-// is a time that goes back.
-func Load(r traces.Reader, name string) (*Trace, error) {
+// Load reads r whole (at most MaxRequests requests). With costs, the
+// requests keep their costs (for software that is sent them); without,
+// a request of cost other than 1 is an error naming it, as the products
+// count requests. A time that goes back is an error too.
+func Load(r traces.Reader, name string, costs bool) (*Trace, error) {
 	tr := &Trace{}
 	ids := map[string]int32{}
+	costly := false
 	for r.Scan() {
 		q := r.Request()
-		if q.Cost != 1 {
-			return nil, fmt.Errorf("%s: cost %d: a live replay sends one request per line, of cost 1", r.Pos(), q.Cost)
+		if q.Cost != 1 && !costs {
+			return nil, fmt.Errorf("%s: cost %d: a live replay through this software sends one request per line, of cost 1", r.Pos(), q.Cost)
+		}
+		if q.Cost < 1 || q.Cost > traces.MaxCost {
+			return nil, fmt.Errorf("%s: cost %d out of range", r.Pos(), q.Cost)
 		}
 		if len(tr.T) >= MaxRequests {
 			return nil, fmt.Errorf("%s: more than %d requests: a live replay holds its trace in memory; cut the trace", name, MaxRequests)
@@ -61,8 +66,17 @@ func Load(r traces.Reader, name string) (*Trace, error) {
 			id = int32(len(ids))
 			ids[string(q.Key)] = id
 		}
+		if q.Cost != 1 && !costly {
+			costly, tr.Cost = true, make([]int64, len(tr.T), cap(tr.T))
+			for i := range tr.Cost {
+				tr.Cost[i] = 1
+			}
+		}
 		tr.T = append(tr.T, q.T)
 		tr.Key = append(tr.Key, id)
+		if costly {
+			tr.Cost = append(tr.Cost, q.Cost)
+		}
 	}
 	if err := r.Err(); err != nil {
 		return nil, err

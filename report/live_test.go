@@ -15,12 +15,13 @@ import (
 // agreements and the causes of disagreement; live.md holds the same.
 func TestLiveSectionWhenPresent(t *testing.T) {
 	s := readSummary(t, "small.summary.json")
-	live := &summary.LiveNginx{Schema: summary.LiveSchemaVersion,
-		Trace:    summary.LiveTrace{Path: "gen:mix", Format: "generated", Requests: 600, Keys: 6},
-		Setup:    summary.LiveSetup{Rule: "5/1s", Speed: "20", Clients: 1, NginxRate: "100r/s", Burst: 4, NoDelay: true, ModelSpec: "nginx:rate=100r/s:burst=4:zone", Nginx: "nginx/1.22.1"},
+	live := &summary.Live{Schema: summary.LiveSchemaVersion, Target: "nginx", Software: "nginx/1.22.1",
+		Trace: summary.LiveTrace{Path: "gen:mix", Format: "generated", Requests: 600, Keys: 6},
+		Rule:  "5/1s", Clock: "real", Speed: "20", Clients: 1, Setup: []string{"rate=100r/s", "burst=4", "nodelay"},
+		ModelSpec: "nginx:rate=100r/s:burst=4:zone", ModelRule: "5/1s",
 		Admitted: 550, Refused: 50,
 		Model: summary.LiveAgreement{Against: "nginx:rate=100r/s:burst=4:zone", Times: "nginx's clock", Agree: 600},
-		Intended: summary.LiveAgreement{Against: "nginx:rate=100r/s:burst=4:zone", Times: "the trace's times", Agree: 597, NginxOnly: 2, OtherOnly: 1,
+		Intended: &summary.LiveAgreement{Against: "nginx:rate=100r/s:burst=4:zone", Times: "the trace's times", Agree: 597, SoftwareOnly: 2, OtherOnly: 1,
 			Classes: []summary.LiveClass{{Name: "late", Meaning: "sent in a later millisecond than due", Count: 3, First: 17}}},
 	}
 	dir := t.TempDir()
@@ -33,8 +34,8 @@ func TestLiveSectionWhenPresent(t *testing.T) {
 	}
 	md := string(readFile(t, filepath.Join(dir, MarkdownFile)))
 	for _, want := range []string{
-		"## Live replay through a real nginx",
-		"nginx/1.22.1 was configured with `rate=100r/s`, `burst=4`, `nodelay`. It admitted 550 and refused 50 (429).",
+		"## Live replay through nginx/1.22.1",
+		"nginx/1.22.1 ran on its own clock, replayed at speed 20, configured with `rate=100r/s`, `burst=4`, `nodelay`, and is set beside its model `nginx:rate=100r/s:burst=4:zone`. It admitted 550 and refused 50.",
 		"| `nginx:rate=100r/s:burst=4:zone` | nginx's clock | 600 | 100% | 0 | 0 |",
 		"| late | 3 | 17 | sent in a later millisecond than due |",
 	} {
@@ -43,7 +44,7 @@ func TestLiveSectionWhenPresent(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	if err := LiveMarkdown(&b, live); err != nil || !strings.HasPrefix(b.String(), "# Live replay through a real nginx\n") || !strings.Contains(b.String(), "## Timing (varies from run to run)") {
+	if err := LiveMarkdown(&b, live); err != nil || !strings.HasPrefix(b.String(), "# Live replay through nginx/1.22.1\n") || !strings.Contains(b.String(), "## Timing (varies from run to run)") {
 		t.Errorf("live.md: %v\n%s", err, b.String())
 	}
 	if err := os.WriteFile(filepath.Join(dir, LiveFile), []byte(`{"schema": 9}`), 0o644); err != nil {
@@ -58,16 +59,24 @@ func TestLiveSectionWhenPresent(t *testing.T) {
 	}
 }
 
-// A live.json of a product other than nginx (ratebench live PRODUCT) is
-// not the comparison's: ReadLive leaves it out, and a broken one still
-// fails.
+// A live.json of a target other than nginx (ratebench live TARGET) is
+// not the comparison's: ReadLive leaves it out, whatever its layout, and
+// a broken one still fails.
 func TestReadLiveLeavesOtherProductsOut(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, LiveFile), []byte(`{"schema":1,"product":"haproxy","model":{"agree":3}}`), 0o644); err != nil {
+	for _, other := range []string{`{"schema":1,"product":"haproxy","model":{"agree":3}}`, `{"schema":2,"target":"haproxy","model":{"agree":3}}`} {
+		if err := os.WriteFile(filepath.Join(dir, LiveFile), []byte(other), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if r, err := ReadLive(dir); r != nil || err != nil {
+			t.Errorf("another product's live.json %s: %v, %v; want nil, nil", other, r, err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, LiveFile), []byte(`{"schema":2,"target":"nginx:burst=3","model":{"agree":3}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := ReadLive(dir); r != nil || err != nil {
-		t.Errorf("another product's live.json: %v, %v; want nil, nil", r, err)
+	if r, err := ReadLive(dir); r == nil || err != nil || r.Model.Agree != 3 {
+		t.Errorf("nginx's live.json with a variant: %v, %v; want it read", r, err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, LiveFile), []byte(`{"schema":99}`), 0o644); err != nil {
 		t.Fatal(err)

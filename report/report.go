@@ -36,7 +36,7 @@ type Options struct {
 	WriteFile func(path string, data []byte) error
 	// Live, if not nil, is a live replay through a real nginx to show at
 	// the end of the report (Write reads the folder's live.json when nil).
-	Live *summary.LiveNginx
+	Live *summary.Live
 	// Program and Folder are for the terminal (Verdict): the name the
 	// commands it suggests call ratebench by, as it was invoked, and the
 	// results folder of the run, which a suggestion that writes results

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"ratebench/redisreplay"
+	liveredis "ratebench/live/redis"
 )
 
 // parseArgs takes flags anywhere among the arguments: a value flag takes
@@ -72,7 +72,7 @@ func TestMainFileGivenTwice(t *testing.T) {
 		{[]string{"compare", "-trace", "a.csv", "-trace", "b.csv"}, `compare: the trace is given twice, as -trace "a.csv" and as -trace "b.csv"; give it once`},
 		{[]string{"compare", "a.csv", "b.csv"}, `compare: unexpected argument "b.csv": it takes one argument, FILE`},
 		{[]string{"inspect", "-trace", "b.csv", "a.csv"}, `inspect: the trace is given twice, as the argument "a.csv" and as -trace "b.csv"; give it once`},
-		{[]string{"redis", "a.csv", "-trace", "b.csv"}, `redis: the trace is given twice, as the argument "a.csv" and as -trace "b.csv"; give it once`},
+		{[]string{"live", "redis:log", "a.csv", "-trace", "b.csv"}, `live redis: the trace is given twice, as the argument "a.csv" and as -trace "b.csv"; give it once`},
 		{[]string{"convert", "a.csv", "b.csv", "-o", "c.csv"}, `convert: the output file is given twice, as the argument "b.csv" and as -o "c.csv"; give it once`},
 		{[]string{"convert", "a.csv", "b.csv", "-trace", "c.csv"}, `convert: the input trace is given twice, as the argument "a.csv" and as -trace "c.csv"; give it once`},
 		{[]string{"convert", "-trace", "a.csv", "-o", "c.csv", "b.csv"}, `convert: unexpected argument "b.csv": IN is given by -trace, OUT is given by -o, which leaves no argument`},
@@ -197,17 +197,17 @@ func TestConvertFlagAfterTheFiles(t *testing.T) {
 	}
 }
 
-// redis takes its trace as an argument too.
-func TestRedisTraceAsArgument(t *testing.T) {
-	srv := redisreplay.StartForTest(t)
+// live takes its trace as an argument too.
+func TestLiveTraceAsArgument(t *testing.T) {
+	srv := liveredis.StartForTest(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "t.csv")
 	os.WriteFile(path, []byte("ts,key\n1,a\n2,a\n3,b\n"), 0o644)
-	stdout, stderr, err := ratebench(t, "redis", path, "-addr", srv.Addr, "-alg", "log", "-clients", "1", "-o", filepath.Join(dir, "out"))
+	stdout, stderr, err := ratebench(t, "live", "redis:log", path, "-addr", srv.Addr, "-o", filepath.Join(dir, "out"))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	if !strings.Contains(stdout, "| log | yes | 1 | 3 |") {
-		t.Errorf("redis FILE:\n%s", stdout)
+	if !strings.Contains(stdout, "| `log` | the times it decided at | 3 | 100% | 0 | 0 |") {
+		t.Errorf("live redis:log FILE:\n%s", stdout)
 	}
 }

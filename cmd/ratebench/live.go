@@ -1,9 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -16,44 +15,30 @@ import (
 	"ratebench/algorithms"
 	"ratebench/internal/escape"
 	"ratebench/live"
-	"ratebench/livenginx"
 	"ratebench/report"
-	"ratebench/summary"
 	"ratebench/summary/resultsdir"
 )
 
-const liveSynopsis = "(FILE | -gen SCENARIO) [-rule L/W] [-speed S] [-clients C] [-burst N] [-nodelay | -delay N] [-addr 127.0.0.1:PORT] [-o DIR]\n\n" +
-	"Replays the trace through a real nginx that it starts (and stops) on a loopback port, at the trace's pace times S\n" +
-	"with the rule's rate times S, and sets nginx's decisions beside its model fed the clock nginx decided on,\n" +
-	"beside its model on the trace's times and beside the exact log. FILE (or -trace FILE) is the trace; -gen\n" +
-	"replays a generated one instead."
+const liveSynopsis = "[FILE | -gen SCENARIO] [-rule L/W] [-speed S] [-variant V] [-clients N] [-addr HOST:PORT] [-bin PROGRAM] [-o DIR]\n\n" +
+	"Replays the trace through the target's real software, which it starts (and stops): a server on a loopback port,\n" +
+	"a script in a redis-server, or a library in its own runtime. Software on its own clock is sent each request at\n" +
+	"the trace's pace times S, with the rule's window divided by S; software whose clock the trace drives is sent\n" +
+	"them as fast as it answers. N clients send the requests at once (for the targets that take several: nginx, the\n" +
+	"Redis scripts), each the next once it has its answer. It sets the software's decisions beside the product's\n" +
+	"model and beside the exact log. With no trace it replays the check's trace: 3 keys in bursts over 12 s, for the\n" +
+	"rule 5/1s."
 
-// liveTargets are the real programs ratebench live replays through.
-var liveTargets = map[string]func(stdout, stderr io.Writer, args []string) error{
-	"nginx": runLiveNginx,
-}
-
-// runLive dispatches ratebench live TARGET: nginx, or a product of
-// package live.
+// runLive is ratebench live TARGET[:VARIANT]: a replay through a target
+// of package live.
 func runLive(stdout, stderr io.Writer, args []string) error {
 	if len(args) > 0 {
-		if f, ok := liveTargets[args[0]]; ok {
-			return f(stdout, stderr, args[1:])
-		}
-		if t, ok := live.Lookup(args[0]); ok {
-			return runLiveProduct(stdout, stderr, t, "", args[1:])
-		}
-		// PRODUCT:VARIANT, as the product's spec writes it
-		// (flask-limiter:strategy=moving, varnish:ban=2s).
-		if name, variant, ok := strings.Cut(args[0], ":"); ok {
-			if t, ok := live.Lookup(name); ok {
-				return runLiveProduct(stdout, stderr, t, variant, args[1:])
-			}
+		if t, variant, ok := live.Find(args[0]); ok {
+			return runLiveTarget(stdout, stderr, t, variant, args[1:])
 		}
 	}
-	names := liveNames()
-	fmt.Fprintf(stderr, "usage: ratebench live nginx %s\n       ratebench live PRODUCT[:VARIANT] %s\n\nPRODUCT is one of:\n", liveSynopsis, liveProductSynopsis)
-	for _, n := range names[1:] {
+	names := live.Names()
+	fmt.Fprintf(stderr, "usage: ratebench live TARGET[:VARIANT] %s\n\nTARGET is one of:\n", liveSynopsis)
+	for _, n := range names {
 		t, _ := live.Lookup(n)
 		fmt.Fprintf(stderr, "  %s\n      %s\n      needs %s\n", n, t.About, t.Requires)
 	}
@@ -66,23 +51,19 @@ func runLive(stdout, stderr io.Writer, args []string) error {
 	return usageError{fmt.Sprintf("live: unknown program %q: want one of %s", args[0], strings.Join(names, ", "))}
 }
 
-// liveNames lists what ratebench live replays through, nginx first.
-func liveNames() []string { return append([]string{"nginx"}, live.Names()...) }
-
-func runLiveNginx(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("live nginx", stderr, liveSynopsis)
+// runLiveTarget parses the flags of a replay through target and runs it.
+func runLiveTarget(stdout, stderr io.Writer, target live.Target, variantArg string, args []string) error {
+	fs := newFlagSet("live "+target.Name, stderr, liveSynopsis)
 	var tf traceFlags
 	tf.register(fs)
 	genSpec := fs.String("gen", "", "replay a generated `scenario` instead of a trace, e.g. 'mix:poisson=0.7,boundary=0.3,requests=2000,keys=20,rate=1' (see ratebench gen -list)")
-	ruleS := fs.String("rule", "5/1s", "rate limit `L/W`: nginx's rate is L/W times the speed, its burst L-1 (unless -burst)")
-	speedS := fs.String("speed", "1", "replay `S` times as fast as the trace (a whole number, a decimal or a fraction such as 1/7); nginx's rate is scaled by S")
-	clients := fs.Int("clients", 1, "concurrent keep-alive `connections`; 1 replays serially, in the trace's order")
-	burst := fs.Int64("burst", -1, "limit_req's `burst` (default L-1: a bucket of L requests)")
-	noDelay := fs.Bool("nodelay", true, "limit_req's nodelay: requests within the burst are served at once (-nodelay=false delays them: nginx then logs a delayed request at the end of its delay, not at its decision, and the model's clock is off)")
-	delay := fs.Int64("delay", 0, "limit_req's delay=`N` (with -nodelay=false)")
-	addr := fs.String("addr", "", "loopback `host:port` for nginx to listen on (default a free port on 127.0.0.1)")
-	binary := fs.String("nginx", "", "nginx `program` to start (default nginx from $PATH)")
-	out := fs.String("o", "", "output `dir` (default results/live/<trace name>)")
+	ruleS := fs.String("rule", live.CheckRule, "rate limit `L/W`, configured in the product's own terms")
+	speedS := fs.String("speed", "1", "for software on its own clock: replay `S` times as fast as the trace (a whole number, a decimal or a fraction such as 1/7), with the rule's window divided by S")
+	variant := fs.String("variant", variantArg, "the target's `variant` (or TARGET:VARIANT), e.g. "+strings.Join(quoted(target.Variants), ", "))
+	clients := fs.Int("clients", 1, "`N` concurrent clients, each with a connection of its own (nginx, the Redis scripts); 1 replays serially, in the trace's order")
+	addr := fs.String("addr", "", "`host:port` for the software: the loopback address nginx listens on, or a running Redis server to use (never stopped; the replay's keys are deleted after it)")
+	binary := fs.String("bin", "", "the `program` to start (default from $PATH)")
+	out := fs.String("o", "", "output `dir` (default results/live/TARGET[:VARIANT]/<trace name>, and -N-clients with N > 1)")
 	if err := parseCommand(fs, args, tf.operand()); err != nil {
 		return err
 	}
@@ -91,40 +72,56 @@ func runLiveNginx(stdout, stderr io.Writer, args []string) error {
 		return usageError{err.Error()}
 	}
 	speed, ok := new(big.Rat).SetString(*speedS)
-	if !ok || speed.Sign() <= 0 || !speed.Num().IsInt64() || !speed.Denom().IsInt64() {
+	if !ok || speed.Sign() <= 0 {
 		return usageError{fmt.Sprintf("-speed %q: want a positive number, e.g. 20, 2.5 or 1/7", *speedS)}
 	}
-	if *clients < 1 || *clients > 1024 {
-		return usageError{fmt.Sprintf("-clients %d: want 1 to 1024 connections", *clients)}
+	spec := target.Name // the target and its variant, naming the results folder
+	if *variant != "" {
+		spec += ":" + *variant
 	}
-	if *burst < -1 || *delay < 0 || (*delay > 0 && *noDelay) {
-		return usageError{"-burst and -delay must not be negative; -delay needs -nodelay=false"}
+	o := live.Options{Speed: speed, Variant: *variant, Clients: *clients, Addr: *addr, Binary: *binary, Log: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) }}
+	if *clients < 1 {
+		return usageError{fmt.Sprintf("-clients %d: want 1 to %d", *clients, live.MaxClients)}
 	}
-	cfg := livenginx.Config{Rule: rule, SpeedNum: speed.Num().Int64(), SpeedDen: speed.Denom().Int64(), Clients: *clients,
-		Burst: *burst, NoDelay: *noDelay, Delay: *delay, Listen: *addr, Binary: *binary,
-		Log: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) }}
-	if _, err := cfg.Scaled(); err != nil {
-		return usageError{"-speed " + *speedS + ": " + err.Error()}
+	if err := live.CheckOptions(target, o); err != nil {
+		return usageError{"-clients: " + err.Error()}
 	}
-	if err := cfg.Validate(); err != nil { // before nginx starts, not after the replay
-		return usageError{"live nginx: " + err.Error()}
+	if _, _, err := live.ModelOf(target, rule, o); err != nil { // a variant it does not take, a speed its rule cannot run at
+		atOne := o
+		atOne.Speed = nil
+		if _, _, err1 := live.ModelOf(target, rule, atOne); err1 == nil {
+			return usageError{fmt.Sprintf("-speed %s: %v", *speedS, err)}
+		}
+		return usageError{err.Error()}
 	}
 
+	// SIGINT and SIGTERM stop whatever runs from here on, the version
+	// probe included: each program started is stopped before the command
+	// returns.
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	tf.cancel = ctx.Done()
-	r, path, format, name, err := tf.openOrGenerate(*genSpec)
-	if err != nil {
-		return err
+	if _, err := target.Version(ctx, o); err != nil { // before reading the trace
+		return interruptedLive(err, target.Name)
 	}
-	defer r.Close()
-	tr, err := live.Load(r, path)
-	if err != nil {
-		return err
+	tr, path, format, name := live.Bursty3Keys(), "the check's trace", "generated: 3 keys in bursts, for "+live.CheckRule, live.CheckTraceName
+	if *genSpec != "" || tf.path != "" {
+		r, p, f, n, err := tf.openOrGenerate(*genSpec)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		if tr, err = live.Load(r, p, target.Costs); err != nil {
+			return err
+		}
+		path, format, name = p, f, n
 	}
 	dir := *out
 	if dir == "" {
-		dir = filepath.Join("results", "live", name)
+		if o.Clients > 1 {
+			name = fmt.Sprintf("%s-%d-clients", name, o.Clients)
+		}
+		dir = filepath.Join("results", "live", spec, name)
 	}
 	rd, err := resultsdir.Lock(dir)
 	if err != nil {
@@ -132,50 +129,42 @@ func runLiveNginx(stdout, stderr io.Writer, args []string) error {
 	}
 	defer rd.Close()
 
-	fmt.Fprintf(stderr, "replaying %d requests (%d keys) at speed %s with %d connection(s)\n", len(tr.T), tr.Keys, cfg.SpeedString(), cfg.Clients)
-	raw, err := livenginx.Replay(ctx, cfg, tr)
+	fmt.Fprintf(stderr, "replaying %d requests (%d keys) through %s\n", len(tr.T), tr.Keys, spec)
+	res, err := live.Run(ctx, announceDeciding(target, stderr), rule, tr, o)
 	if err != nil {
-		return interruptedLive(err, "nginx")
+		return interruptedLive(err, target.Name)
 	}
-	res, err := livenginx.Analyze(cfg, raw, livenginx.TraceInfo{Path: path, Format: format})
-	if err != nil {
+	res.Trace.Path, res.Trace.Format = path, format
+	if err := rd.WriteLive(res); err != nil {
 		return err
 	}
-	if err := writeLive(rd.Stage(), res); err != nil {
-		return err
-	}
-	if err := rd.Commit(ownsLive); err != nil {
+	if err := rd.Commit(resultsdir.OwnsLive); err != nil {
 		return err
 	}
 	if err := report.LiveMarkdown(stdout, res); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nnginx agrees with its model on %d of %d requests (%s)\nwrote %s and %s\n", res.Model.Agree, res.Trace.Requests,
-		fmt.Sprintf("%.3f%%", res.Model.Percent()), escape.Visible(filepath.Join(dir, "live.json")), escape.Visible(filepath.Join(dir, "live.md")))
+	fmt.Fprintf(stdout, "\n%s agrees with its model on %d of %d requests (%s)\nwrote %s and %s\n", spec, res.Model.Agree, res.Trace.Requests,
+		fmt.Sprintf("%.3f%%", res.Model.Percent()), escape.Visible(filepath.Join(dir, report.LiveFile)), escape.Visible(filepath.Join(dir, resultsdir.LiveMarkdownFile)))
 	return nil
 }
 
-// ownsLive tells the files a live run owns in its results folder.
-func ownsLive(rel string) bool { return rel == "live.json" || rel == "live.md" }
-
-// writeLive writes dir/live.json and dir/live.md.
-func writeLive(dir string, res *summary.LiveNginx) error {
-	return writeLiveFiles(dir, res, func(w io.Writer) error { return report.LiveMarkdown(w, res) })
+// interruptedLive says that name's software was stopped when err is the
+// signal's (context.Canceled); other errors pass as they are.
+func interruptedLive(err error, name string) error {
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("interrupted: %s stopped, nothing written", name)
+	}
+	return err
 }
 
-// writeLiveFiles writes a live replay's result res as dir/live.json, and
-// its Markdown, written by md, as dir/live.md.
-func writeLiveFiles(dir string, res any, md func(io.Writer) error) error {
-	data, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return err
+func quoted(vs []string) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		if v == "" {
+			v = "(default)"
+		}
+		out[i] = v
 	}
-	if err := summary.WriteFileAtomic(filepath.Join(dir, report.LiveFile), append(data, '\n')); err != nil {
-		return err
-	}
-	var b bytes.Buffer
-	if err := md(&b); err != nil {
-		return err
-	}
-	return summary.WriteFileAtomic(filepath.Join(dir, "live.md"), b.Bytes())
+	return out
 }

@@ -53,11 +53,11 @@ type childTarget struct {
 // version returns a live target's real software's check.
 func version(name string) func() error {
 	return func() error {
-		t, ok := live.Lookup(name)
+		t, variant, ok := live.Find(name)
 		if !ok {
 			return fmt.Errorf("no target %s", name)
 		}
-		_, err := t.Version(context.Background(), live.Options{})
+		_, err := t.Version(context.Background(), live.Options{Variant: variant})
 		return err
 	}
 }
@@ -79,9 +79,15 @@ var childTargets = []childTarget{
 	{name: "varnish", args: product("varnish"),
 		answers: "#!/bin/sh\ncase \"$1\" in -V) echo 'varnishd (varnish-7.1.1 revision 0)' >&2; exit 0;; -C) exit 0;; esac\nexec sleep 1000\n",
 		real:    version("varnish"), replaying: "ready: 1 requests replayed"},
-	{name: "spring-gateway", args: product("spring-gateway"),
+	{name: "redis:spring-gateway", args: product("redis:spring-gateway"),
 		answers: "#!/bin/sh\ncase \"$1\" in --version) echo 'Redis server v=7.0.15'; exit 0;; esac\nexec sleep 1000\n",
-		real:    version("spring-gateway"), replaying: "ready: 1 requests replayed", replayArgs: []string{"-gen", "poisson:requests=1000000,keys=100"}},
+		real:    version("redis:spring-gateway"), replaying: "ready: 1 requests replayed", replayArgs: []string{"-gen", "poisson:requests=1000000,keys=100"}},
+	// The race of the non-atomic counter: 4 clients at once.
+	{name: "redis:counter-nonatomic", args: func(prog string) []string {
+		return append(product("redis:counter-nonatomic")(prog), "-clients", "4")
+	},
+		answers: "#!/bin/sh\ncase \"$1\" in --version) echo 'Redis server v=7.0.15'; exit 0;; esac\nexec sleep 1000\n",
+		real:    version("redis:counter-nonatomic"), replaying: "ready: 1 requests replayed", replayArgs: []string{"-gen", "poisson:requests=1000000,keys=100"}},
 	{name: "express-rate-limit", args: product("express-rate-limit"),
 		answers: "#!/bin/sh\ncase \"$1\" in --version) echo v20.20.2; exit 0;; esac\nexec sleep 1000\n",
 		replays: "#!/bin/sh\ncase \"$1\" in --version) echo v20.20.2; exit 0;; esac\necho ready\nread line\necho A\nexec sleep 1000\n",
@@ -97,25 +103,10 @@ var childTargets = []childTarget{
 		replays:   "#!/bin/sh\necho 'ready rack-attack 6.6.1'\nif [ \"$2\" = 1 ]; then exec sleep 999; fi\nread line\necho 1\nexec sleep 1000\n",
 		replaying: "ready: 1 requests replayed"},
 	{name: "nginx", args: func(prog string) []string {
-		args := []string{"live", "nginx", "-gen", "poisson:requests=100000,keys=10,rate=1"}
-		if prog != "" {
-			args = append(args, "-nginx", prog)
-		}
-		return args
+		return append(product("nginx")(prog), "-gen", "poisson:requests=100000,keys=10,rate=1")
 	},
 		answers: "#!/bin/sh\ncase \"$1\" in -v) echo 'nginx version: nginx/1.22.1' >&2; exit 0;; esac\nexec sleep 1000\n",
-		real: func() error {
-			_, err := exec.LookPath("nginx")
-			return err
-		}, replaying: "started nginx"},
-	{name: "redis", args: func(prog string) []string {
-		args := []string{"redis", "-gen", "poisson:requests=10000000,keys=100", "-alg", "counter", "-clients", "1"}
-		if prog != "" {
-			args = append(args, "-redis-server", prog)
-		}
-		return args
-	},
-		real: version("spring-gateway"), replaying: "started redis-server"},
+		real:    version("nginx"), replaying: "ready: 1 requests replayed"},
 }
 
 // Every program ratebench starts (a version probe, a server, a driver)
@@ -218,7 +209,7 @@ func TestLiveLeavesNoProcess(t *testing.T) {
 						t.Errorf("exited %v after it started, with a deadline of %v", took, deadline)
 					case ev.sig == 0 && (!strings.Contains(stderr.text(), prog) || !strings.Contains(stderr.text(), "within "+deadline.String())):
 						t.Errorf("stderr %q, want the program %s and the deadline %v named", stderr.text(), prog, deadline)
-					case ev.sig != 0 && tg.name != "redis" && !strings.Contains(stderr.text(), "interrupted: "):
+					case ev.sig != 0 && !strings.Contains(stderr.text(), "interrupted: "):
 						t.Errorf("stderr %q, want it to say it was interrupted", stderr.text())
 					}
 					// The kernel kills SIGKILLed ratebench's children, at

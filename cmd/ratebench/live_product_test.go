@@ -20,11 +20,13 @@ import (
 // fixedSession is software that decides as the fixed window, its clock
 // driven by the trace.
 type fixedSession struct {
+	live.Plain
 	l   algorithms.Limiter
 	ids map[string]int32
 }
 
-func (s *fixedSession) Decide(_ context.Context, key string, t int64) (bool, int64, error) {
+func (s *fixedSession) Decide(_ context.Context, q live.Request) (live.Decision, error) {
+	key, t := q.Key, q.T
 	id, ok := s.ids[key]
 	if !ok {
 		id = int32(len(s.ids))
@@ -33,7 +35,7 @@ func (s *fixedSession) Decide(_ context.Context, key string, t int64) (bool, int
 	}
 	a := s.l.Decide(id, t, 1)
 	s.l.Record(id, t, 1) // it counts every request, as its model does
-	return a, t, nil
+	return live.Decision{Admit: a, At: t}, nil
 }
 
 func (*fixedSession) Close() error { return nil }
@@ -47,7 +49,7 @@ func init() {
 			}
 			return "envoy", nil
 		},
-		Start: func(_ context.Context, r algorithms.Rule, _ live.Options) (live.Session, error) {
+		Start: func(_ context.Context, r algorithms.Rule, _ *live.Trace, _ live.Options) (live.Session, error) {
 			l, err := algorithms.New("envoy", r)
 			return &fixedSession{l: l, ids: map[string]int32{}}, err
 		}})
@@ -58,7 +60,7 @@ func init() {
 var ownClockTarget = live.Target{Name: "test-own-clock", About: "software on its own clock, never started",
 	Version: func(context.Context, live.Options) (string, error) { return "test-own-clock 1.0", nil },
 	Model:   func(algorithms.Rule, live.Options) (string, error) { return "haproxy", nil },
-	Start: func(context.Context, algorithms.Rule, live.Options) (live.Session, error) {
+	Start: func(context.Context, algorithms.Rule, *live.Trace, live.Options) (live.Session, error) {
 		return nil, fmt.Errorf("test-own-clock never starts")
 	}}
 
@@ -106,11 +108,11 @@ func TestLiveProductCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res summary.LiveProduct
+	var res summary.Live
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Product != "test-fixed" || res.Trace.Requests != int64(n) || res.Model.Agree != int64(n) || res.Refused == 0 || res.Log.Disagree() == 0 {
+	if res.Schema != summary.LiveSchemaVersion || res.Target != "test-fixed" || res.Trace.Requests != int64(n) || res.Model.Agree != int64(n) || res.Refused == 0 || res.Log.Disagree() == 0 {
 		t.Errorf("live.json: %+v", res)
 	}
 	md, err := os.ReadFile(filepath.Join(dir, "live.md"))
@@ -139,6 +141,7 @@ func TestLiveProductBadArgs(t *testing.T) {
 		{[]string{"live", "no-such:x"}, `unknown program "no-such:x"`},
 		{[]string{"live", "test-fixed", "-speed", "0"}, "-speed"},
 		{[]string{"live", "test-fixed", "-rule", "5"}, "rule"},
+		{[]string{"live", "test-fixed", "-clients", "2"}, "one client"},
 	} {
 		_, stderr, err := ratebench(t, c.args...)
 		if err == nil || !strings.Contains(err.Error()+stderr, c.want) {
@@ -147,7 +150,7 @@ func TestLiveProductBadArgs(t *testing.T) {
 	}
 }
 
-// ratebench live -h lists every product it replays through, with what runs
+// ratebench live -h lists every target it replays through, with what runs
 // and what it needs installed.
 func TestLiveListsProducts(t *testing.T) {
 	_, stderr, err := ratebench(t, "live", "-h")

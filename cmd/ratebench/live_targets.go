@@ -1,9 +1,10 @@
 package main
 
-// The products whose real software ratebench live replays through, each
-// registering its target with package live.
+// The programs whose real software ratebench live replays through, each
+// registering its targets with package live.
 import (
 	_ "ratebench/live/haproxy"
+	_ "ratebench/live/nginx"
 	_ "ratebench/live/node"
 	_ "ratebench/live/python"
 	_ "ratebench/live/redis"

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"ratebench/livenginx"
+	"ratebench/live/nginx"
 	"ratebench/summary"
 )
 
@@ -22,7 +22,7 @@ import (
 // a real nginx (fails, not skips, without one) and requires nginx and its
 // model to agree on every request.
 func TestLiveNginxEndToEnd(t *testing.T) {
-	if _, err := livenginx.LookPath(""); err != nil {
+	if _, err := nginx.LookPath(""); err != nil {
 		t.Fatalf("this test replays a trace through a real nginx: %v", err)
 	}
 	dir := t.TempDir()
@@ -32,7 +32,7 @@ func TestLiveNginxEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\nstderr:\n%s", err, stderr)
 	}
-	for _, want := range []string{"# Live replay through a real nginx", "`rate=90r/s`, `burst=2`, `nodelay`",
+	for _, want := range []string{"# Live replay through nginx/", "configured with `rate=90r/s`, `burst=2`, `nodelay`",
 		"| `nginx:rate=90r/s:burst=2:zone` | nginx's clock: ngx\\_current\\_msec, from \\$connection\\_time | 300 | 100% | 0 | 0 |",
 		"nginx agrees with its model on 300 of 300 requests (100.000%)", "wrote " + filepath.Join(dir, "live.json")} {
 		if !strings.Contains(stdout, want) {
@@ -43,12 +43,12 @@ func TestLiveNginxEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res livenginx.Result
+	var res summary.Live
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Trace.Requests != 300 || res.Model.Agree != 300 || res.Refused == 0 || res.Setup.Speed != "30" || res.Setup.NginxRate != "90r/s" {
-		t.Errorf("requests %d, model agrees on %d, refused %d, setup %+v", res.Trace.Requests, res.Model.Agree, res.Refused, res.Setup)
+	if res.Schema != summary.LiveSchemaVersion || res.Target != "nginx" || res.Trace.Requests != 300 || res.Model.Agree != 300 || res.Refused == 0 || res.Speed != "30" || res.Setup[0] != "rate=90r/s" {
+		t.Errorf("schema %d, target %q, requests %d, model agrees on %d, refused %d, speed %q, setup %q", res.Schema, res.Target, res.Trace.Requests, res.Model.Agree, res.Refused, res.Speed, res.Setup)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "live.md")); err != nil {
 		t.Error(err)
@@ -56,9 +56,10 @@ func TestLiveNginxEndToEnd(t *testing.T) {
 }
 
 // Bad command lines are refused before nginx starts: a speed at which
-// nginx cannot express the rate, an address off the loopback, and a burst
+// nginx cannot express the rate, an address off the loopback, a burst
 // nginx's model refuses (checked before the replay, not after it: the
-// nginx program named does not exist, and is never started).
+// nginx program named does not exist, and is never started), and more
+// clients than a replay takes.
 func TestLiveNginxRefuses(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -67,7 +68,8 @@ func TestLiveNginxRefuses(t *testing.T) {
 		{[]string{"-rule", "7/1m", "-speed", "1/2"}, "the speeds that work are the multiples of 1/7"},
 		{[]string{"-speed", "0"}, "-speed \"0\": want a positive number"},
 		{[]string{"-addr", "192.0.2.1:8080"}, "sends only to an IPv4 loopback address"},
-		{[]string{"-burst", "9223372036854775807", "-nginx", "/nonexistent/nginx"}, `live nginx: -burst 9223372036854775807: algorithm "nginx:rate=5r/s:burst=9223372036854775807:zone": burst "9223372036854775807" is not a whole number from 0 to `},
+		{[]string{"-variant", "burst=9223372036854775807", "-bin", "/nonexistent/nginx"}, `live nginx: its model: algorithm "nginx:rate=5r/s:burst=9223372036854775807:zone": burst "9223372036854775807" is not a whole number from 0 to `},
+		{[]string{"-clients", "1025", "-bin", "/nonexistent/nginx"}, "-clients: clients 1025: want 1 to 1024"},
 	} {
 		args := append([]string{"live", "nginx", "-gen", "poisson:requests=10,keys=2", "-o", t.TempDir()}, tc.args...)
 		_, stderr, err := ratebench(t, args...)
@@ -82,12 +84,12 @@ func TestLiveNginxRefuses(t *testing.T) {
 
 // The usage of live and of live nginx names the subcommand once.
 func TestLiveUsage(t *testing.T) {
-	for _, args := range [][]string{{"live", "nginx", "-h"}, {"live", "-h"}} {
-		_, stderr, err := ratebench(t, args...)
+	for args, want := range map[string]string{"live nginx -h": "usage: ratebench live nginx [FILE | -gen SCENARIO] [-rule L/W]", "live -h": "usage: ratebench live TARGET[:VARIANT] [FILE | -gen SCENARIO] [-rule L/W]"} {
+		_, stderr, err := ratebench(t, strings.Fields(args)...)
 		if err != nil && !errors.Is(err, flag.ErrHelp) {
 			t.Errorf("%q: %v", args, err)
 		}
-		if !strings.HasPrefix(stderr, "usage: ratebench live nginx (FILE | -gen SCENARIO) [-rule L/W]") || strings.Contains(stderr, "nginx nginx") {
+		if !strings.HasPrefix(stderr, want) || strings.Contains(stderr, "nginx nginx") {
 			t.Errorf("%q: usage %q", args, stderr)
 		}
 	}
@@ -155,7 +157,7 @@ func TestReportShowsTheFoldersLiveReplay(t *testing.T) {
 	if _, _, err := ratebench(t, "compare", "-trace", "testdata/small.csv", "-rule", "10/1m", "-alg", "log,nginx", "-o", dir); err != nil {
 		t.Fatal(err)
 	}
-	live := summary.LiveNginx{Schema: summary.LiveSchemaVersion, Setup: summary.LiveSetup{Rule: "10/1m", Speed: "1", Clients: 1, Nginx: "nginx/1.22.1"},
+	live := summary.Live{Schema: summary.LiveSchemaVersion, Target: "nginx", Software: "nginx/1.22.1", Rule: "10/1m", Clock: "real", Speed: "1", Clients: 1,
 		Model: summary.LiveAgreement{Against: "nginx:rate=10r/m:burst=9:zone", Times: "nginx's clock", Agree: 2000}}
 	data, _ := json.Marshal(live)
 	if err := os.WriteFile(filepath.Join(dir, "live.json"), data, 0o644); err != nil {
@@ -165,7 +167,7 @@ func TestReportShowsTheFoldersLiveReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
-	if err != nil || !strings.Contains(string(md), "## Live replay through a real nginx") || !strings.Contains(string(md), "| 2,000 | 100% |") {
+	if err != nil || !strings.Contains(string(md), "## Live replay through nginx/1.22.1") || !strings.Contains(string(md), "| 2,000 | 100% |") {
 		t.Errorf("report without the live replay: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "live.json")); err != nil {

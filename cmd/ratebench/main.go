@@ -14,8 +14,7 @@
 //	ratebench explain -key K [-rule R] [-alg counter,fixed,token] FILE
 //	ratebench gen -scenario NAME[:param=value,...] -requests N -keys K -seed S FILE
 //	ratebench cloudflare [-requests 400000000] [-sources 270000] [-rule 100/1m] [DIR]
-//	ratebench redis (FILE | -gen SCENARIO) [-rule L/W] [-alg LIST] [-clients 1,4,16] [-addr HOST:PORT] [-o DIR]
-//	ratebench live nginx (FILE | -gen SCENARIO) [-rule L/W] [-speed S] [-clients C] [-burst N] [-o DIR]
+//	ratebench live TARGET[:VARIANT] [FILE | -gen SCENARIO] [-rule L/W] [-speed S] [-clients N] [-o DIR]
 //
 // Every subcommand reads one grammar (args.go): its main file (the trace
 // FILE, IN and OUT, the results folder DIR) is an argument or the flag
@@ -33,9 +32,10 @@
 // its decisions. inspect describes
 // a trace. gen writes a synthetic one (gen -list describes the scenarios).
 // cloudflare replays a population the size of Cloudflare's published
-// experiment and sets the figures beside theirs. redis replays a trace
-// against a real redis-server; live nginx through a real nginx, beside
-// its model fed the clock nginx decided on. Run a subcommand with -h for its flags.
+// experiment and sets the figures beside theirs. live replays a trace
+// through a product's real software (nginx, HAProxy, varnish, a Redis
+// script, a library in its own runtime), beside its model fed the times
+// the software decided at. Run a subcommand with -h for its flags.
 package main
 
 import (
@@ -81,8 +81,7 @@ var commands = map[string]command{
 	"cloudflare": {"reproduce Cloudflare's accuracy experiment for the sliding-window counter", runCloudflare},
 	"report":     {"write report.md, report.html and plots from DIR/summary.json", runReport},
 	"convert":    {"convert a trace to " + writtenKinds(), runConvert},
-	"redis":      {"replay a trace against a real Redis server (Lua scripts, and a non-atomic counter that reads, then increments)", runRedis},
-	"live":       {"replay a trace through a real nginx (started on a loopback port) and set its decisions beside its model", runLive},
+	"live":       {"replay a trace through a product's real software (nginx, HAProxy, a Redis script, ...) and set its decisions beside its model", runLive},
 	"diff":       {"set two summaries side by side: each headline figure of the same runs, and its change", runDiff},
 	"check":      {"a CI gate: hold an algorithm's runs in DIR/summary.json to a budget; exit status 3 when one breaks", runCheck},
 	"merge":      {"combine the summaries of the shards of a replay (compare -shard i/n) into one", runMerge},
@@ -142,7 +141,7 @@ var docPages = []struct{ path, subject string }{
 	{"docs/definitions.md", "the exact definition of every algorithm, mode and figure"},
 	{"docs/summary-schema.md", "every field of summary.json"},
 	{"docs/scale.md", "workers, key shards and their merge, Kubernetes"},
-	{"docs/live.md", "the client's side, simulated deployments, real Redis and nginx replays"},
+	{"docs/live.md", "the client's side, simulated deployments, replays through real software (nginx, Redis, ...)"},
 	{"docs/cloudflare.md", "Cloudflare's accuracy figure for the sliding-window counter, reproduced"},
 	{"docs/ci.md", "ratebench in CI: a GitHub Actions workflow and a shell script that fail the build when a budget breaks"},
 	{"docs/development.md", "the code's layout, make targets, tests, scripts/deps"},

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"sync"
 
 	"ratebench/algorithms"
 	"ratebench/live"
@@ -15,7 +16,7 @@ import (
 // readyEnv names the environment variable of the tests' readiness hook:
 // set to N, compare and convert say "ready: N requests read" on stderr
 // once they have read N requests of the trace, gen "ready: N requests
-// written" once it has written N, and live PRODUCT "ready: N requests
+// written" once it has written N, and live TARGET "ready: N requests
 // replayed" once the software has decided N, their signal handlers in
 // place; a test sends its signal then, instead of after a delay it
 // guesses. Unset (as for every user), nothing is wrapped or said.
@@ -105,8 +106,8 @@ func announceDeciding(target live.Target, w io.Writer) live.Target {
 		return target
 	}
 	start := target.Start
-	target.Start = func(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session, error) {
-		s, err := start(ctx, r, o)
+	target.Start = func(ctx context.Context, r algorithms.Rule, tr *live.Trace, o live.Options) (live.Session, error) {
+		s, err := start(ctx, r, tr, o)
 		if err != nil {
 			return nil, err
 		}
@@ -117,13 +118,16 @@ func announceDeciding(target live.Target, w io.Writer) live.Target {
 
 type readySession struct {
 	live.Session
+	mu sync.Mutex // several clients may decide at once
 	readyCount
 }
 
-func (s *readySession) Decide(ctx context.Context, key string, t int64) (bool, int64, error) {
-	a, at, err := s.Session.Decide(ctx, key, t)
+func (s *readySession) Decide(ctx context.Context, q live.Request) (live.Decision, error) {
+	d, err := s.Session.Decide(ctx, q)
 	if err == nil {
+		s.mu.Lock()
 		s.count(1)
+		s.mu.Unlock()
 	}
-	return a, at, err
+	return d, err
 }

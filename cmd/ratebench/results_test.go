@@ -36,7 +36,7 @@ func TestCompareIntoALockedFolderFailsFast(t *testing.T) {
 		{"compare", "-trace", "testdata/small.csv", "-alg", "log,counter", "-png=false", "-o", dir},
 		{"report", dir},
 		{"merge", "-o", dir, dir},
-		{"redis", "-trace", "testdata/small.csv", "-alg", "log", "-clients", "1", "-o", dir},
+		{"live", "redis:log", "-trace", "testdata/small.csv", "-o", dir},
 	} {
 		_, stderr, err := ratebench(t, args...)
 		if err == nil || !strings.Contains(err.Error(), dir+" is in use: another ratebench (process ") {

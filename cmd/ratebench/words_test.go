@@ -46,7 +46,7 @@ func TestUserTextNamesNoInternalReference(t *testing.T) {
 	if !strings.Contains(texts["products report.md"], "Products against their textbook twins") {
 		t.Error("the products' report has no section against their twins")
 	}
-	for _, cmd := range [][]string{{"-h"}, {"compare", "-h"}, {"redis", "-h"}, {"live", "nginx", "-h"}, {"cloudflare", "-h"}, {"explain", "-h"}} {
+	for _, cmd := range [][]string{{"-h"}, {"compare", "-h"}, {"live", "-h"}, {"live", "redis:log", "-h"}, {"live", "nginx", "-h"}, {"cloudflare", "-h"}, {"explain", "-h"}} {
 		o, e, _ := ratebench(t, cmd...)
 		texts[strings.Join(cmd, " ")] = o + e
 	}

@@ -32,8 +32,8 @@
 // itself, through the Lua sample fetch lua.now_ms (core.now(), the same
 // "now", in ms).
 //
-// The replay sends each request when it is due at the trace's pace times
-// Options.Speed (live.Pacer), with the rule's window divided by the speed
+// The replay (live.Run) sends each request when it is due at the trace's
+// pace times Options.Speed, with the rule's window divided by the speed
 // (a whole number of ms, at least 2), and reports as the time HAProxy
 // decided at its now_ms counted from the first request's, less one when
 // that one is odd: the model's clock then sees HAProxy's ticks, parity
@@ -201,7 +201,7 @@ func ConfFile(addr, lua string, r algorithms.Rule, variant string) (string, erro
 
 // Start runs haproxy for rule r (scaled by the speed) and returns the
 // session that replays requests into it.
-func Start(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session, error) {
+func Start(ctx context.Context, r algorithms.Rule, _ *live.Trace, o live.Options) (live.Session, error) {
 	path, err := LookPath(o.Binary)
 	if err != nil {
 		return nil, err
@@ -215,7 +215,7 @@ func Start(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session
 	if err != nil {
 		return nil, err
 	}
-	s.pacer, s.logf = live.NewPacer(o.Speed), o.Logf
+	s.logf = o.Logf
 	// One request without a key opens the keep-alive connection: no
 	// entry is tracked, the rule reads nothing, and 200 comes back.
 	if _, _, err := s.get(ctx, ""); err != nil {
@@ -258,11 +258,11 @@ func start(ctx context.Context, path, addr string, r algorithms.Rule, variant st
 
 // session is one haproxy process and the replay's connection to it.
 type session struct {
+	live.Plain
 	proc   *childproc.Proc
 	addr   string
 	url    string
 	client *http.Client
-	pacer  *live.Pacer
 	base   int64 // HAProxy's millisecond of the first request, made even
 	begun  bool
 	logf   func(format string, args ...any)
@@ -295,24 +295,21 @@ func (s *session) get(ctx context.Context, key string) (bool, int64, error) {
 	return admit, ms, nil
 }
 
-// Decide sends key's request when trace time t is due and returns
-// HAProxy's decision and the time it decided at: its millisecond less
-// the first request's (made even), in ns.
-func (s *session) Decide(ctx context.Context, key string, t int64) (bool, int64, error) {
-	if _, err := s.pacer.Wait(ctx, t); err != nil {
-		return false, 0, err
-	}
-	admit, ms, err := s.get(ctx, key)
+// Decide sends q's request (when it is due) and returns HAProxy's
+// decision and the time it decided at: its millisecond less the first
+// request's (made even), in ns.
+func (s *session) Decide(ctx context.Context, q live.Request) (live.Decision, error) {
+	admit, ms, err := s.get(ctx, q.Key)
 	if err != nil {
-		return false, 0, err
+		return live.Decision{}, err
 	}
 	if !s.begun {
 		s.begun, s.base = true, ms&^1
 	}
 	if ms < s.base {
-		return false, 0, errors.New("HAProxy's clock went back before the first request's millisecond: the wall clock jumped")
+		return live.Decision{}, errors.New("HAProxy's clock went back before the first request's millisecond: the wall clock jumped")
 	}
-	return admit, (ms - s.base) * int64(time.Millisecond), nil
+	return live.Decision{Admit: admit, At: (ms - s.base) * int64(time.Millisecond)}, nil
 }
 
 // Close stops haproxy and removes its directory.

@@ -43,7 +43,7 @@ import (
 	"ratebench/internal/childproc"
 	"ratebench/live"
 	"ratebench/live/driver"
-	"ratebench/redisreplay"
+	liveredis "ratebench/live/redis"
 )
 
 //go:embed driver.cjs
@@ -71,7 +71,7 @@ func init() {
 		Requires: requires, Driven: true, Variants: []string{"", "store=memory"},
 		Version: func(ctx context.Context, o live.Options) (string, error) { return version(ctx, o, false) },
 		Model:   func(r algorithms.Rule, o live.Options) (string, error) { return model(r, o, false) },
-		Start: func(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session, error) {
+		Start: func(ctx context.Context, r algorithms.Rule, _ *live.Trace, o live.Options) (live.Session, error) {
 			return start(ctx, r, o, false)
 		}})
 	live.Register(live.Target{Name: "express-rate-limit:store=redis",
@@ -79,7 +79,7 @@ func init() {
 		Requires: requires + ", and redis-server (apt-get install redis-server)", Variants: []string{""},
 		Version: func(ctx context.Context, o live.Options) (string, error) { return version(ctx, o, true) },
 		Model:   func(r algorithms.Rule, o live.Options) (string, error) { return model(r, o, true) },
-		Start: func(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session, error) {
+		Start: func(ctx context.Context, r algorithms.Rule, _ *live.Trace, o live.Options) (live.Session, error) {
 			return start(ctx, r, o, true)
 		}})
 }
@@ -194,9 +194,9 @@ func model(r algorithms.Rule, o live.Options, redis bool) (string, error) {
 // session is one node process running the middleware (and for the Redis
 // store, the redis-server it uses).
 type session struct {
+	live.Plain
 	p      *driver.Proc
-	server *redisreplay.Server
-	pacer  *live.Pacer
+	server *liveredis.Server
 	base   int64 // the millisecond of Redis's clock at the first request
 	begun  bool
 	sha    string // the SHA1 of the script the Redis store loaded
@@ -231,12 +231,11 @@ func start(ctx context.Context, r algorithms.Rule, o live.Options, redis bool) (
 	s := &session{}
 	args := []string{prefix, "memory", strconv.FormatFloat(m.WindowMs(), 'g', -1, 64), strconv.FormatInt(r.L, 10)}
 	if redis {
-		if s.server, err = redisreplay.Start(ctx, ""); err != nil {
+		if s.server, err = liveredis.Start(ctx, ""); err != nil {
 			return nil, err
 		}
 		args[1] = "redis"
 		args = append(args, s.server.Addr)
-		s.pacer = live.NewPacer(o.Speed)
 	}
 	o.Logf("starting %s on the driver, windowMs %s, limit %d", node, args[2], r.L)
 	if s.p, err = driver.Start(driver.Spec{Name: "the node driver", Program: node, Script: driverScript, ScriptName: "driver.cjs", Args: args}); err != nil {
@@ -260,23 +259,21 @@ func start(ctx context.Context, r algorithms.Rule, o live.Options, redis bool) (
 	return s, nil
 }
 
-func (s *session) Decide(ctx context.Context, key string, t int64) (bool, int64, error) {
+func (s *session) Decide(ctx context.Context, q live.Request) (live.Decision, error) {
+	key, t := q.Key, q.T
 	if s.server == nil {
 		ans, err := s.p.Ask(ctx, key+" "+strconv.FormatInt(t, 10), answerTimeout)
 		if err != nil {
-			return false, 0, err
+			return live.Decision{}, err
 		}
 		if ans != "A" && ans != "R" {
-			return false, 0, fmt.Errorf("the node driver answered %q", ans)
+			return live.Decision{}, fmt.Errorf("the node driver answered %q", ans)
 		}
-		return ans == "A", t, nil
-	}
-	if _, err := s.pacer.Wait(ctx, t); err != nil {
-		return false, 0, err
+		return live.Decision{Admit: ans == "A", At: t}, nil
 	}
 	ans, err := s.p.Ask(ctx, key+" "+strconv.FormatInt(t, 10), answerTimeout)
 	if err != nil {
-		return false, 0, err
+		return live.Decision{}, err
 	}
 	f := strings.Fields(ans)
 	var ms int64
@@ -284,7 +281,7 @@ func (s *session) Decide(ctx context.Context, key string, t int64) (bool, int64,
 		ms, err = strconv.ParseInt(f[1], 10, 64)
 	}
 	if len(f) != 3 || err != nil || f[0] != "A" && f[0] != "R" || f[2] != "=" && f[2] != "~" {
-		return false, 0, fmt.Errorf("the node driver answered %q", ans)
+		return live.Decision{}, fmt.Errorf("the node driver answered %q", ans)
 	}
 	if f[2] == "~" {
 		s.approx++
@@ -292,7 +289,7 @@ func (s *session) Decide(ctx context.Context, key string, t int64) (bool, int64,
 	if !s.begun {
 		s.begun, s.base = true, ms
 	}
-	return f[0] == "A", (ms - s.base) * int64(time.Millisecond), nil
+	return live.Decision{Admit: f[0] == "A", At: (ms - s.base) * int64(time.Millisecond)}, nil
 }
 
 // Close kills node and stops redis-server.

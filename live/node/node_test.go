@@ -14,7 +14,7 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/live"
-	"ratebench/redisreplay"
+	liveredis "ratebench/live/redis"
 )
 
 // target returns the registered target named name.
@@ -131,8 +131,8 @@ func TestRedisStoreAgreesOnTheCheckTrace(t *testing.T) {
 		tg := target(t, "express-rate-limit:store=redis")
 		var started live.Session
 		start := tg.Start
-		tg.Start = func(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session, error) {
-			s, err := start(ctx, r, o)
+		tg.Start = func(ctx context.Context, r algorithms.Rule, tr *live.Trace, o live.Options) (live.Session, error) {
+			s, err := start(ctx, r, tr, o)
 			started = s
 			return s, err
 		}
@@ -152,30 +152,30 @@ func TestRedisStoreAgreesOnTheCheckTrace(t *testing.T) {
 }
 
 // The Redis store loads the very script the Redis replay runs
-// (redisreplay's lua/rate_limit_redis.lua): their SHA1s are equal.
+// (live/redis's lua/rate_limit_redis.lua): their SHA1s are equal.
 func TestRedisStoreLoadsTheReplayedScript(t *testing.T) {
 	r, _ := algorithms.ParseRule("5/1s")
-	s, err := target(t, "express-rate-limit:store=redis").Start(context.Background(), r, live.Options{})
+	s, err := target(t, "express-rate-limit:store=redis").Start(context.Background(), r, live.Bursty3Keys(), live.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if sha := s.(*session).sha; sha != redisreplay.RateLimitRedisSHA1 {
-		t.Errorf("the store loaded the script %s, the Redis replay runs %s", sha, redisreplay.RateLimitRedisSHA1)
+	if sha := s.(*session).sha; sha != liveredis.RateLimitRedisSHA1 {
+		t.Errorf("the store loaded the script %s, the Redis replay runs %s", sha, liveredis.RateLimitRedisSHA1)
 	}
 }
 
 // Close kills the node process and removes its folder.
 func TestCloseKillsNode(t *testing.T) {
 	r, _ := algorithms.ParseRule("5/1s")
-	s, err := target(t, "express-rate-limit").Start(context.Background(), r, live.Options{})
+	s, err := target(t, "express-rate-limit").Start(context.Background(), r, live.Bursty3Keys(), live.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := s.(*session).p
 	pid := p.Pid()
-	if a, at, err := s.Decide(context.Background(), "k0", 5); err != nil || !a || at != 5 {
-		t.Fatalf("first request: %v %d %v", a, at, err)
+	if d, err := s.Decide(context.Background(), live.Request{Key: "k0", T: 5, Cost: 1}); err != nil || !d.Admit || d.At != 5 {
+		t.Fatalf("first request: %+v %v", d, err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -210,7 +210,7 @@ func TestMissingSoftwareNamesTheInstall(t *testing.T) {
 		t.Errorf("no packages: %v, want it to name %s", err, Install)
 	}
 	r, _ := algorithms.ParseRule("5/1s")
-	if _, err := tg.Start(context.Background(), r, live.Options{Variant: "store=redis"}); err == nil || !strings.Contains(err.Error(), "express-rate-limit:store=redis") {
+	if _, err := tg.Start(context.Background(), r, live.Bursty3Keys(), live.Options{Variant: "store=redis"}); err == nil || !strings.Contains(err.Error(), "express-rate-limit:store=redis") {
 		t.Errorf("the redis variant of the memory target: %v", err)
 	}
 }

@@ -17,7 +17,7 @@ import (
 	"ratebench/internal/childproc"
 	"ratebench/live"
 	"ratebench/live/driver"
-	"ratebench/redisreplay"
+	liveredis "ratebench/live/redis"
 )
 
 //go:embed flask_limiter.py
@@ -55,7 +55,7 @@ func init() {
 			}
 			return spec, nil
 		},
-		Start: func(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session, error) {
+		Start: func(ctx context.Context, r algorithms.Rule, _ *live.Trace, o live.Options) (live.Session, error) {
 			return StartFlask(ctx, r, o)
 		},
 	})
@@ -101,8 +101,9 @@ func lastLine(b []byte) string {
 
 // FlaskSession is the driver running limits for one rule.
 type FlaskSession struct {
+	live.Plain
 	p     *driver.Proc
-	redis *redisreplay.Server
+	redis *liveredis.Server
 	once  sync.Once
 	err   error
 }
@@ -133,7 +134,7 @@ func StartFlask(ctx context.Context, r algorithms.Rule, o live.Options) (_ *Flas
 		}
 	}()
 	if strings.Contains(o.Variant, "storage=redis") {
-		if s.redis, err = redisreplay.Start(ctx, ""); err != nil {
+		if s.redis, err = liveredis.Start(ctx, ""); err != nil {
 			return nil, fmt.Errorf("live flask-limiter: %w", err)
 		}
 		uri = "redis://" + s.redis.Addr
@@ -153,10 +154,10 @@ func StartFlask(ctx context.Context, r algorithms.Rule, o live.Options) (_ *Flas
 	return s, nil
 }
 
-// Decide sends one hit of key at t and reads the decision.
-func (s *FlaskSession) Decide(ctx context.Context, key string, t int64) (bool, int64, error) {
-	a, err := s.Hit(ctx, key, t, 1)
-	return a, t, err
+// Decide sends one hit of q's key at its time and reads the decision.
+func (s *FlaskSession) Decide(ctx context.Context, q live.Request) (live.Decision, error) {
+	a, err := s.Hit(ctx, q.Key, q.T, 1)
+	return live.Decision{Admit: a, At: q.T}, err
 }
 
 // Hit sends one hit of key at t costing cost and reads the decision.

@@ -1,180 +1,154 @@
-// Package redis registers the live targets whose real software is a
-// product's own Redis script: each session starts a redis-server of its
-// own (redisreplay.Start, on a free loopback port), runs the product's
-// script verbatim for each request the way the product's client runs it,
-// with the trace's time in place of the clock the product reads (the
-// clock is driven), and stops the server when it closes.
-//
-//   - tyk: Tyk Gateway's internal/rate/scripts/sliding_log_add.lua
-//     (redisreplay.ScriptTyk) on the key rate-limit-KEY, with ARGV = {now,
-//     now - per, rate, per} as SlidingLog.SetCountScript passes them, now
-//     the trace's time in ns; blocked iff the count returned exceeds
-//     rate - 1 (see products.Tyk).
-//   - spring-gateway: Spring Cloud Gateway's request_rate_limiter.lua
-//     (redisreplay.ScriptSpringGateway) on request_rate_limiter.{KEY}.tokens
-//     and .timestamp, with replenishRate, burstCapacity, the trace's whole
-//     seconds for the time (where the Java side passes "" so that the
-//     script reads Redis TIME's seconds) and requestedTokens (see
-//     products.SpringGateway).
 package redis
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
-	"time"
-
-	goredis "github.com/redis/go-redis/v9"
-	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"ratebench/algorithms"
-	"ratebench/algorithms/products"
 	"ratebench/internal/childproc"
 	"ratebench/live"
-	"ratebench/redisreplay"
 )
 
 // requires is what the targets need installed.
 const requires = "redis-server, the Debian package redis-server (apt-get install -y redis-server)"
 
 func init() {
-	live.Register(live.Target{
-		Name:     "tyk",
-		About:    "Tyk Gateway's sliding_log_add.lua, verbatim, in a redis-server on a loopback port, run per request with the trace's time in ns",
-		Requires: requires,
-		Driven:   true,
-		Variants: []string{""},
-		Version:  version("Tyk's internal/rate/scripts/sliding_log_add.lua at 31e219b"),
-		Model: func(r algorithms.Rule, o live.Options) (string, error) {
-			if _, err := products.NewTyk(r); err != nil {
-				return "", err
-			}
-			return "tyk", nil
-		},
-		Start: func(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session, error) {
-			if _, err := products.NewTyk(r); err != nil {
-				return nil, err
-			}
-			rate, per := r.L, r.W/int64(time.Second)
-			return start(ctx, o, func(ctx context.Context, c *goredis.Client, key string, t int64) (bool, error) {
-				return redisreplay.TykDo(ctx, c, redisreplay.ScriptTyk.Run, "rate-limit-"+key, t, rate, per)
-			})
-		},
-	})
-	live.Register(live.Target{
-		Name:     "spring-gateway",
-		About:    "Spring Cloud Gateway's request_rate_limiter.lua, verbatim, in a redis-server on a loopback port, run per request with the trace's whole seconds for Redis TIME's",
-		Requires: requires,
-		Driven:   true,
-		Variants: []string{""},
-		Version:  version("Spring Cloud Gateway's request_rate_limiter.lua at 5227205"),
-		Model: func(r algorithms.Rule, o live.Options) (string, error) {
-			if _, err := products.NewSpringGateway(r); err != nil {
-				return "", err
-			}
-			return "spring-gateway", nil
-		},
-		Start: func(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session, error) {
-			sg, err := products.NewSpringGateway(r)
-			if err != nil {
-				return nil, err
-			}
-			rate, requested, capacity := sg.Config()
-			return start(ctx, o, func(ctx context.Context, c *goredis.Client, key string, t int64) (bool, error) {
-				// RedisRateLimiter.getKeys: request_rate_limiter.{id}.tokens
-				// and .timestamp; isAllowed's arguments, the time the
-				// trace's whole seconds (t >= 0).
-				prefix := "request_rate_limiter.{" + key + "}"
-				v, err := redisreplay.ScriptSpringGateway.Run(ctx, c, []string{prefix + ".tokens", prefix + ".timestamp"},
-					rate, capacity, t/int64(time.Second), requested).Int64Slice()
-				if err != nil {
-					return false, err
-				}
-				if len(v) != 2 {
-					return false, fmt.Errorf("spring-gateway script: %d values in the reply, want 2", len(v))
-				}
-				return v[0] == 1, nil
-			})
-		},
-	})
+	live.Register(live.Target{Name: "redis",
+		About:    "a Lua script (or round trips) in a redis-server of its own on a loopback port, run per request with the trace's time: SCRIPT is " + strings.Join(Algorithms, ", ") + "[:B=N], or a product's code: " + strings.Join(Products, ", "),
+		Requires: requires, Driven: true, Clients: true, Costs: true,
+		Variants: append(append([]string{}, Algorithms...), Products...),
+		Version:  version(""), Model: model(""), Start: start("")})
+	live.Register(live.Target{Name: "redis:redis_rate",
+		About:    "go-redis/redis_rate v10.0.1's allowN script, verbatim, in a redis-server on a loopback port, in real time on Redis TIME",
+		Requires: requires, Clients: true, Costs: true, Variants: []string{"", "burst=N"},
+		Version: version("redis_rate"), Model: model("redis_rate"), Start: start("redis_rate")})
+	live.Register(live.Target{Name: "redis:express-rate-limit:store=redis",
+		About:    "rate-limit-redis 6.0.1's increment script, verbatim, in a redis-server on a loopback port, in real time on Redis's clock",
+		Requires: requires, Clients: true, Variants: []string{""},
+		Version: version("express-rate-limit:store=redis"), Model: model("express-rate-limit:store=redis"), Start: start("express-rate-limit:store=redis")})
 }
 
-// version returns a Target.Version naming redis-server's version and the
-// script.
-func version(script string) func(ctx context.Context, o live.Options) (string, error) {
+// spec is the algorithm o asks of the target for product: the variant
+// for the target redis, else the product and the variant.
+func spec(product string, o live.Options) (string, error) {
+	switch {
+	case product != "" && o.Variant != "":
+		return product + ":" + o.Variant, nil
+	case product != "":
+		return product, nil
+	case o.Variant == "":
+		return "", fmt.Errorf("live redis: name the script, as redis:SCRIPT: %s[:B=N], %s; or the target redis:redis_rate or redis:express-rate-limit:store=redis",
+			strings.Join(Algorithms, ", "), strings.Join(Products, ", "))
+	}
+	return o.Variant, nil
+}
+
+// model returns a Target.Model: the spec of the script's model.
+func model(product string) func(r algorithms.Rule, o live.Options) (string, error) {
+	return func(r algorithms.Rule, o live.Options) (string, error) {
+		a, err := algorithmOf(product, r, o)
+		return a.model, err
+	}
+}
+
+// algorithmOf is the algorithm the target for product runs under r.
+func algorithmOf(product string, r algorithms.Rule, o live.Options) (algorithm, error) {
+	s, err := spec(product, o)
+	if err != nil {
+		return algorithm{}, err
+	}
+	a, err := parseAlgorithm(s, r)
+	if err != nil {
+		return algorithm{}, fmt.Errorf("live redis: %w", err)
+	}
+	if a.live != (product != "") {
+		return algorithm{}, fmt.Errorf("live redis: %s reads Redis's clock: it is the target redis:%s, replayed in real time", s, s)
+	}
+	return a, nil
+}
+
+// scripts names what each algorithm runs, for the software's name.
+var scripts = map[string]string{
+	"log":                            "the sliding-window log as a Lua script of ratebench's",
+	"counter":                        "the sliding-window counter as a Lua script of ratebench's",
+	"counter-nonatomic":              "the sliding-window counter read, then incremented, in two round trips",
+	"fixed":                          "the fixed window as a Lua script of ratebench's",
+	"token":                          "the token bucket as a Lua script of ratebench's",
+	"upstash":                        "@upstash/ratelimit's slidingWindowLimitScript at 5b5448a",
+	"upstash-fixed":                  "@upstash/ratelimit's fixedWindowLimitScript at 5b5448a",
+	"envoy":                          "envoyproxy/ratelimit's INCRBY and EXPIRE",
+	"kong":                           "Kong's rate-limiting read, then increment",
+	"spring-gateway":                 "Spring Cloud Gateway's request_rate_limiter.lua at 5227205",
+	"tyk":                            "Tyk's internal/rate/scripts/sliding_log_add.lua at 31e219b",
+	FlaskMovingRedis:                 "limits 2.8.0's acquire_moving_window.lua",
+	"redis_rate":                     "go-redis/redis_rate v10.0.1's allowN script",
+	"express-rate-limit:store=redis": "rate-limit-redis 6.0.1's increment script",
+}
+
+// scriptOf names what the target for product runs under o.
+func scriptOf(product string, o live.Options) string {
+	s, err := spec(product, o)
+	if err != nil {
+		return ""
+	}
+	if d, ok := scripts[s]; ok {
+		return d
+	}
+	name, _, _ := strings.Cut(s, ":")
+	return scripts[name]
+}
+
+// version returns a Target.Version naming the server's version and the
+// script: redis-server's (--version), or with Options.Addr the running
+// server's (INFO).
+func version(product string) func(ctx context.Context, o live.Options) (string, error) {
 	return func(ctx context.Context, o live.Options) (string, error) {
-		bin := o.Binary
-		if bin == "" {
-			bin = redisreplay.ServerBinary
-		}
-		path, err := exec.LookPath(bin)
+		v, err := serverVersion(ctx, o)
 		if err != nil {
-			return "", fmt.Errorf("%s not found (%v): install %s", bin, err, requires)
-		}
-		out, err := childproc.Probe(ctx, path, "--version")
-		if childproc.Stopped(err) {
 			return "", err
 		}
+		if s := scriptOf(product, o); s != "" {
+			v += ", " + s
+		}
+		return v, nil
+	}
+}
+
+// serverVersion is "Redis 7.0.15": the program's the session starts, or
+// the running server's at o.Addr.
+func serverVersion(ctx context.Context, o live.Options) (string, error) {
+	if o.Addr != "" {
+		c := newClient(o.Addr, 1)
+		defer c.Close()
+		info, err := readServer(ctx, c)
 		if err != nil {
-			return "", fmt.Errorf("%s --version: %v", path, err)
+			return "", fmt.Errorf("redis at %s: %w", o.Addr, err)
 		}
-		// "Redis server v=7.0.15 sha=..."
-		v := strings.TrimSpace(string(out))
-		for _, f := range strings.Fields(v) {
-			if s, ok := strings.CutPrefix(f, "v="); ok {
-				v = "Redis " + s
-				break
-			}
-		}
-		return v + ", " + script, nil
+		return "Redis " + info.version, nil
 	}
-}
-
-// session is one redis-server of the session's own and a client to it;
-// do runs the product's script for one request.
-type session struct {
-	srv    *redisreplay.Server
-	client *goredis.Client
-	do     func(ctx context.Context, c *goredis.Client, key string, t int64) (bool, error)
-}
-
-// start starts redis-server (o.Binary or redis-server from $PATH) and
-// connects to it.
-func start(ctx context.Context, o live.Options, do func(context.Context, *goredis.Client, string, int64) (bool, error)) (*session, error) {
-	srv, err := redisreplay.Start(ctx, o.Binary)
+	bin := o.Binary
+	if bin == "" {
+		bin = ServerBinary
+	}
+	path, err := exec.LookPath(bin)
 	if err != nil {
-		return nil, err
+		return "", fmt.Errorf("%s not found (%v): install %s", bin, err, requires)
 	}
-	o.Logf("redis-server at %s", srv.Addr)
-	c := goredis.NewClient(&goredis.Options{
-		Addr:                     srv.Addr,
-		PoolSize:                 1,
-		DisableIdentity:          true,
-		Protocol:                 2,
-		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
-	})
-	if err := c.Ping(ctx).Err(); err != nil {
-		c.Close()
-		srv.Stop()
-		return nil, fmt.Errorf("redis-server at %s: %w", srv.Addr, err)
+	out, err := childproc.Probe(ctx, path, "--version")
+	if childproc.Stopped(err) {
+		return "", err
 	}
-	return &session{srv: srv, client: c, do: do}, nil
-}
-
-// Decide runs the script for key at trace time t; the clock is driven,
-// so the software decided at t.
-func (s *session) Decide(ctx context.Context, key string, t int64) (bool, int64, error) {
-	if t < 0 {
-		return false, 0, fmt.Errorf("time %d ns before the epoch: the products' clocks do not go there", t)
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %v", path, err)
 	}
-	ok, err := s.do(ctx, s.client, key, t)
-	return ok, t, err
-}
-
-// Close closes the client and stops the server (and removes its
-// directory).
-func (s *session) Close() error {
-	return errors.Join(s.client.Close(), s.srv.Stop())
+	// "Redis server v=7.0.15 sha=..."
+	v := strings.TrimSpace(string(out))
+	for _, f := range strings.Fields(v) {
+		if s, ok := strings.CutPrefix(f, "v="); ok {
+			return "Redis " + s, nil
+		}
+	}
+	return v, nil
 }

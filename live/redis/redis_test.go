@@ -37,12 +37,12 @@ func TestLiveAgreesWithModel(t *testing.T) {
 	needRedis(t)
 	for _, name := range []string{"tyk", "spring-gateway"} {
 		t.Run(name, func(t *testing.T) {
-			target, ok := live.Lookup(name)
+			target, variant, ok := live.Find("redis:" + name)
 			if !ok {
-				t.Fatalf("%s is not registered (registered: %v)", name, live.Names())
+				t.Fatalf("redis:%s is not registered (registered: %v)", name, live.Names())
 			}
 			tr := live.Bursty3Keys()
-			res, err := live.Run(context.Background(), target, checkRule(t), tr, live.Options{})
+			res, err := live.Run(context.Background(), target, checkRule(t), tr, live.Options{Variant: variant})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,8 +55,8 @@ func TestLiveAgreesWithModel(t *testing.T) {
 			if res.Refused == 0 || res.Admitted == 0 {
 				t.Errorf("%s: admitted %d, refused %d: the check's trace must cross the limit", name, res.Admitted, res.Refused)
 			}
-			if !strings.HasPrefix(res.Software, "Redis ") || res.ModelSpec != name || res.Clock != "driven" {
-				t.Errorf("%s: software %q, model %q, clock %q", name, res.Software, res.ModelSpec, res.Clock)
+			if !strings.HasPrefix(res.Software, "Redis ") || res.ModelSpec != name || res.Clock != "driven" || res.Target != "redis:"+name {
+				t.Errorf("%s: software %q, model %q, clock %q, target %q", name, res.Software, res.ModelSpec, res.Clock, res.Target)
 			}
 		})
 	}
@@ -66,8 +66,9 @@ func TestLiveAgreesWithModel(t *testing.T) {
 // decisions are the model's, and not the model's without counts-refused
 // (the exact log's), on some request. Spring Cloud Gateway's whole-second
 // refill shows too. And Tyk's script takes no cost: on the check's trace
-// with costs (the script sent its requests), it decides as the model,
-// which counts one per request, and not as the model charging the costs.
+// with costs (the script sent its requests and their costs), it decides
+// as the model, which counts one per request, and not as the model
+// charging the costs.
 func TestLiveShowsTheDeviations(t *testing.T) {
 	needRedis(t)
 	r := checkRule(t)
@@ -76,22 +77,23 @@ func TestLiveShowsTheDeviations(t *testing.T) {
 		tr            *live.Trace
 	}{{"tyk", "counts-refused", live.Bursty3Keys()}, {"spring-gateway", "clock", live.Bursty3Keys()}, {"tyk", "one-hit", live.Bursty3KeysWithCosts()}} {
 		tr := c.tr
-		target, _ := live.Lookup(c.name)
-		s, err := target.Start(context.Background(), r, live.Options{})
+		target, _ := live.Lookup("redis")
+		s, err := target.Start(context.Background(), r, tr, live.Options{Variant: c.name})
 		if err != nil {
 			t.Fatal(err)
 		}
 		real := make([]bool, len(tr.T))
 		for i, t0 := range tr.T {
-			ok, at, err := s.Decide(context.Background(), live.KeyName(tr.Key[i]), t0)
+			// The script is sent each request's cost: Tyk's takes none.
+			d, err := s.Decide(context.Background(), live.Request{Index: i, Key: live.KeyName(tr.Key[i]), ID: tr.Key[i], T: t0, Cost: tr.CostOf(i)})
 			if err != nil {
 				s.Close()
 				t.Fatal(err)
 			}
-			if at != t0 {
-				t.Errorf("%s: decided at %d, not the request's %d", c.name, at, t0)
+			if d.At != t0 {
+				t.Errorf("%s: decided at %d, not the request's %d", c.name, d.At, t0)
 			}
-			real[i] = ok
+			real[i] = d.Admit
 		}
 		if err := s.Close(); err != nil {
 			t.Errorf("%s: close: %v", c.name, err)
@@ -127,14 +129,14 @@ func decisions(t *testing.T, spec string, r algorithms.Rule, tr *live.Trace) []b
 // Close stops the session's redis-server: its port no longer answers.
 func TestCloseStopsTheServer(t *testing.T) {
 	needRedis(t)
-	target, _ := live.Lookup("tyk")
-	ls, err := target.Start(context.Background(), checkRule(t), live.Options{})
+	target, _ := live.Lookup("redis")
+	ls, err := target.Start(context.Background(), checkRule(t), live.Bursty3Keys(), live.Options{Variant: "tyk"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := ls.(*session)
 	addr := s.srv.Addr
-	if _, _, err := s.Decide(context.Background(), "k0", 0); err != nil {
+	if _, err := s.Decide(context.Background(), live.Request{Key: "k0", T: 0, Cost: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -150,16 +152,25 @@ func TestCloseStopsTheServer(t *testing.T) {
 // and a missing binary is named with what to install.
 func TestRefusals(t *testing.T) {
 	r := algorithms.Rule{L: 5, W: int64(1500 * time.Millisecond)}
+	target, _ := live.Lookup("redis")
 	for _, name := range []string{"tyk", "spring-gateway"} {
-		target, _ := live.Lookup(name)
-		if _, err := target.Model(r, live.Options{}); err == nil || !strings.Contains(err.Error(), "whole seconds") {
+		o := live.Options{Variant: name}
+		if _, err := target.Model(r, o); err == nil || !strings.Contains(err.Error(), "whole seconds") {
 			t.Errorf("%s under %s: model err %v", name, r, err)
 		}
-		if _, err := target.Start(context.Background(), r, live.Options{}); err == nil {
+		if _, err := target.Start(context.Background(), r, live.Bursty3Keys(), o); err == nil {
 			t.Errorf("%s under %s: started", name, r)
 		}
-		if _, err := target.Version(context.Background(), live.Options{Binary: "/nonexistent/redis-server"}); err == nil || !strings.Contains(err.Error(), "apt-get install -y redis-server") {
+		o.Binary = "/nonexistent/redis-server"
+		if _, err := target.Version(context.Background(), o); err == nil || !strings.Contains(err.Error(), "apt-get install -y redis-server") {
 			t.Errorf("%s with a missing binary: %v", name, err)
+		}
+	}
+	// The target redis runs the script its variant names, and refuses
+	// none, or one on Redis's own clock (a target of its own).
+	for _, variant := range []string{"", "redis_rate"} {
+		if _, err := target.Model(checkRule(t), live.Options{Variant: variant}); err == nil || !strings.Contains(err.Error(), "redis:") {
+			t.Errorf("variant %q: model err %v, want it refused naming the targets", variant, err)
 		}
 	}
 }

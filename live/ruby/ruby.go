@@ -99,7 +99,7 @@ func Model(r algorithms.Rule, o live.Options) (string, error) {
 }
 
 // Start runs the driver for rule r and waits until it has loaded.
-func Start(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session, error) {
+func Start(ctx context.Context, r algorithms.Rule, _ *live.Trace, o live.Options) (live.Session, error) {
 	if _, err := Model(r, o); err != nil {
 		return nil, err
 	}
@@ -119,26 +119,27 @@ func Start(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session
 
 // session is one driver process.
 type session struct {
+	live.Plain
 	p      *driver.Proc
 	broken error // set once a request failed: the answers may be out of step
 }
 
-func (s *session) Decide(ctx context.Context, key string, t int64) (bool, int64, error) {
+func (s *session) Decide(ctx context.Context, q live.Request) (live.Decision, error) {
 	if s.broken != nil {
-		return false, 0, s.broken
+		return live.Decision{}, s.broken
 	}
 	if err := ctx.Err(); err != nil {
-		return false, 0, err
+		return live.Decision{}, err
 	}
-	if key == "" || strings.ContainsAny(key, " \r\n") {
-		return false, 0, fmt.Errorf("key %q: the driver's lines take a key without blanks", key)
+	if q.Key == "" || strings.ContainsAny(q.Key, " \r\n") {
+		return live.Decision{}, fmt.Errorf("key %q: the driver's lines take a key without blanks", q.Key)
 	}
-	admit, err := s.ask(ctx, key+" "+strconv.FormatInt(t, 10))
+	admit, err := s.ask(ctx, q.Key+" "+strconv.FormatInt(q.T, 10))
 	if err != nil {
 		s.broken = fmt.Errorf("an earlier request failed: %w", err)
-		return false, 0, err
+		return live.Decision{}, err
 	}
-	return admit, t, nil
+	return live.Decision{Admit: admit, At: q.T}, nil
 }
 
 // ask sends one request's line and reads its answer.

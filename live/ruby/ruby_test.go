@@ -152,22 +152,22 @@ func TestRackAttackMatchesModelOnOtherRules(t *testing.T) {
 			t.Fatal(err)
 		}
 		tr := trace(rng, r, 4, 1500)
-		s, err := Start(context.Background(), r, live.Options{})
+		s, err := Start(context.Background(), r, tr, live.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		real := make([]bool, len(tr.T))
 		admitted := 0
 		for i, id := range tr.Key {
-			a, at, err := s.Decide(context.Background(), live.KeyName(id), tr.T[i])
+			d, err := s.Decide(context.Background(), live.Request{Index: i, Key: live.KeyName(id), ID: id, T: tr.T[i], Cost: 1})
 			if err != nil {
 				s.Close()
 				t.Fatalf("%s, request %d: %v", c.rule, i+1, err)
 			}
-			if at != tr.T[i] {
-				t.Errorf("%s, request %d: decided at %d, not the request's %d", c.rule, i+1, at, tr.T[i])
+			if d.At != tr.T[i] {
+				t.Errorf("%s, request %d: decided at %d, not the request's %d", c.rule, i+1, d.At, tr.T[i])
 			}
-			if real[i] = a; a {
+			if real[i] = d.Admit; d.Admit {
 				admitted++
 			}
 		}
@@ -202,7 +202,7 @@ func TestRackAttackMatchesModelOnOtherRules(t *testing.T) {
 // A window below a second is a period of 0, which the software divides
 // by: Start refuses it before starting anything.
 func TestRackAttackRefusesSubSecondWindow(t *testing.T) {
-	_, err := Start(context.Background(), algorithms.Rule{L: 5, W: int64(999 * time.Millisecond)}, live.Options{})
+	_, err := Start(context.Background(), algorithms.Rule{L: 5, W: int64(999 * time.Millisecond)}, live.Bursty3Keys(), live.Options{})
 	if err == nil || !strings.Contains(err.Error(), "whole seconds") {
 		t.Errorf("Start under 5/999ms: %v, want an error saying the period is whole seconds", err)
 	}
@@ -223,7 +223,7 @@ func TestRackAttackMissingSoftwareNamesPackages(t *testing.T) {
 		if _, err := Version(context.Background(), o); err == nil || !strings.Contains(err.Error(), "ruby-rack-attack") {
 			t.Errorf("Version with %s: %v, want an error naming ruby-rack-attack", bin, err)
 		}
-		if _, err := Start(context.Background(), algorithms.Rule{L: 5, W: int64(time.Second)}, o); err == nil || !strings.Contains(err.Error(), "ruby-rack-attack") {
+		if _, err := Start(context.Background(), algorithms.Rule{L: 5, W: int64(time.Second)}, live.Bursty3Keys(), o); err == nil || !strings.Contains(err.Error(), "ruby-rack-attack") {
 			t.Errorf("Start with %s: %v, want an error naming ruby-rack-attack", bin, err)
 		}
 	}
@@ -234,25 +234,25 @@ func TestRackAttackMissingSoftwareNamesPackages(t *testing.T) {
 // cannot carry, fails without being sent.
 func TestRackAttackCloseStopsTheDriver(t *testing.T) {
 	needRuby(t)
-	sess, err := Start(context.Background(), algorithms.Rule{L: 5, W: int64(time.Second)}, live.Options{})
+	sess, err := Start(context.Background(), algorithms.Rule{L: 5, W: int64(time.Second)}, live.Bursty3Keys(), live.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := sess.(*session)
 	pid := s.p.Pid()
-	if a, _, err := s.Decide(context.Background(), "k0", 0); err != nil || !a {
-		t.Fatalf("first request: %v, %v", a, err)
+	if d, err := s.Decide(context.Background(), live.Request{Key: "k0", T: 0}); err != nil || !d.Admit {
+		t.Fatalf("first request: %v, %v", d.Admit, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, _, err := s.Decide(ctx, "k0", 1); err == nil {
+	if _, err := s.Decide(ctx, live.Request{Key: "k0", T: 1}); err == nil {
 		t.Error("a request under a cancelled context was answered")
 	}
-	if _, _, err := s.Decide(context.Background(), "k 0", 2); err == nil {
+	if _, err := s.Decide(context.Background(), live.Request{Key: "k 0", T: 2}); err == nil {
 		t.Error("a key with a blank was sent")
 	}
-	if a, _, err := s.Decide(context.Background(), "k0", 2); err != nil || !a {
-		t.Errorf("the second request, after two that were not sent: %v, %v", a, err)
+	if d, err := s.Decide(context.Background(), live.Request{Key: "k0", T: 2}); err != nil || !d.Admit {
+		t.Errorf("the second request, after two that were not sent: %v, %v", d.Admit, err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -263,7 +263,7 @@ func TestRackAttackCloseStopsTheDriver(t *testing.T) {
 	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Errorf("the driver (pid %d) runs on after Close: %v", pid, err)
 	}
-	if _, _, err := s.Decide(context.Background(), "k0", 3); err == nil {
+	if _, err := s.Decide(context.Background(), live.Request{Key: "k0", T: 3}); err == nil {
 		t.Error("a request after Close was answered")
 	}
 }

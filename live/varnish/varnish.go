@@ -21,7 +21,7 @@
 //
 // varnishd runs on its own clock, VTIM_mono: the replay sends a request at
 // trace time t (t - first)/speed after the first, with the rule scaled by
-// the speed (live.Pacer, live.ScaleRule). The time it reports for each
+// the speed (live.Run, live.ScaleRule). The time it reports for each
 // decision is the vmod's own clock: the VCL reads VTIM_mono just before and
 // just after is_denied, through vsthrottle.blocked() on a bucket of its
 // own that GET /clock blocked for 100000 s (blocked returns the block's end
@@ -232,10 +232,10 @@ func writeVCL(dir string, r algorithms.Rule, ban int64) (string, error) {
 
 // Session is one running varnishd.
 type Session struct {
+	live.Plain
 	proc   *childproc.Proc
 	base   string // http://127.0.0.1:PORT
 	client *http.Client
-	pacer  *live.Pacer
 	first  int64 // the clock probe's reading at the first decision
 	begun  bool
 	last   int64 // the previous decision's time
@@ -246,7 +246,7 @@ type Session struct {
 
 // Start runs varnishd for rule r (already scaled by the speed) and sets up
 // its clock probe.
-func Start(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session, error) {
+func Start(ctx context.Context, r algorithms.Rule, _ *live.Trace, o live.Options) (live.Session, error) {
 	ban, err := Ban(o)
 	if err != nil {
 		return nil, err
@@ -277,7 +277,7 @@ func startAt(ctx context.Context, path string, port int, r algorithms.Rule, ban 
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{proc: proc, base: "http://" + addr, pacer: live.NewPacer(o.Speed), logf: o.Logf,
+	s := &Session{proc: proc, base: "http://" + addr, logf: o.Logf,
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1, MaxConnsPerHost: 1, DisableCompression: true}}}
 	o.Logf("varnish: varnishd (pid %d) on %s, rule %s, block %s", proc.Pid(), addr, r, algorithms.FormatWindow(ban))
 	if err := s.ready(ctx); err != nil {
@@ -315,21 +315,18 @@ func (s *Session) ready(ctx context.Context) error {
 	return wrong
 }
 
-// Decide sends key's request when trace time t is due and returns
-// varnishd's answer and the time the vmod decided at (ns since the first
-// decision, on the scaled timeline).
-func (s *Session) Decide(ctx context.Context, key string, t int64) (bool, int64, error) {
-	if _, err := s.pacer.Wait(ctx, t); err != nil {
-		return false, 0, err
-	}
-	admit, h, err := live.AskHTTP(ctx, s.client, s.base+"/", "X-Key", key, s.proc, "varnishd")
+// Decide sends q's request (when it is due) and returns varnishd's
+// answer and the time the vmod decided at (ns since the first decision,
+// on the scaled timeline).
+func (s *Session) Decide(ctx context.Context, q live.Request) (live.Decision, error) {
+	admit, h, err := live.AskHTTP(ctx, s.client, s.base+"/", "X-Key", q.Key, s.proc, "varnishd")
 	if err != nil {
-		return false, 0, err
+		return live.Decision{}, err
 	}
 	before, err1 := strconv.ParseInt(h.Get("X-Before"), 10, 64)
 	after, err2 := strconv.ParseInt(h.Get("X-After"), 10, 64)
 	if err := errors.Join(err1, err2); err != nil || after <= 0 || after > before {
-		return false, 0, fmt.Errorf("the clock probe read %q then %q: not a running block (%v)", h.Get("X-Before"), h.Get("X-After"), err)
+		return live.Decision{}, fmt.Errorf("the clock probe read %q then %q: not a running block (%v)", h.Get("X-Before"), h.Get("X-After"), err)
 	}
 	s.gap, s.n = max(s.gap, before-after), s.n+1
 	probe := before/2 + after/2 + (before%2+after%2)/2 // counts down: the midpoint of the two readings
@@ -341,7 +338,7 @@ func (s *Session) Decide(ctx context.Context, key string, t int64) (bool, int64,
 		at = s.last
 	}
 	s.last = at
-	return admit, at, nil
+	return live.Decision{Admit: admit, At: at}, nil
 }
 
 // Close stops varnishd (SIGTERM: the manager stops its worker and exits;

@@ -63,7 +63,7 @@ func TestBursty3KeysWithBanAgreesWithModel(t *testing.T) {
 // did; each of the model's deviations, turned off, must disagree with it
 // somewhere (the deviations the trace exercises: all, but float, whose
 // boundaries need exact times, and one-hit when every cost is 1).
-func checkBursty3Keys(t *testing.T, tr *live.Trace, speed *big.Rat, variant string) *summary.LiveProduct {
+func checkBursty3Keys(t *testing.T, tr *live.Trace, speed *big.Rat, variant string) *summary.Live {
 	t.Logf("software: %s", requireVarnish(t))
 	r, err := algorithms.ParseRule(live.CheckRule)
 	if err != nil {
@@ -125,20 +125,20 @@ type recordingSession struct {
 	rec *recorder
 }
 
-func (s recordingSession) Decide(ctx context.Context, key string, t int64) (bool, int64, error) {
-	a, at, err := s.Session.Decide(ctx, key, t)
+func (s recordingSession) Decide(ctx context.Context, q live.Request) (live.Decision, error) {
+	d, err := s.Session.Decide(ctx, q)
 	if err == nil {
-		s.rec.admit, s.rec.at = append(s.rec.admit, a), append(s.rec.at, at)
+		s.rec.admit, s.rec.at = append(s.rec.admit, d.Admit), append(s.rec.at, d.At)
 	}
-	return a, at, err
+	return d, err
 }
 
 // recording wraps target so that its sessions record their decisions.
 func recording(target live.Target) (live.Target, *recorder) {
 	rec := &recorder{}
 	start := target.Start
-	target.Start = func(ctx context.Context, r algorithms.Rule, o live.Options) (live.Session, error) {
-		s, err := start(ctx, r, o)
+	target.Start = func(ctx context.Context, r algorithms.Rule, tr *live.Trace, o live.Options) (live.Session, error) {
+		s, err := start(ctx, r, tr, o)
 		if err != nil {
 			return nil, err
 		}
@@ -165,7 +165,7 @@ func replayAt(t *testing.T, spec string, r algorithms.Rule, tr *live.Trace, at [
 // directory; a varnishd stopped by hand is reported on the next request.
 func TestCloseStopsEverything(t *testing.T) {
 	requireVarnish(t)
-	s, err := Start(context.Background(), algorithms.Rule{L: 5, W: int64(time.Second)}, live.Options{})
+	s, err := Start(context.Background(), algorithms.Rule{L: 5, W: int64(time.Second)}, live.Bursty3Keys(), live.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,9 +174,9 @@ func TestCloseStopsEverything(t *testing.T) {
 	if pids := processesIn(t, dir); len(pids) < 2 {
 		t.Errorf("varnishd processes running in %s: %v; want its manager and worker", dir, pids)
 	}
-	a, _, err := s.Decide(context.Background(), "k0", 0)
-	if err != nil || !a {
-		t.Fatalf("first request: %v, %v; want admitted", a, err)
+	d, err := s.Decide(context.Background(), live.Request{Key: "k0", T: 0})
+	if err != nil || !d.Admit {
+		t.Fatalf("first request: %v, %v; want admitted", d.Admit, err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)

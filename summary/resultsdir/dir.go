@@ -1,6 +1,8 @@
 package resultsdir
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -126,10 +128,6 @@ func (d *Dir) Close() {
 // Name is the results folder's path.
 func (d *Dir) Name() string { return d.dir }
 
-// Stage is the staging folder, where a writer that writes its own files
-// (a Redis or live replay's) writes them before Commit.
-func (d *Dir) Stage() string { return d.stage }
-
 // Path is where the writer writes name (a path relative to the folder): in
 // the staging folder, until Commit.
 func (d *Dir) Path(name string) string { return filepath.Join(d.stage, name) }
@@ -180,6 +178,29 @@ func (d *Dir) WriteReport(s *summary.Summary, opt report.Options) error {
 	}
 	return report.Write(d.stage, s, opt)
 }
+
+// LiveMarkdownFile is a live replay's result as Markdown, beside
+// report.LiveFile.
+const LiveMarkdownFile = "live.md"
+
+// WriteLive stages a live replay's result: live.json and live.md.
+func (d *Dir) WriteLive(res *summary.Live) error {
+	data, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := d.Write(report.LiveFile, append(data, '\n')); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := report.LiveMarkdown(&b, res); err != nil {
+		return err
+	}
+	return d.Write(LiveMarkdownFile, b.Bytes())
+}
+
+// OwnsLive tells the files a live replay owns in a results folder.
+func OwnsLive(rel string) bool { return rel == report.LiveFile || rel == LiveMarkdownFile }
 
 // OwnsCompare tells the files a compare or a merge owns in a results
 // folder: its summary, perf record and report.
