@@ -173,9 +173,11 @@ live-nginx: build
 # stops (servers on a loopback port, libraries in their own runtime with
 # the trace's clock, scripts in a redis-server), and prints each one's
 # agreement with its model. Writes results/live/<target>/<name>/live.md.
-LIVE_PRODUCTS ?= haproxy haproxy:short-expire varnish varnish:ban=2s express-rate-limit express-rate-limit:store=redis flask-limiter flask-limiter:strategy=moving flask-limiter:strategy=moving:storage=redis rack-attack redis:spring-gateway redis:tyk
+# The checks are each live target's own (ratebench live -list); LIVE_CHECKS
+# picks some of them.
+LIVE_CHECKS ?=
 live: live-nginx
-	@set -e; for p in $(LIVE_PRODUCTS); do \
+	@set -e; for p in $(if $(LIVE_CHECKS),$(LIVE_CHECKS),$$($(BIN) live -list)); do \
 		echo "== live $$p"; $(BIN) live $$p $(if $(TRACE),-trace $(TRACE) -rule $(LIVE_RULE)) $(FLAGS); \
 	done
 

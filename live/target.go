@@ -165,6 +165,10 @@ type Target struct {
 	// Variants lists the accepted Options.Variant values, the first the
 	// default ("" when the target has one).
 	Variants []string
+	// Checks lists the variants (of Variants; "" the default) that
+	// `ratebench live -list`, and so `make live`, replays the check's
+	// trace through: the product checks of this software.
+	Checks []string
 	// Version names the software and its version, e.g. "HAProxy 2.6.12";
 	// an error when it is not installed (saying Requires). What it runs
 	// to ask (childproc.Probe, a driver's first line) has
@@ -224,6 +228,23 @@ func Find(spec string) (t Target, variant string, ok bool) {
 		}
 		name = name[:i]
 	}
+}
+
+// Checks lists the product checks of every target, TARGET[:VARIANT],
+// in the targets' order (see Target.Checks).
+func Checks() []string {
+	var out []string
+	for _, n := range Names() {
+		t, _ := Lookup(n)
+		for _, v := range t.Checks {
+			if v == "" {
+				out = append(out, n)
+			} else {
+				out = append(out, n+":"+v)
+			}
+		}
+	}
+	return out
 }
 
 // Names lists the registered targets in order.

@@ -31,13 +31,19 @@ const liveSynopsis = "[FILE | -gen SCENARIO] [-rule L/W] [-speed S] [-variant V]
 // runLive is ratebench live TARGET[:VARIANT]: a replay through a target
 // of package live.
 func runLive(stdout, stderr io.Writer, args []string) error {
+	if len(args) == 1 && (args[0] == "-list" || args[0] == "--list") {
+		for _, c := range live.Checks() {
+			fmt.Fprintln(stdout, c)
+		}
+		return nil
+	}
 	if len(args) > 0 {
 		if t, variant, ok := live.Find(args[0]); ok {
 			return runLiveTarget(stdout, stderr, t, variant, args[1:])
 		}
 	}
 	names := live.Names()
-	fmt.Fprintf(stderr, "usage: ratebench live TARGET[:VARIANT] %s\n\nTARGET is one of:\n", liveSynopsis)
+	fmt.Fprintf(stderr, "usage: ratebench live TARGET[:VARIANT] %s\n       ratebench live -list   (the product checks, TARGET[:VARIANT] a line, that make live runs)\n\nTARGET is one of:\n", liveSynopsis)
 	for _, n := range names {
 		t, _ := live.Lookup(n)
 		fmt.Fprintf(stderr, "  %s\n      %s\n      needs %s\n", n, t.About, t.Requires)

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -162,5 +163,28 @@ func TestLiveListsProducts(t *testing.T) {
 		if !strings.Contains(stderr, "  "+n+"\n      "+tg.About+"\n      needs "+tg.Requires+"\n") {
 			t.Errorf("live -h does not list %s with what runs and what it needs:\n%s", n, stderr)
 		}
+	}
+}
+
+// ratebench live -list prints the product checks make live runs, one
+// TARGET[:VARIANT] a line: each a variant its target takes, and together
+// every product whose real software runs here.
+func TestLiveListsTheChecks(t *testing.T) {
+	stdout, _, err := ratebench(t, "live", "-list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Fields(stdout)
+	for _, c := range got {
+		tg, variant, ok := live.Find(c)
+		if !ok || !slices.Contains(tg.Variants, variant) {
+			t.Errorf("live -list prints %q, not a target's variant", c)
+		}
+	}
+	want := []string{"express-rate-limit", "express-rate-limit:store=redis", "flask-limiter", "flask-limiter:strategy=moving",
+		"flask-limiter:strategy=moving:storage=redis", "haproxy", "haproxy:short-expire", "rack-attack",
+		"redis:spring-gateway", "redis:tyk", "varnish", "varnish:ban=2s"}
+	if !slices.Equal(got, want) {
+		t.Errorf("live -list:\n got %q\nwant %q", got, want)
 	}
 }

@@ -99,6 +99,7 @@ var Target = live.Target{
 	About:    "HAProxy's stick table (http_req_rate, track-sc0, deny with 429 if sc_http_req_rate(0) gt L), a haproxy process on a loopback port",
 	Requires: Requires,
 	Variants: []string{"", ShortExpire},
+	Checks:   []string{"", ShortExpire},
 	Version:  Version,
 	Model:    Model,
 	Start:    Start,

@@ -68,7 +68,7 @@ const requires = "Node.js 20 or later and npm (apt-get install nodejs npm; Debia
 func init() {
 	live.Register(live.Target{Name: "express-rate-limit",
 		About:    "express-rate-limit's middleware with its MemoryStore, in a node process whose Date and timers follow the trace",
-		Requires: requires, Driven: true, Variants: []string{"", "store=memory"},
+		Requires: requires, Driven: true, Variants: []string{"", "store=memory"}, Checks: []string{""},
 		Version: func(ctx context.Context, o live.Options) (string, error) { return version(ctx, o, false) },
 		Model:   func(r algorithms.Rule, o live.Options) (string, error) { return model(r, o, false) },
 		Start: func(ctx context.Context, r algorithms.Rule, _ *live.Trace, o live.Options) (live.Session, error) {
@@ -76,7 +76,7 @@ func init() {
 		}})
 	live.Register(live.Target{Name: "express-rate-limit:store=redis",
 		About:    "express-rate-limit's middleware with rate-limit-redis, in a node process, on a redis-server on a loopback port, in real time",
-		Requires: requires + ", and redis-server (apt-get install redis-server)", Variants: []string{""},
+		Requires: requires + ", and redis-server (apt-get install redis-server)", Variants: []string{""}, Checks: []string{""},
 		Version: func(ctx context.Context, o live.Options) (string, error) { return version(ctx, o, true) },
 		Model:   func(r algorithms.Rule, o live.Options) (string, error) { return model(r, o, true) },
 		Start: func(ctx context.Context, r algorithms.Rule, _ *live.Trace, o live.Options) (live.Session, error) {

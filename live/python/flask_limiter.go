@@ -44,6 +44,7 @@ func init() {
 		Requires: FlaskRequires,
 		Driven:   true,
 		Variants: flaskVariants,
+		Checks:   flaskVariants,
 		Version:  flaskVersion,
 		Model: func(r algorithms.Rule, o live.Options) (string, error) {
 			if err := flaskVariant(o.Variant); err != nil {

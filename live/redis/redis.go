@@ -19,6 +19,7 @@ func init() {
 		About:    "a Lua script (or round trips) in a redis-server of its own on a loopback port, run per request with the trace's time: SCRIPT is " + strings.Join(Algorithms, ", ") + "[:B=N], or a product's code: " + strings.Join(Products, ", "),
 		Requires: requires, Driven: true, Clients: true, Costs: true,
 		Variants: append(append([]string{}, Algorithms...), Products...),
+		Checks:   []string{"spring-gateway", "tyk"},
 		Version:  version(""), Model: model(""), Start: start("")})
 	live.Register(live.Target{Name: "redis:redis_rate",
 		About:    "go-redis/redis_rate v10.0.1's allowN script, verbatim, in a redis-server on a loopback port, in real time on Redis TIME",

@@ -40,6 +40,7 @@ func init() {
 		Requires: Requires,
 		Driven:   true,
 		Variants: []string{""},
+		Checks:   []string{""},
 		Version:  Version,
 		Model:    Model,
 		Start:    Start,

@@ -80,6 +80,7 @@ func Target() live.Target {
 		About:    "varnish-modules' vsthrottle.is_denied, a varnishd on a loopback port answering 200 or 429",
 		Requires: Requires,
 		Variants: []string{"", "ban=2s", "ban=30s"},
+		Checks:   []string{"", "ban=2s"},
 		Version:  Version,
 		Model: func(r algorithms.Rule, o live.Options) (string, error) {
 			ban, err := Ban(o)
