@@ -234,15 +234,15 @@ func (f *compareFlags) replay(stdout, stderr io.Writer, eng *compare.Engine) err
 		dir: dir, cpuProfile: *f.cpuProfile, memProfile: *f.memProfile, force: *f.force,
 		report: *f.withReport, reportOpt: report.Options{NoPNG: !*f.png}, ctx: sig, stopSignals: stopSignals, spread: spreading}
 	if f.placements.count > 0 && spreading == nil {
-		job.place = &placing{count: f.placements.count, seed: f.placements.seed, counts: shardKeys(f.shardOf()),
-			newEngine: func() (*compare.Engine, error) { return compare.New(f.cfg) },
-			reopen: func() (traces.Reader, error) {
+		job.place = &compare.Placements{Count: f.placements.count, Seed: f.placements.seed, Counts: shardKeys(f.shardOf()), Progress: stderr,
+			NewEngine: func() (*compare.Engine, error) { return compare.New(f.cfg) },
+			Reopen: func() (traces.Reader, error) {
 				r, _, _, _, err := f.trace.openOrGenerate(*f.genSpec)
 				return r, err
 			},
 		}
 		if err := f.trace.rereadable("placing them reads the trace again"); *f.genSpec == "" && err != nil {
-			job.place.cannot = err.Error()
+			job.place.Cannot = err.Error()
 		}
 	}
 	if err := f.trace.adviseReorder(job.run(), format, "compare", rerunArgs(f.trace.flags, "compare")...); err != nil || *f.check == "" {

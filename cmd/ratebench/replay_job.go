@@ -48,7 +48,7 @@ type replayJob struct {
 	spread *spreading
 	// place, if not nil, replays the trace again placed inside its
 	// timestamps' unit when its clock is too coarse for a rule.
-	place *placing
+	place *compare.Placements
 }
 
 // run replays the trace and writes the results folder as one set:
@@ -166,7 +166,7 @@ func (j replayJob) replay() (*summary.Summary, summary.Perf, error) {
 		// The recorded clock's engine goes before the placements replay,
 		// so that no two engines' keys are held at once.
 		eng, j.eng = nil, nil
-		if sum, err = j.place.place(ctx, j.stderr, sum); err != nil {
+		if sum, err = j.place.Place(ctx, sum); err != nil {
 			return nil, summary.Perf{}, err
 		}
 		elapsed = time.Since(began)
