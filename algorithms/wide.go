@@ -7,7 +7,7 @@ import (
 
 // The limiters' 128-bit arithmetic: exact products of non-negative int64
 // values, sums of a few, and their quotients. Packages distributed and
-// redisreplay decide through this package's limiters (Counter.Admits and
+// live/redis decide through this package's limiters (Counter.Admits and
 // the like) and need none of their own. The counter's admission rules
 // (counter.go) use math/bits directly, to stay within the inliner's budget.
 

@@ -113,7 +113,7 @@ func init() {
 // The real limits 2.8.0 decides as this model on every request of the
 // check's trace and of traces with costs and float-rounding edges
 // (package live/python drives it on the trace's clock; package
-// redisreplay runs acquire_moving_window.lua verbatim in a real Redis).
+// live/redis runs acquire_moving_window.lua verbatim in a real Redis).
 //
 // Memory: the fixed window keeps a count and an expiry, 16 bytes per key;
 // the moving window one timestamp of 8 bytes per entry of its list, at

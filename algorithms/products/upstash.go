@@ -228,7 +228,7 @@ func upstashTick(d *algorithms.DeviationSet, i int) int64 {
 // floor(x) + curr < L iff x + curr < L: with cost 1 the script admits iff
 // E < L, E = prev*(W-e)/W + curr the counter's estimate (counter-lt), and
 // counts nothing it refuses. The live replay against Redis (package
-// redisreplay) holds this against the script on traces with costs.
+// live/redis) holds this against the script on traces with costs.
 //
 // Against counter (E + cost <= L) it deviates in: the clock (e in whole
 // ms); the comparison (admitted iff floor(prev*(W-e)/W) + curr + cost <= L:
