@@ -116,7 +116,7 @@ results: build
 	$(BIN) compare -gen "$(word 2,$(DEFAULT_GEN)),requests=$(RESULT_N),keys=2000,rate=0.05" -rule 5/30s -count accepted,all -force -o results/mix > /dev/null
 	$(BIN) compare -gen "$(word 2,$(DEFAULT_GEN)),requests=$(RESULT_N),keys=2000,rate=0.05" -sweep 'L=2,5,20;W=10s,1m' -alg log,counter,fixed,token,buckets:4 -mode independent -force -o results/mix-sweep > /dev/null
 	$(BIN) compare -gen "boundary:requests=$(RESULT_N),keys=2000" -rule 10/1m -rule 2/1s+10/1m -alg log,counter,fixed,token,leaky,xrate -mode independent -clients retry:all -force -o results/boundary-layered > /dev/null
-	$(BIN) compare -gen "$(word 2,$(DEFAULT_GEN)),requests=$(RESULT_N),keys=2000,rate=0.05" -rule 10/1m -alg log,products -mode independent,shadow -force -o results/products > /dev/null
+	$(BIN) compare -gen "$(word 2,$(DEFAULT_GEN)),requests=$(RESULT_N),keys=2000,rate=0.05" -rule 10/1m -alg log,products -mode independent,shadow -deviations -force -o results/products > /dev/null
 
 # Regenerates every committed report (and the Cloudflare page) from its
 # summary.json alone and fails if anything differs from what is committed.

@@ -69,6 +69,14 @@ type Config struct {
 	// Deployment, if set, adds simulated distributed deployments of the
 	// window algorithms (package distributed).
 	Deployment *summary.Deployment
+	// Deviations, if set, weighs each product's deviations (compare
+	// -deviations): beside a product and its twin, the product with each
+	// deviation alone turned off is replayed too, one more replay per
+	// deviation and mode, and the product's analysis gives each deviation's
+	// share of its disagreement with the twin. Unset, a product is replayed
+	// once beside its twin, and its analysis records that its deviations
+	// were not measured (summary.Product.DeviationsNotMeasured).
+	Deviations bool
 
 	// tuning is what only the tests set; its zero value is the harness's.
 	tuning tuning

@@ -6,11 +6,12 @@ import (
 	"ratebench/summary"
 )
 
-// productLink is what a product's run keeps to weigh its deviations: its
-// twin's run and, for each deviation, the run of the product with that
-// deviation alone off (companions the group replays beside it, in the same
-// mode, that the summary does not list), and the requests each decided
-// otherwise than the twin.
+// productLink is what a product's run keeps to compare it with its twin
+// and weigh its deviations: its twin's run and, when the deviations are
+// measured (Config.Deviations), for each deviation the run of the product
+// with that deviation alone off (companions the group replays beside it,
+// in the same mode, that the summary does not list), and the requests each
+// decided otherwise than the twin.
 type productLink struct {
 	run     *candidate // the product's
 	twin    *candidate
@@ -18,6 +19,9 @@ type productLink struct {
 	devs    []algorithms.Deviation
 	without []*candidate
 	devTwin []summary.Disagreement // without[i] against the twin
+	// notMeasured: the product has deviations on, and none was replayed
+	// off (no Config.Deviations).
+	notMeasured bool
 }
 
 // tally counts a decision against the twin's.
@@ -48,7 +52,8 @@ func (p *productLink) close(r *summary.Run, _ *closing) { r.Product = p.summary(
 // summary returns the product's analysis from the counts.
 func (p *productLink) summary() *summary.Product {
 	out := &summary.Product{Twin: p.twin.lim.Name(), VsTwin: p.vsTwin,
-		TwinVsLog: summary.Disagreement{Over: p.twin.acc.over, Under: p.twin.acc.under}}
+		TwinVsLog:             summary.Disagreement{Over: p.twin.acc.over, Under: p.twin.acc.under},
+		DeviationsNotMeasured: p.notMeasured}
 	for i, d := range p.devs {
 		w := p.without[i]
 		out.Deviations = append(out.Deviations, summary.DeviationEffect{Name: d.Name, About: d.About,
@@ -60,11 +65,12 @@ func (p *productLink) summary() *summary.Product {
 }
 
 // addCompanions adds, for every candidate of mode m that is a product with
-// a twin, the twin's run (unless one is listed) and the product's with
-// each deviation off, built by newCand; listed are the group's candidates
-// of mode m as configured. A layered rule has no companions: a product's
-// twin and deviations are those of one rule.
-func (g *group) addCompanions(listed []*candidate, newCand func(algorithms.Limiter) *candidate) error {
+// a twin, the twin's run (unless one is listed) and, if deviations is set
+// (Config.Deviations), the product's with each deviation off, built by
+// newCand; listed are the group's candidates of mode m as configured. A
+// layered rule has no companions: a product's twin and deviations are
+// those of one rule.
+func (g *group) addCompanions(listed []*candidate, deviations bool, newCand func(algorithms.Limiter) *candidate) error {
 	if len(g.layers) > 1 {
 		return nil
 	}
@@ -98,6 +104,10 @@ func (g *group) addCompanions(listed []*candidate, newCand func(algorithms.Limit
 		link := &productLink{run: c, twin: twin}
 		for _, d := range p.Deviations() {
 			if p.Off(d.Name) {
+				continue
+			}
+			if !deviations {
+				link.notMeasured = true
 				continue
 			}
 			w, err := companion(p.Name() + ":without=" + d.Name)

@@ -23,7 +23,7 @@ func TestProductAnalysisMatchesSeparateRuns(t *testing.T) {
 	reqs := randomTrace(16, 6000, 20, 30*sec) // gaps of 5 s on average, about the rate of 10/1m
 	rule := mustRule(t, "10/1m")
 	modes := []Mode{Independent, Shadow}
-	cfg := Config{Rules: []algorithms.Rule{rule}, Algorithms: []string{"nginx"}, Modes: modes}
+	cfg := Config{Rules: []algorithms.Rule{rule}, Algorithms: []string{"nginx"}, Modes: modes, Deviations: true}
 	s := replay(t, cfg, reqs)
 	if len(s.Runs) != 2*2 || s.Schema != summary.SchemaV1_6 {
 		t.Fatalf("%d runs (want the log and nginx per mode), schema %s", len(s.Runs), s.Schema)
@@ -145,19 +145,94 @@ func TestCoupledKeysReplayedInOnePass(t *testing.T) {
 // A product's companions (its twin, its runs with one deviation off)
 // keep only their totals: a key's row holds the log's and the listed
 // runs' alone, here the log and nginx in two modes, beside 5 companions
-// per mode.
+// per mode with Deviations, its twin alone without.
 func TestCompanionsKeepNoRow(t *testing.T) {
 	rule := mustRule(t, "10/1m")
-	e := fed(t, Config{Rules: []algorithms.Rule{rule}, Algorithms: []string{"nginx"}, Modes: []Mode{Independent, Shadow}}, randomTrace(3, 500, 5, 30*sec))
-	w := e.workers[0]
-	companions := 0
-	for _, c := range w.groups[0].cands {
-		if c.companion {
-			companions++
+	for _, c := range []struct {
+		deviations bool
+		companions int
+	}{{true, 10}, {false, 2}} {
+		e := fed(t, Config{Rules: []algorithms.Rule{rule}, Algorithms: []string{"nginx"}, Modes: []Mode{Independent, Shadow}, Deviations: c.deviations}, randomTrace(3, 500, 5, 30*sec))
+		w := e.workers[0]
+		companions := 0
+		for _, c := range w.groups[0].cands {
+			if c.companion {
+				companions++
+			}
+		}
+		if companions != c.companions || len(w.rows.row(0)) != 3 || len(w.runs()) != 3 {
+			t.Errorf("deviations %v: %d companions, rows of %d runs (%d with rows); want %d and 3", c.deviations, companions, len(w.rows.row(0)), len(w.runs()), c.companions)
 		}
 	}
-	if companions != 10 || len(w.rows.row(0)) != 3 || len(w.runs()) != 3 {
-		t.Errorf("%d companions, rows of %d runs (%d with rows); want 10 and 3", companions, len(w.rows.row(0)), len(w.runs()))
+}
+
+// Without Deviations a product is replayed once, beside its twin: its
+// analysis against the twin is the one Deviations gives, no deviation is
+// listed and the summary records that none was weighed (schema 1.9); every
+// other figure is the same. Its shards merge to the whole replay, and do
+// not merge with shards that weighed the deviations. A product with every
+// deviation off has none to weigh: its summary is the same either way.
+func TestProductWithoutDeviations(t *testing.T) {
+	t.Parallel()
+	reqs := randomTrace(16, 6000, 20, 30*sec)
+	rule := mustRule(t, "10/1m")
+	cfg := Config{Rules: []algorithms.Rule{rule}, Algorithms: []string{"nginx"}, Modes: []Mode{Independent, Shadow}}
+	with := cfg
+	with.Deviations = true
+	s, w := replay(t, cfg, reqs), replay(t, with, reqs)
+	if s.Schema != summary.SchemaV1_9 || w.Schema != summary.SchemaV1_6 || len(s.Runs) != len(w.Runs) {
+		t.Fatalf("schemas %s and %s, %d and %d runs", s.Schema, w.Schema, len(s.Runs), len(w.Runs))
+	}
+	for i := range s.Runs {
+		p, pw := s.Runs[i].Product, w.Runs[i].Product
+		if (p == nil) != (s.Runs[i].Algorithm == "log") {
+			t.Fatalf("%s: analysis %+v", s.Runs[i].Algorithm, p)
+		}
+		if p == nil {
+			continue
+		}
+		if !p.DeviationsNotMeasured || p.Deviations != nil || pw.DeviationsNotMeasured || len(pw.Deviations) != 4 {
+			t.Errorf("%s: not measured %v with %d deviations; with Deviations %v with %d", s.Runs[i].Mode, p.DeviationsNotMeasured, len(p.Deviations), pw.DeviationsNotMeasured, len(pw.Deviations))
+		}
+		if p.Twin != pw.Twin || p.VsTwin != pw.VsTwin || p.TwinVsLog != pw.TwinVsLog {
+			t.Errorf("%s: against the twin %+v, with Deviations %+v", s.Runs[i].Mode, p, pw)
+		}
+		if s.Runs[i].Mode == "independent" && p.VsTwin.Total() == 0 {
+			t.Error("nginx agrees with its twin on every request")
+		}
+		p.DeviationsNotMeasured, p.Deviations = false, pw.Deviations
+	}
+	if a, b := jsonOf(t, s.Runs), jsonOf(t, w.Runs); a != b {
+		t.Error("the runs differ beyond the deviations")
+	}
+	s = replay(t, cfg, reqs)
+	whole := jsonOf(t, s.Runs)
+	var parts, weighed []*summary.Summary
+	for i := range 2 {
+		c, cw := cfg, with
+		c.Shard, cw.Shard = &summary.Shard{Index: i, Count: 2}, &summary.Shard{Index: i, Count: 2}
+		parts, weighed = append(parts, replay(t, c, reqs)), append(weighed, replay(t, cw, reqs))
+	}
+	m, err := summary.Merge(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := jsonOf(t, m.Runs); got != whole || m.Schema != summary.SchemaV1_9 {
+		t.Errorf("merged shards differ from the whole replay (schema %s)", m.Schema)
+	}
+	for want, mixed := range map[string][]*summary.Summary{"without -deviations, part 1 with:": {parts[0], weighed[1]}, "with -deviations, part 1 without:": {weighed[0], parts[1]}} {
+		_, err := summary.Merge(mixed)
+		if err == nil || !strings.Contains(err.Error(), "part 0 was replayed "+want) || !strings.Contains(err.Error(), "the products' deviations are weighed in every part or in none") {
+			t.Errorf("shards with and without the deviations merged: %v, want %q", err, want)
+		}
+	}
+	off := "nginx:without=clock:without=rate-truncation:without=drain-truncation:without=one-hit"
+	cfg.Algorithms, with.Algorithms = []string{off}, []string{off}
+	if a, b := jsonOf(t, replay(t, cfg, reqs)), jsonOf(t, replay(t, with, reqs)); a != b {
+		t.Errorf("%s: another summary without Deviations", off)
+	}
+	if p := findRun(t, replay(t, cfg, reqs), "independent", off).Product; p == nil || p.DeviationsNotMeasured || len(p.Deviations) != 0 || p.VsTwin.Total() != 0 {
+		t.Errorf("%s: analysis %+v", off, p)
 	}
 }
 
@@ -194,4 +269,14 @@ func TestSetsLeaveOutWhatARuleRefuses(t *testing.T) {
 	if _, err := New(Config{Rules: []algorithms.Rule{minute, half}, Algorithms: []string{"products", "kong"}}); err == nil || !strings.Contains(err.Error(), `algorithm "kong"`) {
 		t.Errorf("kong named under 5/30s: %v", err)
 	}
+}
+
+// jsonOf is v as JSON, to compare whole values.
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

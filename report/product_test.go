@@ -44,4 +44,42 @@ func TestProductSection(t *testing.T) {
 	if ProductLine(&s.Runs[0]) != "" {
 		t.Error("a line for the log")
 	}
+	if strings.Contains(md, "-deviations") {
+		t.Error("the report says how to weigh deviations it weighed")
+	}
+}
+
+// A product whose deviations were not weighed is compared with its twin
+// alone, and the report and the terminal say in one line how to weigh
+// them.
+func TestProductSectionWithoutDeviations(t *testing.T) {
+	s := readSummary(t, "small.summary.json")
+	r := &s.Runs[1]
+	r.Product = &summary.Product{Twin: "token", VsTwin: summary.Disagreement{Over: 30, Under: 10},
+		TwinVsLog: summary.Disagreement{Over: 7, Under: 3}, DeviationsNotMeasured: true}
+	md := string(readFile(t, filepath.Join(write(t, s, Options{NoPNG: true}), "report.md")))
+	for _, want := range []string{
+		"#### Products against their textbook twins",
+		"Its twin is replayed beside it, in the same mode.\n\nEach deviation's share of a product's disagreement with its twin: rerun with `-deviations`, which replays the product once more per deviation, turned off alone.\n",
+		"`" + r.Algorithm + "` runs `token` with other arithmetic: it decided 40 requests (",
+		" and 10 refused that it admitted.\n",
+		"| replayed | disagree with the log | over | under | otherwise than the twin | over | under |\n",
+		"| `token` (twin) |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	for _, not := range []string{"a deviation's share is", "no deviation turned off alone", "| share |"} {
+		if strings.Contains(md, not) {
+			t.Errorf("report says %q", not)
+		}
+	}
+	if line := ProductLine(r); !strings.HasSuffix(line, "decided otherwise; each deviation's share: rerun with -deviations") {
+		t.Errorf("terminal line %q", line)
+	}
+	r.Product.VsTwin = summary.Disagreement{}
+	if line := ProductLine(r); strings.Contains(line, "-deviations") {
+		t.Errorf("terminal line %q for a product that decided as its twin", line)
+	}
 }

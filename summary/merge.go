@@ -71,6 +71,9 @@ func MergeDisjoint(parts []*Summary) (*Summary, error) {
 	seen := false
 	var add sums
 	for i, p := range parts {
+		if p.deviationsNotMeasured() != first.deviationsNotMeasured() { // before the schema, which it sets
+			return nil, fmt.Errorf("merge: %w", weighedOtherwise(i, first.deviationsNotMeasured()))
+		}
 		if p.Schema != first.Schema {
 			return nil, fmt.Errorf("merge: part %d has schema %q, part 0 %q", i, p.Schema, first.Schema)
 		}

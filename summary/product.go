@@ -1,12 +1,16 @@
 package summary
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Product is what a product's run adds (a deployed limiter, such as nginx's
 // limit_req, modelled from its source as a textbook algorithm, its twin,
 // plus deviations). The harness replays, beside the product and in the same
-// mode, its twin and the product with each deviation turned off in turn,
-// and compares their decisions request by request with the twin's: what a
+// mode, its twin and, when asked to weigh the deviations (compare
+// -deviations), the product with each deviation turned off in turn, and
+// compares their decisions request by request with the twin's: what a
 // deviation explains of the product's disagreement with its twin is what
 // that disagreement loses when the deviation alone is turned off.
 type Product struct {
@@ -19,6 +23,36 @@ type Product struct {
 	// product admitted, the twin refused).
 	VsTwin     Disagreement      `json:"vs_twin"`
 	Deviations []DeviationEffect `json:"deviations"`
+	// DeviationsNotMeasured says that the product has deviations that were
+	// not weighed (a compare without -deviations; schema 1.9): Deviations
+	// is then empty. Absent where they were, each listed, or where the
+	// product has none on (every one turned off by its spec,
+	// PRODUCT:without=NAME).
+	DeviationsNotMeasured bool `json:"deviations_not_measured,omitempty"`
+}
+
+// notWeighed is the reason a product's figures give no deviation's share,
+// for the merge's and the validation's messages.
+const notWeighed = "its deviations are weighed only by compare -deviations"
+
+// deviationsNotMeasured tells whether a product of s has deviations that
+// were not weighed (Product.DeviationsNotMeasured).
+func (s *Summary) deviationsNotMeasured() bool {
+	for i := range s.Runs {
+		if p := s.Runs[i].Product; p != nil && p.DeviationsNotMeasured {
+			return true
+		}
+	}
+	return false
+}
+
+// weighedOtherwise is the error of a merge whose part differs from part 0
+// in weighing the products' deviations, which part 0 did not if
+// notMeasured0.
+func weighedOtherwise(part int, notMeasured0 bool) error {
+	with := map[bool]string{false: "with", true: "without"}
+	return fmt.Errorf("part 0 was replayed %s -deviations, part %d %s: the products' deviations are weighed in every part or in none, so merge the parts of one replay",
+		with[notMeasured0], part, with[!notMeasured0])
 }
 
 // DeviationEffect is one deviation of a product, and the product's
@@ -61,6 +95,9 @@ func (p *Product) merge(o *Product, m *merging) (*Product, error) {
 		c.Deviations = append([]DeviationEffect(nil), o.Deviations...)
 		return &c, nil
 	}
+	if p.DeviationsNotMeasured != o.DeviationsNotMeasured {
+		return nil, weighedOtherwise(m.part, p.DeviationsNotMeasured)
+	}
 	if p.Twin != o.Twin || len(p.Deviations) != len(o.Deviations) {
 		return nil, fmt.Errorf("the product's twin or deviations differ between parts")
 	}
@@ -79,7 +116,10 @@ func (p *Product) merge(o *Product, m *merging) (*Product, error) {
 }
 
 // validate checks a product's analysis: disagreements among the run's
-// requests, shares that are numbers.
+// requests, shares that are numbers, deviations listed if and only if they
+// were measured. A product has at least one deviation, so one whose
+// deviations were measured and lists none must have turned every one off
+// (its spec has ":without=").
 func (p *Product) validate(v *validator, path string, in *runIn) {
 	requests := in.run.Requests
 	if p.Twin == "" {
@@ -87,6 +127,12 @@ func (p *Product) validate(v *validator, path string, in *runIn) {
 	}
 	v.disagreement(path+".twin_vs_log", p.TwinVsLog, requests)
 	v.disagreement(path+".vs_twin", p.VsTwin, requests)
+	switch {
+	case p.DeviationsNotMeasured && len(p.Deviations) > 0:
+		v.fail(path+".deviations", "%d listed, but deviations_not_measured says none was measured", len(p.Deviations))
+	case !p.DeviationsNotMeasured && len(p.Deviations) == 0 && !strings.Contains(in.run.Algorithm, ":without="):
+		v.fail(path+".deviations", "none listed for %s, which turns none off: want its deviations, or deviations_not_measured (%s)", in.run.Algorithm, notWeighed)
+	}
 	for i := range p.Deviations {
 		d := &p.Deviations[i]
 		dp := fmt.Sprintf("%s.deviations[%d]", path, i)

@@ -14,8 +14,9 @@ import (
 // how many records the run read; SchemaV1_7 adds trace.dataset, the parts
 // of a dataset the run read, and config.reference, a reference behind a
 // refusal cache; SchemaV1_8 adds trace.placements and each run's placed,
-// the figures of arrivals placed inside a coarse clock's unit. A
-// summary names the oldest version that has every field it holds
+// the figures of arrivals placed inside a coarse clock's unit; SchemaV1_9
+// adds a product's deviations_not_measured, the deviations of a compare
+// without -deviations. A summary names the oldest version that has every field it holds
 // (SchemaOf), so that a summary without the fields of a later version stays
 // what it was. ReadSummary reads them all, the bound under either name.
 const (
@@ -28,14 +29,18 @@ const (
 	SchemaV1_6 = "ratebench.summary/v1.6"
 	SchemaV1_7 = "ratebench.summary/v1.7"
 	SchemaV1_8 = "ratebench.summary/v1.8"
+	SchemaV1_9 = "ratebench.summary/v1.9"
 )
 
 // Schemas are the versions ReadSummary reads, oldest first.
-var Schemas = []string{SchemaV1, SchemaV1_1, SchemaV1_2, SchemaV1_3, SchemaV1_4, SchemaV1_5, SchemaV1_6, SchemaV1_7, SchemaV1_8}
+var Schemas = []string{SchemaV1, SchemaV1_1, SchemaV1_2, SchemaV1_3, SchemaV1_4, SchemaV1_5, SchemaV1_6, SchemaV1_7, SchemaV1_8, SchemaV1_9}
 
 // SchemaOf returns the schema s is written in: the oldest version that has
 // every field it holds.
 func SchemaOf(s *Summary) string {
+	if s.deviationsNotMeasured() {
+		return SchemaV1_9
+	}
 	if s.Trace.Placements != nil {
 		return SchemaV1_8
 	}

@@ -78,6 +78,7 @@ type compareFlags struct {
 	budget                            budgetFlags
 	check                             *string
 	withReport, force, png            *bool
+	deviations                        *bool
 	clientSeed                        *uint64
 	nodes, route, syncs, skews, shard *string
 	skewRandom                        *bool
@@ -115,6 +116,7 @@ func registerCompareFlags(fs *flag.FlagSet) *compareFlags {
 	f.skews = fs.String("skew", "0", "with -nodes, clock `skews` spread over the nodes, e.g. 0,10ms,100ms,1s")
 	f.skewRandom = fs.Bool("skew-random", false, "with -nodes, draw each node's clock offset in [-skew, skew] instead of spreading them evenly")
 	f.shard = fs.String("shard", "", "replay only shard `i/n` of the keys (by hash); combine the shards with ratebench merge")
+	f.deviations = fs.Bool("deviations", false, "weigh each product's deviations: replay every product once more per deviation, turned off alone, to give each one's share of the product's disagreement with its textbook twin")
 	f.spread.register(fs)
 	f.placements.register(fs)
 	return f
@@ -123,7 +125,7 @@ func registerCompareFlags(fs *flag.FlagSet) *compareFlags {
 // config is the engine's configuration the flags give, within the bounds
 // of checkCompareSize.
 func (f *compareFlags) config() (compare.Config, error) {
-	cfg := compare.Config{TopKeys: *f.top, Algorithms: strings.Split(*f.algs, ","), Workers: *f.workers, ClientSeed: *f.clientSeed, Reference: *f.ref}
+	cfg := compare.Config{TopKeys: *f.top, Algorithms: strings.Split(*f.algs, ","), Workers: *f.workers, ClientSeed: *f.clientSeed, Reference: *f.ref, Deviations: *f.deviations}
 	for _, v := range f.clients {
 		pols, err := parseClients(v)
 		if err != nil {

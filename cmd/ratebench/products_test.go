@@ -296,3 +296,59 @@ func TestCompareHelpListsTheAlgSets(t *testing.T) {
 		}
 	}
 }
+
+// compare weighs a product's deviations only under -deviations: without
+// it, nginx is compared with its twin alone, no deviation is listed, the
+// summary says none was weighed, and the terminal and the report say how
+// to weigh them; with it, each deviation's share is given, as the
+// separate runs of the product with one deviation off give it.
+func TestCompareWeighsDeviationsOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	run := func(name string, flags ...string) (string, *summary.Summary, string) {
+		out := filepath.Join(dir, name)
+		args := append([]string{"compare", "-trace", "testdata/small.csv", "-rule", "10/1m", "-alg", "log,nginx", "-mode", "independent", "-png=false", "-o", out}, flags...)
+		stdout, _, err := ratebench(t, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := summary.ReadSummaryFile(filepath.Join(out, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		md, err := os.ReadFile(filepath.Join(out, "report.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return stdout, s, string(md)
+	}
+	const how = "each deviation's share: rerun with -deviations"
+	stdout, s, md := run("without")
+	p := s.RunOf("10/1m", "accepted", "independent", "nginx").Product
+	if p == nil || !p.DeviationsNotMeasured || len(p.Deviations) != 0 || p.VsTwin.Total() == 0 || s.Schema != summary.SchemaV1_9 || len(s.Runs) != 2 {
+		t.Fatalf("without -deviations: %d runs, schema %s, analysis %+v", len(s.Runs), s.Schema, p)
+	}
+	if !strings.Contains(stdout, "nginx against its twin token: ") || !strings.Contains(stdout, how) || !strings.Contains(md, "rerun with `-deviations`") {
+		t.Errorf("without -deviations, the terminal or the report does not say how to weigh them:\n%s", stdout)
+	}
+	stdout, w, md := run("with", "-deviations")
+	pw := w.RunOf("10/1m", "accepted", "independent", "nginx").Product
+	if pw == nil || pw.DeviationsNotMeasured || len(pw.Deviations) != 4 || pw.VsTwin != p.VsTwin || pw.TwinVsLog != p.TwinVsLog || w.Schema != summary.SchemaV1_6 {
+		t.Fatalf("with -deviations: schema %s, analysis %+v, without %+v", w.Schema, pw, p)
+	}
+	if strings.Contains(stdout, how) || strings.Contains(md, "rerun with `-deviations`") || !strings.Contains(stdout, "; each deviation's share: clock ") {
+		t.Errorf("with -deviations:\n%s", stdout)
+	}
+	var algs []string
+	for _, d := range pw.Deviations {
+		algs = append(algs, d.Without)
+	}
+	_, sep := compareSample(t, "log,"+strings.Join(algs, ","), "-mode", "independent", "-report=false")
+	for _, d := range pw.Deviations {
+		r := sep.RunOf("10/1m", "accepted", "independent", d.Without)
+		want := float64(pw.VsTwin.Total()-d.VsTwin.Total()) / float64(pw.VsTwin.Total())
+		if r == nil || d.VsLog != (summary.Disagreement{Over: r.Over, Under: r.Under}) || d.Share != want {
+			t.Errorf("%s: vs log %+v, share %v; its own run %+v, want share %v", d.Name, d.VsLog, d.Share, r, want)
+		}
+	}
+}
