@@ -19,13 +19,19 @@ var productRules = []algorithms.Rule{
 	{L: 100, W: int64(time.Second)},
 }
 
+// narrowProducts are the products whose settings cannot express every
+// rule of productRules, and refuse those: AWS WAF's evaluation window is
+// 1, 2, 5 or 10 minutes and its limit at least 10 (it takes 10/1m and
+// 60/1m).
+var narrowProducts = []string{"aws-waf"}
+
 // With every deviation off, a product decides as its twin, request by
 // request: the deviations are all that sets it apart.
 func TestProductsWithoutDeviationsDecideAsTheirTwins(t *testing.T) {
 	rng := rand.New(rand.NewPCG(16, 1))
 	tested := map[string]bool{}
 	for _, r := range productRules {
-		for _, p := range catalogueProducts(t, r) {
+		for _, p := range catalogueProducts(t, r, narrowProducts...) {
 			if p.Twin() == "" {
 				t.Errorf("%s under %s: no twin with its default parameters", p.Name(), r)
 				continue
@@ -35,8 +41,10 @@ func TestProductsWithoutDeviationsDecideAsTheirTwins(t *testing.T) {
 			sameDecisions(t, p.Twin(), withoutAll(p), r, trace, false)
 		}
 	}
-	if !tested["nginx"] {
-		t.Errorf("nginx not tested (products: %v)", tested)
+	for _, name := range append([]string{"nginx"}, narrowProducts...) {
+		if !tested[name] {
+			t.Errorf("%s not tested (products: %v)", name, tested)
+		}
 	}
 }
 

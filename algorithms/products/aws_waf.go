@@ -1,0 +1,211 @@
+package products
+
+import (
+	"fmt"
+	"time"
+
+	"ratebench/algorithms"
+)
+
+func init() {
+	algorithms.Register(algorithms.Kind{Spec: "aws-waf", Place: 30, About: "AWS WAF rate-based rule (Limit L, EvaluationWindowSec W of 60, 120, 300 or 600, L at least 10), model only: the requests of the last W counted every 10 s, a key over the limit rate-limited till the next check, every request counted",
+		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
+			if err := c.NoArg(); err != nil {
+				return nil, err
+			}
+			return NewAWSWAF(r)
+		}})
+}
+
+// AWSWAF is an AWS WAF rate-based rule statement, modelled from the AWS
+// WAF Developer Guide: "Rate-based rule high-level settings in AWS WAF"
+// (docs.aws.amazon.com/waf/latest/developerguide/
+// waf-rule-statement-type-rate-based-high-level-settings.html), "Applying
+// rate limiting to requests in AWS WAF"
+// (waf-rule-statement-type-rate-based-request-limiting.html) and the API's
+// RateBasedStatement (EvaluationWindowSec). No such service runs here: the
+// model is what the documentation says, and where it leaves a choice open
+// the model says which it takes.
+//
+// The rule "L requests per W" is the statement's Limit = L and
+// EvaluationWindowSec = W, one aggregation instance per key. "Valid
+// settings are 60 (1 minute), 120 (2 minutes), 300 (5 minutes), and 600
+// (10 minutes)" and "The lowest limit setting allowed is 10": any other
+// rule is refused, naming what the rule can be.
+//
+// # What the documentation says
+//
+//   - The window: "when AWS WAF checks the rate, it counts the requests
+//     for the 2 minutes immediately preceding the current time" (for
+//     120).
+//   - The check: "This setting doesn't determine how often AWS WAF checks
+//     the rate, but how far back it looks each time it checks. WAF checks
+//     the rate about every 10 seconds" (RateBasedStatement,
+//     EvaluationWindowSec).
+//   - The decision: a request is rate limited when it "belongs to an
+//     aggregation instance whose request count is currently over the
+//     rule's limit"; "When this limit is breached, AWS WAF applies the rule
+//     action setting to additional requests". And "AWS WAF applies rate
+//     limiting near the limit that you set, but does not guarantee an
+//     exact limit match."
+//   - What counts: "AWS WAF only aggregates, counts, and rate limits
+//     requests that match the scope-down statement": every matching
+//     request is counted, those the rule rate limits among them.
+//
+// # What the model assumes
+//
+//   - Checks at the epoch's multiples of 10 s (the documentation says
+//     "about every 10 seconds" and not when: the phase, and any jitter,
+//     are the model's). The check at c counts the requests of [c−W, c),
+//     the W immediately preceding it, and the instance is over the limit
+//     iff that count exceeds L; the verdict holds for every request of
+//     [c, c+10 s), a request at c decided by the check at c.
+//   - Over the limit, a request is rate limited (Block); otherwise it
+//     passes this rule. "Near the limit ... not an exact limit match" is
+//     not modelled beyond the check: one region's counts seen at once,
+//     exactly.
+//   - Each request counts one: a rate-based rule counts requests, whatever
+//     they cost.
+//   - No idle expiry matters: an instance with no request in its last
+//     W + 10 s counts nothing at any later check, as a new one.
+//
+// # Deviations from log (the exact sliding-window log)
+//
+//   - check: the count is checked every 10 s, on the W before the check,
+//     and its verdict holds till the next check (off: each request decides
+//     on its own window (t−W, t], itself included, refused iff the count
+//     exceeds L: the log).
+//   - counts-refused: every request is counted, rate-limited ones too
+//     (off: only the admitted).
+//   - one-hit: a request counts one whatever its cost (off: its cost).
+//
+// Memory: with check, a count per 10 s of the window and the verdict,
+// 8·(W/10 s) + 8 bytes per key (the checks fall on 10 s boundaries, so
+// [c−W, c) is W/10 s whole periods); without it, the log's 16 bytes per
+// counted request in the window, + 8.
+type AWSWAF struct {
+	algorithms.DeviationSet
+	rule algorithms.Rule
+	keys []wafKey
+}
+
+// wafKey is one aggregation instance: its counted requests of the last
+// W + 10 s, oldest first, and the verdict of check c.
+type wafKey struct {
+	ev      []wafEvent
+	c       int64
+	checked bool
+	over    bool
+}
+
+// wafEvent is a counted request: its time and what it counts.
+type wafEvent struct{ t, n int64 }
+
+const (
+	wafCheck = iota
+	wafCountsRefused
+	wafOneHit
+)
+
+// wafCheckEvery is how often WAF checks the rate ("about every 10
+// seconds").
+const wafCheckEvery = int64(10 * time.Second)
+
+// NewAWSWAF returns the rate-based rule for rule r, or an error when the
+// rule is not one WAF takes.
+func NewAWSWAF(r algorithms.Rule) (*AWSWAF, error) {
+	switch time.Duration(r.W) {
+	case time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute:
+	default:
+		return nil, fmt.Errorf("algorithm \"aws-waf\": a rate-based rule's evaluation window is 60, 120, 300 or 600 seconds: give a window of 1m, 2m, 5m or 10m, not %s", algorithms.FormatWindow(r.W))
+	}
+	if r.L < 10 {
+		return nil, fmt.Errorf("algorithm \"aws-waf\": the lowest limit a rate-based rule takes is 10: give a limit of 10 or more, not %d", r.L)
+	}
+	w := &AWSWAF{rule: r}
+	w.SetDeviations(
+		algorithms.Deviation{Name: "check", About: "checks the count every 10 s on the window before the check, the verdict holding till the next check, not at each request"},
+		algorithms.Deviation{Name: "counts-refused", About: "counts every request, the rate-limited ones too"},
+		algorithms.Deviation{Name: "one-hit", About: "counts one per request whatever its cost"},
+	)
+	return w, nil
+}
+
+func (w *AWSWAF) Name() string { return "aws-waf" + w.Suffix() }
+
+// Twin is the exact sliding-window log.
+func (*AWSWAF) Twin() string { return "log" }
+
+func (w *AWSWAF) Grow(n int) {
+	if n > len(w.keys) {
+		w.keys = append(w.keys, make([]wafKey, n-len(w.keys))...)
+	}
+}
+
+func (w *AWSWAF) Bytes(id int32) int64 {
+	if w.OnAt(wafCheck) {
+		return 8*(w.rule.W/wafCheckEvery) + 8
+	}
+	return 16*int64(len(w.keys[id].ev)) + 8
+}
+
+func (w *AWSWAF) FixedSize() bool    { return w.OnAt(wafCheck) }
+func (*AWSWAF) CountsRejected() bool { return true }
+
+// CountsEvery: with counts-refused, every request is counted.
+func (w *AWSWAF) CountsEvery() bool { return w.OnAt(wafCountsRefused) }
+
+// sum returns what the key's counted requests of [from, to) count
+// (inclusive of from iff fromIn, of to iff toIn).
+func sumEvents(ev []wafEvent, from, to int64, fromIn, toIn bool) int64 {
+	var n int64
+	for _, e := range ev {
+		if (e.t > from || fromIn && e.t == from) && (e.t < to || toIn && e.t == to) {
+			n = algorithms.SatAdd(n, e.n)
+		}
+	}
+	return n
+}
+
+// Decide: with check, admitted iff the check of t's 10 s period found the
+// count of [c−W, c) at most L; without, iff the count of (t−W, t] with
+// this request is at most L.
+func (w *AWSWAF) Decide(id int32, t, cost int64) bool {
+	k := &w.keys[id]
+	if !w.OnAt(wafCheck) {
+		return oneHit(w.OnAt(wafOneHit), cost) <= w.rule.L-sumEvents(k.ev, t-w.rule.W, t, false, true)
+	}
+	c := algorithms.FloorDiv(t, wafCheckEvery) * wafCheckEvery
+	if !k.checked || k.c != c {
+		k.c, k.checked = c, true
+		k.over = sumEvents(k.ev, c-w.rule.W, c, true, false) > w.rule.L
+	}
+	return !k.over
+}
+
+// Record counts the request (one, or its cost) and forgets what no later
+// check or window can count: requests before t − W − 10 s.
+func (w *AWSWAF) Record(id int32, t, cost int64) {
+	k := &w.keys[id]
+	k.ev = append(k.ev, wafEvent{t, oneHit(w.OnAt(wafOneHit), cost)})
+	w.trim(k, t)
+}
+
+func (w *AWSWAF) trim(k *wafKey, t int64) {
+	i := 0
+	for i < len(k.ev) && k.ev[i].t < t-w.rule.W-wafCheckEvery {
+		i++
+	}
+	if i > 0 {
+		k.ev = append(k.ev[:0], k.ev[i:]...)
+	}
+}
+
+// Idle: nothing the key counted can count at t or later.
+func (w *AWSWAF) Idle(id int32, t int64) bool {
+	k := &w.keys[id]
+	w.trim(k, t)
+	return len(k.ev) == 0
+}
+
+func (w *AWSWAF) Release(id int32) { w.keys[id] = wafKey{} }
