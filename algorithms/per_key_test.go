@@ -21,6 +21,9 @@ func placeable(t *testing.T, r algorithms.Rule) (placed, own []algorithms.Limite
 		if strings.Contains(name, ":") {
 			continue
 		}
+		if _, err := algorithms.New(name, r); err != nil && name == "aws-waf" {
+			continue // its windows are 1 to 10 minutes, and its state is not placeable
+		}
 		specs = append(specs, name, name+":block=1s")
 		if p, ok := must(t, name, r).(algorithms.Product); ok { // and with each deviation off, which may change what it keeps
 			for _, d := range p.Deviations() {

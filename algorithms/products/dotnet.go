@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "dotnet[:limiter=fixed]", Place: 33, About: ".NET System.Threading.RateLimiting, a PartitionedRateLimiter of FixedWindowRateLimiter{PermitLimit: L, Window: W} per key (RateLimitPartition.GetFixedWindowLimiter), model only: a window from the key's limiter's creation, renewed by the 100 ms heartbeat once W has passed, a limiter idle over 10 s dropped",
+	algorithms.Register(algorithms.Kind{Spec: "dotnet[:limiter=fixed]", Place: 32, About: ".NET System.Threading.RateLimiting, a PartitionedRateLimiter of FixedWindowRateLimiter{PermitLimit: L, Window: W} per key (RateLimitPartition.GetFixedWindowLimiter), model only: a window from the key's limiter's creation, renewed by the 100 ms heartbeat once W has passed, a limiter idle over 10 s dropped",
 		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
 			if c.HasArg {
 				if v, ok := strings.CutPrefix(strings.TrimSpace(c.Arg), "limiter="); !ok || v != "fixed" {
