@@ -145,13 +145,12 @@ func (n *NestThrottler) Twin() string {
 	return "log"
 }
 
-func (n *NestThrottler) Grow(i int)                { n.st.Grow(i) }
-func (n *NestThrottler) Bytes(id int32) int64      { return 24 + 8*n.st.At(id).sum }
-func (*NestThrottler) FixedSize() bool             { return false }
-func (*NestThrottler) CountsRejected() bool        { return true }
-func (n *NestThrottler) Warm(id int32) uint64      { return uint64(n.st.At(id).sum) }
-func (n *NestThrottler) on(i int) bool             { return i >= 0 && n.OnAt(i) }
-func (n *NestThrottler) Place(b *algorithms.Block) { n.st.Place(b) }
+func (n *NestThrottler) Grow(i int)           { n.st.Grow(i) }
+func (n *NestThrottler) Bytes(id int32) int64 { return 24 + 8*n.st.At(id).sum }
+func (*NestThrottler) FixedSize() bool        { return false }
+func (*NestThrottler) CountsRejected() bool   { return true }
+func (n *NestThrottler) Warm(id int32) uint64 { return uint64(n.st.At(id).sum) }
+func (n *NestThrottler) on(i int) bool        { return i >= 0 && n.OnAt(i) }
 
 // now is t on the model's clock: whole milliseconds, or ns.
 func (n *NestThrottler) now(t int64) int64 {
