@@ -37,8 +37,8 @@ func init() {
 //     consume adds its points while expiresAt - Date.now() > 0 (incrby,
 //     lines 14-30), else starts a new record: the window is [a, a + W) on
 //     Date.now's milliseconds, a the key's first consume after the last
-//     window ended. duration*1000 and the sum are float64, as JavaScript
-//     computes them (the model computes the same).
+//     window ended. duration*1000 is float64, as JavaScript computes it
+//     (the model computes the same).
 //   - every consume is counted, refused ones too (incrby comes before the
 //     check), with its points: the cost.
 //   - refused iff consumedPoints > points (line 27): admitted iff
@@ -50,8 +50,15 @@ func init() {
 //     time is refused, and the first after it starts a new window. A
 //     consume refused in the block is not "first over", so the block is
 //     not extended.
-//   - a record's setTimeout deletes it at its expiry, which changes no
-//     decision (an expired record is replaced anyway).
+//   - set also arms setTimeout(delete the key, durationMs) (lines 49-55),
+//     and Node's timers truncate their delay to whole milliseconds: the
+//     record is gone trunc(duration*1000) ms after it was set, at or
+//     before its expiresAt (the same instant for a whole number of ms).
+//     The timer runs on Node's clock, not Date.now's; the model takes
+//     them as one, as the driven replay does (were they to drift apart, a
+//     record could go within that drift of its expiry). A delay beyond
+//     setTimeout's 2^31-1 ms runs after 1 ms: New refuses such a window or
+//     block.
 //
 // The Redis store runs incrTtlLuaScript (RateLimiterRedis.js:4-12):
 // SET key 0 EX secDuration NX; INCRBY key points; PTTL, secDuration =
@@ -68,9 +75,9 @@ func init() {
 // As a Product its twin is fixed, with blockDuration=D fixed:block=D (the
 // refusal cache of D), and its deviations are "anchor" (the window starts
 // at the key's first consume; off: windows at multiples of W from the
-// epoch), "clock" (Date.now's or Redis's whole milliseconds, the float64
-// sums; on Redis, W and the block cut to whole seconds; off: ns, W and D
-// exactly), "counts-refused" (refused consumes counted; shows with costs
+// epoch), "clock" (Date.now's or Redis's whole milliseconds; W and the
+// block cut to whole milliseconds by the record's timer, on Redis to whole
+// seconds; off: ns, W and D exactly), "counts-refused" (refused consumes counted; shows with costs
 // above 1), with the Redis store "closed" (the key lives through its
 // expiry's millisecond), and with a block "block-clears" (the block
 // replaces the key's window: the first consume after it starts afresh;
@@ -134,6 +141,8 @@ func NewRateLimiterFlexible(r algorithms.Rule, arg string, hasArg bool) (*RateLi
 		return nil, fmt.Errorf("algorithm %q: points is a JavaScript number, exact up to 2^53, not %d", f.spec(), r.L)
 	case !f.redis && r.W < ms:
 		return nil, fmt.Errorf("algorithm %q: a window below 1 ms is below Date.now's resolution: not %s", f.spec(), algorithms.FormatWindow(r.W))
+	case !f.redis && (f.durMs > 1<<31-1 || f.blkMs > 1<<31-1):
+		return nil, fmt.Errorf("algorithm %q: the memory store deletes a record with setTimeout, which takes up to 2147483647 ms: give a window and a block within it", f.spec())
 	case f.redis && math.Floor(f.durMs/1000) < 1:
 		return nil, fmt.Errorf("algorithm %q: the Redis store's window is EX floor(duration) seconds, and below 1 s it sets none (the key never expires): give a window of 1 s or more, not %s", f.spec(), algorithms.FormatWindow(r.W))
 	case f.redis && f.block > 0 && math.Floor(f.blkMs/1000) < 1:
@@ -145,7 +154,7 @@ func NewRateLimiterFlexible(r algorithms.Rule, arg string, hasArg bool) (*RateLi
 	}
 	devs := []algorithms.Deviation{
 		{Name: "anchor", About: "anchors each key's window at its first consume after the last window ended (expiresAt = now + duration*1000), not at multiples of W"},
-		{Name: "clock", About: "decides on " + clock + " in whole milliseconds, the expiry a float64 sum" + map[bool]string{true: "; W and the block cut to whole seconds (EX)"}[f.redis]},
+		{Name: "clock", About: "decides on " + clock + " in whole milliseconds, " + map[bool]string{false: "W and the block cut to whole milliseconds (the record's setTimeout)", true: "W and the block cut to whole seconds (EX)"}[f.redis]},
 		{Name: "counts-refused", About: "counts every consume, refused ones too (incrby comes before the check)"},
 	}
 	f.iAnchor, f.iClock, f.iCounts, f.iClosed, f.iClears = 0, 1, 2, -1, -1
@@ -237,7 +246,9 @@ func (f *RateLimiterFlexible) ended(start, now, d int64, dMs float64) bool {
 		}
 		return now >= end
 	default:
-		return float64(start)+dMs <= float64(now) // expiresAt - Date.now() > 0 keeps it
+		// The record's setTimeout deletes it trunc(dMs) ms after it was
+		// set, before expiresAt - Date.now() > 0 would end it.
+		return now-start >= int64(math.Trunc(dMs))
 	}
 }
 

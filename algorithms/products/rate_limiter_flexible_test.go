@@ -68,6 +68,29 @@ func TestRateLimiterFlexibleBlock(t *testing.T) {
 	}
 }
 
+// The memory store's record is deleted by its setTimeout, whose delay Node
+// truncates to whole ms: a duration of 1.5 ms lasts 1 ms, and one of
+// 1000.9999 ms, whose expiresAt near 1.7e12 ms rounds up to 1001 ms later,
+// lasts 1000 ms. Redis's EX cuts 1.5 s to 1 s.
+func TestRateLimiterFlexibleTimerTruncates(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		r    algorithms.Rule
+		reqs [][2]int64
+		want string
+	}{
+		{"rate-limiter-flexible", algorithms.Rule{L: 1, W: 1500 * us}, [][2]int64{{0, 1}, {1200 * us, 1}}, "AA"},
+		{"rate-limiter-flexible:without=clock", algorithms.Rule{L: 1, W: 1500 * us}, [][2]int64{{0, 1}, {1200 * us, 1}}, "AR"},
+		{"rate-limiter-flexible", algorithms.Rule{L: 1, W: 1000*ms + 999900}, [][2]int64{{1_700_000_000_000 * ms, 1}, {1_700_000_001_000 * ms, 1}}, "AA"},
+		{"rate-limiter-flexible:store=redis", algorithms.Rule{L: 1, W: 1500 * ms}, [][2]int64{{0, 1}, {1001 * ms, 1}}, "AA"},
+		{"rate-limiter-flexible:store=redis", algorithms.Rule{L: 1, W: 1500 * ms}, [][2]int64{{0, 1}, {1000 * ms, 1}}, "AR"},
+	} {
+		if got := ownTimeline(t, c.spec, c.r, c.reqs...); got != c.want {
+			t.Errorf("%s under %v: %s, want %s", c.spec, c.r, got, c.want)
+		}
+	}
+}
+
 // Each deviation, alone, changes a decision of the twin; turned off too,
 // the timeline is the twin's again.
 func TestRateLimiterFlexibleEachDeviationAloneChangesADecision(t *testing.T) {
@@ -132,6 +155,8 @@ func TestRateLimiterFlexibleSpecs(t *testing.T) {
 		{"rate-limiter-flexible:store=redis", "5/999ms"},                  // EX 0: no expiry
 		{"rate-limiter-flexible:store=redis:blockDuration=500ms", "5/1s"}, // EX 0: blocked for ever
 		{"rate-limiter-flexible", "5/999us"},                              // below Date.now's ms
+		{"rate-limiter-flexible", "5/596h31m23.648s"},                     // 2^31 ms, beyond setTimeout
+		{"rate-limiter-flexible:blockDuration=600h", "5/1s"},              // beyond setTimeout
 		{"rate-limiter-flexible", "9007199254740993/1s"},                  // 2^53+1
 	} {
 		r := mustRule(t, c.rule)
