@@ -3,11 +3,14 @@ package node
 import (
 	"context"
 	"math/rand/v2"
+	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"ratebench/algorithms"
 	"ratebench/live"
+	liveredis "ratebench/live/redis"
 )
 
 // The acceptance check of each driven Node product: the real package, its
@@ -113,5 +116,20 @@ func TestNodeProductsRefuseOtherVariants(t *testing.T) {
 		if _, err := target(t, c.target).Model(r, live.Options{Variant: c.variant}); err == nil {
 			t.Errorf("%s, variant %s: no error", c.target, c.variant)
 		}
+	}
+}
+
+// The Redis replay of live/redis runs the very script the installed
+// rate-limiter-flexible EVALs (incrTtlLuaScript, its template literal
+// read by node): their SHA1s are equal.
+func TestRateLimiterFlexibleRedisRunsTheReplayedScript(t *testing.T) {
+	prefix := mustPrefix(t)
+	src := filepath.Join(prefix, "node_modules", "rate-limiter-flexible", "lib", "RateLimiterRedis.js")
+	out, err := exec.Command("node", "-e", "const m = require('fs').readFileSync(process.argv[1], 'utf8').match(/const incrTtlLuaScript = (`[^`]*`);/); process.stdout.write(require('crypto').createHash('sha1').update(eval(m[1])).digest('hex'))", src).Output()
+	if err != nil {
+		t.Fatalf("reading the script of %s: %v", src, err)
+	}
+	if got := string(out); got != liveredis.RateLimiterFlexibleSHA1 {
+		t.Errorf("the package's script is %s, the Redis replay runs %s", got, liveredis.RateLimiterFlexibleSHA1)
 	}
 }
