@@ -181,8 +181,9 @@ func TestLiveListsTheChecks(t *testing.T) {
 			t.Errorf("live -list prints %q, not a target's variant", c)
 		}
 	}
-	want := []string{"express-rate-limit", "express-rate-limit:store=redis", "flask-limiter", "flask-limiter:strategy=moving",
-		"flask-limiter:strategy=moving:storage=redis", "haproxy", "haproxy:short-expire", "rack-attack",
+	want := []string{"express-rate-limit", "express-rate-limit:store=redis", "fastify-rate-limit", "fastify-rate-limit:continue-exceeding",
+		"flask-limiter", "flask-limiter:strategy=moving", "flask-limiter:strategy=moving:storage=redis", "haproxy", "haproxy:short-expire",
+		"nestjs-throttler", "rack-attack", "rate-limiter-flexible", "rate-limiter-flexible:store=redis",
 		"redis:spring-gateway", "redis:tyk", "varnish", "varnish:ban=2s"}
 	if !slices.Equal(got, want) {
 		t.Errorf("live -list:\n got %q\nwant %q", got, want)

@@ -1,11 +1,23 @@
 'use strict'
-// ratebench's driver of express-rate-limit: it runs the real middleware,
+// ratebench's driver of Node's rate limiters. For express-rate-limit it runs the real middleware,
 // rateLimit({ windowMs, limit }), on a request and response of its own for
 // each line of its input, and answers whether the middleware passed the
 // request on (next()) or refused it (status 429).
 //
 //   node driver.cjs PREFIX memory WINDOW_MS LIMIT
 //   node driver.cjs PREFIX redis WINDOW_MS LIMIT HOST:PORT
+//
+// and the other Node products' limiters, each on its options (JSON):
+//
+//   node driver.cjs PREFIX rate-limiter-flexible CONFIG
+//   node driver.cjs PREFIX rate-limiter-flexible-redis CONFIG HOST:PORT
+//   node driver.cjs PREFIX nestjs-throttler CONFIG
+//   node driver.cjs PREFIX fastify-rate-limit CONFIG
+//
+// whose input lines are "KEY T COST" (the cost is sent to
+// rate-limiter-flexible's consume only; the others take none), answered
+// as the memory store's ("A" or "R") or, on Redis, the Redis store's
+// ("A MS HOW"), each described at its driver below.
 //
 // PREFIX is the folder the npm packages are installed in (npm ci --prefix
 // PREFIX). It prints "ready" once the limiter can take requests (with the
@@ -170,18 +182,164 @@ async function redisDriver() {
 	return { answer, ready: `ready ${sha}` }
 }
 
+// drivenClock returns a function that moves fake timers (those of
+// toFake) to floor(T / 1 ms) before each request, installing them at the
+// first request's instant and then calling made (which builds the
+// limiter on the fake clock).
+function drivenClock(toFake, made) {
+	const FakeTimers = load('@sinonjs/fake-timers')
+	let clock
+	return (t) => {
+		const now = floorMs(t)
+		if (!clock) {
+			clock = FakeTimers.install({ now, toFake })
+			made()
+		} else if (now > clock.now) {
+			clock.tick(now - clock.now)
+		} else if (now < clock.now) {
+			throw new Error(`time goes back: ${now} ms after ${clock.now} ms`)
+		}
+	}
+}
+
+// rate-limiter-flexible's RateLimiterMemory, {points, duration,
+// blockDuration} (seconds) as the configuration gives them; consume(key,
+// cost) resolves (admitted) or rejects with a RateLimiterRes (refused).
+// Date and the store's timers (each record's setTimeout) are driven.
+async function rlfMemoryDriver(config) {
+	const { RateLimiterMemory, RateLimiterRes } = load('rate-limiter-flexible')
+	let limiter
+	const move = drivenClock(['Date', 'setTimeout', 'clearTimeout'], () => {
+		limiter = new RateLimiterMemory(config)
+	})
+	const answer = async (key, t, cost) => {
+		move(t)
+		try {
+			await limiter.consume(key, cost)
+			return 'A'
+		} catch (res) {
+			if (res instanceof RateLimiterRes) return 'R'
+			throw res
+		}
+	}
+	return { answer, ready: 'ready' }
+}
+
+// rate-limiter-flexible's RateLimiterRedis on node-redis (useRedisPackage),
+// {points, duration, blockDuration} as the configuration gives them. The
+// clock is Redis's: each answer is "A MS HOW" or "R MS HOW", MS the
+// millisecond the store's script read (PEXPIRETIME of the key, read on the
+// same connection right after the script, less the time to expire the
+// script returned), HOW "=", or "~" when the key was gone by then and MS
+// is Redis TIME's millisecond read just before the script.
+async function rlfRedisDriver(config, addr) {
+	const { createClient } = load('redis')
+	const { RateLimiterRedis, RateLimiterRes } = load('rate-limiter-flexible')
+	const client = createClient({ url: `redis://${addr}` })
+	client.on('error', fail)
+	await client.connect()
+	let clock
+	// The store's client, its eval (the increment script) followed by the
+	// reads of the clock; everything else is the client's own.
+	const storeClient = new Proxy(client, {
+		get(target, prop) {
+			if (prop === 'eval') {
+				return async (script, options) => {
+					const key = options.keys[0]
+					const [before, reply, expiry] = await Promise.all([
+						target.sendCommand(['TIME']),
+						target.eval(script, options),
+						target.sendCommand(['PEXPIRETIME', key]),
+					])
+					if (Number(expiry) >= 0) clock = `${BigInt(expiry) - BigInt(reply[1])} =`
+					else clock = `${BigInt(before[0]) * 1000n + BigInt(before[1]) / 1000n} ~`
+					return reply
+				}
+			}
+			const v = target[prop]
+			return typeof v === 'function' ? v.bind(target) : v
+		},
+	})
+	const limiter = new RateLimiterRedis({ ...config, storeClient, useRedisPackage: true })
+	const answer = async (key, t, cost) => {
+		clock = undefined
+		let admit
+		try {
+			await limiter.consume(key, cost)
+			admit = true
+		} catch (res) {
+			if (!(res instanceof RateLimiterRes)) throw res
+			admit = false
+		}
+		if (clock === undefined) throw new Error('the store ran no script')
+		return `${admit ? 'A' : 'R'} ${clock}`
+	}
+	return { answer, ready: 'ready' }
+}
+
+// @nestjs/throttler's ThrottlerStorageService: increment(key, ttl, limit,
+// blockDuration, 'default'), refused iff it answers isBlocked, as
+// ThrottlerGuard.handleRequest does. Date and the sweep's setInterval are
+// driven.
+async function nestDriver(config) {
+	load('reflect-metadata')
+	const { ThrottlerStorageService } = load('@nestjs/throttler')
+	let storage
+	const move = drivenClock(['Date', 'setInterval', 'clearInterval'], () => {
+		storage = new ThrottlerStorageService()
+	})
+	const answer = async (key, t) => {
+		move(t)
+		const { isBlocked } = await storage.increment(key, config.ttl, config.limit, config.blockDuration, 'default')
+		return isBlocked ? 'R' : 'A'
+	}
+	return { answer, ready: 'ready' }
+}
+
+// @fastify/rate-limit registered on a Fastify app, { max, timeWindow,
+// continueExceeding }, the key the request's x-key header; each request
+// is a GET / through app.inject, admitted iff answered 200 (refused: 429).
+// Date is driven.
+async function fastifyDriver(config) {
+	const Fastify = load('fastify')
+	const app = Fastify({ logger: false })
+	await app.register(load('@fastify/rate-limit'), { ...config, keyGenerator: (request) => request.headers['x-key'] })
+	app.get('/', async () => 'ok')
+	await app.ready()
+	const move = drivenClock(['Date'], () => {})
+	const answer = async (key, t) => {
+		move(t)
+		const res = await app.inject({ method: 'GET', url: '/', headers: { 'x-key': key } })
+		if (res.statusCode === 200) return 'A'
+		if (res.statusCode === 429) return 'R'
+		throw new Error(`the app answered ${res.statusCode}`)
+	}
+	return { answer, ready: 'ready' }
+}
+
 async function main() {
-	if (!(windowMs > 0) || !(limit > 0)) throw new Error(`want WINDOW_MS and LIMIT, got ${windowMsArg} ${limitArg}`)
 	let driver
-	if (storeName === 'memory') driver = await memoryDriver()
-	else if (storeName === 'redis') driver = await redisDriver()
-	else throw new Error(`unknown store ${storeName}: want memory or redis`)
+	if (storeName === 'memory' || storeName === 'redis') {
+		if (!(windowMs > 0) || !(limit > 0)) throw new Error(`want WINDOW_MS and LIMIT, got ${windowMsArg} ${limitArg}`)
+		driver = storeName === 'memory' ? await memoryDriver() : await redisDriver()
+	} else {
+		// PREFIX PRODUCT CONFIG [HOST:PORT]: the product's options as JSON.
+		const config = JSON.parse(windowMsArg)
+		const drivers = {
+			'rate-limiter-flexible': () => rlfMemoryDriver(config),
+			'rate-limiter-flexible-redis': () => rlfRedisDriver(config, limitArg),
+			'nestjs-throttler': () => nestDriver(config),
+			'fastify-rate-limit': () => fastifyDriver(config),
+		}
+		if (!drivers[storeName]) throw new Error(`unknown driver ${storeName}`)
+		driver = await drivers[storeName]()
+	}
 	const { answer, ready } = driver
 	process.stdout.write(`${ready}\n`)
 	const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity })
 	for await (const line of lines) {
-		const [key, t] = line.split(' ')
-		process.stdout.write(`${await answer(key, t)}\n`)
+		const [key, t, cost] = line.split(' ')
+		process.stdout.write(`${await answer(key, t, cost === undefined ? 1 : Number(cost))}\n`)
 	}
 	process.exit(0)
 }

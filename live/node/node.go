@@ -116,6 +116,13 @@ func Prefix() (string, error) {
 // and returns node's path and what runs: "express-rate-limit 8.7.5 (node
 // v20.20.2)".
 func installed(ctx context.Context, o live.Options, redis bool) (node, prefix, what string, err error) {
+	return installedPackages(ctx, o, packages[redis], minNode[redis], requires)
+}
+
+// installedPackages is installed for the npm packages pkgs (their
+// versions named in what, but for the test helper @sinonjs/fake-timers),
+// on Node.js minMajor or later; requires says what to install.
+func installedPackages(ctx context.Context, o live.Options, pkgs []string, minMajor int, requires string) (node, prefix, what string, err error) {
 	bin := o.Binary
 	if bin == "" {
 		bin = "node"
@@ -129,8 +136,8 @@ func installed(ctx context.Context, o live.Options, redis bool) (node, prefix, w
 	}
 	v := strings.TrimSpace(string(out))
 	major, _, _ := strings.Cut(strings.TrimPrefix(v, "v"), ".")
-	if n, aerr := strconv.Atoi(major); err != nil || aerr != nil || n < minNode[redis] {
-		return "", "", "", fmt.Errorf("%s is node %q (%v): want Node.js %d or later: install %s", node, v, err, minNode[redis], requires)
+	if n, aerr := strconv.Atoi(major); err != nil || aerr != nil || n < minMajor {
+		return "", "", "", fmt.Errorf("%s is node %q (%v): want Node.js %d or later: install %s", node, v, err, minMajor, requires)
 	}
 	if prefix, err = Prefix(); err != nil {
 		return "", "", "", err
@@ -144,7 +151,7 @@ func installed(ctx context.Context, o live.Options, redis bool) (node, prefix, w
 		return "", "", "", fmt.Errorf("reading %s: %v", filepath.Join(prefix, "package.json"), err)
 	}
 	var parts []string
-	for _, name := range packages[redis] {
+	for _, name := range pkgs {
 		var got struct{ Version string }
 		b, err := os.ReadFile(filepath.Join(prefix, "node_modules", filepath.FromSlash(name), "package.json"))
 		if err == nil {
@@ -261,8 +268,9 @@ func start(ctx context.Context, r algorithms.Rule, o live.Options, redis bool) (
 
 func (s *session) Decide(ctx context.Context, q live.Request) (live.Decision, error) {
 	key, t := q.Key, q.T
+	line := key + " " + strconv.FormatInt(t, 10) + " " + strconv.FormatInt(max(q.Cost, 1), 10)
 	if s.server == nil {
-		ans, err := s.p.Ask(ctx, key+" "+strconv.FormatInt(t, 10), answerTimeout)
+		ans, err := s.p.Ask(ctx, line, answerTimeout)
 		if err != nil {
 			return live.Decision{}, err
 		}
@@ -271,7 +279,7 @@ func (s *session) Decide(ctx context.Context, q live.Request) (live.Decision, er
 		}
 		return live.Decision{Admit: ans == "A", At: t}, nil
 	}
-	ans, err := s.p.Ask(ctx, key+" "+strconv.FormatInt(t, 10), answerTimeout)
+	ans, err := s.p.Ask(ctx, line, answerTimeout)
 	if err != nil {
 		return live.Decision{}, err
 	}

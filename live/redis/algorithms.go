@@ -22,7 +22,7 @@ var Products = []string{"upstash", "upstash-fixed", "envoy", "kong", "spring-gat
 
 // LiveProducts are the products whose scripts read Redis's own clock,
 // each the target redis:NAME, replayed in real time.
-var LiveProducts = []string{"redis_rate", "express-rate-limit:store=redis"}
+var LiveProducts = []string{"redis_rate", "express-rate-limit:store=redis", "rate-limiter-flexible:store=redis"}
 
 // FlaskMovingRedis is the spec of Flask-Limiter's moving window on Redis.
 const FlaskMovingRedis = "flask-limiter:strategy=moving:storage=redis"
@@ -62,7 +62,7 @@ func parseAlgorithm(spec string, r algorithms.Rule) (algorithm, error) {
 		return a, nil
 	}
 	return algorithm{}, fmt.Errorf("algorithm %q has no Redis implementation (available: %s, %s, %s)", spec,
-		strings.Join(Algorithms, ", ")+"[:B=N]", strings.Join(Products, ", "), "redis_rate[:burst=N], express-rate-limit:store=redis")
+		strings.Join(Algorithms, ", ")+"[:B=N]", strings.Join(Products, ", "), "redis_rate[:burst=N], express-rate-limit:store=redis, rate-limiter-flexible:store=redis[:blockDuration=D]")
 }
 
 // productAlgorithm returns the algorithm for a product's model l, or false
@@ -89,6 +89,11 @@ func productAlgorithm(l algorithms.Limiter) (algorithm, bool) {
 	case *products.ExpressRateLimit:
 		if name == "express-rate-limit:store=redis" {
 			return algorithm{name: name, model: name, atomic: true, product: true, live: true}, true
+		}
+	case *products.RateLimiterFlexible:
+		f := l.(*products.RateLimiterFlexible)
+		if f.Redis() && !strings.Contains(name, ":without=") {
+			return algorithm{name: name, model: name, atomic: true, product: true, live: true, costs: true}, true
 		}
 	case *products.Tyk:
 		if name == "tyk" {

@@ -127,6 +127,22 @@ var (
 	luaRateLimitRedis string
 	//go:embed lua/tyk_sliding_log_add.lua
 	luaTyk string
+	//go:embed lua/rate_limiter_flexible.lua
+	luaRateLimiterFlexible string
+
+	// ScriptRateLimiterFlexible is rate-limiter-flexible 11.4.0's
+	// incrTtlLuaScript after a read of TIME; it returns the script's reply
+	// (the points consumed and the time to expire), the time in ms the
+	// script's clock read (the key's expiry less the time to expire: its
+	// PTTL, or 1000*secDuration when it set the expiry itself) and TIME's
+	// seconds and microseconds.
+	ScriptRateLimiterFlexible = goredis.NewScript(`-- ratebench: rate-limiter-flexible 11.4.0's incrTtlLuaScript, verbatim; the TIME before it and the clock it read
+local now = redis.call("TIME")
+local reply = (function()
+` + luaRateLimiterFlexible + `
+end)()
+return {reply[1], reply[2], redis.call("PEXPIRETIME", KEYS[1]) - reply[2], now[1], now[2]}
+`)
 
 	// ScriptTyk is Tyk's internal/rate/scripts/sliding_log_add.lua.
 	ScriptTyk = goredis.NewScript(luaTyk)
@@ -181,6 +197,10 @@ return reply
 // of rate-limit-redis 6.0.1's increment script, as its store loads it.
 const (
 	RateLimitRedisSHA1 = "895b92e1712734e1b464999be23953485475357b"
+	// RateLimiterFlexibleSHA1 is the hash of rate-limiter-flexible
+	// 11.4.0's incrTtlLuaScript (lib/RateLimiterRedis.js:4-12, the
+	// template literal's line continuations joined), as its store EVALs it.
+	RateLimiterFlexibleSHA1 = "a1de965f42e177aa339706bd580f049065eca79a"
 
 	UpstashSlidingSHA1 = "977fb636fb5ceb7e98a96d1b3a1272ba018efdae"
 	UpstashFixedSHA1   = "472e55443b62f60d0991028456c57815a387066d"
@@ -222,6 +242,9 @@ func newProductOp(name string, model algorithms.Limiter, r algorithms.Rule) (op,
 	}
 	if _, ok := model.(*products.ExpressRateLimit); ok {
 		return &rateLimitRedisOp{}, nil
+	}
+	if f, ok := model.(*products.RateLimiterFlexible); ok {
+		return &rlfOp{block: f.BlockDuration()}, nil
 	}
 	return nil, fmt.Errorf("product %q has no Redis implementation", name)
 }
@@ -433,6 +456,55 @@ func (o *rateLimitRedisOp) allow(ctx context.Context, c *goredis.Client, key str
 		return false, 0, 0, fmt.Errorf("rate-limit-redis script: count %v, clock %v, %v", v[0], v[2], err)
 	}
 	return !(hits > o.limit), t, at * int64(time.Millisecond), nil // totalHits > limit refuses
+}
+
+// rlfOp is RateLimiterRedis.consume(key, cost) under {points: L,
+// duration: W in seconds[, blockDuration]}: the script with ARGV =
+// {cost, secDuration, points, duration} (RateLimiterRedis.js:165-168),
+// refused iff the points consumed exceed L; the consume that first goes
+// over (consumed <= L + cost) then blocks the key, SET key consumed EX
+// floor(blockDuration) in a second round trip (_block, as _upsert with
+// forceExpire writes it: MULTI, SET, PTTL, EXEC).
+type rlfOp struct {
+	limit, secs, block int64
+	duration           string // W in seconds as JavaScript writes it
+}
+
+func (*rlfOp) keysPerClient() int { return 1 }
+
+func (*rlfOp) do(context.Context, *goredis.Client, *job) (bool, error) {
+	return false, fmt.Errorf("rate-limiter-flexible's Redis store reads Redis's clock: it is replayed live")
+}
+
+func (o *rlfOp) setRule(r algorithms.Rule) {
+	// floor(duration*1000/1000): the model refuses a window below 1 s.
+	o.limit, o.secs = r.L, r.W/int64(time.Second)
+	o.duration = strconv.FormatFloat(float64(r.W)/float64(time.Second), 'g', -1, 64)
+}
+
+func (o *rlfOp) allow(ctx context.Context, c *goredis.Client, key string, cost int64) (bool, int64, int64, error) {
+	v, err := ScriptRateLimiterFlexible.EvalSha(ctx, c, []string{key}, cost, o.secs, o.limit, o.duration).Slice()
+	if err != nil {
+		return false, 0, 0, err
+	}
+	if len(v) != 5 {
+		return false, 0, 0, fmt.Errorf("rate-limiter-flexible script: %d values in the reply, want 5", len(v))
+	}
+	consumed, ok1 := v[0].(int64)
+	at, ok2 := v[2].(int64)
+	t, err := redisTime(v[3], v[4])
+	if !ok1 || !ok2 || err != nil {
+		return false, 0, 0, fmt.Errorf("rate-limiter-flexible script: consumed %v, clock %v, %v", v[0], v[2], err)
+	}
+	if consumed > o.limit && o.block > 0 && consumed <= o.limit+cost {
+		pipe := c.TxPipeline()
+		pipe.Set(ctx, key, consumed, time.Duration(o.block/int64(time.Second))*time.Second)
+		pipe.PTTL(ctx, key)
+		if _, err := pipe.Exec(ctx); err != nil {
+			return false, 0, 0, err
+		}
+	}
+	return consumed <= o.limit, t, at * int64(time.Millisecond), nil
 }
 
 // tykOp is SlidingLog.Do as limitRedis calls it: the script on the key's

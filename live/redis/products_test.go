@@ -50,6 +50,11 @@ func TestProductScriptsVerbatim(t *testing.T) {
 	if sum := sha1.Sum([]byte(luaRateLimitRedis)); hex.EncodeToString(sum[:]) != RateLimitRedisSHA1 {
 		t.Errorf("rate-limit-redis script: SHA1 %x, want %s", sum, RateLimitRedisSHA1)
 	}
+	// rate-limiter-flexible 11.4.0's incrTtlLuaScript, as its store EVALs
+	// it (live/node's check compares it with the package's own).
+	if sum := sha1.Sum([]byte(luaRateLimiterFlexible)); hex.EncodeToString(sum[:]) != RateLimiterFlexibleSHA1 {
+		t.Errorf("rate-limiter-flexible script: SHA1 %x, want %s", sum, RateLimiterFlexibleSHA1)
+	}
 	// limits 2.8.0's acquire_moving_window.lua: its git blob is the one at
 	// the tag (9d2d7add...), and its SHA1 the one redis-py registers.
 	blob = sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(luaLimitsMovingWindow), luaLimitsMovingWindow)))
@@ -182,6 +187,34 @@ func TestRateLimitRedisConcurrentClients(t *testing.T) {
 	if _, err := replay(t, srv, "express-rate-limit:store=redis", rule, 1, 0, load(t, randomTrace(19, 10, 2, 1e9, 3))); err == nil || !strings.Contains(err.Error(), "one hit per request") {
 		t.Errorf("a trace with costs: err = %v, want it refused", err)
 	}
+}
+
+// TestRateLimiterFlexibleConcurrentClients: rate-limiter-flexible's
+// script is atomic and the model is fed the clock each call's script read,
+// in Redis's order, so with 1, 4 and 16 clients every decision agrees, with
+// costs too (its consume takes points). Its window is whole seconds, so
+// the replay runs at the trace's pace.
+func TestRateLimiterFlexibleConcurrentClients(t *testing.T) {
+	srv := StartForTest(t)
+	rule := mustRule(t, "50/1s")
+	tr := load(t, raceTrace(2, 4, 200, rule.W))
+	for _, clients := range []int{1, 4, 16} {
+		res := run(t, srv, "rate-limiter-flexible:store=redis", rule, clients, 1, tr)
+		if res.Clients != clients {
+			t.Fatalf("%d clients, want %d", res.Clients, clients)
+		}
+		checkAgreement(t, res, t.Errorf)
+		for _, n := range res.Notes {
+			if strings.Contains(n, "disagrees") {
+				t.Errorf("note: %s", n)
+			}
+		}
+	}
+	res := run(t, srv, "rate-limiter-flexible:store=redis", mustRule(t, "10/1s"), 1, 1, load(t, randomTrace(20, 300, 2, 1e9, 3)))
+	checkAgreement(t, res, t.Errorf)
+	// A block of 1 s: its SET comes in a second round trip, one client.
+	res = run(t, srv, "rate-limiter-flexible:store=redis:blockDuration=1s", mustRule(t, "5/1s"), 1, 1, load(t, randomTrace(21, 300, 2, 1e9, 1)))
+	checkAgreement(t, res, t.Errorf)
 }
 
 // TestLimitsMovingWindowUnderConcurrency: limits' moving-window script is

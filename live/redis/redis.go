@@ -29,6 +29,10 @@ func init() {
 		About:    "rate-limit-redis 6.0.1's increment script, verbatim, in a redis-server on a loopback port, in real time on Redis's clock",
 		Requires: requires, Clients: true, Variants: []string{""},
 		Version: version("express-rate-limit:store=redis"), Model: model("express-rate-limit:store=redis"), Start: start("express-rate-limit:store=redis")})
+	live.Register(live.Target{Name: "redis:rate-limiter-flexible:store=redis",
+		About:    "rate-limiter-flexible 11.4.0's incrTtlLuaScript, verbatim, and its block's SET, in a redis-server on a loopback port, in real time on Redis's clock",
+		Requires: requires, Clients: true, Costs: true, Variants: []string{"", "blockDuration=D"},
+		Version: version("rate-limiter-flexible:store=redis"), Model: model("rate-limiter-flexible:store=redis"), Start: start("rate-limiter-flexible:store=redis")})
 }
 
 // spec is the algorithm o asks of the target for product: the variant
@@ -40,7 +44,7 @@ func spec(product string, o live.Options) (string, error) {
 	case product != "":
 		return product, nil
 	case o.Variant == "":
-		return "", fmt.Errorf("live redis: name the script, as redis:SCRIPT: %s[:B=N], %s; or the target redis:redis_rate or redis:express-rate-limit:store=redis",
+		return "", fmt.Errorf("live redis: name the script, as redis:SCRIPT: %s[:B=N], %s; or the target redis:redis_rate, redis:express-rate-limit:store=redis or redis:rate-limiter-flexible:store=redis",
 			strings.Join(Algorithms, ", "), strings.Join(Products, ", "))
 	}
 	return o.Variant, nil
@@ -86,6 +90,7 @@ var scripts = map[string]string{
 	FlaskMovingRedis:                 "limits 2.8.0's acquire_moving_window.lua",
 	"redis_rate":                     "go-redis/redis_rate v10.0.1's allowN script",
 	"express-rate-limit:store=redis": "rate-limit-redis 6.0.1's increment script",
+	"rate-limiter-flexible":          "rate-limiter-flexible 11.4.0's incrTtlLuaScript",
 }
 
 // scriptOf names what the target for product runs under o.

@@ -153,7 +153,7 @@ func (s *session) connect(ctx context.Context, clients, keys int) error {
 		return fmt.Errorf("redis at %s: %w", s.addr, err)
 	}
 	s.zset = info.zsetMaxListpack
-	for _, sc := range []*goredis.Script{ScriptLog, ScriptCounter, ScriptFixed, ScriptToken, ScriptUpstashSliding, ScriptUpstashFixed, ScriptRedisRate, ScriptSpringGateway, ScriptTyk, ScriptRateLimitRedis, ScriptLimitsMovingWindow} {
+	for _, sc := range []*goredis.Script{ScriptLog, ScriptCounter, ScriptFixed, ScriptToken, ScriptUpstashSliding, ScriptUpstashFixed, ScriptRedisRate, ScriptSpringGateway, ScriptTyk, ScriptRateLimitRedis, ScriptLimitsMovingWindow, ScriptRateLimiterFlexible} {
 		if err := sc.Load(ctx, s.client).Err(); err != nil {
 			return fmt.Errorf("redis at %s: loading a script: %w", s.addr, err)
 		}
