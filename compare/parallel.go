@@ -45,6 +45,9 @@ type failure struct {
 // trace order, so every worker's state is what one pass would have built
 // for those keys, and Summary merges them exactly.
 func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
+	if pr, ok := e.partitioner(r); ok {
+		return e.replayRuns(ctx, r, pr)
+	}
 	lr, _ := r.(traces.Lateness)
 	d := e.startWorkers(r.Pos().File, lr)
 	seq, rerr := d.read(ctx, r, newRouter(e, r), lr)
@@ -191,9 +194,13 @@ func (d *dispatch) finish() {
 // first returns the workers' first error in trace order, nil if none
 // failed. A worker's error is always at a request the reader had already
 // passed, so it comes before any the reader met.
-func (d *dispatch) first() *failure {
+func (d *dispatch) first() *failure { return firstFailure(d.fails) }
+
+// firstFailure returns the first of the workers' errors in trace order,
+// nil if none failed.
+func firstFailure(fails []*failure) *failure {
 	var first *failure
-	for _, f := range d.fails {
+	for _, f := range fails {
 		if f != nil && (first == nil || f.seq < first.seq) {
 			first = f
 		}
