@@ -120,28 +120,30 @@ func (e *Engine) replayRuns(ctx context.Context, r traces.Reader, pr traces.Part
 // names the file and line (or row) of the request: what the reader's
 // position would have said had it read the request alone.
 func (w *worker) replayPart(j *runJob, p *traces.Part, file string) *failure {
-	refs := len(p.Ref) != 0
-	dict := j.run.Dict()
-	hs := p.Hash
-	for _, h := range hs[:min(slotAhead, len(hs))] {
-		w.keys.prefetchSlot(h)
+	dict := j.run.Dict() // 0: the keys are copied, with their hashes
+	if dict != 0 {
+		w.refs.use(dict)
 	}
-	for i := range p.T {
-		if k := i + slotAhead; k < len(hs) {
-			w.keys.prefetchSlot(hs[k])
+	n := p.Len()
+	for k := range min(slotAhead, n) {
+		w.prefetchSlot(p, dict, k)
+	}
+	for i := range n {
+		if k := i + slotAhead; k < n {
+			w.prefetchSlot(p, dict, k)
 		}
-		if k := i + stateAhead; k < len(hs) {
-			w.prefetchBlock(w.keys.prefetchState(hs[k]))
+		if k := i + stateAhead; k < n {
+			w.prefetchState(p, dict, k)
 		}
-		t, cost, key := p.T[i], p.Cost[i], p.Key(i)
+		t, cost := p.T[i], p.Cost[i]
 		if err := checkRequest(t, cost); err != nil {
 			return &failure{seq: j.seq + int64(p.At[i]), err: &traces.ParseError{Pos: j.run.Position(p, i), Msg: err.Error()}}
 		}
 		var err error
-		if refs && p.Ref[i] >= 0 {
-			err = w.addRef(key, hs[i], dict, p.Ref[i], t, cost)
+		if dict != 0 {
+			err = w.addEntry(p, i, dict, t, cost)
 		} else {
-			err = w.addHashed(key, hs[i], t, cost)
+			err = w.addHashed(p.Key(i), p.Hash[i], t, cost)
 		}
 		if err != nil {
 			late := lateness(nil, max(j.before, j.run.Before(p.At[i])), t)
@@ -150,4 +152,27 @@ func (w *worker) replayPart(j *runJob, p *traces.Part, file string) *failure {
 		}
 	}
 	return nil
+}
+
+// prefetchSlot asks for where the worker looks request k of p's key up:
+// its entry's slot (a key of dictionary dict), or its key table's slot.
+func (w *worker) prefetchSlot(p *traces.Part, dict uint64, k int) {
+	if dict != 0 {
+		w.refs.prefetch(p.Ref[k])
+		return
+	}
+	w.keys.prefetchSlot(p.Hash[k])
+}
+
+// prefetchState asks for the state of request k of p's key, and its part
+// of the block, once its slot is in the cache (prefetchSlot).
+func (w *worker) prefetchState(p *traces.Part, dict uint64, k int) {
+	if dict != 0 {
+		if v := w.refs.peek(p.Ref[k]); v > 0 {
+			w.keys.prefetchID(v - 1)
+			w.prefetchBlock(v - 1)
+		}
+		return
+	}
+	w.prefetchBlock(w.keys.prefetchState(p.Hash[k]))
 }

@@ -459,7 +459,7 @@ func (p *csvPipe) parse(w *csvWorker, ch *csvChunk) {
 				req := w.req
 				if run != nil { // straight into its part, the key copied
 					part, h := p.runs.of(req.Key)
-					run.add(req, part, h, w.recLine, -1)
+					run.add(req, part, h, w.recLine)
 					continue
 				}
 				if !within(req.Key, ch.data) { // in a buffer of w's: copy it

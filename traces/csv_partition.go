@@ -48,7 +48,7 @@ func (c *CSVReader) NextRun() *Run {
 		run := c.runs.get()
 		for run.n < seqRunMax && !c.pipeDue() && c.scanSeq() {
 			part, h := c.runs.of(c.req.Key)
-			run.add(c.req, part, h, c.recLine, -1)
+			run.add(c.req, part, h, c.recLine)
 		}
 		if run.n > 0 {
 			return run.handOut()

@@ -3,10 +3,10 @@ package traces
 import "math"
 
 // Reading a Parquet trace in runs split by key (Partitioner). A run holds
-// up to pqRunRows rows of one row group's key dictionary (Run.Dict): a
-// dictionary-encoded key goes to its part by its entry, whose part and
-// hash are found once per entry, and is handed over as the entry (Part.Ref)
-// rather than copied. The rows whose columns are pages of plain values
+// up to pqRunRows rows whose keys are all entries of one row group's key
+// dictionary (Run.Dict), or all plain values. A key that is an entry goes
+// to the part of the entry, found once per entry, and is handed over as
+// the entry (Part.Ref) rather than copied. The rows whose columns are pages of plain values
 // (and dictionary indexes for the keys) without nulls are read straight
 // from the pages' values (fastRows); a row that is not, or that is not
 // good (a negative time, a bad cost, a key to check), is read by Scan, as
@@ -21,11 +21,10 @@ type pqRuns struct {
 	*runPool
 	held bool // the current request (Scan's) is the next run's: its key is of another dictionary
 
-	// Per entry of the dictionary dict: 1 + its part (0: not found yet)
-	// and its hash.
+	// Per entry of the dictionary dict, the part of its key (1 + part, 0:
+	// not found yet).
 	dict  uint64
 	parts []int32
-	hash  []uint64
 }
 
 // Partition implements Partitioner: from now on, NextRun hands over the
@@ -69,51 +68,53 @@ func (p *ParquetReader) NextRun() *Run {
 	return run.handOut()
 }
 
-// addRow adds the current request (Scan's) to run, unless its key is of
-// another dictionary than the run's keys (false).
+// addRow adds the current request (Scan's) to run, unless its key is not
+// of the kind of the run's keys, an entry of the same dictionary or a
+// plain value (false).
 func (p *ParquetReader) addRow(run *Run) bool {
 	q, ref := p.req, p.keyRef
 	if ref < 0 {
+		if run.dict != 0 {
+			return false
+		}
 		part, h := p.runs.of(q.Key)
-		run.add(q, part, h, p.row, -1)
+		run.add(q, part, h, p.row)
 		return true
 	}
 	if !p.useDict(run) {
 		return false
 	}
-	part, h := p.entryPart(ref)
-	run.add(q, part, h, p.row, ref)
+	run.addEntry(q.T, q.Cost, p.entryPart(ref), p.row, ref)
 	return true
 }
 
-// useDict makes the key column's current dictionary the run's, unless the
-// run has keys of another (false).
+// useDict makes the run's keys entries of the key column's current
+// dictionary, unless it has other keys (false).
 func (p *ParquetReader) useDict(run *Run) bool {
 	gen := p.key.dictGen
 	if run.dict == gen {
 		return true
 	}
-	if run.dict != 0 {
+	if run.n > 0 {
 		return false
 	}
-	run.useDict(gen, p.key.entries)
+	run.useDict(gen, p.key.keys)
 	if rs := p.runs; rs.dict != gen {
 		rs.dict = gen
-		rs.parts = append(rs.parts[:0], make([]int32, len(p.key.entries))...)
-		rs.hash = append(rs.hash[:0], make([]uint64, len(p.key.entries))...)
+		rs.parts = append(rs.parts[:0], make([]int32, p.key.keys.len())...)
 	}
 	return true
 }
 
-// entryPart returns the part and hash of entry ref of the current
-// dictionary (useDict).
-func (p *ParquetReader) entryPart(ref int32) (int, uint64) {
-	rs := p.runs
-	if rs.parts[ref] == 0 {
-		part, h := rs.of(p.key.entries[ref])
-		rs.parts[ref], rs.hash[ref] = int32(part)+1, h
+// entryPart returns the part of entry ref of the current dictionary
+// (useDict).
+func (p *ParquetReader) entryPart(ref int32) int {
+	e := &p.runs.parts[ref]
+	if *e == 0 {
+		part, _ := p.runs.of(p.key.keys.at(ref))
+		*e = int32(part) + 1
 	}
-	return int(rs.parts[ref]) - 1, rs.hash[ref]
+	return int(*e) - 1
 }
 
 // fastRows adds to run the rows of the current row group that the pages
@@ -139,11 +140,11 @@ func (p *ParquetReader) fastRows(run *Run) bool {
 			break
 		}
 		ref := key.idx[key.i]
-		if ref < 0 || int(ref) >= len(key.entries) {
+		if ref < 0 || int(ref) >= key.keys.len() {
 			break
 		}
 		if !key.fine[ref] {
-			if keyProblem(key.entries[ref], p.maxKey) != "" {
+			if keyProblem(key.keys.at(ref), p.maxKey) != "" {
 				break
 			}
 			key.fine[ref] = true
@@ -167,8 +168,7 @@ func (p *ParquetReader) fastRows(run *Run) bool {
 		key.i++
 		p.left--
 		p.row++
-		part, h := p.entryPart(ref)
-		run.add(Request{T: raw * unit, Cost: cost}, part, h, p.row, ref)
+		run.addEntry(raw*unit, cost, p.entryPart(ref), p.row, ref)
 	}
 	return added > 0
 }

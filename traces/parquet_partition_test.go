@@ -192,7 +192,7 @@ func TestParquetPartitionRefs(t *testing.T) {
 			}
 			for j := range p.Len() {
 				if q := reqs[p.At[j]+int32(n)]; string(p.Key(j)) != string(q.Key) || p.T[j] != q.T {
-					t.Fatalf("row %d: %d %q, wrote %d %q", p.Pos[j], p.T[j], p.Key(j), q.T, q.Key)
+					t.Fatalf("%v: %d %q, wrote %d %q", run.Position(p, j), p.T[j], p.Key(j), q.T, q.Key)
 				}
 			}
 			run.Done()

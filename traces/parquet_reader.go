@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
@@ -81,9 +82,9 @@ type pqCursor struct {
 	keyed   bool    // the cursor reads keys (nextKey)
 	idx     []int32 // a dictionary page's indexes; nil on other pages
 	dict    parquet.Dictionary
-	entries [][]byte // dict's values, copied: a run may hold them past the row group (NextRun)
-	fine    []bool   // per entry: its key was found without problems (keyProblem)
-	dictGen uint64   // counts the dictionaries read, from 1
+	keys    *dictKeys // dict's values, copied: a run may hold them past the row group (NextRun)
+	fine    []bool    // per entry: its key was found without problems (keyProblem)
+	dictGen uint64    // counts the dictionaries read, from 1
 
 	// The pages of another column without nulls, of the kind want (Int64
 	// or Int32; 0: none), are read as their values in i64 or i32 (the
@@ -200,16 +201,13 @@ func (c *pqCursor) indexed(p parquet.Page) bool {
 		if len(offsets) != d.Len()+1 {
 			return false
 		}
-		data = bytes.Clone(data)
-		c.entries, c.fine = make([][]byte, 0, d.Len()), c.fine[:0]
 		for i := range d.Len() {
-			lo, hi := offsets[i], offsets[i+1]
-			if lo > hi || int(hi) > len(data) {
+			if lo, hi := offsets[i], offsets[i+1]; lo > hi || int(hi) > len(data) {
 				return false
 			}
-			c.entries = append(c.entries, data[lo:hi:hi])
-			c.fine = append(c.fine, false)
 		}
+		c.keys = &dictKeys{data: bytes.Clone(data), off: slices.Clone(offsets)}
+		c.fine = append(c.fine[:0], make([]bool, d.Len())...)
 		c.dict = d
 		c.dictGen++
 	}
@@ -224,10 +222,10 @@ func (c *pqCursor) nextKey() (key []byte, ref int32, v *parquet.Value, err error
 	if c.idx != nil && c.i < c.n {
 		ref = c.idx[c.i]
 		c.i++
-		if ref < 0 || int(ref) >= len(c.entries) {
-			return nil, -1, nil, fmt.Errorf("dictionary index %d out of range [0, %d)", ref, len(c.entries))
+		if ref < 0 || int(ref) >= c.keys.len() {
+			return nil, -1, nil, fmt.Errorf("dictionary index %d out of range [0, %d)", ref, c.keys.len())
 		}
-		return c.entries[ref], ref, nil, nil
+		return c.keys.at(ref), ref, nil, nil
 	}
 	c.idx = nil
 	if v, err = c.next(); err != nil {
@@ -249,7 +247,7 @@ func (c *pqCursor) open(chunk parquet.ColumnChunk, rows int64) {
 }
 
 func (c *pqCursor) close() {
-	c.idx, c.dict, c.entries, c.fine = nil, nil, nil, c.fine[:0]
+	c.idx, c.dict, c.keys, c.fine = nil, nil, nil, c.fine[:0]
 	c.i64, c.i32 = nil, nil
 	if c.page != nil {
 		parquet.Release(c.page)

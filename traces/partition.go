@@ -34,38 +34,59 @@ type Partitioner interface {
 	NextRun() *Run
 }
 
-// Run is a run of consecutive requests of a trace, split into parts.
+// Run is a run of consecutive requests of a trace, split into parts. Its
+// keys are all copied into its parts, or all entries of one dictionary
+// (Run.Dict, Part.Ref).
 type Run struct {
 	parts []Part // the n parts, then the requests no part takes (T, At and Pos only)
 	n     int    // requests, every part's
 	maxT  int64  // the latest time of its requests, -1 for none
 	file  string
-	rows  bool // Part.Pos holds rows (Parquet), not lines
+	rows  bool // positions are rows (Parquet), not lines
 
-	dict    uint64   // with refs: the dictionary of the keys (KeyRefer), numbered from 1
-	entries [][]byte // and its keys
+	// Positions: request at is at pos0 + at, until a request is not
+	// (gaps): the parts then hold every request's position (Part.Pos).
+	pos0 int64
+	gaps bool
+
+	dict uint64    // for keys that are entries: their dictionary (KeyRefer), numbered from 1; 0 for copied keys
+	keys *dictKeys // and its keys
 
 	pending atomic.Int32 // parts not yet done
 	release func(*Run)   // gives the run back to its reader once every part is done
 }
 
 // Part is the requests of a run whose keys fall in one part, in trace
-// order, in columns: request i is at T[i], of cost Cost[i] and key Key(i)
-// (whose PartOf hash is Hash[i]), the At[i]-th request of its run (from
-// 0), at line or row Pos[i] of the file (Run.Position).
+// order, in columns: request i is at T[i], of cost Cost[i] and key Key(i),
+// the At[i]-th request of its run (from 0), at the line or row
+// Run.Position tells.
 type Part struct {
 	T, Cost []int64
-	Hash    []uint64
 	At      []int32
-	Pos     []int64
-	// The keys: key i is Keys[KeyEnd[i-1]:KeyEnd[i]] (from 0 for the
-	// first), or when Ref is not empty and Ref[i] >= 0 entry Ref[i] of the
-	// run's dictionary (Run.Dict).
-	KeyEnd  []int32
-	Keys    []byte
-	Ref     []int32
-	entries [][]byte
+	Pos     []int64 // the positions, when they do not follow from At (Run.Position)
+	// Copied keys: key i is Keys[KeyEnd[i-1]:KeyEnd[i]] (from 0 for the
+	// first), and PartOf gave it hash Hash[i].
+	Hash   []uint64
+	KeyEnd []int32
+	Keys   []byte
+	// Or keys that are entries of the run's dictionary (Run.Dict): key i is
+	// entry Ref[i]. The consumer hashes an entry itself, when it needs to
+	// (once per entry).
+	Ref  []int32
+	dict *dictKeys
 }
+
+// dictKeys are the keys of a dictionary: entry i is data[off[i]:off[i+1]].
+type dictKeys struct {
+	data []byte
+	off  []uint32
+}
+
+// len returns the number of entries.
+func (d *dictKeys) len() int { return max(len(d.off)-1, 0) }
+
+// at returns entry i.
+func (d *dictKeys) at(i int32) []byte { return d.data[d.off[i]:d.off[i+1]:d.off[i+1]] }
 
 // Len returns the number of requests in the part.
 func (p *Part) Len() int { return len(p.T) }
@@ -73,8 +94,8 @@ func (p *Part) Len() int { return len(p.T) }
 // Key returns the key of request i; it is the run's, valid until the
 // consumer is done with the part.
 func (p *Part) Key(i int) []byte {
-	if len(p.Ref) != 0 && p.Ref[i] >= 0 {
-		return p.entries[p.Ref[i]]
+	if p.dict != nil {
+		return p.dict.at(p.Ref[i])
 	}
 	start := int32(0)
 	if i > 0 {
@@ -83,58 +104,25 @@ func (p *Part) Key(i int) []byte {
 	return p.Keys[start:p.KeyEnd[i]]
 }
 
-// add appends a request of the run's at-th request, at line or row pos;
-// key is copied unless ref names it in the run's dictionary (>= 0).
-func (p *Part) add(q Request, h uint64, at int32, pos int64, ref int32) {
-	p.T = append(p.T, q.T)
-	p.Cost = append(p.Cost, q.Cost)
-	p.Hash = append(p.Hash, h)
-	p.At = append(p.At, at)
-	p.Pos = append(p.Pos, pos)
-	if ref < 0 {
-		p.Keys = append(p.Keys, q.Key...)
-	}
-	p.KeyEnd = append(p.KeyEnd, int32(len(p.Keys)))
-	if ref >= 0 || len(p.Ref) != 0 {
-		for len(p.Ref) < len(p.T)-1 { // the keys before were copied
-			p.Ref = append(p.Ref, -1)
-		}
-		p.Ref = append(p.Ref, ref)
-	}
-}
-
-// addRest appends a request no part takes: only what Run.MaxT and
-// Run.Before read of it.
-func (p *Part) addRest(t int64, at int32, pos int64) {
-	p.T = append(p.T, t)
-	p.At = append(p.At, at)
-	p.Pos = append(p.Pos, pos)
-}
-
 func (p *Part) reset() {
-	p.T, p.Cost, p.Hash, p.At, p.Pos = p.T[:0], p.Cost[:0], p.Hash[:0], p.At[:0], p.Pos[:0]
-	p.KeyEnd, p.Keys, p.Ref, p.entries = p.KeyEnd[:0], p.Keys[:0], p.Ref[:0], nil
+	p.T, p.Cost, p.At, p.Pos = p.T[:0], p.Cost[:0], p.At[:0], p.Pos[:0]
+	p.Hash, p.KeyEnd, p.Keys, p.Ref, p.dict = p.Hash[:0], p.KeyEnd[:0], p.Keys[:0], p.Ref[:0], nil
 }
 
 // cut drops the requests from the run's at-th on.
 func (p *Part) cut(at int32) {
-	j := len(p.At)
-	for j > 0 && p.At[j-1] >= at {
-		j--
+	j := searchAt(p.At, at)
+	p.T, p.At = p.T[:j], p.At[:j]
+	p.Cost, p.Pos, p.Hash, p.KeyEnd, p.Ref = upTo(p.Cost, j), upTo(p.Pos, j), upTo(p.Hash, j), upTo(p.KeyEnd, j), upTo(p.Ref, j)
+	end := int32(0)
+	if len(p.KeyEnd) > 0 {
+		end = p.KeyEnd[len(p.KeyEnd)-1]
 	}
-	p.T, p.At, p.Pos = p.T[:j], p.At[:j], p.Pos[:j]
-	if len(p.Cost) > j { // not the rest's
-		p.Cost, p.Hash, p.KeyEnd = p.Cost[:j], p.Hash[:j], p.KeyEnd[:j]
-		end := int32(0)
-		if j > 0 {
-			end = p.KeyEnd[j-1]
-		}
-		p.Keys = p.Keys[:end]
-		if len(p.Ref) != 0 {
-			p.Ref = p.Ref[:j]
-		}
-	}
+	p.Keys = p.Keys[:end]
 }
+
+// upTo returns the first j elements of s, or s if it has no more.
+func upTo[T any](s []T, j int) []T { return s[:min(j, len(s))] }
 
 // newRun returns a run of n parts of the requests of file, positioned by
 // rows rather than lines; release, if not nil, takes it back once every
@@ -148,29 +136,89 @@ func (r *Run) reset() {
 	for i := range r.parts {
 		r.parts[i].reset()
 	}
-	r.n, r.maxT, r.dict, r.entries = 0, -1, 0, nil
+	r.n, r.maxT, r.gaps, r.dict, r.keys = 0, -1, false, 0, nil
 }
 
-// useDict says that the keys of the requests added with a ref (add) are
-// entries of dictionary dict, whose keys are entries.
-func (r *Run) useDict(dict uint64, entries [][]byte) {
-	r.dict, r.entries = dict, entries
-	for i := range r.parts {
-		r.parts[i].entries = entries
+// next returns the place in the run of its next request, at line or row
+// pos, for an add, which counts it.
+func (r *Run) next(pos int64) int32 {
+	at := int32(r.n)
+	if r.n == 0 {
+		r.pos0 = pos
+	} else if !r.gaps && pos != r.pos0+int64(at) {
+		r.gaps = true
+		for i := range r.parts {
+			p := &r.parts[i]
+			for _, a := range p.At {
+				p.Pos = append(p.Pos, r.pos0+int64(a))
+			}
+		}
 	}
+	return at
+}
+
+// counted counts a request of time t, whose place was at (next), added to
+// part p at pos.
+func (r *Run) counted(p *Part, t int64, pos int64) {
+	if r.gaps {
+		p.Pos = append(p.Pos, pos)
+	}
+	r.maxT = max(r.maxT, t)
+	r.n++
 }
 
 // add appends the next request of the run, at line or row pos, to part
-// (-1: the requests no part takes), h its key's hash; ref is its key's
-// entry in the run's dictionary, or -1 (the key is copied).
-func (r *Run) add(q Request, part int, h uint64, pos int64, ref int32) {
+// (-1: the requests no part takes), h its key's hash, copying its key. The
+// run's keys must be copied ones (its Dict 0).
+func (r *Run) add(q Request, part int, h uint64, pos int64) {
+	at := r.next(pos)
 	if part < 0 {
-		r.parts[len(r.parts)-1].addRest(q.T, int32(r.n), pos)
-	} else {
-		r.parts[part].add(q, h, int32(r.n), pos, ref)
+		r.addRest(q.T, at, pos)
+		return
 	}
-	r.maxT = max(r.maxT, q.T)
-	r.n++
+	p := &r.parts[part]
+	p.T = append(p.T, q.T)
+	p.Cost = append(p.Cost, q.Cost)
+	p.At = append(p.At, at)
+	p.Hash = append(p.Hash, h)
+	p.Keys = append(p.Keys, q.Key...)
+	p.KeyEnd = append(p.KeyEnd, int32(len(p.Keys)))
+	r.counted(p, q.T, pos)
+}
+
+// addEntry appends the next request of the run, at time t, of cost cost
+// and at line or row pos, to part (-1: the requests no part takes); its
+// key is entry ref of the run's dictionary (useDict).
+func (r *Run) addEntry(t, cost int64, part int, pos int64, ref int32) {
+	at := r.next(pos)
+	if part < 0 {
+		r.addRest(t, at, pos)
+		return
+	}
+	p := &r.parts[part]
+	p.T = append(p.T, t)
+	p.Cost = append(p.Cost, cost)
+	p.At = append(p.At, at)
+	p.Ref = append(p.Ref, ref)
+	r.counted(p, t, pos)
+}
+
+// addRest appends a request no part takes: only what Run.MaxT and
+// Run.Before read of it.
+func (r *Run) addRest(t int64, at int32, pos int64) {
+	p := &r.parts[len(r.parts)-1]
+	p.T = append(p.T, t)
+	p.At = append(p.At, at)
+	r.counted(p, t, pos)
+}
+
+// useDict makes the keys of the run's requests entries of dictionary dict
+// (from 1), whose keys are keys: before its first request.
+func (r *Run) useDict(dict uint64, keys *dictKeys) {
+	r.dict, r.keys = dict, keys
+	for i := range r.parts {
+		r.parts[i].dict = keys
+	}
 }
 
 // cut drops the requests from the at-th on, which the reader did not
@@ -191,6 +239,9 @@ func (r *Run) cut(at int) {
 
 // posOf returns the line or row of the run's at-th request.
 func (r *Run) posOf(at int) int64 {
+	if !r.gaps {
+		return r.pos0 + int64(at)
+	}
 	for i := range r.parts {
 		p := &r.parts[i]
 		if j := searchAt(p.At, int32(at)); j < len(p.At) && p.At[j] == int32(at) {
@@ -243,14 +294,19 @@ func (r *Run) Before(at int32) int64 {
 
 // Position returns where request i of part p was read.
 func (r *Run) Position(p *Part, i int) Position {
-	if r.rows {
-		return Position{File: r.file, Row: p.Pos[i]}
+	pos := r.pos0 + int64(p.At[i])
+	if r.gaps {
+		pos = p.Pos[i]
 	}
-	return Position{File: r.file, Line: p.Pos[i]}
+	if r.rows {
+		return Position{File: r.file, Row: pos}
+	}
+	return Position{File: r.file, Line: pos}
 }
 
-// Dict returns the dictionary the keys of its parts' Ref name (see
-// KeyRef): within one dictionary an entry always names the same key.
+// Dict returns the dictionary whose entries its parts' keys are (Part.Ref,
+// numbered as KeyRef numbers them: within one dictionary an entry always
+// names the same key), 0 when its keys are copied.
 func (r *Run) Dict() uint64 { return r.dict }
 
 // Done tells the run's reader that the consumer no longer reads one of its

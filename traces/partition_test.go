@@ -58,8 +58,12 @@ func partOutcome(t *testing.T, r Reader, n int, of PartOf) csvOutcome {
 					continue
 				}
 				key := part.Key(j)
-				if want, h := of(key); want != i || h != part.Hash[j] {
-					t.Fatalf("key %q in part %d with hash %x, want %d, %x", key, i, part.Hash[j], want, h)
+				want, h := of(key)
+				if want != i {
+					t.Fatalf("key %q in part %d, want %d", key, i, want)
+				}
+				if run.Dict() == 0 && h != part.Hash[j] { // an entry's key comes without its hash
+					t.Fatalf("key %q with hash %x, want %x", key, part.Hash[j], h)
 				}
 				byAt[at] = fmt.Sprintf("%v: %d %q %d", run.Position(part, j), part.T[j], key, part.Cost[j])
 			}
