@@ -12,6 +12,8 @@ import (
 // dictionary of keys (a Parquet key column's, traces.ParquetReader.KeyRef):
 // within one dictionary an index always names the same key, so the engine
 // hashes and looks up a key once per entry rather than once per request.
+// A parallel replay gets the entries from the reader's runs instead
+// (traces.Part.Ref).
 type KeyRefer interface {
 	KeyRef() (dict uint64, index int32, ok bool)
 }
