@@ -33,8 +33,11 @@ import (
 //
 // Other columns are ignored and never read. Row groups are read column by
 // column a page at a time; values are decoded into reused buffers of 1024
+// (the pages of times and costs without nulls are read as their values)
 // and the key is copied into a reused buffer, so reading allocates per page,
-// not per row. Errors are *ParseError naming the 1-based row ("t.parquet:
+// not per row. Read in runs split by key (Partition, parquet_partition.go),
+// a dictionary-encoded key is handed over as its entry, placed once per
+// entry, and not copied. Errors are *ParseError naming the 1-based row ("t.parquet:
 // row 12: cost 0 is not positive"), or the file alone for problems with the
 // schema or a file that is truncated or not Parquet. Panics inside
 // parquet-go on corrupt input are recovered and reported as errors. With
