@@ -283,6 +283,46 @@ var benchProducts = []string{"log", "products"}
 // with 2 workers the default set and the products in both modes.
 func BenchmarkReplayCSV(b *testing.B) {
 	csv := benchCSV()
+	benchReplayTrace(b, func() (traces.Reader, error) {
+		return traces.NewCSVReader(bytes.NewReader(csv), "bench.csv", traces.Options{})
+	})
+}
+
+// benchCSVParquet is the trace of benchCSV as ratebench convert writes it
+// in Parquet, built on first use.
+var benchCSVParquet = sync.OnceValue(func() []byte {
+	r, err := traces.NewCSVReader(bytes.NewReader(benchCSV()), "bench.csv", traces.Options{})
+	if err != nil {
+		panic(err)
+	}
+	var buf bytes.Buffer
+	w := traces.NewParquetWriter(&buf)
+	for r.Scan() {
+		if err := w.Write(r.Request()); err != nil {
+			panic(err)
+		}
+	}
+	if err := r.Err(); err != nil {
+		panic(err)
+	}
+	if err := w.Close(); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+})
+
+// BenchmarkReplayParquet is BenchmarkReplayCSV on the same trace in
+// Parquet: the ratio of their req/s is what reading Parquet gains.
+func BenchmarkReplayParquet(b *testing.B) {
+	pq := benchCSVParquet()
+	benchReplayTrace(b, func() (traces.Reader, error) {
+		return traces.NewParquetReader(bytes.NewReader(pq), int64(len(pq)), "bench.parquet", traces.Options{})
+	})
+}
+
+// benchReplayTrace replays the trace of benchCSV that open reads, in the
+// configurations of BenchmarkReplayCSV.
+func benchReplayTrace(b *testing.B, open func() (traces.Reader, error)) {
 	rule, _ := algorithms.ParseRule("10/1m")
 	both := []Mode{Independent, Shadow}
 	for _, bc := range []struct {
@@ -303,14 +343,14 @@ func BenchmarkReplayCSV(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				r, err := traces.NewCSVReader(bytes.NewReader(csv), "bench.csv", traces.Options{})
+				r, err := open()
 				if err != nil {
 					b.Fatal(err)
 				}
 				if err := e.Replay(context.Background(), r); err != nil {
 					b.Fatal(err)
 				}
-				if s := e.Summary(summary.TraceInfo{Path: "bench.csv", Format: "csv"}); s.Trace.Requests != benchCSVRequests {
+				if s := e.Summary(summary.TraceInfo{Path: "bench", Format: "bench"}); s.Trace.Requests != benchCSVRequests {
 					b.Fatalf("%d requests replayed", s.Trace.Requests)
 				}
 			}

@@ -30,10 +30,14 @@
 // The Engine coordinates: it checks each request and hands it to a worker
 // (worker.go), the only one, or the one its key hashes to; a parallel
 // Replay reads and hashes in the calling goroutine and hands the workers
-// batches. A worker interns keys in an open-addressing table whose 8-byte
+// batches (parallel.go), or, of a reader that splits its requests by key
+// itself (traces.Partitioner: its parse goroutines write each request
+// into its worker's part), hands each worker its part of every run
+// (runs.go). A worker interns keys in an open-addressing table whose 8-byte
 // slots point to the key's 64-byte state, which also holds the start of
 // its name (keys.go); keys read from a dictionary (a Parquet key column)
-// are looked up once per entry (key_refs.go). Everything else a request
+// are looked up once per entry, and an entry's id is trusted without
+// reading the key while no key has been released since (key_refs.go). Everything else a request
 // reads of its key sits in the key's part of the worker's block
 // (algorithms.Block): what every run keeps of it (its disagreements and
 // state window, and for a run with a history of its own its burst and open

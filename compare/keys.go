@@ -31,6 +31,8 @@ type keyTable struct {
 
 	lastID int32 // the key of the last request (-1: none), checked before hashing
 
+	releases uint64 // keys released so far: while it stays, every id names the key it named (epoch)
+
 	sameTime int64 // requests at the same time as their key's previous one (resolution.go)
 }
 
@@ -160,6 +162,13 @@ func (k *keyTable) prefetchState(h uint64) int32 {
 	return -1
 }
 
+// prefetchID asks for the state of key id, ahead of its lookup.
+func (k *keyTable) prefetchID(id int32) {
+	if int(id) < k.state.Len() {
+		prefetch.Line(unsafe.Pointer(k.state.At(int(id))))
+	}
+}
+
 // touch counts a request of key id at t, which must not be before its last.
 func (k *keyTable) touch(id int32, t int64) error {
 	st := k.state.At(int(id))
@@ -280,8 +289,17 @@ func (k *keyTable) name(id int32) string { return *k.names.At(int(id)) }
 // at returns the state of key id.
 func (k *keyTable) at(id int32) *keyState { return k.state.At(int(id)) }
 
+// epoch returns a mark of the keys released so far, for sameEpoch.
+func (k *keyTable) epoch() uint32 { return uint32(k.releases) }
+
+// sameEpoch reports whether no key was released since epoch returned e:
+// every id live then names the same key now. (Past 2^32 releases the
+// mark no longer tells, and it reports false.)
+func (k *keyTable) sameEpoch(e uint32) bool { return k.releases < 1<<32 && uint32(k.releases) == e }
+
 // release forgets key id and frees the id for another key.
 func (k *keyTable) release(id int32) {
+	k.releases++
 	k.remove(id, k.at(id).hash)
 	if k.lastID == id {
 		k.lastID = -1

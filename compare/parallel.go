@@ -21,8 +21,6 @@ type batch struct {
 	keys      []byte
 	ids       []int32  // the reader's key indexes, when it has them
 	hash      []uint64 // else the keys' KeyHash
-	dict      []uint64 // with hash, when the reader has them: the key's dictionary (KeyRefer)
-	ref       []int32  // and its entry there, -1 none
 	seq       []int64  // position of each request in the trace, from 0
 	line, row []int64  // where each request is, for errors
 	late      []int64  // how late each came (OrderError.Late), for errors
@@ -30,7 +28,7 @@ type batch struct {
 
 func (b *batch) reset() {
 	b.t, b.cost, b.keyEnd, b.keys = b.t[:0], b.cost[:0], b.keyEnd[:0], b.keys[:0]
-	b.ids, b.hash, b.dict, b.ref = b.ids[:0], b.hash[:0], b.dict[:0], b.ref[:0]
+	b.ids, b.hash = b.ids[:0], b.hash[:0]
 	b.seq, b.line, b.row, b.late = b.seq[:0], b.line[:0], b.row[:0], b.late[:0]
 }
 
@@ -43,8 +41,13 @@ type failure struct {
 // replayParallel reads r in this goroutine and hands each request to the
 // worker its key hashes to, in batches; each worker replays its keys in
 // trace order, so every worker's state is what one pass would have built
-// for those keys, and Summary merges them exactly.
+// for those keys, and Summary merges them exactly. A reader that can hand
+// its requests over already split by key (traces.Partitioner) does, in
+// runs (replayRuns).
 func (e *Engine) replayParallel(ctx context.Context, r traces.Reader) error {
+	if pr, ok := e.partitioner(r); ok {
+		return e.replayRuns(ctx, r, pr)
+	}
 	lr, _ := r.(traces.Lateness)
 	d := e.startWorkers(r.Pos().File, lr)
 	seq, rerr := d.read(ctx, r, newRouter(e, r), lr)
@@ -152,15 +155,10 @@ func (d *dispatch) add(to route, q traces.Request, pos traces.Position, seq, lat
 	b.cost = append(b.cost, q.Cost)
 	b.keys = append(b.keys, to.key...)
 	b.keyEnd = append(b.keyEnd, int32(len(b.keys)))
-	switch {
-	case to.indexed:
+	if to.indexed {
 		b.ids = append(b.ids, to.id)
-	default:
+	} else {
 		b.hash = append(b.hash, to.hash)
-		if to.refs {
-			b.dict = append(b.dict, to.dict)
-			b.ref = append(b.ref, to.ref)
-		}
 	}
 	b.seq = append(b.seq, seq)
 	b.line = append(b.line, pos.Line)
@@ -191,9 +189,13 @@ func (d *dispatch) finish() {
 // first returns the workers' first error in trace order, nil if none
 // failed. A worker's error is always at a request the reader had already
 // passed, so it comes before any the reader met.
-func (d *dispatch) first() *failure {
+func (d *dispatch) first() *failure { return firstFailure(d.fails) }
+
+// firstFailure returns the first of the workers' errors in trace order,
+// nil if none failed.
+func firstFailure(fails []*failure) *failure {
 	var first *failure
-	for _, f := range d.fails {
+	for _, f := range fails {
 		if f != nil && (first == nil || f.seq < first.seq) {
 			first = f
 		}
@@ -202,22 +204,20 @@ func (d *dispatch) first() *failure {
 }
 
 // router finds the worker of each request of a parallel replay and what
-// it is handed of the key: the reader's own index, or the key's hash (and
-// its entry in the reader's dictionary).
+// it is handed of the key: the reader's own index, or the key's hash. (A
+// reader whose keys are entries of a dictionary hands them over in runs,
+// replayRuns, where it can.)
 type router struct {
 	e       *Engine
 	n       int // workers
 	ix      KeyIndexer
 	indexed bool
 	ids     indexedKeys // with ix: what is known of each key index
-	rf      KeyRefer
-	refs    bool
 }
 
 func newRouter(e *Engine, r traces.Reader) *router {
 	rt := &router{e: e, n: len(e.workers)}
 	rt.ix, rt.indexed = keyIndexer(r)
-	rt.rf, rt.refs = r.(KeyRefer)
 	return rt
 }
 
@@ -228,10 +228,7 @@ type route struct {
 	key     []byte // the key's name; nil when its worker already has it
 	indexed bool   // id is the key's index at its worker
 	id      int32
-	refs    bool // dict and ref are the key's entry in the reader's dictionary (ref -1: none)
 	hash    uint64
-	dict    uint64
-	ref     int32
 }
 
 // route returns the route of the current request, whose key is key, and
@@ -240,15 +237,7 @@ func (rt *router) route(key []byte) (route, bool, error) {
 	if rt.indexed {
 		return rt.routeIndexed(key)
 	}
-	to := route{key: key, refs: rt.refs, ref: -1}
-	if rt.refs {
-		if d, i, ok := rt.rf.KeyRef(); ok {
-			to.hash, to.dict, to.ref = rt.e.hashRef(key, d, i), d, i
-		}
-	}
-	if to.ref < 0 {
-		to.hash = traces.KeyHash(key)
-	}
+	to := route{key: key, hash: traces.KeyHash(key)}
 	if !owns(rt.e.cfg.Shard, to.hash) {
 		return to, false, nil
 	}
@@ -288,16 +277,14 @@ const slotAhead, stateAhead = 8, 4
 // replayBatch replays b, stopping at the first error; lr is the reader's
 // Lateness, if it has one, for the errors.
 func (w *worker) replayBatch(b *batch, file string, lr traces.Lateness) *failure {
-	if len(b.ref) == 0 {
-		for _, h := range b.hash[:min(slotAhead, len(b.hash))] {
-			w.keys.prefetchSlot(h)
-		}
+	for _, h := range b.hash[:min(slotAhead, len(b.hash))] {
+		w.keys.prefetchSlot(h)
 	}
 	start := int32(0)
 	for i := range b.t {
 		key := b.keys[start:b.keyEnd[i]]
 		start = b.keyEnd[i]
-		if len(b.ref) == 0 && len(b.hash) > 0 {
+		if len(b.hash) > 0 {
 			if j := i + slotAhead; j < len(b.hash) {
 				w.keys.prefetchSlot(b.hash[j])
 			}
@@ -306,12 +293,9 @@ func (w *worker) replayBatch(b *batch, file string, lr traces.Lateness) *failure
 			}
 		}
 		var err error
-		switch {
-		case len(b.ids) > 0:
+		if len(b.ids) > 0 {
 			err = w.addIndexed(b.ids[i], key, b.t[i], b.cost[i])
-		case len(b.ref) > 0 && b.ref[i] >= 0:
-			err = w.addRef(key, b.hash[i], b.dict[i], b.ref[i], b.t[i], b.cost[i])
-		default:
+		} else {
 			err = w.addHashed(key, b.hash[i], b.t[i], b.cost[i])
 		}
 		if err != nil {

@@ -82,6 +82,10 @@ type csvChunk struct {
 	events []csvEvent
 	arena  []byte // keys that are not slices of data
 	ready  chan struct{}
+
+	// run, when the reader reads in runs split by key (Partition), holds
+	// the chunk's requests instead of recs; the events' at count them.
+	run *Run
 }
 
 // csvRecord is a request of a chunk and the line of its record, from the
@@ -116,6 +120,7 @@ type csvPipe struct {
 	maxLine int
 	skipBad bool
 	sep     byte
+	runs    *runPool // the reader's when it reads in runs (Partition), else nil
 
 	jobs    chan *csvChunk // to the workers
 	ordered chan *csvChunk // to Scan, in input order
@@ -144,9 +149,12 @@ type csvPipe struct {
 // startPipe hands the rest of the input to a pipeline, from the next line.
 // It is called between records, when none is being read through.
 func (c *CSVReader) startPipe() {
-	p := &csvPipe{src: c.lr.br, tune: c.tune, maxLine: c.lr.max, skipBad: c.bad.skip, sep: c.sep,
+	p := &csvPipe{src: c.lr.br, tune: c.tune, maxLine: c.lr.max, skipBad: c.bad.skip, sep: c.sep, runs: c.runs,
 		pool: c.tune.workers + 2, done: make(chan struct{}), exited: make(chan struct{}),
 		nextLine: c.lr.line + 1}
+	if p.runs != nil {
+		p.pool += runsInUse // the consumer holds some chunks' runs
+	}
 	p.jobs = make(chan *csvChunk, p.pool)
 	p.ordered = make(chan *csvChunk, p.pool)
 	p.free = make(chan *csvChunk, p.pool)
@@ -213,7 +221,11 @@ func (p *csvPipe) get() *csvChunk {
 	}
 	if p.made < p.pool {
 		p.made++
-		return &csvChunk{data: make([]byte, 0, p.tune.chunk), ready: make(chan struct{}, 1)}
+		ch := &csvChunk{data: make([]byte, 0, p.tune.chunk), ready: make(chan struct{}, 1)}
+		if r := p.runs; r != nil {
+			ch.run = newRun(r.n, r.file, false, func(*Run) { p.free <- ch })
+		}
+		return ch
 	}
 	select {
 	case ch := <-p.free:
@@ -417,25 +429,39 @@ func (p *csvPipe) work(w *csvWorker) {
 func (p *csvPipe) parse(w *csvWorker, ch *csvChunk) {
 	w.mem = memLines{data: ch.data, end: io.EOF}
 	w.lr.line, w.lr.rest, w.skipping = ch.line-1, false, false
-	if want := ch.lines + 1; cap(ch.recs) < want {
+	run := ch.run
+	if run != nil {
+		run.reset()
+	} else if want := ch.lines + 1; cap(ch.recs) < want {
 		ch.recs = make([]csvRecord, 0, want+want/4+16)
 	}
 	ch.recs, ch.events, ch.arena = ch.recs[:0], ch.events[:0], ch.arena[:0]
+	at := func() int { // the requests so far
+		if run != nil {
+			return run.n
+		}
+		return len(ch.recs)
+	}
 	for {
 		rec, msg, err := w.nextRecord()
 		if err != nil {
 			if err != io.EOF {
-				ch.events = append(ch.events, csvEvent{at: len(ch.recs), kind: evFatal, line: w.recLine, err: err})
+				ch.events = append(ch.events, csvEvent{at: at(), kind: evFatal, line: w.recLine, err: err})
 			}
 			return
 		}
 		if msg == "" && len(rec) == 0 {
-			ch.events = append(ch.events, csvEvent{at: len(ch.recs), kind: evBlank, line: w.recLine})
+			ch.events = append(ch.events, csvEvent{at: at(), kind: evBlank, line: w.recLine})
 			continue
 		}
 		if msg == "" {
 			if msg = w.parse(rec); msg == "" {
 				req := w.req
+				if run != nil { // straight into its part, the key copied
+					part, h := p.runs.of(req.Key)
+					run.add(req, part, h, w.recLine)
+					continue
+				}
 				if !within(req.Key, ch.data) { // in a buffer of w's: copy it
 					if cap(ch.arena) < len(ch.data) { // room for every key: no key moves
 						ch.arena = make([]byte, 0, len(ch.data))
@@ -448,7 +474,7 @@ func (p *csvPipe) parse(w *csvWorker, ch *csvChunk) {
 				continue
 			}
 		}
-		ch.events = append(ch.events, csvEvent{at: len(ch.recs), kind: evBad, line: w.recLine, msg: msg})
+		ch.events = append(ch.events, csvEvent{at: at(), kind: evBad, line: w.recLine, msg: msg})
 		if !p.skipBad { // the reader stops at it
 			return
 		}
@@ -551,9 +577,15 @@ func (c *CSVReader) stopPipe(err error) bool {
 // fallBack reads on one record at a time from the data of ch, then what
 // follows it.
 func (c *CSVReader) fallBack(ch *csvChunk) bool {
+	c.fallBackTo(ch)
+	return c.Scan()
+}
+
+// fallBackTo ends the pipeline, for the reader to read on one record at a
+// time from the data of ch, then what follows it.
+func (c *CSVReader) fallBackTo(ch *csvChunk) {
 	c.par.shutdown(nil)
 	c.par = nil
 	c.lr = newLineReader(io.MultiReader(bytes.NewReader(ch.data), ch.rest), c.lr.max)
 	c.lr.line, c.lr.csv, c.lr.sep = ch.line-1, true, c.sep
-	return c.Scan()
 }

@@ -60,7 +60,9 @@ import (
 // goroutine (reader_serial) the reader's splitting costs only 1.1× to 1.2×
 // less CPU than encoding/csv's; it stays because encoding/csv does not
 // read the same records: it drops the \r of a \r\n inside quotes, skips
-// blank lines and has no record length limit.
+// blank lines and has no record length limit. Read in runs split by key
+// (Partition, csv_partition.go), the workers write each request straight
+// into its part, and no goroutine hands out every request.
 type CSVReader struct {
 	csvParser
 	closer  io.Closer
@@ -78,6 +80,12 @@ type CSVReader struct {
 	seqLeft int
 	par     *csvPipe
 	pipe    *csvPipe
+
+	// Reading in runs split by key (csv_partition.go): the runs read one
+	// record at a time, nil unless Partition was called; scanned says
+	// whether Scan was.
+	runs    *runPool
+	scanned bool
 }
 
 // csvParser turns the lines of a CSV trace into records and requests: the
@@ -281,10 +289,23 @@ func (c *CSVReader) Scan() bool {
 	if c.done {
 		return false
 	}
-	if c.seqLeft == 0 && !c.skipping && (c.clock.unit != 0 || c.layout != nil) { // the workers need the unit decided
+	c.scanned = true
+	if c.pipeDue() {
 		c.startPipe()
 		return c.scanPipe()
 	}
+	return c.scanSeq()
+}
+
+// pipeDue reports whether the rest of the input is for a pipeline: the
+// records to read one at a time first are read, none is being read
+// through, and the unit of the times is decided (the workers need it).
+func (c *CSVReader) pipeDue() bool {
+	return c.seqLeft == 0 && !c.skipping && (c.clock.unit != 0 || c.layout != nil)
+}
+
+// scanSeq is Scan reading one record at a time.
+func (c *CSVReader) scanSeq() bool {
 	for {
 		rec, msg, err := c.nextRecord()
 		if err != nil {

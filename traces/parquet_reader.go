@@ -1,9 +1,11 @@
 package traces
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
@@ -31,8 +33,11 @@ import (
 //
 // Other columns are ignored and never read. Row groups are read column by
 // column a page at a time; values are decoded into reused buffers of 1024
+// (the pages of times and costs without nulls are read as their values)
 // and the key is copied into a reused buffer, so reading allocates per page,
-// not per row. Errors are *ParseError naming the 1-based row ("t.parquet:
+// not per row. Read in runs split by key (Partition, parquet_partition.go),
+// a dictionary-encoded key is handed over as its entry, placed once per
+// entry, and not copied. Errors are *ParseError naming the 1-based row ("t.parquet:
 // row 12: cost 0 is not positive"), or the file alone for problems with the
 // schema or a file that is truncated or not Parquet. Panics inside
 // parquet-go on corrupt input are recovered and reported as errors. With
@@ -59,7 +64,8 @@ type ParquetReader struct {
 	maxKey      int
 	bad         badRecords
 	keyBuf      []byte
-	keyRef      int32 // the current key's index in the key column's dictionary, or -1
+	keyRef      int32   // the current key's index in the key column's dictionary, or -1
+	runs        *pqRuns // when reading in runs (Partition), else nil
 	checker     pageChecker
 	req         Request
 	err         error
@@ -79,9 +85,17 @@ type pqCursor struct {
 	keyed   bool    // the cursor reads keys (nextKey)
 	idx     []int32 // a dictionary page's indexes; nil on other pages
 	dict    parquet.Dictionary
-	entries [][]byte // dict's values
-	fine    []bool   // per entry: its key was found without problems (keyProblem)
-	dictGen uint64   // counts the dictionaries read, from 1
+	keys    *dictKeys // dict's values, copied: a run may hold them past the row group (NextRun)
+	fine    []bool    // per entry: its key was found without problems (keyProblem)
+	dictGen uint64    // counts the dictionaries read, from 1
+
+	// The pages of another column without nulls, of the kind want (Int64
+	// or Int32; 0: none), are read as their values in i64 or i32 (the
+	// other nil), not through Values: one is the value next returns then.
+	want encoding.Kind
+	i64  []int64
+	i32  []int32
+	one  parquet.Value
 }
 
 // pqBatch is the number of values decoded at a time per column.
@@ -92,6 +106,7 @@ var errShortColumn = errors.New("column has fewer values than the row group has 
 // next returns the next value of the column.
 func (c *pqCursor) next() (*parquet.Value, error) {
 	for stalls := 0; c.i >= c.n; {
+		c.i64, c.i32 = nil, nil
 		if c.vr == nil {
 			if c.page != nil {
 				parquet.Release(c.page)
@@ -109,6 +124,10 @@ func (c *pqCursor) next() (*parquet.Value, error) {
 				c.vr = nil
 				return nil, nil
 			}
+			if c.typed(p) {
+				c.vr = nil
+				continue
+			}
 		}
 		n, err := c.vr.ReadValues(c.buf)
 		c.i, c.n = 0, n
@@ -123,9 +142,46 @@ func (c *pqCursor) next() (*parquet.Value, error) {
 			}
 		}
 	}
-	v := &c.buf[c.i]
+	var v *parquet.Value
+	switch {
+	case c.i64 != nil:
+		c.one, v = parquet.Int64Value(c.i64[c.i]), &c.one
+	case c.i32 != nil:
+		c.one, v = parquet.Int32Value(c.i32[c.i]), &c.one
+	default:
+		v = &c.buf[c.i]
+	}
 	c.i++
 	return v, nil
+}
+
+// typed reports whether page p is read as its values (a page of the kind
+// the cursor wants, without nulls nor dictionary), and if so sets the
+// cursor to them.
+func (c *pqCursor) typed(p parquet.Page) bool {
+	if c.want == 0 || p.Dictionary() != nil || p.NumNulls() != 0 {
+		return false
+	}
+	vals := p.Data()
+	if vals.Kind() != c.want {
+		return false
+	}
+	switch c.want {
+	case encoding.Int64:
+		c.i64 = vals.Int64()
+		c.n = len(c.i64)
+	case encoding.Int32:
+		c.i32 = vals.Int32()
+		c.n = len(c.i32)
+	default:
+		return false
+	}
+	if int64(c.n) != p.NumValues() {
+		c.i64, c.i32, c.n = nil, nil, 0
+		return false
+	}
+	c.i = 0
+	return true
 }
 
 // indexed reports whether page p is read by its dictionary indexes (a key
@@ -148,15 +204,13 @@ func (c *pqCursor) indexed(p parquet.Page) bool {
 		if len(offsets) != d.Len()+1 {
 			return false
 		}
-		c.entries, c.fine = c.entries[:0], c.fine[:0]
 		for i := range d.Len() {
-			lo, hi := offsets[i], offsets[i+1]
-			if lo > hi || int(hi) > len(data) {
+			if lo, hi := offsets[i], offsets[i+1]; lo > hi || int(hi) > len(data) {
 				return false
 			}
-			c.entries = append(c.entries, data[lo:hi:hi])
-			c.fine = append(c.fine, false)
 		}
+		c.keys = &dictKeys{data: bytes.Clone(data), off: slices.Clone(offsets)}
+		c.fine = append(c.fine[:0], make([]bool, d.Len())...)
 		c.dict = d
 		c.dictGen++
 	}
@@ -171,10 +225,10 @@ func (c *pqCursor) nextKey() (key []byte, ref int32, v *parquet.Value, err error
 	if c.idx != nil && c.i < c.n {
 		ref = c.idx[c.i]
 		c.i++
-		if ref < 0 || int(ref) >= len(c.entries) {
-			return nil, -1, nil, fmt.Errorf("dictionary index %d out of range [0, %d)", ref, len(c.entries))
+		if ref < 0 || int(ref) >= c.keys.len() {
+			return nil, -1, nil, fmt.Errorf("dictionary index %d out of range [0, %d)", ref, c.keys.len())
 		}
-		return c.entries[ref], ref, nil, nil
+		return c.keys.at(ref), ref, nil, nil
 	}
 	c.idx = nil
 	if v, err = c.next(); err != nil {
@@ -192,10 +246,12 @@ func (c *pqCursor) open(chunk parquet.ColumnChunk, rows int64) {
 		c.buf = make([]parquet.Value, n)
 	}
 	c.page, c.vr, c.i, c.n = nil, nil, 0, 0
+	c.i64, c.i32 = nil, nil
 }
 
 func (c *pqCursor) close() {
-	c.idx, c.dict, c.entries, c.fine = nil, nil, c.entries[:0], c.fine[:0]
+	c.idx, c.dict, c.keys, c.fine = nil, nil, nil, c.fine[:0]
+	c.i64, c.i32 = nil, nil
 	if c.page != nil {
 		parquet.Release(c.page)
 		c.page = nil
@@ -268,6 +324,13 @@ func newParquetReader(r io.ReaderAt, size int64, name string, opt Options, close
 	p.checker.r = r
 	if err := p.checkSchema(unit, opt.Cost == ""); err != nil {
 		return nil, err
+	}
+	p.ts.want = encoding.Int64
+	if p.hasCost {
+		p.co.want = encoding.Int64
+		if p.costKind == parquet.Int32 {
+			p.co.want = encoding.Int32
+		}
 	}
 	if err := p.checkChunks(size); err != nil {
 		return nil, err
