@@ -14,15 +14,14 @@ package algorithms
 type Log struct {
 	rule Rule
 	keys PerKey[logKey]
-	exts []*WindowSum // the entries of the keys that left their ring (logKey.ext); nil where freed
-	free []int32      // the indices of exts freed, for the next key that leaves its ring
+	exts WindowPool // the entries of the keys that left their ring (logKey.ext)
 
 	relPeakMax, relPeakSum int64 // the peaks of the keys released (Release)
 }
 
 // logInline is the number of entries a key of the log holds in its own
-// logKey: with the bookkeeping, one 128-byte block (two cache lines).
-const logInline = 12
+// logKey: with the bookkeeping, 120 bytes (under two cache lines).
+const logInline = 13
 
 // logKey is one key of the log: its entries and its memory bookkeeping,
 // together, so that a decision touches one block. A key whose entries all
@@ -33,9 +32,9 @@ const logInline = 12
 // in its Block (Placer). Its methods take w, its WindowSum (Log.key), nil
 // while it has none.
 type logKey struct {
-	peak    int64 // the key's largest analytic size so far
-	ext     int32 // 1 + the index of its WindowSum in Log.exts, once its entries left ts; 0 before
-	head, n int32 // the ring in ts, while ext is 0
+	peak    int64  // the key's largest analytic size so far
+	ext     uint32 // the handle of its WindowSum in Log.exts, once its entries left ts; 0 before
+	head, n uint8  // the ring in ts, while ext is 0
 	seen    bool
 	ts      [logInline]int64
 }
@@ -46,7 +45,7 @@ func (l *Log) key(id int32) (*logKey, *WindowSum) {
 	if k.ext == 0 {
 		return k, nil
 	}
-	return k, l.exts[k.ext-1]
+	return k, l.exts.At(k.ext)
 }
 
 // sum returns the cost of the key's entries.
@@ -82,7 +81,7 @@ func (k *logKey) newest(w *WindowSum) int64 {
 }
 
 // ringIndex reduces an index into ts below 2*logInline to the ring.
-func ringIndex(i int32) int32 {
+func ringIndex(i uint8) uint8 {
 	if i >= logInline {
 		i -= logInline
 	}
@@ -110,16 +109,9 @@ func (l *Log) add(k *logKey, w *WindowSum, t, cost int64) *WindowSum {
 			k.n++
 			return nil
 		}
-		w = &WindowSum{}
+		k.ext, w = l.exts.New()
 		for i := range k.n {
 			w.Add(k.ts[ringIndex(k.head+i)], 1)
-		}
-		if n := len(l.free); n > 0 {
-			k.ext, l.free = l.free[n-1]+1, l.free[:n-1]
-			l.exts[k.ext-1] = w
-		} else {
-			l.exts = append(l.exts, w)
-			k.ext = int32(len(l.exts))
 		}
 		k.head, k.n = 0, 0
 	}
@@ -130,8 +122,7 @@ func (l *Log) add(k *logKey, w *WindowSum, t, cost int64) *WindowSum {
 // drop frees key k's WindowSum, if it has one, and resets the key.
 func (l *Log) drop(k *logKey) {
 	if k.ext != 0 {
-		l.exts[k.ext-1] = nil
-		l.free = append(l.free, k.ext-1)
+		l.exts.Free(k.ext)
 	}
 	*k = logKey{}
 }
@@ -147,7 +138,7 @@ func (k *logKey) coveredAt(w *WindowSum, need int64) (int64, bool) {
 	case need < 1:
 		need = 1
 	}
-	return k.ts[ringIndex(k.head+int32(need)-1)], true
+	return k.ts[ringIndex(k.head+uint8(need)-1)], true
 }
 
 // NewLog returns the sliding log for rule r.

@@ -18,9 +18,9 @@ import (
 //     admitted (under), plus what the run admitted and the log refused
 //     (over). Only the disagreements are kept, per key, in one window of
 //     signed costs (+ over, - under) whose sum is the difference, made at
-//     the key's first disagreement (most keys have none: they hold a nil
-//     pointer), and a key none of whose disagreements is recent costs one
-//     read of lastDis;
+//     a disagreement and dropped once every disagreement has left it (most
+//     keys have none: their ownRun holds the handle 0), so that a key none
+//     of whose disagreements is recent reads nothing more;
 //   - ref and all set: under count all the reference log records every
 //     request, so the span holds every request's cost, less what the run
 //     refused: the same window, of the run's refusals (- cost), as if the
@@ -37,18 +37,14 @@ type burstAcc struct {
 	relMax int64  // the largest peak of the keys released
 	relKey string // and its key (the least name of those with it)
 
-	dis []*algorithms.WindowSum // ref set: the disagreements, +cost over, -cost under; nil before the first
-	win []algorithms.WindowSum  // the run's admissions (neither log nor ref)
+	dis algorithms.WindowPool  // ref set: the disagreements in the window, +cost over, -cost under, by ownRun.dis
+	win []algorithms.WindowSum // the run's admissions (neither log nor ref)
 }
 
-func (*burstAcc) place(*algorithms.Block) {} // its windows are pointers, nil for most keys
+func (*burstAcc) place(*algorithms.Block) {} // what it keeps per key is in the run's ownRun, but win
 
 func (b *burstAcc) grow(n int) {
-	switch {
-	case b.log != nil:
-	case b.ref != nil:
-		b.dis = slicesx.Grow(b.dis, n)
-	default:
+	if b.log == nil && b.ref == nil {
 		b.win = slicesx.Grow(b.win, n)
 	}
 }
@@ -68,26 +64,29 @@ func (b *burstAcc) observe(req *observation) {
 			ref = true // the reference log holds every request
 		}
 		if admit != ref {
-			d := b.dis[id]
-			if d == nil {
-				d = &algorithms.WindowSum{}
-				b.dis[id] = d
+			var d *algorithms.WindowSum
+			if h.dis == 0 {
+				h.dis, d = b.dis.New()
+			} else {
+				d = b.dis.At(h.dis)
+				d.Expire(t - b.w)
 			}
-			d.Expire(t - b.w)
 			if admit {
 				d.Add(t, cost)
 			} else {
 				d.Add(t, -cost)
 			}
-			h.lastDis = t
 		}
 		if !admit {
 			return
 		}
 		span = b.ref.Sum(id)
-		if h.lastDis > t-b.w { // else every disagreement has left the span: dis[id], another cache line, is not read
-			if d := b.dis[id]; d != nil { // nil: no disagreement yet
-				d.Expire(t - b.w)
+		if h.dis != 0 { // else no disagreement is in the span: nothing more is read
+			d := b.dis.At(h.dis)
+			if d.Expire(t - b.w); d.Len() == 0 {
+				b.dis.Free(h.dis)
+				h.dis = 0
+			} else {
 				span += d.Sum()
 			}
 		}
@@ -100,16 +99,19 @@ func (b *burstAcc) observe(req *observation) {
 		ws.Add(t, cost)
 		span = ws.Sum()
 	}
-	h.peak = max(h.peak, span)
+	b.rows.raisePeak(h, id, span)
 }
 
 // release forgets key id's burst windows (its peak, saved or folded, is
-// cleared with the run's ownRun).
+// cleared with the run's ownRun, after this).
 func (b *burstAcc) release(id int32) {
 	switch {
 	case b.log != nil:
 	case b.ref != nil:
-		b.dis[id] = nil
+		if h := b.rows.ownAt(id); h.dis != 0 {
+			b.dis.Free(h.dis)
+			h.dis = 0
+		}
 	default:
 		b.win[id] = algorithms.WindowSum{}
 	}
@@ -132,7 +134,7 @@ func (b *burstAcc) close(r *summary.Run, c *closing) {
 		}
 	}
 	for id := range int32(b.rows.ids()) {
-		p := b.rows.ownAt(id).peak
+		p := b.rows.peak(id)
 		if p > l {
 			out.KeysOverL++
 		}

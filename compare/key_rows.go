@@ -7,22 +7,23 @@ import (
 )
 
 // keyRun is what every run with a row keeps of one key and reads or
-// writes at its requests. Its counts take 32 bits: a count that reaches
-// the rows' narrow limit (keyRows.narrow, 2^32-1) stays at it and the
-// count itself is kept in keyRows.wide, so that the common key costs 16
-// bytes per run and none is ever miscounted.
+// writes at its requests, 12 bytes. Its counts take 32 bits: a count that
+// reaches the rows' narrow limit (keyRows.narrow, 2^32-1) stays at it and
+// the count itself is kept in keyRows.wide, so that none is ever
+// miscounted.
 type keyRun struct {
 	over, under uint32 // the key's over- and under-admissions (runAcc), read through runRows.counts
-	stateEnd    int64  // 1 + the end of the last window the key's state was counted in (windowGrid); 0 none
+	stateEnd    uint32 // the mark of the last window the key's state was counted in (windowGrid.mark); 0 none
 }
 
 // ownRun is what a run with a history of its own (runAcc.burst and
 // runAcc.client: the reference, and the candidates that record their own
-// decisions) keeps of one key besides its keyRun. A shadow run has none.
+// decisions) keeps of one key besides its keyRun, 16 bytes. A shadow run
+// has none.
 type ownRun struct {
-	peak     int64 // its burst so far (burstAcc)
-	lastDis  int64 // time of its latest disagreement with the reference (burstAcc)
-	rejSince int64 // 1 + the time of the first rejection of its current run of them; 0 none (clientAcc)
+	peak     uint32 // its burst so far (burstAcc), narrow as keyRun's counts: read through runRows.peak
+	dis      uint32 // the handle of its window of disagreements in burstAcc.dis; 0 none (burstAcc)
+	rejSince int64  // 1 + the time of the first rejection of its current run of them; 0 none (clientAcc)
 }
 
 // keptRun is what of a run's rows outlives its key's release, for the
@@ -42,18 +43,27 @@ type keyRows struct {
 	runs algorithms.PerKey[keyRun] // key id's runs, in the engine's order (Engine.runs)
 	own  algorithms.PerKey[ownRun] // and of those with a history of their own, in the same order
 
-	wide      map[wideCount]int64 // the counts that reached narrowMax, by key, run and direction
+	wide      map[wideCount]int64 // the counts that reached narrowMax, by key, run and field
 	narrowMax uint32              // narrow's value, the count from which the wide table holds it; 0 means math.MaxUint32 (tuning.narrowMax)
 }
 
-// wideCount names one count of keyRows.wide: a key's over- (or under-)
-// admissions in one run.
+// wideCount names one count of keyRows.wide: a key's over- or
+// under-admissions, or its burst, in one run.
 type wideCount struct {
 	id, run int32
-	under   bool
+	field   wideField
 }
 
-// narrow returns the value at which a keyRun's count is kept in wide.
+// wideField is the field of a run's rows a wideCount stands for.
+type wideField uint8
+
+const (
+	wideOver  wideField = iota // keyRun.over
+	wideUnder                  // keyRun.under
+	widePeak                   // ownRun.peak
+)
+
+// narrow returns the value at which a row's count is kept in wide.
 func (k *keyRows) narrow() uint32 {
 	if k.narrowMax == 0 {
 		return math.MaxUint32
@@ -61,7 +71,7 @@ func (k *keyRows) narrow() uint32 {
 	return k.narrowMax
 }
 
-// get returns the count that v, a keyRun's count of w, stands for.
+// get returns the count that v, a row's count of w, stands for.
 func (k *keyRows) get(v uint32, w wideCount) int64 {
 	if v < k.narrow() {
 		return int64(v)
@@ -69,7 +79,7 @@ func (k *keyRows) get(v uint32, w wideCount) int64 {
 	return k.wide[w]
 }
 
-// inc adds one to *p, a keyRun's count of w.
+// inc adds one to *p, a row's count of w.
 func (k *keyRows) inc(p *uint32, w wideCount) {
 	if *p < k.narrow()-1 { // the common case: the row holds the count
 		*p++
@@ -78,7 +88,18 @@ func (k *keyRows) inc(p *uint32, w wideCount) {
 	k.set(p, w, k.get(*p, w)+1)
 }
 
-// set makes *p, a keyRun's count of w, stand for v.
+// raise makes *p, a row's count of w, stand for v if v is larger.
+func (k *keyRows) raise(p *uint32, w wideCount, v int64) {
+	if n := k.narrow(); *p < n && v < int64(n) { // the common case: both fit the row
+		*p = max(*p, uint32(v))
+		return
+	}
+	if v > k.get(*p, w) {
+		k.set(p, w, v)
+	}
+}
+
+// set makes *p, a row's count of w, stand for v.
 func (k *keyRows) set(p *uint32, w wideCount, v int64) {
 	if n := k.narrow(); v >= int64(n) {
 		if k.wide == nil {
@@ -125,17 +146,20 @@ func (r runRows) at(id int32) *keyRun { return &r.rows.row(id)[r.run] }
 // counts returns key id's over- and under-admissions in the run.
 func (r runRows) counts(id int32) (over, under int64) {
 	h := r.at(id)
-	return r.rows.get(h.over, wideCount{id, int32(r.run), false}), r.rows.get(h.under, wideCount{id, int32(r.run), true})
+	return r.rows.get(h.over, r.wide(id, wideOver)), r.rows.get(h.under, r.wide(id, wideUnder))
 }
+
+// wide names key id's field f in the run, in keyRows.wide.
+func (r runRows) wide(id int32, f wideField) wideCount { return wideCount{id, int32(r.run), f} }
 
 // count adds a disagreement on a request of key id, whose row in the run
 // is h: an under-admission if under, else an over-admission. A run
 // without rows (a product's companion: h is its group's scratch row, which
 // no figure reads) only counts it there, up to the narrow limit.
 func (r runRows) count(h *keyRun, id int32, under bool) {
-	p := &h.over
+	p, f := &h.over, wideOver
 	if under {
-		p = &h.under
+		p, f = &h.under, wideUnder
 	}
 	if r.rows == nil {
 		if *p < math.MaxUint32 {
@@ -143,7 +167,7 @@ func (r runRows) count(h *keyRun, id int32, under bool) {
 		}
 		return
 	}
-	r.rows.inc(p, wideCount{id, int32(r.run), under})
+	r.rows.inc(p, r.wide(id, f))
 }
 
 // ownAt returns what the run keeps of key id as a run with a history of
@@ -155,12 +179,24 @@ func (r runRows) ownAt(id int32) *ownRun {
 	return &r.rows.ownRow(id)[r.own]
 }
 
+// peak returns key id's burst in the run, which must have a history of
+// its own.
+func (r runRows) peak(id int32) int64 { return r.rows.get(r.ownAt(id).peak, r.wide(id, widePeak)) }
+
+// raisePeak makes key id's burst, whose row in the run is o, at least v.
+func (r runRows) raisePeak(o *ownRun, id int32, v int64) {
+	r.rows.raise(&o.peak, r.wide(id, widePeak), v)
+}
+
+// setPeak makes key id's burst in the run v.
+func (r runRows) setPeak(id int32, v int64) { r.rows.set(&r.ownAt(id).peak, r.wide(id, widePeak), v) }
+
 // kept returns what of key id's rows outlives its release.
 func (r runRows) kept(id int32) keptRun {
 	var k keptRun
 	k.over, k.under = r.counts(id)
 	if o := r.ownAt(id); o != nil {
-		k.peak, k.rejSince = o.peak, o.rejSince
+		k.peak, k.rejSince = r.peak(id), o.rejSince
 	}
 	return k
 }
@@ -168,14 +204,16 @@ func (r runRows) kept(id int32) keptRun {
 // restore gives key id's rows back what they kept.
 func (r runRows) restore(id int32, k keptRun) {
 	h := r.at(id)
-	r.rows.set(&h.over, wideCount{id, int32(r.run), false}, k.over)
-	r.rows.set(&h.under, wideCount{id, int32(r.run), true}, k.under)
+	r.rows.set(&h.over, r.wide(id, wideOver), k.over)
+	r.rows.set(&h.under, r.wide(id, wideUnder), k.under)
 	if o := r.ownAt(id); o != nil {
-		o.peak, o.rejSince = k.peak, k.rejSince
+		r.setPeak(id, k.peak)
+		o.rejSince = k.rejSince
 	}
 }
 
-// reset clears key id's rows.
+// reset clears key id's rows (the run's metrics have released what their
+// handles in them name).
 func (r runRows) reset(id int32) {
 	r.restore(id, keptRun{}) // drops its wide counts
 	*r.at(id) = keyRun{}
