@@ -99,7 +99,8 @@ const (
 type Counter struct {
 	rule  Rule
 	admit admitRule
-	st    PerKey[CounterState]
+	st    PerKey[counterCell] // each key's CounterState, narrow (cells.go)
+	wide  wideStates[CounterState]
 }
 
 // NewCounter returns the sliding window counter, admitting iff E+cost <= L.
@@ -129,8 +130,9 @@ func (*Counter) CountsRejected() bool { return true }
 
 func (c *Counter) Decide(id int32, t, cost int64) bool {
 	W, L := c.rule.W, c.rule.L
-	s := c.st.At(id)
+	k, s := c.load(id)
 	e := s.Advance(t, W)
+	c.keep(id, k, s)
 	switch c.admit { // as Admits, with the rules inlined
 	case admitLT:
 		return CounterLT(s.Prev, s.Curr, e, L, W)
@@ -188,16 +190,17 @@ func CounterFloor(prev, curr, e, cost, L, W int64) bool {
 }
 
 func (c *Counter) Record(id int32, t, cost int64) {
-	s := c.st.At(id)
+	k, s := c.load(id)
 	s.Advance(t, c.rule.W)
 	s.Curr = SatAdd(s.Curr, cost)
+	c.keep(id, k, s)
 }
 
 // Estimate returns E = prev*(W-e)/W + curr (for counter-floor, with the
 // weighted part rounded down, as it decides).
 func (c *Counter) Estimate(id int32, t int64) Rational {
 	W := c.rule.W
-	s := c.st.At(id)
+	_, s := c.load(id)
 	e := t - s.Start
 	E := weighted(s.Curr, s.Prev, W-e, W)
 	if c.admit == admitFloor {

@@ -60,9 +60,12 @@ func (l *Log) Restore(id int32, peak int64) {
 }
 
 // Idle: both windows the counter reads at t are empty.
-func (c *Counter) Idle(id int32, t int64) bool { return c.st.At(id).Idle(t, c.rule.W) }
+func (c *Counter) Idle(id int32, t int64) bool {
+	_, s := c.load(id)
+	return s.Idle(t, c.rule.W)
+}
 
-func (c *Counter) Release(id int32) { *c.st.At(id) = CounterState{} }
+func (c *Counter) Release(id int32) { c.keep(id, c.st.At(id), CounterState{}) }
 
 // Idle: the window the limiter reads at t is empty.
 func (f *Fixed) Idle(id int32, t int64) bool { return f.st.At(id).Idle(t, f.rule.W) }
@@ -71,28 +74,33 @@ func (f *Fixed) Release(id int32) { *f.st.At(id) = FixedState{} }
 
 // Idle: the bucket is full again.
 func (tk *Token) Idle(id int32, t int64) bool {
-	s := tk.st.At(id)
+	k, s := tk.load(id)
 	s.Refill(t, tk.rule)
+	tk.keep(id, k, s)
 	return s.X == U128{}
 }
 
-func (tk *Token) Release(id int32) { *tk.st.At(id) = TokenState{} }
+func (tk *Token) Release(id int32) { tk.keep(id, tk.st.At(id), TokenState{}) }
 
 // Idle: the theoretical arrival time is not after t.
-func (g *GCRA) Idle(id int32, t int64) bool { return g.st.At(id).Due(t) }
+func (g *GCRA) Idle(id int32, t int64) bool {
+	_, v := g.load(id)
+	return v.Due(t)
+}
 
-func (g *GCRA) Release(id int32) { *g.st.At(id) = TAT{} }
+func (g *GCRA) Release(id int32) { g.keep(id, g.st.At(id), TAT{}) }
 
 // Idle: every counter still in the window is zero.
 func (b *Buckets) Idle(id int32, t int64) bool {
 	s, _ := b.SubWindow(t)
-	h, c := b.advance(id, s)
-	return h.sum == 0 && c[(s+1)%(b.n+1)] == 0
+	h, c, wc := b.advance(id, s)
+	return h.sum == 0 && count(c, wc, (s+1)%(b.n+1)) == 0
 }
 
 func (b *Buckets) Release(id int32) {
 	*b.hdr.At(id) = bucketsHeader{}
 	clear(b.c.Row(id))
+	delete(b.wide.m, id)
 }
 
 // Idle: the queue has drained.

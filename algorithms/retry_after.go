@@ -149,7 +149,7 @@ func (c *Counter) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	if cost > L && c.admit != admitLT {
 		return 0, false // counter-lt ignores the cost: E < L eventually holds
 	}
-	s := (*c.st.At(id))
+	_, s := c.load(id)
 	wt := t / W
 	last := max(wt, s.Start/W+2) // from its window+2 on, both counts are zero
 	for k := wt; k <= last; k++ {
@@ -204,7 +204,7 @@ func (tk *Token) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	if cost > tk.b {
 		return 0, false
 	}
-	s := (*tk.st.At(id))
+	_, s := tk.load(id)
 	if s.Fits(tk.b, cost, tk.rule) {
 		return t, true
 	}
@@ -222,7 +222,8 @@ func (g *GCRA) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	if cost > g.b {
 		return 0, false
 	}
-	return g.st.At(id).retryAfter(t, g.b-cost, g.rule)
+	_, v := g.load(id)
+	return v.retryAfter(t, g.b-cost, g.rule)
 }
 
 // RetryAfter walks the sub-windows from the key's current one: in each, the
@@ -237,14 +238,17 @@ func (b *Buckets) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	}
 	m := N + 1
 	h := *b.hdr.At(id)
-	c := b.c.Row(id)
+	c, wc := b.c.Row(id), []int64(nil)
+	if c[0] == cellWide32 {
+		wc = b.wide.m[id]
+	}
 	st, _ := b.SubWindow(t)
 	sum := h.sum
 	for k := int64(0); k <= N+1; k++ {
 		sp := h.s + k
 		var old int64 // cost of sub-window sp-N, weighted by 1-x
 		if k <= N {
-			old = c[(h.s+1+k)%m] // sub-window h.s+k-N ≡ h.s+k+1 (mod N+1)
+			old = count(c, wc, (h.s+1+k)%m) // sub-window h.s+k-N ≡ h.s+k+1 (mod N+1)
 		}
 		if k > 0 {
 			sum -= old // sub-window sp-N left the full sum, now weighted

@@ -1,0 +1,162 @@
+package algorithms
+
+import "math"
+
+// The textbook limiters keep a key's state in their PerKey (and a
+// replay's Block) at the size its values need, a cell, narrower than the
+// state they decide on: a counter's counts in 32 bits, a token bucket's
+// deficit and a GCRA's theoretical arrival time in 64. A limiter loads a
+// key's state from its cell, decides on it exactly as before, and keeps it
+// back (keep); a state that does not fit its cell (a count past 2^32-2,
+// a debt or a time past 2^64 nanoseconds) is kept whole in the limiter's
+// wide table, and its cell only says so. No decision depends on where a
+// state is kept.
+
+// wideStates holds the states of the keys whose cell cannot hold them, by
+// key id. Its limit is the largest value a cell holds; the zero value is
+// the cells' own (tests lower it, to see the wide table used).
+type wideStates[S any] struct {
+	m     map[int32]S
+	limit uint64
+}
+
+// fits reports whether v fits a cell whose own limit is max.
+func (w *wideStates[S]) fits(v, max uint64) bool {
+	if w.limit != 0 {
+		max = w.limit
+	}
+	return v <= max
+}
+
+// put keeps key id's state s.
+func (w *wideStates[S]) put(id int32, s S) {
+	if w.m == nil {
+		w.m = map[int32]S{}
+	}
+	w.m[id] = s
+}
+
+// cellWide32 is the 32-bit value of a cell whose state is in its limiter's
+// wide table; a cell's counts are below it.
+const cellWide32 = math.MaxUint32
+
+// counterCell is a Counter's state of a key, 16 bytes: the start of its
+// window and its counts in 32 bits. A state with a count past them is in
+// the Counter's wide table, curr then cellWide32.
+type counterCell struct {
+	start      int64
+	prev, curr uint32
+}
+
+// load returns key id's cell and the state it stands for.
+func (c *Counter) load(id int32) (*counterCell, CounterState) {
+	k := c.st.At(id)
+	if k.curr == cellWide32 {
+		return k, c.wide.m[id]
+	}
+	return k, CounterState{Start: k.start, Prev: int64(k.prev), Curr: int64(k.curr)}
+}
+
+// keep makes s key id's state, whose cell is k.
+func (c *Counter) keep(id int32, k *counterCell, s CounterState) {
+	if k.curr != cellWide32 && c.wide.fits(uint64(s.Prev|s.Curr), cellWide32-1) { // counts >= 0: the or is below 2^32 iff both are
+		*k = counterCell{start: s.Start, prev: uint32(s.Prev), curr: uint32(s.Curr)}
+		return
+	}
+	c.keepWide(id, k, s)
+}
+
+// keepWide is keep's slow path: a state that leaves or enters the wide
+// table, or stays there.
+func (c *Counter) keepWide(id int32, k *counterCell, s CounterState) {
+	if c.wide.fits(uint64(s.Prev), cellWide32-1) && c.wide.fits(uint64(s.Curr), cellWide32-1) {
+		delete(c.wide.m, id)
+		*k = counterCell{start: s.Start, prev: uint32(s.Prev), curr: uint32(s.Curr)}
+		return
+	}
+	c.wide.put(id, s)
+	*k = counterCell{curr: cellWide32}
+}
+
+// tokenWide is the deficit of a token cell whose state is in its Token's
+// wide table.
+const tokenWide = math.MaxUint64
+
+// tokenCell is a Token's state of a key, 16 bytes: its deficit times W in
+// 64 bits (the state's X below 2^64-1) and the time of its last refill. A
+// state whose deficit does not fit (a debt of many windows' tokens) is in
+// the Token's wide table, x then tokenWide.
+type tokenCell struct {
+	x    uint64
+	last int64
+}
+
+// load returns key id's cell and the state it stands for.
+func (tk *Token) load(id int32) (*tokenCell, TokenState) {
+	k := tk.st.At(id)
+	if k.x == tokenWide {
+		return k, tk.wide.m[id]
+	}
+	return k, TokenState{X: U128{Lo: k.x}, last: k.last}
+}
+
+// keep makes s key id's state, whose cell is k.
+func (tk *Token) keep(id int32, k *tokenCell, s TokenState) {
+	if k.x != tokenWide && s.X.Hi == 0 && tk.wide.fits(s.X.Lo, tokenWide-1) {
+		*k = tokenCell{x: s.X.Lo, last: s.last}
+		return
+	}
+	tk.keepWide(id, k, s)
+}
+
+// keepWide is keep's slow path.
+func (tk *Token) keepWide(id int32, k *tokenCell, s TokenState) {
+	if s.X.Hi == 0 && tk.wide.fits(s.X.Lo, tokenWide-1) {
+		delete(tk.wide.m, id)
+		*k = tokenCell{x: s.X.Lo, last: s.last}
+		return
+	}
+	tk.wide.put(id, s)
+	*k = tokenCell{x: tokenWide}
+}
+
+// tatWide is the remainder of a GCRA cell whose state is in its GCRA's
+// wide table (a TAT's remainder is at least 0).
+const tatWide = -1
+
+// tatCell is a GCRA's state of a key, 16 bytes: its TAT's whole
+// nanoseconds in 64 bits (TAT.Q's high word 0) and its remainder. A TAT
+// past 2^64 ns is in the GCRA's wide table, r then tatWide.
+type tatCell struct {
+	q uint64
+	r int64
+}
+
+// load returns key id's cell and the TAT it stands for.
+func (g *GCRA) load(id int32) (*tatCell, TAT) {
+	k := g.st.At(id)
+	if k.r == tatWide {
+		return k, g.wide.m[id]
+	}
+	return k, TAT{Q: U128{Lo: k.q}, R: k.r}
+}
+
+// keep makes v key id's TAT, whose cell is k.
+func (g *GCRA) keep(id int32, k *tatCell, v TAT) {
+	if k.r != tatWide && v.Q.Hi == 0 && g.wide.fits(v.Q.Lo, math.MaxUint64) {
+		*k = tatCell{q: v.Q.Lo, r: v.R}
+		return
+	}
+	g.keepWide(id, k, v)
+}
+
+// keepWide is keep's slow path.
+func (g *GCRA) keepWide(id int32, k *tatCell, v TAT) {
+	if v.Q.Hi == 0 && g.wide.fits(v.Q.Lo, math.MaxUint64) {
+		delete(g.wide.m, id)
+		*k = tatCell{q: v.Q.Lo, r: v.R}
+		return
+	}
+	g.wide.put(id, v)
+	*k = tatCell{r: tatWide}
+}

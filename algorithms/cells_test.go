@@ -1,0 +1,100 @@
+package algorithms
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// narrowed returns lim with its cells' limit lowered so that many states
+// leave them for the wide table, and a count of the keys there, or nil if
+// lim keeps no cells. t0 is about when the requests start.
+func narrowed(lim Limiter, t0 int64) (wideKeys func() int) {
+	switch l := lim.(type) {
+	case *Counter:
+		l.wide.limit = 2
+		return func() int { return len(l.wide.m) }
+	case *Token:
+		l.wide.limit = uint64(l.rule.W) // a deficit past one token
+		return func() int { return len(l.wide.m) }
+	case *GCRA:
+		l.wide.limit = uint64(t0 + 2*l.rule.W) // a TAT past two windows after the start
+		return func() int { return len(l.wide.m) }
+	case *Buckets:
+		l.wide.limit = 2
+		return func() int { return len(l.wide.m) }
+	}
+	return nil
+}
+
+// A state that does not fit its cell is kept whole in its limiter's wide
+// table, and decides exactly as in its cell: with the cells' limits
+// lowered, every decision, estimate, Retry-After and idle test is the
+// default limiter's, through states that leave their cells, come back to
+// them and are released, whether the requests refused are recorded (count
+// all, a bucket's debt in shadow mode) or not.
+func TestCellsFallBackExactly(t *testing.T) {
+	r := Rule{L: 5, W: int64(time.Second)}
+	t0 := int64(1_700_000_000_000_000_000)
+	for _, spec := range []string{"counter", "counter-lt", "counter-floor", "token", "token:B=9", "gcra", "gcra:B=2", "buckets:1", "buckets:4"} {
+		for _, recordAll := range []bool{false, true} {
+			want, err := New(spec, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := New(spec, r)
+			wideKeys := narrowed(got, t0)
+			if wideKeys == nil {
+				t.Fatalf("%s keeps no cells", spec)
+			}
+			const keys = 8
+			want.Grow(keys)
+			got.Grow(keys)
+			rng := rand.New(rand.NewPCG(3, uint64(len(spec))))
+			tm, mostWide, backNarrow := t0, 0, false
+			for i := range 20_000 {
+				tm += rng.Int64N(r.W / 8)
+				id := int32(rng.IntN(keys))
+				cost := 1 + rng.Int64N(3)
+				dw, dg := want.Decide(id, tm, cost), got.Decide(id, tm, cost)
+				if dw != dg {
+					t.Fatalf("%s (record all %v), request %d: decided %v, want %v", spec, recordAll, i, dg, dw)
+				}
+				if est, ok := want.(Estimator); ok {
+					if ew, eg := est.Estimate(id, tm), got.(Estimator).Estimate(id, tm); ew != eg {
+						t.Fatalf("%s (record all %v), request %d: estimate %v, want %v", spec, recordAll, i, eg, ew)
+					}
+				}
+				if ra, ok := want.(RetryAfterer); ok && !dw {
+					rw, okw := ra.RetryAfter(id, tm, cost)
+					rg, okg := got.(RetryAfterer).RetryAfter(id, tm, cost)
+					if rw != rg || okw != okg {
+						t.Fatalf("%s (record all %v), request %d: Retry-After %d %v, want %d %v", spec, recordAll, i, rg, okg, rw, okw)
+					}
+				}
+				if dw || recordAll {
+					want.Record(id, tm, cost)
+					got.Record(id, tm, cost)
+				}
+				n := wideKeys()
+				backNarrow = backNarrow || n < mostWide
+				mostWide = max(mostWide, n)
+				if rng.IntN(40) == 0 {
+					later := tm + rng.Int64N(3*r.W)
+					iw, ig := want.(Releaser).Idle(id, later), got.(Releaser).Idle(id, later)
+					if iw != ig {
+						t.Fatalf("%s (record all %v), request %d: idle %v, want %v", spec, recordAll, i, ig, iw)
+					}
+					if iw {
+						want.(Releaser).Release(id)
+						got.(Releaser).Release(id)
+						tm = later
+					}
+				}
+			}
+			if mostWide == 0 || !backNarrow {
+				t.Errorf("%s (record all %v): at most %d keys in the wide table, back to their cells %v: the test lacks power", spec, recordAll, mostWide, backNarrow)
+			}
+		}
+	}
+}
