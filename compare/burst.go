@@ -17,9 +17,9 @@ import (
 //     reference's admitted cost, minus what the run refused and the log
 //     admitted (under), plus what the run admitted and the log refused
 //     (over). Only the disagreements are kept, per key, in one window of
-//     signed costs (+ over, - under) whose sum is the difference, made at
-//     a disagreement and dropped once every disagreement has left it (most
-//     keys have none: their ownRun holds the handle 0), so that a key none
+//     signed costs (+ over, - under) whose sum is the difference, in the
+//     key's ownExtra, made at a disagreement and dropped once every
+//     disagreement has left it (most keys have none), so that a key none
 //     of whose disagreements is recent reads nothing more;
 //   - ref and all set: under count all the reference log records every
 //     request, so the span holds every request's cost, less what the run
@@ -27,7 +27,7 @@ import (
 //     reference admitted everything;
 //   - otherwise a sliding sum of the run's own admissions per key.
 type burstAcc struct {
-	rows *runRows // the run's: each key's peak and latest disagreement
+	rows *runRows // the run's: each key's peak and disagreements
 	log  *algorithms.Log
 	ref  *algorithms.Log
 	all  bool // with ref: it records every request (count all), and a span's admissions are its sum less the run's refusals
@@ -37,11 +37,10 @@ type burstAcc struct {
 	relMax int64  // the largest peak of the keys released
 	relKey string // and its key (the least name of those with it)
 
-	dis algorithms.WindowPool  // ref set: the disagreements in the window, +cost over, -cost under, by ownRun.dis
 	win []algorithms.WindowSum // the run's admissions (neither log nor ref)
 }
 
-func (*burstAcc) place(*algorithms.Block) {} // what it keeps per key is in the run's ownRun, but win
+func (*burstAcc) place(*algorithms.Block) {} // what it keeps per key is in the run's ownRun and ownExtra, but win
 
 func (b *burstAcc) grow(n int) {
 	if b.log == nil && b.ref == nil {
@@ -64,13 +63,8 @@ func (b *burstAcc) observe(req *observation) {
 			ref = true // the reference log holds every request
 		}
 		if admit != ref {
-			var d *algorithms.WindowSum
-			if h.dis == 0 {
-				h.dis, d = b.dis.New()
-			} else {
-				d = b.dis.At(h.dis)
-				d.Expire(t - b.w)
-			}
+			d := &b.rows.needExtra(h).dis
+			d.Expire(t - b.w)
 			if admit {
 				d.Add(t, cost)
 			} else {
@@ -81,14 +75,10 @@ func (b *burstAcc) observe(req *observation) {
 			return
 		}
 		span = b.ref.Sum(id)
-		if h.dis != 0 { // else no disagreement is in the span: nothing more is read
-			d := b.dis.At(h.dis)
-			if d.Expire(t - b.w); d.Len() == 0 {
-				b.dis.Free(h.dis)
-				h.dis = 0
-			} else {
-				span += d.Sum()
-			}
+		if x := b.rows.extra(h); x != nil { // else no disagreement is in the span: nothing more is read
+			x.dis.Expire(t - b.w)
+			span += x.dis.Sum()
+			b.rows.tidy(h, x)
 		}
 	default:
 		if !admit {
@@ -102,17 +92,11 @@ func (b *burstAcc) observe(req *observation) {
 	b.rows.raisePeak(h, id, span)
 }
 
-// release forgets key id's burst windows (its peak, saved or folded, is
-// cleared with the run's ownRun, after this).
+// release forgets key id's window of its own admissions, if it has one
+// (its peak, saved or folded, and its disagreements are cleared with the
+// run's ownRun).
 func (b *burstAcc) release(id int32) {
-	switch {
-	case b.log != nil:
-	case b.ref != nil:
-		if h := b.rows.ownAt(id); h.dis != 0 {
-			b.dis.Free(h.dis)
-			h.dis = 0
-		}
-	default:
+	if b.log == nil && b.ref == nil {
 		b.win[id] = algorithms.WindowSum{}
 	}
 }

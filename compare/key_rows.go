@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"ratebench/algorithms"
+	"ratebench/internal/slicesx"
 )
 
 // keyRun is what every run with a row keeps of one key and reads or
@@ -18,12 +19,50 @@ type keyRun struct {
 
 // ownRun is what a run with a history of its own (runAcc.burst and
 // runAcc.client: the reference, and the candidates that record their own
-// decisions) keeps of one key besides its keyRun, 16 bytes. A shadow run
+// decisions) keeps of one key besides its keyRun, 8 bytes. A shadow run
 // has none.
 type ownRun struct {
-	peak     uint32 // its burst so far (burstAcc), narrow as keyRun's counts: read through runRows.peak
-	dis      uint32 // the handle of its window of disagreements in burstAcc.dis; 0 none (burstAcc)
-	rejSince int64  // 1 + the time of the first rejection of its current run of them; 0 none (clientAcc)
+	peak  uint32 // its burst so far (burstAcc), narrow as keyRun's counts: read through runRows.peak
+	extra uint32 // the handle of its ownExtra in keyRows.extras; 0 none
+}
+
+// ownExtra is what a run with a history of its own keeps of a key only
+// for a while: its disagreements with the reference still in the window
+// (burstAcc) and its open run of rejections (clientAcc). A key holds one
+// only while it has either, as most keys, most of the time, have neither:
+// its ownRun keeps the handle.
+type ownExtra struct {
+	dis      algorithms.WindowSum // +cost over, -cost under
+	rejSince int64                // 1 + the time of the first rejection of its open run of them; 0 none
+}
+
+// ownExtras holds the ownExtras in use by handle (1 + index), and gives
+// those freed, their windows' rings with them, to the next.
+type ownExtras struct {
+	all  slicesx.Chunked[ownExtra] // never moves: an ownExtra's address stays valid
+	free []uint32
+}
+
+// at returns the ownExtra of handle h (not 0).
+func (x *ownExtras) at(h uint32) *ownExtra { return x.all.At(int(h - 1)) }
+
+// make returns the handle of an empty ownExtra.
+func (x *ownExtras) make() uint32 {
+	if n := len(x.free); n > 0 {
+		h := x.free[n-1]
+		x.free = x.free[:n-1]
+		return h
+	}
+	x.all.Grow(x.all.Len() + 1)
+	return uint32(x.all.Len())
+}
+
+// drop empties the ownExtra of handle h and frees the handle.
+func (x *ownExtras) drop(h uint32) {
+	e := x.at(h)
+	e.dis.Clear()
+	e.rejSince = 0
+	x.free = append(x.free, h)
 }
 
 // keptRun is what of a run's rows outlives its key's release, for the
@@ -43,6 +82,7 @@ type keyRows struct {
 	runs algorithms.PerKey[keyRun] // key id's runs, in the engine's order (Engine.runs)
 	own  algorithms.PerKey[ownRun] // and of those with a history of their own, in the same order
 
+	extras    ownExtras           // what runs keep of a key only for a while (ownRun.extra)
 	wide      map[wideCount]int64 // the counts that reached narrowMax, by key, run and field
 	narrowMax uint32              // narrow's value, the count from which the wide table holds it; 0 means math.MaxUint32 (tuning.narrowMax)
 }
@@ -179,6 +219,42 @@ func (r runRows) ownAt(id int32) *ownRun {
 	return &r.rows.ownRow(id)[r.own]
 }
 
+// extra returns the ownExtra of the key whose row in the run is o, nil if
+// it has none.
+func (r runRows) extra(o *ownRun) *ownExtra {
+	if o.extra == 0 {
+		return nil
+	}
+	return r.rows.extras.at(o.extra)
+}
+
+// needExtra returns the ownExtra of the key whose row in the run is o,
+// made if it has none.
+func (r runRows) needExtra(o *ownRun) *ownExtra {
+	if o.extra == 0 {
+		o.extra = r.rows.extras.make()
+	}
+	return r.rows.extras.at(o.extra)
+}
+
+// tidy frees x, the ownExtra of the key whose row in the run is o, if it
+// holds nothing.
+func (r runRows) tidy(o *ownRun, x *ownExtra) {
+	if x.rejSince == 0 && x.dis.Len() == 0 {
+		r.rows.extras.drop(o.extra)
+		o.extra = 0
+	}
+}
+
+// rejSince returns 1 + the time of the first rejection of key id's open
+// run of them in the run, 0 for none.
+func (r runRows) rejSince(id int32) int64 {
+	if x := r.extra(r.ownAt(id)); x != nil {
+		return x.rejSince
+	}
+	return 0
+}
+
 // peak returns key id's burst in the run, which must have a history of
 // its own.
 func (r runRows) peak(id int32) int64 { return r.rows.get(r.ownAt(id).peak, r.wide(id, widePeak)) }
@@ -196,7 +272,7 @@ func (r runRows) kept(id int32) keptRun {
 	var k keptRun
 	k.over, k.under = r.counts(id)
 	if o := r.ownAt(id); o != nil {
-		k.peak, k.rejSince = r.peak(id), o.rejSince
+		k.peak, k.rejSince = r.peak(id), r.rejSince(id)
 	}
 	return k
 }
@@ -208,16 +284,23 @@ func (r runRows) restore(id int32, k keptRun) {
 	r.rows.set(&h.under, r.wide(id, wideUnder), k.under)
 	if o := r.ownAt(id); o != nil {
 		r.setPeak(id, k.peak)
-		o.rejSince = k.rejSince
+		if k.rejSince != 0 {
+			r.needExtra(o).rejSince = k.rejSince
+		} else if x := r.extra(o); x != nil {
+			x.rejSince = 0
+			r.tidy(o, x)
+		}
 	}
 }
 
-// reset clears key id's rows (the run's metrics have released what their
-// handles in them name).
+// reset clears key id's rows and frees its ownExtra.
 func (r runRows) reset(id int32) {
 	r.restore(id, keptRun{}) // drops its wide counts
 	*r.at(id) = keyRun{}
 	if o := r.ownAt(id); o != nil {
+		if o.extra != 0 {
+			r.rows.extras.drop(o.extra)
+		}
 		*o = ownRun{}
 	}
 }
