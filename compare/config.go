@@ -101,8 +101,8 @@ type tuning struct {
 	// agree.
 	ownBurst bool
 	// narrowMax lowers the count at which a key's over- or under-admissions
-	// or burst in a run leave its 32-bit row for the wide table
-	// (keyRows.narrow); 0 means 2^32-1.
+	// or burst in a run leave its row for the wide table (keyRows.limit);
+	// 0 leaves the fields' own limits.
 	narrowMax uint32
 	// markCycle lowers the cycle of the window marks in a key's rows
 	// (windowGrid.mark); 0 means markCycle.

@@ -124,7 +124,7 @@ func (g *windowGrid) start(t int64) int64 {
 }
 
 // A window's mark is what a key's row keeps of the last window its state
-// was counted in (keyRun.stateEnd), in 32 bits rather than the window's
+// was counted in (keyRun.stateEnd), in markBits bits rather than the window's
 // 64-bit start: its index modulo the cycle, plus one (0 is no window).
 // Two windows share a mark only a whole cycle apart, markCycle windows,
 // far more than summary.MaxMemoryWindows: a key counted in one and seen
@@ -134,7 +134,10 @@ func (g *windowGrid) start(t int64) int64 {
 // after the second), so that the grid is over and counts nothing: the
 // figures are those of 64-bit starts. Tests lower the cycle
 // (tuning.markCycle) to see it.
-const markCycle = 1<<32 - 1
+const markCycle = 1<<markBits - 1
+
+// The marks' cycle must exceed the windows a grid counts.
+const _ = uint(markCycle - summary.MaxMemoryWindows - 1)
 
 // mark returns the mark of the window that starts at s.
 func (g *windowGrid) mark(s int64) uint32 {
@@ -173,10 +176,11 @@ func nextStart(t, w int64) (int64, bool) {
 // s, marked m, is decided, the log's size at s, the first time the key is
 // seen there.
 func (g *group) countLog(h *keyRun, peak *int64, id int32, s int64, m uint32) {
-	if h.stateEnd == m {
+	if h.stateEnd() == m {
 		return
 	}
-	h.stateEnd, *peak = m, g.ref.SizeAt(id, s)
+	h.setStateEnd(m)
+	*peak = g.ref.SizeAt(id, s)
 	if *peak > 0 {
 		g.win.add(&g.win.Memory, s, *peak)
 	}
@@ -185,8 +189,8 @@ func (g *group) countLog(h *keyRun, peak *int64, id int32, s int64, m uint32) {
 // held counts candidate i's key, whose row is h, in the window that starts
 // at s, marked m, where it has a request, unless it is already.
 func (g *group) held(h *keyRun, i int, s int64, m uint32) {
-	if h.stateEnd != m {
-		h.stateEnd = m
+	if h.stateEnd() != m {
+		h.setStateEnd(m)
 		g.win.add(&g.win.Held[i], s, 1)
 	}
 }
@@ -216,9 +220,10 @@ func (g *group) settle(row []keyRun, id int32, from, until int64) {
 		return
 	}
 	firstMark := g.win.mark(first)
-	if h := &row[0]; h.stateEnd != firstMark { // the log holds no entry past the first start: they are older than W there
+	if h := &row[0]; h.stateEnd() != firstMark { // the log holds no entry past the first start: they are older than W there
 		if size := g.ref.SizeAt(id, first); size > 0 {
-			h.stateEnd, *g.statePeak.At(id) = firstMark, size
+			h.setStateEnd(firstMark)
+			*g.statePeak.At(id) = size
 			g.win.add(&g.win.Memory, first, size)
 		}
 	}
@@ -231,8 +236,8 @@ func (g *group) settle(row []keyRun, id int32, from, until int64) {
 			if c.rel != nil && c.rel.Idle(id, s) {
 				break
 			}
-			if c.slot >= 0 && h.stateEnd != m {
-				h.stateEnd = m
+			if c.slot >= 0 && h.stateEnd() != m {
+				h.setStateEnd(m)
 				g.win.add(&g.win.Held[i], s, 1)
 			}
 			if s > until-w { // the next start is after until (and s+w cannot overflow)

@@ -197,7 +197,7 @@ func newWorker(cfg Config) (*worker, error) {
 		}
 	}
 	w.rows.place(&w.block, base, own)
-	w.rows.narrowMax = cfg.tuning.narrowMax
+	w.rows.setNarrow(cfg.tuning.narrowMax)
 	for _, g := range w.groups {
 		if p, ok := stateOf(g.ref, g.refBlock).(algorithms.Placer); ok { // the log, and its cache if any
 			p.Place(&w.block)
