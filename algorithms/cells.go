@@ -40,12 +40,12 @@ func (w *wideStates[S]) put(id int32, s S) {
 // wide table; a cell's counts are below it.
 const cellWide32 = math.MaxUint32
 
-// counterCell is a Counter's state of a key, 16 bytes: the start of its
-// window and its counts in 32 bits. A state with a count past them is in
-// the Counter's wide table, curr then cellWide32.
+// counterCell is a Counter's state of a key, 12 bytes: the number of its
+// window (Counter.win) and its counts in 32 bits. A state with a count
+// past them, or a window out of the numbers' span, is in the Counter's
+// wide table, curr then cellWide32.
 type counterCell struct {
-	start      int64
-	prev, curr uint32
+	win, prev, curr uint32
 }
 
 // load returns key id's cell and the state it stands for.
@@ -54,14 +54,16 @@ func (c *Counter) load(id int32) (*counterCell, CounterState) {
 	if k.curr == cellWide32 {
 		return k, c.wide.m[id]
 	}
-	return k, CounterState{Start: k.start, Prev: int64(k.prev), Curr: int64(k.curr)}
+	return k, CounterState{Start: c.win.decode(k.win) * c.rule.W, Prev: int64(k.prev), Curr: int64(k.curr)}
 }
 
 // keep makes s key id's state, whose cell is k.
 func (c *Counter) keep(id int32, k *counterCell, s CounterState) {
 	if k.curr != cellWide32 && c.wide.fits(uint64(s.Prev|s.Curr), cellWide32-1) { // counts >= 0: the or is below 2^32 iff both are
-		*k = counterCell{start: s.Start, prev: uint32(s.Prev), curr: uint32(s.Curr)}
-		return
+		if win, ok := windowOf(&c.win, k.win, s.Start, c.rule.W); ok {
+			*k = counterCell{win: win, prev: uint32(s.Prev), curr: uint32(s.Curr)}
+			return
+		}
 	}
 	c.keepWide(id, k, s)
 }
@@ -70,12 +72,68 @@ func (c *Counter) keep(id int32, k *counterCell, s CounterState) {
 // table, or stays there.
 func (c *Counter) keepWide(id int32, k *counterCell, s CounterState) {
 	if c.wide.fits(uint64(s.Prev), cellWide32-1) && c.wide.fits(uint64(s.Curr), cellWide32-1) {
-		delete(c.wide.m, id)
-		*k = counterCell{start: s.Start, prev: uint32(s.Prev), curr: uint32(s.Curr)}
-		return
+		if win, ok := c.win.encode(s.Start / c.rule.W); ok {
+			delete(c.wide.m, id)
+			*k = counterCell{win: win, prev: uint32(s.Prev), curr: uint32(s.Curr)}
+			return
+		}
 	}
 	c.wide.put(id, s)
 	*k = counterCell{curr: cellWide32}
+}
+
+// fixedCell is a Fixed's state of a key, 8 bytes: the number of its
+// window (Fixed.win) and its count in 32 bits; as counterCell, curr
+// cellWide32 when the state is in the wide table.
+type fixedCell struct {
+	win, curr uint32
+}
+
+// load returns key id's cell and the state it stands for.
+func (f *Fixed) load(id int32) (*fixedCell, FixedState) {
+	k := f.st.At(id)
+	if k.curr == cellWide32 {
+		return k, f.wide.m[id]
+	}
+	return k, FixedState{Start: f.win.decode(k.win) * f.rule.W, Curr: int64(k.curr)}
+}
+
+// keep makes s key id's state, whose cell is k.
+func (f *Fixed) keep(id int32, k *fixedCell, s FixedState) {
+	if k.curr != cellWide32 && f.wide.fits(uint64(s.Curr), cellWide32-1) {
+		if win, ok := windowOf(&f.win, k.win, s.Start, f.rule.W); ok {
+			*k = fixedCell{win: win, curr: uint32(s.Curr)}
+			return
+		}
+	}
+	f.keepWide(id, k, s)
+}
+
+// keepWide is keep's slow path.
+func (f *Fixed) keepWide(id int32, k *fixedCell, s FixedState) {
+	if f.wide.fits(uint64(s.Curr), cellWide32-1) {
+		if win, ok := f.win.encode(s.Start / f.rule.W); ok {
+			delete(f.wide.m, id)
+			*k = fixedCell{win: win, curr: uint32(s.Curr)}
+			return
+		}
+	}
+	f.wide.put(id, s)
+	*k = fixedCell{curr: cellWide32}
+}
+
+// windowOf returns the number in w of the window of W that starts at
+// start, a multiple of W, given old, the number of the cell's window
+// before: the same window or the next needs no division.
+func windowOf(w *windows, old uint32, start, W int64) (uint32, bool) {
+	k := w.decode(old)
+	switch start {
+	case k * W:
+		return old, true
+	case (k + 1) * W:
+		return w.encode(k + 1)
+	}
+	return w.encode(start / W)
 }
 
 // tokenWide is the deficit of a token cell whose state is in its Token's
@@ -159,4 +217,42 @@ func (g *GCRA) keepWide(id int32, k *tatCell, v TAT) {
 	}
 	g.wide.put(id, v)
 	*k = tatCell{r: tatWide}
+}
+
+// windows numbers windows (a window's start over W, a sub-window's
+// index) in 32 bits for a limiter's cells: window 0, every cell's initial
+// state, is 0; another window k is k - base, in [1, limit], base set by
+// the first such window encoded, 2^31 windows before it, so that a
+// replay's windows fit whatever their epoch. A window out of that span
+// does not fit: its state goes to the wide table.
+type windows struct {
+	base  int64
+	based bool
+	limit uint32 // the largest number; 0 means 2^32-1 (tests lower it)
+}
+
+// encode returns window k's number (k >= 0), false if it has none.
+func (w *windows) encode(k int64) (uint32, bool) {
+	if k == 0 {
+		return 0, true
+	}
+	if !w.based {
+		w.base, w.based = k-1<<31, true
+	}
+	lim := int64(math.MaxUint32)
+	if w.limit != 0 {
+		lim = int64(w.limit)
+	}
+	if v := k - w.base; v >= 1 && v <= lim {
+		return uint32(v), true
+	}
+	return 0, false
+}
+
+// decode returns the window numbered v.
+func (w *windows) decode(v uint32) int64 {
+	if v == 0 {
+		return 0
+	}
+	return int64(v) + w.base
 }

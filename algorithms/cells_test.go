@@ -1,27 +1,45 @@
 package algorithms
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
 )
 
-// narrowed returns lim with its cells' limit lowered so that many states
-// leave them for the wide table, and a count of the keys there, or nil if
-// lim keeps no cells. t0 is about when the requests start.
-func narrowed(lim Limiter, t0 int64) (wideKeys func() int) {
+// narrowed returns lim with its cells' limits lowered so that many states
+// leave them for the wide table (their counts, or with windows their
+// windows' numbers), and a count of the keys there; nil if lim has no such
+// limit. t0 is about when the requests start.
+func narrowed(lim Limiter, t0 int64, windows bool) (wideKeys func() int) {
+	const span = 1<<31 + 30 // 30 windows after the first, as windows.encode numbers them
 	switch l := lim.(type) {
 	case *Counter:
-		l.wide.limit = 2
+		if l.wide.limit = 2; windows {
+			l.wide.limit, l.win.limit = 0, span
+		}
+		return func() int { return len(l.wide.m) }
+	case *Fixed:
+		if l.wide.limit = 2; windows {
+			l.wide.limit, l.win.limit = 0, span
+		}
+		return func() int { return len(l.wide.m) }
+	case *Buckets:
+		if l.wide.limit = 2; windows {
+			l.wide.limit, l.win.limit = 0, span
+		}
 		return func() int { return len(l.wide.m) }
 	case *Token:
+		if windows {
+			return nil
+		}
 		l.wide.limit = uint64(l.rule.W) // a deficit past one token
 		return func() int { return len(l.wide.m) }
 	case *GCRA:
+		if windows {
+			return nil
+		}
 		l.wide.limit = uint64(t0 + 2*l.rule.W) // a TAT past two windows after the start
-		return func() int { return len(l.wide.m) }
-	case *Buckets:
-		l.wide.limit = 2
 		return func() int { return len(l.wide.m) }
 	}
 	return nil
@@ -29,28 +47,34 @@ func narrowed(lim Limiter, t0 int64) (wideKeys func() int) {
 
 // A state that does not fit its cell is kept whole in its limiter's wide
 // table, and decides exactly as in its cell: with the cells' limits
-// lowered, every decision, estimate, Retry-After and idle test is the
-// default limiter's, through states that leave their cells, come back to
-// them and are released, whether the requests refused are recorded (count
-// all, a bucket's debt in shadow mode) or not.
+// lowered (their counts, or the span of their windows' numbers), every
+// decision, estimate, Retry-After and idle test is the default limiter's,
+// through states that leave their cells, come back to them and are
+// released, whether the requests refused are recorded (count all, a
+// bucket's debt in shadow mode) or not.
 func TestCellsFallBackExactly(t *testing.T) {
 	r := Rule{L: 5, W: int64(time.Second)}
 	t0 := int64(1_700_000_000_000_000_000)
-	for _, spec := range []string{"counter", "counter-lt", "counter-floor", "token", "token:B=9", "gcra", "gcra:B=2", "buckets:1", "buckets:4"} {
-		for _, recordAll := range []bool{false, true} {
+	for _, spec := range []string{"counter", "counter-lt", "counter-floor", "fixed", "token", "token:B=9", "gcra", "gcra:B=2", "buckets:1", "buckets:4"} {
+		for _, mode := range []struct{ recordAll, windows bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+			recordAll := mode.recordAll
 			want, err := New(spec, r)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got, _ := New(spec, r)
-			wideKeys := narrowed(got, t0)
+			wideKeys := narrowed(got, t0, mode.windows)
 			if wideKeys == nil {
-				t.Fatalf("%s keeps no cells", spec)
+				if !mode.windows {
+					t.Fatalf("%s keeps no cells", spec)
+				}
+				continue
 			}
 			const keys = 8
 			want.Grow(keys)
 			got.Grow(keys)
 			rng := rand.New(rand.NewPCG(3, uint64(len(spec))))
+			spec := fmt.Sprintf("%s (windows %v)", spec, mode.windows)
 			tm, mostWide, backNarrow := t0, 0, false
 			for i := range 20_000 {
 				tm += rng.Int64N(r.W / 8)

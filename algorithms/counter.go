@@ -100,6 +100,7 @@ type Counter struct {
 	rule  Rule
 	admit admitRule
 	st    PerKey[counterCell] // each key's CounterState, narrow (cells.go)
+	win   windows             // the numbers of its cells' windows
 	wide  wideStates[CounterState]
 }
 
@@ -215,7 +216,9 @@ func (c *Counter) Estimate(id int32, t int64) Rational {
 // Memory: the count and the window index, 16 bytes per key.
 type Fixed struct {
 	rule Rule
-	st   PerKey[FixedState]
+	st   PerKey[fixedCell] // each key's FixedState, narrow (cells.go)
+	win  windows           // the numbers of its cells' windows
+	wide wideStates[FixedState]
 }
 
 // NewFixed returns the fixed window limiter for rule r.
@@ -228,8 +231,9 @@ func (*Fixed) FixedSize() bool      { return true }
 func (*Fixed) CountsRejected() bool { return true }
 
 func (f *Fixed) Decide(id int32, t, cost int64) bool {
-	s := f.st.At(id)
+	k, s := f.load(id)
 	s.Advance(t, f.rule.W)
+	f.keep(id, k, s)
 	return f.Admits(s.Curr, cost)
 }
 
@@ -238,10 +242,14 @@ func (f *Fixed) Decide(id int32, t, cost int64) bool {
 func (f *Fixed) Admits(curr, cost int64) bool { return cost <= f.rule.L-curr }
 
 func (f *Fixed) Record(id int32, t, cost int64) {
-	s := f.st.At(id)
+	k, s := f.load(id)
 	s.Advance(t, f.rule.W)
 	s.Curr = SatAdd(s.Curr, cost)
+	f.keep(id, k, s)
 }
 
 // Estimate returns curr, the fixed window's view of the window's cost.
-func (f *Fixed) Estimate(id int32, _ int64) Rational { return Whole(f.st.At(id).Curr) }
+func (f *Fixed) Estimate(id int32, _ int64) Rational {
+	_, s := f.load(id)
+	return Whole(s.Curr)
+}

@@ -68,9 +68,12 @@ func (c *Counter) Idle(id int32, t int64) bool {
 func (c *Counter) Release(id int32) { c.keep(id, c.st.At(id), CounterState{}) }
 
 // Idle: the window the limiter reads at t is empty.
-func (f *Fixed) Idle(id int32, t int64) bool { return f.st.At(id).Idle(t, f.rule.W) }
+func (f *Fixed) Idle(id int32, t int64) bool {
+	_, s := f.load(id)
+	return s.Idle(t, f.rule.W)
+}
 
-func (f *Fixed) Release(id int32) { *f.st.At(id) = FixedState{} }
+func (f *Fixed) Release(id int32) { f.keep(id, f.st.At(id), FixedState{}) }
 
 // Idle: the bucket is full again.
 func (tk *Token) Idle(id int32, t int64) bool {
@@ -93,13 +96,14 @@ func (g *GCRA) Release(id int32) { g.keep(id, g.st.At(id), TAT{}) }
 // Idle: every counter still in the window is zero.
 func (b *Buckets) Idle(id int32, t int64) bool {
 	s, _ := b.SubWindow(t)
-	h, c, wc := b.advance(id, s)
-	return h.sum == 0 && count(c, wc, (s+1)%(b.n+1)) == 0
+	k := b.load(id)
+	b.advance(&k, s)
+	b.keep(id, &k)
+	return k.h.sum == 0 && k.count((s+1)%(b.n+1)) == 0
 }
 
 func (b *Buckets) Release(id int32) {
-	*b.hdr.At(id) = bucketsHeader{}
-	clear(b.c.Row(id))
+	clear(b.st.Row(id))
 	delete(b.wide.m, id)
 }
 

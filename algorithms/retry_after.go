@@ -189,7 +189,7 @@ func (f *Fixed) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	if cost > L {
 		return 0, false
 	}
-	s := (*f.st.At(id))
+	_, s := f.load(id)
 	wt := t / W
 	if wt != s.Start/W || s.Curr <= L-cost { // a later window counts nothing yet
 		return t, true
@@ -237,18 +237,15 @@ func (b *Buckets) RetryAfter(id int32, t, cost int64) (int64, bool) {
 		return 0, false
 	}
 	m := N + 1
-	h := *b.hdr.At(id)
-	c, wc := b.c.Row(id), []int64(nil)
-	if c[0] == cellWide32 {
-		wc = b.wide.m[id]
-	}
+	key := b.load(id)
+	h := key.h
 	st, _ := b.SubWindow(t)
 	sum := h.sum
 	for k := int64(0); k <= N+1; k++ {
 		sp := h.s + k
 		var old int64 // cost of sub-window sp-N, weighted by 1-x
 		if k <= N {
-			old = count(c, wc, (h.s+1+k)%m) // sub-window h.s+k-N ≡ h.s+k+1 (mod N+1)
+			old = key.count((h.s + 1 + k) % m) // sub-window h.s+k-N ≡ h.s+k+1 (mod N+1)
 		}
 		if k > 0 {
 			sum -= old // sub-window sp-N left the full sum, now weighted
