@@ -22,8 +22,8 @@ type Releaser interface {
 
 // Idle: every entry has left the window (t-W, t].
 func (l *Log) Idle(id int32, t int64) bool {
-	k, w := l.key(id)
-	return k.len(w) == 0 || k.newest(w) <= t-l.rule.W
+	e := &l.keys.At(id).e
+	return e.Len(&l.exts) == 0 || e.Newest(&l.exts) <= t-l.rule.W
 }
 
 // Release frees the key's entries; its largest size stays counted in
@@ -32,7 +32,8 @@ func (l *Log) Release(id int32) {
 	k := l.keys.At(id)
 	l.relPeakMax = max(l.relPeakMax, k.peak)
 	l.relPeakSum += k.peak
-	l.drop(k)
+	k.e.Drop(&l.exts)
+	k.peak = 0
 }
 
 // SizeAt returns the analytic size key id holds at t, at or after its last
@@ -40,12 +41,12 @@ func (l *Log) Release(id int32) {
 // sum, 0 when it holds none. It drops the entries that have left the window
 // by t, as the key's next Decide would.
 func (l *Log) SizeAt(id int32, t int64) int64 {
-	k, w := l.key(id)
-	k.expire(w, t-l.rule.W)
-	if k.len(w) == 0 {
+	e := &l.keys.At(id).e
+	e.Expire(&l.exts, t-l.rule.W)
+	if e.Len(&l.exts) == 0 {
 		return 0
 	}
-	return k.bytes(w)
+	return e.Bytes(&l.exts)
 }
 
 // KeyPeak returns the largest analytic size key id has had.
@@ -54,8 +55,8 @@ func (l *Log) KeyPeak(id int32) int64 { return l.keys.At(id).peak }
 // Restore gives a released key that returns (now under id) the largest
 // size it had before its release, so that Memory counts it once.
 func (l *Log) Restore(id int32, peak int64) {
-	k, w := l.key(id)
-	k.seen, k.peak = true, max(peak, k.bytes(w))
+	k := l.keys.At(id)
+	k.peak = max(peak, k.e.Bytes(&l.exts))
 	l.relPeakSum -= peak
 }
 

@@ -86,12 +86,12 @@ func (l *Log) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	if cost > l.rule.L {
 		return 0, false
 	}
-	k, w := l.key(id)
-	excess := k.sum(w) - (l.rule.L - cost)
+	e := &l.keys.At(id).e
+	excess := e.Sum(&l.exts) - (l.rule.L - cost)
 	if excess <= 0 {
 		return t, true
 	}
-	ts, ok := k.coveredAt(w, excess)
+	ts, ok := e.coveredAt(&l.exts, excess)
 	if !ok {
 		return 0, false // unreachable: the entries hold Sum > excess
 	}
