@@ -124,16 +124,18 @@ func (g *windowGrid) start(t int64) int64 {
 }
 
 // A window's mark is what a key's row keeps of the last window its state
-// was counted in (keyRun.stateEnd), in markBits bits rather than the window's
-// 64-bit start: its index modulo the cycle, plus one (0 is no window).
-// Two windows share a mark only a whole cycle apart, markCycle windows,
-// far more than summary.MaxMemoryWindows: a key counted in one and seen
-// again in the other finds its mark current and is not counted, but the
-// windows covered then span more than MaxMemoryWindows (the grid covers
-// the first, and at the latest when it closes, the last request offered,
-// after the second), so that the grid is over and counts nothing: the
-// figures are those of 64-bit starts. Tests lower the cycle
-// (tuning.markCycle) to see it.
+// was counted in (keyRun.stateEnd), in markBits bits rather than the
+// window's 64-bit start: its index modulo the cycle, plus one (0 is no
+// window). Two windows share a mark only a whole cycle apart, markCycle
+// windows, far more than summary.MaxMemoryWindows. A key seen again a
+// cycle after its mark's window is taken as counted already, and this
+// changes no figure: where its row's mark was set with a count (every
+// candidate's, and the log's when the log held something), the grid
+// covers that window and, at the latest when it closes, the current one,
+// so that it spans more than MaxMemoryWindows and counts nothing; where
+// the log's mark was set on an empty log, the key has had no request
+// since, and its log is empty again, as the size kept for the window says.
+// Tests lower the cycle (tuning.markCycle) to see it.
 const markCycle = 1<<markBits - 1
 
 // The marks' cycle must exceed the windows a grid counts.
