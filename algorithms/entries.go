@@ -3,20 +3,61 @@ package algorithms
 // Entries is one key's window of entries (time, cost) in time order, as a
 // sliding log keeps them (the log's, and a product's own: Tyk's sorted
 // set, Caddy's ring), held in the limiter's PerKey and so in a replay's
-// Block: while every entry costs 1 and they number at most entriesInline,
-// in a ring of its own (the sum is then their number); past that, or at
-// the first cost other than 1, in a WindowSum of the limiter's WindowPool,
-// by handle, until Drop. Its methods are WindowSum's, given the pool. It
-// holds no pointer; the zero Entries is empty. 112 bytes.
+// Block: while every entry costs 1, they number at most entriesInline and
+// they span less than entrySpan, in a ring of its own, each entry's time
+// as its offset from a base in 48 bits (the sum is then their number);
+// past that, or at the first cost other than 1, in a WindowSum of the
+// limiter's WindowPool, by handle, until Drop. Its methods are
+// WindowSum's, given the pool. It holds no pointer; the zero Entries is
+// empty. 112 bytes.
 type Entries struct {
-	ext     uint32 // the handle of its WindowSum in the pool, once its entries left ts; 0 before
-	head, n uint8  // the ring in ts, while ext is 0
-	ts      [entriesInline]int64
+	ext     uint32 // the handle of its WindowSum in the pool, once its entries left the ring; 0 before
+	head, n uint8  // the ring, while ext is 0
+	base    int64  // the time the ring's offsets count from, at or before its oldest entry
+	lo      [entriesInline]uint32
+	hi      [entriesInline]uint16 // an entry's offset from base: hi<<32 | lo
 }
 
-// entriesInline is the number of entries an Entries holds in its own ring:
-// with a log's bookkeeping, 120 bytes (under two cache lines).
-const entriesInline = 13
+// entriesInline is the number of entries an Entries holds in its own ring
+// (a power of two): with a log's bookkeeping, 120 bytes (under two cache
+// lines).
+const entriesInline = 16
+
+// entrySpan bounds the offsets of the ring's entries from its base: 2^48
+// ns, over 78 hours, beyond any window of the ring's entries but the
+// longest (whose entries then go to the pool).
+const entrySpan = 1 << 48
+
+// at returns the time of the entry in slot i of the ring.
+func (e *Entries) at(i uint8) int64 { return e.base + int64(uint64(e.hi[i])<<32|uint64(e.lo[i])) }
+
+// set puts an entry at time t, within entrySpan after the base, in slot i.
+func (e *Entries) set(i uint8, t int64) {
+	off := uint64(t - e.base)
+	e.lo[i], e.hi[i] = uint32(off), uint16(off>>32)
+}
+
+// reaches reports whether the ring can hold an entry at t, no earlier than
+// its newest, moving its base up to its oldest entry if it must.
+func (e *Entries) reaches(t int64) bool {
+	if e.n == 0 {
+		e.base, e.head = t, 0
+		return true
+	}
+	if t-e.base < entrySpan {
+		return true
+	}
+	oldest := e.at(e.head)
+	if t-oldest >= entrySpan {
+		return false
+	}
+	for i := range e.n {
+		j := ringIndex(e.head + i)
+		e.set(j, e.at(j)-(oldest-e.base)) // its offset from oldest
+	}
+	e.base = oldest
+	return true
+}
 
 // spill returns the entries' WindowSum, nil while they are in the ring.
 func (e *Entries) spill(p *WindowPool) *WindowSum {
@@ -26,13 +67,8 @@ func (e *Entries) spill(p *WindowPool) *WindowSum {
 	return p.At(e.ext)
 }
 
-// ringIndex reduces an index into ts below 2*entriesInline to the ring.
-func ringIndex(i uint8) uint8 {
-	if i >= entriesInline {
-		i -= entriesInline
-	}
-	return i
-}
+// ringIndex reduces an index into the ring below 2*entriesInline to it.
+func ringIndex(i uint8) uint8 { return i & (entriesInline - 1) }
 
 // Sum returns the cost of the entries.
 func (e *Entries) Sum(p *WindowPool) int64 {
@@ -63,7 +99,7 @@ func (e *Entries) Newest(p *WindowPool) int64 {
 	if w := e.spill(p); w != nil {
 		return w.Newest()
 	}
-	return e.ts[ringIndex(e.head+e.n-1)]
+	return e.at(ringIndex(e.head + e.n - 1))
 }
 
 // Expire drops the entries at or before cutoff, as WindowSum.Expire.
@@ -72,7 +108,7 @@ func (e *Entries) Expire(p *WindowPool, cutoff int64) {
 		w.Expire(cutoff)
 		return
 	}
-	for e.n > 0 && e.ts[e.head] <= cutoff {
+	for e.n > 0 && e.at(e.head) <= cutoff {
 		e.head = ringIndex(e.head + 1)
 		e.n--
 	}
@@ -86,7 +122,7 @@ func (e *Entries) SumThrough(p *WindowPool, cutoff int64) int64 {
 	}
 	var s int64
 	for i := range e.n {
-		if e.ts[ringIndex(e.head+i)] > cutoff {
+		if e.at(ringIndex(e.head+i)) > cutoff {
 			break
 		}
 		s++
@@ -98,14 +134,14 @@ func (e *Entries) SumThrough(p *WindowPool, cutoff int64) int64 {
 func (e *Entries) Add(p *WindowPool, t, cost int64) {
 	w := e.spill(p)
 	if w == nil {
-		if cost == 1 && e.n < entriesInline {
-			e.ts[ringIndex(e.head+e.n)] = t
+		if cost == 1 && e.n < entriesInline && e.reaches(t) {
+			e.set(ringIndex(e.head+e.n), t)
 			e.n++
 			return
 		}
 		e.ext, w = p.New()
 		for i := range e.n {
-			w.Add(e.ts[ringIndex(e.head+i)], 1)
+			w.Add(e.at(ringIndex(e.head+i)), 1)
 		}
 		e.head, e.n = 0, 0
 	}
@@ -139,5 +175,5 @@ func (e *Entries) coveredAt(p *WindowPool, need int64) (int64, bool) {
 	case need < 1:
 		need = 1
 	}
-	return e.ts[ringIndex(e.head+uint8(need)-1)], true
+	return e.at(ringIndex(e.head + uint8(need) - 1)), true
 }
