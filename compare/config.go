@@ -107,6 +107,9 @@ type tuning struct {
 	// markCycle lowers the cycle of the window marks in a key's rows
 	// (windowGrid.mark); 0 means markCycle.
 	markCycle uint32
+	// ownTwin makes a product's twin that is the exact log keep a log of
+	// its own rather than share the reference's (refTwin).
+	ownTwin bool
 	// heapBlock sets how many bytes of a worker's block come from the Go
 	// heap before its arena (blockMemory); 0 means heapBlockBytes.
 	heapBlock int

@@ -157,7 +157,7 @@ func newWorker(cfg Config) (*worker, error) {
 					g.cands = append(g.cands, g.newCandidate(cfg, lim, m, true))
 				}
 				listed := slices.Clone(g.cands[first:])
-				err := g.addCompanions(listed, cfg.Deviations, func(lim algorithms.Limiter) *candidate { return g.newCandidate(cfg, lim, m, false) })
+				err := g.addCompanions(listed, cfg.Deviations, cfg.tuning.ownTwin, func(lim algorithms.Limiter) *candidate { return g.newCandidate(cfg, lim, m, false) })
 				if err != nil {
 					return nil, err
 				}
