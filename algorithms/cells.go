@@ -4,13 +4,14 @@ import "math"
 
 // The textbook limiters keep a key's state in their PerKey (and a
 // replay's Block) at the size its values need, a cell, narrower than the
-// state they decide on: a counter's counts in 32 bits, a token bucket's
-// deficit and a GCRA's theoretical arrival time in 64. A limiter loads a
-// key's state from its cell, decides on it exactly as before, and keeps it
-// back (keep); a state that does not fit its cell (a count past 2^32-2,
-// a debt or a time past 2^64 nanoseconds) is kept whole in the limiter's
-// wide table, and its cell only says so. No decision depends on where a
-// state is kept.
+// state they decide on: a counter's, a fixed window's and buckets' window
+// number (windows) and counts in 32 bits, a token bucket's deficit and a
+// GCRA's theoretical arrival time in 64 (its remainder in 32). A limiter loads a key's state
+// from its cell, decides on it exactly as before, and keeps it back
+// (keep); a state that does not fit its cell (a count past 2^32-2, a
+// window out of the numbers' span, a debt or a time past 2^64
+// nanoseconds) is kept whole in the limiter's wide table, and its cell
+// only says so. No decision depends on where a state is kept.
 
 // wideStates holds the states of the keys whose cell cannot hold them, by
 // key id. Its limit is the largest value a cell holds; the zero value is
@@ -20,12 +21,12 @@ type wideStates[S any] struct {
 	limit uint64
 }
 
-// fits reports whether v fits a cell whose own limit is max.
-func (w *wideStates[S]) fits(v, max uint64) bool {
+// fits reports whether v fits a cell whose own limit is own.
+func (w *wideStates[S]) fits(v, own uint64) bool {
 	if w.limit != 0 {
-		max = w.limit
+		own = w.limit
 	}
-	return v <= max
+	return v <= own
 }
 
 // put keeps key id's state s.
@@ -178,45 +179,46 @@ func (tk *Token) keepWide(id int32, k *tokenCell, s TokenState) {
 	*k = tokenCell{x: tokenWide}
 }
 
-// tatWide is the remainder of a GCRA cell whose state is in its GCRA's
-// wide table (a TAT's remainder is at least 0).
-const tatWide = -1
-
-// tatCell is a GCRA's state of a key, 16 bytes: its TAT's whole
-// nanoseconds in 64 bits (TAT.Q's high word 0) and its remainder. A TAT
-// past 2^64 ns is in the GCRA's wide table, r then tatWide.
+// tatCell is a GCRA's state of a key, 12 bytes: its TAT's whole
+// nanoseconds in 64 bits (TAT.Q's high word 0), as two 32-bit halves, and
+// its remainder (below L) in 32. A TAT past 2^64 ns, or a remainder past
+// 2^32-2, is in the GCRA's wide table, r then cellWide32.
 type tatCell struct {
-	q uint64
-	r int64
+	qlo, qhi, r uint32
 }
 
 // load returns key id's cell and the TAT it stands for.
 func (g *GCRA) load(id int32) (*tatCell, TAT) {
 	k := g.st.At(id)
-	if k.r == tatWide {
+	if k.r == cellWide32 {
 		return k, g.wide.m[id]
 	}
-	return k, TAT{Q: U128{Lo: k.q}, R: k.r}
+	return k, TAT{Q: U128{Lo: uint64(k.qhi)<<32 | uint64(k.qlo)}, R: int64(k.r)}
 }
 
 // keep makes v key id's TAT, whose cell is k.
 func (g *GCRA) keep(id int32, k *tatCell, v TAT) {
-	if k.r != tatWide && v.Q.Hi == 0 && g.wide.fits(v.Q.Lo, math.MaxUint64) {
-		*k = tatCell{q: v.Q.Lo, r: v.R}
+	if k.r != cellWide32 && g.fits(v) {
+		*k = tatCell{qlo: uint32(v.Q.Lo), qhi: uint32(v.Q.Lo >> 32), r: uint32(v.R)}
 		return
 	}
 	g.keepWide(id, k, v)
 }
 
+// fits reports whether v fits a cell.
+func (g *GCRA) fits(v TAT) bool {
+	return v.Q.Hi == 0 && g.wide.fits(v.Q.Lo, math.MaxUint64) && uint64(v.R) < cellWide32
+}
+
 // keepWide is keep's slow path.
 func (g *GCRA) keepWide(id int32, k *tatCell, v TAT) {
-	if v.Q.Hi == 0 && g.wide.fits(v.Q.Lo, math.MaxUint64) {
+	if g.fits(v) {
 		delete(g.wide.m, id)
-		*k = tatCell{q: v.Q.Lo, r: v.R}
+		*k = tatCell{qlo: uint32(v.Q.Lo), qhi: uint32(v.Q.Lo >> 32), r: uint32(v.R)}
 		return
 	}
 	g.wide.put(id, v)
-	*k = tatCell{r: tatWide}
+	*k = tatCell{r: cellWide32}
 }
 
 // windows numbers windows (a window's start over W, a sub-window's

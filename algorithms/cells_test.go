@@ -122,3 +122,41 @@ func TestCellsFallBackExactly(t *testing.T) {
 		}
 	}
 }
+
+// A GCRA's remainder past 32 bits (a limit past 2^32: the remainder is in
+// units of 1/L ns) sends its TAT to the wide table: the TAT kept is the
+// one its arithmetic gives, and the GCRA still decides as the token bucket
+// of the same capacity.
+func TestCellsGCRARemainderPastCell(t *testing.T) {
+	r := Rule{L: 1<<36 + 3, W: int64(time.Second) + 7}
+	g, tk := NewGCRA(r, 0), NewToken(r, 0)
+	g.Grow(4)
+	tk.Grow(4)
+	rng := rand.New(rand.NewPCG(11, 12))
+	tm := int64(1_700_000_000_000_000_000)
+	wide, refused := false, 0
+	shadow := make([]TAT, 4) // each key's TAT, kept whole
+	for i := range 20_000 {
+		tm += rng.Int64N(r.W / 1000)
+		id := int32(rng.IntN(4))
+		cost := 1 + rng.Int64N(MaxCost)
+		dg, dt := g.Decide(id, tm, cost), tk.Decide(id, tm, cost)
+		if dg != dt {
+			t.Fatalf("request %d: gcra decided %v, the token bucket %v", i, dg, dt)
+		}
+		if dg {
+			g.Record(id, tm, cost)
+			tk.Record(id, tm, cost)
+			shadow[id].Push(tm, cost, r)
+		} else {
+			refused++
+		}
+		if _, v := g.load(id); v != shadow[id] {
+			t.Fatalf("request %d: the GCRA keeps TAT %+v, its arithmetic gives %+v", i, v, shadow[id])
+		}
+		wide = wide || len(g.wide.m) > 0
+	}
+	if !wide || refused == 0 {
+		t.Errorf("wide table used %v, %d refusals: the test lacks power", wide, refused)
+	}
+}
