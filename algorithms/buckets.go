@@ -19,8 +19,9 @@ import "fmt"
 type Buckets struct {
 	rule Rule
 	n    int64
-	hdr  PerKey[bucketsHeader]
-	c    PerKey[int64] // N+1 counters per key
+	st   PerKey[uint32] // N+3 values per key, narrow (cells.go): its sub-window's number (win), its sum and its N+1 counters; sum cellWide32: the state is in wide
+	win  windows
+	wide wideStates[*bucketsWide]
 }
 
 // bucketsHeader is the part of a key's state besides its counters. The zero
@@ -28,6 +29,28 @@ type Buckets struct {
 type bucketsHeader struct {
 	s   int64 // sub-window of the last request seen
 	sum int64 // cost in sub-windows s-N+1..s
+}
+
+// bucketsWide is a key's state that does not fit its cell.
+type bucketsWide struct {
+	h bucketsHeader
+	c []int64
+}
+
+// bucketsKey is a key's state as Buckets' methods work on it (load, then
+// keep): its header, and its counters in its cell or in the wide table.
+type bucketsKey struct {
+	h   bucketsHeader
+	row []uint32     // the key's cell: [0] its sub-window's number, [1] its sum, then its counters
+	w   *bucketsWide // its state in the wide table; nil while it is in the cell
+}
+
+// count returns the key's counter i.
+func (k *bucketsKey) count(i int64) int64 {
+	if k.w != nil {
+		return k.w.c[i]
+	}
+	return int64(k.row[2+i])
 }
 
 // MaxBuckets bounds N, so that a key's state stays small.
@@ -39,15 +62,12 @@ func NewBuckets(r Rule, n int64) (*Buckets, error) {
 	if n < 1 || n > MaxBuckets || n > r.W {
 		return nil, fmt.Errorf("buckets:%d: N must be between 1 and %d (and at most W in ns)", n, MaxBuckets)
 	}
-	return &Buckets{rule: r, n: n, c: NewPerKey[int64](int(n + 1))}, nil
+	return &Buckets{rule: r, n: n, st: NewPerKey[uint32](int(n + 3))}, nil
 }
 
 func (b *Buckets) Name() string { return "buckets:" + itoa(b.n) }
 
-func (b *Buckets) Grow(n int) {
-	b.hdr.Grow(n)
-	b.c.Grow(n)
-}
+func (b *Buckets) Grow(n int) { b.st.Grow(n) }
 
 func (b *Buckets) Bytes(int32) int64  { return 8 * (b.n + 2) }
 func (*Buckets) FixedSize() bool      { return true }
@@ -60,34 +80,109 @@ func (b *Buckets) SubWindow(t int64) (s, rem int64) {
 	return s, rem
 }
 
-// advance rolls key id's counters forward to sub-window s, returning them.
-func (b *Buckets) advance(id int32, s int64) (h *bucketsHeader, c []int64) {
-	m := b.n + 1
-	h = b.hdr.At(id)
-	c = b.c.Row(id)
+// load returns key id's state.
+func (b *Buckets) load(id int32) bucketsKey {
+	row := b.st.Row(id)
+	if row[1] == cellWide32 {
+		w := b.wide.m[id]
+		return bucketsKey{h: w.h, row: row, w: w}
+	}
+	return bucketsKey{h: bucketsHeader{s: b.win.decode(row[0]), sum: int64(row[1])}, row: row}
+}
+
+// advance rolls k's counters forward to sub-window s.
+func (b *Buckets) advance(k *bucketsKey, s int64) {
+	if k.w != nil {
+		advanceCounts(&k.h, k.w.c, s, b.n)
+		return
+	}
+	advanceCounts(&k.h, k.row[2:], s, b.n)
+}
+
+// add adds cost to k's counter i and sum.
+func (b *Buckets) add(id int32, k *bucketsKey, i, cost int64) {
+	k.h.sum = SatAdd(k.h.sum, cost)
+	if k.w == nil {
+		if v := SatAdd(int64(k.row[2+i]), cost); b.wide.fits(uint64(v), cellWide32-1) {
+			k.row[2+i] = uint32(v)
+			return
+		}
+		b.toWide(id, k)
+	}
+	k.w.c[i] = SatAdd(k.w.c[i], cost)
+}
+
+// keep makes k's header key id's, in its cell if it fits there.
+func (b *Buckets) keep(id int32, k *bucketsKey) {
+	if k.w == nil {
+		if v, ok := b.win.encode(k.h.s); ok && b.wide.fits(uint64(k.h.sum), cellWide32-1) {
+			k.row[0], k.row[1] = v, uint32(k.h.sum)
+			return
+		}
+		b.toWide(id, k)
+	}
+	k.w.h = k.h
+	b.toCell(id, k)
+}
+
+// toWide moves key id's state, k, from its cell to the wide table.
+func (b *Buckets) toWide(id int32, k *bucketsKey) {
+	k.w = &bucketsWide{h: k.h, c: make([]int64, b.n+1)}
+	for i, v := range k.row[2:] {
+		k.w.c[i] = int64(v)
+	}
+	b.wide.put(id, k.w)
+	k.row[1] = cellWide32
+}
+
+// toCell moves key id's state, k, from the wide table to its cell if it
+// fits there now.
+func (b *Buckets) toCell(id int32, k *bucketsKey) {
+	v, ok := b.win.encode(k.h.s)
+	if !ok || !b.wide.fits(uint64(k.h.sum), cellWide32-1) {
+		return
+	}
+	for _, c := range k.w.c {
+		if !b.wide.fits(uint64(c), cellWide32-1) {
+			return
+		}
+	}
+	for i, c := range k.w.c {
+		k.row[2+i] = uint32(c)
+	}
+	k.row[0], k.row[1] = v, uint32(k.h.sum)
+	delete(b.wide.m, id)
+	k.w = nil
+}
+
+// advanceCounts rolls a key's counters c, whose header is h, forward to
+// sub-window s of N.
+func advanceCounts[T uint32 | int64](h *bucketsHeader, c []T, s, n int64) {
+	m := n + 1
 	steps := s - h.s
 	if steps <= 0 {
-		return h, c
+		return
 	}
-	if steps > b.n {
+	if steps > n {
 		clear(c)
 		h.s, h.sum = s, 0
-		return h, c
+		return
 	}
 	for j := h.s + 1; j <= s; j++ {
-		c[j%m] = 0          // the slot of sub-window j-N-1 now holds j
-		h.sum -= c[(j+1)%m] // sub-window j-N (≡ j+1 mod N+1) leaves the sum: it is now the weighted one
+		c[j%m] = 0                 // the slot of sub-window j-N-1 now holds j
+		h.sum -= int64(c[(j+1)%m]) // sub-window j-N (≡ j+1 mod N+1) leaves the sum: it is now the weighted one
 	}
 	h.s = s
-	return h, c
 }
 
 func (b *Buckets) Decide(id int32, t, cost int64) bool {
 	s, rem := b.SubWindow(t)
-	h, c := b.advance(id, s)
-	old := c[(s+1)%(b.n+1)] // sub-window s-N, in the slot after s's
+	k := b.load(id)
+	b.advance(&k, s)
+	b.keep(id, &k)
+	old := k.count((s + 1) % (b.n + 1)) // sub-window s-N, in the slot after s's
 	// Admits, inlined:
-	return CounterLE(old, h.sum, rem, cost, b.rule.L, b.rule.W)
+	return CounterLE(old, k.h.sum, rem, cost, b.rule.L, b.rule.W)
 }
 
 // Admits is b's decision for a request of cost in a sub-window s with
@@ -101,14 +196,17 @@ func (b *Buckets) Admits(sum, old, rem, cost int64) bool {
 
 func (b *Buckets) Record(id int32, t, cost int64) {
 	s, _ := b.SubWindow(t)
-	h, c := b.advance(id, s)
-	c[s%(b.n+1)] = SatAdd(c[s%(b.n+1)], cost)
-	h.sum = SatAdd(h.sum, cost)
+	k := b.load(id)
+	b.advance(&k, s)
+	b.add(id, &k, s%(b.n+1), cost)
+	b.keep(id, &k)
 }
 
 // Estimate returns sum + c[s-N]*(1-x).
 func (b *Buckets) Estimate(id int32, t int64) Rational {
 	s, rem := b.SubWindow(t)
-	h, c := b.advance(id, s)
-	return weighted(h.sum, c[(s+1)%(b.n+1)], b.rule.W-rem, b.rule.W)
+	k := b.load(id)
+	b.advance(&k, s)
+	b.keep(id, &k)
+	return weighted(k.h.sum, k.count((s+1)%(b.n+1)), b.rule.W-rem, b.rule.W)
 }

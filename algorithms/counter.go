@@ -99,7 +99,9 @@ const (
 type Counter struct {
 	rule  Rule
 	admit admitRule
-	st    PerKey[CounterState]
+	st    PerKey[counterCell] // each key's CounterState, narrow (cells.go)
+	win   windows             // the numbers of its cells' windows
+	wide  wideStates[CounterState]
 }
 
 // NewCounter returns the sliding window counter, admitting iff E+cost <= L.
@@ -129,8 +131,9 @@ func (*Counter) CountsRejected() bool { return true }
 
 func (c *Counter) Decide(id int32, t, cost int64) bool {
 	W, L := c.rule.W, c.rule.L
-	s := c.st.At(id)
+	k, s := c.load(id)
 	e := s.Advance(t, W)
+	c.keep(id, k, s)
 	switch c.admit { // as Admits, with the rules inlined
 	case admitLT:
 		return CounterLT(s.Prev, s.Curr, e, L, W)
@@ -188,16 +191,17 @@ func CounterFloor(prev, curr, e, cost, L, W int64) bool {
 }
 
 func (c *Counter) Record(id int32, t, cost int64) {
-	s := c.st.At(id)
+	k, s := c.load(id)
 	s.Advance(t, c.rule.W)
 	s.Curr = SatAdd(s.Curr, cost)
+	c.keep(id, k, s)
 }
 
 // Estimate returns E = prev*(W-e)/W + curr (for counter-floor, with the
 // weighted part rounded down, as it decides).
 func (c *Counter) Estimate(id int32, t int64) Rational {
 	W := c.rule.W
-	s := c.st.At(id)
+	_, s := c.load(id)
 	e := t - s.Start
 	E := weighted(s.Curr, s.Prev, W-e, W)
 	if c.admit == admitFloor {
@@ -212,7 +216,9 @@ func (c *Counter) Estimate(id int32, t int64) Rational {
 // Memory: the count and the window index, 16 bytes per key.
 type Fixed struct {
 	rule Rule
-	st   PerKey[FixedState]
+	st   PerKey[fixedCell] // each key's FixedState, narrow (cells.go)
+	win  windows           // the numbers of its cells' windows
+	wide wideStates[FixedState]
 }
 
 // NewFixed returns the fixed window limiter for rule r.
@@ -225,8 +231,9 @@ func (*Fixed) FixedSize() bool      { return true }
 func (*Fixed) CountsRejected() bool { return true }
 
 func (f *Fixed) Decide(id int32, t, cost int64) bool {
-	s := f.st.At(id)
+	k, s := f.load(id)
 	s.Advance(t, f.rule.W)
+	f.keep(id, k, s)
 	return f.Admits(s.Curr, cost)
 }
 
@@ -235,10 +242,14 @@ func (f *Fixed) Decide(id int32, t, cost int64) bool {
 func (f *Fixed) Admits(curr, cost int64) bool { return cost <= f.rule.L-curr }
 
 func (f *Fixed) Record(id int32, t, cost int64) {
-	s := f.st.At(id)
+	k, s := f.load(id)
 	s.Advance(t, f.rule.W)
 	s.Curr = SatAdd(s.Curr, cost)
+	f.keep(id, k, s)
 }
 
 // Estimate returns curr, the fixed window's view of the window's cost.
-func (f *Fixed) Estimate(id int32, _ int64) Rational { return Whole(f.st.At(id).Curr) }
+func (f *Fixed) Estimate(id int32, _ int64) Rational {
+	_, s := f.load(id)
+	return Whole(s.Curr)
+}

@@ -9,7 +9,10 @@
 // state indexed by id (PerKey), so that a decision allocates nothing: in
 // slices of its own, or, placed by a caller that replays many limiters
 // side by side (Placer), in that caller's Block, where each key's states
-// of every limiter sit together.
+// of every limiter sit together. The textbook limiters keep a state in a
+// cell of the size its values need (cells.go), a sliding log its entries
+// in a ring of its own (Entries), each with an exact wide form beside it
+// for what outgrows them.
 //
 // Time is always an argument: t is an int64 count of nanoseconds, t >= 0,
 // and for one key successive calls never go back in time. No limiter reads a

@@ -107,7 +107,7 @@ func TestCounterAdvanceAsDivision(t *testing.T) {
 // inline capacity, through Release and Restore.
 func TestLogInlineAsWindowSum(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	for _, r := range []Rule{{L: logInline - 1, W: 100}, {L: logInline, W: 100}, {L: logInline + 1, W: 100}, {L: 3 * logInline, W: 1000}} {
+	for _, r := range []Rule{{L: entriesInline - 1, W: 100}, {L: entriesInline, W: 100}, {L: entriesInline + 1, W: 100}, {L: 3 * entriesInline, W: 1000}} {
 		const keys = 4
 		l := NewLog(r)
 		l.Grow(keys)

@@ -9,7 +9,8 @@ import (
 // Block is per-key storage that a replay owns for the many limiters and
 // accumulators it runs side by side: key id has a part of stride words,
 // and each value placed in it (PerKey.Place) sits at an offset of that
-// part fixed when it was placed. What one request reads of its key, in
+// part fixed when it was placed, aligned as its type needs (a value of
+// 32-bit fields takes a multiple of 4 bytes, not of a word). What one request reads of its key, in
 // every limiter placed there, is then a few adjacent cache lines rather
 // than one line per limiter, each in a slice of its own.
 //
@@ -25,7 +26,8 @@ type Block struct {
 	alloc  func(words int) []uint64 // gives a chunk zeroed words; nil: the Go heap
 	shift  uint
 	mask   int32
-	stride int // words per key
+	bytes  int // bytes of the values placed per key
+	stride int // words per key: bytes, rounded up
 	n      int // ids below n are valid
 
 	cur   []uint64 // the part of key curID, the last asked for (Key); nil before
@@ -35,13 +37,15 @@ type Block struct {
 // chunkWords is about the size of a chunk, in words (512 KiB).
 const chunkWords = 1 << 16
 
-// reserve returns the offset of words new words in every key's part.
-func (b *Block) reserve(words int) int {
+// reserve returns the offset, in bytes, of size new bytes aligned to
+// align (a power of two, at most 8) in every key's part.
+func (b *Block) reserve(size, align int) int {
 	if b.n > 0 {
 		panic("algorithms: a value placed in a Block that has grown")
 	}
-	off := b.stride
-	b.stride += words
+	off := (b.bytes + align - 1) &^ (align - 1)
+	b.bytes = off + size
+	b.stride = (b.bytes + 7) / 8
 	return off
 }
 
@@ -112,12 +116,12 @@ func (b *Block) Peek(id int32) []uint64 {
 	return b.chunks[id>>b.shift][i : i+b.stride : i+b.stride]
 }
 
-// word returns the address of word off of key id's part.
-func (b *Block) word(id int32, off int) *uint64 {
+// at returns the address of byte off of key id's part.
+func (b *Block) at(id int32, off int) unsafe.Pointer {
 	if id == b.curID && b.cur != nil {
-		return &b.cur[off]
+		return unsafe.Add(unsafe.Pointer(unsafe.SliceData(b.cur)), off)
 	}
-	return &b.Key(id)[off]
+	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(b.Key(id))), off)
 }
 
 // PerKey holds a fixed number of values of S per key id (one by default):
@@ -129,7 +133,7 @@ type PerKey[S any] struct {
 	own   []S
 	per   int // values per key; 0 means 1
 	block *Block
-	off   int // the values' offset, in words, in each key's part of block
+	off   int // the values' offset, in bytes, in each key's part of block
 }
 
 // NewPerKey returns the storage of per values of S for each key.
@@ -147,7 +151,7 @@ func (k *PerKey[S]) At(id int32) *S {
 	if k.block == nil {
 		return &k.own[int(id)*k.width()]
 	}
-	return (*S)(unsafe.Pointer(k.block.word(id, k.off)))
+	return (*S)(k.block.at(id, k.off))
 }
 
 // Row returns key id's values.
@@ -157,7 +161,7 @@ func (k *PerKey[S]) Row(id int32) []S {
 		i := int(id) * w
 		return k.own[i : i+w : i+w]
 	}
-	return unsafe.Slice((*S)(unsafe.Pointer(k.block.word(id, k.off))), w) // the whole part is in its chunk
+	return unsafe.Slice((*S)(k.block.at(id, k.off)), w) // the whole part is in its chunk
 }
 
 // Grow makes ids below n valid, the new ones zero; placed values grow
@@ -186,8 +190,10 @@ func (k *PerKey[S]) Place(b *Block) {
 	if len(k.own) > 0 || k.block != nil {
 		panic("algorithms: values placed after they hold keys")
 	}
-	words := (int(t.Size())*k.width() + 7) / 8
-	k.block, k.off = b, b.reserve(words)
+	if t.Align() > 8 {
+		panic("algorithms: " + t.String() + " needs an alignment of more than a word")
+	}
+	k.block, k.off = b, b.reserve(int(t.Size())*k.width(), t.Align())
 }
 
 // pointerFree reports whether a value of t holds no pointer.

@@ -1,6 +1,7 @@
 package algorithms_test
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -97,8 +98,8 @@ func TestBlockKeysAndValuesApart(t *testing.T) {
 	c.Place(&b)
 	f.Place(&b)
 	b.Grow(3)
-	if b.Stride() != 3+2 {
-		t.Fatalf("stride %d words; want the counter's 3 and the fixed window's 2", b.Stride())
+	if b.Stride() != 3 {
+		t.Fatalf("stride %d words; want 3: the counter's 12 bytes (its window and counts in 32 bits) and the fixed window's 8", b.Stride())
 	}
 	for range 2 {
 		c.Record(1, 10, 1)
@@ -106,8 +107,11 @@ func TestBlockKeysAndValuesApart(t *testing.T) {
 	if c.Decide(1, 11, 1) || !c.Decide(0, 11, 1) || !c.Decide(2, 11, 1) || !f.Decide(1, 11, 1) {
 		t.Error("two requests of key 1 in the counter reached another key or the fixed window")
 	}
-	if got := b.Key(1)[1:3]; got[0] != 0 || got[1] != 2 { // start, prev, curr
-		t.Errorf("key 1's counter words %v; want prev 0, curr 2", b.Key(1)[:3])
+	var cell [16]byte // the window's number, prev and curr in 32 bits each
+	binary.NativeEndian.PutUint64(cell[:8], b.Key(1)[0])
+	binary.NativeEndian.PutUint64(cell[8:], b.Key(1)[1])
+	if prev, curr := binary.NativeEndian.Uint32(cell[4:8]), binary.NativeEndian.Uint32(cell[8:12]); prev != 0 || curr != 2 {
+		t.Errorf("key 1's counter holds prev %d, curr %d; want prev 0, curr 2", prev, curr)
 	}
 }
 
@@ -208,4 +212,34 @@ func TestBlockAlloc(t *testing.T) {
 		}
 	}()
 	b.SetAlloc(nil)
+}
+
+// A block places each value at the alignment its type needs, not at a
+// whole word: two values of three 32-bit fields share their words, and a
+// 64-bit value after a 32-bit one starts at the next word. No value
+// overlaps another.
+func TestBlockPacksByAlignment(t *testing.T) {
+	a, c := algorithms.NewPerKey[[3]uint32](1), algorithms.NewPerKey[[3]uint32](1)
+	var n algorithms.PerKey[uint32]
+	var w algorithms.PerKey[int64]
+	var b algorithms.Block
+	a.Place(&b)
+	c.Place(&b)
+	n.Place(&b)
+	w.Place(&b)
+	if b.Stride() != 3+1+1 { // 12+12 bytes, 4, then 4 of padding and 8
+		t.Fatalf("stride %d words; want 5", b.Stride())
+	}
+	b.Grow(4)
+	for id := range int32(4) {
+		*a.At(id) = [3]uint32{uint32(id), 1, 2}
+		*c.At(id) = [3]uint32{3, 4, 5}
+		*n.At(id) = 6
+		*w.At(id) = -7
+	}
+	for id := range int32(4) {
+		if *a.At(id) != [3]uint32{uint32(id), 1, 2} || *c.At(id) != [3]uint32{3, 4, 5} || *n.At(id) != 6 || *w.At(id) != -7 {
+			t.Errorf("key %d holds %v %v %d %d; want [%d 1 2] [3 4 5] 6 -7", id, *a.At(id), *c.At(id), *n.At(id), *w.At(id), id)
+		}
+	}
 }

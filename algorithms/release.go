@@ -22,8 +22,8 @@ type Releaser interface {
 
 // Idle: every entry has left the window (t-W, t].
 func (l *Log) Idle(id int32, t int64) bool {
-	k, w := l.key(id)
-	return k.len(w) == 0 || k.newest(w) <= t-l.rule.W
+	e := &l.keys.At(id).e
+	return e.Len(&l.exts) == 0 || e.Newest(&l.exts) <= t-l.rule.W
 }
 
 // Release frees the key's entries; its largest size stays counted in
@@ -32,7 +32,8 @@ func (l *Log) Release(id int32) {
 	k := l.keys.At(id)
 	l.relPeakMax = max(l.relPeakMax, k.peak)
 	l.relPeakSum += k.peak
-	l.drop(k)
+	k.e.Drop(&l.exts)
+	k.peak = 0
 }
 
 // SizeAt returns the analytic size key id holds at t, at or after its last
@@ -40,12 +41,12 @@ func (l *Log) Release(id int32) {
 // sum, 0 when it holds none. It drops the entries that have left the window
 // by t, as the key's next Decide would.
 func (l *Log) SizeAt(id int32, t int64) int64 {
-	k, w := l.key(id)
-	k.expire(w, t-l.rule.W)
-	if k.len(w) == 0 {
+	e := &l.keys.At(id).e
+	e.Expire(&l.exts, t-l.rule.W)
+	if e.Len(&l.exts) == 0 {
 		return 0
 	}
-	return k.bytes(w)
+	return e.Bytes(&l.exts)
 }
 
 // KeyPeak returns the largest analytic size key id has had.
@@ -54,45 +55,57 @@ func (l *Log) KeyPeak(id int32) int64 { return l.keys.At(id).peak }
 // Restore gives a released key that returns (now under id) the largest
 // size it had before its release, so that Memory counts it once.
 func (l *Log) Restore(id int32, peak int64) {
-	k, w := l.key(id)
-	k.seen, k.peak = true, max(peak, k.bytes(w))
+	k := l.keys.At(id)
+	k.peak = max(peak, k.e.Bytes(&l.exts))
 	l.relPeakSum -= peak
 }
 
 // Idle: both windows the counter reads at t are empty.
-func (c *Counter) Idle(id int32, t int64) bool { return c.st.At(id).Idle(t, c.rule.W) }
+func (c *Counter) Idle(id int32, t int64) bool {
+	_, s := c.load(id)
+	return s.Idle(t, c.rule.W)
+}
 
-func (c *Counter) Release(id int32) { *c.st.At(id) = CounterState{} }
+func (c *Counter) Release(id int32) { c.keep(id, c.st.At(id), CounterState{}) }
 
 // Idle: the window the limiter reads at t is empty.
-func (f *Fixed) Idle(id int32, t int64) bool { return f.st.At(id).Idle(t, f.rule.W) }
+func (f *Fixed) Idle(id int32, t int64) bool {
+	_, s := f.load(id)
+	return s.Idle(t, f.rule.W)
+}
 
-func (f *Fixed) Release(id int32) { *f.st.At(id) = FixedState{} }
+func (f *Fixed) Release(id int32) { f.keep(id, f.st.At(id), FixedState{}) }
 
 // Idle: the bucket is full again.
 func (tk *Token) Idle(id int32, t int64) bool {
-	s := tk.st.At(id)
+	k, s := tk.load(id)
 	s.Refill(t, tk.rule)
+	tk.keep(id, k, s)
 	return s.X == U128{}
 }
 
-func (tk *Token) Release(id int32) { *tk.st.At(id) = TokenState{} }
+func (tk *Token) Release(id int32) { tk.keep(id, tk.st.At(id), TokenState{}) }
 
 // Idle: the theoretical arrival time is not after t.
-func (g *GCRA) Idle(id int32, t int64) bool { return g.st.At(id).Due(t) }
+func (g *GCRA) Idle(id int32, t int64) bool {
+	_, v := g.load(id)
+	return v.Due(t)
+}
 
-func (g *GCRA) Release(id int32) { *g.st.At(id) = TAT{} }
+func (g *GCRA) Release(id int32) { g.keep(id, g.st.At(id), TAT{}) }
 
 // Idle: every counter still in the window is zero.
 func (b *Buckets) Idle(id int32, t int64) bool {
 	s, _ := b.SubWindow(t)
-	h, c := b.advance(id, s)
-	return h.sum == 0 && c[(s+1)%(b.n+1)] == 0
+	k := b.load(id)
+	b.advance(&k, s)
+	b.keep(id, &k)
+	return k.h.sum == 0 && k.count((s+1)%(b.n+1)) == 0
 }
 
 func (b *Buckets) Release(id int32) {
-	*b.hdr.At(id) = bucketsHeader{}
-	clear(b.c.Row(id))
+	clear(b.st.Row(id))
+	delete(b.wide.m, id)
 }
 
 // Idle: the queue has drained.

@@ -86,12 +86,12 @@ func (l *Log) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	if cost > l.rule.L {
 		return 0, false
 	}
-	k, w := l.key(id)
-	excess := k.sum(w) - (l.rule.L - cost)
+	e := &l.keys.At(id).e
+	excess := e.Sum(&l.exts) - (l.rule.L - cost)
 	if excess <= 0 {
 		return t, true
 	}
-	ts, ok := k.coveredAt(w, excess)
+	ts, ok := e.coveredAt(&l.exts, excess)
 	if !ok {
 		return 0, false // unreachable: the entries hold Sum > excess
 	}
@@ -149,7 +149,7 @@ func (c *Counter) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	if cost > L && c.admit != admitLT {
 		return 0, false // counter-lt ignores the cost: E < L eventually holds
 	}
-	s := (*c.st.At(id))
+	_, s := c.load(id)
 	wt := t / W
 	last := max(wt, s.Start/W+2) // from its window+2 on, both counts are zero
 	for k := wt; k <= last; k++ {
@@ -189,7 +189,7 @@ func (f *Fixed) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	if cost > L {
 		return 0, false
 	}
-	s := (*f.st.At(id))
+	_, s := f.load(id)
 	wt := t / W
 	if wt != s.Start/W || s.Curr <= L-cost { // a later window counts nothing yet
 		return t, true
@@ -204,7 +204,7 @@ func (tk *Token) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	if cost > tk.b {
 		return 0, false
 	}
-	s := (*tk.st.At(id))
+	_, s := tk.load(id)
 	if s.Fits(tk.b, cost, tk.rule) {
 		return t, true
 	}
@@ -222,7 +222,8 @@ func (g *GCRA) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	if cost > g.b {
 		return 0, false
 	}
-	return g.st.At(id).retryAfter(t, g.b-cost, g.rule)
+	_, v := g.load(id)
+	return v.retryAfter(t, g.b-cost, g.rule)
 }
 
 // RetryAfter walks the sub-windows from the key's current one: in each, the
@@ -236,15 +237,15 @@ func (b *Buckets) RetryAfter(id int32, t, cost int64) (int64, bool) {
 		return 0, false
 	}
 	m := N + 1
-	h := *b.hdr.At(id)
-	c := b.c.Row(id)
+	key := b.load(id)
+	h := key.h
 	st, _ := b.SubWindow(t)
 	sum := h.sum
 	for k := int64(0); k <= N+1; k++ {
 		sp := h.s + k
 		var old int64 // cost of sub-window sp-N, weighted by 1-x
 		if k <= N {
-			old = c[(h.s+1+k)%m] // sub-window h.s+k-N ≡ h.s+k+1 (mod N+1)
+			old = key.count((h.s + 1 + k) % m) // sub-window h.s+k-N ≡ h.s+k+1 (mod N+1)
 		}
 		if k > 0 {
 			sum -= old // sub-window sp-N left the full sum, now weighted

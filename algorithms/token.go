@@ -88,8 +88,9 @@ func (s *TokenState) deficit(r Rule) (dq, dr int64) {
 type Token struct {
 	rule  Rule
 	b     int64
-	named bool // B was given explicitly
-	st    PerKey[TokenState]
+	named bool              // B was given explicitly
+	st    PerKey[tokenCell] // each key's TokenState, narrow (cells.go)
+	wide  wideStates[TokenState]
 }
 
 // NewToken returns the token bucket for rule r with capacity b (b <= 0
@@ -118,27 +119,33 @@ func (*Token) CountsRejected() bool { return false }
 func (tk *Token) Capacity() int64 { return tk.b }
 
 func (tk *Token) Decide(id int32, t, cost int64) bool {
-	s := tk.st.At(id)
+	return tk.RefillFits(id, t, tk.b, cost)
+}
+
+// RefillFits refills key id's bucket to t and reports whether cost tokens
+// are available with capacity b (TokenState.Fits): Decide, for a product
+// whose model holds a token bucket and asks it outside Decide (nginx's
+// zone).
+func (tk *Token) RefillFits(id int32, t, b, cost int64) bool {
+	k, s := tk.load(id)
 	s.Refill(t, tk.rule)
-	return s.Fits(tk.b, cost, tk.rule)
+	tk.keep(id, k, s)
+	return s.Fits(b, cost, tk.rule)
 }
 
 func (tk *Token) Record(id int32, t, cost int64) {
-	s := tk.st.At(id)
+	k, s := tk.load(id)
 	s.Refill(t, tk.rule)
 	x, big := s.plus(cost, tk.rule) // take, inlined
 	if big {
 		x = s.saturate(x, tk.rule)
 	}
 	s.X = x
+	tk.keep(id, k, s)
 }
 
 // Rule returns the token bucket's rule.
 func (tk *Token) Rule() Rule { return tk.rule }
-
-// State returns key id's bucket, for a product whose model holds a token
-// bucket and reads it outside Decide (nginx's zone).
-func (tk *Token) State(id int32) *TokenState { return tk.st.At(id) }
 
 // Rule returns the rule of the GCRA.
 func (g *GCRA) Rule() Rule { return g.rule }
@@ -159,7 +166,8 @@ type GCRA struct {
 	named bool // B was given explicitly
 	stepQ U128 // the emission interval W/L = stepQ + stepR/L
 	stepR int64
-	st    PerKey[TAT]
+	st    PerKey[tatCell] // each key's TAT, narrow (cells.go)
+	wide  wideStates[TAT]
 }
 
 // NewGCRA returns GCRA for rule r with burst b (b <= 0 means L).
@@ -190,7 +198,7 @@ func (g *GCRA) Decide(id int32, t, cost int64) bool {
 	if cost > g.b {
 		return false
 	}
-	v := g.st.At(id)
+	_, v := g.load(id)
 	if v.Q.Hi != 0 {
 		return v.fitsWide(t, g.b-cost, g.rule)
 	}
@@ -199,11 +207,13 @@ func (g *GCRA) Decide(id int32, t, cost int64) bool {
 
 // Record sets TAT = max(TAT, t) + cost*W/L.
 func (g *GCRA) Record(id int32, t, cost int64) {
+	k, v := g.load(id)
 	if cost != 1 {
-		g.st.At(id).Push(t, cost, g.rule)
-		return
+		v.Push(t, cost, g.rule)
+	} else {
+		v.pushStep(t, g.stepQ, g.stepR, g.rule.L) // W/L, divided once
 	}
-	g.st.At(id).pushStep(t, g.stepQ, g.stepR, g.rule.L) // W/L, divided once
+	g.keep(id, k, v)
 }
 
 // Capacity returns B.

@@ -11,18 +11,12 @@ type Warmer interface {
 }
 
 // Warm loads key id's block, and its entries if they left the block.
-func (l *Log) Warm(id int32) uint64 {
-	k, w := l.key(id)
-	if w != nil {
-		return w.Warm()
-	}
-	return uint64(k.n)
-}
+func (l *Log) Warm(id int32) uint64 { return l.keys.At(id).e.Warm(&l.exts) }
 
-func (c *Counter) Warm(id int32) uint64 { return uint64(c.st.At(id).Start) }
-func (f *Fixed) Warm(id int32) uint64   { return uint64(f.st.At(id).Start) }
+func (c *Counter) Warm(id int32) uint64 { return uint64(c.st.At(id).win) }
+func (f *Fixed) Warm(id int32) uint64   { return uint64(f.st.At(id).win) }
 func (t *Token) Warm(id int32) uint64   { return uint64(t.st.At(id).last) }
-func (g *GCRA) Warm(id int32) uint64    { return uint64(g.st.At(id).R) }
+func (g *GCRA) Warm(id int32) uint64    { return uint64(g.st.At(id).r) }
 func (l *Leaky) Warm(id int32) uint64   { return uint64(l.st.At(id).at) }
-func (b *Buckets) Warm(id int32) uint64 { return uint64(b.hdr.At(id).s) + uint64(*b.c.At(id)) }
+func (b *Buckets) Warm(id int32) uint64 { return uint64(*b.st.At(id)) }
 func (x *XRate) Warm(id int32) uint64   { return uint64(x.keys[id].twin.last) }

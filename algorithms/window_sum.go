@@ -63,6 +63,9 @@ func (w *WindowSum) Expire(cutoff int64) {
 	}
 }
 
+// Clear drops every entry, keeping the ring for the entries to come.
+func (w *WindowSum) Clear() { w.head, w.n, w.sum, w.heavy = 0, 0, 0, 0 }
+
 // SumThrough returns the cost of the entries at or before cutoff, without
 // dropping them: after Expire(c-1), SumThrough(c) is the cost of the
 // entries at exactly c.

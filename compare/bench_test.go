@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"sync"
 	"testing"
@@ -357,4 +358,60 @@ func benchReplayTrace(b *testing.B, open func() (traces.Reader, error)) {
 			b.ReportMetric(float64(benchCSVRequests)*float64(b.N)/b.Elapsed().Seconds(), "req/s")
 		})
 	}
+}
+
+// BenchmarkMillionKeys replays a million keys, about ten requests each
+// over twenty seconds (10M requests, uniform keys, rule 100/1m: every key
+// stays in its window, none is released), through the default algorithms
+// in both modes on one worker, as `ratebench compare -gen
+// 'poisson:requests=10000000,keys=1000000,rate=0.5' -rule 100/1m` does,
+// and reports what a key costs: its part of the worker's block (the runs'
+// rows and every placed limiter's cell), the Go heap left live per key
+// (its name and key-table entry, the log's entries past its inline ring,
+// the windows of disagreements), and their sum. It needs about a gigabyte
+// and half a minute, so it runs only with RATEBENCH_MILLION_KEYS=1:
+//
+//	RATEBENCH_MILLION_KEYS=1 go test ./compare -run '^$' -bench MillionKeys -benchtime 1x
+func BenchmarkMillionKeys(b *testing.B) {
+	if os.Getenv("RATEBENCH_MILLION_KEYS") == "" {
+		b.Skip("RATEBENCH_MILLION_KEYS=1 runs it")
+	}
+	const keys, n = 1_000_000, 10_000_000
+	rule, _ := algorithms.ParseRule("100/1m")
+	names := make([][]byte, keys)
+	for i := range names {
+		names[i] = fmt.Appendf(nil, "10.%d.%d.%d", i>>16, (i>>8)&255, i&255)
+	}
+	for range b.N {
+		b.StopTimer()
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before) // the names' heap, which is the benchmark's
+		e, err := New(Config{Rules: []algorithms.Rule{rule}, Algorithms: algorithms.DefaultSpecs, Modes: []Mode{Independent, Shadow}, Workers: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(41, 42))
+		t := int64(1_700_000_000_000_000_000)
+		b.StartTimer()
+		for range n {
+			t += int64(rng.ExpFloat64() * 2_000) // 500,000 requests/s: one per key every 2 s
+			if err := e.Add(names[rng.IntN(keys)], t, 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		w := e.workers[0]
+		live := w.keys.len()
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		block := float64(8 * w.block.Stride())
+		heap := float64(m.HeapAlloc-before.HeapAlloc) / float64(live)
+		b.ReportMetric(block, "block-B/key")
+		b.ReportMetric(heap, "heap-B/key")
+		b.ReportMetric(block+heap, "B/key")
+		runtime.KeepAlive(e)
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "req/s")
 }

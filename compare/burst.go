@@ -17,17 +17,17 @@ import (
 //     reference's admitted cost, minus what the run refused and the log
 //     admitted (under), plus what the run admitted and the log refused
 //     (over). Only the disagreements are kept, per key, in one window of
-//     signed costs (+ over, - under) whose sum is the difference, made at
-//     the key's first disagreement (most keys have none: they hold a nil
-//     pointer), and a key none of whose disagreements is recent costs one
-//     read of lastDis;
+//     signed costs (+ over, - under) whose sum is the difference, in the
+//     key's ownExtra, made at a disagreement and dropped once every
+//     disagreement has left it (most keys have none), so that a key none
+//     of whose disagreements is recent reads nothing more;
 //   - ref and all set: under count all the reference log records every
 //     request, so the span holds every request's cost, less what the run
 //     refused: the same window, of the run's refusals (- cost), as if the
 //     reference admitted everything;
 //   - otherwise a sliding sum of the run's own admissions per key.
 type burstAcc struct {
-	rows *runRows // the run's: each key's peak and latest disagreement
+	rows *runRows // the run's: each key's peak and disagreements
 	log  *algorithms.Log
 	ref  *algorithms.Log
 	all  bool // with ref: it records every request (count all), and a span's admissions are its sum less the run's refusals
@@ -37,18 +37,13 @@ type burstAcc struct {
 	relMax int64  // the largest peak of the keys released
 	relKey string // and its key (the least name of those with it)
 
-	dis []*algorithms.WindowSum // ref set: the disagreements, +cost over, -cost under; nil before the first
-	win []algorithms.WindowSum  // the run's admissions (neither log nor ref)
+	win []algorithms.WindowSum // the run's admissions (neither log nor ref)
 }
 
-func (*burstAcc) place(*algorithms.Block) {} // its windows are pointers, nil for most keys
+func (*burstAcc) place(*algorithms.Block) {} // what it keeps per key is in the run's ownRun and ownExtra, but win
 
 func (b *burstAcc) grow(n int) {
-	switch {
-	case b.log != nil:
-	case b.ref != nil:
-		b.dis = slicesx.Grow(b.dis, n)
-	default:
+	if b.log == nil && b.ref == nil {
 		b.win = slicesx.Grow(b.win, n)
 	}
 }
@@ -68,28 +63,22 @@ func (b *burstAcc) observe(req *observation) {
 			ref = true // the reference log holds every request
 		}
 		if admit != ref {
-			d := b.dis[id]
-			if d == nil {
-				d = &algorithms.WindowSum{}
-				b.dis[id] = d
-			}
+			d := &b.rows.needExtra(h).dis
 			d.Expire(t - b.w)
 			if admit {
 				d.Add(t, cost)
 			} else {
 				d.Add(t, -cost)
 			}
-			h.lastDis = t
 		}
 		if !admit {
 			return
 		}
 		span = b.ref.Sum(id)
-		if h.lastDis > t-b.w { // else every disagreement has left the span: dis[id], another cache line, is not read
-			if d := b.dis[id]; d != nil { // nil: no disagreement yet
-				d.Expire(t - b.w)
-				span += d.Sum()
-			}
+		if x := b.rows.extra(h); x != nil { // else no disagreement is in the span: nothing more is read
+			x.dis.Expire(t - b.w)
+			span += x.dis.Sum()
+			b.rows.tidy(h, x)
 		}
 	default:
 		if !admit {
@@ -100,17 +89,14 @@ func (b *burstAcc) observe(req *observation) {
 		ws.Add(t, cost)
 		span = ws.Sum()
 	}
-	h.peak = max(h.peak, span)
+	b.rows.raisePeak(h, id, span)
 }
 
-// release forgets key id's burst windows (its peak, saved or folded, is
-// cleared with the run's ownRun).
+// release forgets key id's window of its own admissions, if it has one
+// (its peak, saved or folded, and its disagreements are cleared with the
+// run's ownRun).
 func (b *burstAcc) release(id int32) {
-	switch {
-	case b.log != nil:
-	case b.ref != nil:
-		b.dis[id] = nil
-	default:
+	if b.log == nil && b.ref == nil {
 		b.win[id] = algorithms.WindowSum{}
 	}
 }
@@ -132,7 +118,7 @@ func (b *burstAcc) close(r *summary.Run, c *closing) {
 		}
 	}
 	for id := range int32(b.rows.ids()) {
-		p := b.rows.ownAt(id).peak
+		p := b.rows.peak(id)
 		if p > l {
 			out.KeysOverL++
 		}

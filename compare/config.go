@@ -101,9 +101,15 @@ type tuning struct {
 	// agree.
 	ownBurst bool
 	// narrowMax lowers the count at which a key's over- or under-admissions
-	// in a run leave its 32-bit row for the wide table (keyRows.narrow);
-	// 0 means 2^32-1.
+	// or burst in a run leave its row for the wide table (keyRows.limit);
+	// 0 leaves the fields' own limits.
 	narrowMax uint32
+	// markCycle lowers the cycle of the window marks in a key's rows
+	// (windowGrid.mark); 0 means markCycle.
+	markCycle uint32
+	// ownTwin makes a product's twin that is the exact log keep a log of
+	// its own rather than share the reference's (refTwin).
+	ownTwin bool
 	// heapBlock sets how many bytes of a worker's block come from the Go
 	// heap before its arena (blockMemory); 0 means heapBlockBytes.
 	heapBlock int

@@ -40,17 +40,20 @@
 // reading the key while no key has been released since (key_refs.go). Everything else a request
 // reads of its key sits in the key's part of the worker's block
 // (algorithms.Block): what every run keeps of it (its disagreements and
-// state window, and for a run with a history of its own its burst and open
-// run of rejections: key_rows.go), then the state of every limiter that can
-// be placed there (algorithms.Placer: the textbook algorithms, the
-// products, the log) and of the metrics that keep one (the token bound's
-// check, the offered use), so that a request touches a few adjacent cache
-// lines for all its runs, and the reader asks for them a few requests
-// ahead. Past its first megabytes the block's chunks come from an arena
-// of memory advised for huge pages, outside the Go heap (block_memory.go):
-// a new key's part costs a fault per 2 MiB rather than per 4 KiB. A key's
-// counts take 32 bits of its row, those that outgrow them kept exactly in
-// a table beside it. Each run's figures are metrics (run_acc.go's
+// state window, and for a run with a history of its own its burst, with
+// its disagreements in the window and open run of rejections held apart
+// only while it has them: key_rows.go), then the state of every limiter
+// that can be placed there (algorithms.Placer: the textbook algorithms,
+// the products, the log) and of the metrics that keep one (the token
+// bound's check, the offered use), so that a request touches a few
+// adjacent cache lines for all its runs, and the reader asks for them a
+// few requests ahead. Past its first megabytes the block's chunks come
+// from an arena of memory advised for huge pages, outside the Go heap
+// (block_memory.go): a new key's part costs a fault per 2 MiB rather than
+// per 4 KiB. What a key keeps takes the bits its values need (a run's row
+// is one word, the textbook limiters' counts take 32 bits: key_rows.go,
+// algorithms' cells.go), a value that outgrows them kept exactly in a
+// table beside it. Each run's figures are metrics (run_acc.go's
 // runMetric), shown each request in one observation; what is the same in
 // every run of a group, the requests per time bin, is counted once.
 //

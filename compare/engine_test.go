@@ -453,7 +453,7 @@ func TestTokenBoundHolds(t *testing.T) {
 func TestBoundCheckCatchesViolations(t *testing.T) {
 	t.Parallel()
 	rule := mustRule(t, "5/30s")
-	acc := newBoundAcc(rule, algorithms.NewToken(rule, 0))
+	acc := newBoundAcc(rule, algorithms.NewGCRA(rule, 0))
 	acc.grow(1)
 	for i := range 10 { // 10 admissions within 2 s
 		acc.observe(&observation{id: 0, t: 29*sec + int64(i)*sec/5, cost: 1, admit: true})
@@ -461,6 +461,36 @@ func TestBoundCheckCatchesViolations(t *testing.T) {
 	acc.observe(&observation{id: 0, t: 31 * sec, cost: 1}) // refused: not counted
 	if acc.violations != 5 {
 		t.Errorf("%d violations, want 5 (the 6th to 10th exceed 5 + 2s*5/30s)", acc.violations)
+	}
+}
+
+// A token bucket's own admissions keep its bound by construction, so its
+// run checks none: the check, a token bucket fed them, never lacks a token,
+// for any capacity, costs and clock.
+func TestTokenKeepsItsBound(t *testing.T) {
+	t.Parallel()
+	rule := mustRule(t, "5/30s")
+	for _, b := range []int64{0, 1, 9} {
+		tk := algorithms.NewToken(rule, b)
+		if acc := newBoundAcc(rule, tk); acc == nil || acc.check != nil || acc.b != tk.Capacity() {
+			t.Fatalf("B=%d: the token run's bound %+v, want its capacity and no check", b, acc)
+		}
+		check := &boundAcc{b: tk.Capacity(), check: algorithms.NewToken(rule, b)}
+		tk.Grow(3)
+		check.grow(3)
+		admitted := 0
+		for _, q := range randomTrace(uint64(b), 5000, 3, 30*sec) {
+			id := int32(q.key[0] - 'a')
+			admit := tk.Decide(id, q.t, q.cost)
+			if admit {
+				tk.Record(id, q.t, q.cost)
+				admitted++
+			}
+			check.observe(&observation{id: id, t: q.t, cost: q.cost, admit: admit})
+		}
+		if check.violations != 0 || admitted == 0 {
+			t.Errorf("B=%d: %d of the token bucket's %d admissions break its bound", b, check.violations, admitted)
+		}
 	}
 }
 

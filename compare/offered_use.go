@@ -14,9 +14,9 @@ import (
 // every request, so its sum before the request plus the request's cost is
 // the offered use; under count accepted it records only what it admits,
 // and the accumulator keeps, per key, a window of the requests the log
-// refused (nil for a key it never refused, as most are where the rule
-// hardly binds): the reference's sum, that window's and the request's
-// cost make the offered use. The
+// refused in the rule's window (none for a key it has not refused there,
+// as most are where the rule hardly binds): the reference's sum, that
+// window's and the request's cost make the offered use. The
 // requests are counted by offered use, exactly below
 // summary.UseExactBelow and in summary.UseBinsPerOctave bins per power of
 // two above; the keys the log refused are counted at their first refusal,
@@ -26,14 +26,14 @@ import (
 // Cost per request: a few adds and comparisons on the key's useKey, which
 // the worker places in its block beside the key's other state, and under
 // count accepted, for a key the log refused within the window, the expiry
-// of its refusals; memory per key: its useKey and a pointer, and the
-// refusals in the window of a key the log refuses.
+// of its refusals; memory per key: its useKey, and the refusals in the
+// window of a key the log refuses.
 
 // useAcc is one group's offered use and refusals.
 type useAcc struct {
-	w       int64                   // the rule's window
-	accOnly bool                    // count accepted: the reference holds only what it admitted
-	refWin  []*algorithms.WindowSum // per key id under count accepted: the log's refusals in the window, nil for none yet
+	w       int64                 // the rule's window
+	accOnly bool                  // count accepted: the reference holds only what it admitted
+	refWin  algorithms.WindowPool // under count accepted: the log's refusals in the window, by useKey.refWin
 	perKey  algorithms.PerKey[useKey]
 
 	exact   []int64   // requests by offered use, below summary.UseExactBelow
@@ -56,19 +56,14 @@ func newUseAcc(layers []algorithms.Rule, c Count, keys *keyTable) *useAcc {
 
 // useKey is what the offered use keeps of a key beside its refusals.
 type useKey struct {
-	lastRef int64 // the time of the log's latest refusal of it, if any: the window holds one iff lastRef > t-W
-	flagged bool  // the log refused it at least once
+	refWin  uint32 // the handle of its refusals in the window in useAcc.refWin; 0 none
+	flagged bool   // the log refused it at least once
 }
 
 // place puts the accumulator's keys in b.
 func (u *useAcc) place(b *algorithms.Block) { u.perKey.Place(b) }
 
-func (u *useAcc) grow(n int) {
-	u.perKey.Grow(n)
-	if u.accOnly {
-		u.refWin = slicesx.Grow(u.refWin, n)
-	}
-}
+func (u *useAcc) grow(n int) { u.perKey.Grow(n) }
 
 // add counts a request of key id at t of cost, whose reference's sum
 // before it was exact and decision ref.
@@ -76,18 +71,20 @@ func (u *useAcc) add(id int32, t, cost, exact int64, ref bool) {
 	use := exact + cost
 	k := u.perKey.At(id)
 	if u.accOnly {
-		if k.lastRef > t-u.w { // else every refusal has left the window: refWin[id], another cache line, is not read
-			if r := u.refWin[id]; r != nil { // nil: none yet
-				r.Expire(t - u.w)
-				use += r.Sum()
-			}
+		var r *algorithms.WindowSum
+		if k.refWin != 0 { // else no refusal is in the window: nothing more is read
+			r = u.refWin.At(k.refWin)
+			r.Expire(t - u.w)
+			use += r.Sum()
 		}
 		if !ref {
-			if u.refWin[id] == nil {
-				u.refWin[id] = &algorithms.WindowSum{}
+			if r == nil {
+				k.refWin, r = u.refWin.New()
 			}
-			u.refWin[id].Add(t, cost)
-			k.lastRef = t
+			r.Add(t, cost)
+		} else if r != nil && r.Len() == 0 {
+			u.refWin.Free(k.refWin)
+			k.refWin = 0
 		}
 	}
 	if use < summary.UseExactBelow {
@@ -124,8 +121,12 @@ func (u *useAcc) idle(id int32, now int64) bool {
 	if !u.accOnly {
 		return true
 	}
-	r := u.refWin[id]
-	return r == nil || r.Len() == 0 || r.Newest() <= now-u.w
+	k := u.perKey.At(id)
+	if k.refWin == 0 {
+		return true
+	}
+	r := u.refWin.At(k.refWin)
+	return r.Len() == 0 || r.Newest() <= now-u.w
 }
 
 // kept is what the release ledger keeps of key id: its flag.
@@ -138,10 +139,11 @@ func (u *useAcc) kept(id int32) int64 {
 
 // release forgets key id.
 func (u *useAcc) release(id int32) {
-	*u.perKey.At(id) = useKey{}
-	if u.accOnly {
-		u.refWin[id] = nil
+	k := u.perKey.At(id)
+	if k.refWin != 0 {
+		u.refWin.Free(k.refWin)
 	}
+	*k = useKey{}
 }
 
 // restore gives a returning key (now id) the flag it left.

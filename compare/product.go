@@ -69,8 +69,9 @@ func (p *productLink) summary() *summary.Product {
 // (Config.Deviations), the product's with each deviation off, built by
 // newCand; listed are the group's candidates of mode m as configured. A
 // layered rule has no companions: a product's twin and deviations are
-// those of one rule.
-func (g *group) addCompanions(listed []*candidate, deviations bool, newCand func(algorithms.Limiter) *candidate) error {
+// those of one rule. A twin that is the exact log shares the reference's
+// where it can (refTwin), unless ownTwin.
+func (g *group) addCompanions(listed []*candidate, deviations, ownTwin bool, newCand func(algorithms.Limiter) *candidate) error {
 	if len(g.layers) > 1 {
 		return nil
 	}
@@ -78,15 +79,17 @@ func (g *group) addCompanions(listed []*candidate, deviations bool, newCand func
 	for _, c := range listed {
 		byName[c.lim.Name()] = c
 	}
-	companion := func(spec string) (*candidate, error) {
+	companion := func(spec string) (c *candidate, err error) {
 		if c, ok := byName[spec]; ok {
 			return c, nil
 		}
-		lim, err := algorithms.New(spec, g.rule)
-		if err != nil {
+		var lim algorithms.Limiter
+		if t := g.newRefTwin(ownTwin); spec == "log" && t != nil {
+			lim = t
+		} else if lim, err = algorithms.New(spec, g.rule); err != nil {
 			return nil, err
 		}
-		c := newCand(lim)
+		c = newCand(lim)
 		c.companion = true
 		byName[spec] = c
 		g.cands = append(g.cands, c)

@@ -183,7 +183,7 @@ func (w *worker) release(id int32, runs []*runAcc) {
 	name := w.keys.name(id)
 	for _, a := range runs {
 		if a.burst != nil {
-			a.burst.fold(a.rows.ownAt(id).peak, name)
+			a.burst.fold(a.rows.peak(id), name)
 		}
 		a.release(id)
 	}
@@ -215,7 +215,7 @@ func (w *worker) ledger(id int32) int32 {
 	for i, g := range w.groups {
 		gr[groupRecLen*i] = 0
 		if b := g.refAcc.burst; b != nil {
-			gr[groupRecLen*i] = g.refAcc.rows.ownAt(id).peak
+			gr[groupRecLen*i] = g.refAcc.rows.peak(id)
 		}
 		gr[groupRecLen*i+1] = g.ref.KeyPeak(id)
 		gr[groupRecLen*i+2] = 0
@@ -294,7 +294,7 @@ func (w *worker) restore(id int32, key []byte, t int64) (bool, error) {
 			case f != nil:
 				a.rows.restore(id, f.runs[i])
 			case a.burst != nil:
-				a.rows.ownAt(id).peak = gr[groupRecLen*gi] // a run that never disagreed admitted as the reference
+				a.rows.setPeak(id, gr[groupRecLen*gi]) // a run that never disagreed admitted as the reference
 			}
 			i++
 		}

@@ -106,10 +106,10 @@ func (a *runAcc) needsFullRecord(h keptRun) bool {
 // release resets key id's accumulators (its figures were saved in the
 // release ledger).
 func (a *runAcc) release(id int32) {
-	a.rows.reset(id)
-	for _, m := range a.metrics {
+	for _, m := range a.metrics { // before the rows, which hold the burst's handle
 		m.release(id)
 	}
+	a.rows.reset(id)
 }
 
 // addMetric adds m to the run's metrics (newRunAcc adds its own, the
@@ -208,7 +208,7 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *windowGrid, held []int
 			Under:    under,
 		})
 		if a.burst != nil {
-			p := a.rows.ownAt(id).peak
+			p := a.rows.peak(id)
 			r.TopKeys[len(r.TopKeys)-1].Burst = &p
 		}
 	}

@@ -34,13 +34,15 @@ import (
 //     or at the end of the replay; a token bucket that takes many windows to
 //     refill is counted in each of them.
 //
-// keyRun.stateEnd of each run's row is 1 + the end of the last window the
-// key was counted in, so that it counts once per window; the group's
-// statePeak is the log's size counted there.
+// keyRun.stateEnd of each run's row is the mark of the last window the key
+// was counted in, so that it counts once per window; the group's statePeak
+// is the log's size counted there.
 type windowGrid struct {
 	w      int64
 	lo     int64     // the start of the last window a request was in (start), so that
 	hi     int64     // a request in the same window as the last skips the division
+	loMark uint32    // and lo's mark
+	cycle  uint32    // the marks' cycle (mark); 0 means markCycle
 	first  int64     // the window index of Memory[0] and each Held[c][0]
 	n      int       // the windows covered: first .. first+n-1
 	Memory []int64   // the log's bytes per window
@@ -117,7 +119,43 @@ func (g *windowGrid) start(t int64) int64 {
 	if g.hi < g.lo { // the last window of int64 time
 		g.hi = math.MaxInt64
 	}
+	g.loMark = g.mark(g.lo)
 	return g.lo
+}
+
+// A window's mark is what a key's row keeps of the last window its state
+// was counted in (keyRun.stateEnd), in markBits bits rather than the
+// window's 64-bit start: its index modulo the cycle, plus one (0 is no
+// window). Two windows share a mark only a whole cycle apart, markCycle
+// windows, far more than summary.MaxMemoryWindows. A key seen again a
+// cycle after its mark's window is taken as counted already, and this
+// changes no figure: where its row's mark was set with a count (every
+// candidate's, and the log's when the log held something), the grid
+// covers that window and, at the latest when it closes, the current one,
+// so that it spans more than MaxMemoryWindows and counts nothing; where
+// the log's mark was set on an empty log, the key has had no request
+// since, and its log is empty again, as the size kept for the window says.
+// Tests lower the cycle (tuning.markCycle) to see it.
+const markCycle = 1<<markBits - 1
+
+// The marks' cycle must exceed the windows a grid counts.
+const _ = uint(markCycle - summary.MaxMemoryWindows - 1)
+
+// mark returns the mark of the window that starts at s.
+func (g *windowGrid) mark(s int64) uint32 {
+	c := g.cycle
+	if c == 0 {
+		c = markCycle
+	}
+	return uint32(uint64(s/g.w)%uint64(c)) + 1
+}
+
+// nextMark returns the mark of the window after the one marked m.
+func (g *windowGrid) nextMark(m uint32) uint32 {
+	if c := g.cycle; m == c || c == 0 && m == markCycle {
+		return 1
+	}
+	return m + 1
 }
 
 // windowStart returns the start of the window that holds t.
@@ -137,22 +175,24 @@ func nextStart(t, w int64) (int64, bool) {
 }
 
 // countLog counts, before a request of key id in the window that starts at
-// s is decided, the log's size at s, the first time the key is seen there.
-func (g *group) countLog(h *keyRun, peak *int64, id int32, s int64) {
-	if h.stateEnd == s+g.win.w {
+// s, marked m, is decided, the log's size at s, the first time the key is
+// seen there.
+func (g *group) countLog(h *keyRun, peak *int64, id int32, s int64, m uint32) {
+	if h.stateEnd() == m {
 		return
 	}
-	h.stateEnd, *peak = s+g.win.w, g.ref.SizeAt(id, s)
+	h.setStateEnd(m)
+	*peak = g.ref.SizeAt(id, s)
 	if *peak > 0 {
 		g.win.add(&g.win.Memory, s, *peak)
 	}
 }
 
 // held counts candidate i's key, whose row is h, in the window that starts
-// at s, where it has a request, unless it is already.
-func (g *group) held(h *keyRun, i int, s int64) {
-	if h.stateEnd != s+g.win.w {
-		h.stateEnd = s + g.win.w
+// at s, marked m, where it has a request, unless it is already.
+func (g *group) held(h *keyRun, i int, s int64, m uint32) {
+	if h.stateEnd() != m {
+		h.setStateEnd(m)
 		g.win.add(&g.win.Held[i], s, 1)
 	}
 }
@@ -181,9 +221,11 @@ func (g *group) settle(row []keyRun, id int32, from, until int64) {
 	if !ok || first > until {
 		return
 	}
-	if h := &row[0]; h.stateEnd != first+w { // the log holds no entry past the first start: they are older than W there
+	firstMark := g.win.mark(first)
+	if h := &row[0]; h.stateEnd() != firstMark { // the log holds no entry past the first start: they are older than W there
 		if size := g.ref.SizeAt(id, first); size > 0 {
-			h.stateEnd, *g.statePeak.At(id) = first+w, size
+			h.setStateEnd(firstMark)
+			*g.statePeak.At(id) = size
 			g.win.add(&g.win.Memory, first, size)
 		}
 	}
@@ -192,12 +234,12 @@ func (g *group) settle(row []keyRun, id int32, from, until int64) {
 		if c.slot >= 0 {
 			h = &row[c.slot]
 		}
-		for s := first; ; s += w {
+		for s, m := first, firstMark; ; s, m = s+w, g.win.nextMark(m) {
 			if c.rel != nil && c.rel.Idle(id, s) {
 				break
 			}
-			if c.slot >= 0 && h.stateEnd != s+w {
-				h.stateEnd = s + w
+			if c.slot >= 0 && h.stateEnd() != m {
+				h.setStateEnd(m)
 				g.win.add(&g.win.Held[i], s, 1)
 			}
 			if s > until-w { // the next start is after until (and s+w cannot overflow)

@@ -117,7 +117,7 @@ func newWorker(cfg Config) (*worker, error) {
 			if err != nil {
 				return nil, err
 			}
-			g := &group{rule: r, layers: set, count: c, ref: ref, refBlock: block, modes: cfg.Modes, win: windowGrid{w: r.W}}
+			g := &group{rule: r, layers: set, count: c, ref: ref, refBlock: block, modes: cfg.Modes, win: windowGrid{w: r.W, cycle: cfg.tuning.markCycle}}
 			for _, l := range set {
 				if l != r {
 					g.guards = append(g.guards, algorithms.NewLog(l))
@@ -157,7 +157,7 @@ func newWorker(cfg Config) (*worker, error) {
 					g.cands = append(g.cands, g.newCandidate(cfg, lim, m, true))
 				}
 				listed := slices.Clone(g.cands[first:])
-				err := g.addCompanions(listed, cfg.Deviations, func(lim algorithms.Limiter) *candidate { return g.newCandidate(cfg, lim, m, false) })
+				err := g.addCompanions(listed, cfg.Deviations, cfg.tuning.ownTwin, func(lim algorithms.Limiter) *candidate { return g.newCandidate(cfg, lim, m, false) })
 				if err != nil {
 					return nil, err
 				}
@@ -197,7 +197,7 @@ func newWorker(cfg Config) (*worker, error) {
 		}
 	}
 	w.rows.place(&w.block, base, own)
-	w.rows.narrowMax = cfg.tuning.narrowMax
+	w.rows.setNarrow(cfg.tuning.narrowMax)
 	for _, g := range w.groups {
 		if p, ok := stateOf(g.ref, g.refBlock).(algorithms.Placer); ok { // the log, and its cache if any
 			p.Place(&w.block)
@@ -415,11 +415,12 @@ func (w *worker) growKeys(n int) {
 // up to from (see settle).
 func (g *group) add(row []keyRun, own []ownRun, id int32, t, cost, from int64) {
 	s := g.win.start(t)
+	m := g.win.loMark
 	if from < s { // else from is in t's window: no start in [from, t)
 		g.settle(row, id, from, s-1)
 	}
 	peak := g.statePeak.At(id)
-	g.countLog(&row[0], peak, id, s)
+	g.countLog(&row[0], peak, id, s, m)
 	g.requests.add(t, 1, 0, 0)
 	all := g.count == CountAll
 	ref, exact := decideReference(g.ref, g.guards, g.refBlock, all, id, t, cost) // exact: cost in (t-W, t] before this request
@@ -437,7 +438,7 @@ func (g *group) add(row []keyRun, own []ownRun, id int32, t, cost, from int64) {
 		h, o := &g.scratch, (*ownRun)(nil)
 		if c.slot >= 0 {
 			h = &row[c.slot]
-			g.held(h, i, s)
+			g.held(h, i, s, m)
 		}
 		if c.ownSlot >= 0 {
 			o = &own[c.ownSlot]

@@ -82,8 +82,9 @@ func init() {
 // the Go map's entry are not counted.
 type Caddy struct {
 	algorithms.DeviationSet
-	rule algorithms.Rule
-	keys []algorithms.WindowSum
+	rule  algorithms.Rule
+	keys  algorithms.PerKey[algorithms.Entries] // each key's recorded events
+	rings algorithms.WindowPool                 // the events that left their key's Entries
 }
 
 // The deviations, in the order of the list.
@@ -107,7 +108,7 @@ func (c *Caddy) Name() string         { return "caddy" + c.Suffix() }
 func (*Caddy) Twin() string           { return "log" }
 func (*Caddy) FixedSize() bool        { return true }
 func (*Caddy) CountsRejected() bool   { return false }
-func (c *Caddy) Warm(id int32) uint64 { return c.keys[id].Warm() }
+func (c *Caddy) Warm(id int32) uint64 { return c.keys.At(id).Warm(&c.rings) }
 
 // Bytes is the ring of L times and the limiter: 24*L + 48.
 func (c *Caddy) Bytes(int32) int64 {
@@ -119,17 +120,7 @@ func (c *Caddy) Bytes(int32) int64 {
 }
 
 // Grow makes ids below n valid, each a key never seen.
-func (c *Caddy) Grow(n int) {
-	if n <= len(c.keys) {
-		return
-	}
-	if n > cap(c.keys) {
-		keys := make([]algorithms.WindowSum, len(c.keys), max(n, 2*cap(c.keys)))
-		copy(keys, c.keys)
-		c.keys = keys
-	}
-	c.keys = c.keys[:n]
-}
+func (c *Caddy) Grow(n int) { c.keys.Grow(n) }
 
 // events is what a request counts: one, or its cost without the cost
 // deviation.
@@ -142,16 +133,16 @@ func (c *Caddy) events(cost int64) int64 {
 
 // sums returns the cost recorded in (t-W, t] and in [t-W, t], after
 // dropping what is older.
-func (c *Caddy) sums(w *algorithms.WindowSum, t int64) (open, closed int64) {
-	w.Expire(t - c.rule.W - 1)
-	closed = w.Sum()
-	return closed - w.SumThrough(t-c.rule.W), closed
+func (c *Caddy) sums(e *algorithms.Entries, t int64) (open, closed int64) {
+	e.Expire(&c.rings, t-c.rule.W-1)
+	closed = e.Sum(&c.rings)
+	return closed - e.SumThrough(&c.rings, t-c.rule.W), closed
 }
 
 // Decide admits iff the cost in (t-W, t] leaves room for the request's:
 // When() <= 0.
 func (c *Caddy) Decide(id int32, t, cost int64) bool {
-	open, _ := c.sums(&c.keys[id], t)
+	open, _ := c.sums(c.keys.At(id), t)
 	n := c.events(cost)
 	return n <= c.rule.L && open <= c.rule.L-n
 }
@@ -160,24 +151,24 @@ func (c *Caddy) Decide(id int32, t, cost int64) bool {
 // because an event exactly W old no longer counts: the ring refused it
 // (allowed() was false) and wrote nothing.
 func (c *Caddy) Record(id int32, t, cost int64) {
-	w := &c.keys[id]
+	e := c.keys.At(id)
 	n := c.events(cost)
 	if c.OnAt(caddyBoundary) {
-		open, closed := c.sums(w, t)
+		open, closed := c.sums(e, t)
 		L := c.rule.L
 		if n <= L && open <= L-n && closed > L-n {
 			return
 		}
 	}
-	w.Add(t, n)
+	e.Add(&c.rings, t, n)
 }
 
 // Idle: no event is in [t-W, t] (one at t-W may still keep the request at
 // t from being recorded).
 func (c *Caddy) Idle(id int32, t int64) bool {
-	w := &c.keys[id]
-	w.Expire(t - c.rule.W - 1)
-	return w.Len() == 0
+	e := c.keys.At(id)
+	e.Expire(&c.rings, t-c.rule.W-1)
+	return e.Len(&c.rings) == 0
 }
 
-func (c *Caddy) Release(id int32) { c.keys[id] = algorithms.WindowSum{} }
+func (c *Caddy) Release(id int32) { c.keys.At(id).Drop(&c.rings) }

@@ -331,9 +331,7 @@ func (ng *Nginx) CouplesKeys() bool { return ng.zone != nil && ng.OnAt(nginxZone
 // deficit at most the one request being served: D - 1 <= 0).
 func (ng *Nginx) idleNode(id int32, ms int64) bool {
 	if ng.exact != nil {
-		s := ng.exact.State(id)
-		s.Refill(algorithms.SatAdd(ng.zone.last[id], ms)*ng.unit, ng.exact.Rule())
-		return s.Fits(1, 0, ng.exact.Rule())
+		return ng.exact.RefillFits(id, algorithms.SatAdd(ng.zone.last[id], ms)*ng.unit, 1, 0)
 	}
 	return ng.drained(ms, ng.st.At(id).excess)
 }

@@ -15,6 +15,8 @@ func (u *Ulule) Place(b *algorithms.Block)      { u.st.Place(b) }
 func (rc *RedisCell) Place(b *algorithms.Block) { rc.g.Place(b) }
 func (th *Throttled) Place(b *algorithms.Block) { th.core().Place(b) }
 func (u *Upstash) Place(b *algorithms.Block)    { u.cache.Place(b) } // the cache places its inner limiter, core
+func (y *Tyk) Place(b *algorithms.Block)        { y.keys.Place(b) }  // each key's set, while it fits its ring
+func (c *Caddy) Place(b *algorithms.Block)      { c.keys.Place(b) }  // each key's events, while they fit its ring
 
 func (c *upstashSliding) Place(b *algorithms.Block) { c.st.Place(b) }
 func (c *upstashFixed) Place(b *algorithms.Block)   { c.st.Place(b) }

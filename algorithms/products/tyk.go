@@ -94,16 +94,17 @@ func init() {
 type Tyk struct {
 	algorithms.DeviationSet
 	rule                   algorithms.Rule
-	keys                   []tykKey
-	relPeakMax, relPeakSum int64 // the peaks of the keys released
+	keys                   algorithms.PerKey[tykKey]
+	sets                   algorithms.WindowPool // the sets that left their key's ring (algorithms.Entries)
+	relPeakMax, relPeakSum int64                 // the peaks of the keys released
 }
 
 // tykKey is one key's sorted set: its entries in time order (the cost of
-// each is 1 with one-hit on) and the largest analytic size it has had.
+// each is 1 with one-hit on) and the largest analytic size it has had, 0
+// before its first request.
 type tykKey struct {
-	log  algorithms.WindowSum
 	peak int64
-	seen bool
+	set  algorithms.Entries
 }
 
 const (
@@ -133,20 +134,13 @@ func (y *Tyk) Name() string         { return "tyk" + y.Suffix() }
 func (*Tyk) Twin() string           { return "log" }
 func (*Tyk) FixedSize() bool        { return false }
 func (*Tyk) CountsRejected() bool   { return true }
-func (y *Tyk) Grow(n int)           { y.keys = growKeys(y.keys, n) }
-func (y *Tyk) Bytes(id int32) int64 { return y.keys[id].log.Bytes() }
+func (y *Tyk) Grow(n int)           { y.keys.Grow(n) }
+func (y *Tyk) Bytes(id int32) int64 { return y.keys.At(id).set.Bytes(&y.sets) }
 func (y *Tyk) CountsEvery() bool    { return y.OnAt(tykCountsRefused) }
 func (y *Tyk) Idle(id int32, t int64) bool {
-	k := &y.keys[id]
+	k := y.keys.At(id)
 	y.trim(k, t)
-	return k.log.Len() == 0
-}
-
-func growKeys(s []tykKey, n int) []tykKey {
-	if n <= len(s) {
-		return s
-	}
-	return append(s, make([]tykKey, n-len(s))...)
+	return k.set.Len(&y.sets) == 0
 }
 
 // trim is the script's ZREMRANGEBYSCORE key -inf (now - per): the entries
@@ -156,17 +150,17 @@ func (y *Tyk) trim(k *tykKey, t int64) {
 	if y.OnAt(tykFloat) {
 		cutoff = ScoreCutoff(cutoff)
 	}
-	k.log.Expire(cutoff)
+	k.set.Expire(&y.sets, cutoff)
 }
 
 // Decide: count = ZCARD after the trim; blocked iff count > rate - 1.
 func (y *Tyk) Decide(id int32, t, cost int64) bool {
-	k := &y.keys[id]
-	if !k.seen {
-		k.seen, k.peak = true, k.log.Bytes()
+	k := y.keys.At(id)
+	if k.peak == 0 { // its first request (an empty set's size is its count's 8 bytes)
+		k.peak = k.set.Bytes(&y.sets)
 	}
 	y.trim(k, t)
-	count := k.log.Sum()
+	count := k.set.Sum(&y.sets)
 	if y.OnAt(tykOneHit) {
 		return count < y.rule.L
 	}
@@ -176,37 +170,39 @@ func (y *Tyk) Decide(id int32, t, cost int64) bool {
 // Record is the script's ZADD key now now: a member at t, none new when
 // one is already there (same-ns).
 func (y *Tyk) Record(id int32, t, cost int64) {
-	k := &y.keys[id]
+	k := y.keys.At(id)
 	y.trim(k, t)
-	if y.OnAt(tykSameNS) && k.log.Len() > 0 && k.log.Newest() == t {
+	if y.OnAt(tykSameNS) && k.set.Len(&y.sets) > 0 && k.set.Newest(&y.sets) == t {
 		return
 	}
 	if y.OnAt(tykOneHit) {
 		cost = 1
 	}
-	k.log.Add(t, cost)
-	k.peak = max(k.peak, k.log.Bytes())
+	k.set.Add(&y.sets, t, cost)
+	k.peak = max(k.peak, k.set.Bytes(&y.sets))
 }
 
 // Entries returns the number of entries key id holds as of its last
 // request: its sorted set's ZCARD.
-func (y *Tyk) Entries(id int32) int { return y.keys[id].log.Len() }
+func (y *Tyk) Entries(id int32) int { return y.keys.At(id).set.Len(&y.sets) }
 
 // Release forgets key id; its largest size stays counted in Memory.
 func (y *Tyk) Release(id int32) {
-	k := &y.keys[id]
+	k := y.keys.At(id)
 	y.relPeakMax = max(y.relPeakMax, k.peak)
 	y.relPeakSum += k.peak
-	*k = tykKey{}
+	k.set.Drop(&y.sets)
+	k.peak = 0
 }
 
 // Memory returns the largest size of one key and the sum over keys of
 // each key's largest size, as the log's Memory.
 func (y *Tyk) Memory() (peakPerKey, sumOfPeaks int64) {
 	peakPerKey, sumOfPeaks = y.relPeakMax, y.relPeakSum
-	for i := range y.keys {
-		peakPerKey = max(peakPerKey, y.keys[i].peak)
-		sumOfPeaks += y.keys[i].peak
+	for id := range int32(y.keys.Len()) {
+		p := y.keys.At(id).peak
+		peakPerKey = max(peakPerKey, p)
+		sumOfPeaks += p
 	}
 	return peakPerKey, sumOfPeaks
 }
