@@ -90,9 +90,12 @@ type AWSWAF struct {
 }
 
 // wafKey is one aggregation instance: its counted requests of the last
-// W + 10 s, oldest first, and the verdict of check c.
+// W + 10 s, oldest first, ev[head:] (those before head are forgotten, and
+// compacted away once they are half of ev, so that forgetting costs O(1)
+// a request however many the key holds), and the verdict of check c.
 type wafKey struct {
 	ev      []wafEvent
+	head    int
 	c       int64
 	checked bool
 	over    bool
@@ -146,7 +149,7 @@ func (w *AWSWAF) Bytes(id int32) int64 {
 	if w.OnAt(wafCheck) {
 		return 8*(w.rule.W/wafCheckEvery) + 8
 	}
-	return 16*int64(len(w.keys[id].ev)) + 8
+	return 16*int64(len(w.keys[id].live())) + 8
 }
 
 func (w *AWSWAF) FixedSize() bool    { return w.OnAt(wafCheck) }
@@ -154,6 +157,9 @@ func (*AWSWAF) CountsRejected() bool { return true }
 
 // CountsEvery: with counts-refused, every request is counted.
 func (w *AWSWAF) CountsEvery() bool { return w.OnAt(wafCountsRefused) }
+
+// live is the key's counted requests not yet forgotten, oldest first.
+func (k *wafKey) live() []wafEvent { return k.ev[k.head:] }
 
 // sum returns what the key's counted requests of [from, to) count
 // (inclusive of from iff fromIn, of to iff toIn).
@@ -173,12 +179,12 @@ func sumEvents(ev []wafEvent, from, to int64, fromIn, toIn bool) int64 {
 func (w *AWSWAF) Decide(id int32, t, cost int64) bool {
 	k := &w.keys[id]
 	if !w.OnAt(wafCheck) {
-		return oneHit(w.OnAt(wafOneHit), cost) <= w.rule.L-sumEvents(k.ev, t-w.rule.W, t, false, true)
+		return oneHit(w.OnAt(wafOneHit), cost) <= w.rule.L-sumEvents(k.live(), t-w.rule.W, t, false, true)
 	}
 	c := algorithms.FloorDiv(t, wafCheckEvery) * wafCheckEvery
 	if !k.checked || k.c != c {
 		k.c, k.checked = c, true
-		k.over = sumEvents(k.ev, c-w.rule.W, c, true, false) > w.rule.L
+		k.over = sumEvents(k.live(), c-w.rule.W, c, true, false) > w.rule.L
 	}
 	return !k.over
 }
@@ -192,12 +198,13 @@ func (w *AWSWAF) Record(id int32, t, cost int64) {
 }
 
 func (w *AWSWAF) trim(k *wafKey, t int64) {
-	i := 0
-	for i < len(k.ev) && k.ev[i].t < t-w.rule.W-wafCheckEvery {
-		i++
+	for k.head < len(k.ev) && k.ev[k.head].t < t-w.rule.W-wafCheckEvery {
+		k.head++
 	}
-	if i > 0 {
-		k.ev = append(k.ev[:0], k.ev[i:]...)
+	if k.head == len(k.ev) {
+		k.ev, k.head = k.ev[:0], 0
+	} else if k.head >= 32 && 2*k.head >= len(k.ev) {
+		k.ev, k.head = append(k.ev[:0], k.ev[k.head:]...), 0
 	}
 }
 
@@ -205,7 +212,7 @@ func (w *AWSWAF) trim(k *wafKey, t int64) {
 func (w *AWSWAF) Idle(id int32, t int64) bool {
 	k := &w.keys[id]
 	w.trim(k, t)
-	return len(k.ev) == 0
+	return len(k.live()) == 0
 }
 
 func (w *AWSWAF) Release(id int32) { w.keys[id] = wafKey{} }
