@@ -29,7 +29,7 @@ var importRules = []struct {
 	{"internal", []string{"internal/", "algorithms"}},
 	{"summary", []string{"algorithms", "internal/"}},
 	// The results folder stages the summary and its report.
-	{"summary/resultsdir", []string{"summary", "report", "traces", "internal/"}},
+	{"compare/resultsdir", []string{"summary", "report", "traces", "internal/"}},
 	// The report reads only the summary: never a trace or the engine.
 	{"report", []string{"report/", "summary", "algorithms", "internal/"}},
 	{"generators", []string{"traces", "algorithms", "internal/"}},
@@ -39,7 +39,7 @@ var importRules = []struct {
 	{"compare", []string{"compare", "compare/", "algorithms", "algorithms/products", "summary", "traces", "generators", "report", "internal/"}},
 	// An experiment drives the engine over its populations and writes its
 	// results folder.
-	{"experiments", []string{"experiments/", "compare", "compare/", "algorithms", "algorithms/products", "summary", "summary/resultsdir", "traces", "generators", "report", "internal/"}},
+	{"experiments", []string{"experiments/", "compare", "compare/", "algorithms", "algorithms/products", "summary", "traces", "generators", "report", "internal/"}},
 }
 
 // Folders the house no longer has: what they held lives elsewhere.

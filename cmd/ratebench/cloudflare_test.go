@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"ratebench/compare/resultsdir"
 	"ratebench/experiments/cloudflare"
 	"ratebench/summary"
-	"ratebench/summary/resultsdir"
 )
 
 const smallSearch = "rate=0.5;alpha=4;max=3,1000;block=0,1m"

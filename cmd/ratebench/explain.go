@@ -9,10 +9,10 @@ import (
 	"ratebench/algorithms"
 	"ratebench/compare"
 	"ratebench/compare/explain"
+	"ratebench/compare/resultsdir"
 	"ratebench/internal/escape"
 	"ratebench/report"
 	"ratebench/summary"
-	"ratebench/summary/resultsdir"
 )
 
 const explainSynopsis = "-key K [-rule 5/30s] [-alg counter,fixed,token] [-ref log] [-from T] [-to T] [-o DIR] (FILE | -gen SCENARIO)\n\n" +

@@ -13,10 +13,10 @@ import (
 	"syscall"
 
 	"ratebench/algorithms"
+	"ratebench/compare/resultsdir"
 	"ratebench/internal/escape"
 	"ratebench/live"
 	"ratebench/report"
-	"ratebench/summary/resultsdir"
 )
 
 const liveSynopsis = "[FILE | -gen SCENARIO] [-rule L/W] [-speed S] [-variant V] [-clients N] [-addr HOST:PORT] [-bin PROGRAM] [-o DIR]\n\n" +

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"ratebench/compare/resultsdir"
 	"ratebench/report"
 	"ratebench/summary"
-	"ratebench/summary/resultsdir"
 )
 
 const mergeSynopsis = "-o DIR [-report=true] [-force] SHARD_DIR...\n\n" +

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"ratebench/compare"
+	"ratebench/compare/resultsdir"
 	"ratebench/internal/escape"
 	"ratebench/report"
 	"ratebench/summary"
-	"ratebench/summary/resultsdir"
 	"ratebench/traces"
 )
 

@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 
+	"ratebench/compare/resultsdir"
 	"ratebench/internal/escape"
 	"ratebench/report"
 	"ratebench/summary"
-	"ratebench/summary/resultsdir"
 )
 
 const reportSynopsis = "[-max-over 0.01%] [-max-under 0.1%] [-max-over-of-refused 10%] [-max-under-of-admitted 1%] [-png=true] DIR\n\n" +

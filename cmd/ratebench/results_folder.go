@@ -1,8 +1,8 @@
 package main
 
 import (
+	"ratebench/compare/resultsdir"
 	"ratebench/summary"
-	"ratebench/summary/resultsdir"
 )
 
 // runsDir is where a run writes its results when no -o says where:

@@ -15,9 +15,9 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/compare"
+	"ratebench/compare/resultsdir"
 	"ratebench/report"
 	"ratebench/summary"
-	"ratebench/summary/resultsdir"
 	"ratebench/traces"
 )
 

@@ -3,9 +3,9 @@ package cloudflare
 import (
 	"strings"
 
+	"ratebench/compare/resultsdir"
 	"ratebench/internal/escape"
 	"ratebench/summary"
-	"ratebench/summary/resultsdir"
 )
 
 // Flag is a flag given to ratebench cloudflare that changes the figures

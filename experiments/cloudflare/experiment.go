@@ -8,10 +8,10 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/compare"
+	"ratebench/compare/resultsdir"
 	"ratebench/generators"
 	"ratebench/report"
 	"ratebench/summary"
-	"ratebench/summary/resultsdir"
 )
 
 // Experiment is Cloudflare's comparison on a generated population:

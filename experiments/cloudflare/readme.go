@@ -11,10 +11,10 @@ import (
 	"slices"
 	"strings"
 
+	"ratebench/compare/resultsdir"
 	"ratebench/internal/escape"
 	"ratebench/report"
 	"ratebench/summary"
-	"ratebench/summary/resultsdir"
 )
 
 // RewriteReadme rewrites dir's README.md from its summary.json, its

@@ -7,9 +7,9 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/compare"
+	"ratebench/compare/resultsdir"
 	"ratebench/generators"
 	"ratebench/summary"
-	"ratebench/summary/resultsdir"
 )
 
 // replayPoint replays p's population through the engine (Engine.Replay,

@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"ratebench/compare"
+	"ratebench/compare/resultsdir"
 	"ratebench/internal/escape"
 	"ratebench/report"
 	"ratebench/summary"
-	"ratebench/summary/resultsdir"
 )
 
 // The search's folder: SearchDir is its name inside the experiment's

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"ratebench/compare/resultsdir"
 	"ratebench/summary"
-	"ratebench/summary/resultsdir"
 )
 
 // folderFiles returns every file under dir and its bytes.
