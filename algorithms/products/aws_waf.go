@@ -158,6 +158,9 @@ func (*AWSWAF) CountsRejected() bool { return true }
 // CountsEvery: with counts-refused, every request is counted.
 func (w *AWSWAF) CountsEvery() bool { return w.OnAt(wafCountsRefused) }
 
+// Warm loads key id's bookkeeping ahead of its decision.
+func (w *AWSWAF) Warm(id int32) uint64 { return uint64(w.keys[id].head) }
+
 // live is the key's counted requests not yet forgotten, oldest first.
 func (k *wafKey) live() []wafEvent { return k.ev[k.head:] }
 

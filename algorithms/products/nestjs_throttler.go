@@ -77,10 +77,12 @@ type NestThrottler struct {
 // nestHit is a hit's instant on the model's clock, and its weight.
 type nestHit struct{ at, n int64 }
 
-// nestState is a key's live hits, oldest first, their weight, and its
-// block: the instant (on the model's clock) it began.
+// nestState is a key's live hits, oldest first, from head (the expired
+// ones before it are compacted away once they are half the slice), their
+// weight, and its block: the instant (on the model's clock) it began.
 type nestState struct {
 	hits    []nestHit
+	head    int
 	sum     int64
 	from    int64
 	blocked bool
@@ -172,18 +174,23 @@ func (n *NestThrottler) over(from, now, d int64, dMs float64) bool {
 // advance drops the hits expired at t and ends a block over at t.
 func (n *NestThrottler) advance(s *nestState, t int64) {
 	now := n.now(t)
-	i := 0
+	i := s.head
 	for i < len(s.hits) && n.over(s.hits[i].at, now, n.rule.W, n.ttlMs) {
 		s.sum -= s.hits[i].n
 		i++
 	}
-	if i > 0 {
-		s.hits = append(s.hits[:0], s.hits[i:]...)
+	switch {
+	case i == len(s.hits):
+		s.hits, s.head = s.hits[:0], 0
+	case i >= 32 && 2*i >= len(s.hits):
+		s.hits, s.head = append(s.hits[:0], s.hits[i:]...), 0
+	default:
+		s.head = i
 	}
 	if s.blocked && n.over(s.from, now, n.block, n.blkMs) {
 		s.blocked = false
 		if n.on(n.iClears) {
-			s.hits, s.sum = s.hits[:0], 0
+			s.hits, s.head, s.sum = s.hits[:0], 0, 0
 		}
 	}
 }
@@ -226,7 +233,7 @@ func (n *NestThrottler) Estimate(id int32, _ int64) algorithms.Rational {
 func (n *NestThrottler) Idle(id int32, t int64) bool {
 	s := n.st.At(id)
 	n.advance(s, t)
-	return len(s.hits) == 0 && !s.blocked
+	return len(s.hits) == s.head && !s.blocked
 }
 
 func (n *NestThrottler) Release(id int32) { *n.st.At(id) = nestState{} }

@@ -50,3 +50,11 @@ func (ng *Nginx) Place(b *algorithms.Block) {
 		ng.st.Place(b)
 	}
 }
+
+// FlaskLimiter places its fixed window keys; a moving window key's list
+// stays on the heap.
+func (f *FlaskLimiter) Place(b *algorithms.Block) {
+	if !f.moving {
+		f.fixed.Place(b)
+	}
+}

@@ -420,6 +420,10 @@ func (tr *Traefik) fresh(k *traefikKey, tt time.Time) {
 	k.tok.Refill(int64(tt.UnixNano()), tr.rule)
 }
 
+// Warm loads key id's bucket ahead of its decision (its rate.Limiter holds
+// a time.Time, a pointer, and cannot be placed in a replay's block).
+func (tr *Traefik) Warm(id int32) uint64 { return uint64(tr.keys[id].expiry) }
+
 // float returns index 1 with the float deviation on, else 0.
 func (tr *Traefik) float() int {
 	if tr.OnAt(traefikFloat) {
