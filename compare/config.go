@@ -110,6 +110,10 @@ type tuning struct {
 	// ownTwin makes a product's twin that is the exact log keep a log of
 	// its own rather than share the reference's (refTwin).
 	ownTwin bool
+	// ownModes makes the runs of a limiter that records every request keep
+	// a limiter of their own in each mode rather than share the first
+	// mode's (mode_share.go).
+	ownModes bool
 	// heapBlock sets how many bytes of a worker's block come from the Go
 	// heap before its arena (blockMemory); 0 means heapBlockBytes.
 	heapBlock int

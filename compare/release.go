@@ -160,7 +160,7 @@ func (w *worker) idle(id int32, now int64) bool {
 			return false
 		}
 		for _, c := range g.cands {
-			if !c.lim.(algorithms.Releaser).Idle(id, now) || !c.acc.boundIdle(id, now) {
+			if c.of == nil && !c.lim.(algorithms.Releaser).Idle(id, now) || !c.acc.boundIdle(id, now) {
 				return false
 			}
 		}
@@ -256,7 +256,9 @@ func (g *group) releaseLimiters(id int32) {
 		l.Release(id)
 	}
 	for _, c := range g.cands {
-		c.lim.(algorithms.Releaser).Release(id)
+		if c.of == nil { // a run sharing an earlier mode's limiter is released there
+			c.lim.(algorithms.Releaser).Release(id)
+		}
 	}
 	if g.use != nil {
 		g.use.release(id)

@@ -234,8 +234,10 @@ func (g *group) settle(row []keyRun, id int32, from, until int64) {
 		if c.slot >= 0 {
 			h = &row[c.slot]
 		}
+		c.idleAt = math.MaxInt64
 		for s, m := first, firstMark; ; s, m = s+w, g.win.nextMark(m) {
-			if c.rel != nil && c.rel.Idle(id, s) {
+			if c.of != nil && s == c.of.idleAt || c.rel != nil && c.rel.Idle(id, s) {
+				c.idleAt = s // a run sharing this one's limiter reads it here rather than ask again
 				break
 			}
 			if c.slot >= 0 && h.stateEnd() != m {

@@ -73,7 +73,11 @@ type candidate struct {
 	recordAll bool // it records every request: count all applies, or it counts every request (CountsEvery)
 	acc       *runAcc
 
-	admit bool // the decision on the last request
+	admit    bool                // the decision on the last request
+	estimate algorithms.Rational // and the estimate before it, where est is measured
+
+	of     *candidate // the run of an earlier mode whose limiter this one shares (mode_share.go), nil if it has its own
+	idleAt int64      // the window start at which the key settled last was found idle (state_series.go)
 
 	companion bool // replayed for a product's analysis, not listed in the summary
 	slot      int  // its row's index in the group's part of a key's row; -1 for a companion, which keeps only totals
@@ -154,10 +158,10 @@ func newWorker(cfg Config) (*worker, error) {
 					if err != nil {
 						return nil, err
 					}
-					g.cands = append(g.cands, g.newCandidate(cfg, lim, m, true))
+					g.cands = append(g.cands, g.newRun(cfg, lim, m, true))
 				}
 				listed := slices.Clone(g.cands[first:])
-				err := g.addCompanions(listed, cfg.Deviations, cfg.tuning.ownTwin, func(lim algorithms.Limiter) *candidate { return g.newCandidate(cfg, lim, m, false) })
+				err := g.addCompanions(listed, cfg.Deviations, cfg.tuning.ownTwin, func(lim algorithms.Limiter) *candidate { return g.newRun(cfg, lim, m, false) })
 				if err != nil {
 					return nil, err
 				}
@@ -212,7 +216,7 @@ func newWorker(cfg Config) (*worker, error) {
 		g.refAcc.place(&w.block)
 		for _, c := range g.cands {
 			c.acc.place(&w.block)
-			if p, ok := c.lim.(algorithms.Placer); ok {
+			if p, ok := c.lim.(algorithms.Placer); ok && c.of == nil {
 				p.Place(&w.block)
 				c.warm = nil // warm loads the key's block
 			}
@@ -403,7 +407,9 @@ func (w *worker) growKeys(n int) {
 			g.use.grow(n)
 		}
 		for _, c := range g.cands {
-			c.lim.Grow(n)
+			if c.of == nil {
+				c.lim.Grow(n)
+			}
 			c.acc.grow(n)
 		}
 	}
@@ -443,17 +449,26 @@ func (g *group) add(row []keyRun, own []ownRun, id int32, t, cost, from int64) {
 		if c.ownSlot >= 0 {
 			o = &own[c.ownSlot]
 		}
-		admit := c.lim.Decide(id, t, cost)
-		if c.est != nil {
-			if c.behind != nil && !admit {
-				// A request the cache refused did not reach the algorithm:
-				// bring it to t (Decide only advances the state) to read it.
-				c.behind.Decide(id, t, cost)
+		var admit bool
+		switch {
+		case c.of != nil: // the limiter decided, and recorded, in the earlier mode's run
+			admit, c.estimate = c.of.admit, c.of.estimate
+		default:
+			admit = c.lim.Decide(id, t, cost)
+			if c.est != nil {
+				if c.behind != nil && !admit {
+					// A request the cache refused did not reach the algorithm:
+					// bring it to t (Decide only advances the state) to read it.
+					c.behind.Decide(id, t, cost)
+				}
+				c.estimate = c.est.Estimate(id, t) // before the run records the request
 			}
-			req.est = c.est.Estimate(id, t) // before the run records the request
+		}
+		if c.est != nil {
+			req.est = c.estimate
 		}
 		record := records(admit, ref, c.recordAll, c.mode)
-		if record {
+		if record && c.of == nil {
 			c.lim.Record(id, t, cost)
 		}
 		req.admit, req.recorded, req.h, req.o = admit, record, h, o
