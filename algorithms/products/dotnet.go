@@ -2,6 +2,7 @@ package products
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -9,15 +10,53 @@ import (
 )
 
 func init() {
-	algorithms.Register(algorithms.Kind{Spec: "dotnet[:limiter=fixed]", Place: 32, About: ".NET System.Threading.RateLimiting, a PartitionedRateLimiter of FixedWindowRateLimiter{PermitLimit: L, Window: W} per key (RateLimitPartition.GetFixedWindowLimiter), model only: a window from the key's limiter's creation, renewed by the 100 ms heartbeat once W has passed, a limiter idle over 10 s dropped",
-		Build: func(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
-			if c.HasArg {
-				if v, ok := strings.CutPrefix(strings.TrimSpace(c.Arg), "limiter="); !ok || v != "fixed" {
-					return nil, fmt.Errorf("algorithm %q: want dotnet or dotnet:limiter=fixed", c.Spec)
+	algorithms.Register(algorithms.Kind{Spec: "dotnet[:limiter=fixed|sliding|token][:segments=N]", Place: 32, About: ".NET System.Threading.RateLimiting, a PartitionedRateLimiter of one limiter per key, model only: FixedWindowRateLimiter{PermitLimit: L, Window: W} (default), SlidingWindowRateLimiter{PermitLimit: L, Window: W, SegmentsPerWindow: N (default 3)} or TokenBucketRateLimiter{TokenLimit: L, TokensPerPeriod: L, ReplenishmentPeriod: W}, replenished by the partitioned limiter's 100 ms heartbeat from the key's limiter's creation, a limiter idle over 10 s dropped",
+		Build: buildDotnet})
+}
+
+// dotnetSegments is the sliding window's SegmentsPerWindow when the spec
+// gives none: the one of the worked example of ASP.NET Core's rate
+// limiting documentation (a 30 s window of 3 segments).
+const dotnetSegments = 3
+
+// buildDotnet reads dotnet's parameters: limiter=fixed (the default),
+// sliding or token, and segments=N with the sliding window.
+func buildDotnet(c algorithms.Call, r algorithms.Rule) (algorithms.Limiter, error) {
+	bad := fmt.Errorf("algorithm %q: want dotnet, dotnet:limiter=fixed, dotnet:limiter=sliding[:segments=N] (N a positive integer, default %d) or dotnet:limiter=token", c.Spec, dotnetSegments)
+	limiter, named, segs, segNamed := "fixed", false, int64(dotnetSegments), false
+	if c.HasArg {
+		for _, f := range strings.Split(c.Arg, ":") {
+			k, v, _ := strings.Cut(strings.TrimSpace(f), "=")
+			switch k {
+			case "limiter":
+				if v != "fixed" && v != "sliding" && v != "token" {
+					return nil, bad
 				}
+				limiter, named = v, true
+			case "segments":
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil || n < 1 {
+					return nil, bad
+				}
+				segs, segNamed = n, true
+			default:
+				return nil, bad
 			}
-			return NewDotnet(r, c.HasArg), nil
-		}})
+		}
+	}
+	if segNamed && limiter != "sliding" {
+		return nil, fmt.Errorf("algorithm %q: segments=N is the sliding window's SegmentsPerWindow: give it with limiter=sliding", c.Spec)
+	}
+	if limiter != "fixed" && r.W < dotnetTick100ns {
+		return nil, fmt.Errorf("algorithm %q: a TimeSpan counts 100 ns ticks, and the window must be at least one: not %s", c.Spec, algorithms.FormatWindow(r.W))
+	}
+	switch limiter {
+	case "sliding":
+		return NewDotnetSliding(r, segs, segNamed)
+	case "token":
+		return NewDotnetToken(r), nil
+	}
+	return NewDotnet(r, named), nil
 }
 
 // Dotnet is .NET's System.Threading.RateLimiting as ASP.NET Core's rate
@@ -30,7 +69,9 @@ func init() {
 // 0aeb43fe165d5440b4e56b3c1d8fa9481292b852) and
 // DefaultPartitionedRateLimiter.cs (commit
 // 0956064a9e2e39a2a30eafa560d657f2ea399194), and RateLimitPartition.cs.
-// No .NET runtime runs here: the model is the source's.
+// No .NET runtime runs here: the model is the source's. The
+// partitioned limiter's other limiters, dotnet:limiter=sliding and
+// dotnet:limiter=token, are DotnetSliding and DotnetToken.
 //
 // # The partitioned limiter (DefaultPartitionedRateLimiter.cs)
 //
@@ -105,10 +146,22 @@ const (
 	dotnetHeartbeat
 )
 
+// The partitioned limiter's timer and idle limit
+// (DefaultPartitionedRateLimiter.cs), and a TimeSpan's tick.
 const (
 	dotnetHeartbeatEvery = int64(100 * time.Millisecond)
 	dotnetIdleLimit      = int64(10 * time.Second)
+	dotnetTick100ns      = int64(100)
 )
+
+// dotnetTick returns the first heartbeat at or after t, when the
+// heartbeat deviation is on; t itself when it is off.
+func dotnetTick(on bool, t int64) int64 {
+	if !on {
+		return t
+	}
+	return -algorithms.FloorDiv(-t, dotnetHeartbeatEvery) * dotnetHeartbeatEvery
+}
 
 // NewDotnet returns the partitioned FixedWindowRateLimiter for rule r;
 // named keeps ":limiter=fixed" in its name.
@@ -142,12 +195,7 @@ func (d *Dotnet) Estimate(id int32, _ int64) algorithms.Rational {
 }
 
 // tick returns the first heartbeat at or after t (heartbeat), or t.
-func (d *Dotnet) tick(t int64) int64 {
-	if !d.OnAt(dotnetHeartbeat) {
-		return t
-	}
-	return -algorithms.FloorDiv(-t, dotnetHeartbeatEvery) * dotnetHeartbeatEvery
-}
+func (d *Dotnet) tick(t int64) int64 { return dotnetTick(d.OnAt(dotnetHeartbeat), t) }
 
 // create makes the key's limiter at t: full, idle since t, its window
 // from t (anchor) or from the epoch's window of t.

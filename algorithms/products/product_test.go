@@ -21,9 +21,10 @@ var productRules = []algorithms.Rule{
 
 // narrowProducts are the products whose settings cannot express every
 // rule of productRules, and refuse those: AWS WAF's evaluation window is
-// 1, 2, 5 or 10 minutes and its limit at least 10 (it takes 10/1m and
+// 1, 2, 5 or 10 minutes and its limit at least 10, a Cloudflare rule's
+// period 10 s, 1, 2, 5 or 10 minutes or an hour (both take 10/1m and
 // 60/1m).
-var narrowProducts = []string{"aws-waf"}
+var narrowProducts = []string{"aws-waf", "cloudflare-waf"}
 
 // With every deviation off, a product decides as its twin, request by
 // request: the deviations are all that sets it apart.
