@@ -50,3 +50,5 @@ func (ng *Nginx) Place(b *algorithms.Block) {
 		ng.st.Place(b)
 	}
 }
+
+func (d *DRFThrottling) Place(b *algorithms.Block) { d.keys.Place(b) }
