@@ -34,8 +34,9 @@ func init() {
 // hour or day. parse_rate (rest_framework/throttling.py:97-107) reads
 // num_requests = int(L) and only the period's first character:
 // duration = {'s': 1, 'm': 60, 'h': 3600, 'd': 86400}[period[0]], an int
-// of seconds. So DRF expresses the windows 1s, 1m, 1h and 1d only ("5/10s"
-// is read as 5 per second); a rule with any other window is refused.
+// of seconds. So DRF expresses the windows 1s, 1m, 1h and 24h only
+// ("5/10s" is read as 5 per second); a rule with any other window is
+// refused, naming them.
 //
 // # Decision
 //
@@ -112,9 +113,11 @@ func init() {
 //     entry <= t - W); the cache's expiry is also a float64 sum compared in
 //     float64 (off: last + W <= t).
 //   - expiry: the cache entry set at the key's last admission expires once
-//     last + duration <= time.time(): the whole history is dropped (off:
-//     only popped). It shows only with float, exact arithmetic dropping at
-//     the same instant as the pops.
+//     last + duration <= time.time(): the whole history is dropped, and
+//     the key leaves the cache when next read (off: the history is only
+//     popped, the key stays in the cache). Alone it shows only with float,
+//     exact arithmetic dropping at the same instant as the pops; with the
+//     culls, an expired key read no longer counts among the cache's keys.
 //   - one-hit: one entry per request whatever its cost, admitted iff fewer
 //     than L are in the window (off: its cost is recorded, admitted iff the
 //     cost in the window plus its own is at most L).
@@ -197,7 +200,7 @@ func NewDRFThrottling(r algorithms.Rule, spec, arg string, hasArg bool) (*DRFThr
 				}
 			}
 		}
-		return nil, fmt.Errorf("algorithm %q: a DRF rate is \"L/period\", the period second, minute, hour or day, of which only the first letter is read: the window is 1s, 1m, 1h or 1d, not %s; give one of these%s", spec, algorithms.FormatWindow(r.W), hint)
+		return nil, fmt.Errorf("algorithm %q: a DRF rate is \"L/period\", the period second, minute, hour or day, of which only the first letter is read: the window is 1s, 1m, 1h or 24h, not %s; give one of these%s", spec, algorithms.FormatWindow(r.W), hint)
 	}
 	d := &DRFThrottling{rule: r, dur: float64(r.W / int64(time.Second)), iCull: -1}
 	if hasArg {
@@ -213,7 +216,7 @@ func NewDRFThrottling(r algorithms.Rule, spec, arg string, hasArg bool) (*DRFThr
 	}
 	devs := []algorithms.Deviation{
 		{Name: "float", About: "compares time.time()'s float64 seconds: an entry is popped iff entry <= now - duration in float64, the cache's expiry a float64 sum"},
-		{Name: "expiry", About: "drops the whole history once the cache entry set at the key's last admission has expired, last + duration <= time.time() in float64 (shows only with float)"},
+		{Name: "expiry", About: "drops the whole history, and the key from the cache when next read, once the cache entry set at the key's last admission has expired, last + duration <= time.time() in float64 (without the culls it shows only with float)"},
 		{Name: "one-hit", About: "records one entry per request whatever its cost, admitted iff fewer than L are in the window"},
 	}
 	if d.cache != nil {

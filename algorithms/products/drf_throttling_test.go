@@ -147,9 +147,9 @@ func TestDRFThrottlingSpecs(t *testing.T) {
 		"drf-throttling:without=one-hit:without=float": "drf-throttling:without=float:without=one-hit",
 	}, []string{"drf-throttling:", "drf-throttling:max-entries=", "drf-throttling:max-entries=0", "drf-throttling:max-entries=x",
 		"drf-throttling:max-entriesx", "drf-throttling:cache=redis", "drf-throttling:without=cull"}, "drf-throttling", "deviation")
-	for rule, want := range map[string]string{"5/2s": "150/1m has the same rate", "3/500ms": "6/1s has the same rate", "7/7s": "1d, not 7s; give one of these", "2/48h": "1d, not 48h"} {
+	for rule, want := range map[string]string{"5/2s": "150/1m has the same rate", "3/500ms": "6/1s has the same rate", "7/7s": "24h, not 7s; give one of these", "2/48h": "24h, not 48h"} {
 		_, err := algorithms.New("drf-throttling", mustRule(t, rule))
-		if err == nil || !strings.Contains(err.Error(), "1s, 1m, 1h or 1d") || !strings.Contains(err.Error(), want) {
+		if err == nil || !strings.Contains(err.Error(), "1s, 1m, 1h or 24h") || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want an error naming the windows DRF reads and %q", rule, err, want)
 		}
 	}
