@@ -1,8 +1,8 @@
 // Package python holds the live targets whose real software is a Python
 // library, run by Debian's /usr/bin/python3 in a driver of this package's
-// (embedded): flask-limiter (the limits library). Each driver answers one
-// hit per line of stdin on the trace's clock, by trace_driver.py's
-// protocol, which it imports.
+// (embedded): flask-limiter (the limits library) and drf-throttling
+// (Django REST Framework). Each driver answers one hit per line of stdin
+// on the trace's clock, by trace_driver.py's protocol, which it imports.
 package python
 
 import (
@@ -19,7 +19,7 @@ import (
 	liveredis "ratebench/live/redis"
 )
 
-//go:embed trace_driver.py flask_limiter.py
+//go:embed trace_driver.py flask_limiter.py drf_throttling.py
 var scripts embed.FS
 
 // Python is the interpreter the targets run by default: Debian's, where
