@@ -15,12 +15,13 @@ import (
 // DRFRequires names what the drf-throttling target needs installed.
 const DRFRequires = "the Debian package python3-djangorestframework, which brings python3-django (apt-get install -y python3-djangorestframework), for /usr/bin/python3"
 
-// drfVariants are the target's variants, its model's parameters: the
-// cache keeping every key (MAX_ENTRIES beyond any trace's keys), or
-// LocMemCache's MAX_ENTRIES, 300 or N, whose culls the model follows.
-// The check with max-entries=2 culls on the check's three keys, and lets
-// a third key in first (a cull of 2 // 3 = 0 keys).
-var drfVariants = []string{"", "max-entries", "max-entries=N"}
+// drfVariants are examples of the target's variants, its model's
+// parameters: the cache keeping every key (MAX_ENTRIES beyond any trace's
+// keys), or LocMemCache's MAX_ENTRIES, 300 or N (max-entries=N), whose
+// culls the model follows. Its checks are "" and max-entries=2, which
+// culls on the check's three keys and lets a third key in first (a cull
+// of 2 // 3 = 0 keys); on the check's trace max-entries decides as "".
+var drfVariants = []string{"", "max-entries", "max-entries=2"}
 
 func init() {
 	live.Register(live.Target{
