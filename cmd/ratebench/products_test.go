@@ -154,7 +154,8 @@ func catalogueProducts() (names, specs []string) {
 
 // -alg products is every product, in the catalogue's order; a product the
 // rule cannot express (envoy and kong under 5/30s: their windows are whole
-// units; aws-waf: its windows are 1 to 10 minutes) is left out, said on stderr and in the summary's notes, where the
+// units; aws-waf: its windows are 1 to 10 minutes; drf-throttling: 1s, 1m,
+// 1h or 24h) is left out, said on stderr and in the summary's notes, where the
 // same product named is refused. explain reads -alg alike.
 func TestAlgSetsLeaveOutWhatTheRuleRefuses(t *testing.T) {
 	t.Parallel()
@@ -168,11 +169,12 @@ func TestAlgSetsLeaveOutWhatTheRuleRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := append([]string{"log"}, slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == "envoy" || n == "kong" || n == "aws-waf" })...)
+	left := []string{"envoy", "kong", "aws-waf", "drf-throttling"}
+	want := append([]string{"log"}, slices.DeleteFunc(slices.Clone(names), func(n string) bool { return slices.Contains(left, n) })...)
 	if !slices.Equal(s.Config.Algorithms, want) {
 		t.Errorf("runs of %v, want %v", s.Config.Algorithms, want)
 	}
-	for _, p := range []string{"envoy", "kong", "aws-waf"} {
+	for _, p := range left {
 		note := p + " is left out of products: it refuses rule 5/30s (algorithm \"" + p + "\": "
 		if !strings.Contains(stderr, note) {
 			t.Errorf("stderr does not say %q:\n%s", note, stderr)
