@@ -28,11 +28,12 @@ func init() {
 //
 // # Configuration
 //
-// DRF's documentation writes "L requests per W" as a rate "L/period" in
-// DEFAULT_THROTTLE_RATES (REST_FRAMEWORK = {"DEFAULT_THROTTLE_RATES":
-// {"anon": "100/day", "user": "1000/day"}}), the period second, minute,
-// hour or day. parse_rate (rest_framework/throttling.py:97-107) reads
-// num_requests = int(L) and only the period's first character:
+// DRF's documentation (docs/api-guide/throttling.md:36-48) writes "L
+// requests per W" as a rate "L/period" in DEFAULT_THROTTLE_RATES
+// (REST_FRAMEWORK = {"DEFAULT_THROTTLE_RATES": {"anon": "100/day", "user":
+// "1000/day"}}), the period second, minute, hour or day. parse_rate
+// (rest_framework/throttling.py:97-107) reads num_requests = int(L) and
+// only the period's first character:
 // duration = {'s': 1, 'm': 60, 'h': 3600, 'd': 86400}[period[0]], an int
 // of seconds. So DRF expresses the windows 1s, 1m, 1h and 24h only
 // ("5/10s" is read as 5 per second); a rule with any other window is
@@ -68,9 +69,12 @@ func init() {
 // newest + W <= now iff newest <= now - W: the expiry drops the history at
 // the instant its newest entry would be popped, and changes no decision.
 // In float64 the sum and the difference round apart: at 1.001 s under
-// 1/1s an entry at 0.001 s is popped by neither 0.001 <= 1.001 - 1, but the
-// key expires, 0.001 + 1 = 1.001 <= 1.001: the request is admitted, as the
-// exact log admits it.
+// 1/1s an entry at 0.001 s is not popped (0.001 <= 1.001 - 1 =
+// 0.00099999999999989 is false), but the key has expired (0.001 + 1 =
+// 1.001 <= 1.001): the request is admitted, as the exact log admits it.
+// At 1.128 s an entry at 0.128 s is neither popped (1.128 - 1 =
+// 0.1279999999999999) nor expired (0.128 + 1 = 1.1280000000000001): the
+// request is refused, where the exact log admits it.
 //
 // The clock is read three times per request: by cache.get's expiry test,
 // by self.timer() and by cache.set's expiry, microseconds apart in a
@@ -85,8 +89,10 @@ func init() {
 //
 // # The cache's capacity: drf-throttling:max-entries
 //
-// LocMemCache holds at most MAX_ENTRIES keys (default 300) with
-// CULL_FREQUENCY 3 (base.py:62-72): _set (locmem.py:46-51), when the cache
+// The documentation finds "the default value of LocMemCache backend
+// [...] okay for simple setups" (throttling.md:98). LocMemCache holds at
+// most MAX_ENTRIES keys (default 300) with CULL_FREQUENCY 3
+// (base.py:66-77): _set (locmem.py:46-51), when the cache
 // holds MAX_ENTRIES keys or more, the key being set included if present,
 // first culls len // 3 of them (_cull, lines 97-105), the least recently
 // read or written (get and set move a key to the head, popitem takes the
@@ -128,7 +134,14 @@ func init() {
 // by neither (CountsRejected true, as the log: the harness's count policy
 // decides). Left out: wait(), the Retry-After it suggests, which changes no
 // decision; get_ident's X-Forwarded-For and NUM_PROXIES, which only choose
-// the key.
+// the key; the race of concurrent requests of a key, which read the
+// history before either sets it (cache.get, then cache.set: the
+// documentation warns of "some fuzziness"), absent from a serial replay.
+//
+// The real throttle (DRF 3.14.0 on Django 3.2.25, run by package
+// live/python on the trace's clock) decides as this model on every request
+// of the check's trace, of a public Apache log, and of traces at the float
+// edges and with culls.
 //
 // Memory: the history, one float of 8 bytes per entry (at most L), and the
 // cache entry's expiry, 8 bytes: 8 per entry + 8, as the log's entries of
@@ -166,7 +179,7 @@ const (
 )
 
 // DRFMaxEntries is LocMemCache's default MAX_ENTRIES (django/core/cache/
-// backends/base.py:66-72), the capacity of drf-throttling:max-entries.
+// backends/base.py:66-71), the capacity of drf-throttling:max-entries.
 const DRFMaxEntries = 300
 
 // drfPeriods are the windows parse_rate reads, with the period its
