@@ -62,8 +62,8 @@ func TestParseSpecsLeavesOutWhatARuleRefuses(t *testing.T) {
 			t.Errorf("%s left out as %+v: %s", s.Spec, s, s)
 		}
 	}
-	if !slices.Equal(left, []string{"envoy", "kong", "aws-waf", "cloudflare-waf"}) {
-		t.Errorf("left out %v, want envoy, kong, aws-waf and cloudflare-waf", left)
+	if !slices.Equal(left, []string{"envoy", "kong", "aws-waf", "cloudflare-waf", "drf-throttling"}) {
+		t.Errorf("left out %v, want envoy, kong, aws-waf, cloudflare-waf and drf-throttling", left)
 	}
 	want := append([]string{"log"}, slices.DeleteFunc(productNames(), func(p string) bool { return slices.Contains(left, p) })...)
 	if !slices.Equal(got.Names, want) {

@@ -43,6 +43,7 @@ func (m *memoryAcc) summary(keys int, g *windowGrid, held []int64) summary.Memor
 			// other entries than the exact log whose size the group
 			// counts per window: its total is not the log's.
 			out.Model, out.TotalNotMeasured = summary.MemoryModelOwnLog, true
+			out.Fill(keys, nil) // the mean per key; no series
 			return out
 		}
 		series = append(series, g.Memory...)
@@ -57,6 +58,7 @@ func (m *memoryAcc) summary(keys int, g *windowGrid, held []int64) summary.Memor
 	}
 	if g.over {
 		out.TotalNotMeasured = true
+		out.Fill(keys, nil) // the mean per key; no series
 		return out
 	}
 	out.Windows = &summary.MemoryWindows{WidthNS: g.w, First: g.first, Bytes: summary.TrimZeros(series)}

@@ -239,7 +239,8 @@ func TestProductWithoutDeviations(t *testing.T) {
 // A set of Algorithms ("products") is read against every rule: a product
 // one rule refuses (under 5/30s envoy and kong, whose windows are whole
 // units, AWS WAF, whose windows are 1, 2, 5 or 10 minutes, and Cloudflare's
-// rules, whose periods are 10 s to an hour but not 30 s) is left out
+// rules, whose periods are 10 s to an hour but not 30 s, and DRF, whose
+// are 1s, 1m, 1h or 24h) is left out
 // of every experiment, said by Skipped and in the summary's notes, and a
 // layered rule's layers each count as a rule; named in the list, the same
 // product is refused.
@@ -258,8 +259,8 @@ func TestSetsLeaveOutWhatARuleRefuses(t *testing.T) {
 		for _, s := range e.Skipped() {
 			left = append(left, s.Spec)
 		}
-		if strings.Join(left, ",") != "envoy,kong,aws-waf,cloudflare-waf" {
-			t.Errorf("%v: left out %v, want envoy, kong, aws-waf and cloudflare-waf", cfg.Rules, left)
+		if strings.Join(left, ",") != "envoy,kong,aws-waf,cloudflare-waf,drf-throttling" {
+			t.Errorf("%v: left out %v, want envoy, kong, aws-waf, cloudflare-waf and drf-throttling", cfg.Rules, left)
 		}
 		algs := e.Algorithms()
 		if len(algs) != len(algorithms.Products())-len(left)+1 || algs[0] != "log" || slices.ContainsFunc(algs, func(a string) bool { return slices.Contains(left, a) }) {

@@ -289,16 +289,6 @@ func (f *FlaskLimiter) CountsEvery() bool { return f.on(f.iCounts) }
 
 func (f *FlaskLimiter) on(i int) bool { return i >= 0 && f.OnAt(i) }
 
-// PyTime is CPython's time.time() at ns nanoseconds since the epoch: the
-// whole seconds converted exactly when ns is a multiple of 1e9, else
-// float64(ns) / 1e9 (Python/pytime.c, _PyTime_AsSecondsDouble).
-func PyTime(ns int64) float64 {
-	if ns%1_000_000_000 == 0 {
-		return float64(ns / 1_000_000_000)
-	}
-	return float64(ns) / 1e9
-}
-
 func (f *FlaskLimiter) Decide(id int32, t, cost int64) bool {
 	if f.moving {
 		return f.acquire(&f.lists[id], t, cost)
@@ -364,10 +354,6 @@ func (f *FlaskLimiter) counts(e, t int64) bool {
 	return e > t-f.rule.W
 }
 
-// flaskMargin is how far beyond W an entry is dropped: farther than any
-// float64 rounding of time.time() reaches (a few microseconds at 2^63 ns).
-const flaskMargin = int64(time.Millisecond)
-
 // prune drops the list once the millisecond clock is past its newest
 // entry + W (Redis's EXPIRE key W), and the entries that can no longer
 // count.
@@ -379,7 +365,7 @@ func (f *FlaskLimiter) prune(k *flaskList, t int64) {
 		k.runs, k.head, k.base, k.total, k.n, k.last = k.runs[:0], 0, 0, 0, 0, 0 // the peak stays
 		return
 	}
-	for k.head < len(k.runs) && k.runs[k.head].t < t-f.rule.W-flaskMargin {
+	for k.head < len(k.runs) && k.runs[k.head].t < t-f.rule.W-pyTimeReach {
 		k.base = k.runs[k.head].cum
 		k.head++
 	}

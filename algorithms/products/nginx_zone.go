@@ -14,51 +14,18 @@ import "ratebench/internal/slicesx"
 // one limit_req a node's count is always 0 (account is set, lines 466-475
 // and 515-518), so the count test (line 655) never stops the expiry.
 //
-// The queue is a doubly linked list over the keys' ids: prev and next of
-// each, -1 at the ends.
+// The queue is a keyQueue; in says which keys have a node.
 type nginxZone struct {
-	prev, next []int32
-	in         []bool  // the key has a node
-	last       []int64 // the node's last, in the clock's units
-	head, tail int32
+	keyQueue
+	in   []bool  // the key has a node
+	last []int64 // the node's last, in the clock's units
 }
 
-func newNginxZone() *nginxZone { return &nginxZone{head: -1, tail: -1} }
+func newNginxZone() *nginxZone { return &nginxZone{keyQueue: newKeyQueue()} }
 
 func (z *nginxZone) grow(n int) {
-	old := len(z.in)
-	z.prev, z.next = slicesx.Grow(z.prev, n), slicesx.Grow(z.next, n)
+	z.keyQueue.grow(n)
 	z.in, z.last = slicesx.Grow(z.in, n), slicesx.Grow(z.last, n)
-	for i := old; i < n; i++ {
-		z.prev[i], z.next[i] = -1, -1
-	}
-}
-
-// unlink takes node id out of the queue.
-func (z *nginxZone) unlink(id int32) {
-	p, n := z.prev[id], z.next[id]
-	if p >= 0 {
-		z.next[p] = n
-	} else {
-		z.head = n
-	}
-	if n >= 0 {
-		z.prev[n] = p
-	} else {
-		z.tail = p
-	}
-	z.prev[id], z.next[id] = -1, -1
-}
-
-// pushHead puts node id at the head of the queue.
-func (z *nginxZone) pushHead(id int32) {
-	z.prev[id], z.next[id] = -1, z.head
-	if z.head >= 0 {
-		z.prev[z.head] = id
-	} else {
-		z.tail = id
-	}
-	z.head = id
 }
 
 // lookup is the zone's part of a request of key id at now (clock units):

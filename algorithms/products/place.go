@@ -58,3 +58,5 @@ func (f *FlaskLimiter) Place(b *algorithms.Block) {
 		f.fixed.Place(b)
 	}
 }
+
+func (d *DRFThrottling) Place(b *algorithms.Block) { d.keys.Place(b) }

@@ -181,7 +181,7 @@ func TestLiveListsTheChecks(t *testing.T) {
 			t.Errorf("live -list prints %q, not a target's variant", c)
 		}
 	}
-	want := []string{"express-rate-limit", "express-rate-limit:store=redis", "fastify-rate-limit", "fastify-rate-limit:continue-exceeding",
+	want := []string{"drf-throttling", "drf-throttling:max-entries=2", "express-rate-limit", "express-rate-limit:store=redis", "fastify-rate-limit", "fastify-rate-limit:continue-exceeding",
 		"flask-limiter", "flask-limiter:strategy=moving", "flask-limiter:strategy=moving:storage=redis", "haproxy", "haproxy:short-expire",
 		"nestjs-throttler", "rack-attack", "rate-limiter-flexible", "rate-limiter-flexible:store=redis",
 		"redis:spring-gateway", "redis:tyk", "varnish", "varnish:ban=2s"}

@@ -155,7 +155,8 @@ func catalogueProducts() (names, specs []string) {
 // -alg products is every product, in the catalogue's order; a product the
 // rule cannot express (envoy and kong under 5/30s: their windows are whole
 // units; aws-waf: its windows are 1 to 10 minutes; cloudflare-waf: its
-// periods are 10 s, 1, 2, 5 or 10 min or 1 h) is left out, said on stderr and in the summary's notes, where the
+// periods are 10 s, 1, 2, 5 or 10 min or 1 h; drf-throttling: 1s, 1m,
+// 1h or 24h) is left out, said on stderr and in the summary's notes, where the
 // same product named is refused. explain reads -alg alike.
 func TestAlgSetsLeaveOutWhatTheRuleRefuses(t *testing.T) {
 	t.Parallel()
@@ -169,11 +170,12 @@ func TestAlgSetsLeaveOutWhatTheRuleRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := append([]string{"log"}, slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == "envoy" || n == "kong" || n == "aws-waf" || n == "cloudflare-waf" })...)
+	left := []string{"envoy", "kong", "aws-waf", "cloudflare-waf", "drf-throttling"}
+	want := append([]string{"log"}, slices.DeleteFunc(slices.Clone(names), func(n string) bool { return slices.Contains(left, n) })...)
 	if !slices.Equal(s.Config.Algorithms, want) {
 		t.Errorf("runs of %v, want %v", s.Config.Algorithms, want)
 	}
-	for _, p := range []string{"envoy", "kong", "aws-waf", "cloudflare-waf"} {
+	for _, p := range left {
 		note := p + " is left out of products: it refuses rule 5/30s (algorithm \"" + p + "\": "
 		if !strings.Contains(stderr, note) {
 			t.Errorf("stderr does not say %q:\n%s", note, stderr)

@@ -35,6 +35,9 @@ type Spec struct {
 	Script     []byte
 	ScriptName string
 	Args       []string
+	// Files are written beside the script, by name: the modules it
+	// imports from its own directory.
+	Files map[string][]byte
 }
 
 // Proc is a running driver.
@@ -61,6 +64,16 @@ func Start(s Spec) (*Proc, error) {
 	if err := os.WriteFile(path, s.Script, 0o600); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
+	}
+	for name, b := range s.Files {
+		if filepath.Base(name) != name || name == s.ScriptName {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("%s: a file beside the script is named %q: want a name of its own, no folder", s.Name, name)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
 	}
 	p := &Proc{name: s.Name, path: s.Program, dir: dir, lines: make(chan string, 1), errs: &childproc.Tail{}, done: make(chan struct{})}
 	p.cmd = childproc.Command(s.Program, append([]string{path}, s.Args...)...)

@@ -119,3 +119,23 @@ func TestReadyDeadline(t *testing.T) {
 		}
 	}
 }
+
+// The files beside the script are in its folder, where it reads them; a
+// name with a folder is refused before anything starts.
+func TestFilesBesideTheScript(t *testing.T) {
+	p, err := Start(Spec{Name: "the test driver", Program: "/bin/sh", Script: []byte("cat lib.txt\n"), ScriptName: "cat.sh",
+		Files: map[string][]byte{"lib.txt": []byte("from the library\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	if line, err := p.Ask(context.Background(), "", 10*time.Second); err != nil || line != "from the library" {
+		t.Errorf("the script read %q, %v", line, err)
+	}
+	for _, name := range []string{"../lib.txt", "cat.sh"} {
+		if p, err := Start(Spec{Name: "the test driver", Program: "/bin/sh", Script: []byte("true\n"), ScriptName: "cat.sh", Files: map[string][]byte{name: nil}}); err == nil {
+			p.Stop()
+			t.Errorf("a file named %q: started", name)
+		}
+	}
+}

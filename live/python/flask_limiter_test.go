@@ -54,13 +54,6 @@ func TestFlaskLimiterAgreesOnBursty3Keys(t *testing.T) {
 	}
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // flaskRules and the traces below exercise the limit with costs, on the
 // epoch's scale (where time.time()'s float64 has a quarter microsecond's
 // resolution) and at whole seconds.
@@ -92,10 +85,10 @@ func TestFlaskLimiterMatchesModelWithCosts(t *testing.T) {
 			if redis {
 				maxCost = r.L + 2
 			}
-			trace := flaskTrace(rng, r, 4, 600, maxCost)
+			trace := hitTrace(rng, r, 4, 600, maxCost, epochStart)
 			real := liveFlask(t, v, r, trace, redis)
-			if got := flaskDecisions(t, spec, r, trace); !slices.Equal(got, real) {
-				i := slices.Index(flaskDiff(got, real), true)
+			if got := modelDecisions(t, spec, r, trace); !slices.Equal(got, real) {
+				i := slices.Index(differ(got, real), true)
 				q := trace[i]
 				t.Fatalf("%s %v, request %d (key %d at %d ns, cost %d): the model admits %v, limits %v", spec, r, i+1, q.key, q.t, q.cost, got[i], real[i])
 			}
@@ -105,8 +98,8 @@ func TestFlaskLimiterMatchesModelWithCosts(t *testing.T) {
 			}
 			l, _ := algorithms.New(spec, r)
 			for _, d := range l.(algorithms.Product).Deviations() {
-				off := flaskDecisions(t, spec+":without="+d.Name, r, trace)
-				for _, differs := range flaskDiff(off, real) {
+				off := modelDecisions(t, spec+":without="+d.Name, r, trace)
+				for _, differs := range differ(off, real) {
 					shown[d.Name] += b2i(differs)
 				}
 			}
@@ -123,74 +116,11 @@ func TestFlaskLimiterMatchesModelWithCosts(t *testing.T) {
 	}
 }
 
-type flaskReq struct {
-	key     int32
-	t, cost int64
-}
-
-// flaskTrace makes n requests of keys in time order from 1.7e18 ns + 123
-// ms.
-func flaskTrace(rng *rand.Rand, r algorithms.Rule, keys, n int, maxCost int64) []flaskReq {
-	tm := int64(1_700_000_000_123_000_000)
-	var out []flaskReq
-	for range n {
-		switch rng.IntN(6) {
-		case 0:
-			tm += rng.Int64N(r.W/r.L) + 1
-		case 1, 2: // exactly W after an earlier request, or within 300 ns of it
-			if len(out) > 0 {
-				at := out[rng.IntN(len(out))].t + r.W
-				if rng.IntN(2) == 0 {
-					at += rng.Int64N(601) - 300
-				}
-				tm = max(tm, at)
-			}
-		case 3:
-			tm += r.W + rng.Int64N(r.W)
-		default:
-			tm += int64(rng.IntN(int(r.W/int64(time.Millisecond))/int(r.L)+1)) * int64(time.Millisecond)
-		}
-		cost := int64(1)
-		if rng.IntN(5) == 0 {
-			cost = 1 + rng.Int64N(maxCost)
-		}
-		out = append(out, flaskReq{int32(rng.IntN(keys)), tm, cost})
-	}
-	return out
-}
-
-func flaskDiff(a, b []bool) []bool {
-	out := make([]bool, len(a))
-	for i := range a {
-		out[i] = a[i] != b[i]
-	}
-	return out
-}
-
-// flaskDecisions replays trace through spec, counting what it counts.
-func flaskDecisions(t *testing.T, spec string, r algorithms.Rule, trace []flaskReq) []bool {
-	t.Helper()
-	l, err := algorithms.New(spec, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.Grow(8)
-	every := algorithms.CountsEvery(l)
-	out := make([]bool, len(trace))
-	for i, q := range trace {
-		out[i] = l.Decide(q.key, q.t, q.cost)
-		if out[i] || every {
-			l.Record(q.key, q.t, q.cost)
-		}
-	}
-	return out
-}
-
 // liveFlask replays trace through the driver. On Redis it clears a key
 // where Redis, its clock the trace's, would have expired it (once its
 // millisecond clock is past the last push + W): the replay runs far
 // faster than the trace.
-func liveFlask(t *testing.T, variant string, r algorithms.Rule, trace []flaskReq, redis bool) []bool {
+func liveFlask(t *testing.T, variant string, r algorithms.Rule, trace []hitReq, redis bool) []bool {
 	t.Helper()
 	ctx := context.Background()
 	s, err := StartFlask(ctx, r, live.Options{Variant: variant})
@@ -254,7 +184,7 @@ func TestFlaskLimiterFloatTimelines(t *testing.T) {
 		if c.variant != "" {
 			spec += ":" + c.variant
 		}
-		trace := []flaskReq{{0, c.t0, 1}, {0, c.t1, 1}}
+		trace := []hitReq{{0, c.t0, 1}, {0, c.t1, 1}}
 		real := liveFlask(t, c.variant, r, trace, false)
 		got := ""
 		for _, a := range real {
@@ -263,10 +193,10 @@ func TestFlaskLimiterFloatTimelines(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s at %d, %d ns: limits decides %s, want %s", spec, c.t0, c.t1, got, c.want)
 		}
-		if m := flaskDecisions(t, spec, r, trace); !slices.Equal(m, real) {
+		if m := modelDecisions(t, spec, r, trace); !slices.Equal(m, real) {
 			t.Errorf("%s at %d, %d ns: the model decides %v, limits %v", spec, c.t0, c.t1, m, real)
 		}
-		if m := flaskDecisions(t, spec+":without=float", r, trace); slices.Equal(m, real) {
+		if m := modelDecisions(t, spec+":without=float", r, trace); slices.Equal(m, real) {
 			t.Errorf("%s:without=float at %d, %d ns decides as limits, %v", spec, c.t0, c.t1, m)
 		}
 	}
