@@ -2,6 +2,7 @@ package products
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"ratebench/algorithms"
@@ -33,7 +34,9 @@ func init() {
 // seconds (Cache/Repository.php:524-533, getSeconds): W must be whole
 // seconds, at least one (a fraction of a minute, throttle:5,0.5 for
 // 5/30s; a window below a second would be a decay of 0, which the cache
-// does not store, and nothing would be refused).
+// does not store, and nothing would be refused). A window whose minutes,
+// the float64 W/60, times 60 fall short of W (123 s: 122.99999999999999)
+// would be a second shorter, and is refused.
 //
 // For each request, ThrottleRequests::handleRequest (lines 117-138) asks
 // RateLimiter::tooManyAttempts(key, L) and, when it is not, hit(key,
@@ -112,6 +115,11 @@ func NewLaravel(r algorithms.Rule) (*Laravel, error) {
 	if r.W%sec != 0 || r.W < sec {
 		return nil, fmt.Errorf("algorithm \"laravel\": the throttle's decay is whole seconds (decayMinutes * 60, an int to the cache), at least one: give a window of whole seconds, not %s", algorithms.FormatWindow(r.W))
 	}
+	if ws := r.W / sec; ws%60 != 0 {
+		if m := float64(ws) / 60; int64(m*60) != ws {
+			return nil, fmt.Errorf("algorithm \"laravel\": throttle:L,%s makes a decay of %d s, not %d: its minutes times 60 fall short of W in float64 and the cache truncates them; give a window that is whole minutes, or whose minutes make its seconds", LaravelMinutes(r), int64(m*60), ws)
+		}
+	}
 	l := &Laravel{rule: r}
 	l.SetDeviations(
 		algorithms.Deviation{Name: "anchor", About: "starts a window at the key's first hit, and at the first hit after a window ended, not at the epoch's multiples of W"},
@@ -120,6 +128,17 @@ func NewLaravel(r algorithms.Rule) (*Laravel, error) {
 		algorithms.Deviation{Name: "one-hit", About: "counts one hit per request whatever its cost (RateLimiter::hit increments by 1), refusing once L are counted"},
 	)
 	return l, nil
+}
+
+// LaravelMinutes is M of throttle:L,M for rule r, W in minutes: whole, or
+// the float64 fraction W/60 in its shortest decimal (0.016666666666666666
+// for a second), which the middleware multiplies by 60.
+func LaravelMinutes(r algorithms.Rule) string {
+	ws := r.W / int64(time.Second)
+	if ws%60 == 0 {
+		return strconv.FormatInt(ws/60, 10)
+	}
+	return strconv.FormatFloat(float64(ws)/60, 'g', -1, 64)
 }
 
 func (l *Laravel) Name() string              { return "laravel" + l.Suffix() }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"ratebench/algorithms"
+	"ratebench/algorithms/products"
 )
 
 // ThrottleRequests on the array store for throttle:2,1 (decay 60 s):
@@ -80,5 +81,14 @@ func TestLaravelSpecs(t *testing.T) {
 	}, []string{"laravel:", "laravel:decay=1", "laravel:without=floor"})
 	for _, rule := range []string{"5/1500ms", "5/500ms"} {
 		checkSpecs(t, mustRule(t, rule), nil, []string{"laravel"}, "whole seconds")
+	}
+	// throttle:5,2.05 is 2.05*60 = 122.99999999999999 s in float64, a decay
+	// of 122 s to the cache.
+	checkSpecs(t, mustRule(t, "5/123s"), nil, []string{"laravel"}, "decay of 122 s")
+	for rule, m := range map[string]string{"60/1m": "1", "5/1s": "0.016666666666666666", "5/30s": "0.5", "10/2h": "120"} {
+		if got := products.LaravelMinutes(mustRule(t, rule)); got != m {
+			t.Errorf("%s: throttle:L,%s, want %s", rule, got, m)
+		}
+		mustNew(t, "laravel", rule)
 	}
 }
