@@ -92,3 +92,15 @@ func TestLaravelSpecs(t *testing.T) {
 		mustNew(t, "laravel", rule)
 	}
 }
+
+// Idle holds only when the cache has dropped the key's counter: a replay
+// that releases idle keys decides as one that never does.
+func TestLaravelIdleIsFresh(t *testing.T) {
+	rng := rand.New(rand.NewPCG(36, 3))
+	for _, rule := range []string{"3/1s", "10/1m", "7/30s"} {
+		r := mustRule(t, rule)
+		for _, spec := range []string{"laravel", "laravel:without=clock", "laravel:without=anchor:without=clock:without=closed:without=one-hit"} {
+			idleIsFresh(t, rng, spec, r, t2023+123_456_789)
+		}
+	}
+}
