@@ -161,7 +161,7 @@ func (e *symfonyEngine[T]) record(id int32, t, cost int64) {
 		*s = v
 	case symfonyToken:
 		v, avail := e.tokenView(*s, now)
-		v.n = avail - cost
+		v.n = max(avail-cost, -1<<62) // a debt (requests recorded beyond the tokens) kept far from overflow
 		v.exp = now + e.keep
 		*s = v
 	default:
