@@ -183,8 +183,8 @@ func TestLiveListsTheChecks(t *testing.T) {
 	}
 	want := []string{"drf-throttling", "drf-throttling:max-entries=2", "express-rate-limit", "express-rate-limit:store=redis", "fastify-rate-limit", "fastify-rate-limit:continue-exceeding",
 		"flask-limiter", "flask-limiter:strategy=moving", "flask-limiter:strategy=moving:storage=redis", "haproxy", "haproxy:short-expire",
-		"nestjs-throttler", "rack-attack", "rate-limiter-flexible", "rate-limiter-flexible:store=redis",
-		"redis:spring-gateway", "redis:tyk", "varnish", "varnish:ban=2s"}
+		"laravel", "nestjs-throttler", "rack-attack", "rate-limiter-flexible", "rate-limiter-flexible:store=redis",
+		"redis:spring-gateway", "redis:tyk", "symfony", "symfony:policy=sliding_window", "symfony:policy=token_bucket", "varnish", "varnish:ban=2s"}
 	if !slices.Equal(got, want) {
 		t.Errorf("live -list:\n got %q\nwant %q", got, want)
 	}
