@@ -14,51 +14,18 @@ import "ratebench/internal/slicesx"
 // one limit_req a node's count is always 0 (account is set, lines 466-475
 // and 515-518), so the count test (line 655) never stops the expiry.
 //
-// The queue is a doubly linked list over the keys' ids: prev and next of
-// each, -1 at the ends.
+// The queue is an lruQueue; last holds each node's last, in the clock's
+// units.
 type nginxZone struct {
-	prev, next []int32
-	in         []bool  // the key has a node
-	last       []int64 // the node's last, in the clock's units
-	head, tail int32
+	lruQueue
+	last []int64
 }
 
-func newNginxZone() *nginxZone { return &nginxZone{head: -1, tail: -1} }
+func newNginxZone() *nginxZone { return &nginxZone{lruQueue: newLRUQueue()} }
 
 func (z *nginxZone) grow(n int) {
-	old := len(z.in)
-	z.prev, z.next = slicesx.Grow(z.prev, n), slicesx.Grow(z.next, n)
-	z.in, z.last = slicesx.Grow(z.in, n), slicesx.Grow(z.last, n)
-	for i := old; i < n; i++ {
-		z.prev[i], z.next[i] = -1, -1
-	}
-}
-
-// unlink takes node id out of the queue.
-func (z *nginxZone) unlink(id int32) {
-	p, n := z.prev[id], z.next[id]
-	if p >= 0 {
-		z.next[p] = n
-	} else {
-		z.head = n
-	}
-	if n >= 0 {
-		z.prev[n] = p
-	} else {
-		z.tail = p
-	}
-	z.prev[id], z.next[id] = -1, -1
-}
-
-// pushHead puts node id at the head of the queue.
-func (z *nginxZone) pushHead(id int32) {
-	z.prev[id], z.next[id] = -1, z.head
-	if z.head >= 0 {
-		z.prev[z.head] = id
-	} else {
-		z.tail = id
-	}
-	z.head = id
+	z.lruQueue.grow(n)
+	z.last = slicesx.Grow(z.last, n)
 }
 
 // lookup is the zone's part of a request of key id at now (clock units):
@@ -67,8 +34,7 @@ func (z *nginxZone) pushHead(id int32) {
 // a dropped key's state), then gets a node at the head.
 func (z *nginxZone) lookup(id int32, now, minute int64, drained func(id int32, ms int64) bool, drop func(id int32)) {
 	if z.in[id] {
-		z.unlink(id)
-		z.pushHead(id)
+		z.touch(id)
 		return
 	}
 	for range 2 {
@@ -87,15 +53,6 @@ func (z *nginxZone) lookup(id int32, now, minute int64, drained func(id int32, m
 		z.in[q] = false
 		drop(q)
 	}
-	z.in[id] = true
 	z.last[id] = now
-	z.pushHead(id)
-}
-
-// release takes key id out of the zone.
-func (z *nginxZone) release(id int32) {
-	if z.in[id] {
-		z.unlink(id)
-		z.in[id] = false
-	}
+	z.touch(id)
 }
