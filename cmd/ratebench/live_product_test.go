@@ -183,6 +183,7 @@ func TestLiveListsTheChecks(t *testing.T) {
 	}
 	want := []string{"express-rate-limit", "express-rate-limit:store=redis", "fastify-rate-limit", "fastify-rate-limit:continue-exceeding",
 		"flask-limiter", "flask-limiter:strategy=moving", "flask-limiter:strategy=moving:storage=redis", "haproxy", "haproxy:short-expire",
+		"lua-resty-limit-traffic", "lua-resty-limit-traffic:module=count",
 		"nestjs-throttler", "rack-attack", "rate-limiter-flexible", "rate-limiter-flexible:store=redis",
 		"redis:spring-gateway", "redis:tyk", "varnish", "varnish:ban=2s"}
 	if !slices.Equal(got, want) {
