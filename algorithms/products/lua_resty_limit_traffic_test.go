@@ -267,3 +267,54 @@ func TestLuaRestySpecs(t *testing.T) {
 		}
 	}
 }
+
+// Idle holds only when the next request decides and stores as on a key
+// never seen: a replay that releases idle keys decides as one that never
+// does, for both modules with each deviation on or off, at an instant of
+// 2023 and near the epoch (where ngx.now()*1000 is not always whole).
+func TestLuaRestyIdleIsFresh(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 4))
+	specs := []string{luaResty + ":module=count"}
+	for _, base := range []string{luaResty, luaResty + ":module=count"} {
+		p, err := algorithms.New(base, mustRule(t, "10/1m"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		specs = append(specs, base, withoutAll(p.(algorithms.Product)))
+		for _, d := range p.(algorithms.Product).Deviations() {
+			specs = append(specs, base+":without="+d.Name)
+		}
+	}
+	for _, spec := range specs {
+		for _, rule := range []string{"10/1m", "3/1s", "2/9s"} {
+			r := mustRule(t, rule)
+			for _, start := range []int64{0, 1_700_000_000_123 * ms} {
+				kept, freed := mustNewRule(t, spec, r), mustNewRule(t, spec, r)
+				kept.Grow(1)
+				freed.Grow(1)
+				every := algorithms.CountsEvery(kept)
+				released := 0
+				now := start
+				for i := range 5000 {
+					now += rng.Int64N(2*r.W/r.L) / 1000 * 1000
+					cost := 1 + rng.Int64N(2)
+					if freed.(algorithms.Releaser).Idle(0, now) {
+						freed.(algorithms.Releaser).Release(0)
+						released++
+					}
+					a, b := kept.Decide(0, now, cost), freed.Decide(0, now, cost)
+					if a != b {
+						t.Fatalf("%s under %s: request %d at %d: kept %v, released %v", spec, rule, i, now, a, b)
+					}
+					if a || every {
+						kept.Record(0, now, cost)
+						freed.Record(0, now, cost)
+					}
+				}
+				if released == 0 {
+					t.Errorf("%s under %s: never idle", spec, rule)
+				}
+			}
+		}
+	}
+}
