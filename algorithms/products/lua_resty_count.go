@@ -146,8 +146,6 @@ func (c *LuaRestyCount) Grow(n int) {
 	}
 }
 
-func (c *LuaRestyCount) Place(b *algorithms.Block) { c.st.Place(b) }
-
 // Bytes: the node's value and expiry.
 func (*LuaRestyCount) Bytes(int32) int64      { return 16 }
 func (*LuaRestyCount) FixedSize() bool        { return true }

@@ -167,17 +167,6 @@ func (q *LuaRestyReq) Grow(n int) {
 	}
 }
 
-func (q *LuaRestyReq) Place(b *algorithms.Block) {
-	switch {
-	case q.exact != nil:
-		q.exact.Place(b)
-	case q.OnAt(luaReqFloatDev):
-		q.fl.Place(b)
-	default:
-		q.in.Place(b)
-	}
-}
-
 // Bytes: excess and last.
 func (*LuaRestyReq) Bytes(int32) int64      { return 16 }
 func (*LuaRestyReq) FixedSize() bool        { return true }
