@@ -169,6 +169,14 @@ type Target struct {
 	// `ratebench live -list`, and so `make live`, replays the check's
 	// trace through: the product checks of this software.
 	Checks []string
+	// Unpackaged, where set, says whether a part of the software that no
+	// package this machine can install brings (scripts/deps cannot) is
+	// missing here: its error names the part and how to put it in place
+	// by hand. Its Checks are then left out of Checks, and so of make
+	// live, and LeftOut says why; its tests skip, saying the same. A part
+	// present but not the one the model follows is not missing: the
+	// target refuses it.
+	Unpackaged func() error
 	// Version names the software and its version, e.g. "HAProxy 2.6.12";
 	// an error when it is not installed (saying Requires). What it runs
 	// to ask (childproc.Probe, a driver's first line) has
@@ -236,12 +244,32 @@ func Checks() []string {
 	var out []string
 	for _, n := range Names() {
 		t, _ := Lookup(n)
+		if t.Unpackaged != nil && t.Unpackaged() != nil {
+			continue
+		}
 		for _, v := range t.Checks {
 			if v == "" {
 				out = append(out, n)
 			} else {
 				out = append(out, n+":"+v)
 			}
+		}
+	}
+	return out
+}
+
+// LeftOut says, a line a target, why the checks of the targets whose
+// software lacks a part no package brings here (Target.Unpackaged) are left
+// out of Checks.
+func LeftOut() []string {
+	var out []string
+	for _, n := range Names() {
+		t, _ := Lookup(n)
+		if t.Unpackaged == nil {
+			continue
+		}
+		if err := t.Unpackaged(); err != nil {
+			out = append(out, fmt.Sprintf("the checks of %s are left out: %v", n, err))
 		}
 	}
 	return out

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"ratebench/algorithms"
-	"ratebench/internal/slicesx"
 )
 
 func init() {
@@ -397,27 +396,15 @@ func (d *DRFThrottling) Release(id int32) {
 // the most recent at the head (its OrderedDict), and their number.
 type drfCache struct {
 	keyQueue
-	in  []bool
 	n   int64
 	max int64 // MAX_ENTRIES
-}
-
-func (c *drfCache) grow(n int) {
-	c.keyQueue.grow(n)
-	c.in = slicesx.Grow(c.in, n)
-}
-
-// touch moves key id, held, to the head: get's move_to_end(key, last=False).
-func (c *drfCache) touch(id int32) {
-	c.unlink(id)
-	c.pushHead(id)
 }
 
 // remove takes key id out of the cache, if it is there.
 func (c *drfCache) remove(id int32) {
 	if c.in[id] {
-		c.unlink(id)
-		c.in[id], c.n = false, c.n-1
+		c.release(id)
+		c.n--
 	}
 }
 
@@ -430,10 +417,8 @@ func (c *drfCache) set(id int32, drop func(int32)) {
 			drop(c.tail)
 		}
 	}
-	if c.in[id] {
-		c.unlink(id)
-	} else {
-		c.in[id], c.n = true, c.n+1
+	if !c.in[id] {
+		c.n++
 	}
-	c.pushHead(id)
+	c.touch(id) // get's move_to_end(key, last=False), or the new key's place
 }

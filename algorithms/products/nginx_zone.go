@@ -14,18 +14,18 @@ import "ratebench/internal/slicesx"
 // one limit_req a node's count is always 0 (account is set, lines 466-475
 // and 515-518), so the count test (line 655) never stops the expiry.
 //
-// The queue is a keyQueue; in says which keys have a node.
+// The queue is a keyQueue; last holds each node's last, in the clock's
+// units.
 type nginxZone struct {
 	keyQueue
-	in   []bool  // the key has a node
-	last []int64 // the node's last, in the clock's units
+	last []int64
 }
 
 func newNginxZone() *nginxZone { return &nginxZone{keyQueue: newKeyQueue()} }
 
 func (z *nginxZone) grow(n int) {
 	z.keyQueue.grow(n)
-	z.in, z.last = slicesx.Grow(z.in, n), slicesx.Grow(z.last, n)
+	z.last = slicesx.Grow(z.last, n)
 }
 
 // lookup is the zone's part of a request of key id at now (clock units):
@@ -34,8 +34,7 @@ func (z *nginxZone) grow(n int) {
 // a dropped key's state), then gets a node at the head.
 func (z *nginxZone) lookup(id int32, now, minute int64, drained func(id int32, ms int64) bool, drop func(id int32)) {
 	if z.in[id] {
-		z.unlink(id)
-		z.pushHead(id)
+		z.touch(id)
 		return
 	}
 	for range 2 {
@@ -54,15 +53,6 @@ func (z *nginxZone) lookup(id int32, now, minute int64, drained func(id int32, m
 		z.in[q] = false
 		drop(q)
 	}
-	z.in[id] = true
 	z.last[id] = now
-	z.pushHead(id)
-}
-
-// release takes key id out of the zone.
-func (z *nginxZone) release(id int32) {
-	if z.in[id] {
-		z.unlink(id)
-		z.in[id] = false
-	}
+	z.touch(id)
 }

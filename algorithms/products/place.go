@@ -7,16 +7,17 @@ import "ratebench/algorithms"
 // leaves them. Nginx's shared zone, whose order couples the keys, stays
 // where it is.
 
-func (e *Envoy) Place(b *algorithms.Block)      { e.st.Place(b) }
-func (g *GoLimiter) Place(b *algorithms.Block)  { g.st.Place(b) }
-func (g *Guava) Place(b *algorithms.Block)      { g.st.Place(b) }
-func (k *Kong) Place(b *algorithms.Block)       { k.st.Place(b) }
-func (u *Ulule) Place(b *algorithms.Block)      { u.st.Place(b) }
-func (rc *RedisCell) Place(b *algorithms.Block) { rc.g.Place(b) }
-func (th *Throttled) Place(b *algorithms.Block) { th.core().Place(b) }
-func (u *Upstash) Place(b *algorithms.Block)    { u.cache.Place(b) } // the cache places its inner limiter, core
-func (y *Tyk) Place(b *algorithms.Block)        { y.keys.Place(b) }  // each key's set, while it fits its ring
-func (c *Caddy) Place(b *algorithms.Block)      { c.keys.Place(b) }  // each key's events, while they fit its ring
+func (e *Envoy) Place(b *algorithms.Block)         { e.st.Place(b) }
+func (g *GoLimiter) Place(b *algorithms.Block)     { g.st.Place(b) }
+func (g *Guava) Place(b *algorithms.Block)         { g.st.Place(b) }
+func (k *Kong) Place(b *algorithms.Block)          { k.st.Place(b) }
+func (u *Ulule) Place(b *algorithms.Block)         { u.st.Place(b) }
+func (rc *RedisCell) Place(b *algorithms.Block)    { rc.g.Place(b) }
+func (th *Throttled) Place(b *algorithms.Block)    { th.core().Place(b) }
+func (u *Upstash) Place(b *algorithms.Block)       { u.cache.Place(b) } // the cache places its inner limiter, core
+func (y *Tyk) Place(b *algorithms.Block)           { y.keys.Place(b) }  // each key's set, while it fits its ring
+func (c *Caddy) Place(b *algorithms.Block)         { c.keys.Place(b) }  // each key's events, while they fit its ring
+func (c *LuaRestyCount) Place(b *algorithms.Block) { c.st.Place(b) }    // the dict's queue, which couples keys, stays
 
 func (c *upstashSliding) Place(b *algorithms.Block) { c.st.Place(b) }
 func (c *upstashFixed) Place(b *algorithms.Block)   { c.st.Place(b) }
@@ -60,3 +61,16 @@ func (f *FlaskLimiter) Place(b *algorithms.Block) {
 }
 
 func (d *DRFThrottling) Place(b *algorithms.Block) { d.keys.Place(b) }
+
+// LuaRestyReq places the record its deviations keep: doubles, whole
+// milli-requests, or the exact token bucket.
+func (q *LuaRestyReq) Place(b *algorithms.Block) {
+	switch {
+	case q.exact != nil:
+		q.exact.Place(b)
+	case q.OnAt(luaReqFloatDev):
+		q.fl.Place(b)
+	default:
+		q.in.Place(b)
+	}
+}

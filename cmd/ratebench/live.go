@@ -35,6 +35,9 @@ func runLive(stdout, stderr io.Writer, args []string) error {
 		for _, c := range live.Checks() {
 			fmt.Fprintln(stdout, c)
 		}
+		for _, l := range live.LeftOut() {
+			fmt.Fprintln(stderr, "ratebench live -list: "+l)
+		}
 		return nil
 	}
 	if len(args) > 0 {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"ratebench/live/openresty"
 	"slices"
 	"strconv"
 	"strings"
@@ -169,8 +170,11 @@ func TestLiveListsProducts(t *testing.T) {
 // ratebench live -list prints the product checks make live runs, one
 // TARGET[:VARIANT] a line: each a variant its target takes, and together
 // every product whose real software runs here.
+//
+// lua-resty-limit-traffic's files come from no package scripts/deps can
+// install: where they are missing its checks are left out, stderr says so.
 func TestLiveListsTheChecks(t *testing.T) {
-	stdout, _, err := ratebench(t, "live", "-list")
+	stdout, stderr, err := ratebench(t, "live", "-list")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,8 +187,15 @@ func TestLiveListsTheChecks(t *testing.T) {
 	}
 	want := []string{"drf-throttling", "drf-throttling:max-entries=2", "express-rate-limit", "express-rate-limit:store=redis", "fastify-rate-limit", "fastify-rate-limit:continue-exceeding",
 		"flask-limiter", "flask-limiter:strategy=moving", "flask-limiter:strategy=moving:storage=redis", "haproxy", "haproxy:short-expire",
-		"laravel", "nestjs-throttler", "rack-attack", "rate-limiter-flexible", "rate-limiter-flexible:store=redis",
+		"laravel", "lua-resty-limit-traffic", "lua-resty-limit-traffic:module=count",
+		"nestjs-throttler", "rack-attack", "rate-limiter-flexible", "rate-limiter-flexible:store=redis",
 		"redis:spring-gateway", "redis:tyk", "symfony", "symfony:policy=sliding_window", "symfony:policy=token_bucket", "varnish", "varnish:ban=2s"}
+	if err := openresty.Unpackaged(); err != nil {
+		want = slices.DeleteFunc(want, func(c string) bool { return strings.HasPrefix(c, openresty.Name) })
+		if !strings.Contains(stderr, "the checks of lua-resty-limit-traffic are left out: "+err.Error()) {
+			t.Errorf("live -list leaves lua-resty-limit-traffic out without a word: stderr %q", stderr)
+		}
+	}
 	if !slices.Equal(got, want) {
 		t.Errorf("live -list:\n got %q\nwant %q", got, want)
 	}

@@ -6,6 +6,7 @@ import (
 	_ "ratebench/live/haproxy"
 	_ "ratebench/live/nginx"
 	_ "ratebench/live/node"
+	_ "ratebench/live/openresty"
 	_ "ratebench/live/php"
 	_ "ratebench/live/python"
 	_ "ratebench/live/redis"

@@ -75,12 +75,7 @@ events {
 }
 http {
     access_log off;
-    client_body_temp_path %s;
-    proxy_temp_path %s;
-    fastcgi_temp_path %s;
-    uwsgi_temp_path %s;
-    scgi_temp_path %s;
-    keepalive_requests 100000000;
+%s    keepalive_requests 100000000;
     keepalive_timeout 600s;
     limit_req_zone $http_x_ratebench_key zone=ratebench:%dk rate=%s;
     limit_req_status 429;
@@ -95,8 +90,19 @@ http {
         }
     }
 }
-`, p("nginx.pid"), p("error.log"), p("tmp/body"), p("tmp/proxy"), p("tmp/fastcgi"), p("tmp/uwsgi"), p("tmp/scgi"),
+`, p("nginx.pid"), p("error.log"), TempPaths(dir),
 		(zone+1023)/1024, l.Rate, logFormat, net.JoinHostPort(host, strconv.Itoa(port)), p("access.log"), p("www"), lr)
+	return b.String()
+}
+
+// TempPaths returns the http block's temporary paths, under dir/tmp (an
+// nginx of the harness's writes nothing outside its directory), one
+// directive a line, indented for the http block.
+func TempPaths(dir string) string {
+	var b strings.Builder
+	for _, d := range []string{"client_body", "proxy", "fastcgi", "uwsgi", "scgi"} {
+		fmt.Fprintf(&b, "    %s_temp_path %s;\n", d, strconv.Quote(filepath.Join(dir, "tmp", strings.TrimPrefix(d, "client_"))))
+	}
 	return b.String()
 }
 
@@ -117,22 +123,7 @@ type Server struct {
 // is asked of the kernel; if another process takes it first, the start is
 // retried.
 func StartServer(ctx context.Context, binary string, l Limit) (*Server, error) {
-	path, err := LookPath(binary)
-	if err != nil {
-		return nil, err
-	}
-	version, err := nginxVersion(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	s, err := childproc.OnFreePort(ctx, func(port int) (*Server, error) {
-		return startPath(ctx, path, "127.0.0.1", port, l)
-	})
-	if err != nil {
-		return nil, err
-	}
-	s.Version = version
-	return s, nil
+	return StartConf(ctx, binary, l.conf)
 }
 
 // LookPath finds binary, or nginx from $PATH and else /usr/sbin/nginx
@@ -175,14 +166,43 @@ func startAt(ctx context.Context, binary, host string, port int, l Limit) (*Serv
 	if err != nil {
 		return nil, err
 	}
-	s, err := startPath(ctx, path, host, port, l)
+	s, err := startPath(ctx, path, host, port, l.conf)
 	if err == nil {
 		s.Version = version
 	}
 	return s, err
 }
 
-func startPath(ctx context.Context, path, host string, port int, l Limit) (*Server, error) {
+// conf is l's nginx.conf (ConfFile).
+func (l Limit) conf(dir, host string, port int) (string, error) {
+	return ConfFile(dir, host, port, l), nil
+}
+
+// StartConf starts nginx (binary, or Binary from $PATH) as StartServer
+// does, on a free port of 127.0.0.1, with the configuration conf returns
+// for the server's directory and address (its temporary paths as
+// TempPaths writes them, its pid and error log in the directory); conf
+// may write files of its own into the directory first.
+func StartConf(ctx context.Context, binary string, conf func(dir, host string, port int) (string, error)) (*Server, error) {
+	path, err := LookPath(binary)
+	if err != nil {
+		return nil, err
+	}
+	version, err := nginxVersion(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := childproc.OnFreePort(ctx, func(port int) (*Server, error) {
+		return startPath(ctx, path, "127.0.0.1", port, conf)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.Version = version
+	return s, nil
+}
+
+func startPath(ctx context.Context, path, host string, port int, conf func(dir, host string, port int) (string, error)) (*Server, error) {
 	dir, err := childproc.NewDir("ratebench-nginx-")
 	if err != nil {
 		return nil, err
@@ -201,14 +221,18 @@ func startPath(ctx context.Context, path, host string, port int, l Limit) (*Serv
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	conf := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(conf, []byte(ConfFile(dir, host, port, l)), 0o644); err != nil {
+	confPath := filepath.Join(dir, "nginx.conf")
+	text, err := conf(dir, host, port)
+	if err == nil {
+		err = os.WriteFile(confPath, []byte(text), 0o644)
+	}
+	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
 	// -e: the error log before the configuration is read (else nginx opens
 	// its compiled-in /var/log/nginx/error.log).
-	proc, err := childproc.Start(dir, path, "-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log"))
+	proc, err := childproc.Start(dir, path, "-p", dir, "-c", confPath, "-e", filepath.Join(dir, "error.log"))
 	if err != nil {
 		return nil, err
 	}
@@ -223,6 +247,12 @@ func startPath(ctx context.Context, path, host string, port int, l Limit) (*Serv
 	}
 	return s, nil
 }
+
+// ErrorLog returns what nginx wrote to its error log.
+func (s *Server) ErrorLog() string { return s.errorLog() }
+
+// Proc is the nginx process.
+func (s *Server) Proc() *childproc.Proc { return s.proc }
 
 func (s *Server) errorLog() string {
 	b, _ := os.ReadFile(filepath.Join(s.Dir, "error.log"))
