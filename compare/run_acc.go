@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"ratebench/algorithms"
 	"ratebench/summary"
 )
@@ -15,12 +16,16 @@ type runAcc struct {
 	rows                                   runRows      // per key: its counts, burst and client state
 	timeline                               *timelineAcc // one of its metrics, which the group's state series cover to the end
 
-	burst            *burstAcc         // nil without ownHistory
-	bound            *boundAcc         // nil but for token and gcra with ownHistory
-	client           *clientAcc        // nil without ownHistory
-	metrics          []runMetric       // the run's figures beyond its counts
-	requestObservers []requestObserver // those of them that follow the requests, in order
-	groupObservers   []groupObserver   // those of them that weigh its decisions against another run's
+	// The metrics that follow the requests (requestObserver), each called
+	// by add in this order, without an interface call per run and request.
+	phase   *phaseAcc
+	burst   *burstAcc   // nil without ownHistory
+	client  *clientAcc  // nil without ownHistory
+	bound   *boundAcc   // nil but for token and gcra with ownHistory
+	rateErr *rateErrAcc // nil where the rate error is not measured
+
+	metrics        []runMetric     // the run's figures beyond its counts
+	groupObservers []groupObserver // those of them that weigh its decisions against another run's
 }
 
 // runMetric is one figure of a run beyond its counts, a type in a file of
@@ -60,8 +65,8 @@ type closing struct {
 // would let through, whose burst, token bound and client side mean
 // something.
 func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr, ownHistory bool) *runAcc {
-	a := &runAcc{rule: rule, lim: lim, timeline: newTimelineAcc(rule.W)}
-	a.addMetric(&phaseAcc{w: rule.W})
+	a := &runAcc{rule: rule, lim: lim, timeline: newTimelineAcc(rule.W), phase: &phaseAcc{w: rule.W}}
+	a.addMetric(a.phase)
 	a.addMetric(a.timeline) // before the memory, which fills it when they close
 	a.addMetric(&memoryAcc{lim: lim})
 	if ownHistory {
@@ -74,7 +79,8 @@ func newRunAcc(rule algorithms.Rule, lim algorithms.Limiter, rateErr, ownHistory
 		}
 	}
 	if rateErr {
-		a.addMetric(newRateErrAcc(rule))
+		a.rateErr = newRateErrAcc(rule)
+		a.addMetric(a.rateErr)
 	}
 	return a
 }
@@ -113,12 +119,13 @@ func (a *runAcc) release(id int32) {
 }
 
 // addMetric adds m to the run's metrics (newRunAcc adds its own, the
-// group's pairings theirs), and to its requestObservers or groupObservers
-// if it is one.
+// group's pairings theirs), and to its groupObservers if it is one. A
+// metric that follows the requests (requestObserver) is one of the run's
+// own fields, which add calls: another is a programming error.
 func (a *runAcc) addMetric(m runMetric) {
 	a.metrics = append(a.metrics, m)
-	if o, ok := m.(requestObserver); ok {
-		a.requestObservers = append(a.requestObservers, o)
+	if o, ok := m.(requestObserver); ok && !a.follows(o) {
+		panic(fmt.Sprintf("compare: %T follows the requests but is not one of the run's metrics that add calls", m))
 	}
 	if s, ok := m.(groupObserver); ok {
 		a.groupObservers = append(a.groupObservers, s)
@@ -157,9 +164,39 @@ func (a *runAcc) add(req *observation) {
 		}
 		a.rows.count(req.h, req.id, !req.admit)
 	}
-	for _, m := range a.requestObservers {
-		m.observe(req)
+	a.phase.observe(req)
+	a.timeline.observe(req)
+	if a.burst != nil {
+		a.burst.observe(req)
 	}
+	if a.client != nil {
+		a.client.observe(req)
+	}
+	if a.bound != nil {
+		a.bound.observe(req)
+	}
+	if a.rateErr != nil {
+		a.rateErr.observe(req)
+	}
+}
+
+// follows reports whether o is one of the metrics that add calls.
+func (a *runAcc) follows(o requestObserver) bool {
+	switch o := o.(type) {
+	case *phaseAcc:
+		return o == a.phase
+	case *timelineAcc:
+		return o == a.timeline
+	case *burstAcc:
+		return o == a.burst
+	case *clientAcc:
+		return o == a.client
+	case *boundAcc:
+		return o == a.bound
+	case *rateErrAcc:
+		return o == a.rateErr
+	}
+	return false
 }
 
 // summary closes the accumulator into a Run; retained are the records of
