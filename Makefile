@@ -5,6 +5,7 @@
 #   make test                            install what the tests need (scripts/deps: redis-server, nginx, haproxy, varnish, the products' libraries, chromium) and run the test suite
 #   make race                            the concurrent tests (workers, shards, cancels, Redis clients) under -race
 #   make bench                           run the benchmarks (bench.txt) and print them as a table
+#   make pgo                             regenerate cmd/ratebench/default.pgo, the profile go build optimizes ratebench with
 #   make traces                          write the standard scenario set to traces/
 #   make cloudflare                      reproduce Cloudflare's 400M-request experiment (results/cloudflare/)
 #   make cloudflare-search               search the mechanism's space at small scale (results/cloudflare/search/, a few minutes) and rewrite results/cloudflare/README.md
@@ -44,7 +45,7 @@ FLAGS   ?=
 
 COMPARE_FLAGS = -rule $(RULE) -count $(COUNT) $(if $(ALG),-alg $(ALG)) $(if $(OUT),-o $(OUT)) $(FLAGS)
 
-.PHONY: screenshots all build compare test deps race bench vet fmt clean traces cloudflare cloudflare-search cloudflare-full results report-check fuzz redis-compare live-nginx live check-gubernator
+.PHONY: screenshots all build compare test deps race bench pgo vet fmt clean traces cloudflare cloudflare-search cloudflare-full results report-check fuzz redis-compare live-nginx live check-gubernator
 all: build
 
 build:
@@ -226,6 +227,22 @@ BENCHTIME ?= 1s
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) ./algorithms ./compare ./traces ./generators ./compare/clients ./compare/distributed ./internal/minheap | tee bench.txt
 	@$(GO) run ./cmd/benchtable < bench.txt
+
+# Regenerates cmd/ratebench/default.pgo, the CPU profile the Go compiler
+# optimizes ratebench with (profile-guided optimization: go build reads a
+# main package's default.pgo): the default set, the products and the log
+# beside the counter, each replayed on a generated trace of the floor's
+# shape (2M requests over 100,000 keys, about 100 s), their profiles
+# merged. Rerun it when the replay's hot code changes much; figures never
+# depend on it.
+PGO_DIR := bin/pgo
+pgo: build
+	mkdir -p $(PGO_DIR)
+	$(BIN) gen -scenario poisson -requests 2000000 -keys 100000 -rate 0.2 -o $(PGO_DIR)/trace.csv
+	$(BIN) compare -rule 100/1m -report=false -force -o $(PGO_DIR)/default -cpuprofile $(PGO_DIR)/default.prof $(PGO_DIR)/trace.csv > /dev/null
+	$(BIN) compare -rule 100/1m -alg log,products -report=false -force -o $(PGO_DIR)/products -cpuprofile $(PGO_DIR)/products.prof $(PGO_DIR)/trace.csv > /dev/null
+	$(BIN) compare -rule 100/1m -alg log,counter -mode independent -report=false -force -o $(PGO_DIR)/counter -cpuprofile $(PGO_DIR)/counter.prof $(PGO_DIR)/trace.csv > /dev/null
+	$(GO) tool pprof -proto $(PGO_DIR)/default.prof $(PGO_DIR)/products.prof $(PGO_DIR)/counter.prof > cmd/ratebench/default.pgo
 
 vet:
 	$(GO) vet ./...
