@@ -12,19 +12,7 @@ import (
 	"ratebench/live"
 )
 
-func drfTarget(t *testing.T) live.Target {
-	t.Helper()
-	tg, ok := live.Lookup("drf-throttling")
-	if !ok {
-		t.Fatal("drf-throttling is not registered")
-	}
-	v, err := tg.Version(context.Background(), live.Options{})
-	if err != nil {
-		t.Fatalf("%v", err) // names python3-djangorestframework
-	}
-	t.Logf("%s", v)
-	return tg
-}
+func drfTarget(t *testing.T) live.Target { return target(t, "drf-throttling") } // names python3-djangorestframework when missing
 
 // The acceptance check: DRF's AnonRateThrottle on LocMemCache, driven by
 // the trace's clock, decides every request of the bursty 3-key trace
@@ -32,24 +20,8 @@ func drfTarget(t *testing.T) live.Target {
 // and a cache of 2 entries, which culls).
 func TestDRFThrottlingAgreesOnBursty3Keys(t *testing.T) {
 	tg := drfTarget(t)
-	r, err := algorithms.ParseRule(live.CheckRule)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := live.Bursty3Keys()
-	for _, v := range tg.Checks {
-		res, err := live.Run(context.Background(), tg, r, tr, live.Options{Variant: v})
-		if err != nil {
-			t.Fatalf("variant %q: %v", v, err)
-		}
-		n := int64(len(tr.T))
-		t.Logf("variant %q: %d admitted, %d refused; the model %s agrees on %d of %d, the log on %d", v, res.Admitted, res.Refused, res.ModelSpec, res.Model.Agree, n, res.Log.Agree)
-		if res.Model.Agree != n || len(res.Differences) != 0 {
-			t.Errorf("variant %q: the model agrees on %d of %d requests: %+v", v, res.Model.Agree, n, res.Differences)
-		}
-		if res.Refused == 0 || res.Admitted == 0 {
-			t.Errorf("variant %q: %d admitted, %d refused: the trace does not cross the limit", v, res.Admitted, res.Refused)
-		}
+	n := int64(len(live.Bursty3Keys().T))
+	for v, res := range agreesOnBursty3Keys(t, tg, tg.Checks) {
 		if v != "" && res.Log.Agree == n {
 			t.Errorf("variant %q: the log agrees on every request: the culls changed no decision", v)
 		}

@@ -13,19 +13,7 @@ import (
 	"ratebench/live"
 )
 
-func flaskTarget(t *testing.T) live.Target {
-	t.Helper()
-	tg, ok := live.Lookup("flask-limiter")
-	if !ok {
-		t.Fatal("flask-limiter is not registered")
-	}
-	v, err := tg.Version(context.Background(), live.Options{})
-	if err != nil {
-		t.Fatalf("%v", err) // names python3-limits
-	}
-	t.Logf("%s", v)
-	return tg
-}
+func flaskTarget(t *testing.T) live.Target { return target(t, "flask-limiter") } // names python3-limits when missing
 
 // The acceptance check: the real limits library, driven by the trace's
 // clock, decides every request of the bursty 3-key trace under 5/1s as
@@ -33,25 +21,7 @@ func flaskTarget(t *testing.T) live.Target {
 // memory, the moving window in a real redis-server).
 func TestFlaskLimiterAgreesOnBursty3Keys(t *testing.T) {
 	tg := flaskTarget(t)
-	r, err := algorithms.ParseRule(live.CheckRule)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := live.Bursty3Keys()
-	for _, v := range tg.Variants {
-		res, err := live.Run(context.Background(), tg, r, tr, live.Options{Variant: v})
-		if err != nil {
-			t.Fatalf("variant %q: %v", v, err)
-		}
-		n := int64(len(tr.T))
-		t.Logf("variant %q (%s): %d admitted, %d refused; the model %s agrees on %d of %d, the log on %d", v, res.ModelSpec, res.Admitted, res.Refused, res.ModelSpec, res.Model.Agree, n, res.Log.Agree)
-		if res.Model.Agree != n || len(res.Differences) != 0 {
-			t.Errorf("variant %q: the model agrees on %d of %d requests: %+v", v, res.Model.Agree, n, res.Differences)
-		}
-		if res.Refused == 0 || res.Admitted == 0 {
-			t.Errorf("variant %q: %d admitted, %d refused: the trace does not cross the limit", v, res.Admitted, res.Refused)
-		}
-	}
+	agreesOnBursty3Keys(t, tg, tg.Variants)
 }
 
 // flaskRules and the traces below exercise the limit with costs, on the
