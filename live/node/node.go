@@ -220,9 +220,6 @@ func Approximate(s live.Session) int {
 	return 0
 }
 
-// answerTimeout bounds one answer of the driver to a request.
-const answerTimeout = 30 * time.Second
-
 func start(ctx context.Context, r algorithms.Rule, o live.Options, redis bool) (live.Session, error) {
 	if err := variant(o, redis); err != nil {
 		return nil, err
@@ -270,7 +267,7 @@ func (s *session) Decide(ctx context.Context, q live.Request) (live.Decision, er
 	key, t := q.Key, q.T
 	line := key + " " + strconv.FormatInt(t, 10) + " " + strconv.FormatInt(max(q.Cost, 1), 10)
 	if s.server == nil {
-		ans, err := s.p.Ask(ctx, line, answerTimeout)
+		ans, err := s.p.Ask(ctx, line, driver.AnswerTimeout)
 		if err != nil {
 			return live.Decision{}, err
 		}
@@ -279,7 +276,7 @@ func (s *session) Decide(ctx context.Context, q live.Request) (live.Decision, er
 		}
 		return live.Decision{Admit: ans == "A", At: t}, nil
 	}
-	ans, err := s.p.Ask(ctx, line, answerTimeout)
+	ans, err := s.p.Ask(ctx, line, driver.AnswerTimeout)
 	if err != nil {
 		return live.Decision{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"ratebench/live/driver"
 	"strconv"
 
 	"ratebench/algorithms"
@@ -58,5 +59,5 @@ func StartLaravel(ctx context.Context, r algorithms.Rule, _ *live.Trace, o live.
 		return nil, err
 	}
 	o.Logf("laravel: %s, throttle:%d,%s", v, r.L, m)
-	return &session{p: p}, nil
+	return &driver.LineSession{P: p}, nil
 }

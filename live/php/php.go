@@ -7,21 +7,14 @@ package php
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os/exec"
-	"strconv"
 	"strings"
-	"time"
 
 	"ratebench/internal/childproc"
 	"ratebench/live"
 	"ratebench/live/driver"
 )
-
-// answerTimeout bounds one answer of a driver to a request (its loading
-// has childproc.StartTimeout: driver.Proc.Ready).
-const answerTimeout = 30 * time.Second
 
 // library is one PHP library's driver: its name in errors, its script,
 // the Debian package whose version names it, and what to install.
@@ -81,44 +74,4 @@ func (l library) version(ctx context.Context, o live.Options, args ...string) (s
 		pkg = l.pkg + " " + strings.TrimSpace(string(out))
 	}
 	return pkg + ", " + v, nil
-}
-
-// session is one driver process.
-type session struct {
-	live.Plain
-	p      *driver.Proc
-	costs  bool  // the lines carry the request's cost
-	broken error // set once a request failed: the answers may be out of step
-}
-
-func (s *session) Decide(ctx context.Context, q live.Request) (live.Decision, error) {
-	if s.broken != nil {
-		return live.Decision{}, s.broken
-	}
-	if err := ctx.Err(); err != nil {
-		return live.Decision{}, err
-	}
-	if q.Key == "" || strings.ContainsAny(q.Key, " \r\n") {
-		return live.Decision{}, fmt.Errorf("key %q: the driver's lines take a key without blanks", q.Key)
-	}
-	line := q.Key + " " + strconv.FormatInt(q.T, 10)
-	if s.costs {
-		line += " " + strconv.FormatInt(max(q.Cost, 1), 10)
-	}
-	answer, err := s.p.Ask(ctx, line, answerTimeout)
-	if err == nil && answer != "1" && answer != "0" {
-		err = fmt.Errorf("the driver answered %q", answer)
-	}
-	if err != nil {
-		s.broken = fmt.Errorf("an earlier request failed: %w", err)
-		return live.Decision{}, err
-	}
-	return live.Decision{Admit: answer == "1", At: q.T}, nil
-}
-
-// Close kills the driver and waits for it; it is safe to call more than
-// once.
-func (s *session) Close() error {
-	s.broken = errors.New("the session is closed")
-	return s.p.Stop()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"ratebench/live/driver"
 	"slices"
 	"strconv"
 
@@ -72,5 +73,5 @@ func StartSymfony(ctx context.Context, r algorithms.Rule, _ *live.Trace, o live.
 		return nil, err
 	}
 	o.Logf("symfony: %s, policy %s", v, m.Policy())
-	return &session{p: p, costs: true}, nil
+	return &driver.LineSession{P: p, Costs: true}, nil
 }

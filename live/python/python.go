@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"ratebench/internal/childproc"
 	"ratebench/live"
@@ -68,9 +67,6 @@ type Session struct {
 	err    error
 }
 
-// answerTimeout bounds one answer of the driver to a request.
-const answerTimeout = 30 * time.Second
-
 // run starts the driver script (a file of this package) with args and
 // returns the version its ready line says.
 func (s *Session) run(ctx context.Context, o live.Options, script string, args []string, requires string) (string, error) {
@@ -105,7 +101,7 @@ func (s *Session) Decide(ctx context.Context, q live.Request) (live.Decision, er
 
 // Hit sends one hit of key at t costing cost and reads the decision.
 func (s *Session) Hit(ctx context.Context, key string, t, cost int64) (bool, error) {
-	line, err := s.p.Ask(ctx, fmt.Sprintf("%s %d %d", key, t, cost), answerTimeout)
+	line, err := s.p.Ask(ctx, fmt.Sprintf("%s %d %d", key, t, cost), driver.AnswerTimeout)
 	switch {
 	case err != nil:
 		return false, fmt.Errorf("live %s: %w", s.target, err)
@@ -120,7 +116,7 @@ func (s *Session) Hit(ctx context.Context, key string, t, cost int64) (bool, err
 // Clear clears key's limit: the replay's stand-in for Redis expiring the
 // key on its own clock, which runs faster than the trace's.
 func (s *Session) Clear(ctx context.Context, key string) error {
-	line, err := s.p.Ask(ctx, "clear "+key, answerTimeout)
+	line, err := s.p.Ask(ctx, "clear "+key, driver.AnswerTimeout)
 	if err == nil && line != "1" {
 		err = fmt.Errorf("live %s: the driver answers %q", s.target, line)
 	}

@@ -10,12 +10,10 @@ package ruby
 import (
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 	"os/exec"
 	"strconv"
 	"strings"
-	"time"
 
 	"ratebench/algorithms"
 	"ratebench/live"
@@ -27,11 +25,6 @@ var driverScript []byte
 
 // Requires is what the target needs installed.
 const Requires = "the Debian packages ruby, ruby-rack-attack and ruby-activesupport (apt-get install ruby ruby-rack-attack ruby-activesupport)"
-
-// answerTimeout bounds one answer of the driver to a request (its
-// loading of Ruby, Rack and ActiveSupport has childproc.StartTimeout:
-// driver.Proc.Ready).
-const answerTimeout = 30 * time.Second
 
 func init() {
 	live.Register(live.Target{
@@ -115,52 +108,5 @@ func Start(ctx context.Context, r algorithms.Rule, _ *live.Trace, o live.Options
 		p.Stop()
 		return nil, err
 	}
-	return &session{p: p}, nil
-}
-
-// session is one driver process.
-type session struct {
-	live.Plain
-	p      *driver.Proc
-	broken error // set once a request failed: the answers may be out of step
-}
-
-func (s *session) Decide(ctx context.Context, q live.Request) (live.Decision, error) {
-	if s.broken != nil {
-		return live.Decision{}, s.broken
-	}
-	if err := ctx.Err(); err != nil {
-		return live.Decision{}, err
-	}
-	if q.Key == "" || strings.ContainsAny(q.Key, " \r\n") {
-		return live.Decision{}, fmt.Errorf("key %q: the driver's lines take a key without blanks", q.Key)
-	}
-	admit, err := s.ask(ctx, q.Key+" "+strconv.FormatInt(q.T, 10))
-	if err != nil {
-		s.broken = fmt.Errorf("an earlier request failed: %w", err)
-		return live.Decision{}, err
-	}
-	return live.Decision{Admit: admit, At: q.T}, nil
-}
-
-// ask sends one request's line and reads its answer.
-func (s *session) ask(ctx context.Context, line string) (bool, error) {
-	answer, err := s.p.Ask(ctx, line, answerTimeout)
-	if err != nil {
-		return false, err
-	}
-	switch answer {
-	case "1":
-		return true, nil
-	case "0":
-		return false, nil
-	}
-	return false, fmt.Errorf("the driver answered %q", answer)
-}
-
-// Close kills the driver and waits for it; it is safe to call more than
-// once.
-func (s *session) Close() error {
-	s.broken = errors.New("the session is closed")
-	return s.p.Stop()
+	return &driver.LineSession{P: p}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"ratebench/live/driver"
 	"strings"
 	"sync"
 	"syscall"
@@ -238,8 +239,8 @@ func TestRackAttackCloseStopsTheDriver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := sess.(*session)
-	pid := s.p.Pid()
+	s := sess.(*driver.LineSession)
+	pid := s.P.Pid()
 	if d, err := s.Decide(context.Background(), live.Request{Key: "k0", T: 0}); err != nil || !d.Admit {
 		t.Fatalf("first request: %v, %v", d.Admit, err)
 	}
