@@ -166,26 +166,7 @@ func TestExpressRateLimitIdleIsFresh(t *testing.T) {
 	rng := rand.New(rand.NewPCG(16, 10))
 	for _, r := range []algorithms.Rule{{L: 3, W: int64(time.Second)}, {L: 2, W: 1500 * us}} {
 		for _, spec := range []string{"express-rate-limit", "express-rate-limit:without=anchor", "express-rate-limit:without=clock"} {
-			kept, freed := mustNewRule(t, spec, r), mustNewRule(t, spec, r).(algorithms.Releaser)
-			kept.Grow(1)
-			freed.(algorithms.Limiter).Grow(1)
-			now, released := int64(0), 0
-			for i := range 20000 {
-				now += rng.Int64N(r.W / 2)
-				if freed.Idle(0, now) {
-					freed.Release(0)
-					released++
-				}
-				a, b := kept.Decide(0, now, 1), freed.(algorithms.Limiter).Decide(0, now, 1)
-				if a != b {
-					t.Fatalf("%s %v: request %d at %d: kept %v, released %v", spec, r, i, now, a, b)
-				}
-				kept.Record(0, now, 1)
-				freed.(algorithms.Limiter).Record(0, now, 1)
-			}
-			if released == 0 {
-				t.Errorf("%s %v: never idle", spec, r)
-			}
+			idleIsFresh(t, rng, spec, r, 0)
 		}
 	}
 }

@@ -130,28 +130,7 @@ func TestNestThrottlerIdleIsFresh(t *testing.T) {
 	rng := rand.New(rand.NewPCG(28, 2))
 	for _, r := range []algorithms.Rule{{L: 3, W: int64(time.Second)}, {L: 2, W: 1500 * us}} {
 		for _, spec := range []string{"nestjs-throttler", "nestjs-throttler:blockDuration=0s", "nestjs-throttler:blockDuration=300us", "nestjs-throttler:without=clock"} {
-			kept, freed := mustNewRule(t, spec, r), mustNewRule(t, spec, r).(algorithms.Releaser)
-			kept.Grow(1)
-			freed.(algorithms.Limiter).Grow(1)
-			now, released := int64(0), 0
-			for i := range 20000 {
-				now += rng.Int64N(r.W / 2)
-				if freed.Idle(0, now) {
-					freed.Release(0)
-					released++
-				}
-				a, b := kept.Decide(0, now, 1), freed.(algorithms.Limiter).Decide(0, now, 1)
-				if a != b {
-					t.Fatalf("%s %v: request %d at %d: kept %v, released %v", spec, r, i, now, a, b)
-				}
-				if a {
-					kept.Record(0, now, 1)
-					freed.(algorithms.Limiter).Record(0, now, 1)
-				}
-			}
-			if released == 0 {
-				t.Errorf("%s %v: never idle", spec, r)
-			}
+			idleIsFresh(t, rng, spec, r, 0)
 		}
 	}
 }
