@@ -30,6 +30,8 @@ var importRules = []struct {
 	{"summary", []string{"algorithms", "internal/"}},
 	// The results folder stages the summary and its report.
 	{"compare/resultsdir", []string{"summary", "report", "traces", "internal/"}},
+	// Its test kit reads a folder by the names the folder uses.
+	{"compare/resultsdir/resultsdirtest", []string{"compare/resultsdir"}},
 	// The report reads only the summary: never a trace or the engine.
 	{"report", []string{"report/", "summary", "algorithms", "internal/"}},
 	{"generators", []string{"traces", "algorithms", "internal/"}},

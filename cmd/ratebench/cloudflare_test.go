@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"ratebench/compare/resultsdir"
+	"ratebench/compare/resultsdir/resultsdirtest"
 	"ratebench/experiments/cloudflare"
 	"ratebench/summary"
 )
@@ -123,19 +123,6 @@ func traceLine(page string) string {
 	return ""
 }
 
-// leftovers lists the lock files and staging folders under dir.
-func leftovers(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && (d.Name() == resultsdir.LockFile || strings.HasPrefix(d.Name(), resultsdir.StagePrefix)) {
-			out = append(out, p)
-		}
-		return err
-	})
-	return out
-}
-
 // A search into a folder that holds a compare's results is refused
 // without -force, before it replays anything, and leaves the folder as it
 // was; with -force it writes its own set beside the compare's other files.
@@ -144,7 +131,7 @@ func TestSearchIntoAnotherRunsFolder(t *testing.T) {
 	if _, _, err := ratebench(t, "compare", "-trace", "testdata/small.csv", "-alg", "log,counter", "-png=false", "-o", dir); err != nil {
 		t.Fatal(err)
 	}
-	before := snapshot(t, dir)
+	before := resultsdirtest.Files(t, dir)
 	args := []string{"cloudflare", "-search", "rate=0.5;alpha=4;max=3", "-requests", "5000", "-sources", "20", "-o", dir}
 	_, stderr, err := ratebench(t, args...)
 	if err == nil || !strings.Contains(err.Error(), dir+" holds the results of another run: its summary.json is a compare (or merge)'s, not a Cloudflare search's; use -force") {
@@ -154,7 +141,7 @@ func TestSearchIntoAnotherRunsFolder(t *testing.T) {
 		t.Error("the search began before it was refused")
 	}
 	sameFiles(t, dir, before)
-	if l := leftovers(t, dir); len(l) > 0 {
+	if l := resultsdirtest.Leftovers(dir); len(l) > 0 {
 		t.Errorf("left behind: %v", l)
 	}
 	if _, _, err := ratebench(t, append(args, "-force")...); err != nil {
@@ -218,7 +205,7 @@ func TestInterruptedSearchKeepsItsPoints(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, summaryFile)); err == nil {
 		t.Error("an interrupted search wrote its summary")
 	}
-	if l := leftovers(t, out); len(l) > 0 {
+	if l := resultsdirtest.Leftovers(out); len(l) > 0 {
 		t.Errorf("left behind: %v", l)
 	}
 }
@@ -278,7 +265,7 @@ func TestCloudflareReadmeRefusesAnotherFolder(t *testing.T) {
 	if _, _, err := ratebench(t, "compare", "-gen", "population:requests=2000,sources=20", "-alg", "log,counter", "-report=false", "-o", dir); err != nil {
 		t.Fatal(err)
 	}
-	before := snapshot(t, dir)
+	before := resultsdirtest.Files(t, dir)
 	_, _, err := ratebench(t, "cloudflare", "-readme", "-o", dir)
 	want := filepath.Join(dir, summaryFile) + " is not the summary of ratebench cloudflare (it is not of both counting policies and both modes): cloudflare -readme describes only its results folder"
 	if err == nil || err.Error() != want {

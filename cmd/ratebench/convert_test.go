@@ -8,33 +8,15 @@ import (
 	"strings"
 	"testing"
 
+	"ratebench/compare/resultsdir/resultsdirtest"
 	"ratebench/traces"
 )
-
-// snapshot returns every file under dir and its bytes.
-func snapshot(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	files := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		files[rel] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
-}
 
 // sameFiles fails unless dir holds exactly the files of want, byte for
 // byte.
 func sameFiles(t *testing.T, dir string, want map[string]string) {
 	t.Helper()
-	got := snapshot(t, dir)
+	got := resultsdirtest.Files(t, dir)
 	for name, b := range want {
 		if g, ok := got[name]; !ok {
 			t.Errorf("%s is gone", name)
@@ -119,7 +101,7 @@ func TestConvertFailureLeavesTheOutput(t *testing.T) {
 	for _, name := range []string{"keep.csv", "keep.parquet", "keep.jsonl.gz"} {
 		out := filepath.Join(dir, name)
 		os.WriteFile(out, []byte("precious"), 0o600)
-		before := snapshot(t, dir)
+		before := resultsdirtest.Files(t, dir)
 		_, _, err := ratebench(t, "convert", bad, out)
 		if err == nil || !strings.Contains(err.Error(), bad+":5: ") {
 			t.Errorf("convert %s %s: %v, want the error of line 5", bad, name, err)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"ratebench/compare/resultsdir/resultsdirtest"
 )
 
 // compare -shard i/n on every shard, then merge, writes the summary.json
@@ -208,7 +210,7 @@ func TestMergeNeverWritesOverItsInputs(t *testing.T) {
 	inputs := func() map[string]string {
 		m := map[string]string{}
 		for i, s := range shards {
-			for name, b := range snapshot(t, s) {
+			for name, b := range resultsdirtest.Files(t, s) {
 				m[fmt.Sprint(i, "/", name)] = b
 			}
 		}
@@ -249,7 +251,7 @@ func TestMergeRefusesAnotherTracesResults(t *testing.T) {
 	if _, _, err := ratebench(t, "compare", "-trace", trace, "-rule", "5/30s", "-alg", "log,counter", "-png=false", "-o", other); err != nil {
 		t.Fatal(err)
 	}
-	was := snapshot(t, other)
+	was := resultsdirtest.Files(t, other)
 	_, _, err := ratebench(t, append([]string{"merge", "-o", other, "-png=false"}, shards...)...)
 	if err == nil || !strings.Contains(err.Error(), "holds the results of another trace") || !strings.Contains(err.Error(), "use -force") {
 		t.Errorf("merge into another trace's results: %v", err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"ratebench/compare/resultsdir/resultsdirtest"
 	"ratebench/summary"
 )
 
@@ -119,7 +120,7 @@ func TestReportRefusesAnotherFile(t *testing.T) {
 		if err := os.WriteFile(x, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		before := snapshot(t, filepath.Dir(x))
+		before := resultsdirtest.Files(t, filepath.Dir(x))
 		_, _, err := reportCmd(t, "-png=false", x)
 		var ue usageError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), x+" is not a results folder or its summary.json") {

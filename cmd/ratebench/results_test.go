@@ -16,6 +16,7 @@ import (
 	"ratebench/algorithms"
 	"ratebench/compare"
 	"ratebench/compare/resultsdir"
+	"ratebench/compare/resultsdir/resultsdirtest"
 	"ratebench/report"
 	"ratebench/summary"
 	"ratebench/traces"
@@ -27,7 +28,7 @@ func TestCompareIntoALockedFolderFailsFast(t *testing.T) {
 	if _, _, err := ratebench(t, "compare", "-trace", "testdata/small.csv", "-alg", "log,counter", "-png=false", "-o", dir); err != nil {
 		t.Fatal(err)
 	}
-	before := snapshot(t, dir)
+	before := resultsdirtest.Files(t, dir)
 	held, err := resultsdir.Lock(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +52,7 @@ func TestCompareIntoALockedFolderFailsFast(t *testing.T) {
 	if _, _, err := ratebench(t, "compare", "-trace", "testdata/small.csv", "-alg", "log,counter", "-png=false", "-o", dir); err != nil {
 		t.Errorf("once released: %v", err)
 	}
-	after := snapshot(t, dir)
+	after := resultsdirtest.Files(t, dir)
 	after[resultsdir.PerfFile] = before[resultsdir.PerfFile] // timings
 	if strings.Join(sortedKeys(after), " ") != strings.Join(sortedKeys(before), " ") {
 		t.Errorf("after a rerun the folder holds %v, before %v", sortedKeys(after), sortedKeys(before))
@@ -84,7 +85,7 @@ func TestResultsOfAnotherTrace(t *testing.T) {
 			t.Errorf("the same trace as %s: %v", p, err)
 		}
 	}
-	before := snapshot(t, res)
+	before := resultsdirtest.Files(t, res)
 	withStdin(t, small, func() {
 		_, _, err := ratebench(t, args("-", "-format", "csv")...)
 		if err == nil || !strings.Contains(err.Error(), "holds the results of another trace (\"./testdata/small.csv\"), and standard input cannot be told the same; use -force") {
@@ -121,7 +122,7 @@ func TestNoReportLeavesNoStaleReport(t *testing.T) {
 	if _, _, err := ratebench(t, "compare", "-trace", "testdata/small.csv", "-alg", "log,counter", "-rule", "10/1m", "-report=false", "-o", dir); err != nil {
 		t.Fatal(err)
 	}
-	got := snapshot(t, dir)
+	got := resultsdirtest.Files(t, dir)
 	if len(got) != 3 || got[summaryFile] == "" || got[resultsdir.PerfFile] == "" || got[filepath.Join("plots", "notes.txt")] != "mine" {
 		t.Errorf("after -report=false the folder holds %d files: %v", len(got), sortedKeys(got))
 	}
@@ -154,7 +155,7 @@ func TestFailedWriteLeavesTheEarlierSet(t *testing.T) {
 	if _, _, err := ratebench(t, "compare", "-trace", "testdata/small.csv", "-rule", "5/30s", "-alg", "log,counter", "-png=false", "-o", dir); err != nil {
 		t.Fatal(err)
 	}
-	before := snapshot(t, dir)
+	before := resultsdirtest.Files(t, dir)
 	for _, failing := range []string{summaryFile, resultsdir.PerfFile, "divergence_", report.MarkdownFile, report.HTMLFile} {
 		var calls atomic.Int64
 		job := testJob(t, dir, "10/1m")
@@ -179,7 +180,7 @@ func TestFailedWriteLeavesTheEarlierSet(t *testing.T) {
 	if err := job.run(); err != nil {
 		t.Fatal(err)
 	}
-	after := snapshot(t, dir)
+	after := resultsdirtest.Files(t, dir)
 	if !strings.Contains(after[summaryFile], `"10/1m"`) || !strings.Contains(after[report.MarkdownFile], "## Rule 10/1m") ||
 		after[filepath.Join("plots", "divergence_10-1m_accepted_shadow.svg")] == "" {
 		t.Error("the new set is not in place")

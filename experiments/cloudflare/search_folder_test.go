@@ -4,48 +4,15 @@ import (
 	"context"
 	"errors"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"ratebench/compare/resultsdir"
+	"ratebench/compare/resultsdir/resultsdirtest"
 	"ratebench/summary"
 )
-
-// folderFiles returns every file under dir and its bytes.
-func folderFiles(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	files := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		files[rel] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
-}
-
-// leftovers lists the lock files and staging folders under dir.
-func leftovers(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && (d.Name() == resultsdir.LockFile || strings.HasPrefix(d.Name(), resultsdir.StagePrefix)) {
-			out = append(out, p)
-		}
-		return err
-	})
-	return out
-}
 
 // A search whose page cannot be written (a full disk) leaves its folder
 // as it was: no new summary beside the old page, no lock, no staging.
@@ -56,7 +23,7 @@ func TestFailedSearchWriteLeavesNothing(t *testing.T) {
 	if err := (Search{Dir: dir, Grid: g, Pop: pop, Workers: 1, Stdout: io.Discard, Stderr: io.Discard}).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	before := folderFiles(t, dir)
+	before := resultsdirtest.Files(t, dir)
 	if _, ok := before["README.md"]; !ok {
 		t.Fatalf("the search wrote %v", before)
 	}
@@ -72,10 +39,10 @@ func TestFailedSearchWriteLeavesNothing(t *testing.T) {
 		if err := job.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "no space left") {
 			t.Errorf("failing %s: %v", failing, err)
 		}
-		if after := folderFiles(t, dir); !reflect.DeepEqual(after, before) {
+		if after := resultsdirtest.Files(t, dir); !reflect.DeepEqual(after, before) {
 			t.Errorf("failing %s, the folder changed", failing)
 		}
-		if l := leftovers(t, dir); len(l) > 0 {
+		if l := resultsdirtest.Leftovers(dir); len(l) > 0 {
 			t.Errorf("failing %s, left behind: %v", failing, l)
 		}
 	}
