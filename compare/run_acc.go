@@ -225,42 +225,30 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *windowGrid, held []int
 		r.OverRate = float64(r.Over) / float64(a.requests)
 		r.UnderRate = float64(r.Under) / float64(a.requests)
 	}
-	var top []int32
+	top := summary.NewTopKeys(topN)
 	for id := range int32(a.rows.ids()) {
-		if over, under := a.rows.counts(id); countKey(&r, over, under) {
-			top = append(top, id)
-		}
-	}
-	for _, f := range retained {
-		countKey(&r, f.runs[run].over, f.runs[run].under)
-	}
-	r.TopKeys = []summary.KeyStat{}
-	for _, id := range top {
 		over, under := a.rows.counts(id)
-		r.TopKeys = append(r.TopKeys, summary.KeyStat{
-			Key:      keys.name(id),
-			Requests: keys.at(id).requests,
-			Disagree: over + under,
-			Over:     over,
-			Under:    under,
-		})
+		if !countKey(&r, over, under) || !top.Admits(over+under, keys.name(id)) {
+			continue
+		}
+		ks := summary.KeyStat{Key: keys.name(id), Requests: keys.at(id).requests, Disagree: over + under, Over: over, Under: under}
 		if a.burst != nil {
 			p := a.rows.peak(id)
-			r.TopKeys[len(r.TopKeys)-1].Burst = &p
+			ks.Burst = &p
 		}
+		top.Offer(ks)
 	}
 	for _, f := range retained {
-		if h := &f.runs[run]; h.over+h.under > 0 {
-			ks := summary.KeyStat{Key: f.name, Requests: f.requests, Disagree: h.over + h.under, Over: h.over, Under: h.under}
-			if a.burst != nil {
-				ks.Burst = &h.peak
-			}
-			r.TopKeys = append(r.TopKeys, ks)
+		h := &f.runs[run]
+		if !countKey(&r, h.over, h.under) || !top.Admits(h.over+h.under, f.name) {
+			continue
 		}
+		ks := summary.KeyStat{Key: f.name, Requests: f.requests, Disagree: h.over + h.under, Over: h.over, Under: h.under}
+		if a.burst != nil {
+			ks.Burst = &h.peak
+		}
+		top.Offer(ks)
 	}
-	summary.SortTopKeys(r.TopKeys)
-	if len(r.TopKeys) > topN {
-		r.TopKeys = r.TopKeys[:topN]
-	}
+	r.TopKeys = top.Keys()
 	return r
 }

@@ -220,20 +220,6 @@ func mergeRuns(runs []*Run, topN int) (Run, error) {
 	return out, nil
 }
 
-// SortTopKeys orders keys by disagreement, most first, then by name, as
-// Run.TopKeys lists them.
-func SortTopKeys(ks []KeyStat) {
-	slices.SortFunc(ks, func(a, b KeyStat) int {
-		if a.Disagree != b.Disagree {
-			if a.Disagree > b.Disagree {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.Key, b.Key)
-	})
-}
-
 // TrimZeros drops the trailing zeros of a state series: a zero there is an
 // end nothing was sampled at, and how many of those a series carries
 // depends on when its bins widened, so they are cut for one canonical form.
