@@ -35,18 +35,17 @@ func newClientAcc(lim algorithms.Limiter, rows *runRows) *clientAcc {
 func (a *clientAcc) observe(req *observation) {
 	h, id, t, cost, admit, recorded := req.o, req.id, req.t, req.cost, req.admit, req.recorded
 	if admit {
-		if x := a.rows.extra(h); x != nil && x.rejSince != 0 {
-			a.recovery.Add(t - (x.rejSince - 1))
-			x.rejSince = 0
-			a.rows.tidy(h, x)
+		if h.rejSince != 0 {
+			a.recovery.Add(t - (h.rejSince - 1))
+			h.rejSince = 0
 		}
 		if a.dl != nil && recorded {
 			a.delay.Add(a.dl.Delay(id))
 		}
 		return
 	}
-	if x := a.rows.needExtra(h); x.rejSince == 0 {
-		x.rejSince = t + 1
+	if h.rejSince == 0 {
+		h.rejSince = t + 1
 	}
 	if a.ra == nil {
 		return
@@ -65,9 +64,9 @@ func (a *clientAcc) observe(req *observation) {
 	}
 }
 
-func (*clientAcc) place(*algorithms.Block) {} // what it keeps per key is in the run's ownExtra
+func (*clientAcc) place(*algorithms.Block) {} // what it keeps per key is in the run's ownRun
 func (*clientAcc) grow(int)                {}
-func (*clientAcc) release(int32)           {} // a key's open run of rejections is in its ownExtra
+func (*clientAcc) release(int32)           {} // a key's open run of rejections is in its ownRun
 
 // close writes the run's client side.
 func (a *clientAcc) close(r *summary.Run, c *closing) {
@@ -85,7 +84,7 @@ func (a *clientAcc) summary(keys *keyTable, retained []*fullRecord, run int) *su
 		c.Delay = denseDistribution(&a.delay)
 	}
 	for id := range int32(a.rows.ids()) {
-		if a.rows.rejSince(id) != 0 && keys.at(id).live {
+		if a.rows.ownAt(id).rejSince != 0 && keys.at(id).live {
 			c.Unrecovered++
 		}
 	}

@@ -40,8 +40,8 @@
 // reading the key while no key has been released since (key_refs.go). Everything else a request
 // reads of its key sits in the key's part of the worker's block
 // (algorithms.Block): what every run keeps of it (its disagreements and
-// state window, and for a run with a history of its own its burst, with
-// its disagreements in the window and open run of rejections held apart
+// state window, and for a run with a history of its own its burst and
+// open run of rejections, with its disagreements in the window held apart
 // only while it has them: key_rows.go), then the state of every limiter
 // that can be placed there (algorithms.Placer: the textbook algorithms,
 // the products, the log) and of the metrics that keep one (the token

@@ -53,11 +53,14 @@ func countShift(f wideField) uint {
 
 // ownRun is what a run with a history of its own (runAcc.burst and
 // runAcc.client: the reference, and the candidates that record their own
-// decisions) keeps of one key besides its keyRun, 8 bytes. A shadow run
-// has none.
+// decisions) keeps of one key besides its keyRun, 16 bytes. A shadow run
+// has none. The open run of rejections is here, not in the ownExtra: a key
+// over its limit holds one at nearly every request, and a million of them
+// would each take an ownExtra, and a cache miss to reach it.
 type ownRun struct {
-	peak  uint32 // its burst so far (burstAcc), narrow as keyRun's counts: read through runRows.peak
-	extra uint32 // the handle of its ownExtra in keyRows.extras; 0 none
+	peak     uint32 // its burst so far (burstAcc), narrow as keyRun's counts: read through runRows.peak
+	extra    uint32 // the handle of its ownExtra in keyRows.extras; 0 none
+	rejSince int64  // 1 + the time of the first rejection of its open run of them (clientAcc); 0 none
 }
 
 // keptRun is what of a run's rows outlives its key's release, for the
@@ -244,7 +247,7 @@ func (r runRows) kept(id int32) keptRun {
 	var k keptRun
 	k.over, k.under = r.counts(id)
 	if o := r.ownAt(id); o != nil {
-		k.peak, k.rejSince = r.peak(id), r.rejSince(id)
+		k.peak, k.rejSince = r.peak(id), o.rejSince
 	}
 	return k
 }
@@ -255,12 +258,7 @@ func (r runRows) restore(id int32, k keptRun) {
 	r.setCount(id, wideUnder, k.under)
 	if o := r.ownAt(id); o != nil {
 		r.setPeak(id, k.peak)
-		if k.rejSince != 0 {
-			r.needExtra(o).rejSince = k.rejSince
-		} else if x := r.extra(o); x != nil {
-			x.rejSince = 0
-			r.tidy(o, x)
-		}
+		o.rejSince = k.rejSince
 	}
 }
 

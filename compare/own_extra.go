@@ -7,12 +7,10 @@ import (
 
 // ownExtra is what a run with a history of its own keeps of a key only
 // for a while: its disagreements with the reference still in the window
-// (burstAcc) and its open run of rejections (clientAcc). A key holds one
-// only while it has either, as most keys, most of the time, have neither:
-// its ownRun keeps the handle.
+// (burstAcc). A key holds one only while it has some, as most keys, most
+// of the time, have none: its ownRun keeps the handle.
 type ownExtra struct {
-	dis      algorithms.WindowSum // +cost over, -cost under
-	rejSince int64                // 1 + the time of the first rejection of its open run of them; 0 none
+	dis algorithms.WindowSum // +cost over, -cost under
 }
 
 // ownExtras holds the ownExtras in use by handle (1 + index), and gives
@@ -40,7 +38,6 @@ func (x *ownExtras) make() uint32 {
 func (x *ownExtras) drop(h uint32) {
 	e := x.at(h)
 	e.dis.Clear()
-	e.rejSince = 0
 	x.free = append(x.free, h)
 }
 
@@ -65,17 +62,8 @@ func (r runRows) needExtra(o *ownRun) *ownExtra {
 // tidy frees x, the ownExtra of the key whose row in the run is o, if it
 // holds nothing.
 func (r runRows) tidy(o *ownRun, x *ownExtra) {
-	if x.rejSince == 0 && x.dis.Len() == 0 {
+	if x.dis.Len() == 0 {
 		r.rows.extras.drop(o.extra)
 		o.extra = 0
 	}
-}
-
-// rejSince returns 1 + the time of the first rejection of key id's open
-// run of them in the run, 0 for none.
-func (r runRows) rejSince(id int32) int64 {
-	if x := r.extra(r.ownAt(id)); x != nil {
-		return x.rejSince
-	}
-	return 0
 }

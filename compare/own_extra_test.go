@@ -6,8 +6,8 @@ import (
 	"ratebench/algorithms"
 )
 
-// A run keeps a key's ownExtra (its disagreements in the window, its open
-// run of rejections) only while it holds something: after bursts that
+// A run keeps a key's ownExtra (its disagreements in the window) only
+// while it holds some: after bursts that
 // disagree and are refused, a last admitted request of every key a window
 // later leaves none in use, the handles freed for the next.
 func TestOwnExtrasHeldOnlyForAWhile(t *testing.T) {
@@ -28,6 +28,6 @@ func TestOwnExtrasHeldOnlyForAWhile(t *testing.T) {
 		t.Fatalf("no run kept an ownExtra: the trace lacks power")
 	}
 	if inUse := x.all.Len() - len(x.free); inUse != 0 {
-		t.Errorf("%d ownExtras of %d still in use when no key holds a disagreement or a refusal", inUse, x.all.Len())
+		t.Errorf("%d ownExtras of %d still in use when no key holds a disagreement in its window", inUse, x.all.Len())
 	}
 }
