@@ -63,12 +63,12 @@ func (b *burstAcc) observe(req *observation) {
 			ref = true // the reference log holds every request
 		}
 		if admit != ref {
-			d := &b.rows.needExtra(h).dis
-			d.Expire(t - b.w)
+			x, d := &b.rows.rows.extras, b.rows.needExtra(h)
+			d.expire(x, t-b.w)
 			if admit {
-				d.Add(t, cost)
+				d.add(x, t, cost)
 			} else {
-				d.Add(t, -cost)
+				d.add(x, t, -cost)
 			}
 		}
 		if !admit {
@@ -76,8 +76,8 @@ func (b *burstAcc) observe(req *observation) {
 		}
 		span = b.ref.Sum(id)
 		if x := b.rows.extra(h); x != nil { // else no disagreement is in the span: nothing more is read
-			x.dis.Expire(t - b.w)
-			span += x.dis.Sum()
+			x.expire(&b.rows.rows.extras, t-b.w)
+			span += x.sum(&b.rows.rows.extras)
 			b.rows.tidy(h, x)
 		}
 	default:
