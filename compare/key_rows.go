@@ -80,7 +80,7 @@ type keyRows struct {
 	runs algorithms.PerKey[keyRun] // key id's runs, in the engine's order (Engine.runs)
 	own  algorithms.PerKey[ownRun] // and of those with a history of their own, in the same order
 
-	extras ownExtras           // what runs keep of a key only for a while (ownRun.extra)
+	extras smallWindows        // what runs keep of a key only for a while (ownRun.extra)
 	wide   map[wideCount]int64 // the counts that reached their field's limit, by key, run and field
 
 	countLimit, peakLimit uint32 // the fields' narrow limits (limit)

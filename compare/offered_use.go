@@ -31,9 +31,9 @@ import (
 
 // useAcc is one group's offered use and refusals.
 type useAcc struct {
-	w       int64                 // the rule's window
-	accOnly bool                  // count accepted: the reference holds only what it admitted
-	refWin  algorithms.WindowPool // under count accepted: the log's refusals in the window, by useKey.refWin
+	w       int64        // the rule's window
+	accOnly bool         // count accepted: the reference holds only what it admitted
+	refWin  smallWindows // under count accepted: the log's refusals in the window, by useKey.refWin
 	perKey  algorithms.PerKey[useKey]
 
 	exact   []int64   // requests by offered use, below summary.UseExactBelow
@@ -71,19 +71,20 @@ func (u *useAcc) add(id int32, t, cost, exact int64, ref bool) {
 	use := exact + cost
 	k := u.perKey.At(id)
 	if u.accOnly {
-		var r *algorithms.WindowSum
+		var r *smallWindow
 		if k.refWin != 0 { // else no refusal is in the window: nothing more is read
-			r = u.refWin.At(k.refWin)
-			r.Expire(t - u.w)
-			use += r.Sum()
+			r = u.refWin.at(k.refWin)
+			r.expire(&u.refWin, t-u.w)
+			use += r.sum(&u.refWin)
 		}
 		if !ref {
 			if r == nil {
-				k.refWin, r = u.refWin.New()
+				k.refWin = u.refWin.make()
+				r = u.refWin.at(k.refWin)
 			}
-			r.Add(t, cost)
-		} else if r != nil && r.Len() == 0 {
-			u.refWin.Free(k.refWin)
+			r.add(&u.refWin, t, cost)
+		} else if r != nil && r.empty(&u.refWin) {
+			u.refWin.drop(k.refWin)
 			k.refWin = 0
 		}
 	}
@@ -125,8 +126,8 @@ func (u *useAcc) idle(id int32, now int64) bool {
 	if k.refWin == 0 {
 		return true
 	}
-	r := u.refWin.At(k.refWin)
-	return r.Len() == 0 || r.Newest() <= now-u.w
+	r := u.refWin.at(k.refWin)
+	return r.empty(&u.refWin) || r.newest(&u.refWin) <= now-u.w
 }
 
 // kept is what the release ledger keeps of key id: its flag.
@@ -141,7 +142,7 @@ func (u *useAcc) kept(id int32) int64 {
 func (u *useAcc) release(id int32) {
 	k := u.perKey.At(id)
 	if k.refWin != 0 {
-		u.refWin.Free(k.refWin)
+		u.refWin.drop(k.refWin)
 	}
 	*k = useKey{}
 }
