@@ -88,6 +88,9 @@ func (m errMag) float() float64 {
 // scaled returns s*m as floor and remainder: s*m = q + r/den, 0 <= r < den.
 func (m errMag) scaled(s uint64) (q wideSum, r uint64) {
 	q.hi, q.lo = bits.Mul64(m.ip, s)
+	if m.fr == 0 {
+		return q, 0
+	}
 	hi, lo := bits.Mul64(m.fr, s) // < s*den: the quotient fits
 	f, r := bits.Div64(hi, lo, m.den)
 	q.add(f)
@@ -106,10 +109,17 @@ func (m errMag) fixedAbs(scale uint64) wideSum {
 // fixedRel returns round(m * scale / exact), half up, for exact > 0.
 func (m errMag) fixedRel(scale uint64, exact int64) wideSum {
 	p, r := m.scaled(scale) // m*scale = p + r/den
+	return m.relFrom(p, r, exact)
+}
+
+// relFrom is fixedRel from m*scale = p + r/den.
+func (m errMag) relFrom(p wideSum, r uint64, exact int64) wideSum {
 	e := uint64(exact)
 	var q wideSum
 	var rem uint64
-	q.hi, rem = bits.Div64(0, p.hi, e)
+	if p.hi != 0 {
+		q.hi, rem = bits.Div64(0, p.hi, e)
+	}
 	q.lo, rem = bits.Div64(rem, p.lo, e)
 	// m*scale/exact = q + (rem + r/den)/exact: round up iff
 	// 2*(rem*den + r) >= exact*den.
@@ -123,6 +133,53 @@ func (m errMag) fixedRel(scale uint64, exact int64) wideSum {
 		q.add(1)
 	}
 	return q
+}
+
+// The fixed-point sums and the histogram's bin of one error are all read
+// from m*relScale = p + r/den, one division by den (addError): as relScale
+// is absScale*1000 and rateErrPerL*10^6, floor(m*absScale) and
+// floor(m*rateErrPerL) are floor(p/1000) and floor(p/10^6) (for integers
+// a, n: floor(floor(x)/n) = floor(x/n)), which a division by a constant
+// gives, and the remainders that round them follow from p's and r.
+const (
+	relPerAbs = relScale / absScale    // 1000
+	relPerBin = relScale / rateErrPerL // 10^6
+)
+
+// absFrom is fixedAbs(absScale) from m*relScale = p + r/den.
+func (m errMag) absFrom(p wideSum, r uint64) wideSum {
+	if p.hi != 0 {
+		return m.fixedAbs(absScale)
+	}
+	q, k := p.lo/relPerAbs, p.lo%relPerAbs
+	// m*absScale = q + (k + r/den)/1000: round up iff
+	// (k*den + r) >= 500*den.
+	xh, xl := bits.Mul64(k, m.den)
+	var c uint64
+	xl, c = bits.Add64(xl, r, 0)
+	xh += c
+	yh, yl := bits.Mul64(relPerAbs/2, m.den)
+	if xh > yh || (xh == yh && xl >= yl) {
+		q++
+	}
+	return wideSum{lo: q}
+}
+
+// binFrom is bin(neg, m, l) from m*relScale = p + r/den.
+func binFrom(neg bool, m errMag, l int64, p wideSum, r uint64) int {
+	const half = rateErrBins / 2
+	L := uint64(l)
+	if p.hi != 0 || m.ip >= rateErrSpan*L {
+		return bin(neg, m, l)
+	}
+	f, k := p.lo/relPerBin, p.lo%relPerBin // floor(1000*|error|), and whether it is whole
+	if !neg {
+		return half + int(min(f/L, half))
+	}
+	if k != 0 || r != 0 {
+		f++ // ceil(1000*|error|)
+	}
+	return half - int(min((f+L-1)/L, half+1))
 }
 
 // bin returns the histogram bin of the signed error of magnitude m as a
@@ -193,15 +250,16 @@ func (a *RateErrors) Add(estimate algorithms.Rational, exact int64) {
 // addError counts the error of estimate against exact, any error.
 func (a *RateErrors) addError(estimate algorithms.Rational, exact int64) {
 	neg, m := errorOf(estimate, exact)
+	p, r := m.scaled(relScale)
 	a.n++
 	if neg {
-		a.neg.merge(m.fixedAbs(absScale))
+		a.neg.merge(m.absFrom(p, r))
 	} else {
-		a.pos.merge(m.fixedAbs(absScale))
+		a.pos.merge(m.absFrom(p, r))
 	}
 	if exact > 0 {
 		a.nRel++
-		a.rel.merge(m.fixedRel(relScale, exact))
+		a.rel.merge(m.relFrom(p, r, exact))
 	}
 	if a.maxAbs.less(m) {
 		a.maxAbs = m
@@ -209,7 +267,7 @@ func (a *RateErrors) addError(estimate algorithms.Rational, exact int64) {
 	if m.ip == 0 && m.fr == 0 {
 		a.zero++
 	}
-	switch b := bin(neg, m, a.l); {
+	switch b := binFrom(neg, m, a.l, p, r); {
 	case b < 0:
 		a.below++
 	case b >= rateErrBins:

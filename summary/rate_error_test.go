@@ -176,3 +176,41 @@ func TestRateErrorsZeroPathIsTheGeneralOne(t *testing.T) {
 		t.Errorf("%d exact samples; the distributions differ:\n%+v\n%+v", zeros, fast, slow)
 	}
 }
+
+// addError reads both fixed-point sums and the bin from one scaling,
+// m*relScale: they are those fixedAbs, fixedRel and bin compute on their
+// own, for integer and fractional errors, near and on the rounding and
+// bin edges, of either sign, in and out of the histogram.
+func TestRateErrorOneScalingReadsWhatEachComputes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	dens := []uint64{1, 2, 3, 7, 1000, 2000, 1e9, 60e9, 3600e9, 1<<63 - 1}
+	for range 200000 {
+		den := dens[rng.IntN(len(dens))]
+		m := errMag{ip: rng.Uint64N(300), den: den}
+		switch rng.IntN(4) {
+		case 0: // integer
+		case 1: // on a thousandth of the den, where rounding and bins turn
+			m.fr = den / 1000 * rng.Uint64N(1000) % den
+		case 2: // just past half a millionth
+			m.fr = min(den-1, den/2000000+rng.Uint64N(3))
+		default:
+			m.fr = rng.Uint64N(den)
+		}
+		if rng.IntN(50) == 0 {
+			m.ip = rng.Uint64()>>rng.IntN(64) + 1
+		}
+		neg := rng.IntN(2) == 0
+		l := []int64{1, 3, 10, 100, 500, 1 << 40}[rng.IntN(6)]
+		exact := 1 + rng.Int64N(1000)
+		p, r := m.scaled(relScale)
+		if got, want := m.absFrom(p, r), m.fixedAbs(absScale); got != want {
+			t.Fatalf("%+v: abs %+v from the one scaling, %+v alone", m, got, want)
+		}
+		if got, want := m.relFrom(p, r, exact), m.fixedRel(relScale, exact); got != want {
+			t.Fatalf("%+v, exact %d: rel %+v from the one scaling, %+v alone", m, exact, got, want)
+		}
+		if got, want := binFrom(neg, m, l, p, r), bin(neg, m, l); got != want {
+			t.Fatalf("%+v, neg %v, L %d: bin %d from the one scaling, %d alone", m, neg, l, got, want)
+		}
+	}
+}
