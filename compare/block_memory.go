@@ -41,3 +41,18 @@ func (m *blockMemory) words(n int) []uint64 {
 	}
 	return m.arena.Words(n)
 }
+
+// Release gives back the memory of the engine's state at once, its
+// workers' arenas unmapped, rather than when a collection finds it
+// unreachable: a command calls it once it has the summary, so that what
+// it does next (writing the summary, drawing the report) does not add
+// its memory to the replay's. The engine must not be used after it.
+func (e *Engine) Release() {
+	for i, w := range e.workers {
+		if w != nil && w.blockMem != nil {
+			w.blockMem.arena.Free()
+		}
+		e.workers[i] = nil
+	}
+	e.workers = nil
+}

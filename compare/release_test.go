@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"ratebench/internal/hugemem"
 	"runtime"
 	"strings"
 	"testing"
@@ -189,5 +190,33 @@ func TestBlockArenaChangesNothing(t *testing.T) {
 	}
 	if g, w := marshal(t, got), marshal(t, want); !bytes.Equal(g, w) {
 		t.Errorf("the block in an arena changed the summary\n%s", firstDiff(g, w))
+	}
+}
+
+// Release unmaps the arenas of the engine's blocks at once, and drops its
+// workers: the summary taken before it stands, and nothing is left mapped.
+func TestReleaseUnmapsTheBlocks(t *testing.T) {
+	t.Parallel()
+	cfg := fullConfig(t)
+	cfg.tuning.heapBlock = 1
+	e := fed(t, cfg, churnTrace(5, 20000))
+	e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})
+	var arenas []*hugemem.Arena
+	for _, w := range e.workers {
+		if w != nil {
+			arenas = append(arenas, w.blockMem.arena)
+		}
+	}
+	if runtime.GOOS == "linux" && (len(arenas) == 0 || arenas[0].Mapped() == 0) {
+		t.Fatalf("no chunk came from an arena: the test lacks power")
+	}
+	e.Release()
+	for i, a := range arenas {
+		if a.Mapped() != 0 {
+			t.Errorf("worker %d's arena holds %d bytes mapped after Release", i, a.Mapped())
+		}
+	}
+	if e.workers != nil {
+		t.Errorf("the engine keeps %d workers after Release", len(e.workers))
 	}
 }

@@ -162,6 +162,7 @@ func (j replayJob) replay() (*summary.Summary, summary.Perf, error) {
 	}
 	var ks keyStats
 	ks.workers, ks.peakLive, ks.released = eng.KeyStats()
+	eng.Release()
 	if !interrupted && j.place != nil {
 		// The recorded clock's engine goes before the placements replay,
 		// so that no two engines' keys are held at once.
