@@ -5,14 +5,28 @@ import (
 	"syscall"
 	"time"
 
+	"ratebench/compare"
 	"ratebench/summary"
 )
 
-// keyStats are an engine's workers and keys (Engine.KeyStats), kept once
-// its replay is over so that the engine itself can go.
+// keyStats are an engine's workers and keys (Engine.KeyStats) and the Go
+// heap it holds, taken once its replay is over so that the engine itself
+// can go.
 type keyStats struct {
 	workers            int
 	peakLive, released int64
+	heap               uint64 // the Go heap in use, the engine's state still held, after a collection
+}
+
+// statsOf returns eng's keyStats.
+func statsOf(eng *compare.Engine) keyStats {
+	var k keyStats
+	k.workers, k.peakLive, k.released = eng.KeyStats()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	k.heap = m.HeapAlloc
+	return k
 }
 
 // measurePerf fills perf.json's figures for a replay of s whose engine
@@ -27,10 +41,7 @@ func measurePerf(k keyStats, s *summary.Summary, d time.Duration) summary.Perf {
 	if s.Trace.Requests > 0 {
 		p.NsPerRequest = float64(d.Nanoseconds()) / float64(s.Trace.Requests)
 	}
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	p.HeapBytes = m.HeapAlloc
+	p.HeapBytes = k.heap
 	if s.Trace.Keys > 0 {
 		p.HeapBytesPerKey = float64(p.HeapBytes) / float64(s.Trace.Keys)
 	}

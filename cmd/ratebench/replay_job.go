@@ -160,12 +160,11 @@ func (j replayJob) replay() (*summary.Summary, summary.Perf, error) {
 	if err := checkNotEmpty(sum, interrupted); err != nil {
 		return nil, summary.Perf{}, err
 	}
-	var ks keyStats
-	ks.workers, ks.peakLive, ks.released = eng.KeyStats()
-	eng.Release()
+	ks := statsOf(eng)
 	if !interrupted && j.place != nil {
 		// The recorded clock's engine goes before the placements replay,
 		// so that no two engines' keys are held at once.
+		eng.Release()
 		eng, j.eng = nil, nil
 		if sum, err = j.place.Place(ctx, sum); err != nil {
 			return nil, summary.Perf{}, err
@@ -173,6 +172,12 @@ func (j replayJob) replay() (*summary.Summary, summary.Perf, error) {
 		elapsed = time.Since(began)
 	}
 	perf := measurePerf(ks, sum, elapsed)
+	if eng != nil {
+		// Its heap measured, the engine's state goes before the summary
+		// is written and the report drawn, so that the process's peak is
+		// the larger of theirs and the replay's, not their sum.
+		eng.Release()
+	}
 	printTable(stdout, sum, dir)
 	fmt.Fprintf(stdout, "\n%d requests, %d keys in %.2fs (%.2fM requests/s)\n", sum.Trace.Requests, sum.Trace.Keys,
 		elapsed.Seconds(), perf.RequestsPerSecond/1e6)
