@@ -3,6 +3,7 @@ package products
 import (
 	"container/heap"
 	"fmt"
+	"ratebench/internal/slicesx"
 	"strconv"
 	"strings"
 	"time"
@@ -164,8 +165,8 @@ type Traefik struct {
 	ttl      [2]int64 // the TTL in seconds: [0] exact, [1] the source's
 	delayArg string   // the maxdelay=D given, "" for the source's
 	limit    rate.Limit
-	keys     []traefikKey
-	sources  *traefikMap // with :sources, the map's entries and its expiry heap
+	keys     slicesx.Chunked[traefikKey] // by id; never moves, so growing copies no limiter
+	sources  *traefikMap                 // with :sources, the map's entries and its expiry heap
 }
 
 // traefikMap is ttlmap.Map's bookkeeping over the keys' ids: which sources
@@ -378,15 +379,10 @@ func (tr *Traefik) Twin() string { return algorithms.BucketSpec("token", tr.burs
 // Grow makes ids below n valid, each a new source (its bucket is made
 // at its first request).
 func (tr *Traefik) Grow(n int) {
-	if n <= len(tr.keys) {
+	if n <= tr.keys.Len() {
 		return
 	}
-	if n > cap(tr.keys) {
-		keys := make([]traefikKey, len(tr.keys), max(n, 2*cap(tr.keys)))
-		copy(keys, tr.keys) // the limiters' mutexes are unlocked: no lock is copied held
-		tr.keys = keys
-	}
-	tr.keys = tr.keys[:n]
+	tr.keys.Grow(n)
 	if tr.sources != nil {
 		tr.sources.grow(n)
 	}
@@ -422,7 +418,7 @@ func (tr *Traefik) fresh(k *traefikKey, tt time.Time) {
 
 // Warm loads key id's bucket ahead of its decision (its rate.Limiter holds
 // a time.Time, a pointer, and cannot be placed in a replay's block).
-func (tr *Traefik) Warm(id int32) uint64 { return uint64(tr.keys[id].expiry) }
+func (tr *Traefik) Warm(id int32) uint64 { return uint64(tr.keys.At(int(id)).expiry) }
 
 // float returns index 1 with the float deviation on, else 0.
 func (tr *Traefik) float() int {
@@ -446,7 +442,7 @@ func (tr *Traefik) tokens(cost int64) int64 {
 // with maxDelay. A refusal reserves and cancels on the rate.Limiter, as
 // the middleware does.
 func (tr *Traefik) Decide(id int32, t, cost int64) bool {
-	k := &tr.keys[id]
+	k := tr.keys.At(int(id))
 	tt := time.Unix(0, t)
 	sec := algorithms.FloorDiv(t, int64(time.Second)) // tt.Unix()
 	expiry := sec + tr.ttl[tr.float()]
@@ -506,7 +502,7 @@ func traefikDuration(limit rate.Limit, tokens float64) time.Duration {
 // keeps, into debt if the bucket lacks them (as a request served late
 // does, and as a request the caller records although refused).
 func (tr *Traefik) Record(id int32, t, cost int64) {
-	k := &tr.keys[id]
+	k := tr.keys.At(int(id))
 	n := tr.tokens(cost)
 	if !tr.OnAt(traefikFloat) {
 		k.tok.Refill(t, tr.rule)
@@ -530,7 +526,7 @@ func (tr *Traefik) Idle(id int32, t int64) bool {
 	if tr.CouplesKeys() { // its entry may yet be evicted in another's place
 		return false
 	}
-	k := &tr.keys[id]
+	k := tr.keys.At(int(id))
 	if !k.seen && (tr.sources == nil || !tr.sources.in[id]) {
 		return true
 	}
@@ -542,7 +538,7 @@ func (tr *Traefik) Idle(id int32, t int64) bool {
 }
 
 func (tr *Traefik) Release(id int32) {
-	tr.keys[id] = traefikKey{}
+	*tr.keys.At(int(id)) = traefikKey{}
 	if tr.sources != nil {
 		tr.sources.remove(id)
 	}
