@@ -8,12 +8,14 @@ import (
 // smallWindow is one key's window of entries (time, signed cost) in time
 // order, for what a key holds only for a while and then only a few of (a
 // run's disagreements with the reference, the log's refusals in the
-// window): up to smallInline of them in itself, 56 bytes, and past that,
-// until it is dropped, in a WindowSum of its pool's spills. Its pool,
-// smallWindows, holds it by handle. (A WindowSum and its rings took some
-// 160 bytes for the one or two entries most such windows hold.)
+// window): up to smallInline of them in itself, 48 bytes, while their
+// costs fit 32 bits, and past that, until it is dropped, in a WindowSum of
+// its pool's spills. Its pool, smallWindows, holds it by handle. (A
+// WindowSum and its rings took some 160 bytes for the one or two entries
+// most such windows hold.)
 type smallWindow struct {
-	t, c  [smallInline]int64 // the entries' times and costs, while spill is 0
+	t     [smallInline]int64 // the entries' times, while spill is 0
+	c     [smallInline]int32 // and their costs
 	n     uint8              // how many of them
 	spill uint32             // the handle of the WindowSum in smallWindows.spills that holds them instead; 0 none
 }
@@ -40,8 +42,8 @@ func (e *smallWindow) expire(x *smallWindows, cutoff int64) {
 
 // add appends an entry at t (not before the newest) of cost c.
 func (e *smallWindow) add(x *smallWindows, t, c int64) {
-	if e.spill == 0 && e.n < smallInline {
-		e.t[e.n], e.c[e.n] = t, c
+	if e.spill == 0 && e.n < smallInline && c == int64(int32(c)) {
+		e.t[e.n], e.c[e.n] = t, int32(c)
 		e.n++
 		return
 	}
@@ -49,7 +51,7 @@ func (e *smallWindow) add(x *smallWindows, t, c int64) {
 		var w *algorithms.WindowSum
 		e.spill, w = x.spills.New()
 		for i := range e.n {
-			w.Add(e.t[i], e.c[i])
+			w.Add(e.t[i], int64(e.c[i]))
 		}
 		e.n = 0
 	}
@@ -63,7 +65,7 @@ func (e *smallWindow) sum(x *smallWindows) int64 {
 	}
 	var s int64
 	for i := range e.n {
-		s += e.c[i]
+		s += int64(e.c[i])
 	}
 	return s
 }
