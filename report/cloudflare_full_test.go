@@ -161,12 +161,29 @@ func TestFullScaleNoneGivesAllFour(t *testing.T) {
 		"| figure | Cloudflare | 1 | holds | 3 | holds |",
 		"**No point replayed at full scale gives all four published figures.** Over the full-scale points and the search's 5 (at 1/10 of the sources, their counts ×10 in expectation; one source let through there reads 10 at full scale, too coarse to read 3",
 		"- no point meets 0.003% decided differently together with 3 sources let through, though some point meets each: with no false positive",
-		"0.003% of 400,000,000 over 3 sources is 4,000 requests each, and no point lets its sources through for more than 1,500 requests each on average (the search's point at rule 100/1m, rate 0.5/s, alpha 6, max 4, timeout 1h), so 3 sources come to at most 0.0011%, under half the published rate, and 0.003% at 1,500 requests a source takes about 8 sources let through.",
+		"0.003% of 400,000,000 over 3 sources is 4,000 requests each, and no point lets its sources through for more than 1,500 requests each on average (the search's point at rule 100/1m, rate 0.5/s, alpha 6, max 4, timeout 1h): 3 sources at that come to 0.0011%, under half the published rate, and 0.003% at 1,500 requests a source takes about 8 sources let through.",
 		"- met together by some point: 0.003% decided differently with no false positives; 0.003% decided differently with the 6% mean gap; no false positives with 3 sources let through; no false positives with the 6% mean gap; 3 sources let through with the 6% mean gap (5 of the 6 pairs).",
 		"The search's point 3, from 1/10 of the sources, decided 0.075% of its requests differently, with 0 false positives from 0 sources, against 0.0006% and 0 from 0 sources at full scale: the few of its sources near the threshold over-read",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
+	}
+}
+
+// The rate decided differently and no false positive are set apart by the
+// sources near the threshold: the rate takes so many sources let through,
+// and each is refused wrongly with the full-scale points' share.
+func TestApartWhyFalsePositives(t *testing.T) {
+	full := fullPoint(0, "1h", 9000, 40, 10, 2, 0.0000226, 0.0577) // 900 a source; q = 0.2
+	got := apartWhy([2]cfFigure{figDisagree, figNoFalsePos}, []*summary.SearchPoint{&full}, nil)
+	want := "at the full-scale points' 900 requests let through a source, 0.003% takes about 13 sources let through, and at their 2 sources " +
+		"refused wrongly to 10 let through (q = 0.20) none of 13 refused wrongly has a probability of about (1−q)^13 = 5.5%"
+	if !strings.Contains(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	got = apartWhy([2]cfFigure{figNoFalsePos, figSourcesOver}, []*summary.SearchPoint{&full}, nil)
+	if want := "(q = 0.20), 3 let through with none refused wrongly has a probability of about (1−q)³ = 51%"; !strings.Contains(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }

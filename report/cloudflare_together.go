@@ -195,7 +195,7 @@ func perSourceBound(all []togetherPoint) (why string, binds bool) {
 	upTo := cfSourcesOver * most / summary.CloudflareRequests
 	why = fmt.Sprintf("with no false positive the requests decided differently are the requests let through, the sources let through "+
 		"times the requests each is let through (for as long as the counter lags behind the log): 0.003%% of %s over 3 sources is %s "+
-		"requests each, and no point lets its sources through for more than %s requests each on average (%s), so 3 sources come to at most %s",
+		"requests each, and no point lets its sources through for more than %s requests each on average (%s): 3 sources at that come to %s",
 		numfmt.Count(summary.CloudflareRequests), numfmt.Count(int64(published/cfSourcesOver)), numfmt.Count(int64(math.Round(most))),
 		all[at].label, numfmt.Percent(upTo))
 	binds = upTo < cfDisagreeRate/2
@@ -207,10 +207,13 @@ func perSourceBound(all []togetherPoint) (why string, binds bool) {
 }
 
 // probability writes a chance in percent with two significant digits
-// (0 as "0").
+// ("0" for none, "under 0.01" below that).
 func probability(pc float64) string {
-	if pc == 0 {
+	switch {
+	case pc == 0:
 		return "0"
+	case pc < 0.01:
+		return "under 0.01"
 	}
 	return fmt.Sprintf("%.2g", pc)
 }
