@@ -172,7 +172,7 @@ func fullVerdict(s *summary.CloudflareSearch, runs []fullRun) string {
 		fmt.Fprintf(&b, "- no point meets %s at all: %s.\n", f.name(), fullRange(f, full, s))
 	}
 	for _, pair := range t.apart() {
-		fmt.Fprintf(&b, "- no point meets %s together with %s, though some point meets each: %s.\n", pair[0].name(), pair[1].name(), apartWhy(pair, full, all))
+		fmt.Fprintf(&b, "- no point meets %s together with %s, though some point meets each: %s.\n", pair[0].name(), pair[1].name(), apartWhy(pair, s.Points, all))
 	}
 	if !t.pair[figDisagree][figSourcesOver] && !(t.alone[figDisagree] && t.alone[figSourcesOver]) {
 		if why, binds := perSourceBound(all); binds { // the two cannot be met together, whatever the population

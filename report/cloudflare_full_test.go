@@ -172,18 +172,24 @@ func TestFullScaleNoneGivesAllFour(t *testing.T) {
 }
 
 // The rate decided differently and no false positive are set apart by the
-// sources near the threshold: the rate takes so many sources let through,
-// and each is refused wrongly with the full-scale points' share.
+// sources near the threshold: per timeout, the rate takes so many sources
+// let through, and each is refused wrongly with that timeout's share.
 func TestApartWhyFalsePositives(t *testing.T) {
-	full := fullPoint(0, "1h", 9000, 40, 10, 2, 0.0000226, 0.0577) // 900 a source; q = 0.2
-	got := apartWhy([2]cfFigure{figDisagree, figNoFalsePos}, []*summary.SearchPoint{&full}, nil)
-	want := "at the full-scale points' 900 requests let through a source, 0.003% takes about 13 sources let through, and at their 2 sources " +
-		"refused wrongly to 10 let through (q = 0.20) none of 13 refused wrongly has a probability of about (1−q)^13 = 5.5%"
-	if !strings.Contains(got, want) {
-		t.Errorf("got %q\nwant %q", got, want)
+	pts := []summary.SearchPoint{
+		fullPoint(3, "", 1000, 40, 10, 8, 0.0000026, 0.0577),   // 100 a source; q = 0.8
+		fullPoint(3, "1h", 9000, 40, 10, 2, 0.0000226, 0.0577), // 900 a source; q = 0.2
 	}
-	got = apartWhy([2]cfFigure{figNoFalsePos, figSourcesOver}, []*summary.SearchPoint{&full}, nil)
-	if want := "(q = 0.20), 3 let through with none refused wrongly has a probability of about (1−q)³ = 51%"; !strings.Contains(got, want) {
+	got := apartWhy([2]cfFigure{figDisagree, figNoFalsePos}, pts, nil)
+	for _, want := range []string{
+		"timeout none, q = 0.80 and 100 requests let through a source: 0.003% takes about 120 sources let through, none of them refused wrongly with a probability of about (1−q)^120 = under 0.01%",
+		"timeout 1h, q = 0.20 and 900 requests let through a source: 0.003% takes about 13 sources let through, none of them refused wrongly with a probability of about (1−q)^13 = 5.5%",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("got %q\nwant %q", got, want)
+		}
+	}
+	got = apartWhy([2]cfFigure{figNoFalsePos, figSourcesOver}, pts, nil)
+	if want := "timeout none, q = 0.80: 0.8%; timeout 1h, q = 0.20: 51%"; !strings.Contains(got, want) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }

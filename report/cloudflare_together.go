@@ -105,27 +105,6 @@ func (t together) apart() [][2]cfFigure {
 	return out
 }
 
-// fullTally adds up the points replayed at full scale: the sources let
-// through and refused wrongly, and the requests let through.
-type fullTally struct{ over, under, reqOver int64 }
-
-func tallyOf(full []*summary.SearchPoint) fullTally {
-	var t fullTally
-	for _, p := range full {
-		t.over += p.KeysOver
-		t.under += p.KeysUnder
-		t.reqOver += p.Over
-	}
-	return t
-}
-
-// q is the sources refused wrongly per source let through.
-func (t fullTally) q() float64 { return float64(t.under) / float64(t.over) }
-
-// noneRefused is the chance that n sources let through come with none
-// refused wrongly, (1−q)ⁿ, in percent.
-func (t fullTally) noneRefused(n float64) float64 { return 100 * math.Pow(math.Max(0, 1-t.q()), n) }
-
 // mostPerSource returns, of pts, the most requests a point lets each of
 // its sources through on average, and that point's index (-1 if none let
 // a source through).
@@ -142,12 +121,11 @@ func mostPerSource(pts []togetherPoint) (float64, int) {
 }
 
 // apartWhy is why no point meets both figures of pair: the mechanism that
-// sets them apart, as a stated model with the points' figures. full are
-// the points replayed at full scale (at least one), all every point read.
-func apartWhy(pair [2]cfFigure, full []*summary.SearchPoint, all []togetherPoint) string {
+// sets them apart, as a stated model with the points' figures. pts are the
+// search's points (their shares, by timeout, do not depend on the scale),
+// all every point read.
+func apartWhy(pair [2]cfFigure, pts []summary.SearchPoint, all []togetherPoint) string {
 	a, b := pair[0], pair[1]
-	t := tallyOf(full)
-	published := cfDisagreeRate * summary.CloudflareRequests // requests decided differently
 	switch {
 	case a == figMeanGap || b == figMeanGap:
 		other := a
@@ -160,22 +138,36 @@ func apartWhy(pair [2]cfFigure, full []*summary.SearchPoint, all []togetherPoint
 		why, _ := perSourceBound(all)
 		return why
 	case a == figDisagree && b == figNoFalsePos:
-		if t.over == 0 {
-			return "the points replayed at full scale let no source through"
+		published := cfDisagreeRate * summary.CloudflareRequests
+		var parts []string
+		for _, t := range blockTallies(pts) {
+			if t.Over == 0 {
+				continue
+			}
+			per := float64(t.ReqOver) / float64(t.Over)
+			n := math.Max(1, math.Round(published/per))
+			parts = append(parts, fmt.Sprintf("timeout %s, q = %.2f and %s requests let through a source: 0.003%% takes about %.0f sources "+
+				"let through, none of them refused wrongly with a probability of about (1−q)^%.0f = %s%%",
+				blockName(t.Block), t.Q(), numfmt.Count(int64(math.Round(per))), n, n, probability(t.noneRefusedOf(n))))
 		}
-		per := float64(t.reqOver) / float64(t.over)
-		n := math.Max(1, math.Round(published/per))
-		return fmt.Sprintf("both are set by the sources that come near the threshold: at the full-scale points' %s requests let through a "+
-			"source, 0.003%% takes about %.0f sources let through, and at their %s sources refused wrongly to %s let through (q = %.2f) "+
-			"none of %.0f refused wrongly has a probability of about (1−q)^%.0f = %s%%",
-			numfmt.Count(int64(math.Round(per))), n, numfmt.Count(t.under), numfmt.Count(t.over), t.q(), n, n, probability(t.noneRefused(n)))
+		if len(parts) == 0 {
+			return "the search's points let no source through"
+		}
+		return "both are set by the sources that come near the threshold, and the timeout trades one for the other (the search's points " +
+			"by timeout, q the sources refused wrongly per source let through): " + strings.Join(parts, "; ")
 	case a == figNoFalsePos && b == figSourcesOver:
-		if t.over == 0 {
-			return "the points replayed at full scale let no source through"
+		var parts []string
+		for _, t := range blockTallies(pts) {
+			if t.Over > 0 {
+				parts = append(parts, fmt.Sprintf("timeout %s, q = %.2f: %s%%", blockName(t.Block), t.Q(), probability(t.NoneRefused())))
+			}
 		}
-		return fmt.Sprintf("a source near the threshold is let through or refused wrongly by the same error: at the full-scale points' "+
-			"%s sources refused wrongly to %s let through (q = %.2f), 3 let through with none refused wrongly has a probability of about "+
-			"(1−q)³ = %s%%", numfmt.Count(t.under), numfmt.Count(t.over), t.q(), probability(t.noneRefused(cfSourcesOver)))
+		if len(parts) == 0 {
+			return "the search's points let no source through"
+		}
+		return "a source near the threshold is let through or refused wrongly by the same error: 3 let through with none refused " +
+			"wrongly has a probability of about (1−q)³ (the search's points by timeout, q the sources refused wrongly per source let through): " +
+			strings.Join(parts, "; ")
 	}
 	return ""
 }
@@ -214,6 +206,8 @@ func probability(pc float64) string {
 		return "0"
 	case pc < 0.01:
 		return "under 0.01"
+	case pc >= 10:
+		return fmt.Sprintf("%.0f", pc)
 	}
 	return fmt.Sprintf("%.2g", pc)
 }
