@@ -69,7 +69,31 @@ func (t *blockTally) Q() float64 { return float64(t.Under) / float64(t.Over) }
 
 // NoneRefused is the chance, in percent, that 3 sources let through come
 // with none refused wrongly: (1−q)³.
-func (t *blockTally) NoneRefused() float64 { return 100 * math.Pow(1-t.Q(), 3) }
+func (t *blockTally) NoneRefused() float64 { return t.noneRefusedOf(3) }
+
+// noneRefusedOf is the chance, in percent, that n sources let through come
+// with none refused wrongly: (1−q)ⁿ (none when q is 1 or more).
+func (t *blockTally) noneRefusedOf(n float64) float64 { return 100 * math.Pow(math.Max(0, 1-t.Q()), n) }
+
+// blockTallies adds up pts by timeout, in the order of the points.
+func blockTallies(pts []summary.SearchPoint) []*blockTally {
+	var tallies []*blockTally
+	by := map[string]*blockTally{}
+	for _, p := range pts {
+		t := by[p.Block]
+		if t == nil {
+			t = &blockTally{Block: p.Block}
+			by[p.Block] = t
+			tallies = append(tallies, t)
+		}
+		t.Over += p.KeysOver
+		t.Under += p.KeysUnder
+		t.Both += p.KeysBoth
+		t.ReqOver += p.Over
+		t.ReqUnder += p.Under
+	}
+	return tallies
+}
 
 // outlast is the last timeout when it outlasts every point's span (in
 // minutes, the longest).
@@ -123,20 +147,10 @@ func searchArgument(s *summary.CloudflareSearch, h string) (string, error) {
 		a.Near = &nearShares{maxOK, minOver}
 	}
 	// False positives against sources let through, by timeout.
-	var tallies []*blockTally
+	tallies := blockTallies(s.Points)
 	by := map[string]*blockTally{}
-	for _, p := range s.Points {
-		t := by[p.Block]
-		if t == nil {
-			t = &blockTally{Block: p.Block}
-			by[p.Block] = t
-			tallies = append(tallies, t)
-		}
-		t.Over += p.KeysOver
-		t.Under += p.KeysUnder
-		t.Both += p.KeysBoth
-		t.ReqOver += p.Over
-		t.ReqUnder += p.Under
+	for _, t := range tallies {
+		by[t.Block] = t
 	}
 	if t := by[""]; t != nil && t.Over > 0 {
 		a.NoTimeout = t

@@ -42,37 +42,6 @@ func blockName(b string) string {
 	return b
 }
 
-// cfFit says how far a point's figures are from the published four, scaled
-// to the full experiment's 270,000 sources by s.Scale: the decades between
-// the disagreement rates, the relative gap between the mean gaps, the
-// false positives (any is a miss), and the sources let through against 3.
-type cfFit struct {
-	decades, gapRel float64
-	under, over     float64 // at full scale
-	score           float64
-}
-
-func fitOf(p *summary.SearchPoint, scale float64) cfFit {
-	f := cfFit{under: float64(p.Under) * scale, over: float64(p.KeysOver) * scale}
-	d := math.Max(p.DisagreeRate, cfDisagreeRate/1000) // zero disagreements: three decades off
-	f.decades = math.Abs(math.Log10(d / cfDisagreeRate))
-	f.gapRel = math.Abs(p.MeanGap-cfMeanGap) / cfMeanGap
-	f.score = f.decades + f.gapRel + math.Log10(1+f.under) + math.Abs(math.Log10((1+f.over)/(1+cfSourcesOver)))
-	return f
-}
-
-// closest returns the index of the point nearest to all four published
-// figures (by cfFit's score; the first of equals), -1 if there is none.
-func closest(s *summary.CloudflareSearch) int {
-	best, bestScore := -1, math.Inf(1)
-	for i := range s.Points {
-		if f := fitOf(&s.Points[i], s.Scale); f.score < bestScore {
-			best, bestScore = i, f.score
-		}
-	}
-	return best
-}
-
 // CloudflareSearchPlots draws the search: the disagreement rate of every
 // point against its mean gap, and against the share of its requests from
 // sources that come near the threshold, with the published figures marked.
@@ -191,17 +160,20 @@ func cloudflareSearch(w io.Writer, s *summary.CloudflareSearch, h, plotDir strin
 	fmt.Fprintf(&b, "Every point replays %s requests from %s sources under count all: the full-scale experiment's traffic per source "+
 		"from 1/%g of its sources, over the same span. The mean gap carries over to the full scale as it is; counts of sources "+
 		"and requests scale by %g in expectation. The requests decided differently come from the few sources of the "+
-		"population's tail, of which a point holds a handful: its rate of them is a draw of those few sources, and a point "+
-		"whose tail held none, or one, reads low. Rerun a point with -requests and -sources ×10 to see how far it moves.\n\n",
+		"population's tail: a point's rate of them is a draw of those few sources, and a point whose tail held none, or one, reads low.",
 		numfmt.Count(s.Requests), numfmt.Count(int64(s.Sources)), s.Scale, s.Scale)
+	if s.Scale > 1 {
+		fmt.Fprintf(&b, " Rerun a point with -requests and -sources ×%g, the full scale, to see how far it moves", s.Scale)
+		if runs, _ := fullRuns(s); len(runs) > 0 {
+			fmt.Fprintf(&b, ": the closest points are, below")
+		}
+		b.WriteString(".")
+	}
+	b.WriteString("\n\n")
 	if i := closest(s); i >= 0 {
 		p := &s.Points[i]
 		fmt.Fprintf(&b, "%s# The closest point\n\n", h)
-		rerun := []string{"ratebench", "cloudflare", "-rule", p.Rule, "-rate", fmt.Sprintf("%g", p.Rate), "-alpha", fmt.Sprintf("%g", p.Alpha),
-			"-max", fmt.Sprintf("%g", p.Max), "-block", blockFlag(p.Block)}
-		if p.Algorithm != "counter" {
-			rerun = append(rerun, "-search", "alg="+p.Algorithm)
-		}
+		rerun := pointCommand(p)
 		fmt.Fprintf(&b, "%s, rule %s, mean rate %g/s per source, alpha %g, rates capped at %g× the mean, timeout %s (%s):\n\n",
 			escape.Markdown(p.Algorithm), escape.Markdown(p.Rule), p.Rate, p.Alpha, p.Max, escape.Markdown(blockName(p.Block)),
 			markup.MarkdownCode(escape.ShellCommand(rerun...), false))
@@ -242,9 +214,7 @@ func cloudflareSearch(w io.Writer, s *summary.CloudflareSearch, h, plotDir strin
 			fmt.Fprintf(&b, "The rerun holds %g times the sources of a point: its figures are the closer to what the full scale would give. "+
 				"Where it and the point differ, the point's few sources near the threshold were a lucky (or unlucky) draw.\n\n", s.Scale/s.Check.Scale)
 		}
-		if s.Full != nil && len(s.Full.Points) == 1 && s.Full.Points[0].SameSetting(p) {
-			b.WriteString(fullScale(&s.Full.Points[0], s.Full, p, s.Scale, h))
-		}
+		b.WriteString(fullScale(s, h))
 	}
 	fmt.Fprintf(&b, "![disagreement rate over the searched space](%s)\n\n", plotDir+searchPlot)
 	fmt.Fprintf(&b, "Every point's requests decided differently (a point with none sits on the bottom edge) against, left, how far the "+
@@ -268,6 +238,17 @@ func cloudflareSearch(w io.Writer, s *summary.CloudflareSearch, h, plotDir strin
 	}
 	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// pointCommand is the command that replays the point p alone (at the
+// search's default population; add -requests and -sources for another).
+func pointCommand(p *summary.SearchPoint) []string {
+	c := []string{"ratebench", "cloudflare", "-rule", p.Rule, "-rate", fmt.Sprintf("%g", p.Rate), "-alpha", fmt.Sprintf("%g", p.Alpha),
+		"-max", fmt.Sprintf("%g", p.Max), "-block", blockFlag(p.Block)}
+	if p.Algorithm != "counter" {
+		c = append(c, "-search", "alg="+p.Algorithm)
+	}
+	return c
 }
 
 func blockFlag(b string) string {
@@ -314,66 +295,4 @@ func ruleParts(rule string) (w, l float64, ok bool) {
 		return 0, 0, false
 	}
 	return float64(r.W) / 1e9, float64(r.L), true
-}
-
-// fullScale is the section on the closest point p (of a search at 1/scale
-// of the sources) replayed at the full scale of Cloudflare's experiment, f
-// of search full: its figures beside the published ones, which of them
-// hold, and how far the point's own reading was. A count or a rate holds
-// within a factor of two of the published one (none, for the false
-// positives), the mean gap within a percentage point.
-func fullScale(f *summary.SearchPoint, full *summary.CloudflareSearch, p *summary.SearchPoint, scale float64, h string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s## At full scale\n\n", h)
-	fmt.Fprintf(&b, "The closest point replayed at the full scale of Cloudflare's experiment, %s requests from %s sources, with the same "+
-		"population, rule and timeout (`make cloudflare-full`):\n\n", numfmt.Count(full.Requests), numfmt.Count(int64(full.Sources)))
-	within2 := func(x, published float64) bool { return x >= published/2 && x <= 2*published }
-	type figure struct {
-		name, published, measured string
-		holds                     bool
-	}
-	under := "none"
-	if f.Under > 0 {
-		under = fmt.Sprintf("%s requests, %s sources", numfmt.Count(f.Under), numfmt.Count(f.KeysUnder))
-	}
-	figs := []figure{
-		{"requests decided differently", numfmt.Percent(cfDisagreeRate), numfmt.Percent(f.DisagreeRate), within2(f.DisagreeRate, cfDisagreeRate)},
-		{"refused, the log admitted (false positives)", "none", under, f.Under == 0},
-		{"sources let through", fmt.Sprintf("%d, slightly above", cfSourcesOver), fmt.Sprintf("%s (worst burst %.3g× L)", numfmt.Count(f.KeysOver), f.BurstRatio),
-			within2(float64(f.KeysOver), cfSourcesOver)},
-		{"mean gap, approximate vs real rate", numfmt.Percent(cfMeanGap), numfmt.Percent(f.MeanGap), math.Abs(f.MeanGap-cfMeanGap) <= 0.01},
-	}
-	b.WriteString("| figure | Cloudflare | full scale | holds |\n|---|---|---|---|\n")
-	var hold, fail []string
-	for _, g := range figs {
-		mark := "no"
-		if g.holds {
-			mark, hold = "yes", append(hold, g.name)
-		} else {
-			fail = append(fail, g.name)
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", g.name, g.published, g.measured, mark)
-	}
-	b.WriteString("\nA figure holds when it is within a factor of two of the published one (the false positives: none, as published; " +
-		"the mean gap: within a percentage point). ")
-	switch {
-	case len(fail) == 0:
-		b.WriteString("At full scale every published figure holds.\n\n")
-	case len(hold) == 0:
-		b.WriteString("At full scale none of the published figures holds.\n\n")
-	default:
-		fmt.Fprintf(&b, "At full scale these hold: %s; these do not: %s.\n\n", strings.Join(hold, "; "), strings.Join(fail, "; "))
-	}
-	how := "read about what the whole population holds"
-	switch {
-	case f.DisagreeRate > 2*p.DisagreeRate:
-		how = "under-read what the whole population holds"
-	case 2*f.DisagreeRate < p.DisagreeRate:
-		how = "over-read what the whole population holds"
-	}
-	fmt.Fprintf(&b, "The search's point, from 1/%g of the sources, decided %s of its requests differently, with %s false positives from %s sources, "+
-		"against %s and %s from %s sources here: the few of its sources near the threshold %s.\n\n",
-		scale, numfmt.Percent(p.DisagreeRate), numfmt.Count(p.Under), numfmt.Count(p.KeysUnder),
-		numfmt.Percent(f.DisagreeRate), numfmt.Count(f.Under), numfmt.Count(f.KeysUnder), how)
-	return b.String()
 }

@@ -93,7 +93,7 @@ func TestCloudflareSearchFullScale(t *testing.T) {
 	s := testSearch()
 	full := s.Points[2]
 	full.Requests, full.Keys, full.Under, full.KeysUnder, full.KeysOver, full.DisagreeRate, full.MeanGap = 400_000_000, 270_000, 0, 0, 40, 0.00004, 0.0575
-	s.Full = &summary.CloudflareSearch{Requests: 400_000_000, Sources: 270_000, Scale: 1, Count: "all", Points: []summary.SearchPoint{full}}
+	s.Full = []*summary.CloudflareSearch{{Requests: 400_000_000, Sources: 270_000, Scale: 1, Count: "all", Points: []summary.SearchPoint{full}}}
 	var b bytes.Buffer
 	if err := CloudflareSearchREADME(&b, s, ""); err != nil {
 		t.Fatal(err)
@@ -106,13 +106,13 @@ func TestCloudflareSearchFullScale(t *testing.T) {
 		"| sources let through | 3, slightly above | 40 (worst burst 1.03× L) | no |",
 		"| mean gap, approximate vs real rate | 6.00% | 5.75% | yes |",
 		"these do not: sources let through.",
-		"The search's point, from 1/270 of the sources, decided 0.0028% of its requests differently, with 0 false positives from 0 sources, against 0.0040% and 0 from 0 sources here: the few of its sources near the threshold read about what the whole population holds.",
+		"The search's point 1, from 1/270 of the sources, decided 0.0028% of its requests differently, with 0 false positives from 0 sources, against 0.0040% and 0 from 0 sources at full scale: the few of its sources near the threshold read about what the whole population holds.",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
-	s.Full.Points[0].DisagreeRate = 0.0004 // 14 times the point's
+	s.Full[0].Points[0].DisagreeRate = 0.0004 // 14 times the point's
 	b.Reset()
 	if err := CloudflareSearchREADME(&b, s, ""); err != nil {
 		t.Fatal(err)
@@ -120,7 +120,7 @@ func TestCloudflareSearchFullScale(t *testing.T) {
 	if !strings.Contains(b.String(), "near the threshold under-read what the whole population holds") {
 		t.Error("a full scale far above the point does not say the point under-read it")
 	}
-	s.Full.Points[0].Max++
+	s.Full[0].Points[0].Max++
 	b.Reset()
 	if err := CloudflareSearchREADME(&b, s, ""); err != nil {
 		t.Fatal(err)

@@ -28,10 +28,11 @@ type CloudflareSearch struct {
 	// point): how far a point's figures move with the scale. It is read
 	// beside the search, not stored in its file.
 	Check *CloudflareSearch `json:"-"`
-	// Full, if not nil, is the closest point replayed at the full scale of
-	// Cloudflare's experiment (the search folder's full/summary.json): the
-	// figures to hold against the published ones. Read as Check is.
-	Full *CloudflareSearch `json:"-"`
+	// Full are points of the search replayed at the full scale of
+	// Cloudflare's experiment (the search folder's full/*/summary.json,
+	// each a search of one point, in the order of their folders' names):
+	// the figures to hold against the published ones. Read as Check is.
+	Full []*CloudflareSearch `json:"-"`
 }
 
 // SameSetting reports whether p and q are the same combination (rule,

@@ -18,13 +18,15 @@ import (
 // the other runs: make cloudflare names results/cloudflare/ with -o.
 const cloudflareRunsDir = runsDir + "/cloudflare"
 
-const cloudflareSynopsis = "[-requests N] [-sources K] [-rate R] [-alpha A] [-max M] [-rule L/W] [-block D] [-search GRID] [-seed S] [DIR]\n\n" +
-	"DIR (or -o DIR) is the results folder, by default " + cloudflareRunsDir + "; the committed figures in results/cloudflare/ are written only by make cloudflare and make cloudflare-search.\n\n" +
+const cloudflareSynopsis = "[-requests N] [-sources K] [-rate R] [-alpha A] [-max M] [-rule L/W] [-block D] [-search GRID | -full] [-seed S] [DIR]\n\n" +
+	"DIR (or -o DIR) is the results folder, by default " + cloudflareRunsDir + "; the committed figures in results/cloudflare/ are written only by make cloudflare, make cloudflare-search and make cloudflare-full.\n\n" +
 	"Without -block or -search, the log and the counter are replayed under both counting policies and both modes. " +
 	"With -block (Cloudflare's mitigation timeout: a source refused once is refused for D) or -search (a grid of the rule, the population " +
 	"and the timeout, e.g. 'L=20,100;W=10s,1m;rate=0.05,0.2;alpha=1.5,3;max=5,1000;block=0,1m;alg=counter,counter-floor'), the log and the counter are both put " +
 	"behind the same timeout and compared under count all, every point on " + "4,000,000 requests from 2,700 sources unless -requests and -sources say otherwise " +
-	"(the full-scale traffic per source, from a hundredth of the sources); -readme rewrites DIR/README.md (and the search's plot and page) from DIR/summary.json and DIR/search/summary.json."
+	"(the full-scale traffic per source, from a hundredth of the sources). -full replays the 3 points of DIR/search/summary.json closest to the published figures " +
+	"(the page's order, the closest first) at the full scale, 400,000,000 requests from 270,000 sources unless -requests and -sources say otherwise, " +
+	"each into DIR/search/full/1, 2 and 3. -readme rewrites DIR/README.md (and the search's plot and page) from DIR/summary.json and DIR/search/ (its summary.json and full/)."
 
 // runCloudflare reproduces Cloudflare's published accuracy experiment for
 // the sliding-window counter on a synthetic population and writes the
@@ -45,6 +47,7 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 	block := fs.String("block", "", "the mitigation timeout `D`: a source refused once is refused for D (or window: till the window's end), by the log and the counter alike")
 	search := fs.String("search", "", "search a `GRID` of rules, populations and timeouts (see above) instead of the full experiment")
 	readmeOnly := fs.Bool("readme", false, "rewrite DIR/README.md from the summaries in DIR, replaying nothing")
+	full := fs.Bool("full", false, "replay the 3 points of the search in DIR/search closest to the published figures at full scale, into DIR/search/full/")
 	force := fs.Bool("force", false, "write into a folder that holds the results of another run (another trace's, or another kind of run's)")
 	if err := parseCommand(fs, args, operand{"DIR", "the results folder", "o", out}); err != nil {
 		return err
@@ -66,6 +69,17 @@ func runCloudflare(stdout, stderr io.Writer, args []string) error {
 	})
 	if *readmeOnly {
 		return cloudflare.RewriteReadme(stdout, *out)
+	}
+	if *full {
+		for _, name := range []string{"rate", "alpha", "max", "rule", "block", "search"} {
+			if set[name] {
+				return usageError{"-full replays the search's own points: -" + name + " does not apply"}
+			}
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return cloudflare.Full{Dir: *out, Pop: cloudflare.Population{Requests: *requests, Sources: *sources, Seed: *seed},
+			Workers: *workers, Force: *force, Stdout: stdout, Stderr: stderr}.Run(ctx)
 	}
 	if *search != "" || set["block"] {
 		b := "" // none

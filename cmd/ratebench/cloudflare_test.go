@@ -279,3 +279,15 @@ func TestCloudflareReadmeRefusesAnotherFolder(t *testing.T) {
 		t.Errorf("a trace file's folder: %v", err)
 	}
 }
+
+// -full replays the search's own points: a flag that sets a point is
+// refused, and a folder without a search is named.
+func TestCloudflareFullFlags(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := ratebench(t, "cloudflare", "-full", "-rate", "0.2", "-o", dir); err == nil || !strings.Contains(err.Error(), "-full replays the search's own points: -rate does not apply") {
+		t.Errorf("-full -rate: %v", err)
+	}
+	if _, _, err := ratebench(t, "cloudflare", "-full", "-requests", "4000", "-sources", "10", "-o", dir); err == nil || !strings.Contains(err.Error(), "holds no search") {
+		t.Errorf("-full without a search: %v", err)
+	}
+}

@@ -21,9 +21,10 @@ import (
 
 // The search's folder: SearchDir is its name inside the experiment's
 // folder, whose page gives its answer; inside it, checkDir holds the
-// closest point's rerun with more sources (make cloudflare-search writes
-// it) and fullDir its replay at full scale (make cloudflare-full), each a
-// search of one point.
+// closest point rerun with more sources, if it was (a search of one point,
+// shown beside the point), and fullDir a folder for each of the closest
+// points replayed at full scale (ratebench cloudflare -full: full/1/ the
+// closest, full/2/ the next, ...), each a search of one point.
 const (
 	SearchDir = "search"
 	checkDir  = "check"
@@ -38,7 +39,7 @@ const PartialFile = "search-partial.json"
 
 // ownsSearch tells the files a search owns in its folder: its summary,
 // page, plots (the SVGs beside them) and the points of an interrupted
-// run; never the check/ folder inside, another search's.
+// run; never the check/ or full/ folders inside, other searches'.
 func ownsSearch(rel string) bool {
 	return rel == resultsdir.SummaryFile || rel == resultsdir.ReadmeFile || rel == PartialFile ||
 		filepath.Dir(rel) == "." && filepath.Ext(rel) == ".svg"
@@ -189,12 +190,42 @@ func stageSearchPages(rd *resultsdir.Dir, s *summary.CloudflareSearch) error {
 	return rd.Write(resultsdir.ReadmeFile, buf.Bytes())
 }
 
-// ReadSearch reads the search in dir, with the closest point's rerun and
-// full-scale replay in its check/ and full/ folders if they are there;
-// nil if dir holds no summary.
+// ReadSearch reads the search in dir, with the closest point's rerun in
+// its check/ folder and the points replayed at full scale in the folders
+// of its full/ folder (full/1/, full/2/, ..., in the order of their names),
+// if they are there; nil if dir holds no summary.
 func ReadSearch(dir string) (*summary.CloudflareSearch, error) {
+	s, err := readSearchFile(dir)
+	if s == nil || err != nil {
+		return nil, err
+	}
+	if s.Check, err = readSearchFile(filepath.Join(dir, checkDir)); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, fullDir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	for _, e := range entries { // sorted by name
+		if !e.IsDir() {
+			continue
+		}
+		f, err := readSearchFile(filepath.Join(dir, fullDir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		if f != nil {
+			s.Full = append(s.Full, f)
+		}
+	}
+	return s, nil
+}
+
+// readSearchFile reads the search summary in dir alone; nil if dir holds
+// no summary.
+func readSearchFile(dir string) (*summary.CloudflareSearch, error) {
 	data, err := os.ReadFile(filepath.Join(dir, resultsdir.SummaryFile))
-	if os.IsNotExist(err) {
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
@@ -206,14 +237,6 @@ func ReadSearch(dir string) (*summary.CloudflareSearch, error) {
 	}
 	if kind, _ := resultsdir.KindOf(dir); kind != resultsdir.KindSearch {
 		return nil, fmt.Errorf("%s is not the summary of a search: it holds no points", escape.Visible(filepath.Join(dir, resultsdir.SummaryFile)))
-	}
-	if base := filepath.Base(dir); base != checkDir && base != fullDir {
-		if s.Check, err = ReadSearch(filepath.Join(dir, checkDir)); err != nil {
-			return nil, err
-		}
-		if s.Full, err = ReadSearch(filepath.Join(dir, fullDir)); err != nil {
-			return nil, err
-		}
 	}
 	return &s, nil
 }
