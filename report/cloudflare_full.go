@@ -120,7 +120,7 @@ func fullTable(runs []fullRun) string {
 			if p.Under == 0 {
 				return "none"
 			}
-			return fmt.Sprintf("%s requests, %s sources", numfmt.Count(p.Under), numfmt.Count(p.KeysUnder))
+			return plural(p.Under, "request", "requests") + ", " + plural(p.KeysUnder, "source", "sources")
 		}},
 		{figSourcesOver, fmt.Sprintf("%d, slightly above", cfSourcesOver), func(p *summary.SearchPoint) string {
 			return fmt.Sprintf("%s (worst burst %.3g× L)", numfmt.Count(p.KeysOver), p.BurstRatio)
@@ -270,10 +270,10 @@ func fullReads(runs []fullRun, scale float64) string {
 		case 2*r.full.DisagreeRate < r.point.DisagreeRate:
 			how = "over-read what the whole population holds"
 		}
-		parts = append(parts, fmt.Sprintf("The search's point %d, from 1/%g of the sources, decided %s of its requests differently, with %s false positives "+
-			"from %s sources, against %s and %s from %s sources at full scale: the few of its sources near the threshold %s.", r.rank, scale,
-			numfmt.Percent(r.point.DisagreeRate), numfmt.Count(r.point.Under), numfmt.Count(r.point.KeysUnder),
-			numfmt.Percent(r.full.DisagreeRate), numfmt.Count(r.full.Under), numfmt.Count(r.full.KeysUnder), how))
+		parts = append(parts, fmt.Sprintf("The search's point %d, from 1/%g of the sources, decided %s of its requests differently, with %s "+
+			"from %s, against %s and %s from %s at full scale: the few of its sources near the threshold %s.", r.rank, scale,
+			numfmt.Percent(r.point.DisagreeRate), plural(r.point.Under, "false positive", "false positives"), plural(r.point.KeysUnder, "source", "sources"),
+			numfmt.Percent(r.full.DisagreeRate), numfmt.Count(r.full.Under), plural(r.full.KeysUnder, "source", "sources"), how))
 	}
 	return strings.Join(parts, " ") + "\n\n"
 }

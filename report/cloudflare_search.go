@@ -195,10 +195,10 @@ func cloudflareSearch(w io.Writer, s *summary.CloudflareSearch, h, plotDir strin
 		fmt.Fprintf(&b, "%s\n%s\n", head, rule)
 		fmt.Fprintf(&b, "| requests decided differently | %s | %s | %s |%s%s\n", numfmt.Percent(cfDisagreeRate), numfmt.Percent(p.DisagreeRate), numfmt.Percent(p.DisagreeRate),
 			cell(func(q *summary.SearchPoint, _ float64) string { return numfmt.Percent(q.DisagreeRate) }), cell(func(q *summary.SearchPoint, _ float64) string { return numfmt.Percent(q.DisagreeRate) }))
-		fmt.Fprintf(&b, "| refused, the log admitted (false positives) | 0 | %s requests, %s sources | ≈%s requests, ≈%s sources |%s%s\n",
-			numfmt.Count(p.Under), numfmt.Count(p.KeysUnder), scaled(p.Under, s.Scale), scaled(p.KeysUnder, s.Scale),
+		fmt.Fprintf(&b, "| refused, the log admitted (false positives) | 0 | %s, %s | ≈%s requests, ≈%s sources |%s%s\n",
+			plural(p.Under, "request", "requests"), plural(p.KeysUnder, "source", "sources"), scaled(p.Under, s.Scale), scaled(p.KeysUnder, s.Scale),
 			cell(func(q *summary.SearchPoint, _ float64) string {
-				return numfmt.Count(q.Under) + " requests, " + numfmt.Count(q.KeysUnder) + " sources"
+				return plural(q.Under, "request", "requests") + ", " + plural(q.KeysUnder, "source", "sources")
 			}),
 			cell(func(q *summary.SearchPoint, k float64) string {
 				return "≈" + scaled(q.Under, k) + " requests, ≈" + scaled(q.KeysUnder, k) + " sources"

@@ -23,6 +23,8 @@ func Percent(v float64) string {
 	switch {
 	case v == 0:
 		return "0%"
+	case v > 0 && v < 0.000001: // two significant digits, never a share that reads 0.0000%
+		return fmt.Sprintf("%.*f%%", 1-int(math.Floor(math.Log10(100*v))), 100*v)
 	case v < 0.0001:
 		return fmt.Sprintf("%.4f%%", 100*v)
 	case v < 0.01:

@@ -7,7 +7,7 @@ import (
 
 func TestFormats(t *testing.T) {
 	for _, c := range []struct{ got, want string }{
-		{Percent(0), "0%"}, {Percent(0.00003), "0.0030%"}, {Percent(0.005), "0.500%"}, {Percent(0.25), "25.00%"},
+		{Percent(0), "0%"}, {Percent(5e-8), "0.0000050%"}, {Percent(1.23e-7), "0.000012%"}, {Percent(9.99e-7), "0.000100%"}, {Percent(0.00003), "0.0030%"}, {Percent(0.005), "0.500%"}, {Percent(0.25), "25.00%"},
 		{Rate(math.NaN()), "—"}, {SignedRate(0.01), "+1.00%"}, {SignedRate(-0.01), "−1.00%"}, {SignedPercent(-0.5), "−50.00%"},
 		{PercentOf(1, 0), "—"}, {PercentOf(1, 4), "25.00%"},
 		{FlagRate(0.0001), "0.01%"}, {FlagRate(0.1), "10%"}, {FlagRate(1), "100%"}, {FlagRate(0), "0%"}, {FlagRate(0.123456789), "12.3456789%"},
