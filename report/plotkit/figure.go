@@ -11,6 +11,8 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"image/png"
+	"io"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -75,7 +77,7 @@ func (f *Figure) Render(format string) (out []byte, err error) {
 	if format == "svg" {
 		inner = vgsvg.New(w, h)
 	} else {
-		inner = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI))}
+		inner = fastPNG{vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI))}
 	}
 	c := &finiteCanvas{CanvasWriterTo: inner}
 	dc := draw.New(c)
@@ -212,4 +214,27 @@ func NewPanel(title, xlabel, ylabel string) *plot.Plot {
 	g.Horizontal.Color = color.Gray{Y: 225}
 	p.Add(g)
 	return p
+}
+
+// fastPNG writes its canvas as a PNG deflated for speed (png.BestSpeed):
+// the default level took a seventh more of a whole report's time, for
+// files 4% smaller.
+type fastPNG struct{ *vgimg.Canvas }
+
+func (c fastPNG) WriteTo(w io.Writer) (int64, error) {
+	cw := &countWriter{w: w}
+	err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(cw, c.Image())
+	return cw.n, err
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
