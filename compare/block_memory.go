@@ -4,6 +4,7 @@ import (
 	"runtime"
 
 	"ratebench/internal/hugemem"
+	"ratebench/internal/slicesx"
 )
 
 // heapBlockBytes is how much of a worker's block comes from the Go heap
@@ -37,7 +38,7 @@ func setBlockMemory(w *worker) {
 func (m *blockMemory) words(n int) []uint64 {
 	if m.heap < m.heapMax {
 		m.heap += 8 * n
-		return make([]uint64, n)
+		return slicesx.Make[uint64](n)
 	}
 	return m.arena.Words(n)
 }

@@ -225,7 +225,7 @@ func (k *keyTable) insert(id int32, h uint64) {
 // rehash rebuilds the table with n slots (rounded up to a power of two).
 func (k *keyTable) rehash(n int) {
 	b := bits.Len(uint(n - 1))
-	k.slots, k.shift = make([]uint64, 1<<b), uint(64-b)
+	k.slots, k.shift = slicesx.Make[uint64](1<<b), uint(64-b)
 	for id := range k.state.Len() {
 		if st := k.state.At(id); st.live {
 			k.insert(int32(id), st.hash)

@@ -15,7 +15,10 @@
 // the same results.
 package hugemem
 
-import "unsafe"
+import (
+	"ratebench/internal/slicesx"
+	"unsafe"
+)
 
 // regionBytes is the size of the regions an Arena maps (more for a larger
 // request): large enough that carving wastes at most the untouched tail
@@ -49,6 +52,7 @@ func (a *Arena) Words(n int) []uint64 {
 	}
 	w := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(a.free))), n)
 	a.free = a.free[size:]
+	slicesx.Touch(w) // mapped writable now: a read first would map the zero page, and the write after it fault again
 	return w[:n:n]
 }
 

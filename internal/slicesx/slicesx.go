@@ -2,7 +2,10 @@
 // format share.
 package slicesx
 
-import "slices"
+import (
+	"slices"
+	"unsafe"
+)
 
 // Grow extends s to n zero elements, keeping its contents: per-key and
 // per-bin slices grow as new keys and bins come.
@@ -38,7 +41,31 @@ func (c *Chunked[T]) At(i int) *T { return &c.chunks[i>>chunkBits][i&(1<<chunkBi
 // Grow extends c to n zero elements, keeping its contents.
 func (c *Chunked[T]) Grow(n int) {
 	for len(c.chunks)<<chunkBits < n {
-		c.chunks = append(c.chunks, make([]T, 1<<chunkBits))
+		c.chunks = append(c.chunks, Make[T](1<<chunkBits))
 	}
 	c.n = max(c.n, n)
+}
+
+// pageBytes is the size of a memory page, the unit the kernel maps.
+const pageBytes = 4096
+
+// Touch writes the zero value into one element of each memory page of s,
+// whose elements must all be zero (memory just allocated). Fresh memory
+// first read is mapped to the kernel's shared zero page, and the write
+// that follows faults again to copy it, flushing the page from every
+// processor's TLB; a replay's per-key tables are read (looked up, loaded
+// ahead) before they are written, so they are touched when made.
+func Touch[T any](s []T) {
+	var zero T
+	step := max(1, pageBytes/int(unsafe.Sizeof(zero)))
+	for i := 0; i < len(s); i += step {
+		s[i] = zero
+	}
+}
+
+// Make returns n zero elements, touched (Touch).
+func Make[T any](n int) []T {
+	s := make([]T, n)
+	Touch(s)
+	return s
 }

@@ -58,3 +58,26 @@ func TestChunked(t *testing.T) {
 		t.Errorf("Grow to fewer elements gave length %d", c.Len())
 	}
 }
+
+// Make returns n zero elements, of any size, and Touch leaves them zero:
+// it writes only the zero value, one element a page.
+func TestMakeIsZeroAndTouchChangesNothing(t *testing.T) {
+	type wide struct{ a [700]byte }
+	for _, n := range []int{0, 1, 511, 512, 513, 5000} {
+		s := Make[uint64](n)
+		w := Make[wide](n / 10)
+		if len(s) != n || len(w) != n/10 {
+			t.Fatalf("Make(%d) has %d elements", n, len(s))
+		}
+		for i := range s {
+			if s[i] != 0 {
+				t.Fatalf("Make(%d)[%d] = %d", n, i, s[i])
+			}
+		}
+		for i := range w {
+			if w[i] != (wide{}) {
+				t.Fatalf("Make(%d) of 700-byte values: element %d is not zero", n/10, i)
+			}
+		}
+	}
+}
