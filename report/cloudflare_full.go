@@ -76,15 +76,19 @@ func fullScale(s *summary.CloudflareSearch, h string) string {
 		fmt.Fprintf(&b, "%d. %s (%s)\n", r.rank, escape.Markdown(pointName(r.point)), markup.MarkdownCode(escape.ShellCommand(cmd...), false))
 	}
 	b.WriteString("\n")
-	if len(runs) < CloudflareFullPoints {
-		var missing []string
-		for rank := 1; rank <= min(CloudflareFullPoints, len(s.Points)); rank++ {
-			if !hasRank(runs, rank) {
-				missing = append(missing, fmt.Sprint(rank))
-			}
+	var missing []string
+	for rank := 1; rank <= min(CloudflareFullPoints, len(s.Points)); rank++ {
+		if !hasRank(runs, rank) {
+			missing = append(missing, fmt.Sprint(rank))
 		}
-		fmt.Fprintf(&b, "Replayed at full scale: %d of the %d closest points, not %s (`make cloudflare-full` replays all %d).\n\n",
-			len(runs), CloudflareFullPoints, strings.Join(missing, ", "), CloudflareFullPoints)
+	}
+	if len(missing) > 0 {
+		which := "point " + missing[0]
+		if len(missing) > 1 {
+			which = "points " + strings.Join(missing, ", ")
+		}
+		fmt.Fprintf(&b, "Replayed at full scale: %d of the %d closest points; %s not yet (`make cloudflare-full` replays all %d).\n\n",
+			len(runs), CloudflareFullPoints, which, CloudflareFullPoints)
 	}
 	if others > 0 {
 		fmt.Fprintf(&b, "Not shown: %s at full scale of points not among the %d closest.\n\n", plural(int64(others), "replay", "replays"), CloudflareFullPoints)
