@@ -4,35 +4,49 @@ package algorithms
 // most keys never need (a log's keys that outgrow their inline ring, a
 // run's disagreements with the reference): a key keeps the handle, 4 bytes
 // beside its other state (0: none), rather than a pointer in a per-key
-// slice of its own, and the pool holds one pointer per window in use.
-// Handles freed are given to the next window. The zero WindowPool is empty.
+// slice of its own. The windows sit side by side in chunks of poolChunk,
+// which never move: reaching a window from its handle reads the chunk's
+// place in a short table and then the window, where a table of pointers
+// to windows of their own cost a cache miss more. Handles freed are given
+// to the next window. The zero WindowPool is empty.
 type WindowPool struct {
-	sums []*WindowSum // by handle-1; nil where freed
-	free []uint32     // the handles freed
+	chunks [][]WindowSum // window h is chunks[(h-1)>>poolShift][(h-1)&poolMask]
+	n      int           // handles made
+	free   []uint32      // the handles freed
 }
+
+// poolShift sets the windows of a chunk: 1<<poolShift.
+const (
+	poolShift = 10
+	poolMask  = 1<<poolShift - 1
+)
 
 // New returns the handle of a new, empty window, and the window.
 func (p *WindowPool) New() (uint32, *WindowSum) {
-	w := &WindowSum{}
-	if n := len(p.free); n > 0 {
-		h := p.free[n-1]
-		p.free = p.free[:n-1]
-		p.sums[h-1] = w
-		return h, w
+	if k := len(p.free); k > 0 {
+		h := p.free[k-1]
+		p.free = p.free[:k-1]
+		return h, p.At(h) // emptied by Free
 	}
-	p.sums = append(p.sums, w)
-	return uint32(len(p.sums)), w
+	if p.n == len(p.chunks)<<poolShift {
+		p.chunks = append(p.chunks, make([]WindowSum, 1<<poolShift))
+	}
+	p.n++
+	return uint32(p.n), p.At(uint32(p.n))
 }
 
 // At returns the window of handle h, which must be in use (not 0).
-func (p *WindowPool) At(h uint32) *WindowSum { return p.sums[h-1] }
+func (p *WindowPool) At(h uint32) *WindowSum {
+	i := h - 1
+	return &p.chunks[i>>poolShift][i&poolMask]
+}
 
-// Free drops the window of handle h (not 0), whose handle the next New may
-// return.
+// Free drops the window of handle h (not 0), its rings with it, and the
+// next New may return its handle.
 func (p *WindowPool) Free(h uint32) {
-	p.sums[h-1] = nil
+	*p.At(h) = WindowSum{}
 	p.free = append(p.free, h)
 }
 
 // Len returns the number of windows in use.
-func (p *WindowPool) Len() int { return len(p.sums) - len(p.free) }
+func (p *WindowPool) Len() int { return p.n - len(p.free) }

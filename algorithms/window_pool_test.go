@@ -2,29 +2,40 @@ package algorithms
 
 import "testing"
 
-// A WindowPool's handles are never 0, name their own window until freed,
-// and are given again, to an empty window, once freed.
-func TestWindowPoolHandles(t *testing.T) {
+// Windows made past one chunk keep their entries and their addresses as
+// the pool grows; a handle freed comes back from New empty.
+func TestWindowPoolKeepsWindowsAndEmptiesThoseFreed(t *testing.T) {
 	var p WindowPool
-	a, wa := p.New()
-	b, wb := p.New()
-	if a == 0 || b == 0 || a == b {
-		t.Fatalf("handles %d and %d: want two distinct non-zero handles", a, b)
+	n := 3<<poolShift + 7
+	addr := make([]*WindowSum, n+1)
+	for i := 1; i <= n; i++ {
+		h, w := p.New()
+		if int(h) != i {
+			t.Fatalf("window %d has handle %d", i, h)
+		}
+		w.Add(int64(i), int64(i%5+1))
+		addr[h] = w
 	}
-	wa.Add(1, 1)
-	wb.Add(2, 5)
-	if p.At(a).Sum() != 1 || p.At(b).Sum() != 5 || p.Len() != 2 {
-		t.Fatalf("windows by handle hold %d and %d (%d in use), want 1 and 5 (2)", p.At(a).Sum(), p.At(b).Sum(), p.Len())
+	for h := 1; h <= n; h++ {
+		if w := p.At(uint32(h)); w != addr[h] || w.Sum() != int64(h%5+1) || w.Newest() != int64(h) {
+			t.Fatalf("window %d moved or lost its entry", h)
+		}
 	}
-	p.Free(a)
-	if p.Len() != 1 {
-		t.Errorf("%d windows in use after a Free, want 1", p.Len())
+	p.Free(5)
+	p.Free(1 << poolShift)
+	if p.Len() != n-2 {
+		t.Fatalf("%d windows in use, want %d", p.Len(), n-2)
 	}
-	c, wc := p.New()
-	if c != a || wc.Len() != 0 || p.At(c) != wc {
-		t.Errorf("New after Free gave handle %d holding %d entries, want the freed handle %d, empty", c, wc.Len(), a)
+	for range 2 {
+		h, w := p.New()
+		if h != 5 && h != 1<<poolShift {
+			t.Fatalf("New made handle %d with two freed", h)
+		}
+		if w.Len() != 0 || w.Sum() != 0 {
+			t.Fatalf("handle %d came back holding %d entries", h, w.Len())
+		}
 	}
-	if p.At(b).Sum() != 5 {
-		t.Errorf("reusing a handle changed another window: sum %d, want 5", p.At(b).Sum())
+	if h, _ := p.New(); int(h) != n+1 {
+		t.Fatalf("with none freed, New made handle %d, want %d", h, n+1)
 	}
 }
