@@ -289,31 +289,7 @@ func TestLuaRestyIdleIsFresh(t *testing.T) {
 		for _, rule := range []string{"10/1m", "3/1s", "2/9s"} {
 			r := mustRule(t, rule)
 			for _, start := range []int64{0, 1_700_000_000_123 * ms} {
-				kept, freed := mustNewRule(t, spec, r), mustNewRule(t, spec, r)
-				kept.Grow(1)
-				freed.Grow(1)
-				every := algorithms.CountsEvery(kept)
-				released := 0
-				now := start
-				for i := range 5000 {
-					now += rng.Int64N(2*r.W/r.L) / 1000 * 1000
-					cost := 1 + rng.Int64N(2)
-					if freed.(algorithms.Releaser).Idle(0, now) {
-						freed.(algorithms.Releaser).Release(0)
-						released++
-					}
-					a, b := kept.Decide(0, now, cost), freed.Decide(0, now, cost)
-					if a != b {
-						t.Fatalf("%s under %s: request %d at %d: kept %v, released %v", spec, rule, i, now, a, b)
-					}
-					if a || every {
-						kept.Record(0, now, cost)
-						freed.Record(0, now, cost)
-					}
-				}
-				if released == 0 {
-					t.Errorf("%s under %s: never idle", spec, rule)
-				}
+				idleIsFresh(t, rng, spec, r, start)
 			}
 		}
 	}

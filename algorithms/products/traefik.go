@@ -3,7 +3,6 @@ package products
 import (
 	"container/heap"
 	"fmt"
-	"ratebench/internal/slicesx"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"ratebench/algorithms"
+	"ratebench/internal/slicesx"
 )
 
 func init() {
