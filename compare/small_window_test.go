@@ -14,27 +14,37 @@ func TestSmallWindowHoldsWhatAWindowSumHolds(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 8))
 	var x smallWindows
-	spilled := false
+	spilled, rebased := false, false
 	for trial := range 300 {
 		h := x.make()
 		var want algorithms.WindowSum
 		now := int64(0)
 		for range rng.IntN(40) {
 			now += rng.Int64N(5)
+			if rng.IntN(25) == 0 { // a gap near the offsets' span: the base moves up, or the window spills
+				now += smallSpan - 8 + rng.Int64N(16)
+			}
 			if rng.IntN(3) == 0 {
 				cut := now - rng.Int64N(8)
 				x.at(h).expire(&x, cut)
 				want.Expire(cut)
 			} else {
 				c := rng.Int64N(5) - 2
-				if rng.IntN(20) == 0 { // a cost past 32 bits spills the window
+				switch rng.IntN(20) {
+				case 0: // a cost past 32 bits spills the window
 					c = (1<<31 + rng.Int64N(1<<40)) * (2*rng.Int64N(2) - 1)
+				case 1: // a cost at or past the edges of a smallCost
+					c = 127 + rng.Int64N(3) - 2*rng.Int64N(2)*(127+rng.Int64N(3))
 				}
-				x.at(h).add(&x, now, c)
+				e := x.at(h)
+				n0, base0, spill0 := e.n, e.base, e.spill
+				e.add(&x, now, c)
 				want.Add(now, c)
+				rebased = rebased || spill0 == 0 && e.spill == 0 && n0 > 0 && e.base != base0
 			}
 			e := x.at(h)
 			spilled = spilled || e.spill != 0
+
 			if got := e.sum(&x); got != want.Sum() {
 				t.Fatalf("trial %d: sum %d, a WindowSum of the same %d", trial, got, want.Sum())
 			}
@@ -56,5 +66,8 @@ func TestSmallWindowHoldsWhatAWindowSumHolds(t *testing.T) {
 	}
 	if !spilled {
 		t.Fatal("no window spilled: the test lacks power")
+	}
+	if !rebased {
+		t.Fatal("no window moved its base: the test lacks power")
 	}
 }
