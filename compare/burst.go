@@ -101,10 +101,10 @@ func (b *burstAcc) release(id int32) {
 	}
 }
 
-// fold counts the peak of a released key towards the largest burst.
-func (b *burstAcc) fold(p int64, name string) {
-	if p > b.relMax || (p == b.relMax && p > 0 && name < b.relKey) {
-		b.relMax, b.relKey = p, name
+// fold counts p, the peak of key id, released, towards the largest burst.
+func (b *burstAcc) fold(p int64, id int32, keys *keyTable) {
+	if p > b.relMax || (p == b.relMax && p > 0 && keys.nameBefore(id, b.relKey)) {
+		b.relMax, b.relKey = p, keys.name(id)
 	}
 }
 
@@ -122,7 +122,7 @@ func (b *burstAcc) close(r *summary.Run, c *closing) {
 		if p > l {
 			out.KeysOverL++
 		}
-		if p > 0 {
+		if p > 0 && p >= out.Max { // a smaller peak changes nothing: its name is not read
 			consider(p, keys.name(id))
 		}
 	}

@@ -23,7 +23,7 @@ type keyTable struct {
 	slots []uint64 // 0 empty; else tag<<32 | id+1, tag the hash's high 32 bits
 	shift uint     // 64 - log2(len(slots))
 
-	names slicesx.Chunked[string]   // by id
+	long  slicesx.Chunked[string]   // by id, the names longer than inlineKey (the rest are whole in their state); grown only as far as the last id of one
 	state slicesx.Chunked[keyState] // by id: chunks never move, so growing copies nothing
 	seen  int                       // keys seen: ids may have gaps when the caller assigns them
 	live  int                       // keys holding an id now
@@ -36,7 +36,8 @@ type keyTable struct {
 	sameTime int64 // requests at the same time as their key's previous one (resolution.go)
 }
 
-// inlineKey is how many bytes of a key's name its state holds.
+// inlineKey is how many bytes of a key's name its state holds: a name
+// of up to that many is held there whole, and nowhere else.
 const inlineKey = 30
 
 // keyState is what the table keeps per key, together so that one cache
@@ -47,17 +48,31 @@ type keyState struct {
 	requests int64  //
 	hash     uint64 // KeyHash of its name
 	live     bool   // the id holds a key (not released)
-	n        uint8  // bytes of the name in head: min(len(name), inlineKey)
+	n        uint8  // the name's length up to inlineKey, whose bytes head holds; inlineKey+1 for a longer name (keyTable.long), whose first inlineKey bytes it holds
 	head     [inlineKey]byte
 }
 
-// is reports whether the key of this state is key, whose hash is h; name
-// is the state's full name, read only for keys longer than inlineKey.
-func (s *keyState) is(key []byte, h uint64, name *string) bool {
-	if s.hash != h || int(s.n) != min(len(key), inlineKey) || string(s.head[:s.n]) != string(key[:s.n]) {
+// headLen returns n for a name of length n: its length up to inlineKey,
+// inlineKey+1 past it.
+func headLen(n int) uint8 { return uint8(min(n, inlineKey+1)) }
+
+// held returns the bytes of the name that head holds.
+func (s *keyState) held() []byte { return s.head[:min(s.n, inlineKey)] }
+
+// setName puts the first bytes of name in the state (keyTable.setName
+// keeps a longer name whole).
+func (s *keyState) setName(name []byte) {
+	s.n = headLen(len(name))
+	copy(s.head[:], name)
+}
+
+// is reports whether key id, whose state is st, is key, whose hash is h:
+// the name is read whole only where it is longer than inlineKey.
+func (k *keyTable) is(id int32, st *keyState, key []byte, h uint64) bool {
+	if st.hash != h || st.n != headLen(len(key)) || string(st.held()) != string(key[:min(len(key), inlineKey)]) {
 		return false
 	}
-	return len(key) <= inlineKey || *name == string(key)
+	return len(key) <= inlineKey || *k.long.At(int(id)) == string(key)
 }
 
 // holds reports whether id is live and holds key (whatever its hash: a
@@ -67,7 +82,7 @@ func (k *keyTable) holds(id int32, key []byte) bool {
 		return false
 	}
 	st := k.state.At(int(id))
-	return st.live && st.is(key, st.hash, k.names.At(int(id)))
+	return st.live && k.is(id, st, key, st.hash)
 }
 
 func newKeyTable() *keyTable { return &keyTable{lastID: -1} }
@@ -132,7 +147,7 @@ func (k *keyTable) find(key []byte, h uint64) int32 {
 		}
 		if s&^(1<<32-1) == tag {
 			id := int32(uint32(s) - 1)
-			if k.state.At(int(id)).is(key, h, k.names.At(int(id))) {
+			if k.is(id, k.state.At(int(id)), key, h) {
 				return id
 			}
 		}
@@ -191,17 +206,15 @@ func (k *keyTable) add(key []byte, h uint64, t int64) (int32, error) {
 		id = k.free[n-1]
 		k.free = k.free[:n-1]
 	} else {
-		if k.names.Len() >= 1<<31-1 {
+		if k.state.Len() >= 1<<31-1 {
 			return 0, fmt.Errorf("more than %d keys at once", 1<<31-1)
 		}
-		id = int32(k.names.Len())
-		k.names.Grow(int(id) + 1)
+		id = int32(k.state.Len())
 		k.state.Grow(int(id) + 1)
 	}
-	*k.names.At(int(id)) = string(key)
-	st := keyState{last: t, from: t, requests: 1, hash: h, live: true, n: uint8(min(len(key), inlineKey))}
-	copy(st.head[:], key)
-	*k.state.At(int(id)) = st
+	st := k.state.At(int(id))
+	*st = keyState{last: t, from: t, requests: 1, hash: h, live: true}
+	k.setName(id, st, key)
 	k.seen++
 	k.live++
 	if 2*k.live > len(k.slots) {
@@ -255,13 +268,12 @@ func (k *keyTable) remove(id int32, h uint64) {
 // (a generator's source index), sparing the lookup: id must always name
 // the same key.
 func (k *keyTable) internIndexed(id int32, key []byte, t int64) (isNew bool, err error) {
-	if int(id) >= k.names.Len() {
-		k.names.Grow(int(id) + 1)
+	if int(id) >= k.state.Len() {
 		k.state.Grow(int(id) + 1)
 	}
 	st := k.state.At(int(id))
 	if st.requests == 0 {
-		*k.names.At(int(id)) = string(key)
+		k.setName(id, st, key)
 		k.seen++
 		k.live++
 		st.live = true
@@ -281,10 +293,39 @@ func (k *keyTable) internIndexed(id int32, key []byte, t int64) (isNew bool, err
 func (k *keyTable) len() int { return k.seen }
 
 // size returns one more than the largest id.
-func (k *keyTable) size() int { return k.names.Len() }
+func (k *keyTable) size() int { return k.state.Len() }
 
-// name returns the name of key id.
-func (k *keyTable) name(id int32) string { return *k.names.At(int(id)) }
+// name returns the name of key id (a copy of it, for a name its state
+// holds whole).
+func (k *keyTable) name(id int32) string {
+	st := k.state.At(int(id))
+	if st.n <= inlineKey {
+		return string(st.held())
+	}
+	return *k.long.At(int(id))
+}
+
+// nameBefore reports whether the name of key id sorts before s, without
+// copying it.
+func (k *keyTable) nameBefore(id int32, s string) bool {
+	st := k.state.At(int(id))
+	if st.n <= inlineKey {
+		return string(st.held()) < s
+	}
+	return *k.long.At(int(id)) < s
+}
+
+// setName gives key id, whose state is st, its name: in its state, and
+// whole in the long names if it is longer than inlineKey.
+func (k *keyTable) setName(id int32, st *keyState, name []byte) {
+	st.setName(name)
+	if len(name) > inlineKey {
+		if int(id) >= k.long.Len() {
+			k.long.Grow(int(id) + 1)
+		}
+		*k.long.At(int(id)) = string(name)
+	}
+}
 
 // at returns the state of key id.
 func (k *keyTable) at(id int32) *keyState { return k.state.At(int(id)) }
@@ -304,7 +345,9 @@ func (k *keyTable) release(id int32) {
 	if k.lastID == id {
 		k.lastID = -1
 	}
-	*k.names.At(int(id)) = ""
+	if k.at(id).n > inlineKey {
+		*k.long.At(int(id)) = ""
+	}
 	*k.at(id) = keyState{}
 	k.free = append(k.free, id)
 	k.live--

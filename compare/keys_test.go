@@ -99,3 +99,35 @@ func TestKeyTableOrder(t *testing.T) {
 		}
 	}
 }
+
+// A name of up to inlineKey bytes is held whole in its key's state and
+// nowhere else: a table of such names keeps no long names at all, and
+// keeps a longer one only as far as its id. Keys interned by a dense id
+// of their own (a generator's) are named alike.
+func TestKeyTableKeepsShortNamesInTheirState(t *testing.T) {
+	k := newKeyTable()
+	for i := range 5000 {
+		name := fmt.Sprintf("10.%d.%d.%d", i>>16, (i>>8)&255, i&255)
+		if i%2 == 0 {
+			name = fmt.Sprintf("%0*d", inlineKey, i)
+		}
+		id, _, err := k.intern([]byte(name), 1)
+		if err != nil || k.name(id) != name {
+			t.Fatalf("key %q: id %d names %q (err %v)", name, id, k.name(id), err)
+		}
+	}
+	if k.long.Len() != 0 {
+		t.Fatalf("%d long names kept for names of at most %d bytes", k.long.Len(), inlineKey)
+	}
+	long := strings.Repeat("y", inlineKey) + "z"
+	id, _, _ := k.intern([]byte(long), 1)
+	if k.long.Len() != int(id)+1 || k.name(id) != long {
+		t.Fatalf("long name %q: id %d names %q, %d long names kept", long, id, k.name(id), k.long.Len())
+	}
+	g := newKeyTable()
+	for i, name := range []string{"a", strings.Repeat("q", inlineKey), long} {
+		if _, err := g.internIndexed(int32(2*i), []byte(name), 1); err != nil || g.name(int32(2*i)) != name {
+			t.Fatalf("indexed key %d: named %q, want %q (err %v)", 2*i, g.name(int32(2*i)), name, err)
+		}
+	}
+}

@@ -112,8 +112,8 @@ func (u *useAcc) add(id int32, t, cost, exact int64, ref bool) {
 // and of a smaller name (the peak then does not depend on how the keys
 // were shared among workers).
 func (u *useAcc) notePeak(id int32, use int64) {
-	if name := u.keys.name(id); use > u.peak || name < u.peakKey {
-		u.peak, u.peakKey = use, name
+	if use > u.peak || u.keys.nameBefore(id, u.peakKey) {
+		u.peak, u.peakKey = use, u.keys.name(id)
 	}
 }
 

@@ -180,10 +180,9 @@ func (a *runAcc) boundIdle(id int32, now int64) bool {
 func (w *worker) release(id int32, runs []*runAcc) {
 	rec := w.ledger(id)
 	w.keepFull(id, rec, runs)
-	name := w.keys.name(id)
 	for _, a := range runs {
 		if a.burst != nil {
-			a.burst.fold(a.rows.peak(id), name)
+			a.burst.fold(a.rows.peak(id), id, w.keys)
 		}
 		a.release(id)
 	}
