@@ -50,6 +50,7 @@ import (
 	"syscall"
 
 	"ratebench/internal/escape"
+	"ratebench/internal/gcpace"
 )
 
 func main() {
@@ -58,6 +59,7 @@ func main() {
 	// fails with EPIPE instead of ending the process before the summary
 	// and report are written.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	gcpace.Start() // a replay's large heap is long-lived state: its collections' slack is kept small
 	program = programName(os.Args[0])
 	if err := run(os.Stdout, os.Stderr, os.Args[1:]); err != nil {
 		if !errors.Is(err, flag.ErrHelp) && !errors.Is(err, errReported) {
