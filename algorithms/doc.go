@@ -11,7 +11,7 @@
 // side by side (Placer), in that caller's Block, where each key's states
 // of every limiter sit together. The textbook limiters keep a state in a
 // cell of the size its values need (cells.go), a sliding log its entries
-// in a ring of its own (Entries), each with an exact wide form beside it
+// in a ring of the length its limit needs (KeyEntries), each with an exact wide form beside it
 // for what outgrows them.
 //
 // Time is always an argument: t is an int64 count of nanoseconds, t >= 0,

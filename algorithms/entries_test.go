@@ -5,11 +5,12 @@ import (
 	"testing"
 )
 
-// Entries hold what a WindowSum holds, entry for entry: through entries
-// that outgrow the ring, a cost other than 1, windows that span more than
-// the ring's offsets reach (entrySpan) and times that drift far past the
-// ring's base (which moves up to the oldest entry), every Sum, Len, Bytes,
-// Newest, SumThrough and coveredAt is the WindowSum's.
+// KeyEntries hold what a WindowSum per key holds, entry for entry: through
+// entries that outgrow the ring (of each length RingFor gives), a cost
+// other than 1, windows that span more than the ring's offsets reach
+// (entrySpan) and times that drift far past the ring's base (which moves
+// up to the oldest entry), every Sum, Count, Bytes, Newest, SumThrough and
+// coveredAt is the WindowSum's, for keys whose requests interleave.
 func TestEntriesAsWindowSum(t *testing.T) {
 	for _, c := range []struct {
 		name       string
@@ -18,56 +19,84 @@ func TestEntriesAsWindowSum(t *testing.T) {
 		wantSpill  bool
 		wantInline bool
 	}{
-		{"short window", 1000, 120, 20000, 0, true, true},                       // past 16 entries now and then
+		{"short window", 1000, 120, 20000, 0, true, true},                       // past the ring now and then
 		{"costs", 1000, 300, 20000, 50, true, true},                             // a cost of 2 spills
 		{"drifting base", entrySpan / 4, entrySpan / 8, 20000, 0, false, true},  // the base moves up many times
 		{"window past the span", 2 * entrySpan, entrySpan, 5000, 0, true, true}, // spills as its entries span past the offsets
 	} {
-		var p WindowPool
-		var e Entries
-		var w WindowSum
-		rng := rand.New(rand.NewPCG(9, uint64(c.n)))
-		tm := int64(1_700_000_000_000_000_000)
-		spilled, inline, rebased := false, false, 0
-		for i := range c.n {
-			tm += rng.Int64N(c.gap)
-			cut := tm - c.w
-			e.Expire(&p, cut)
-			w.Expire(cut)
-			if e.ext == 0 && e.Len(&p) == 0 && rng.IntN(4) == 0 { // an empty key's entries go back to its ring
-				e.Drop(&p)
+		for _, ring := range []int{4, 8, ringMax} {
+			const keys = 3
+			s := NewKeyEntries(ring)
+			s.Grow(keys)
+			if c.name == "drifting base" && ring != ringMax { // its windows hold about four entries: a ring of 4 spills
+				continue
 			}
-			cost := int64(1)
-			if c.heavy > 0 && rng.IntN(c.heavy) == 0 {
-				cost = 2
+			w := make([]WindowSum, keys)
+			rng := rand.New(rand.NewPCG(9, uint64(c.n+ring)))
+			tm := make([]int64, keys)
+			for i := range tm {
+				tm[i] = 1_700_000_000_000_000_000
 			}
-			base, held := e.base, e.ext == 0 && e.n > 0
-			e.Add(&p, tm, cost)
-			w.Add(tm, cost)
-			if held && e.ext == 0 && e.base != base {
-				rebased++
+			spilled, inline, rebased := false, false, 0
+			for i := range c.n {
+				id := int32(rng.IntN(keys))
+				tm[id] += rng.Int64N(c.gap)
+				now := tm[id]
+				cut := now - c.w
+				s.Expire(id, cut)
+				w[id].Expire(cut)
+				h := s.heads.At(id)
+				if h.ext == 0 && s.Count(id) == 0 && rng.IntN(4) == 0 { // an empty key's entries go back to its ring
+					s.Drop(id)
+				}
+				cost := int64(1)
+				if c.heavy > 0 && rng.IntN(c.heavy) == 0 {
+					cost = 2
+				}
+				base, held := h.base, h.ext == 0 && h.n > 0
+				s.Add(id, now, cost)
+				w[id].Add(now, cost)
+				if held && h.ext == 0 && h.base != base {
+					rebased++
+				}
+				spilled, inline = spilled || h.ext != 0, inline || h.ext == 0 && h.n > 1
+				x := &w[id]
+				probe := now - rng.Int64N(c.w)
+				need := 1 + rng.Int64N(int64(x.Len())+1)
+				gt, gok := s.coveredAt(id, need)
+				wt, wok := x.coveredAt(need)
+				if s.Sum(id) != x.Sum() || s.Count(id) != x.Len() || s.Bytes(id) != x.Bytes() || s.Newest(id) != x.Newest() ||
+					s.SumThrough(id, probe) != x.SumThrough(probe) || gt != wt || gok != wok {
+					t.Fatalf("%s, ring %d, entry %d of key %d: entries hold sum %d, count %d, bytes %d, newest %d, through %d, covered %d %v; the window sum %d, %d, %d, %d, %d, %d %v",
+						c.name, ring, i, id, s.Sum(id), s.Count(id), s.Bytes(id), s.Newest(id), s.SumThrough(id, probe), gt, gok,
+						x.Sum(), x.Len(), x.Bytes(), x.Newest(), x.SumThrough(probe), wt, wok)
+				}
+				if h.ext != 0 && s.Count(id) == 0 { // an emptied spill, dropped as a release would
+					s.Drop(id)
+					*x = WindowSum{}
+				}
 			}
-			spilled, inline = spilled || e.ext != 0, inline || e.ext == 0 && e.n > 1
-			probe := tm - rng.Int64N(c.w)
-			need := 1 + rng.Int64N(int64(w.Len())+1)
-			gt, gok := e.coveredAt(&p, need)
-			wt, wok := w.coveredAt(need)
-			if e.Sum(&p) != w.Sum() || e.Len(&p) != w.Len() || e.Bytes(&p) != w.Bytes() || e.Newest(&p) != w.Newest() ||
-				e.SumThrough(&p, probe) != w.SumThrough(probe) || gt != wt || gok != wok {
-				t.Fatalf("%s, entry %d: entries hold sum %d, len %d, bytes %d, newest %d, through %d, covered %d %v; the window sum %d, %d, %d, %d, %d, %d %v",
-					c.name, i, e.Sum(&p), e.Len(&p), e.Bytes(&p), e.Newest(&p), e.SumThrough(&p, probe), gt, gok,
-					w.Sum(), w.Len(), w.Bytes(), w.Newest(), w.SumThrough(probe), wt, wok)
+			if spilled != c.wantSpill || inline != c.wantInline {
+				t.Errorf("%s, ring %d: entries spilled %v and held several in the ring %v; want %v and %v: the case lacks power", c.name, ring, spilled, inline, c.wantSpill, c.wantInline)
 			}
-			if e.ext != 0 && e.Len(&p) == 0 { // an emptied spill, dropped as a release would
-				e.Drop(&p)
-				w = WindowSum{}
+			if c.name == "drifting base" && rebased == 0 {
+				t.Errorf("%s: the ring's base never moved under its entries: the case lacks power", c.name)
 			}
 		}
-		if spilled != c.wantSpill || inline != c.wantInline {
-			t.Errorf("%s: entries spilled %v and held several in the ring %v; want %v and %v: the case lacks power", c.name, spilled, inline, c.wantSpill, c.wantInline)
+	}
+}
+
+// RingFor gives the least power of two at or above the limit, from 4 to
+// ringMax; the zero KeyEntries holds rings of ringMax.
+func TestRingFor(t *testing.T) {
+	for L, want := range map[int64]int{1: 4, 4: 4, 5: 8, 8: 8, 9: 16, 16: 16, 17: 16, 1 << 40: 16} {
+		if got := RingFor(L); got != want {
+			t.Errorf("RingFor(%d) = %d; want %d", L, got, want)
 		}
-		if c.name == "drifting base" && rebased == 0 {
-			t.Errorf("%s: the ring's base never moved under its entries: the case lacks power", c.name)
-		}
+	}
+	var s KeyEntries
+	s.Grow(2)
+	if len(s.key(1).lo) != ringMax {
+		t.Errorf("the zero KeyEntries holds rings of %d; want %d", len(s.key(1).lo), ringMax)
 	}
 }

@@ -101,19 +101,25 @@ func TestCounterAdvanceAsDivision(t *testing.T) {
 }
 
 // TestLogInlineAsWindowSum: the log keeps a key's first entries in its own
-// block and moves them to a WindowSum when they outgrow it or one costs
-// other than 1; sums, sizes, peaks, idleness and retry times must be those
-// of a plain WindowSum per key (the log's former state), around the
-// inline capacity, through Release and Restore.
+// block, in a ring sized to the rule's limit (RingFor), and moves them to
+// a WindowSum when they outgrow it or one costs other than 1; sums, sizes,
+// peaks, idleness and retry times must be those of a plain WindowSum per
+// key (the log's former state), around each ring's length, through
+// Release and Restore.
 func TestLogInlineAsWindowSum(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	for _, r := range []Rule{{L: entriesInline - 1, W: 100}, {L: entriesInline, W: 100}, {L: entriesInline + 1, W: 100}, {L: 3 * entriesInline, W: 1000}} {
+	var rules []Rule
+	for _, L := range []int64{3, 4, 5, 8, 9, ringMax - 1, ringMax, ringMax + 1} {
+		rules = append(rules, Rule{L: L, W: 100})
+	}
+	for _, r := range append(rules, Rule{L: 3 * ringMax, W: 1000}) {
 		const keys = 4
 		l := NewLog(r)
 		l.Grow(keys)
 		ref := make([]WindowSum, keys)
 		peak := make([]int64, keys)
 		now := make([]int64, keys)
+		full, spilled := false, false
 		for i := range 20_000 {
 			id := int32(rng.IntN(keys))
 			now[id] += rng.Int64N(r.W / int64(r.L) * 2)
@@ -140,6 +146,9 @@ func TestLogInlineAsWindowSum(t *testing.T) {
 				w.Add(tm, cost)
 				peak[id] = max(peak[id], w.Bytes())
 			}
+			h := l.e.heads.At(id)
+			full = full || h.ext == 0 && int64(h.n) >= min(int64(RingFor(r.L)), r.L+1)
+			spilled = spilled || h.ext != 0
 			if l.KeyPeak(id) != peak[id] {
 				t.Fatalf("%v step %d key %d: peak %d, want %d", r, i, id, l.KeyPeak(id), peak[id])
 			}
@@ -164,6 +173,9 @@ func TestLogInlineAsWindowSum(t *testing.T) {
 		}
 		if m, s := l.Memory(); m != wantMax || s != wantSum {
 			t.Fatalf("%v: memory %d %d, want %d %d", r, m, s, wantMax, wantSum)
+		}
+		if !full || !spilled {
+			t.Errorf("%v: a key filled its ring of %d (or held more than the limit there) %v, spilled %v: the case lacks power", r, RingFor(r.L), full, spilled)
 		}
 	}
 }

@@ -8,52 +8,47 @@ package algorithms
 // cost when that is not 1, plus the running sum: 8*entries + 8*(entries
 // with cost != 1) + 8 bytes. Entries are pruned when their key is next
 // seen, as an in-process log or a Redis sorted set trimmed on each request
-// would. The harness holds each key's entries in a ring buffer that grows
-// only to what the window holds, and follows each key's largest analytic
-// size as it goes (Memory).
+// would. The harness holds each key's entries in a ring of the length the
+// rule's limit needs (KeyEntries, RingFor), then in a ring buffer that
+// grows only to what the window holds, and follows each key's largest
+// analytic size as it goes (Memory).
 type Log struct {
-	rule Rule
-	keys PerKey[logKey]
-	exts WindowPool // the entries of the keys that left their ring (Entries)
+	rule  Rule
+	peaks PerKey[int64] // each key's largest analytic size so far; 0 until its first Decide (or Record)
+	e     KeyEntries
 
 	relPeakMax, relPeakSum int64 // the peaks of the keys released (Release)
 }
 
-// logKey is one key of the log: its entries and its memory bookkeeping,
-// together, so that a decision touches one block. It holds no pointer, so
-// that a replay can place it in its Block (Placer).
-type logKey struct {
-	peak int64 // the key's largest analytic size so far; 0 until its first Decide (or Record)
-	e    Entries
-}
-
 // NewLog returns the sliding log for rule r.
-func NewLog(r Rule) *Log { return &Log{rule: r} }
+func NewLog(r Rule) *Log { return &Log{rule: r, e: NewKeyEntries(RingFor(r.L))} }
 
 func (*Log) Name() string         { return "log" }
 func (*Log) FixedSize() bool      { return false }
 func (*Log) CountsRejected() bool { return true }
 
-func (l *Log) Grow(n int) { l.keys.Grow(n) }
+func (l *Log) Grow(n int) {
+	l.peaks.Grow(n)
+	l.e.Grow(n)
+}
 
-func (l *Log) Bytes(id int32) int64 { return l.keys.At(id).e.Bytes(&l.exts) }
+func (l *Log) Bytes(id int32) int64 { return l.e.Bytes(id) }
 
 // Decide counts the key from its first request on: its size then is its
 // first peak (never 0: an empty key's size is its sum's 8 bytes).
 func (l *Log) Decide(id int32, t, cost int64) bool {
-	k := l.keys.At(id)
-	if k.peak == 0 {
-		k.peak = k.e.Bytes(&l.exts)
+	if p := l.peaks.At(id); *p == 0 {
+		*p = l.e.Bytes(id)
 	} else {
-		k.e.Expire(&l.exts, t-l.rule.W)
+		l.e.Expire(id, t-l.rule.W)
 	}
-	return cost <= l.rule.L-k.e.Sum(&l.exts)
+	return cost <= l.rule.L-l.e.Sum(id)
 }
 
 func (l *Log) Record(id int32, t, cost int64) {
-	k := l.keys.At(id)
-	k.e.Add(&l.exts, t, cost)
-	k.peak = max(k.peak, k.e.Bytes(&l.exts))
+	l.e.Add(id, t, cost)
+	p := l.peaks.At(id)
+	*p = max(*p, l.e.Bytes(id))
 }
 
 // Estimate returns the exact cost in (t-W, t].
@@ -61,15 +56,15 @@ func (l *Log) Estimate(id int32, t int64) Rational { return Whole(l.Sum(id)) }
 
 // Sum returns the cost recorded for key id in (t-W, t] as of its last
 // Decide: the exact count the other algorithms estimate.
-func (l *Log) Sum(id int32) int64 { return l.keys.At(id).e.Sum(&l.exts) }
+func (l *Log) Sum(id int32) int64 { return l.e.Sum(id) }
 
 // Memory returns the analytic memory the log's keys have held: the largest
 // size of one key and the sum over keys of each key's largest size (keys
 // count from their first request).
 func (l *Log) Memory() (peakPerKey, sumOfPeaks int64) {
 	peakPerKey, sumOfPeaks = l.relPeakMax, l.relPeakSum
-	for id := range int32(l.keys.Len()) {
-		p := l.keys.At(id).peak
+	for id := range int32(l.peaks.Len()) {
+		p := *l.peaks.At(id)
 		peakPerKey = max(peakPerKey, p)
 		sumOfPeaks += p
 	}

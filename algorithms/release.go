@@ -22,18 +22,17 @@ type Releaser interface {
 
 // Idle: every entry has left the window (t-W, t].
 func (l *Log) Idle(id int32, t int64) bool {
-	e := &l.keys.At(id).e
-	return e.Len(&l.exts) == 0 || e.Newest(&l.exts) <= t-l.rule.W
+	return l.e.Count(id) == 0 || l.e.Newest(id) <= t-l.rule.W
 }
 
 // Release frees the key's entries; its largest size stays counted in
 // Memory until Restore hands it back.
 func (l *Log) Release(id int32) {
-	k := l.keys.At(id)
-	l.relPeakMax = max(l.relPeakMax, k.peak)
-	l.relPeakSum += k.peak
-	k.e.Drop(&l.exts)
-	k.peak = 0
+	p := l.peaks.At(id)
+	l.relPeakMax = max(l.relPeakMax, *p)
+	l.relPeakSum += *p
+	l.e.Drop(id)
+	*p = 0
 }
 
 // SizeAt returns the analytic size key id holds at t, at or after its last
@@ -41,22 +40,20 @@ func (l *Log) Release(id int32) {
 // sum, 0 when it holds none. It drops the entries that have left the window
 // by t, as the key's next Decide would.
 func (l *Log) SizeAt(id int32, t int64) int64 {
-	e := &l.keys.At(id).e
-	e.Expire(&l.exts, t-l.rule.W)
-	if e.Len(&l.exts) == 0 {
+	l.e.Expire(id, t-l.rule.W)
+	if l.e.Count(id) == 0 {
 		return 0
 	}
-	return e.Bytes(&l.exts)
+	return l.e.Bytes(id)
 }
 
 // KeyPeak returns the largest analytic size key id has had.
-func (l *Log) KeyPeak(id int32) int64 { return l.keys.At(id).peak }
+func (l *Log) KeyPeak(id int32) int64 { return *l.peaks.At(id) }
 
 // Restore gives a released key that returns (now under id) the largest
 // size it had before its release, so that Memory counts it once.
 func (l *Log) Restore(id int32, peak int64) {
-	k := l.keys.At(id)
-	k.peak = max(peak, k.e.Bytes(&l.exts))
+	*l.peaks.At(id) = max(peak, l.e.Bytes(id))
 	l.relPeakSum -= peak
 }
 

@@ -86,12 +86,11 @@ func (l *Log) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	if cost > l.rule.L {
 		return 0, false
 	}
-	e := &l.keys.At(id).e
-	excess := e.Sum(&l.exts) - (l.rule.L - cost)
+	excess := l.e.Sum(id) - (l.rule.L - cost)
 	if excess <= 0 {
 		return t, true
 	}
-	ts, ok := e.coveredAt(&l.exts, excess)
+	ts, ok := l.e.coveredAt(id, excess)
 	if !ok {
 		return 0, false // unreachable: the entries hold Sum > excess
 	}

@@ -33,7 +33,7 @@ const smallInline = 7
 type smallCost = int8
 
 // smallSpan bounds the offsets of a smallWindow's entries from its base:
-// 2^48 ns, over 78 hours, as algorithms.Entries.
+// 2^48 ns, over 78 hours, as algorithms.KeyEntries.
 const smallSpan = 1 << 48
 
 // at returns the time of entry i.

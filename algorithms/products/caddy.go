@@ -82,9 +82,8 @@ func init() {
 // the Go map's entry are not counted.
 type Caddy struct {
 	algorithms.DeviationSet
-	rule  algorithms.Rule
-	keys  algorithms.PerKey[algorithms.Entries] // each key's recorded events
-	rings algorithms.WindowPool                 // the events that left their key's Entries
+	rule   algorithms.Rule
+	events algorithms.KeyEntries // each key's recorded events
 }
 
 // The deviations, in the order of the list.
@@ -96,7 +95,7 @@ const (
 // NewCaddy returns caddy-ratelimit's zone for rule r: max_events L, window
 // W.
 func NewCaddy(r algorithms.Rule) *Caddy {
-	c := &Caddy{rule: r}
+	c := &Caddy{rule: r, events: algorithms.NewKeyEntries(algorithms.RingFor(r.L))}
 	c.SetDeviations(
 		algorithms.Deviation{Name: "boundary", About: "lets a request through without recording it when the oldest of the last L recorded events is exactly W old (the ring refuses it, but its wait is 0, which the handler does not refuse)"},
 		algorithms.Deviation{Name: "cost", About: "counts one event per request whatever its cost"},
@@ -108,7 +107,7 @@ func (c *Caddy) Name() string         { return "caddy" + c.Suffix() }
 func (*Caddy) Twin() string           { return "log" }
 func (*Caddy) FixedSize() bool        { return true }
 func (*Caddy) CountsRejected() bool   { return false }
-func (c *Caddy) Warm(id int32) uint64 { return c.keys.At(id).Warm(&c.rings) }
+func (c *Caddy) Warm(id int32) uint64 { return c.events.Warm(id) }
 
 // Bytes is the ring of L times and the limiter: 24*L + 48.
 func (c *Caddy) Bytes(int32) int64 {
@@ -120,11 +119,11 @@ func (c *Caddy) Bytes(int32) int64 {
 }
 
 // Grow makes ids below n valid, each a key never seen.
-func (c *Caddy) Grow(n int) { c.keys.Grow(n) }
+func (c *Caddy) Grow(n int) { c.events.Grow(n) }
 
-// events is what a request counts: one, or its cost without the cost
+// count is what a request counts: one, or its cost without the cost
 // deviation.
-func (c *Caddy) events(cost int64) int64 {
+func (c *Caddy) count(cost int64) int64 {
 	if c.OnAt(caddyCost) {
 		return 1
 	}
@@ -133,17 +132,17 @@ func (c *Caddy) events(cost int64) int64 {
 
 // sums returns the cost recorded in (t-W, t] and in [t-W, t], after
 // dropping what is older.
-func (c *Caddy) sums(e *algorithms.Entries, t int64) (open, closed int64) {
-	e.Expire(&c.rings, t-c.rule.W-1)
-	closed = e.Sum(&c.rings)
-	return closed - e.SumThrough(&c.rings, t-c.rule.W), closed
+func (c *Caddy) sums(id int32, t int64) (open, closed int64) {
+	c.events.Expire(id, t-c.rule.W-1)
+	closed = c.events.Sum(id)
+	return closed - c.events.SumThrough(id, t-c.rule.W), closed
 }
 
 // Decide admits iff the cost in (t-W, t] leaves room for the request's:
 // When() <= 0.
 func (c *Caddy) Decide(id int32, t, cost int64) bool {
-	open, _ := c.sums(c.keys.At(id), t)
-	n := c.events(cost)
+	open, _ := c.sums(id, t)
+	n := c.count(cost)
 	return n <= c.rule.L && open <= c.rule.L-n
 }
 
@@ -151,24 +150,22 @@ func (c *Caddy) Decide(id int32, t, cost int64) bool {
 // because an event exactly W old no longer counts: the ring refused it
 // (allowed() was false) and wrote nothing.
 func (c *Caddy) Record(id int32, t, cost int64) {
-	e := c.keys.At(id)
-	n := c.events(cost)
+	n := c.count(cost)
 	if c.OnAt(caddyBoundary) {
-		open, closed := c.sums(e, t)
+		open, closed := c.sums(id, t)
 		L := c.rule.L
 		if n <= L && open <= L-n && closed > L-n {
 			return
 		}
 	}
-	e.Add(&c.rings, t, n)
+	c.events.Add(id, t, n)
 }
 
 // Idle: no event is in [t-W, t] (one at t-W may still keep the request at
 // t from being recorded).
 func (c *Caddy) Idle(id int32, t int64) bool {
-	e := c.keys.At(id)
-	e.Expire(&c.rings, t-c.rule.W-1)
-	return e.Len(&c.rings) == 0
+	c.events.Expire(id, t-c.rule.W-1)
+	return c.events.Count(id) == 0
 }
 
-func (c *Caddy) Release(id int32) { c.keys.At(id).Drop(&c.rings) }
+func (c *Caddy) Release(id int32) { c.events.Drop(id) }

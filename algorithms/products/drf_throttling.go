@@ -150,7 +150,7 @@ type DRFThrottling struct {
 	rule  algorithms.Rule
 	dur   float64 // duration, the int seconds of parse_rate, made float by the difference and the sum
 	keys  algorithms.PerKey[drfKey]
-	hist  algorithms.WindowPool // the histories that left their key's Entries
+	hist  algorithms.KeyEntries // each key's history
 	cache *drfCache             // with max-entries: LocMemCache's keys; nil otherwise
 	iCull int
 
@@ -160,11 +160,10 @@ type DRFThrottling struct {
 	relPeakMax, relPeakSum int64 // the largest histories of the keys released (Release), in bytes
 }
 
-// drfKey is a key's history and its cache entry: held while the cache
-// holds the key (set, and neither read expired nor culled since), set the
-// time of its last cache.set.
+// drfKey is a key's cache entry (its history is in hist): held while the
+// cache holds the key (set, and neither read expired nor culled since), set
+// the time of its last cache.set.
 type drfKey struct {
-	e    algorithms.Entries
 	set  int64
 	held bool
 	peak int64 // the largest Bytes the key reached
@@ -214,7 +213,7 @@ func NewDRFThrottling(r algorithms.Rule, spec, arg string, hasArg bool) (*DRFThr
 		}
 		return nil, fmt.Errorf("algorithm %q: a DRF rate is \"L/period\", the period second, minute, hour or day, of which only the first letter is read: the window is 1s, 1m, 1h or 24h, not %s; give one of these%s", spec, algorithms.FormatWindow(r.W), hint)
 	}
-	d := &DRFThrottling{rule: r, dur: float64(r.W / int64(time.Second)), iCull: -1}
+	d := &DRFThrottling{rule: r, dur: float64(r.W / int64(time.Second)), iCull: -1, hist: algorithms.NewKeyEntries(algorithms.RingFor(r.L))}
 	if hasArg {
 		v, ok := strings.CutPrefix(strings.TrimSpace(arg), "max-entries")
 		n, err := int64(DRFMaxEntries), error(nil)
@@ -263,18 +262,19 @@ func (*DRFThrottling) Twin() string         { return "log" }
 func (*DRFThrottling) FixedSize() bool      { return false }
 func (*DRFThrottling) CountsRejected() bool { return true }
 func (d *DRFThrottling) Warm(id int32) uint64 {
-	return d.keys.At(id).e.Warm(&d.hist)
+	return d.hist.Warm(id)
 }
 
 func (d *DRFThrottling) Grow(n int) {
 	d.keys.Grow(n)
+	d.hist.Grow(n)
 	if d.cache != nil {
 		d.cache.grow(n)
 	}
 }
 
 // Bytes is the entries the key holds, 8 each, and its expiry, 8.
-func (d *DRFThrottling) Bytes(id int32) int64 { return d.keys.At(id).e.Bytes(&d.hist) }
+func (d *DRFThrottling) Bytes(id int32) int64 { return d.hist.Bytes(id) }
 
 // Memory returns the largest size of one key and the sum over keys of
 // each key's largest size, as the log's Memory.
@@ -330,7 +330,7 @@ func (d *DRFThrottling) get(id int32, t int64) *drfKey {
 	} else if k.held && d.CouplesKeys() {
 		d.cache.touch(id)
 	}
-	k.e.Expire(&d.hist, d.cutoff(t))
+	d.hist.Expire(id, d.cutoff(t))
 	return k
 }
 
@@ -338,7 +338,7 @@ func (d *DRFThrottling) get(id int32, t int64) *drfKey {
 // cache.
 func (d *DRFThrottling) forget(id int32) {
 	k := d.keys.At(id)
-	k.e.Drop(&d.hist)
+	d.hist.Drop(id)
 	k.held = false
 	if d.cache != nil {
 		d.cache.remove(id)
@@ -348,9 +348,9 @@ func (d *DRFThrottling) forget(id int32) {
 // Decide admits iff the request's entries fit beside those in the window:
 // with one-hit, iff len(history) < L.
 func (d *DRFThrottling) Decide(id int32, t, cost int64) bool {
-	k := d.get(id, t)
+	d.get(id, t)
 	n := d.hits(cost)
-	return n <= d.rule.L && k.e.Sum(&d.hist) <= d.rule.L-n
+	return n <= d.rule.L && d.hist.Sum(id) <= d.rule.L-n
 }
 
 // Record is throttle_success: the request's entry inserted and the
@@ -358,19 +358,19 @@ func (d *DRFThrottling) Decide(id int32, t, cost int64) bool {
 func (d *DRFThrottling) Record(id int32, t, cost int64) {
 	k := d.get(id, t)
 	if n := d.hits(cost); n > 0 {
-		k.e.Add(&d.hist, t, n)
+		d.hist.Add(id, t, n)
 	}
 	if d.CouplesKeys() {
 		d.cache.set(id, d.forget)
 	}
 	k.held, k.set = true, t
-	k.peak = max(k.peak, k.e.Bytes(&d.hist))
+	k.peak = max(k.peak, d.hist.Bytes(id))
 }
 
 // Estimate returns the cost of the entries in the window, as the log's
 // count.
 func (d *DRFThrottling) Estimate(id int32, _ int64) algorithms.Rational {
-	return algorithms.Whole(d.keys.At(id).e.Sum(&d.hist))
+	return algorithms.Whole(d.hist.Sum(id))
 }
 
 // Idle: every entry has left the window at t (an expired cache entry
@@ -380,7 +380,8 @@ func (d *DRFThrottling) Idle(id int32, t int64) bool {
 	if d.CouplesKeys() {
 		return false
 	}
-	return d.get(id, t).e.Len(&d.hist) == 0
+	d.get(id, t)
+	return d.hist.Count(id) == 0
 }
 
 // Release forgets key id; its largest size stays counted in Memory.

@@ -14,10 +14,9 @@ func (k *Kong) Place(b *algorithms.Block)          { k.st.Place(b) }
 func (u *Ulule) Place(b *algorithms.Block)         { u.st.Place(b) }
 func (rc *RedisCell) Place(b *algorithms.Block)    { rc.g.Place(b) }
 func (th *Throttled) Place(b *algorithms.Block)    { th.core().Place(b) }
-func (u *Upstash) Place(b *algorithms.Block)       { u.cache.Place(b) } // the cache places its inner limiter, core
-func (y *Tyk) Place(b *algorithms.Block)           { y.keys.Place(b) }  // each key's set, while it fits its ring
-func (c *Caddy) Place(b *algorithms.Block)         { c.keys.Place(b) }  // each key's events, while they fit its ring
-func (c *LuaRestyCount) Place(b *algorithms.Block) { c.st.Place(b) }    // the dict's queue, which couples keys, stays
+func (u *Upstash) Place(b *algorithms.Block)       { u.cache.Place(b) }  // the cache places its inner limiter, core
+func (c *Caddy) Place(b *algorithms.Block)         { c.events.Place(b) } // each key's events, while they fit its ring
+func (c *LuaRestyCount) Place(b *algorithms.Block) { c.st.Place(b) }     // the dict's queue, which couples keys, stays
 
 func (c *upstashSliding) Place(b *algorithms.Block) { c.st.Place(b) }
 func (c *upstashFixed) Place(b *algorithms.Block)   { c.st.Place(b) }
@@ -60,7 +59,15 @@ func (f *FlaskLimiter) Place(b *algorithms.Block) {
 	}
 }
 
-func (d *DRFThrottling) Place(b *algorithms.Block) { d.keys.Place(b) }
+func (d *DRFThrottling) Place(b *algorithms.Block) {
+	d.keys.Place(b)
+	d.hist.Place(b) // each key's history, while it fits its ring
+}
+
+func (y *Tyk) Place(b *algorithms.Block) {
+	y.sets.Place(b) // each key's set, while it fits its ring
+	y.peaks.Place(b)
+}
 
 // LuaRestyReq places the record its deviations keep: doubles, whole
 // milli-requests, or the exact token bucket.

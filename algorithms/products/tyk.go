@@ -94,17 +94,9 @@ func init() {
 type Tyk struct {
 	algorithms.DeviationSet
 	rule                   algorithms.Rule
-	keys                   algorithms.PerKey[tykKey]
-	sets                   algorithms.WindowPool // the sets that left their key's ring (algorithms.Entries)
-	relPeakMax, relPeakSum int64                 // the peaks of the keys released
-}
-
-// tykKey is one key's sorted set: its entries in time order (the cost of
-// each is 1 with one-hit on) and the largest analytic size it has had, 0
-// before its first request.
-type tykKey struct {
-	peak int64
-	set  algorithms.Entries
+	sets                   algorithms.KeyEntries    // each key's sorted set: its entries in time order (the cost of each is 1 with one-hit on)
+	peaks                  algorithms.PerKey[int64] // and the largest analytic size it has had, 0 before its first request
+	relPeakMax, relPeakSum int64                    // the peaks of the keys released
 }
 
 const (
@@ -120,7 +112,7 @@ func NewTyk(r algorithms.Rule) (*Tyk, error) {
 	if r.W%int64(time.Second) != 0 {
 		return nil, fmt.Errorf("algorithm \"tyk\": per is whole seconds (the gateway truncates it to an int64): give a window of whole seconds, not %s", algorithms.FormatWindow(r.W))
 	}
-	y := &Tyk{rule: r}
+	y := &Tyk{rule: r, sets: algorithms.NewKeyEntries(algorithms.RingFor(r.L))}
 	y.SetDeviations(
 		algorithms.Deviation{Name: "one-hit", About: "one sorted-set member per request whatever its cost, admitted while the count is below the limit"},
 		algorithms.Deviation{Name: "counts-refused", About: "every request is added to the log before the decision, refused ones included"},
@@ -134,33 +126,35 @@ func (y *Tyk) Name() string         { return "tyk" + y.Suffix() }
 func (*Tyk) Twin() string           { return "log" }
 func (*Tyk) FixedSize() bool        { return false }
 func (*Tyk) CountsRejected() bool   { return true }
-func (y *Tyk) Grow(n int)           { y.keys.Grow(n) }
-func (y *Tyk) Bytes(id int32) int64 { return y.keys.At(id).set.Bytes(&y.sets) }
+func (y *Tyk) Bytes(id int32) int64 { return y.sets.Bytes(id) }
 func (y *Tyk) CountsEvery() bool    { return y.OnAt(tykCountsRefused) }
 func (y *Tyk) Idle(id int32, t int64) bool {
-	k := y.keys.At(id)
-	y.trim(k, t)
-	return k.set.Len(&y.sets) == 0
+	y.trim(id, t)
+	return y.sets.Count(id) == 0
+}
+
+func (y *Tyk) Grow(n int) {
+	y.sets.Grow(n)
+	y.peaks.Grow(n)
 }
 
 // trim is the script's ZREMRANGEBYSCORE key -inf (now - per): the entries
 // at or before t - W, compared as doubles with float on.
-func (y *Tyk) trim(k *tykKey, t int64) {
+func (y *Tyk) trim(id int32, t int64) {
 	cutoff := t - y.rule.W
 	if y.OnAt(tykFloat) {
 		cutoff = ScoreCutoff(cutoff)
 	}
-	k.set.Expire(&y.sets, cutoff)
+	y.sets.Expire(id, cutoff)
 }
 
 // Decide: count = ZCARD after the trim; blocked iff count > rate - 1.
 func (y *Tyk) Decide(id int32, t, cost int64) bool {
-	k := y.keys.At(id)
-	if k.peak == 0 { // its first request (an empty set's size is its count's 8 bytes)
-		k.peak = k.set.Bytes(&y.sets)
+	if p := y.peaks.At(id); *p == 0 { // its first request (an empty set's size is its count's 8 bytes)
+		*p = y.sets.Bytes(id)
 	}
-	y.trim(k, t)
-	count := k.set.Sum(&y.sets)
+	y.trim(id, t)
+	count := y.sets.Sum(id)
 	if y.OnAt(tykOneHit) {
 		return count < y.rule.L
 	}
@@ -170,37 +164,37 @@ func (y *Tyk) Decide(id int32, t, cost int64) bool {
 // Record is the script's ZADD key now now: a member at t, none new when
 // one is already there (same-ns).
 func (y *Tyk) Record(id int32, t, cost int64) {
-	k := y.keys.At(id)
-	y.trim(k, t)
-	if y.OnAt(tykSameNS) && k.set.Len(&y.sets) > 0 && k.set.Newest(&y.sets) == t {
+	y.trim(id, t)
+	if y.OnAt(tykSameNS) && y.sets.Count(id) > 0 && y.sets.Newest(id) == t {
 		return
 	}
 	if y.OnAt(tykOneHit) {
 		cost = 1
 	}
-	k.set.Add(&y.sets, t, cost)
-	k.peak = max(k.peak, k.set.Bytes(&y.sets))
+	y.sets.Add(id, t, cost)
+	p := y.peaks.At(id)
+	*p = max(*p, y.sets.Bytes(id))
 }
 
 // Entries returns the number of entries key id holds as of its last
 // request: its sorted set's ZCARD.
-func (y *Tyk) Entries(id int32) int { return y.keys.At(id).set.Len(&y.sets) }
+func (y *Tyk) Entries(id int32) int { return y.sets.Count(id) }
 
 // Release forgets key id; its largest size stays counted in Memory.
 func (y *Tyk) Release(id int32) {
-	k := y.keys.At(id)
-	y.relPeakMax = max(y.relPeakMax, k.peak)
-	y.relPeakSum += k.peak
-	k.set.Drop(&y.sets)
-	k.peak = 0
+	p := y.peaks.At(id)
+	y.relPeakMax = max(y.relPeakMax, *p)
+	y.relPeakSum += *p
+	y.sets.Drop(id)
+	*p = 0
 }
 
 // Memory returns the largest size of one key and the sum over keys of
 // each key's largest size, as the log's Memory.
 func (y *Tyk) Memory() (peakPerKey, sumOfPeaks int64) {
 	peakPerKey, sumOfPeaks = y.relPeakMax, y.relPeakSum
-	for id := range int32(y.keys.Len()) {
-		p := y.keys.At(id).peak
+	for id := range int32(y.peaks.Len()) {
+		p := *y.peaks.At(id)
 		peakPerKey = max(peakPerKey, p)
 		sumOfPeaks += p
 	}
