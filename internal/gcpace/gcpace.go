@@ -22,7 +22,7 @@ import (
 const (
 	// Slack is the most the heap grows by between collections once what
 	// is live passes it.
-	Slack = 64 << 20
+	Slack = 32 << 20
 	// MinPercent bounds the pace from below: past 100/MinPercent times
 	// Slack of live heap, the heap grows by MinPercent of it.
 	MinPercent = 10
