@@ -9,7 +9,7 @@ import (
 // entries that outgrow the ring (of each length RingFor gives), a cost
 // other than 1, windows that span more than the ring's offsets reach
 // (entrySpan) and times that drift far past the ring's base (which moves
-// up to the oldest entry), every Sum, Count, Bytes, Newest, SumThrough and
+// up to the oldest entry), every Sum, Len, Bytes, Newest, SumThrough and
 // coveredAt is the WindowSum's, for keys whose requests interleave.
 func TestEntriesAsWindowSum(t *testing.T) {
 	for _, c := range []struct {
@@ -43,18 +43,19 @@ func TestEntriesAsWindowSum(t *testing.T) {
 				tm[id] += rng.Int64N(c.gap)
 				now := tm[id]
 				cut := now - c.w
-				s.Expire(id, cut)
+				e := s.Key(id)
+				e.Expire(cut)
 				w[id].Expire(cut)
-				h := s.heads.At(id)
-				if h.ext == 0 && s.Count(id) == 0 && rng.IntN(4) == 0 { // an empty key's entries go back to its ring
-					s.Drop(id)
+				h := e.entriesHead
+				if h.ext == 0 && e.Len() == 0 && rng.IntN(4) == 0 { // an empty key's entries go back to its ring
+					e.Drop()
 				}
 				cost := int64(1)
 				if c.heavy > 0 && rng.IntN(c.heavy) == 0 {
 					cost = 2
 				}
 				base, held := h.base, h.ext == 0 && h.n > 0
-				s.Add(id, now, cost)
+				e.Add(now, cost)
 				w[id].Add(now, cost)
 				if held && h.ext == 0 && h.base != base {
 					rebased++
@@ -63,16 +64,16 @@ func TestEntriesAsWindowSum(t *testing.T) {
 				x := &w[id]
 				probe := now - rng.Int64N(c.w)
 				need := 1 + rng.Int64N(int64(x.Len())+1)
-				gt, gok := s.coveredAt(id, need)
+				gt, gok := e.coveredAt(need)
 				wt, wok := x.coveredAt(need)
-				if s.Sum(id) != x.Sum() || s.Count(id) != x.Len() || s.Bytes(id) != x.Bytes() || s.Newest(id) != x.Newest() ||
-					s.SumThrough(id, probe) != x.SumThrough(probe) || gt != wt || gok != wok {
-					t.Fatalf("%s, ring %d, entry %d of key %d: entries hold sum %d, count %d, bytes %d, newest %d, through %d, covered %d %v; the window sum %d, %d, %d, %d, %d, %d %v",
-						c.name, ring, i, id, s.Sum(id), s.Count(id), s.Bytes(id), s.Newest(id), s.SumThrough(id, probe), gt, gok,
+				if e.Sum() != x.Sum() || e.Len() != x.Len() || e.Bytes() != x.Bytes() || e.Newest() != x.Newest() ||
+					e.SumThrough(probe) != x.SumThrough(probe) || gt != wt || gok != wok {
+					t.Fatalf("%s, ring %d, entry %d of key %d: entries hold sum %d, len %d, bytes %d, newest %d, through %d, covered %d %v; the window sum %d, %d, %d, %d, %d, %d %v",
+						c.name, ring, i, id, e.Sum(), e.Len(), e.Bytes(), e.Newest(), e.SumThrough(probe), gt, gok,
 						x.Sum(), x.Len(), x.Bytes(), x.Newest(), x.SumThrough(probe), wt, wok)
 				}
-				if h.ext != 0 && s.Count(id) == 0 { // an emptied spill, dropped as a release would
-					s.Drop(id)
+				if h.ext != 0 && e.Len() == 0 { // an emptied spill, dropped as a release would
+					e.Drop()
 					*x = WindowSum{}
 				}
 			}
@@ -96,7 +97,7 @@ func TestRingFor(t *testing.T) {
 	}
 	var s KeyEntries
 	s.Grow(2)
-	if len(s.key(1).lo) != ringMax {
-		t.Errorf("the zero KeyEntries holds rings of %d; want %d", len(s.key(1).lo), ringMax)
+	if int(s.Key(1).mask)+1 != ringMax {
+		t.Errorf("the zero KeyEntries holds rings of %d; want %d", int(s.Key(1).mask)+1, ringMax)
 	}
 }

@@ -146,7 +146,7 @@ func TestLogInlineAsWindowSum(t *testing.T) {
 				w.Add(tm, cost)
 				peak[id] = max(peak[id], w.Bytes())
 			}
-			h := l.e.heads.At(id)
+			h := l.e.Key(id).entriesHead
 			full = full || h.ext == 0 && int64(h.n) >= min(int64(RingFor(r.L)), r.L+1)
 			spilled = spilled || h.ext != 0
 			if l.KeyPeak(id) != peak[id] {

@@ -13,9 +13,8 @@ package algorithms
 // grows only to what the window holds, and follows each key's largest
 // analytic size as it goes (Memory).
 type Log struct {
-	rule  Rule
-	peaks PerKey[int64] // each key's largest analytic size so far; 0 until its first Decide (or Record)
-	e     KeyEntries
+	rule Rule
+	e    KeyEntries // each key's entries, and its largest analytic size so far (Peak); 0 until its first Decide (or Record)
 
 	relPeakMax, relPeakSum int64 // the peaks of the keys released (Release)
 }
@@ -27,28 +26,27 @@ func (*Log) Name() string         { return "log" }
 func (*Log) FixedSize() bool      { return false }
 func (*Log) CountsRejected() bool { return true }
 
-func (l *Log) Grow(n int) {
-	l.peaks.Grow(n)
-	l.e.Grow(n)
-}
+func (l *Log) Grow(n int) { l.e.Grow(n) }
 
-func (l *Log) Bytes(id int32) int64 { return l.e.Bytes(id) }
+func (l *Log) Bytes(id int32) int64 { return l.e.Key(id).Bytes() }
 
 // Decide counts the key from its first request on: its size then is its
 // first peak (never 0: an empty key's size is its sum's 8 bytes).
 func (l *Log) Decide(id int32, t, cost int64) bool {
-	if p := l.peaks.At(id); *p == 0 {
-		*p = l.e.Bytes(id)
+	e := l.e.Key(id)
+	if p := e.Peak(); *p == 0 {
+		*p = e.Bytes()
 	} else {
-		l.e.Expire(id, t-l.rule.W)
+		e.Expire(t - l.rule.W)
 	}
-	return cost <= l.rule.L-l.e.Sum(id)
+	return cost <= l.rule.L-e.Sum()
 }
 
 func (l *Log) Record(id int32, t, cost int64) {
-	l.e.Add(id, t, cost)
-	p := l.peaks.At(id)
-	*p = max(*p, l.e.Bytes(id))
+	e := l.e.Key(id)
+	e.Add(t, cost)
+	p := e.Peak()
+	*p = max(*p, e.Bytes())
 }
 
 // Estimate returns the exact cost in (t-W, t].
@@ -56,15 +54,15 @@ func (l *Log) Estimate(id int32, t int64) Rational { return Whole(l.Sum(id)) }
 
 // Sum returns the cost recorded for key id in (t-W, t] as of its last
 // Decide: the exact count the other algorithms estimate.
-func (l *Log) Sum(id int32) int64 { return l.e.Sum(id) }
+func (l *Log) Sum(id int32) int64 { return l.e.Key(id).Sum() }
 
 // Memory returns the analytic memory the log's keys have held: the largest
 // size of one key and the sum over keys of each key's largest size (keys
 // count from their first request).
 func (l *Log) Memory() (peakPerKey, sumOfPeaks int64) {
 	peakPerKey, sumOfPeaks = l.relPeakMax, l.relPeakSum
-	for id := range int32(l.peaks.Len()) {
-		p := *l.peaks.At(id)
+	for id := range int32(l.e.Len()) {
+		p := *l.e.Key(id).Peak()
 		peakPerKey = max(peakPerKey, p)
 		sumOfPeaks += p
 	}

@@ -22,17 +22,18 @@ type Releaser interface {
 
 // Idle: every entry has left the window (t-W, t].
 func (l *Log) Idle(id int32, t int64) bool {
-	return l.e.Count(id) == 0 || l.e.Newest(id) <= t-l.rule.W
+	e := l.e.Key(id)
+	return e.Len() == 0 || e.Newest() <= t-l.rule.W
 }
 
 // Release frees the key's entries; its largest size stays counted in
 // Memory until Restore hands it back.
 func (l *Log) Release(id int32) {
-	p := l.peaks.At(id)
-	l.relPeakMax = max(l.relPeakMax, *p)
-	l.relPeakSum += *p
-	l.e.Drop(id)
-	*p = 0
+	e := l.e.Key(id)
+	p := *e.Peak()
+	l.relPeakMax = max(l.relPeakMax, p)
+	l.relPeakSum += p
+	e.Drop()
 }
 
 // SizeAt returns the analytic size key id holds at t, at or after its last
@@ -40,20 +41,22 @@ func (l *Log) Release(id int32) {
 // sum, 0 when it holds none. It drops the entries that have left the window
 // by t, as the key's next Decide would.
 func (l *Log) SizeAt(id int32, t int64) int64 {
-	l.e.Expire(id, t-l.rule.W)
-	if l.e.Count(id) == 0 {
+	e := l.e.Key(id)
+	e.Expire(t - l.rule.W)
+	if e.Len() == 0 {
 		return 0
 	}
-	return l.e.Bytes(id)
+	return e.Bytes()
 }
 
 // KeyPeak returns the largest analytic size key id has had.
-func (l *Log) KeyPeak(id int32) int64 { return *l.peaks.At(id) }
+func (l *Log) KeyPeak(id int32) int64 { return *l.e.Key(id).Peak() }
 
 // Restore gives a released key that returns (now under id) the largest
 // size it had before its release, so that Memory counts it once.
 func (l *Log) Restore(id int32, peak int64) {
-	*l.peaks.At(id) = max(peak, l.e.Bytes(id))
+	e := l.e.Key(id)
+	*e.Peak() = max(peak, e.Bytes())
 	l.relPeakSum -= peak
 }
 

@@ -86,11 +86,12 @@ func (l *Log) RetryAfter(id int32, t, cost int64) (int64, bool) {
 	if cost > l.rule.L {
 		return 0, false
 	}
-	excess := l.e.Sum(id) - (l.rule.L - cost)
+	e := l.e.Key(id)
+	excess := e.Sum() - (l.rule.L - cost)
 	if excess <= 0 {
 		return t, true
 	}
-	ts, ok := l.e.coveredAt(id, excess)
+	ts, ok := e.coveredAt(excess)
 	if !ok {
 		return 0, false // unreachable: the entries hold Sum > excess
 	}

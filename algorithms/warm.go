@@ -11,7 +11,7 @@ type Warmer interface {
 }
 
 // Warm loads key id's block, and its entries if they left the block.
-func (l *Log) Warm(id int32) uint64 { return l.e.Warm(id) }
+func (l *Log) Warm(id int32) uint64 { return l.e.Key(id).Warm() }
 
 func (c *Counter) Warm(id int32) uint64 { return uint64(c.st.At(id).win) }
 func (f *Fixed) Warm(id int32) uint64   { return uint64(f.st.At(id).win) }

@@ -107,7 +107,7 @@ func (c *Caddy) Name() string         { return "caddy" + c.Suffix() }
 func (*Caddy) Twin() string           { return "log" }
 func (*Caddy) FixedSize() bool        { return true }
 func (*Caddy) CountsRejected() bool   { return false }
-func (c *Caddy) Warm(id int32) uint64 { return c.events.Warm(id) }
+func (c *Caddy) Warm(id int32) uint64 { return c.events.Key(id).Warm() }
 
 // Bytes is the ring of L times and the limiter: 24*L + 48.
 func (c *Caddy) Bytes(int32) int64 {
@@ -132,16 +132,16 @@ func (c *Caddy) count(cost int64) int64 {
 
 // sums returns the cost recorded in (t-W, t] and in [t-W, t], after
 // dropping what is older.
-func (c *Caddy) sums(id int32, t int64) (open, closed int64) {
-	c.events.Expire(id, t-c.rule.W-1)
-	closed = c.events.Sum(id)
-	return closed - c.events.SumThrough(id, t-c.rule.W), closed
+func (c *Caddy) sums(e algorithms.Entries, t int64) (open, closed int64) {
+	e.Expire(t - c.rule.W - 1)
+	closed = e.Sum()
+	return closed - e.SumThrough(t-c.rule.W), closed
 }
 
 // Decide admits iff the cost in (t-W, t] leaves room for the request's:
 // When() <= 0.
 func (c *Caddy) Decide(id int32, t, cost int64) bool {
-	open, _ := c.sums(id, t)
+	open, _ := c.sums(c.events.Key(id), t)
 	n := c.count(cost)
 	return n <= c.rule.L && open <= c.rule.L-n
 }
@@ -150,22 +150,24 @@ func (c *Caddy) Decide(id int32, t, cost int64) bool {
 // because an event exactly W old no longer counts: the ring refused it
 // (allowed() was false) and wrote nothing.
 func (c *Caddy) Record(id int32, t, cost int64) {
+	e := c.events.Key(id)
 	n := c.count(cost)
 	if c.OnAt(caddyBoundary) {
-		open, closed := c.sums(id, t)
+		open, closed := c.sums(e, t)
 		L := c.rule.L
 		if n <= L && open <= L-n && closed > L-n {
 			return
 		}
 	}
-	c.events.Add(id, t, n)
+	e.Add(t, n)
 }
 
 // Idle: no event is in [t-W, t] (one at t-W may still keep the request at
 // t from being recorded).
 func (c *Caddy) Idle(id int32, t int64) bool {
-	c.events.Expire(id, t-c.rule.W-1)
-	return c.events.Count(id) == 0
+	e := c.events.Key(id)
+	e.Expire(t - c.rule.W - 1)
+	return e.Len() == 0
 }
 
-func (c *Caddy) Release(id int32) { c.events.Drop(id) }
+func (c *Caddy) Release(id int32) { c.events.Key(id).Drop() }

@@ -262,7 +262,7 @@ func (*DRFThrottling) Twin() string         { return "log" }
 func (*DRFThrottling) FixedSize() bool      { return false }
 func (*DRFThrottling) CountsRejected() bool { return true }
 func (d *DRFThrottling) Warm(id int32) uint64 {
-	return d.hist.Warm(id)
+	return d.hist.Key(id).Warm()
 }
 
 func (d *DRFThrottling) Grow(n int) {
@@ -274,7 +274,7 @@ func (d *DRFThrottling) Grow(n int) {
 }
 
 // Bytes is the entries the key holds, 8 each, and its expiry, 8.
-func (d *DRFThrottling) Bytes(id int32) int64 { return d.hist.Bytes(id) }
+func (d *DRFThrottling) Bytes(id int32) int64 { return d.hist.Key(id).Bytes() }
 
 // Memory returns the largest size of one key and the sum over keys of
 // each key's largest size, as the log's Memory.
@@ -322,23 +322,25 @@ func (d *DRFThrottling) expired(set, t int64) bool {
 }
 
 // get is cache.get(key, []) and the pops at t: a key expired loses its
-// history and leaves the cache; one held moves to the cache's head.
-func (d *DRFThrottling) get(id int32, t int64) *drfKey {
+// history and leaves the cache; one held moves to the cache's head. It
+// returns the key's cache entry and its history.
+func (d *DRFThrottling) get(id int32, t int64) (*drfKey, algorithms.Entries) {
 	k := d.keys.At(id)
 	if k.held && d.expired(k.set, t) {
 		d.forget(id)
 	} else if k.held && d.CouplesKeys() {
 		d.cache.touch(id)
 	}
-	d.hist.Expire(id, d.cutoff(t))
-	return k
+	e := d.hist.Key(id)
+	e.Expire(d.cutoff(t))
+	return k, e
 }
 
 // forget drops key id's cache entry: its history and its place in the
 // cache.
 func (d *DRFThrottling) forget(id int32) {
 	k := d.keys.At(id)
-	d.hist.Drop(id)
+	d.hist.Key(id).Drop()
 	k.held = false
 	if d.cache != nil {
 		d.cache.remove(id)
@@ -348,29 +350,29 @@ func (d *DRFThrottling) forget(id int32) {
 // Decide admits iff the request's entries fit beside those in the window:
 // with one-hit, iff len(history) < L.
 func (d *DRFThrottling) Decide(id int32, t, cost int64) bool {
-	d.get(id, t)
+	_, e := d.get(id, t)
 	n := d.hits(cost)
-	return n <= d.rule.L && d.hist.Sum(id) <= d.rule.L-n
+	return n <= d.rule.L && e.Sum() <= d.rule.L-n
 }
 
 // Record is throttle_success: the request's entry inserted and the
 // history set in the cache, its expiry from t (with the culls first).
 func (d *DRFThrottling) Record(id int32, t, cost int64) {
-	k := d.get(id, t)
+	k, e := d.get(id, t)
 	if n := d.hits(cost); n > 0 {
-		d.hist.Add(id, t, n)
+		e.Add(t, n)
 	}
 	if d.CouplesKeys() {
 		d.cache.set(id, d.forget)
 	}
 	k.held, k.set = true, t
-	k.peak = max(k.peak, d.hist.Bytes(id))
+	k.peak = max(k.peak, e.Bytes())
 }
 
 // Estimate returns the cost of the entries in the window, as the log's
 // count.
 func (d *DRFThrottling) Estimate(id int32, _ int64) algorithms.Rational {
-	return algorithms.Whole(d.hist.Sum(id))
+	return algorithms.Whole(d.hist.Key(id).Sum())
 }
 
 // Idle: every entry has left the window at t (an expired cache entry
@@ -380,8 +382,8 @@ func (d *DRFThrottling) Idle(id int32, t int64) bool {
 	if d.CouplesKeys() {
 		return false
 	}
-	d.get(id, t)
-	return d.hist.Count(id) == 0
+	_, e := d.get(id, t)
+	return e.Len() == 0
 }
 
 // Release forgets key id; its largest size stays counted in Memory.

@@ -64,10 +64,7 @@ func (d *DRFThrottling) Place(b *algorithms.Block) {
 	d.hist.Place(b) // each key's history, while it fits its ring
 }
 
-func (y *Tyk) Place(b *algorithms.Block) {
-	y.sets.Place(b) // each key's set, while it fits its ring
-	y.peaks.Place(b)
-}
+func (y *Tyk) Place(b *algorithms.Block) { y.sets.Place(b) } // each key's set, while it fits its ring
 
 // LuaRestyReq places the record its deviations keep: doubles, whole
 // milli-requests, or the exact token bucket.

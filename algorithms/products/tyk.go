@@ -94,9 +94,8 @@ func init() {
 type Tyk struct {
 	algorithms.DeviationSet
 	rule                   algorithms.Rule
-	sets                   algorithms.KeyEntries    // each key's sorted set: its entries in time order (the cost of each is 1 with one-hit on)
-	peaks                  algorithms.PerKey[int64] // and the largest analytic size it has had, 0 before its first request
-	relPeakMax, relPeakSum int64                    // the peaks of the keys released
+	sets                   algorithms.KeyEntries // each key's sorted set: its entries in time order (the cost of each is 1 with one-hit on), and the largest analytic size it has had (Peak), 0 before its first request
+	relPeakMax, relPeakSum int64                 // the peaks of the keys released
 }
 
 const (
@@ -126,35 +125,34 @@ func (y *Tyk) Name() string         { return "tyk" + y.Suffix() }
 func (*Tyk) Twin() string           { return "log" }
 func (*Tyk) FixedSize() bool        { return false }
 func (*Tyk) CountsRejected() bool   { return true }
-func (y *Tyk) Bytes(id int32) int64 { return y.sets.Bytes(id) }
+func (y *Tyk) Bytes(id int32) int64 { return y.sets.Key(id).Bytes() }
 func (y *Tyk) CountsEvery() bool    { return y.OnAt(tykCountsRefused) }
 func (y *Tyk) Idle(id int32, t int64) bool {
-	y.trim(id, t)
-	return y.sets.Count(id) == 0
+	e := y.sets.Key(id)
+	y.trim(e, t)
+	return e.Len() == 0
 }
 
-func (y *Tyk) Grow(n int) {
-	y.sets.Grow(n)
-	y.peaks.Grow(n)
-}
+func (y *Tyk) Grow(n int) { y.sets.Grow(n) }
 
 // trim is the script's ZREMRANGEBYSCORE key -inf (now - per): the entries
 // at or before t - W, compared as doubles with float on.
-func (y *Tyk) trim(id int32, t int64) {
+func (y *Tyk) trim(e algorithms.Entries, t int64) {
 	cutoff := t - y.rule.W
 	if y.OnAt(tykFloat) {
 		cutoff = ScoreCutoff(cutoff)
 	}
-	y.sets.Expire(id, cutoff)
+	e.Expire(cutoff)
 }
 
 // Decide: count = ZCARD after the trim; blocked iff count > rate - 1.
 func (y *Tyk) Decide(id int32, t, cost int64) bool {
-	if p := y.peaks.At(id); *p == 0 { // its first request (an empty set's size is its count's 8 bytes)
-		*p = y.sets.Bytes(id)
+	e := y.sets.Key(id)
+	if p := e.Peak(); *p == 0 { // its first request (an empty set's size is its count's 8 bytes)
+		*p = e.Bytes()
 	}
-	y.trim(id, t)
-	count := y.sets.Sum(id)
+	y.trim(e, t)
+	count := e.Sum()
 	if y.OnAt(tykOneHit) {
 		return count < y.rule.L
 	}
@@ -164,37 +162,38 @@ func (y *Tyk) Decide(id int32, t, cost int64) bool {
 // Record is the script's ZADD key now now: a member at t, none new when
 // one is already there (same-ns).
 func (y *Tyk) Record(id int32, t, cost int64) {
-	y.trim(id, t)
-	if y.OnAt(tykSameNS) && y.sets.Count(id) > 0 && y.sets.Newest(id) == t {
+	e := y.sets.Key(id)
+	y.trim(e, t)
+	if y.OnAt(tykSameNS) && e.Len() > 0 && e.Newest() == t {
 		return
 	}
 	if y.OnAt(tykOneHit) {
 		cost = 1
 	}
-	y.sets.Add(id, t, cost)
-	p := y.peaks.At(id)
-	*p = max(*p, y.sets.Bytes(id))
+	e.Add(t, cost)
+	p := e.Peak()
+	*p = max(*p, e.Bytes())
 }
 
 // Entries returns the number of entries key id holds as of its last
 // request: its sorted set's ZCARD.
-func (y *Tyk) Entries(id int32) int { return y.sets.Count(id) }
+func (y *Tyk) Entries(id int32) int { return y.sets.Key(id).Len() }
 
 // Release forgets key id; its largest size stays counted in Memory.
 func (y *Tyk) Release(id int32) {
-	p := y.peaks.At(id)
-	y.relPeakMax = max(y.relPeakMax, *p)
-	y.relPeakSum += *p
-	y.sets.Drop(id)
-	*p = 0
+	e := y.sets.Key(id)
+	p := *e.Peak()
+	y.relPeakMax = max(y.relPeakMax, p)
+	y.relPeakSum += p
+	e.Drop()
 }
 
 // Memory returns the largest size of one key and the sum over keys of
 // each key's largest size, as the log's Memory.
 func (y *Tyk) Memory() (peakPerKey, sumOfPeaks int64) {
 	peakPerKey, sumOfPeaks = y.relPeakMax, y.relPeakSum
-	for id := range int32(y.peaks.Len()) {
-		p := *y.peaks.At(id)
+	for id := range int32(y.sets.Len()) {
+		p := *y.sets.Key(id).Peak()
 		peakPerKey = max(peakPerKey, p)
 		sumOfPeaks += p
 	}
