@@ -291,6 +291,9 @@ func (w *worker) replayBatch(b *batch, file string, lr traces.Lateness) *failure
 			if j := i + stateAhead; j < len(b.hash) {
 				w.prefetchBlock(w.keys.prefetchState(b.hash[j]))
 			}
+		} else if j := i + stateAhead; j < len(b.ids) { // a reader's own ids (a generator's): no lookup to wait for
+			w.keys.prefetchID(b.ids[j])
+			w.prefetchBlock(b.ids[j])
 		}
 		var err error
 		if len(b.ids) > 0 {
