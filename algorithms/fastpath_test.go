@@ -3,6 +3,7 @@ package algorithms
 import (
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // The limiters' fast paths (a window kept by its start time, precomputed
@@ -244,6 +245,44 @@ func TestTokenScaledAsDivision(t *testing.T) {
 			}
 			if dq, dr := s.deficit(r); dq != ref.dq || dr != ref.dr || s.last != ref.last {
 				t.Fatalf("case %d %v B=%d t=%d cost %d: deficit %d+%d/W, want %d+%d/W", i, r, b, tm, cost, dq, dr, ref.dq, ref.dr)
+			}
+		}
+	}
+}
+
+// A log's Ahead names, for a key whose entries left its ring, its window
+// in the pool and then that window's oldest entry, and nothing for a key
+// whose entries are in its ring or that holds none; asking changes no
+// decision.
+func TestLogAheadNamesTheSpilledWindow(t *testing.T) {
+	r := Rule{L: 5, W: 100}
+	l, twin := NewLog(r), NewLog(r)
+	l.Grow(2)
+	twin.Grow(2)
+	for i := range int64(40) {
+		for _, lg := range []*Log{l, twin} {
+			if lg.Decide(0, i, 1) {
+				lg.Record(0, i, 1)
+			}
+			lg.Record(1, i, 1) // key 1 records every request: past its ring of RingFor(5)
+		}
+		if l.Ahead(0, 1) != nil || l.Ahead(0, 2) != nil {
+			t.Fatalf("t=%d: Ahead names memory of a key whose entries are in its ring", i)
+		}
+		e := l.e.Key(1)
+		if e.ext == 0 {
+			if i >= int64(RingFor(r.L)) {
+				t.Fatalf("t=%d: %d entries and none spilled", i, e.Len())
+			}
+			continue
+		}
+		w := e.pool.At(e.ext)
+		if l.Ahead(1, 1) != unsafe.Pointer(w) || l.Ahead(1, 2) != unsafe.Pointer(&w.ts[w.head]) {
+			t.Fatalf("t=%d: Ahead names %p and %p; want the window %p and its oldest entry %p", i, l.Ahead(1, 1), l.Ahead(1, 2), w, &w.ts[w.head])
+		}
+		for id := range int32(2) {
+			if l.Sum(id) != twin.Sum(id) || l.Decide(id, i, 1) != twin.Decide(id, i, 1) {
+				t.Fatalf("t=%d key %d: asking Ahead changed the log", i, id)
 			}
 		}
 	}

@@ -271,7 +271,12 @@ func (rt *router) routeIndexed(key []byte) (route, bool, error) {
 
 // slotAhead and stateAhead are how many requests ahead of the one it
 // replays a worker prefetches the key table's slot of, and then the key's
-// state: a request's lookup then finds both in the cache.
+// state: a request's lookup then finds both in the cache. For a reader's
+// own ids, which need no lookup, it prefetches the key's state twice as
+// far ahead, then what a limiter's state holds past the block
+// (algorithms.Ahead: a log's spilled window) at depth 1 stateAhead ahead
+// and depth 2 half as far: Cloudflare's replay, whose busy sources'
+// logs spill, takes 0.96 of the time.
 const slotAhead, stateAhead = 8, 4
 
 // replayBatch replays b, stopping at the first error; lr is the reader's
@@ -291,9 +296,19 @@ func (w *worker) replayBatch(b *batch, file string, lr traces.Lateness) *failure
 			if j := i + stateAhead; j < len(b.hash) {
 				w.prefetchBlock(w.keys.prefetchState(b.hash[j]))
 			}
-		} else if j := i + stateAhead; j < len(b.ids) { // a reader's own ids (a generator's): no lookup to wait for
-			w.keys.prefetchID(b.ids[j])
-			w.prefetchBlock(b.ids[j])
+		} else if len(b.ids) > 0 { // a reader's own ids (a generator's): no lookup to wait for
+			if j := i + 2*stateAhead; j < len(b.ids) {
+				w.keys.prefetchID(b.ids[j])
+				w.prefetchBlock(b.ids[j])
+			}
+			if len(w.aheads) > 0 { // then what the state holds past the block, a depth at a time
+				if j := i + stateAhead; j < len(b.ids) {
+					w.prefetchAhead(b.ids[j], 1)
+				}
+				if j := i + stateAhead/2; j < len(b.ids) {
+					w.prefetchAhead(b.ids[j], 2)
+				}
+			}
 		}
 		var err error
 		if len(b.ids) > 0 {

@@ -28,9 +28,10 @@ type worker struct {
 
 	requests, cost int64
 	start, end     int64
-	unit           int64  // the gcd of the times replayed (resolution.go)
-	warmSink       uint64 // what warm loaded, kept so that the loads are made
-	stateClosed    bool   // closeState has run
+	unit           int64              // the gcd of the times replayed (resolution.go)
+	warmSink       uint64             // what warm loaded, kept so that the loads are made
+	aheads         []algorithms.Ahead // the limiters whose state reaches past the block (prefetchAhead)
+	stateClosed    bool               // closeState has run
 
 	rel    releaser    // releases the state of idle keys
 	closed closedLoop  // the closed-loop replays, if any
@@ -219,6 +220,14 @@ func newWorker(cfg Config) (*worker, error) {
 			if p, ok := c.lim.(algorithms.Placer); ok && c.of == nil {
 				p.Place(&w.block)
 				c.warm = nil // warm loads the key's block
+			}
+		}
+	}
+	for _, g := range w.groups {
+		w.aheads = appendAhead(w.aheads, g.ref)
+		for _, c := range g.cands {
+			if c.of == nil {
+				w.aheads = appendAhead(w.aheads, c.lim)
 			}
 		}
 	}
@@ -574,6 +583,29 @@ func (w *worker) warm(id int32) {
 		}
 	}
 	w.warmSink += sum
+}
+
+// appendAhead appends lim to aheads if its state may reach past the
+// block.
+func appendAhead(aheads []algorithms.Ahead, lim algorithms.Limiter) []algorithms.Ahead {
+	if a, ok := lim.(algorithms.Ahead); ok {
+		return append(aheads, a)
+	}
+	return aheads
+}
+
+// prefetchAhead asks for what key id's state holds past the block at
+// depth (algorithms.Ahead), ahead of its request: the block (depth 1) or
+// what depth 1 named (depth 2) was asked for before.
+func (w *worker) prefetchAhead(id int32, depth int) {
+	if int(id) >= w.capN || int(id) >= w.block.Len() { // a key not seen yet holds nothing
+		return
+	}
+	for _, a := range w.aheads {
+		if p := a.Ahead(id, depth); p != nil {
+			prefetch.Line(p)
+		}
+	}
 }
 
 // prefetchBlock asks for key id's part of the block, ahead of its request
