@@ -286,6 +286,10 @@ func (w *worker) replayBatch(b *batch, file string, lr traces.Lateness) *failure
 		w.keys.prefetchSlot(h)
 	}
 	start := int32(0)
+	var guess [stateAhead]int32 // the id guessed for request j, at j%stateAhead; -1 none
+	for k := range guess {
+		guess[k] = -1
+	}
 	for i := range b.t {
 		key := b.keys[start:b.keyEnd[i]]
 		start = b.keyEnd[i]
@@ -294,7 +298,17 @@ func (w *worker) replayBatch(b *batch, file string, lr traces.Lateness) *failure
 				w.keys.prefetchSlot(b.hash[j])
 			}
 			if j := i + stateAhead; j < len(b.hash) {
-				w.prefetchBlock(w.keys.prefetchState(b.hash[j]))
+				id := w.keys.prefetchState(b.hash[j])
+				w.prefetchBlock(id)
+				guess[j%stateAhead] = id
+			}
+			if len(w.aheads) > 0 { // then what the state of the key guessed holds past the block
+				if j := i + stateAhead/2; j < len(b.hash) {
+					w.prefetchAhead(guess[j%stateAhead], 1)
+				}
+				if j := i + 1; j < len(b.hash) {
+					w.prefetchAhead(guess[j%stateAhead], 2)
+				}
 			}
 		} else if len(b.ids) > 0 { // a reader's own ids (a generator's): no lookup to wait for
 			if j := i + 2*stateAhead; j < len(b.ids) {

@@ -595,10 +595,11 @@ func appendAhead(aheads []algorithms.Ahead, lim algorithms.Limiter) []algorithms
 }
 
 // prefetchAhead asks for what key id's state holds past the block at
-// depth (algorithms.Ahead), ahead of its request: the block (depth 1) or
-// what depth 1 named (depth 2) was asked for before.
+// depth (algorithms.Ahead), ahead of its request (id may be a guess, or
+// -1): the block (depth 1) or what depth 1 named (depth 2) was asked for
+// before.
 func (w *worker) prefetchAhead(id int32, depth int) {
-	if int(id) >= w.capN || int(id) >= w.block.Len() { // a key not seen yet holds nothing
+	if id < 0 || int(id) >= w.capN || int(id) >= w.block.Len() { // no guess, or a key not seen yet: it holds nothing
 		return
 	}
 	for _, a := range w.aheads {
