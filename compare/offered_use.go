@@ -152,17 +152,19 @@ func (u *useAcc) restore(id int32, kept int64) { u.perKey.At(id).flagged = kept 
 
 // binding returns the binding of the rule, whose group replayed requests.
 func (u *useAcc) binding(rule string, c Count, requests int64) summary.Binding {
-	counts := map[int64]int64{}
+	bins := []summary.UseBin{} // in increasing use: the exact uses, then the bins above them
 	for use, n := range u.exact {
-		counts[int64(use)] = n
+		if n > 0 {
+			bins = append(bins, summary.UseBin{Use: int64(use), Requests: n})
+		}
 	}
 	for i, n := range u.binned {
 		if n > 0 {
-			counts[useBinTop(i)] += n
+			bins = append(bins, summary.UseBin{Use: useBinTop(i), Requests: n})
 		}
 	}
 	b := summary.Binding{Rule: rule, Count: string(c), Requests: requests, LogRefused: u.refused, KeysRefused: u.refKeys,
-		PeakUse: u.peak, PeakKey: u.peakKey, UseBins: summary.UseBinsOf(counts)}
+		PeakUse: u.peak, PeakKey: u.peakKey, UseBins: bins}
 	b.SetTighter() // the rule is the group's own, which parses
 	return b
 }

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"math/bits"
 	"slices"
+	"strconv"
 
 	"ratebench/algorithms"
 )
@@ -59,7 +60,11 @@ type UseBin struct {
 	Use, Requests int64
 }
 
-func (b UseBin) MarshalJSON() ([]byte, error) { return json.Marshal([2]int64{b.Use, b.Requests}) }
+// MarshalJSON writes the bin as the pair [use, requests].
+func (b UseBin) MarshalJSON() ([]byte, error) {
+	out := append(strconv.AppendInt([]byte{'['}, b.Use, 10), ',')
+	return append(strconv.AppendInt(out, b.Requests, 10), ']'), nil
+}
 
 func (b *UseBin) UnmarshalJSON(data []byte) error {
 	var pair [2]int64
@@ -240,7 +245,7 @@ func MergeBindings(parts []Binding) (Binding, error) {
 	f := parts[0]
 	out := Binding{Rule: f.Rule, Count: f.Count}
 	var add sums
-	bins := map[int64]int64{}
+	var bins []UseBin
 	for i, p := range parts {
 		if p.Rule != f.Rule || p.Count != f.Count {
 			return Binding{}, fmt.Errorf("part %d is of %s count %s, part 0 of %s count %s", i, p.Rule, p.Count, f.Rule, f.Count)
@@ -251,16 +256,21 @@ func MergeBindings(parts []Binding) (Binding, error) {
 		if p.PeakUse > out.PeakUse || (p.PeakUse == out.PeakUse && p.PeakUse > 0 && p.PeakKey < out.PeakKey) {
 			out.PeakUse, out.PeakKey = p.PeakUse, p.PeakKey
 		}
-		for _, b := range p.UseBins {
-			n := bins[b.Use]
-			add.add(fmt.Sprintf("use_bins[%d]", b.Use), &n, b.Requests)
-			bins[b.Use] = n
+		bins = append(bins, p.UseBins...)
+	}
+	slices.SortStableFunc(bins, func(a, b UseBin) int { return cmp.Compare(a.Use, b.Use) })
+	out.UseBins = []UseBin{}
+	for _, b := range bins { // the parts' bins of one use, side by side, add
+		if n := len(out.UseBins); n > 0 && out.UseBins[n-1].Use == b.Use {
+			add.addAt("use_bins", b.Use, &out.UseBins[n-1].Requests, b.Requests)
+		} else {
+			out.UseBins = append(out.UseBins, b)
 		}
 	}
 	if add.err != nil {
 		return Binding{}, add.err
 	}
-	out.UseBins = UseBinsOf(bins)
+	out.UseBins = slices.DeleteFunc(out.UseBins, func(b UseBin) bool { return b.Requests <= 0 })
 	return out, out.SetTighter()
 }
 

@@ -143,6 +143,11 @@ func TestMergeBindings(t *testing.T) {
 	if _, err := MergeBindings([]Binding{a, b}); err == nil {
 		t.Error("bindings of two count policies merge")
 	}
+	b.Count = a.Count
+	a.UseBins[1].Requests, a.Requests = math.MaxInt64, math.MaxInt64-3
+	if _, err := MergeBindings([]Binding{a, b}); err == nil || !strings.Contains(err.Error(), "use_bins[2]: 9223372036854775807 + 1 overflows") {
+		t.Errorf("bins whose requests leave int64 merge: %v", err)
+	}
 }
 
 // Under count all, where a limit's refusals are exact, every limit

@@ -92,3 +92,26 @@ func TestMergeResultSumsNameTheField(t *testing.T) {
 		t.Errorf("rate error samples: %v", err)
 	}
 }
+
+// A sum that would leave int64 is an error naming the field, and the
+// element of a slice; the first one stays, and nothing is added after it.
+func TestSumsNameWhatOverflows(t *testing.T) {
+	var s sums
+	dst := s.addAll("over", []int64{1, math.MaxInt64, 3}, []int64{1, 1, 1})
+	if s.err == nil || s.err.Error() != "over[1]: 9223372036854775807 + 1 overflows a 64-bit integer (at most 9223372036854775807)" {
+		t.Fatalf("err %v", s.err)
+	}
+	if dst[0] != 2 || dst[1] != math.MaxInt64 || dst[2] != 3 {
+		t.Errorf("summed %v: want [2 max 3], nothing added from the overflow on", dst)
+	}
+	n := int64(5)
+	s.add("requests", &n, -math.MaxInt64)
+	if n != 5 || s.err.Error()[:7] != "over[1]" {
+		t.Errorf("after an overflow: %d, %v", n, s.err)
+	}
+	var fresh sums
+	m := int64(math.MinInt64)
+	if fresh.add("requests", &m, -1); fresh.err == nil || m != math.MinInt64 {
+		t.Errorf("min - 1: %d, %v", m, fresh.err)
+	}
+}
