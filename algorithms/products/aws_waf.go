@@ -196,7 +196,7 @@ func (w *AWSWAF) Decide(id int32, t, cost int64) bool {
 // check or window can count: requests before t − W − 10 s.
 func (w *AWSWAF) Record(id int32, t, cost int64) {
 	k := &w.keys[id]
-	k.ev = append(k.ev, wafEvent{t, oneHit(w.OnAt(wafOneHit), cost)})
+	k.ev, k.head = pushLive(k.ev, k.head, wafEvent{t, oneHit(w.OnAt(wafOneHit), cost)})
 	w.trim(k, t)
 }
 

@@ -220,7 +220,7 @@ func (n *NestThrottler) Record(id int32, t, cost int64) {
 	if c == 0 {
 		return
 	}
-	s.hits = append(s.hits, nestHit{at: n.now(t), n: c})
+	s.hits, s.head = pushLive(s.hits, s.head, nestHit{at: n.now(t), n: c})
 	s.sum = algorithms.SatAdd(s.sum, c)
 }
 
