@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -67,12 +68,44 @@ func (b UseBin) MarshalJSON() ([]byte, error) {
 }
 
 func (b *UseBin) UnmarshalJSON(data []byte) error {
+	if use, requests, ok := intPair(data); ok { // as MarshalJSON writes it
+		b.Use, b.Requests = use, requests
+		return nil
+	}
 	var pair [2]int64
 	if err := json.Unmarshal(data, &pair); err != nil {
 		return fmt.Errorf("a use bin is a pair [use, requests]: %w", err)
 	}
 	b.Use, b.Requests = pair[0], pair[1]
 	return nil
+}
+
+// intPair reads the JSON array of two integers data holds, white space
+// allowed around its tokens; ok false for any other JSON value, which the
+// caller decodes as encoding/json does.
+func intPair(data []byte) (a, b int64, ok bool) {
+	in := bytes.TrimSpace(data)
+	if len(in) < 5 || in[0] != '[' || in[len(in)-1] != ']' {
+		return 0, 0, false
+	}
+	first, second, found := bytes.Cut(in[1:len(in)-1], []byte{','})
+	if !found {
+		return 0, 0, false
+	}
+	a, errA := jsonInt(first)
+	b, errB := jsonInt(second)
+	return a, b, errA == nil && errB == nil
+}
+
+// jsonInt reads a JSON integer (white space around it allowed): digits
+// with an optional minus sign, without a leading zero.
+func jsonInt(text []byte) (int64, error) {
+	text = bytes.TrimSpace(text)
+	digits := bytes.TrimPrefix(text, []byte{'-'})
+	if len(digits) == 0 || digits[0] < '0' || digits[0] > '9' || (digits[0] == '0' && len(digits) > 1) {
+		return 0, strconv.ErrSyntax
+	}
+	return strconv.ParseInt(string(text), 10, 64)
 }
 
 // TighterLimit is a limit, with the rule's window, at which the log would

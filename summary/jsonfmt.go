@@ -193,3 +193,63 @@ func (f *indenter) stringEnd(i int) int {
 	}
 	return -1
 }
+
+// Members calls f with each member of the JSON object data holds (white
+// space allowed around its tokens), in order: its key as written, quotes
+// included, and its value's text. It reads the object's layout only, so
+// data must be valid JSON (json.Valid, or what a decoder has read
+// without error); an error says it is not an object.
+func Members(data []byte, f func(key, value []byte)) error {
+	g := indenter{in: data}
+	g.space()
+	if g.pos >= len(data) || data[g.pos] != '{' {
+		return errNotObject
+	}
+	g.pos++
+	for {
+		g.space()
+		if g.pos < len(data) && data[g.pos] == '}' {
+			return nil
+		}
+		kEnd := g.stringEnd(g.pos)
+		if g.pos >= len(data) || data[g.pos] != '"' || kEnd < 0 {
+			return errNotObject
+		}
+		key := data[g.pos:kEnd]
+		g.pos = kEnd
+		g.space()
+		if g.pos >= len(data) || data[g.pos] != ':' {
+			return errNotObject
+		}
+		g.pos++
+		g.space()
+		start := g.pos
+		if g.pos < len(data) && (data[g.pos] == '{' || data[g.pos] == '[') {
+			g.pos, _ = g.skip(g.pos, 0)
+		} else {
+			g.pos = g.scalarEnd(g.pos)
+		}
+		if g.pos <= start {
+			return errNotObject
+		}
+		f(key, data[start:g.pos])
+		g.space()
+		if g.pos < len(data) && data[g.pos] == ',' {
+			g.pos++
+		}
+	}
+}
+
+var errNotObject = errors.New("summary: not a JSON object")
+
+// space moves past white space.
+func (f *indenter) space() {
+	for f.pos < len(f.in) {
+		switch f.in[f.pos] {
+		case ' ', '\t', '\n', '\r':
+			f.pos++
+		default:
+			return
+		}
+	}
+}

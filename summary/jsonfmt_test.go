@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -225,4 +226,40 @@ func BenchmarkIndentJSON(b *testing.B) {
 			}
 		}
 	})
+}
+
+// Members reads an object's members as written, white space and all, and
+// only an object.
+func TestMembersReadsTheObjectsLayout(t *testing.T) {
+	data := []byte(" {\n \"a\" : 1 ,\"b\":{\"c\":[1,{\"}\":\"]\"}]},\n\t\"s\": \"x\\\"}\" , \"n\":null,\"e\":[],\"a\":-2.5e3 }\n")
+	var got []string
+	if err := Members(data, func(k, v []byte) { got = append(got, string(k)+"="+string(v)) }); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`"a"=1`, `"b"={"c":[1,{"}":"]"}]}`, `"s"="x\"}"`, `"n"=null`, `"e"=[]`, `"a"=-2.5e3`}
+	if !slices.Equal(got, want) {
+		t.Errorf("members %q, want %q", got, want)
+	}
+	for _, c := range []string{`[]`, `1`, `"a"`, `null`, ` `, `{}`} {
+		n := 0
+		err := Members([]byte(c), func(_, _ []byte) { n++ })
+		if (c == `{}`) != (err == nil) || n != 0 {
+			t.Errorf("%q: %d members, %v", c, n, err)
+		}
+	}
+}
+
+// A use bin is read as encoding/json reads it into a pair: the integers of
+// a pair directly, anything else by the decoder, with its errors.
+func TestUseBinReadsAsTheDecoderDoes(t *testing.T) {
+	for _, c := range []string{`[1,2]`, `[ -3 , 40 ]`, `[0,-0]`, "[\n 9223372036854775807,\n 1\n]", `[1]`, `[1,2,3]`, `[1.5,2]`, `[1e3,2]`,
+		`["a",2]`, `[9223372036854775808,1]`, `null`, `{}`, `[[1],2]`, `[]`} {
+		var pair [2]int64
+		wantErr := json.Unmarshal([]byte(c), &pair)
+		var b UseBin
+		err := b.UnmarshalJSON([]byte(c))
+		if (err == nil) != (wantErr == nil) || err == nil && (b != UseBin{pair[0], pair[1]}) {
+			t.Errorf("%s: read %v, %v; the decoder reads %v, %v", c, b, err, pair, wantErr)
+		}
+	}
 }

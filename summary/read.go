@@ -83,12 +83,18 @@ func readSummary(r io.Reader) (*Summary, error) {
 	if !slices.Contains(Schemas, s.Schema) {
 		return nil, fmt.Errorf("schema %q, want one of %s", s.Schema, strings.Join(Schemas, ", "))
 	}
-	var sections map[string]json.RawMessage
-	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&sections); err != nil {
+	given := map[string]bool{} // by section, whether its value (the last of its name) is not null
+	err = Members(data, func(k, v []byte) {
+		var name string
+		if json.Unmarshal(k, &name) == nil {
+			given[name] = string(v) != "null"
+		}
+	})
+	if err != nil {
 		return nil, err
 	}
 	for _, name := range []string{"trace", "config", "runs"} {
-		if raw, ok := sections[name]; !ok || string(raw) == "null" {
+		if !given[name] {
 			return nil, fmt.Errorf("%s: missing", name)
 		}
 	}

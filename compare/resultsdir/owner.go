@@ -86,12 +86,15 @@ func KindOf(dir string) (Kind, error) {
 	if err != nil {
 		return KindOther, err
 	}
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(data, &fields) != nil {
+	var runs, points bool
+	if !json.Valid(data) || summary.Members(data, func(k, _ []byte) {
+		var name string
+		if json.Unmarshal(k, &name) == nil {
+			runs, points = runs || name == "runs", points || name == "points"
+		}
+	}) != nil {
 		return KindOther, nil
 	}
-	_, runs := fields["runs"]
-	_, points := fields["points"]
 	switch {
 	case runs && !points:
 		return KindCompare, nil
