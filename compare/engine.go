@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"ratebench/algorithms"
@@ -114,12 +115,15 @@ func checkRequest(t, cost int64) error { return request.Check(t, cost) }
 // rule, count, mode, then algorithm as configured (the log first). It ends
 // the replay: nothing may be added after it.
 func (e *Engine) Summary(trace summary.TraceInfo) *summary.Summary {
-	var parts []*summary.Summary
-	for _, w := range e.workers {
+	parts := make([]*summary.Summary, len(e.workers))
+	var wg sync.WaitGroup
+	for i, w := range e.workers { // each closes its own keys, on a core of its own
 		if w != nil { // a worker that had no key adds nothing
-			parts = append(parts, w.summary(trace, e.partial, e.offeredEnd))
+			wg.Go(func() { parts[i] = w.summary(trace, e.partial, e.offeredEnd) })
 		}
 	}
+	wg.Wait()
+	parts = slices.DeleteFunc(parts, func(p *summary.Summary) bool { return p == nil })
 	s := parts[0]
 	if len(parts) > 1 {
 		var err error
