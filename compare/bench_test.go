@@ -10,8 +10,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"ratebench/algorithms"
@@ -414,4 +416,38 @@ func BenchmarkMillionKeys(b *testing.B) {
 		runtime.KeepAlive(e)
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "req/s")
+}
+
+// BenchmarkSummaryClose times what a worker's summary reads of its keys
+// once the replay is over (closeKeys, and the runs' closes), on 200,000
+// keys, for the default set and for the products.
+func BenchmarkSummaryClose(b *testing.B) {
+	for _, algs := range [][]string{nil, {"log", "products"}} {
+		name := "default"
+		if algs != nil {
+			name = "products"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				rule := algorithms.Rule{L: 10, W: int64(time.Minute)}
+				cfg := Config{Rules: []algorithms.Rule{rule}, Algorithms: algs, Workers: 1}
+				e, err := New(cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				keys := make([][]byte, 200000)
+				for i := range keys {
+					keys[i] = []byte("k" + strconv.Itoa(i))
+				}
+				for i := range 600000 {
+					if err := e.Add(keys[(i*7919)%len(keys)], int64(i)*int64(time.Millisecond), 1); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StartTimer()
+				_ = e.Summary(summary.TraceInfo{})
+			}
+		})
+	}
 }

@@ -108,24 +108,25 @@ func (b *burstAcc) fold(p int64, id int32, keys *keyTable) {
 	}
 }
 
-// close writes the run's largest burst and how many keys passed L.
-func (b *burstAcc) close(r *summary.Run, c *closing) {
-	keys, l, retained, run := c.keys, b.l, c.retained, c.run
-	out := &summary.Burst{Max: b.relMax, Key: b.relKey}
-	consider := func(p int64, name string) {
-		if p > out.Max || (p == out.Max && p > 0 && name < out.Key) {
+// passKey adds live key id's burst to out: to the keys past L, and as
+// the largest (the least name of those with it).
+func (b *burstAcc) passKey(out *summary.Burst, keys *keyTable, id int32) {
+	p := b.rows.peak(id)
+	if p > b.l {
+		out.KeysOverL++
+	}
+	if p > 0 && p >= out.Max { // a smaller peak changes nothing: its name is not read
+		if name := keys.name(id); p > out.Max || name < out.Key {
 			out.Max, out.Key = p, name
 		}
 	}
-	for id := range int32(b.rows.ids()) {
-		p := b.rows.peak(id)
-		if p > l {
-			out.KeysOverL++
-		}
-		if p > 0 && p >= out.Max { // a smaller peak changes nothing: its name is not read
-			consider(p, keys.name(id))
-		}
-	}
+}
+
+// close writes the run's largest burst and how many keys passed L.
+func (b *burstAcc) close(r *summary.Run, c *closing) {
+	l, retained, run := b.l, c.retained, c.run
+	out := &summary.Burst{}
+	*out = c.pass.burst // the live keys' (closeKeys), from the peak of the keys released
 	for _, f := range retained {
 		if f.runs[run].peak > l {
 			out.KeysOverL++

@@ -70,12 +70,12 @@ func (*clientAcc) release(int32)           {} // a key's open run of rejections 
 
 // close writes the run's client side.
 func (a *clientAcc) close(r *summary.Run, c *closing) {
-	r.Client = a.summary(c.keys, c.retained, c.run)
+	r.Client = a.summary(c.pass, c.retained, c.run)
 }
 
 // summary closes the accumulator; retained are the records of released
 // keys, run this run's index in them.
-func (a *clientAcc) summary(keys *keyTable, retained []*fullRecord, run int) *summary.ClientSide {
+func (a *clientAcc) summary(pass *keyPass, retained []*fullRecord, run int) *summary.ClientSide {
 	c := &summary.ClientSide{Never: a.never, FloorEarly: a.early, Recovery: denseDistribution(&a.recovery)}
 	if a.ra != nil {
 		c.RetryAfter, c.SecondsExtra = denseDistribution(&a.retry), denseDistribution(&a.extra)
@@ -83,11 +83,7 @@ func (a *clientAcc) summary(keys *keyTable, retained []*fullRecord, run int) *su
 	if a.dl != nil {
 		c.Delay = denseDistribution(&a.delay)
 	}
-	for id := range int32(a.rows.ids()) {
-		if a.rows.ownAt(id).rejSince != 0 && keys.at(id).live {
-			c.Unrecovered++
-		}
-	}
+	c.Unrecovered = pass.unrecovered // the live keys' (closeKeys)
 	for _, f := range retained {
 		if f.runs[run].rejSince != 0 {
 			c.Unrecovered++

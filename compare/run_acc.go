@@ -56,6 +56,7 @@ type closing struct {
 	held     []int64       // this run's keys holding state per window (nil for the reference)
 	retained []*fullRecord // the records of released keys that keep their rows
 	run      int           // this run's index in the records
+	pass     *keyPass      // what the run keeps of the live keys (closeKeys)
 }
 
 // newRunAcc returns the accumulator of a run of lim. rateErr says whether
@@ -199,11 +200,12 @@ func (a *runAcc) follows(o requestObserver) bool {
 	return false
 }
 
-// summary closes the accumulator into a Run; retained are the records of
-// released keys that disagreed, with this run's index in them.
-// state is the group's state counts, whose held are this run's keys
-// holding state (nil for the reference, whose are the log's).
-func (a *runAcc) summary(keys *keyTable, topN int, state *windowGrid, held []int64, retained []*fullRecord, run int) summary.Run {
+// summary closes the accumulator into a Run; pass is what it keeps of the
+// live keys (closeKeys), retained are the records of released keys that
+// disagreed, with this run's index in them. state is the group's state
+// counts, whose held are this run's keys holding state (nil for the
+// reference, whose are the log's).
+func (a *runAcc) summary(keys *keyTable, pass *keyPass, state *windowGrid, held []int64, retained []*fullRecord, run int) summary.Run {
 	r := summary.Run{
 		Algorithm:    a.lim.Name(),
 		Requests:     a.requests,
@@ -216,7 +218,7 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *windowGrid, held []int
 		Disagree:     a.over + a.under,
 		Keys:         int64(keys.len()),
 	}
-	c := &closing{keys: keys, state: state, held: held, retained: retained, run: run}
+	c := &closing{keys: keys, state: state, held: held, retained: retained, run: run, pass: pass}
 	for _, m := range a.metrics {
 		m.close(&r, c)
 	}
@@ -225,19 +227,8 @@ func (a *runAcc) summary(keys *keyTable, topN int, state *windowGrid, held []int
 		r.OverRate = float64(r.Over) / float64(a.requests)
 		r.UnderRate = float64(r.Under) / float64(a.requests)
 	}
-	top := summary.NewTopKeys(topN)
-	for id := range int32(a.rows.ids()) {
-		over, under := a.rows.counts(id)
-		if !countKey(&r, over, under) || !top.Admits(over+under, keys.name(id)) {
-			continue
-		}
-		ks := summary.KeyStat{Key: keys.name(id), Requests: keys.at(id).requests, Disagree: over + under, Over: over, Under: under}
-		if a.burst != nil {
-			p := a.rows.peak(id)
-			ks.Burst = &p
-		}
-		top.Offer(ks)
-	}
+	r.KeysOver, r.KeysUnder, r.KeysDisagree = pass.keys.KeysOver, pass.keys.KeysUnder, pass.keys.KeysDisagree
+	top := pass.top
 	for _, f := range retained {
 		h := &f.runs[run]
 		if !countKey(&r, h.over, h.under) || !top.Admits(h.over+h.under, f.name) {

@@ -528,15 +528,16 @@ func (w *worker) summary(trace summary.TraceInfo, partial bool, offeredEnd int64
 		s.Config.Modes = append(s.Config.Modes, string(m))
 	}
 	retained := w.rel.retained()
+	passes := w.closeKeys(w.cfg.TopKeys)
 	base := 0 // index of the group's reference in w.runs(), the runs with rows
 	for _, g := range w.groups {
 		state := &g.win
-		ref := g.refAcc.summary(w.keys, w.cfg.TopKeys, state, nil, retained, base)
+		ref := g.refAcc.summary(w.keys, passes[base], state, nil, retained, base)
 		for _, m := range g.modes {
 			runs := []summary.Run{ref}
 			for i, c := range g.cands {
 				if c.mode == m && !c.companion {
-					r := c.acc.summary(w.keys, w.cfg.TopKeys, state, state.Held[i], retained, base+c.slot)
+					r := c.acc.summary(w.keys, passes[base+c.slot], state, state.Held[i], retained, base+c.slot)
 					runs = append(runs, r)
 				}
 			}
