@@ -86,19 +86,32 @@ func init() {
 type AWSWAF struct {
 	algorithms.DeviationSet
 	rule algorithms.Rule
-	keys []wafKey
+	keys []wafKey // without check: each key's counted requests
+
+	// With check, what a check reads: each key's counts per 10 s period,
+	// a ring of the W/10 s periods a check counts and the one under way,
+	// in the block (wafPeriods, periods).
+	head    algorithms.PerKey[wafPeriods]
+	periods algorithms.PerKey[int64]
 }
 
-// wafKey is one aggregation instance: its counted requests of the last
-// W + 10 s, oldest first, ev[head:] (those before head are forgotten, and
-// compacted away once they are half of ev, so that forgetting costs O(1)
-// a request however many the key holds), and the verdict of check c.
+// wafPeriods is a key's bookkeeping with check: the period (t / 10 s) of
+// its newest counted request, whose count is at that period's place in
+// the ring (the ring's other places hold the periods before it, those
+// older than the ring counting nothing at any later check), that
+// request's time, and the verdict of check c.
+type wafPeriods struct {
+	last, newest, c        int64
+	counted, checked, over bool
+}
+
+// wafKey is one aggregation instance without check: its counted requests
+// of the last W + 10 s, oldest first, ev[head:] (those before head are
+// forgotten, and compacted away once they are half of ev, so that
+// forgetting costs O(1) a request however many the key holds).
 type wafKey struct {
-	ev      []wafEvent
-	head    int
-	c       int64
-	checked bool
-	over    bool
+	ev   []wafEvent
+	head int
 }
 
 // wafEvent is a counted request: its time and what it counts.
@@ -125,7 +138,7 @@ func NewAWSWAF(r algorithms.Rule) (*AWSWAF, error) {
 	if r.L < 10 {
 		return nil, fmt.Errorf("algorithm \"aws-waf\": the lowest limit a rate-based rule takes is 10: give a limit of 10 or more, not %d", r.L)
 	}
-	w := &AWSWAF{rule: r}
+	w := &AWSWAF{rule: r, periods: algorithms.NewPerKey[int64](int(r.W/wafCheckEvery) + 1)}
 	w.SetDeviations(
 		algorithms.Deviation{Name: "check", About: "checks the count every 10 s on the window before the check, the verdict holding till the next check, not at each request"},
 		algorithms.Deviation{Name: "counts-refused", About: "counts every request, the rate-limited ones too"},
@@ -140,8 +153,22 @@ func (w *AWSWAF) Name() string { return "aws-waf" + w.Suffix() }
 func (*AWSWAF) Twin() string { return "log" }
 
 func (w *AWSWAF) Grow(n int) {
+	if w.OnAt(wafCheck) {
+		w.head.Grow(n)
+		w.periods.Grow(n)
+		return
+	}
 	if n > len(w.keys) {
 		w.keys = append(w.keys, make([]wafKey, n-len(w.keys))...)
+	}
+}
+
+// Place puts the counts per period of check in the block; a key's list of
+// counted requests, without check, stays on the heap.
+func (w *AWSWAF) Place(b *algorithms.Block) {
+	if w.OnAt(wafCheck) {
+		w.head.Place(b)
+		w.periods.Place(b)
 	}
 }
 
@@ -159,7 +186,12 @@ func (*AWSWAF) CountsRejected() bool { return true }
 func (w *AWSWAF) CountsEvery() bool { return w.OnAt(wafCountsRefused) }
 
 // Warm loads key id's bookkeeping ahead of its decision.
-func (w *AWSWAF) Warm(id int32) uint64 { return uint64(w.keys[id].head) }
+func (w *AWSWAF) Warm(id int32) uint64 {
+	if w.OnAt(wafCheck) {
+		return uint64(w.head.At(id).last)
+	}
+	return uint64(w.keys[id].head)
+}
 
 // live is the key's counted requests not yet forgotten, oldest first.
 func (k *wafKey) live() []wafEvent { return k.ev[k.head:] }
@@ -180,23 +212,60 @@ func sumEvents(ev []wafEvent, from, to int64, fromIn, toIn bool) int64 {
 // count of [c−W, c) at most L; without, iff the count of (t−W, t] with
 // this request is at most L.
 func (w *AWSWAF) Decide(id int32, t, cost int64) bool {
-	k := &w.keys[id]
 	if !w.OnAt(wafCheck) {
+		k := &w.keys[id]
 		return oneHit(w.OnAt(wafOneHit), cost) <= w.rule.L-sumEvents(k.live(), t-w.rule.W, t, false, true)
 	}
-	c := algorithms.FloorDiv(t, wafCheckEvery) * wafCheckEvery
-	if !k.checked || k.c != c {
-		k.c, k.checked = c, true
-		k.over = sumEvents(k.live(), c-w.rule.W, c, true, false) > w.rule.L
+	h := w.head.At(id)
+	c := algorithms.FloorDiv(t, wafCheckEvery)
+	if !h.checked || h.c != c {
+		h.c, h.checked = c, true
+		h.over = w.checkCount(h, w.periods.Row(id), c) > w.rule.L
 	}
-	return !k.over
+	return !h.over
 }
 
-// Record counts the request (one, or its cost) and forgets what no later
-// check or window can count: requests before t − W − 10 s.
+// checkCount is what the check at period c (time c·10 s) counts: the
+// periods of [c − W/10 s, c), which are whole since W is a multiple of
+// 10 s; those the key's ring holds, the others counting nothing.
+func (w *AWSWAF) checkCount(h *wafPeriods, ring []int64, c int64) int64 {
+	if !h.counted {
+		return 0
+	}
+	n, count := int64(len(ring)), int64(0)
+	for q := max(c-(n-1), h.last-(n-1)); q < c && q <= h.last; q++ {
+		count = algorithms.SatAdd(count, ring[mod(q, n)])
+	}
+	return count
+}
+
+// mod is q mod n in [0, n), for q of either sign.
+func mod(q, n int64) int64 { return (q%n + n) % n }
+
+// Record counts the request (one, or its cost): with check, in its
+// period's count; without, in the key's list, forgetting what no later
+// window can count: requests before t − W − 10 s.
 func (w *AWSWAF) Record(id int32, t, cost int64) {
+	n := oneHit(w.OnAt(wafOneHit), cost)
+	if w.OnAt(wafCheck) {
+		h, ring := w.head.At(id), w.periods.Row(id)
+		size, p := int64(len(ring)), algorithms.FloorDiv(t, wafCheckEvery)
+		switch {
+		case !h.counted || p-h.last >= size: // every period the ring held is past
+			clear(ring)
+			h.last, h.counted = p, true
+		case p > h.last: // the periods between the newest and p counted nothing
+			for q := h.last + 1; q <= p; q++ {
+				ring[mod(q, size)] = 0
+			}
+			h.last = p
+		}
+		ring[mod(p, size)] = algorithms.SatAdd(ring[mod(p, size)], n)
+		h.newest = max(h.newest, t)
+		return
+	}
 	k := &w.keys[id]
-	k.ev, k.head = pushLive(k.ev, k.head, wafEvent{t, oneHit(w.OnAt(wafOneHit), cost)})
+	k.ev, k.head = pushLive(k.ev, k.head, wafEvent{t, n})
 	w.trim(k, t)
 }
 
@@ -211,11 +280,24 @@ func (w *AWSWAF) trim(k *wafKey, t int64) {
 	}
 }
 
-// Idle: nothing the key counted can count at t or later.
+// Idle: nothing the key counted can count at t or later: with check, its
+// newest counted request is before t − W − 10 s, where the lists' trim
+// forgets requests.
 func (w *AWSWAF) Idle(id int32, t int64) bool {
+	if w.OnAt(wafCheck) {
+		h := w.head.At(id)
+		return !h.counted || h.newest < t-w.rule.W-wafCheckEvery
+	}
 	k := &w.keys[id]
 	w.trim(k, t)
 	return len(k.live()) == 0
 }
 
-func (w *AWSWAF) Release(id int32) { w.keys[id] = wafKey{} }
+func (w *AWSWAF) Release(id int32) {
+	if w.OnAt(wafCheck) {
+		*w.head.At(id) = wafPeriods{}
+		clear(w.periods.Row(id))
+		return
+	}
+	w.keys[id] = wafKey{}
+}

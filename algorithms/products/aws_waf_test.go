@@ -1,8 +1,10 @@
 package products_test
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"ratebench/algorithms"
 )
@@ -87,4 +89,58 @@ func TestAWSWAFEachDeviationAloneChangesADecision(t *testing.T) {
 	// two requests, and admits a third.
 	reqs = [][2]int64{{0, 5}, {sec, 5}, {2 * sec, 1}}
 	checkDeviation(t, own(reqs), "log", "aws-waf:without=check:without=counts-refused", "one-hit", "AAR", "AAA")
+}
+
+// With check, a key's counts per 10 s period decide as the documented
+// check over every counted request does: the requests of [c − W, c) at
+// the check c of each request's period, summed from the whole history.
+// A key is idle once nothing it counted can count again, and is then
+// released, as a replay does.
+func TestAWSWAFChecksCountWhatTheHistoryHolds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 3))
+	for _, spec := range []string{"aws-waf", "aws-waf:without=counts-refused", "aws-waf:without=one-hit", "aws-waf:without=counts-refused:without=one-hit"} {
+		for _, rule := range []string{"10/1m", "12/2m"} {
+			r := mustRule(t, rule)
+			l := mustNewRule(t, spec, r)
+			l.Grow(3)
+			countsAll := algorithms.CountsEvery(l)
+			oneHit := !strings.Contains(spec, "one-hit")
+			type counted struct{ t, n int64 }
+			history := make([][]counted, 3)
+			now := int64(0)
+			for i := range 3000 {
+				now += rng.Int64N(int64(4 * time.Second))
+				if rng.IntN(50) == 0 {
+					now += rng.Int64N(int64(4 * time.Minute)) // a pause: keys go idle
+				}
+				id, cost := int32(rng.IntN(3)), 1+rng.Int64N(3)
+				h := history[id]
+				wantIdle := len(h) == 0 || h[len(h)-1].t < now-r.W-int64(10*time.Second) // nothing counted can count again
+				if idle := l.(algorithms.Releaser).Idle(id, now); idle != wantIdle {
+					t.Fatalf("%s %s request %d (key %d at %v): idle %v, want %v", spec, rule, i, id, time.Duration(now), idle, wantIdle)
+				} else if idle {
+					l.(algorithms.Releaser).Release(id)
+				}
+				c := now / int64(10*time.Second) * int64(10*time.Second)
+				var sum int64
+				for _, e := range history[id] {
+					if e.t >= c-r.W && e.t < c {
+						sum += e.n
+					}
+				}
+				want := sum <= r.L
+				if got := l.Decide(id, now, cost); got != want {
+					t.Fatalf("%s %s request %d (key %d at %v): decided %v, the history's check %v (%d counted)", spec, rule, i, id, time.Duration(now), got, want, sum)
+				}
+				if want || countsAll {
+					n := cost
+					if oneHit {
+						n = 1
+					}
+					l.Record(id, now, cost)
+					history[id] = append(history[id], counted{now, n})
+				}
+			}
+		}
+	}
 }
