@@ -195,7 +195,24 @@ func TestPyTimeAtMost(t *testing.T) {
 		if products.PyTime(x) > c || products.PyTime(x+1) <= c {
 			t.Fatalf("PyTimeAtMost(%v, near %d) = %d: PyTime %v, next %v", c, near, x, products.PyTime(x), products.PyTime(x+1))
 		}
+		if w := widePyTimeAtMost(c, near-int64(time.Second)); x != w {
+			t.Fatalf("PyTimeAtMost(%v, near %d) = %d, the search over the 4 ms around near %d", c, near, x, w)
+		}
 	}
+}
+
+// widePyTimeAtMost is PyTimeAtMost's search over the whole 4 ms around
+// near, without a first guess: the instant by its definition.
+func widePyTimeAtMost(c float64, near int64) int64 {
+	lo, hi := near-2*int64(time.Millisecond), near+2*int64(time.Millisecond)
+	for hi-lo > 1 {
+		if mid := lo + (hi-lo)/2; products.PyTime(mid) <= c {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // Bytes follows the entries held (8 each, + 8), Memory the largest; a key
