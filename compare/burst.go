@@ -125,8 +125,7 @@ func (b *burstAcc) passKey(out *summary.Burst, keys *keyTable, id int32) {
 // close writes the run's largest burst and how many keys passed L.
 func (b *burstAcc) close(r *summary.Run, c *closing) {
 	l, retained, run := b.l, c.retained, c.run
-	out := &summary.Burst{}
-	*out = c.pass.burst // the live keys' (closeKeys), from the peak of the keys released
+	out := c.pass.burst // the live keys' (closeKeys), from the peak of the keys released
 	for _, f := range retained {
 		if f.runs[run].peak > l {
 			out.KeysOverL++
@@ -136,5 +135,5 @@ func (b *burstAcc) close(r *summary.Run, c *closing) {
 		out.Key = ""
 	}
 	out.Ratio = float64(out.Max) / float64(l)
-	r.Burst = out
+	r.Burst = &out
 }

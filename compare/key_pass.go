@@ -18,15 +18,7 @@ type keyPass struct {
 // closeKeys returns, by run index in the engine's order (Engine.runs),
 // the keyPass of every run with rows, topN keys kept of each.
 func (w *worker) closeKeys(topN int) []*keyPass {
-	var accs []*runAcc
-	for _, g := range w.groups {
-		accs = append(accs, g.refAcc)
-		for _, c := range g.cands {
-			if !c.companion {
-				accs = append(accs, c.acc)
-			}
-		}
-	}
+	accs := w.runs()
 	passes := make([]*keyPass, len(accs))
 	for i, a := range accs {
 		passes[i] = &keyPass{top: summary.NewTopKeys(topN)}
