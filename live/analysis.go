@@ -41,7 +41,7 @@ type Analysis struct {
 // Decide replays the trace through spec for the model's rule in order
 // at times (DecideInOrder).
 func (a *Analysis) Decide(spec string, order []int, times []int64) ([]bool, error) {
-	out, _, err := DecideInOrder(spec, a.Rule, a.Trace, order, times)
+	out, _, err := DecideInOrder(spec, a.Rule, a.Trace, order, times, nil)
 	return out, err
 }
 

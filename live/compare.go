@@ -1,6 +1,8 @@
 package live
 
 import (
+	"fmt"
+
 	"ratebench/algorithms"
 	"ratebench/summary"
 )
@@ -8,7 +10,7 @@ import (
 // Decide replays tr through spec for rule r at times, in the trace's
 // order (DecideInOrder).
 func Decide(spec string, r algorithms.Rule, tr *Trace, times []int64) ([]bool, error) {
-	out, _, err := DecideInOrder(spec, r, tr, nil, times)
+	out, _, err := DecideInOrder(spec, r, tr, nil, times, nil)
 	return out, err
 }
 
@@ -16,11 +18,18 @@ func Decide(spec string, r algorithms.Rule, tr *Trace, times []int64) ([]bool, e
 // (nil: the trace's) each at its time in times and with its cost,
 // counting requests as the product does (every request, or the admitted
 // ones), and returns each request's decision, indexed as the trace, and
-// the limiter once it has decided them all.
-func DecideInOrder(spec string, r algorithms.Rule, tr *Trace, order []int, times []int64) ([]bool, algorithms.Limiter, error) {
+// the limiter once it has decided them all. blocks (nil: none) maps a
+// request, by its index, to when the software began the block its refusal
+// set (Decision.BlockAt): the model's block is moved there once it has
+// decided the request.
+func DecideInOrder(spec string, r algorithms.Rule, tr *Trace, order []int, times []int64, blocks map[int]int64) ([]bool, algorithms.Limiter, error) {
 	l, err := algorithms.New(spec, r)
 	if err != nil {
 		return nil, nil, err
+	}
+	mover, _ := l.(blockMover)
+	if len(blocks) > 0 && mover == nil {
+		return nil, nil, fmt.Errorf("the software began blocks after its refusals, and the model %s cannot move a block", spec)
 	}
 	l.Grow(tr.Keys)
 	every := algorithms.CountsEvery(l)
@@ -32,6 +41,9 @@ func DecideInOrder(spec string, r algorithms.Rule, tr *Trace, order []int, times
 			l.Record(id, times[i], tr.CostOf(i))
 		}
 		out[i] = ok
+		if at, ok := blocks[i]; ok {
+			mover.MoveBlock(id, at)
+		}
 	}
 	if order == nil {
 		for i := range tr.T {
@@ -44,6 +56,12 @@ func DecideInOrder(spec string, r algorithms.Rule, tr *Trace, order []int, times
 	}
 	return out, l, nil
 }
+
+// blockMover is a model whose refusal can begin a block (a product's
+// block after a refusal) that the software may set in a later step than
+// its decision: MoveBlock begins key id's block at t instead, where the
+// key is blocked.
+type blockMover interface{ MoveBlock(id int32, t int64) }
 
 // Agreement counts where real and other agree, classifying the
 // disagreements by whether an earlier one of the same key precedes them.

@@ -64,15 +64,22 @@ func Run(ctx context.Context, target Target, r algorithms.Rule, tr *Trace, o Opt
 	}
 	a := &Analysis{Trace: tr, Rule: mr, Spec: spec, Real: make([]bool, n), At: make([]int64, n), Order: decisionOrder(rp.d),
 		Scaled: rp.scaled, Sent: rp.sent, DurationNS: rp.timing.DurationNS, Result: res}
+	var blocks map[int]int64 // the blocks the software set after their refusals
 	for i, d := range rp.d {
 		a.Real[i], a.At[i] = d.Admit, d.At
+		if d.Block {
+			if blocks == nil {
+				blocks = map[int]int64{}
+			}
+			blocks[i] = d.BlockAt
+		}
 		if d.Admit {
 			res.Admitted++
 		} else {
 			res.Refused++
 		}
 	}
-	if a.Model, a.Limiter, err = DecideInOrder(spec, mr, tr, a.Order, a.At); err != nil {
+	if a.Model, a.Limiter, err = DecideInOrder(spec, mr, tr, a.Order, a.At, blocks); err != nil {
 		return nil, err
 	}
 	res.Model = a.Agreement(spec, "the times it decided at", a.Model)

@@ -101,6 +101,12 @@ type Decision struct {
 	// decisions of equal Order, all of them by default, are in the
 	// trace's order.
 	Order int64
+	// Block says this refusal began a block the software set in a later
+	// step than the decision (rate-limiter-flexible's Redis store writes
+	// it a round trip after the consume), and BlockAt when that step ran,
+	// on At's clock: the model's block begins there.
+	Block   bool
+	BlockAt int64
 }
 
 // Session is one running instance of the real software.

@@ -295,6 +295,15 @@ func (f *RateLimiterFlexible) Decide(id int32, t, cost int64) bool {
 	return false
 }
 
+// MoveBlock begins key id's block at t, where the software set it after
+// the refusal that began it (the Redis store's SET, a round trip after
+// the consume); a key not blocked is left as it is.
+func (f *RateLimiterFlexible) MoveBlock(id int32, t int64) {
+	if s := f.st.At(id); s.blocked {
+		s.until = f.now(t)
+	}
+}
+
 // Record counts the consume; a key without a window starts one at t.
 func (f *RateLimiterFlexible) Record(id int32, t, cost int64) {
 	s := f.st.At(id)

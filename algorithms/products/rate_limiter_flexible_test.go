@@ -68,6 +68,30 @@ func TestRateLimiterFlexibleBlock(t *testing.T) {
 	}
 }
 
+// The Redis store writes a block a round trip after the consume that
+// went over: moved to that instant, the block lasts its seconds from
+// there, and a key not blocked is left as it was.
+func TestRateLimiterFlexibleMoveBlock(t *testing.T) {
+	l := mustNew(t, "rate-limiter-flexible:store=redis:blockDuration=1s", "2/1m")
+	mover, ok := l.(interface{ MoveBlock(id int32, t int64) })
+	if !ok {
+		t.Fatal("rate-limiter-flexible cannot move its block")
+	}
+	play(t, l, true, []step{
+		{T: 1 * sec, Cost: 1, Admit: true},
+		{T: 2 * sec, Cost: 1, Admit: true},
+		{T: 3 * sec, Cost: 1, Admit: false}, // 3 > 2: blocked from 3000 ms
+	})
+	mover.MoveBlock(0, 3*sec+40*ms) // the SET ran at 3040 ms
+	play(t, l, true, []step{
+		{T: 4*sec + 20*ms, Cost: 1, Admit: false}, // unmoved, the block would have ended at 4001 ms
+		{T: 4*sec + 40*ms, Cost: 1, Admit: false}, // the key lives through its expiry's millisecond
+		{T: 4*sec + 41*ms, Cost: 1, Admit: true},  // a new window
+	})
+	mover.MoveBlock(0, 5*sec) // not blocked: nothing to move
+	play(t, l, true, []step{{T: 5*sec + 1*ms, Cost: 1, Admit: true}, {T: 5*sec + 2*ms, Cost: 1, Admit: false}})
+}
+
 // The memory store's record is deleted by its setTimeout, whose delay Node
 // truncates to whole ms: a duration of 1.5 ms lasts 1 ms, and one of
 // 1000.9999 ms, whose expiresAt near 1.7e12 ms rounds up to 1001 ms later,

@@ -231,18 +231,58 @@ async function rlfMemoryDriver(config) {
 // millisecond the store's script read (PEXPIRETIME of the key, read on the
 // same connection right after the script, less the time to expire the
 // script returned), HOW "=", or "~" when the key was gone by then and MS
-// is Redis TIME's millisecond read just before the script.
+// is Redis TIME's millisecond read just before the script; a refusal that
+// blocked the key adds " B MS", the millisecond its block's SET ran (the
+// key's PEXPIRETIME read after the store's MULTI, less the block's
+// seconds), a round trip after the script.
 async function rlfRedisDriver(config, addr) {
 	const { createClient } = load('redis')
 	const { RateLimiterRedis, RateLimiterRes } = load('rate-limiter-flexible')
 	const client = createClient({ url: `redis://${addr}` })
 	client.on('error', fail)
 	await client.connect()
-	let clock
+	let clock, block
+	// A MULTI of the store's, whose SET KEY POINTS EX SECONDS (its block)
+	// is followed, once it has run, by a read of the key's expiry.
+	const watched = (target) => {
+		const multi = target.multi()
+		let key, secs
+		const proxy = new Proxy(multi, {
+			get(m, prop) {
+				if (prop === 'set') {
+					return (k, v, opts) => {
+						key = k
+						secs = opts && opts.EX
+						m.set(k, v, opts)
+						return proxy
+					}
+				}
+				if (prop === 'exec') {
+					return async (...args) => {
+						const reply = await m.exec(...args)
+						if (key !== undefined && secs > 0) {
+							const expiry = await target.sendCommand(['PEXPIRETIME', key])
+							block = `B ${BigInt(expiry) - BigInt(secs) * 1000n}`
+						}
+						return reply
+					}
+				}
+				const v = m[prop]
+				if (typeof v !== 'function') return v
+				return (...args) => {
+					const r = v.apply(m, args)
+					return r === m ? proxy : r // a builder's chain goes on through the proxy
+				}
+			},
+		})
+		return proxy
+	}
 	// The store's client, its eval (the increment script) followed by the
-	// reads of the clock; everything else is the client's own.
+	// reads of the clock and its MULTI watched; everything else is the
+	// client's own.
 	const storeClient = new Proxy(client, {
 		get(target, prop) {
+			if (prop === 'multi') return () => watched(target)
 			if (prop === 'eval') {
 				return async (script, options) => {
 					const key = options.keys[0]
@@ -262,7 +302,7 @@ async function rlfRedisDriver(config, addr) {
 	})
 	const limiter = new RateLimiterRedis({ ...config, storeClient, useRedisPackage: true })
 	const answer = async (key, t, cost) => {
-		clock = undefined
+		clock = block = undefined
 		let admit
 		try {
 			await limiter.consume(key, cost)
@@ -272,7 +312,7 @@ async function rlfRedisDriver(config, addr) {
 			admit = false
 		}
 		if (clock === undefined) throw new Error('the store ran no script')
-		return `${admit ? 'A' : 'R'} ${clock}`
+		return `${admit ? 'A' : 'R'} ${clock}${block === undefined ? '' : ' ' + block}`
 	}
 	return { answer, ready: 'ready' }
 }

@@ -281,11 +281,16 @@ func (s *session) Decide(ctx context.Context, q live.Request) (live.Decision, er
 		return live.Decision{}, err
 	}
 	f := strings.Fields(ans)
-	var ms int64
-	if len(f) == 3 {
+	var ms, blockMs int64
+	var err2 error
+	if len(f) == 3 || len(f) == 5 {
 		ms, err = strconv.ParseInt(f[1], 10, 64)
 	}
-	if len(f) != 3 || err != nil || f[0] != "A" && f[0] != "R" || f[2] != "=" && f[2] != "~" {
+	block := len(f) == 5 && f[0] == "R" && f[3] == "B"
+	if block {
+		blockMs, err2 = strconv.ParseInt(f[4], 10, 64)
+	}
+	if len(f) != 3 && !block || err != nil || err2 != nil || f[0] != "A" && f[0] != "R" || f[2] != "=" && f[2] != "~" || block && blockMs < ms {
 		return live.Decision{}, fmt.Errorf("the node driver answered %q", ans)
 	}
 	if f[2] == "~" {
@@ -294,7 +299,11 @@ func (s *session) Decide(ctx context.Context, q live.Request) (live.Decision, er
 	if !s.begun {
 		s.begun, s.base = true, ms
 	}
-	return live.Decision{Admit: f[0] == "A", At: (ms - s.base) * int64(time.Millisecond)}, nil
+	d := live.Decision{Admit: f[0] == "A", At: (ms - s.base) * int64(time.Millisecond)}
+	if block { // the block's SET, a round trip after the script
+		d.Block, d.BlockAt = true, (blockMs-s.base)*int64(time.Millisecond)
+	}
+	return d, nil
 }
 
 // Close kills node and stops redis-server.

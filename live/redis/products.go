@@ -12,6 +12,7 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/algorithms/products"
+	"ratebench/live"
 )
 
 // The products' own Redis code, replayed against the models of package
@@ -355,9 +356,9 @@ type liveOp interface {
 	// setRule gives it the rule at the replay's speed.
 	setRule(r algorithms.Rule)
 	// allow runs the script for one request of key and returns its
-	// decision, the Redis TIME it ran at (which orders the decisions) and
-	// the time its clock read (what the model is fed), in ns.
-	allow(ctx context.Context, c *goredis.Client, key string, cost int64) (ok bool, t, at int64, err error)
+	// decision: At the time its clock read (what the model is fed) and
+	// Order the Redis TIME it ran at (which orders the decisions), in ns.
+	allow(ctx context.Context, c *goredis.Client, key string, cost int64) (live.Decision, error)
 }
 
 // redisRateOp runs AllowN's script: ARGV = {Burst, Rate, Period.Seconds(),
@@ -379,20 +380,20 @@ func (r *redisRateOp) setRule(rule algorithms.Rule) {
 	r.rate, r.period = rule.L, time.Duration(rule.W).Seconds()
 }
 
-func (r *redisRateOp) allow(ctx context.Context, c *goredis.Client, key string, cost int64) (bool, int64, int64, error) {
+func (r *redisRateOp) allow(ctx context.Context, c *goredis.Client, key string, cost int64) (live.Decision, error) {
 	v, err := ScriptRedisRate.EvalSha(ctx, c, []string{key}, r.burst, r.rate, r.period, cost).Slice()
 	if err != nil {
-		return false, 0, 0, err
+		return live.Decision{}, err
 	}
 	if len(v) != 6 {
-		return false, 0, 0, fmt.Errorf("redis_rate script: %d values in the reply, want 6", len(v))
+		return live.Decision{}, fmt.Errorf("redis_rate script: %d values in the reply, want 6", len(v))
 	}
 	allowed, _ := v[0].(int64)
 	t, err := redisTime(v[4], v[5])
 	if err != nil {
-		return false, 0, 0, fmt.Errorf("redis_rate script: %w", err)
+		return live.Decision{}, fmt.Errorf("redis_rate script: %w", err)
 	}
-	return allowed > 0, t, t, nil // the script's clock is the TIME it read
+	return live.Decision{Admit: allowed > 0, At: t, Order: t}, nil // the script's clock is the TIME it read
 }
 
 // redisTime is TIME's seconds and microseconds, in ns.
@@ -438,24 +439,24 @@ func (o *rateLimitRedisOp) setRule(r algorithms.Rule) {
 	o.limit, o.windowMs = r.L, r.W/int64(time.Millisecond) // whole ms: the model refuses another window
 }
 
-func (o *rateLimitRedisOp) allow(ctx context.Context, c *goredis.Client, key string, cost int64) (bool, int64, int64, error) {
+func (o *rateLimitRedisOp) allow(ctx context.Context, c *goredis.Client, key string, cost int64) (live.Decision, error) {
 	if cost != 1 { // Start refuses such a trace
-		return false, 0, 0, fmt.Errorf("rate-limit-redis counts one hit per request, not cost %d", cost)
+		return live.Decision{}, fmt.Errorf("rate-limit-redis counts one hit per request, not cost %d", cost)
 	}
 	v, err := ScriptRateLimitRedis.EvalSha(ctx, c, []string{key}, o.windowMs).Slice()
 	if err != nil {
-		return false, 0, 0, err
+		return live.Decision{}, err
 	}
 	if len(v) != 5 {
-		return false, 0, 0, fmt.Errorf("rate-limit-redis script: %d values in the reply, want 5", len(v))
+		return live.Decision{}, fmt.Errorf("rate-limit-redis script: %d values in the reply, want 5", len(v))
 	}
 	hits, ok1 := v[0].(int64)
 	at, ok2 := v[2].(int64)
 	t, err := redisTime(v[3], v[4])
 	if !ok1 || !ok2 || err != nil {
-		return false, 0, 0, fmt.Errorf("rate-limit-redis script: count %v, clock %v, %v", v[0], v[2], err)
+		return live.Decision{}, fmt.Errorf("rate-limit-redis script: count %v, clock %v, %v", v[0], v[2], err)
 	}
-	return !(hits > o.limit), t, at * int64(time.Millisecond), nil // totalHits > limit refuses
+	return live.Decision{Admit: !(hits > o.limit), At: at * int64(time.Millisecond), Order: t}, nil // totalHits > limit refuses
 }
 
 // rlfOp is RateLimiterRedis.consume(key, cost) under {points: L,
@@ -464,7 +465,9 @@ func (o *rateLimitRedisOp) allow(ctx context.Context, c *goredis.Client, key str
 // refused iff the points consumed exceed L; the consume that first goes
 // over (consumed <= L + cost) then blocks the key, SET key consumed EX
 // floor(blockDuration) in a second round trip (_block, as _upsert with
-// forceExpire writes it: MULTI, SET, PTTL, EXEC).
+// forceExpire writes it: MULTI, SET, PTTL, EXEC; the replay reads the
+// key's PEXPIRETIME in the same transaction, the block's start on Redis's
+// clock, to begin the model's block there too).
 type rlfOp struct {
 	limit, secs, block int64
 	duration           string // W in seconds as JavaScript writes it
@@ -482,29 +485,40 @@ func (o *rlfOp) setRule(r algorithms.Rule) {
 	o.duration = strconv.FormatFloat(float64(r.W)/float64(time.Second), 'g', -1, 64)
 }
 
-func (o *rlfOp) allow(ctx context.Context, c *goredis.Client, key string, cost int64) (bool, int64, int64, error) {
+func (o *rlfOp) allow(ctx context.Context, c *goredis.Client, key string, cost int64) (live.Decision, error) {
 	v, err := ScriptRateLimiterFlexible.EvalSha(ctx, c, []string{key}, cost, o.secs, o.limit, o.duration).Slice()
 	if err != nil {
-		return false, 0, 0, err
+		return live.Decision{}, err
 	}
 	if len(v) != 5 {
-		return false, 0, 0, fmt.Errorf("rate-limiter-flexible script: %d values in the reply, want 5", len(v))
+		return live.Decision{}, fmt.Errorf("rate-limiter-flexible script: %d values in the reply, want 5", len(v))
 	}
 	consumed, ok1 := v[0].(int64)
 	at, ok2 := v[2].(int64)
 	t, err := redisTime(v[3], v[4])
 	if !ok1 || !ok2 || err != nil {
-		return false, 0, 0, fmt.Errorf("rate-limiter-flexible script: consumed %v, clock %v, %v", v[0], v[2], err)
+		return live.Decision{}, fmt.Errorf("rate-limiter-flexible script: consumed %v, clock %v, %v", v[0], v[2], err)
 	}
+	d := live.Decision{Admit: consumed <= o.limit, At: at * int64(time.Millisecond), Order: t}
 	if consumed > o.limit && o.block > 0 && consumed <= o.limit+cost {
+		secs := o.block / int64(time.Second)
 		pipe := c.TxPipeline()
-		pipe.Set(ctx, key, consumed, time.Duration(o.block/int64(time.Second))*time.Second)
+		pipe.Set(ctx, key, consumed, time.Duration(secs)*time.Second)
 		pipe.PTTL(ctx, key)
+		expiry := pipe.PExpireTime(ctx, key)
 		if _, err := pipe.Exec(ctx); err != nil {
-			return false, 0, 0, err
+			return live.Decision{}, err
 		}
+		// The block begins when the SET runs, a round trip after the
+		// consume: its expiry less the block is that millisecond on
+		// Redis's clock.
+		set := expiry.Val().Milliseconds() - secs*1000
+		if set < at {
+			return live.Decision{}, fmt.Errorf("rate-limiter-flexible's block: set at %d ms on Redis's clock, before the consume's %d ms", set, at)
+		}
+		d.Block, d.BlockAt = true, set*int64(time.Millisecond)
 	}
-	return consumed <= o.limit, t, at * int64(time.Millisecond), nil
+	return d, nil
 }
 
 // tykOp is SlidingLog.Do as limitRedis calls it: the script on the key's

@@ -16,6 +16,7 @@ import (
 
 	"ratebench/algorithms"
 	"ratebench/generators"
+	"ratebench/live"
 	"ratebench/traces"
 )
 
@@ -409,6 +410,32 @@ func TestTykScriptAtTheWindowEdge(t *testing.T) {
 		t.Logf("%s: the script decides all %d requests as the model; without %s, %d differ", tc.rule, len(reqs), tc.shows, n)
 		if n == 0 {
 			t.Errorf("%s: without %s the model decides this trace alike: the test does not exercise it", tc.rule, tc.shows)
+		}
+	}
+}
+
+// rate-limiter-flexible's block is written a round trip after the consume
+// that first went over: that refusal, and only it, carries the block's
+// start on Redis's clock, no earlier than the millisecond the script read.
+func TestRateLimiterFlexibleTellsTheBlocksStart(t *testing.T) {
+	srv := StartForTest(t)
+	target, variant, ok := live.Find("redis:rate-limiter-flexible:store=redis:blockDuration=1s")
+	if !ok {
+		t.Fatal("no target")
+	}
+	tr := &live.Trace{T: []int64{1, 2, 3, 4}, Key: make([]int32, 4), Keys: 1}
+	s, err := target.Start(context.Background(), mustRule(t, "2/1m"), tr, live.Options{Variant: variant, Addr: srv.Addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i, want := range []struct{ admit, block bool }{{true, false}, {true, false}, {false, true}, {false, false}} {
+		d, err := s.Decide(context.Background(), live.Request{Index: i, Key: live.KeyName(0), T: tr.T[i], Cost: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Admit != want.admit || d.Block != want.block || d.Block && (d.BlockAt < d.At || d.BlockAt > d.At+int64(time.Minute)) {
+			t.Errorf("request %d: %+v, want admitted %v, a block %v from no earlier than its time", i, d, want.admit, want.block)
 		}
 	}
 }

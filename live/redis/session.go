@@ -203,8 +203,7 @@ func readServer(ctx context.Context, c *goredis.Client) (serverInfo, error) {
 // Redis's clock, on the time it read, which orders it among the others.
 func (s *session) Decide(ctx context.Context, q live.Request) (live.Decision, error) {
 	if lo, ok := s.op.(liveOp); ok {
-		admit, t, at, err := lo.allow(ctx, s.client, s.keys[q.ID], q.Cost)
-		return live.Decision{Admit: admit, At: at, Order: t}, err
+		return lo.allow(ctx, s.client, s.keys[q.ID], q.Cost)
 	}
 	j := job{seq: int64(q.Index), t: q.T - s.base, abs: q.T, cost: q.Cost, key: s.keys[q.ID]}
 	admit, err := s.op.do(ctx, s.client, &j)
