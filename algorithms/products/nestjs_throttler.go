@@ -2,6 +2,7 @@ package products
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -60,6 +61,13 @@ func init() {
 // block of W or more outlasts every hit anyway). With all of them off it
 // decides as its twin.
 //
+// The model keeps a key's live hits as the log keeps its entries
+// (algorithms.KeyEntries: each hit's instant on the model's clock, and
+// its weight), and drops at each request those at or before the last
+// instant whose expiry is over (cutoff): with "clock" on, the last whole
+// millisecond x whose float64 x + ttl is at most now, found beside
+// now - ttl and checked with the float64 sum itself.
+//
 // Memory: each live hit's expiry, 8 bytes (up to L of them), plus the
 // record's expiresAt, blockExpiresAt and isBlocked, 24 bytes.
 type NestThrottler struct {
@@ -69,21 +77,15 @@ type NestThrottler struct {
 	named bool    // blockDuration given in the spec
 	ttlMs float64 // ttl, ms, as JavaScript reads W/1ms
 	blkMs float64 // blockDuration, ms
-	st    algorithms.PerKey[nestState]
+	hits  algorithms.KeyEntries
+	st    algorithms.PerKey[nestBlock]
 
 	iClears int
 }
 
-// nestHit is a hit's instant on the model's clock, and its weight.
-type nestHit struct{ at, n int64 }
-
-// nestState is a key's live hits, oldest first, from head (the expired
-// ones before it are compacted away once they are half the slice), their
-// weight, and its block: the instant (on the model's clock) it began.
-type nestState struct {
-	hits    []nestHit
-	head    int
-	sum     int64
+// nestBlock is a key's block: the instant (on the model's clock) it
+// began.
+type nestBlock struct {
 	from    int64
 	blocked bool
 }
@@ -96,7 +98,7 @@ const (
 // NewNestThrottler returns @nestjs/throttler for rule r with arg's
 // blockDuration=D.
 func NewNestThrottler(r algorithms.Rule, arg string, hasArg bool) (*NestThrottler, error) {
-	n := &NestThrottler{rule: r, block: r.W, iClears: -1}
+	n := &NestThrottler{rule: r, block: r.W, iClears: -1, hits: algorithms.NewKeyEntries(algorithms.RingFor(r.L))}
 	if hasArg {
 		v, ok := strings.CutPrefix(strings.TrimSpace(arg), "blockDuration=")
 		d, err := time.ParseDuration(v)
@@ -147,11 +149,14 @@ func (n *NestThrottler) Twin() string {
 	return "log"
 }
 
-func (n *NestThrottler) Grow(i int)           { n.st.Grow(i) }
-func (n *NestThrottler) Bytes(id int32) int64 { return 24 + 8*n.st.At(id).sum }
+func (n *NestThrottler) Grow(i int) {
+	n.st.Grow(i)
+	n.hits.Grow(i)
+}
+func (n *NestThrottler) Bytes(id int32) int64 { return 24 + 8*n.hits.Key(id).Sum() }
 func (*NestThrottler) FixedSize() bool        { return false }
 func (*NestThrottler) CountsRejected() bool   { return true }
-func (n *NestThrottler) Warm(id int32) uint64 { return uint64(n.st.At(id).sum) }
+func (n *NestThrottler) Warm(id int32) uint64 { return n.hits.Key(id).Warm() }
 func (n *NestThrottler) on(i int) bool        { return i >= 0 && n.OnAt(i) }
 
 // now is t on the model's clock: whole milliseconds, or ns.
@@ -171,39 +176,49 @@ func (n *NestThrottler) over(from, now, d int64, dMs float64) bool {
 	return now-from >= d
 }
 
-// advance drops the hits expired at t and ends a block over at t.
-func (n *NestThrottler) advance(s *nestState, t int64) {
+// cutoff returns the last instant on the model's clock whose hit is over
+// at now (the model's clock): now - W in ns; with "clock", the last whole
+// millisecond x with float64(x) + ttl <= float64(now). The sum rounds
+// monotonically in x, so the hits over are those at or before it; it is
+// searched from now - ceil(ttl), within a step or two of it, each step
+// checked with the sum itself.
+func (n *NestThrottler) cutoff(now int64) int64 {
+	if !n.on(nestClock) {
+		return now - n.rule.W
+	}
+	x := now - int64(math.Ceil(n.ttlMs))
+	for n.over(x+1, now, n.rule.W, n.ttlMs) {
+		x++
+	}
+	for !n.over(x, now, n.rule.W, n.ttlMs) {
+		x--
+	}
+	return x
+}
+
+// advance drops the hits expired at t and ends a block over at t; it
+// returns the key's hits and block.
+func (n *NestThrottler) advance(id int32, t int64) (algorithms.Entries, *nestBlock) {
 	now := n.now(t)
-	i := s.head
-	for i < len(s.hits) && n.over(s.hits[i].at, now, n.rule.W, n.ttlMs) {
-		s.sum -= s.hits[i].n
-		i++
-	}
-	switch {
-	case i == len(s.hits):
-		s.hits, s.head = s.hits[:0], 0
-	case i >= 32 && 2*i >= len(s.hits):
-		s.hits, s.head = append(s.hits[:0], s.hits[i:]...), 0
-	default:
-		s.head = i
-	}
+	e, s := n.hits.Key(id), n.st.At(id)
+	e.Expire(n.cutoff(now))
 	if s.blocked && n.over(s.from, now, n.block, n.blkMs) {
 		s.blocked = false
 		if n.on(n.iClears) {
-			s.hits, s.head, s.sum = s.hits[:0], 0, 0
+			e.Drop()
 		}
 	}
+	return e, s
 }
 
 // Decide refuses a blocked key; otherwise it admits iff the request's hits
 // fit beside the live ones, and a refusal blocks the key (with a block).
 func (n *NestThrottler) Decide(id int32, t, cost int64) bool {
-	s := n.st.At(id)
-	n.advance(s, t)
+	e, s := n.advance(id, t)
 	if s.blocked {
 		return false
 	}
-	if oneHit(n.on(nestOneHit), cost) <= n.rule.L-s.sum {
+	if oneHit(n.on(nestOneHit), cost) <= n.rule.L-e.Sum() {
 		return true
 	}
 	if n.block > 0 {
@@ -214,26 +229,24 @@ func (n *NestThrottler) Decide(id int32, t, cost int64) bool {
 
 // Record logs the request's hit.
 func (n *NestThrottler) Record(id int32, t, cost int64) {
-	s := n.st.At(id)
-	n.advance(s, t)
-	c := oneHit(n.on(nestOneHit), cost)
-	if c == 0 {
-		return
+	e, _ := n.advance(id, t)
+	if c := oneHit(n.on(nestOneHit), cost); c > 0 {
+		e.Add(n.now(t), c)
 	}
-	s.hits, s.head = pushLive(s.hits, s.head, nestHit{at: n.now(t), n: c})
-	s.sum = algorithms.SatAdd(s.sum, c)
 }
 
 // Estimate returns the live hits, as the log's count.
 func (n *NestThrottler) Estimate(id int32, _ int64) algorithms.Rational {
-	return algorithms.Whole(n.st.At(id).sum)
+	return algorithms.Whole(n.hits.Key(id).Sum())
 }
 
 // Idle: no hit is live and no block in force at t.
 func (n *NestThrottler) Idle(id int32, t int64) bool {
-	s := n.st.At(id)
-	n.advance(s, t)
-	return len(s.hits) == s.head && !s.blocked
+	e, s := n.advance(id, t)
+	return e.Len() == 0 && !s.blocked
 }
 
-func (n *NestThrottler) Release(id int32) { *n.st.At(id) = nestState{} }
+func (n *NestThrottler) Release(id int32) {
+	n.hits.Key(id).Drop()
+	*n.st.At(id) = nestBlock{}
+}

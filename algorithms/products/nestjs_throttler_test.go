@@ -134,3 +134,128 @@ func TestNestThrottlerIdleIsFresh(t *testing.T) {
 		}
 	}
 }
+
+// nestBrute is the storage as its source reads, kept plainly: a list of
+// each hit's instant and weight on the model's clock, a hit over once its
+// expiry is (with "clock": float64 instant + ttl in ms, at most the
+// float64 now in whole ms), the block's start and whether it clears.
+type nestBrute struct {
+	L, w, block       int64
+	ttlMs, blkMs      float64
+	clock, oneHit, cl bool
+	hits              []struct{ at, n int64 }
+	from              int64
+	blocked           bool
+}
+
+func (b *nestBrute) now(t int64) int64 {
+	if b.clock {
+		return algorithms.FloorDiv(t, ms)
+	}
+	return t
+}
+
+func (b *nestBrute) over(from, now, d int64, dMs float64) bool {
+	if b.clock {
+		return float64(from)+dMs <= float64(now)
+	}
+	return now-from >= d
+}
+
+func (b *nestBrute) step(t, cost int64, record bool) bool {
+	now := b.now(t)
+	live := b.hits[:0]
+	for _, h := range b.hits {
+		if !b.over(h.at, now, b.w, b.ttlMs) {
+			live = append(live, h)
+		}
+	}
+	b.hits = live
+	if b.blocked && b.over(b.from, now, b.block, b.blkMs) {
+		b.blocked = false
+		if b.cl {
+			b.hits = b.hits[:0]
+		}
+	}
+	if b.blocked {
+		return false
+	}
+	n := cost
+	if b.oneHit {
+		n = 1
+	}
+	var sum int64
+	for _, h := range b.hits {
+		sum += h.n
+	}
+	admit := n <= b.L-sum
+	if !admit && b.block > 0 {
+		b.blocked, b.from = true, now
+	}
+	if admit && record {
+		b.hits = append(b.hits, struct{ at, n int64 }{now, n})
+	}
+	return admit
+}
+
+// The model, its hits in a replay's block, decides as the storage kept
+// plainly on random traces: windows of fractional milliseconds (whose
+// expiries' float64 sums round), costs, blocks shorter and longer than
+// the window, every deviation on or off, bursts that overflow the ring
+// into the pool and keys idle long enough to empty it.
+func TestNestThrottlerAgreesWithItsHitsKeptPlainly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 9))
+	for _, r := range []algorithms.Rule{{L: 3, W: int64(time.Second)}, {L: 2, W: 1500 * us}, {L: 40, W: 1000*ms + 37}, {L: 5, W: 2*ms + 999*us}} {
+		for _, block := range []int64{-1, 0, 300 * us, r.W / 3, 2 * r.W} {
+			for mask := range 8 {
+				spec := "nestjs-throttler"
+				b := &nestBrute{L: r.L, w: r.W, block: r.W, clock: mask&1 == 0, oneHit: mask&2 == 0}
+				if block >= 0 {
+					spec += ":blockDuration=" + algorithms.FormatWindow(block)
+					if block == 0 {
+						spec = "nestjs-throttler:blockDuration=0s"
+					}
+					b.block = block
+				}
+				b.cl = b.block > 0 && b.block < r.W && mask&4 == 0
+				for i, d := range []string{"clock", "one-hit"} {
+					if mask&(1<<i) != 0 {
+						spec += ":without=" + d
+					}
+				}
+				if mask&4 != 0 && b.block > 0 && b.block < r.W {
+					spec += ":without=block-clears"
+				}
+				b.ttlMs, b.blkMs = float64(r.W)/float64(ms), float64(b.block)/float64(ms)
+				l, err := algorithms.New(spec, r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var blk algorithms.Block
+				l.(algorithms.Placer).Place(&blk)
+				l.Grow(1)
+				blk.Grow(1)
+				tt := int64(1_700_000_000)*sec + rng.Int64N(sec)
+				for i := range 3000 {
+					switch rng.IntN(40) {
+					case 0:
+						tt += 3 * r.W // idle: every hit over
+					case 1, 2, 3, 4, 5, 6:
+						// a burst at the same instant
+					default:
+						tt += rng.Int64N(r.W/(2*r.L) + 1)
+					}
+					cost := 1 + rng.Int64N(3)
+					want := b.step(tt, cost, true)
+					got := l.Decide(0, tt, cost)
+					if got {
+						l.Record(0, tt, cost)
+					}
+					if got != want {
+						t.Fatalf("%s %v: request %d at %d ns cost %d: admitted %v, kept plainly %v", spec, r, i, tt, cost, got, want)
+					}
+				}
+			}
+		}
+	}
+}

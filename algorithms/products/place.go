@@ -66,6 +66,11 @@ func (d *DRFThrottling) Place(b *algorithms.Block) {
 
 func (y *Tyk) Place(b *algorithms.Block) { y.sets.Place(b) } // each key's set, while it fits its ring
 
+func (n *NestThrottler) Place(b *algorithms.Block) {
+	n.st.Place(b)
+	n.hits.Place(b) // each key's hits, while they fit its ring
+}
+
 // LuaRestyReq places the record its deviations keep: doubles, whole
 // milli-requests, or the exact token bucket.
 func (q *LuaRestyReq) Place(b *algorithms.Block) {
