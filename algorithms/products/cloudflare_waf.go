@@ -111,8 +111,13 @@ type CloudflareWAF struct {
 	dcsNamed         bool
 	st               algorithms.PerKey[cfCounter] // dcs per key
 	keys             algorithms.PerKey[cfKey]
-	pend             []algorithms.WindowSum // (key, dc): the counted requests still in the lag
+	pend             []algorithms.KeyEntries // by data centre, then key: the counted requests still in the lag (with lag on)
 }
+
+// cfLagRing is the ring each key's requests in the lag take, at each data
+// centre, in the replay's block: a key makes few requests within a lag
+// of seconds, and the busiest spill to the store's pool.
+const cfLagRing = 4
 
 // cfCounter is one data centre's counter of a key and its block's end
 // (blocked while t < until).
@@ -245,9 +250,21 @@ func (w *CloudflareWAF) spread() int64 {
 func (w *CloudflareWAF) Grow(n int) {
 	w.st.Grow(n)
 	w.keys.Grow(n)
-	if w.OnAt(cfLag) && n*int(w.dcs) > len(w.pend) {
-		w.pend = append(w.pend, make([]algorithms.WindowSum, n*int(w.dcs)-len(w.pend))...)
+	for i := range w.lagged() {
+		w.pend[i].Grow(n)
 	}
+}
+
+// lagged returns the stores of the requests in the lag, one per data
+// centre, made at the first call: none with lag off.
+func (w *CloudflareWAF) lagged() []algorithms.KeyEntries {
+	if w.pend == nil && w.OnAt(cfLag) {
+		w.pend = make([]algorithms.KeyEntries, w.dcs)
+		for i := range w.pend {
+			w.pend[i] = algorithms.NewKeyEntries(cfLagRing)
+		}
+	}
+	return w.pend
 }
 
 func (w *CloudflareWAF) Bytes(int32) int64  { return 32 * w.spread() }
@@ -260,14 +277,17 @@ func (w *CloudflareWAF) CountsEvery() bool { return w.OnAt(cfCountsRefused) }
 func (w *CloudflareWAF) Place(b *algorithms.Block) {
 	w.st.Place(b)
 	w.keys.Place(b)
+	for i := range w.lagged() {
+		w.pend[i].Place(b)
+	}
 }
 
 func (w *CloudflareWAF) Warm(id int32) uint64 { return uint64(w.st.At(id).c.Start) }
 
 // pending returns the requests of key id at data centre dc still in the
 // lag.
-func (w *CloudflareWAF) pending(id int32, dc int64) *algorithms.WindowSum {
-	return &w.pend[int64(id)*w.dcs+dc]
+func (w *CloudflareWAF) pending(id int32, dc int64) algorithms.Entries {
+	return w.pend[dc].Key(id)
 }
 
 // hit is what a request of cost counts.
@@ -332,7 +352,7 @@ func (w *CloudflareWAF) Release(id int32) {
 	*w.keys.At(id) = cfKey{}
 	if w.OnAt(cfLag) {
 		for dc := range w.dcs {
-			w.pending(id, dc).Clear()
+			w.pending(id, dc).Drop()
 		}
 	}
 }

@@ -155,3 +155,120 @@ func TestCloudflareWAFSpecs(t *testing.T) {
 		}
 	}
 }
+
+// cfBrute is the rule kept plainly: every counted request of each data
+// centre in a list, the counter's windows read from it at each decision,
+// those within the lag hidden.
+type cfBrute struct {
+	L, W, timeout, lag, spread int64
+	oneHit, every             bool
+	n                         int64
+	dc                        int64
+	counted                   [][]struct{ t, c int64 }
+	until                     []int64
+}
+
+func (b *cfBrute) decide(t, cost int64) bool {
+	b.dc = b.n % b.spread
+	b.n++
+	if t < b.until[b.dc] {
+		return false
+	}
+	s := algorithms.FloorDiv(t, b.W) * b.W
+	var prev, curr int64
+	for _, q := range b.counted[b.dc] {
+		switch {
+		case q.t > t-b.lag: // in the lag: not seen yet
+		case q.t >= s:
+			curr += q.c
+		case q.t >= s-b.W:
+			prev += q.c
+		}
+	}
+	hit := cost
+	if b.oneHit {
+		hit = 1
+	}
+	if algorithms.CounterLE(prev, curr, t-s, hit, b.L, b.W) {
+		return true
+	}
+	if b.timeout > 0 {
+		b.until[b.dc] = t + b.timeout
+	}
+	return false
+}
+
+func (b *cfBrute) record(t, cost int64) {
+	if b.oneHit {
+		cost = 1
+	}
+	b.counted[b.dc] = append(b.counted[b.dc], struct{ t, c int64 }{t, cost})
+}
+
+// The rule, its counters and the requests in its lag in a replay's block,
+// decides as the rule kept plainly on random traces: bursts that overflow
+// a key's ring of requests in the lag into the pool, costs, one and three
+// data centres, throttling and blocks, and keys released once idle.
+func TestCloudflareWAFAgreesWithItsRequestsKeptPlainly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(44, 3))
+	for _, spec := range []string{"cloudflare-waf", "cloudflare-waf:timeout=0s", "cloudflare-waf:lag=5s:without=one-hit", "cloudflare-waf:dcs=3:timeout=0s:without=counts-refused", "cloudflare-waf:dcs=3:lag=500ms:without=one-hit"} {
+		for _, rule := range []string{"5/10s", "30/1m"} {
+			r := mustRule(t, rule)
+			l := mustNew(t, spec, rule)
+			dev := l.(algorithms.Product)
+			b := &cfBrute{L: r.L, W: r.W, timeout: r.W, lag: 2 * sec, spread: 1, oneHit: !dev.Off("one-hit"), every: !dev.Off("counts-refused")}
+			for _, f := range strings.Split(spec, ":")[1:] {
+				k, v, _ := strings.Cut(f, "=")
+				switch k {
+				case "timeout": // 0s only
+					b.timeout = 0
+				case "lag":
+					b.lag = mustRule(t, "1/"+v).W
+				case "dcs":
+					b.spread = 3
+				}
+			}
+			b.counted, b.until = make([][]struct{ t, c int64 }, b.spread), make([]int64, b.spread)
+			var blk algorithms.Block
+			l.(algorithms.Placer).Place(&blk)
+			l.Grow(1)
+			blk.Grow(1)
+			tt := int64(1_700_000_000) * sec
+			var released, refused int
+			for i := range 4000 {
+				switch rng.IntN(30) {
+				case 0:
+					tt += 3 * r.W
+					if rel := l.(algorithms.Releaser); rel.Idle(0, tt) { // released: it decides as a new key, the plain rule too
+						rel.Release(0)
+						released++
+						b.n = 0
+						clear(b.until)
+						for dc := range b.counted {
+							b.counted[dc] = nil
+						}
+					}
+				case 1, 2, 3, 4, 5, 6, 7, 8:
+				default:
+					tt += rng.Int64N(r.W/r.L/(100*ms)+1) * 100 * ms // on a grid of 100 ms: requests the lag and the windows' edges apart
+				}
+				cost := 1 + rng.Int64N(3)
+				want := b.decide(tt, cost)
+				got := l.Decide(0, tt, cost)
+				if got != want {
+					t.Fatalf("%s %s: request %d at %d ns cost %d: admitted %v, kept plainly %v", spec, rule, i, tt, cost, got, want)
+				}
+				if !got {
+					refused++
+				}
+				if got || b.every {
+					l.Record(0, tt, cost)
+					b.record(tt, cost)
+				}
+			}
+			if released == 0 || refused == 0 {
+				t.Errorf("%s %s: %d releases, %d refusals: the trace does not exercise them", spec, rule, released, refused)
+			}
+		}
+	}
+}
