@@ -66,6 +66,8 @@ func (d *DRFThrottling) Place(b *algorithms.Block) {
 
 func (y *Tyk) Place(b *algorithms.Block) { y.sets.Place(b) } // each key's set, while it fits its ring
 
+func (tr *Traefik) Place(b *algorithms.Block) { tr.keys.Place(b) } // the map's capacity (sources) stays on the heap
+
 func (n *NestThrottler) Place(b *algorithms.Block) {
 	n.st.Place(b)
 	n.hits.Place(b) // each key's hits, while they fit its ring

@@ -3,14 +3,12 @@ package products
 import (
 	"container/heap"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"ratebench/algorithms"
-	"ratebench/internal/slicesx"
 )
 
 func init() {
@@ -152,6 +150,13 @@ func init() {
 // with capacities from 3 to 65,536 against traefik:sources=N, agreed on
 // every request, run outside this repository.
 //
+// The bucket is x/time/rate's arithmetic without its mutex and its
+// time.Time (traefikBucket): the float64 tokens and the last instant in
+// ns, the same operations in the same order, so that a key's state is
+// pointer-free and lives in a replay's block. A test drives the library
+// and the bucket with the same calls and finds the same tokens, bit for
+// bit, at every step.
+//
 // Memory: per source, the rate.Limiter (80 bytes: mutex, limit, burst,
 // tokens, last and lastEvent) and the map's item (key string header 16,
 // value pointer 8, expiry 8, heap index 8) and its slot in the expiry heap
@@ -164,9 +169,9 @@ type Traefik struct {
 	maxDelay [2]int64 // maxDelay in ns: [0] exact, [1] the source's float computation
 	ttl      [2]int64 // the TTL in seconds: [0] exact, [1] the source's
 	delayArg string   // the maxdelay=D given, "" for the source's
-	limit    rate.Limit
-	keys     slicesx.Chunked[traefikKey] // by id; never moves, so growing copies no limiter
-	sources  *traefikMap                 // with :sources, the map's entries and its expiry heap
+	limit    float64  // rate.Limit: tokens a second
+	keys     algorithms.PerKey[traefikKey]
+	sources  *traefikMap // with :sources, the map's entries and its expiry heap
 }
 
 // traefikMap is ttlmap.Map's bookkeeping over the keys' ids: which sources
@@ -247,13 +252,62 @@ func (m *traefikMap) remove(id int32) {
 	}
 }
 
-// traefikKey is one source: its bucket (a rate.Limiter with float on, an
+// traefikKey is one source: its bucket (x/time/rate's with float on, an
 // exact token bucket otherwise) and its expiry in Unix seconds.
 type traefikKey struct {
-	lim    rate.Limiter
+	lim    traefikBucket
 	tok    algorithms.TokenState
 	expiry int64
 	seen   bool
+}
+
+// traefikBucket is a rate.Limiter as the middleware drives it, at a
+// finite positive limit: its float64 tokens and the instant of their last
+// change, time.Unix(0, last) (times without a monotonic reading, whose
+// Before and Sub are those of their ns). lastEvent is not kept: the
+// middleware cancels a reservation at the instant it made it, where
+// CancelAt restores all its tokens whatever lastEvent holds.
+type traefikBucket struct {
+	tokens float64
+	last   int64
+}
+
+// at is Limiter.advance(t): the tokens at t, refilled since last (t if
+// earlier) by elapsed.Seconds()*limit, elapsed as time.Time.Sub gives it
+// (saturated), at most burst. It does not change b.
+func (b *traefikBucket) at(t int64, limit float64, burst int64) float64 {
+	last := min(b.last, t)
+	elapsed := time.Duration(t - last)
+	if elapsed < 0 { // t - last overflowed: Sub saturates
+		elapsed = math.MaxInt64
+	}
+	tokens := b.tokens + elapsed.Seconds()*limit
+	if bu := float64(burst); tokens > bu {
+		tokens = bu
+	}
+	return tokens
+}
+
+// reserve is reserveN(t, n) where it succeeds (n at most burst): n tokens
+// taken at t, into debt if the bucket lacks them.
+func (b *traefikBucket) reserve(t, n int64, limit float64, burst int64) {
+	b.tokens, b.last = b.at(t, limit, burst)-float64(n), t
+}
+
+// cancel is CancelAt(t) of a reservation of n tokens made at t, the
+// latest: its n tokens put back, at most burst.
+func (b *traefikBucket) cancel(t, n int64, limit float64, burst int64) {
+	restore := float64(n) - time.Duration(0).Seconds()*limit // lastEvent - timeToAct: none reserved since
+	tokens := b.at(t, limit, burst) + restore
+	if bu := float64(burst); tokens > bu {
+		tokens = bu
+	}
+	b.tokens, b.last = tokens, t
+}
+
+// setBurst is SetBurstAt(t, burst) from the burst before, old.
+func (b *traefikBucket) setBurst(t int64, limit float64, old int64) {
+	b.tokens, b.last = b.at(t, limit, old), t
 }
 
 // The deviations, in the order of the list.
@@ -315,7 +369,7 @@ func NewTraefik(r algorithms.Rule, arg string) (*Traefik, error) {
 		return nil, fmt.Errorf("algorithm \"traefik\": the rule's L = %d is more than Traefik's average can take (average*1e9 overflows int64)", r.L)
 	}
 	rtl := float64(lns) / float64(r.W)
-	tr.limit = rate.Limit(rtl)
+	tr.limit = rtl
 	// The source's maxDelay and ttl (rate_limiter.go:85-101), in float64.
 	if rtl < 1 {
 		tr.maxDelay[1] = int64(500 * time.Millisecond)
@@ -404,21 +458,16 @@ func (tr *Traefik) MaxDelay() time.Duration { return time.Duration(tr.maxDelay[1
 func (tr *Traefik) TTL() int64 { return tr.ttl[1] }
 
 // fresh makes k a new source's full bucket at t: rate.NewLimiter(limit,
-// burst) (a Limiter holds a mutex and is not copied, so it is rebuilt in
-// place: at an infinite rate any time since year 1 fills it to burst,
-// exactly) and the exact bucket's zero deficit.
-func (tr *Traefik) fresh(k *traefikKey, tt time.Time) {
-	k.lim = rate.Limiter{}
-	k.lim.SetBurstAt(time.Time{}, int(tr.burst))
-	k.lim.SetLimitAt(time.Time{}, rate.Inf)
-	k.lim.SetLimitAt(tt, tr.limit)
+// burst), whose first advance refills it from year 1, full (the burst
+// exactly), and the exact bucket's zero deficit.
+func (tr *Traefik) fresh(k *traefikKey, t int64) {
+	k.lim = traefikBucket{tokens: float64(tr.burst), last: t}
 	k.tok = algorithms.TokenState{}
-	k.tok.Refill(int64(tt.UnixNano()), tr.rule)
+	k.tok.Refill(t, tr.rule)
 }
 
-// Warm loads key id's bucket ahead of its decision (its rate.Limiter holds
-// a time.Time, a pointer, and cannot be placed in a replay's block).
-func (tr *Traefik) Warm(id int32) uint64 { return uint64(tr.keys.At(int(id)).expiry) }
+// Warm loads key id's bucket ahead of its decision.
+func (tr *Traefik) Warm(id int32) uint64 { return uint64(tr.keys.At(id).expiry) }
 
 // float returns index 1 with the float deviation on, else 0.
 func (tr *Traefik) float() int {
@@ -442,18 +491,17 @@ func (tr *Traefik) tokens(cost int64) int64 {
 // with maxDelay. A refusal reserves and cancels on the rate.Limiter, as
 // the middleware does.
 func (tr *Traefik) Decide(id int32, t, cost int64) bool {
-	k := tr.keys.At(int(id))
-	tt := time.Unix(0, t)
-	sec := algorithms.FloorDiv(t, int64(time.Second)) // tt.Unix()
+	k := tr.keys.At(id)
+	sec := algorithms.FloorDiv(t, int64(time.Second)) // time.Unix(0, t).Unix()
 	expiry := sec + tr.ttl[tr.float()]
 	if m := tr.sources; m != nil {
 		if !m.get(id, sec, tr.OnAt(traefikTTL)) {
-			tr.fresh(k, tt)
+			tr.fresh(k, t)
 		}
 		m.set(id, expiry, tr.OnAt(traefikEviction))
 	} else {
 		if !k.seen || tr.OnAt(traefikTTL) && k.expiry <= sec {
-			tr.fresh(k, tt)
+			tr.fresh(k, t)
 			k.seen = true
 		}
 		k.expiry = expiry
@@ -474,7 +522,7 @@ func (tr *Traefik) Decide(id int32, t, cost int64) bool {
 		return k.tok.X.Le(room)
 	}
 	// reserveN(t, n, InfDuration) and DelayFrom(t), without changing lim.
-	tokens := k.lim.TokensAt(tt) - float64(n)
+	tokens := k.lim.at(t, tr.limit, tr.burst) - float64(n)
 	var wait time.Duration
 	if tokens < 0 {
 		wait = traefikDuration(tr.limit, -tokens)
@@ -482,18 +530,20 @@ func (tr *Traefik) Decide(id int32, t, cost int64) bool {
 	if wait <= time.Duration(maxDelay) {
 		return true
 	}
-	// The middleware reserves, then cancels: its float64 (tokens-1)+1 and
+	// The middleware reserves, then cancels: its float64 (tokens-n)+n and
 	// last = t are kept.
-	k.lim.ReserveN(tt, int(n)).CancelAt(tt)
+	k.lim.reserve(t, n, tr.limit, tr.burst)
+	k.lim.cancel(t, n, tr.limit, tr.burst)
 	return false
 }
 
 // traefikDuration is rate.Limit.durationFromTokens: the wait for tokens at
-// limit, truncated toward zero to whole nanoseconds.
-func traefikDuration(limit rate.Limit, tokens float64) time.Duration {
-	d := (tokens / float64(limit)) * float64(time.Second)
-	if d > float64(1<<63-1) {
-		return rate.InfDuration
+// limit, truncated toward zero to whole nanoseconds (InfDuration past the
+// largest).
+func traefikDuration(limit float64, tokens float64) time.Duration {
+	d := (tokens / limit) * float64(time.Second)
+	if d > float64(math.MaxInt64) {
+		return math.MaxInt64
 	}
 	return time.Duration(d)
 }
@@ -502,21 +552,20 @@ func traefikDuration(limit rate.Limit, tokens float64) time.Duration {
 // keeps, into debt if the bucket lacks them (as a request served late
 // does, and as a request the caller records although refused).
 func (tr *Traefik) Record(id int32, t, cost int64) {
-	k := tr.keys.At(int(id))
+	k := tr.keys.At(id)
 	n := tr.tokens(cost)
 	if !tr.OnAt(traefikFloat) {
 		k.tok.Refill(t, tr.rule)
 		k.tok.Take(n, tr.rule)
 		return
 	}
-	tt := time.Unix(0, t)
 	if n > tr.burst { // ReserveN would refuse: raise the burst for it
-		k.lim.SetBurstAt(tt, int(n))
-		k.lim.ReserveN(tt, int(n))
-		k.lim.SetBurstAt(tt, int(tr.burst))
+		k.lim.setBurst(t, tr.limit, tr.burst)
+		k.lim.reserve(t, n, tr.limit, n)
+		k.lim.setBurst(t, tr.limit, n)
 		return
 	}
-	k.lim.ReserveN(tt, int(n))
+	k.lim.reserve(t, n, tr.limit, tr.burst)
 }
 
 // Idle: the bucket is full at t (float64 tokens at burst, or no exact
@@ -526,7 +575,7 @@ func (tr *Traefik) Idle(id int32, t int64) bool {
 	if tr.CouplesKeys() { // its entry may yet be evicted in another's place
 		return false
 	}
-	k := tr.keys.At(int(id))
+	k := tr.keys.At(id)
 	if !k.seen && (tr.sources == nil || !tr.sources.in[id]) {
 		return true
 	}
@@ -534,11 +583,11 @@ func (tr *Traefik) Idle(id int32, t int64) bool {
 		k.tok.Refill(t, tr.rule)
 		return k.tok.X == algorithms.U128{}
 	}
-	return k.lim.TokensAt(time.Unix(0, t)) >= float64(tr.burst)
+	return k.lim.at(t, tr.limit, tr.burst) >= float64(tr.burst)
 }
 
 func (tr *Traefik) Release(id int32) {
-	*tr.keys.At(int(id)) = traefikKey{}
+	*tr.keys.At(id) = traefikKey{}
 	if tr.sources != nil {
 		tr.sources.remove(id)
 	}
