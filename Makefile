@@ -223,7 +223,7 @@ race: deps
 BENCH     ?= .
 BENCHTIME ?= 1s
 bench:
-	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) ./algorithms ./compare ./traces ./generators ./summary ./compare/clients ./compare/distributed ./internal/minheap | tee bench.txt
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) ./algorithms ./algorithms/products ./compare ./traces ./generators ./summary ./compare/clients ./compare/distributed ./internal/minheap | tee bench.txt
 	@$(GO) run ./cmd/benchtable < bench.txt
 
 # Regenerates cmd/ratebench/default.pgo, the CPU profile the Go compiler
