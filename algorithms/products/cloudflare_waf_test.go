@@ -161,11 +161,11 @@ func TestCloudflareWAFSpecs(t *testing.T) {
 // those within the lag hidden.
 type cfBrute struct {
 	L, W, timeout, lag, spread int64
-	oneHit, every             bool
-	n                         int64
-	dc                        int64
-	counted                   [][]struct{ t, c int64 }
-	until                     []int64
+	oneHit, every              bool
+	n                          int64
+	dc                         int64
+	counted                    [][]struct{ t, c int64 }
+	until                      []int64
 }
 
 func (b *cfBrute) decide(t, cost int64) bool {
