@@ -4,7 +4,8 @@ import "unsafe"
 
 // KeyEntries holds, for each key, its window of entries (time, cost) in
 // time order, as a sliding log keeps them (the log's, and a product's own:
-// Tyk's sorted set, Caddy's ring, DRF's history). While every entry of a
+// Tyk's sorted set, Caddy's ring, DRF's history, NestJS Throttler's hits,
+// Cloudflare WAF's requests still in its lag). While every entry of a
 // key costs 1, they number at most its ring's length and they span less
 // than entrySpan, they are in the key's ring, each entry's time as its
 // offset from the key's base in 48 bits (the sum is then their number);
