@@ -27,7 +27,8 @@ func init() {
 // modelled from pkg/middlewares/ratelimiter/rate_limiter.go,
 // in_memory_limiter.go and ttlmap/ttlmap.go (line numbers below are
 // v3.7.9's). Traefik builds on golang.org/x/time/rate v0.15.0, whose
-// rate.go is the same as v0.16.0's that this model calls.
+// rate.go is the same as v0.16.0's, which the tests drive beside the
+// model's own copy of its arithmetic (traefikBucket).
 //
 // # Configuration
 //
