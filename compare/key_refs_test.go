@@ -107,7 +107,33 @@ func TestReplayIndexed(t *testing.T) {
 		if got := marshal(t, e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})); !bytes.Equal(got, want) {
 			t.Errorf("%s: replayed by key indexes, the summary differs\n%s", c.name, firstDiff(got, want))
 		}
+		nr := &namingReader{indexedReader: indexedReader{reqs: reqs, index: index}}
+		e, _ = replayedAs(t, base, c, reqs, nr)
+		if got := marshal(t, e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})); !bytes.Equal(got, want) {
+			t.Errorf("%s: replayed by key indexes, names apart, the summary differs\n%s", c.name, firstDiff(got, want))
+		}
+		if c.workers > 1 && nr.named > len(index) {
+			t.Errorf("%s: the names of %d keys asked for %d times: a parallel replay needs each once", c.name, len(index), nr.named)
+		}
 	}
+}
+
+// namingReader is an indexedReader that gives a request's time and cost
+// apart from its key's name (as a generator does), and counts the
+// requests asked for whole, name included.
+type namingReader struct {
+	indexedReader
+	named int
+}
+
+func (r *namingReader) Request() traces.Request {
+	r.named++
+	return r.indexedReader.Request()
+}
+
+func (r *namingReader) TimeCost() (t, cost int64) {
+	q := r.reqs[r.i-1]
+	return q.t, q.cost
 }
 
 // workerLayout is how many workers replay, and which shard.

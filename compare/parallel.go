@@ -125,7 +125,7 @@ func (d *dispatch) read(ctx context.Context, r traces.Reader, rt *router, lr tra
 				return seq, nil
 			}
 		}
-		q := r.Request()
+		q := rt.request(r)
 		if err := checkRequest(q.T, q.Cost); err != nil {
 			return seq, &traces.ParseError{Pos: r.Pos(), Msg: err.Error()}
 		}
@@ -213,12 +213,37 @@ type router struct {
 	ix      KeyIndexer
 	indexed bool
 	ids     indexedKeys // with ix: what is known of each key index
+	namer   keyNamer    // ix, if it gives a request apart from its key's name
 }
 
 func newRouter(e *Engine, r traces.Reader) *router {
 	rt := &router{e: e, n: len(e.workers)}
 	rt.ix, rt.indexed = keyIndexer(r)
+	if rt.indexed {
+		rt.namer, _ = r.(keyNamer)
+	}
 	return rt
+}
+
+// keyNamer is a KeyIndexer that gives the current request's time and cost
+// apart from its key's name (a generator, which finds a source's name in
+// a table of them: among many sources, a cache miss a request): the
+// router asks for the name only at the key's first request, the one that
+// sends it to its worker.
+type keyNamer interface {
+	KeyIndexer
+	TimeCost() (t, cost int64)
+	Request() traces.Request
+}
+
+// request returns r's current request; for a keyNamer, without the key's
+// name, which route then asks for when it needs it.
+func (rt *router) request(r traces.Reader) traces.Request {
+	if rt.namer != nil {
+		t, cost := rt.namer.TimeCost()
+		return traces.Request{T: t, Cost: cost}
+	}
+	return r.Request()
 }
 
 // route is where a request goes: its worker and what the worker gets of
@@ -255,6 +280,9 @@ func (rt *router) routeIndexed(key []byte) (route, bool, error) {
 	}
 	seen := rt.ids.of(id)
 	if *seen == idUnseen {
+		if rt.namer != nil { // request left the name out
+			key = rt.namer.Request().Key
+		}
 		*seen = idSent
 		if rt.e.cfg.Shard != nil && !owns(rt.e.cfg.Shard, traces.KeyHash(key)) {
 			*seen = idNotOwned

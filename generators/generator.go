@@ -76,7 +76,6 @@ func Lookup(name string) (*Scenario, error) {
 // chunk boundaries (equal times always share a chunk), so the chunk span
 // adapts to the rate without changing a byte.
 type Generator struct {
-	name    string
 	p       Params
 	parts   []part
 	width   int      // digits of a key's index
@@ -94,7 +93,9 @@ type Generator struct {
 	srcBits uint  // bits of a source index
 	stopT   int64 // no request at or after this time
 	done    int64
-	cur     traces.Request
+	file    string // what Pos names the trace: "gen:" and the spec's name
+	curT    int64  // the current request's time
+	curPos  int32  // and its source's position in srcs, whose name Request finds
 	curSrc  int32
 }
 
@@ -143,7 +144,7 @@ func newGenerator(spec string, p Params, sendingOnly bool) (*Generator, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Generator{name: name, p: p}
+	g := &Generator{p: p, file: "gen:" + name}
 	g.stopT, _ = p.limited()
 	g.parts, g.width = parts, len(strconv.Itoa(p.Keys-1))
 	for i := 1; i < len(parts); i++ {
@@ -352,7 +353,7 @@ func (g *Generator) Scan() bool {
 	if g.ids != nil {
 		g.curSrc = g.ids[pos]
 	}
-	g.cur = traces.Request{T: g.base + int64(e>>g.srcBits), Key: g.names.Key(pos), Cost: 1}
+	g.curT, g.curPos = g.base+int64(e>>g.srcBits), pos
 	return true
 }
 
@@ -404,12 +405,21 @@ func bitLen(v uint64) int {
 	return n
 }
 
-// Request returns the current request.
-func (g *Generator) Request() traces.Request { return g.cur }
+// Request returns the current request, its key's name looked up in the
+// sources' names.
+func (g *Generator) Request() traces.Request {
+	return traces.Request{T: g.curT, Key: g.names.Key(g.curPos), Cost: 1}
+}
+
+// TimeCost returns the current request's time and cost, without its key's
+// name: a consumer that knows the key by its index (KeyIndex) and names
+// it once spares a lookup in the table of names (a cache miss among many
+// sources) at every other request.
+func (g *Generator) TimeCost() (t, cost int64) { return g.curT, 1 }
 
 // Pos names the current request by its index in the generated trace.
 func (g *Generator) Pos() traces.Position {
-	return traces.Position{File: "gen:" + g.name, Row: g.done}
+	return traces.Position{File: g.file, Row: g.done}
 }
 
 // Err is always nil: generation cannot fail once started.

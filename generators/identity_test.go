@@ -81,7 +81,11 @@ func scanDigest(t *testing.T, c identityCase) string {
 	}
 	d := newStreamDigest()
 	for g.Scan() {
+		tc, cost := g.TimeCost()
 		r := g.Request()
+		if tc != r.T || cost != r.Cost {
+			t.Fatalf("%s: request %d: TimeCost gives %d, %d; Request %d, %d", c.spec, d.n+1, tc, cost, r.T, r.Cost)
+		}
 		d.add(r.T, g.KeyIndex(), r.Key, r.Cost)
 	}
 	return d.sum()

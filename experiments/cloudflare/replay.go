@@ -56,7 +56,8 @@ func (r *tallied) Scan() bool {
 	if r.err != nil || !r.Generator.Scan() {
 		return false
 	}
-	r.err = r.tr.add(r.KeyIndex(), r.Request().T)
+	t, _ := r.TimeCost()
+	r.err = r.tr.add(r.KeyIndex(), t)
 	return r.err == nil
 }
 
