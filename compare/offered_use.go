@@ -12,11 +12,14 @@ import (
 // its key's cost in (t-W, t] including itself, every request counted
 // whatever was decided. Under count all the group's reference records
 // every request, so its sum before the request plus the request's cost is
-// the offered use; under count accepted it records only what it admits,
-// and the accumulator keeps, per key, a window of the requests the log
-// refused in the rule's window (none for a key it has not refused there,
-// as most are where the rule hardly binds): the reference's sum, that
-// window's and the request's cost make the offered use. The
+// the offered use; under count accepted it records only what it admits.
+// When the replay also counts all under the same rule, that group's
+// reference gives the offered use (useAcc.fromAll, set by the worker,
+// which replays that group first); otherwise the accumulator keeps, per
+// key, a window of the requests the log refused in the rule's window
+// (none for a key it has not refused there, as most are where the rule
+// hardly binds): the reference's sum, that window's and the request's cost
+// make the offered use. The
 // requests are counted by offered use, exactly below
 // summary.UseExactBelow and in summary.UseBinsPerOctave bins per power of
 // two above; the keys the log refused are counted at their first refusal,
@@ -33,6 +36,7 @@ import (
 type useAcc struct {
 	w       int64        // the rule's window
 	accOnly bool         // count accepted: the reference holds only what it admitted
+	fromAll bool         // with accOnly: add's exact is of a reference that holds every request (offeredFrom), and no refusal is kept
 	refWin  smallWindows // under count accepted: the log's refusals in the window, by useKey.refWin
 	perKey  algorithms.PerKey[useKey]
 
@@ -66,11 +70,12 @@ func (u *useAcc) place(b *algorithms.Block) { u.perKey.Place(b) }
 func (u *useAcc) grow(n int) { u.perKey.Grow(n) }
 
 // add counts a request of key id at t of cost, whose reference's sum
-// before it was exact and decision ref.
+// before it was exact (with fromAll, the count-all reference's) and
+// decision ref.
 func (u *useAcc) add(id int32, t, cost, exact int64, ref bool) {
 	use := exact + cost
 	k := u.perKey.At(id)
-	if u.accOnly {
+	if u.accOnly && !u.fromAll {
 		var r *smallWindow
 		if k.refWin != 0 { // else no refusal is in the window: nothing more is read
 			r = u.refWin.at(k.refWin)
@@ -119,7 +124,7 @@ func (u *useAcc) notePeak(id int32, use int64) {
 
 // idle reports whether key id holds no refusal in the window at now.
 func (u *useAcc) idle(id int32, now int64) bool {
-	if !u.accOnly {
+	if !u.accOnly || u.fromAll {
 		return true
 	}
 	k := u.perKey.At(id)

@@ -56,16 +56,24 @@ func bruteBinding(reqs []rq, rule algorithms.Rule, c Count) summary.Binding {
 }
 
 // The bindings of a replay are those computed the slow way, under both
-// count policies, with idle keys released and back, on several workers
-// and merged from shards; layered rules have none.
+// count policies (count accepted then reads the offered use from the
+// count-all reference) and under count accepted alone (which keeps the
+// log's refusals in the window), with idle keys released and back, on
+// several workers and merged from shards; layered rules have none.
 func TestBindingsAreBruteForce(t *testing.T) {
 	t.Parallel()
+	for _, counts := range [][]Count{{CountAccepted, CountAll}, {CountAccepted}} {
+		t.Run(fmt.Sprint(counts), func(t *testing.T) { checkBindingsBruteForce(t, counts) })
+	}
+}
+
+func checkBindingsBruteForce(t *testing.T, counts []Count) {
 	reqs := churnTrace(3, 20000)
 	for i := range reqs { // times the CSV reader takes for ns
 		reqs[i].t += 1700000000e9
 	}
 	rules := []algorithms.Rule{mustRule(t, "5/30s"), mustRule(t, "40/1m")}
-	cfg := Config{Rules: rules, Counts: []Count{CountAccepted, CountAll}, Algorithms: []string{"log", "counter", "token"}}
+	cfg := Config{Rules: rules, Counts: counts, Algorithms: []string{"log", "counter", "token"}}
 	var want []summary.Binding
 	for _, r := range rules {
 		for _, c := range cfg.Counts {

@@ -23,7 +23,8 @@ type worker struct {
 	rows     keyRows          // per key, what every run keeps of it
 	refs     keyRefs[int32]   // per entry of the current key dictionary, 1 + its key's id (addRef)
 	groups   []*group
-	capN     int // ids below capN are valid in every limiter and accumulator
+	order    []*group // the groups in the order a request goes through them: a group whose offered use is read from another after it (offeredFrom)
+	capN     int      // ids below capN are valid in every limiter and accumulator
 	notes    []string
 
 	requests, cost int64
@@ -55,6 +56,7 @@ type group struct {
 	groupObservers []groupObserver          // the candidates' metrics that weigh a decision against another run's
 	win            windowGrid               // counts the state held per window of the rule
 	use            *useAcc                  // the rule's offered use, nil for layered rules (offered_use.go)
+	offeredFrom    *group                   // under count accepted, the count-all group of the same rule, whose reference gives the offered use (useAcc.fromAll); nil if none
 	base           int                      // the index of the group's reference among the engine's runs with rows
 	ownBase        int                      // and among those with a history of their own
 	scratch        keyRun                   // the row a companion's counts go to: no figure reads them
@@ -180,6 +182,7 @@ func newWorker(cfg Config) (*worker, error) {
 			w.groups = append(w.groups, g)
 		}
 	}
+	w.order = orderGroups(w.groups)
 	base, own := 0, 0
 	for _, g := range w.groups {
 		g.base, g.ownBase = base, own
@@ -252,6 +255,32 @@ func newWorker(cfg Config) (*worker, error) {
 		}
 	}
 	return w, nil
+}
+
+// orderGroups pairs each plain rule's group under count accepted with
+// its group under count all, if the replay has one, to read the offered
+// use from (group.offeredFrom), and returns the groups in the order a
+// request goes through them: each count-all group before the group that
+// reads it, the others as configured.
+func orderGroups(groups []*group) []*group {
+	var order, readers []*group
+	for _, g := range groups {
+		if g.use == nil || g.count != CountAccepted {
+			order = append(order, g)
+			continue
+		}
+		for _, a := range groups {
+			if a.use != nil && a.count == CountAll && a.rule == g.rule {
+				g.offeredFrom, g.use.fromAll = a, true
+			}
+		}
+		if g.offeredFrom == nil {
+			order = append(order, g)
+		} else {
+			readers = append(readers, g)
+		}
+	}
+	return append(order, readers...)
 }
 
 // countAllMode is the one mode the runs under count all are made in (docs/definitions.md
@@ -389,7 +418,7 @@ func (w *worker) add(id int32, t, cost int64) {
 	st.from = max(st.from, t+1) // (a sweep may have settled past t if the trace is out of order across keys)
 	w.warm(id)
 	row, own := w.rows.row(id), w.rows.ownRow(id)
-	for _, g := range w.groups {
+	for _, g := range w.order {
 		g.add(row[g.base:], own[g.ownBase:], id, t, cost, from)
 	}
 }
@@ -441,7 +470,11 @@ func (g *group) add(row []keyRun, own []ownRun, id int32, t, cost, from int64) {
 	ref, exact := decideReference(g.ref, g.guards, g.refBlock, all, id, t, cost) // exact: cost in (t-W, t] before this request
 	recorded := ref || all
 	if g.use != nil {
-		g.use.add(id, t, cost, exact, ref)
+		e := exact
+		if g.offeredFrom != nil {
+			e = g.offeredFrom.current.exact // replayed before this group (worker.order)
+		}
+		g.use.add(id, t, cost, e, ref)
 	}
 	req := &g.current
 	*req = observation{id: id, t: t, cost: cost, admit: ref, ref: ref, recorded: recorded, exact: exact, h: &row[0], o: &own[0]}
