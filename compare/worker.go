@@ -43,26 +43,27 @@ type worker struct {
 // group is one rule × count policy: a reference log and the candidates of
 // every mode, all fed the same requests.
 type group struct {
-	rule           algorithms.Rule   // the rule, or of layered rules the primary (longest window)
-	layers         []algorithms.Rule // the layers of a layered rule; the rule alone otherwise
-	guards         []*algorithms.Log // the reference's logs of the layers besides the primary
-	guardRules     []algorithms.Rule // and their rules
-	count          Count
-	ref            *algorithms.Log
-	refBlock       *algorithms.Blocked // the reference's refusal cache, nil without one (Config.Reference)
-	refAcc         *runAcc
-	modes          []Mode // the modes this group reports (one under count all)
-	cands          []*candidate
-	groupObservers []groupObserver          // the candidates' metrics that weigh a decision against another run's
-	win            windowGrid               // counts the state held per window of the rule
-	use            *useAcc                  // the rule's offered use, nil for layered rules (offered_use.go)
-	offeredFrom    *group                   // under count accepted, the count-all group of the same rule, whose reference gives the offered use (useAcc.fromAll); nil if none
-	base           int                      // the index of the group's reference among the engine's runs with rows
-	ownBase        int                      // and among those with a history of their own
-	scratch        keyRun                   // the row a companion's counts go to: no figure reads them
-	statePeak      algorithms.PerKey[int64] // per key, the log's size counted in the window of windowGrid's stateEnd
-	requests       *timelineAcc             // the requests per time bin, which every run's timeline shares
-	current        observation              // the request being replayed, as each run's metrics see it
+	rule        algorithms.Rule   // the rule, or of layered rules the primary (longest window)
+	layers      []algorithms.Rule // the layers of a layered rule; the rule alone otherwise
+	guards      []*algorithms.Log // the reference's logs of the layers besides the primary
+	guardRules  []algorithms.Rule // and their rules
+	count       Count
+	ref         *algorithms.Log
+	refBlock    *algorithms.Blocked // the reference's refusal cache, nil without one (Config.Reference)
+	refAcc      *runAcc
+	modes       []Mode // the modes this group reports (one under count all)
+	cands       []*candidate
+	links       []*productLink           // the candidates' metrics that weigh a decision against another run's (groupObserver): the products' against their twins'
+	vsTokens    []*vsTokenAcc            // and the peers' and leaky buckets' against the token run's
+	win         windowGrid               // counts the state held per window of the rule
+	use         *useAcc                  // the rule's offered use, nil for layered rules (offered_use.go)
+	offeredFrom *group                   // under count accepted, the count-all group of the same rule, whose reference gives the offered use (useAcc.fromAll); nil if none
+	base        int                      // the index of the group's reference among the engine's runs with rows
+	ownBase     int                      // and among those with a history of their own
+	scratch     keyRun                   // the row a companion's counts go to: no figure reads them
+	statePeak   algorithms.PerKey[int64] // per key, the log's size counted in the window of windowGrid's stateEnd
+	requests    *timelineAcc             // the requests per time bin, which every run's timeline shares
+	current     observation              // the request being replayed, as each run's metrics see it
 }
 
 // candidate is one algorithm in one mode.
@@ -177,7 +178,7 @@ func newWorker(cfg Config) (*worker, error) {
 				c.acc.timeline.group = g.requests
 			}
 			for _, c := range g.cands {
-				g.groupObservers = append(g.groupObservers, c.acc.groupObservers...)
+				g.addGroupObservers(c.acc.groupObservers)
 			}
 			w.groups = append(w.groups, g)
 		}
@@ -517,8 +518,27 @@ func (g *group) add(row []keyRun, own []ownRun, id int32, t, cost, from int64) {
 		c.acc.add(req)
 		c.admit = admit
 	}
-	for _, s := range g.groupObservers {
-		s.settle()
+	for _, p := range g.links { // each type in a loop of its own: settle is inlined
+		p.settle()
+	}
+	for _, v := range g.vsTokens {
+		v.settle()
+	}
+}
+
+// addGroupObservers adds a run's metrics that weigh its decisions against
+// another run's to the group's, which settles them once every run has
+// decided a request.
+func (g *group) addGroupObservers(obs []groupObserver) {
+	for _, o := range obs {
+		switch o := o.(type) {
+		case *productLink:
+			g.links = append(g.links, o)
+		case *vsTokenAcc:
+			g.vsTokens = append(g.vsTokens, o)
+		default:
+			panic(fmt.Sprintf("compare: %T weighs a run against another, but the group does not settle it", o))
+		}
 	}
 }
 
