@@ -114,6 +114,10 @@ type tuning struct {
 	// a limiter of their own in each mode rather than share the first
 	// mode's (mode_share.go).
 	ownModes bool
+	// ownShadow makes a shadow run keep its state of every key rather
+	// than share its independent run's until the key's first disagreement
+	// (lazy_shadow.go).
+	ownShadow bool
 	// heapBlock sets how many bytes of a worker's block come from the Go
 	// heap before its arena (blockMemory); 0 means heapBlockBytes.
 	heapBlock int

@@ -32,6 +32,9 @@ func (h *keyRun) stateEnd() uint32 { return uint32(h.w & (1<<markBits - 1)) }
 // key's state was counted in.
 func (h *keyRun) setStateEnd(m uint32) { h.w = h.w&^(1<<markBits-1) | uint64(m) }
 
+// agreed reports whether the row counts no over- or under-admission.
+func (h *keyRun) agreed() bool { return h.w>>markBits == 0 }
+
 // count returns the value of count field f (wideOver or wideUnder).
 func (h *keyRun) count(f wideField) uint32 {
 	return uint32(h.w>>countShift(f)) & countMax

@@ -159,8 +159,10 @@ func (w *worker) idle(id int32, now int64) bool {
 		if g.use != nil && !g.use.idle(id, now) {
 			return false
 		}
+		row := w.rows.row(id)[g.base:]
 		for _, c := range g.cands {
-			if c.of == nil && !c.lim.(algorithms.Releaser).Idle(id, now) || !c.acc.boundIdle(id, now) {
+			own := c.of == nil && !c.sharesState(row) // else the run whose state it shares answers
+			if own && !c.lim.(algorithms.Releaser).Idle(id, now) || !c.acc.boundIdle(id, now) {
 				return false
 			}
 		}

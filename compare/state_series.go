@@ -234,9 +234,13 @@ func (g *group) settle(row []keyRun, id int32, from, until int64) {
 		if c.slot >= 0 {
 			h = &row[c.slot]
 		}
+		src := c.of // the run whose limiter's idle tests this run reads, nil for its own
+		if c.sharesState(row) {
+			src = c.lazyOf
+		}
 		c.idleAt = math.MaxInt64
 		for s, m := first, firstMark; ; s, m = s+w, g.win.nextMark(m) {
-			if c.of != nil && s == c.of.idleAt || c.rel != nil && c.rel.Idle(id, s) {
+			if src != nil && s == src.idleAt || src == nil && c.rel != nil && c.rel.Idle(id, s) {
 				c.idleAt = s // a run sharing this one's limiter reads it here rather than ask again
 				break
 			}

@@ -80,8 +80,17 @@ type candidate struct {
 	admit    bool                // the decision on the last request
 	estimate algorithms.Rational // and the estimate before it, where est is measured
 
-	of     *candidate // the run of an earlier mode whose limiter this one shares (mode_share.go), nil if it has its own
-	idleAt int64      // the window start at which the key settled last was found idle (state_series.go)
+	of *candidate // the run of an earlier mode whose limiter this one shares (mode_share.go), nil if it has its own
+
+	// A lazy shadow run and the independent run whose state it shares
+	// until a key's first disagreement (lazy_shadow.go).
+	lazy    *candidate           // the shadow run lazy on this one, nil if none
+	lazyEst algorithms.Estimator // with lazy, this run's limiter, whose estimate the lazy run reads
+	shares  bool                 // with lazy: on the current request the lazy run shares this run's state of the key
+	forks   bool                 // and the request is the key's first disagreement: the lazy run took the state, and records
+	lazyOf  *candidate           // the independent run this shadow run is lazy on, nil if none
+	copier  algorithms.KeyCopier // with lazyOf: this run's limiter
+	idleAt  int64                // the window start at which the key settled last was found idle (state_series.go)
 
 	companion bool // replayed for a product's analysis, not listed in the summary
 	slot      int  // its row's index in the group's part of a key's row; -1 for a companion, which keeps only totals
@@ -172,6 +181,7 @@ func newWorker(cfg Config) (*worker, error) {
 			}
 			g.win.Held = make([][]int64, len(g.cands))
 			g.pairPeers()
+			g.pairLazy(cfg)
 			g.requests = newTimelineAcc(r.W)
 			g.refAcc.timeline.group = g.requests
 			for _, c := range g.cands {
@@ -496,6 +506,8 @@ func (g *group) add(row []keyRun, own []ownRun, id int32, t, cost, from int64) {
 		switch {
 		case c.of != nil: // the limiter decided, and recorded, in the earlier mode's run
 			admit, c.estimate = c.of.admit, c.of.estimate
+		case c.lazyOf != nil && c.lazyOf.shares: // the independent run's state is this run's; its turn set the estimate
+			admit = c.lazyOf.admit
 		default:
 			admit = c.lim.Decide(id, t, cost)
 			if c.est != nil {
@@ -510,8 +522,11 @@ func (g *group) add(row []keyRun, own []ownRun, id int32, t, cost, from int64) {
 		if c.est != nil {
 			req.est = c.estimate
 		}
+		if c.lazy != nil {
+			c.shareState(row, id, t, admit, ref) // before this run records
+		}
 		record := records(admit, ref, c.recordAll, c.mode)
-		if record && c.of == nil {
+		if record && c.of == nil && (c.lazyOf == nil || !c.lazyOf.shares || c.lazyOf.forks) {
 			c.lim.Record(id, t, cost)
 		}
 		req.admit, req.recorded, req.h, req.o = admit, record, h, o
