@@ -27,7 +27,8 @@ import (
 // (candidate.lazy, lazyOf), unless tuning.ownShadow. Only listed runs are
 // paired (a companion has no row to count its disagreements), under count
 // accepted (under count all there is one mode), and only runs that keep
-// a limiter of their own without a refusal cache in front.
+// a limiter of their own without a refusal cache in front, whose keys do
+// not interact (a key's state is then its own to copy).
 func (g *group) pairLazy(cfg Config) {
 	if cfg.tuning.ownShadow || g.count != CountAccepted {
 		return
@@ -35,7 +36,7 @@ func (g *group) pairLazy(cfg Config) {
 	alone := func(c *candidate) bool { return !c.companion && c.of == nil && c.behind == nil && !c.recordAll }
 	for j, s := range g.cands {
 		cp, ok := s.lim.(algorithms.KeyCopier)
-		if !ok || s.mode != Shadow || !alone(s) {
+		if !ok || s.mode != Shadow || !alone(s) || algorithms.CouplesKeys(s.lim) {
 			continue
 		}
 		for _, p := range g.cands[:j] {

@@ -65,6 +65,42 @@ func TestLazyShadowRunsChangeNoFigure(t *testing.T) {
 	}
 }
 
+// The products that copy a key's state (algorithms.KeyCopier) are lazy
+// in shadow mode too, with their deviations on and off (each product's
+// runs without one, -deviations), and give the summary they give keeping
+// their own state; nginx's zone, which couples keys, is not.
+func TestLazyShadowProductsChangeNoFigure(t *testing.T) {
+	t.Parallel()
+	specs := []string{"nginx", "nginx:zone", "envoy", "envoy-local", "redis_rate", "throttled", "ulule", "go-limiter", "juju", "kong",
+		"redis-cell", "guava", "httprate", "spring-gateway", "haproxy", "rack-attack", "varnish", "varnish:ban=10s", "express-rate-limit", "fiber", "gubernator", "gubernator:algorithm=leaky"}
+	reqs := churnTrace(47, 12000)
+	for _, deviations := range []bool{false, true} {
+		cfg := Config{Rules: []algorithms.Rule{mustRule(t, "10/1m")}, Algorithms: specs, Deviations: deviations,
+			Modes: []Mode{Independent, Shadow}, Counts: []Count{CountAccepted}}
+		e := fed(t, cfg, reqs)
+		lazy := map[string]bool{}
+		for _, g := range e.workers[0].groups {
+			for _, s := range g.cands {
+				if s.lazyOf != nil {
+					lazy[s.lim.Name()] = true
+				}
+			}
+		}
+		if lazy["nginx:zone"] {
+			t.Errorf("nginx:zone, whose keys interact, is lazy")
+		}
+		if len(lazy) < 10 {
+			t.Fatalf("deviations %v: %d products lazy in shadow mode (%v): the test lacks power", deviations, len(lazy), lazy)
+		}
+		own := cfg
+		own.tuning.ownShadow = true
+		got, want := marshal(t, e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})), marshal(t, replay(t, own, reqs))
+		if !bytes.Equal(got, want) {
+			t.Errorf("deviations %v: lazy shadow products changed the summary\n%s", deviations, firstDiff(got, want))
+		}
+	}
+}
+
 // Only a shadow run after its independent run is lazy: with the modes
 // the other way round, none is.
 func TestLazyShadowNeedsTheIndependentRunFirst(t *testing.T) {
