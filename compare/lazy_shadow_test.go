@@ -72,7 +72,9 @@ func TestLazyShadowRunsChangeNoFigure(t *testing.T) {
 func TestLazyShadowProductsChangeNoFigure(t *testing.T) {
 	t.Parallel()
 	specs := []string{"nginx", "nginx:zone", "envoy", "envoy-local", "redis_rate", "throttled", "ulule", "go-limiter", "juju", "kong",
-		"redis-cell", "guava", "httprate", "spring-gateway", "haproxy", "rack-attack", "varnish", "varnish:ban=10s", "express-rate-limit", "fiber", "gubernator", "gubernator:algorithm=leaky"}
+		"redis-cell", "guava", "httprate", "spring-gateway", "haproxy", "rack-attack", "varnish", "varnish:ban=10s", "express-rate-limit", "fiber", "gubernator", "gubernator:algorithm=leaky",
+		"fastify-rate-limit", "fastify-rate-limit:continue-exceeding", "laravel", "dotnet", "rate-limiter-flexible", "rate-limiter-flexible:blockDuration=20s",
+		"aws-api-gateway", "lua-resty-limit-traffic:module=req"}
 	reqs := churnTrace(47, 12000)
 	for _, deviations := range []bool{false, true} {
 		cfg := Config{Rules: []algorithms.Rule{mustRule(t, "10/1m")}, Algorithms: specs, Deviations: deviations,

@@ -39,6 +39,36 @@ func (e *ExpressRateLimit) CopyKey(from algorithms.Limiter, id int32) {
 	*e.st.At(id) = *sameAs(e, from).st.At(id)
 }
 
+func (f *FastifyRateLimit) CopyKey(from algorithms.Limiter, id int32) {
+	*f.st.At(id) = *sameAs(f, from).st.At(id)
+}
+func (l *Laravel) CopyKey(from algorithms.Limiter, id int32) {
+	*l.st.At(id) = *sameAs(l, from).st.At(id)
+}
+func (d *Dotnet) CopyKey(from algorithms.Limiter, id int32) {
+	*d.st.At(id) = *sameAs(d, from).st.At(id)
+}
+func (r *RateLimiterFlexible) CopyKey(from algorithms.Limiter, id int32) {
+	*r.st.At(id) = *sameAs(r, from).st.At(id)
+}
+func (g *AWSAPIGateway) CopyKey(from algorithms.Limiter, id int32) {
+	g.tk.CopyKey(sameAs(g, from).tk, id)
+}
+
+// CopyKey makes key id's record from's: doubles, whole milli-requests or
+// the exact bucket, as the deviations keep it.
+func (q *LuaRestyReq) CopyKey(from algorithms.Limiter, id int32) {
+	f := sameAs(q, from)
+	switch {
+	case q.exact != nil:
+		q.exact.CopyKey(f.exact, id)
+	case q.OnAt(luaReqFloatDev):
+		*q.fl.At(id) = *f.fl.At(id)
+	default:
+		*q.in.At(id) = *f.in.At(id)
+	}
+}
+
 func (j *Juju) CopyKey(from algorithms.Limiter, id int32) {
 	f := sameAs(j, from)
 	*j.st.At(id) = *f.st.At(id)
