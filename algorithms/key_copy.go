@@ -19,13 +19,13 @@ type KeyCopier interface {
 }
 
 // copySource returns from as a limiter of l's type built alike: the same
-// rule and name (the spec, with its parameters); it panics otherwise.
+// name (the spec, with its parameters) and rule; it panics otherwise.
 func copySource[L interface {
 	Limiter
 	*T
-}, T any](l L, from Limiter, rule, fromRule func(L) Rule) L {
+}, T any](l L, from Limiter, rule func(L) Rule) L {
 	f, ok := from.(L)
-	if !ok || f.Name() != l.Name() || rule(l) != fromRule(f) {
+	if !ok || f.Name() != l.Name() || rule(l) != rule(f) {
 		panic(fmt.Sprintf("algorithms: a key's state copied into %s from %s, not built alike", l.Name(), from.Name()))
 	}
 	return f
@@ -40,28 +40,28 @@ func ruleOfGCRA(g *GCRA) Rule       { return g.rule }
 // they stand for: each counter numbers its windows and keeps its wide
 // states apart).
 func (c *Counter) CopyKey(from Limiter, id int32) {
-	f := copySource(c, from, ruleOfCounter, ruleOfCounter)
+	f := copySource(c, from, ruleOfCounter)
 	_, s := f.load(id)
 	c.keep(id, c.st.At(id), s)
 }
 
 // CopyKey makes key id's count and window from's.
 func (fx *Fixed) CopyKey(from Limiter, id int32) {
-	f := copySource(fx, from, ruleOfFixed, ruleOfFixed)
+	f := copySource(fx, from, ruleOfFixed)
 	_, s := f.load(id)
 	fx.keep(id, fx.st.At(id), s)
 }
 
 // CopyKey makes key id's bucket from's.
 func (tk *Token) CopyKey(from Limiter, id int32) {
-	f := copySource(tk, from, ruleOfToken, ruleOfToken)
+	f := copySource(tk, from, ruleOfToken)
 	_, s := f.load(id)
 	tk.keep(id, tk.st.At(id), s)
 }
 
 // CopyKey makes key id's TAT from's.
 func (g *GCRA) CopyKey(from Limiter, id int32) {
-	f := copySource(g, from, ruleOfGCRA, ruleOfGCRA)
+	f := copySource(g, from, ruleOfGCRA)
 	_, v := f.load(id)
 	g.keep(id, g.st.At(id), v)
 }

@@ -56,12 +56,7 @@ func TestLazyShadowRunsChangeNoFigure(t *testing.T) {
 		if pairs != 8 || shared == 0 || forked == 0 {
 			t.Fatalf("%s: %d lazy shadow runs (want 8), keys sharing state %d, taken over %d: the test lacks power", name, pairs, shared, forked)
 		}
-		own := cfg
-		own.tuning.ownShadow = true
-		got, want := marshal(t, e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})), marshal(t, replay(t, own, reqs))
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s: lazy shadow runs changed the summary\n%s", name, firstDiff(got, want))
-		}
+		sameAsOwnShadow(t, name, e, cfg, reqs)
 	}
 }
 
@@ -94,12 +89,19 @@ func TestLazyShadowProductsChangeNoFigure(t *testing.T) {
 		if len(lazy) < 10 {
 			t.Fatalf("deviations %v: %d products lazy in shadow mode (%v): the test lacks power", deviations, len(lazy), lazy)
 		}
-		own := cfg
-		own.tuning.ownShadow = true
-		got, want := marshal(t, e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})), marshal(t, replay(t, own, reqs))
-		if !bytes.Equal(got, want) {
-			t.Errorf("deviations %v: lazy shadow products changed the summary\n%s", deviations, firstDiff(got, want))
-		}
+		sameAsOwnShadow(t, fmt.Sprintf("deviations %v", deviations), e, cfg, reqs)
+	}
+}
+
+// sameAsOwnShadow checks that e, which replayed reqs under cfg, gives the
+// summary that a replay whose shadow runs keep their own state gives.
+func sameAsOwnShadow(t *testing.T, name string, e *Engine, cfg Config, reqs []rq) {
+	t.Helper()
+	own := cfg
+	own.tuning.ownShadow = true
+	got, want := marshal(t, e.Summary(summary.TraceInfo{Path: "test", Format: "memory"})), marshal(t, replay(t, own, reqs))
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s: lazy shadow runs changed the summary\n%s", name, firstDiff(got, want))
 	}
 }
 
