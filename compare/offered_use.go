@@ -14,8 +14,8 @@ import (
 // every request, so its sum before the request plus the request's cost is
 // the offered use; under count accepted it records only what it admits.
 // When the replay also counts all under the same rule, that group's
-// reference gives the offered use (useAcc.fromAll, set by the worker,
-// which replays that group first); otherwise the accumulator keeps, per
+// reference gives the offered use (the worker replays that group first
+// and reads it there); otherwise the accumulator keeps, per
 // key, a window of the requests the log refused in the rule's window
 // (none for a key it has not refused there, as most are where the rule
 // hardly binds): the reference's sum, that window's and the request's cost
@@ -34,11 +34,10 @@ import (
 
 // useAcc is one group's offered use and refusals.
 type useAcc struct {
-	w       int64        // the rule's window
-	accOnly bool         // count accepted: the reference holds only what it admitted
-	fromAll bool         // with accOnly: add's exact is of a reference that holds every request (offeredFrom), and no refusal is kept
-	refWin  smallWindows // under count accepted: the log's refusals in the window, by useKey.refWin
-	perKey  algorithms.PerKey[useKey]
+	w        int64        // the rule's window
+	refusals bool         // add's exact is of a reference that holds only what it admitted (count accepted): the log's refusals in the window are kept
+	refWin   smallWindows // under count accepted: the log's refusals in the window, by useKey.refWin
+	perKey   algorithms.PerKey[useKey]
 
 	exact   []int64   // requests by offered use, below summary.UseExactBelow
 	binned  []int64   // requests by bin at or above it, indexed by useBin
@@ -55,7 +54,7 @@ func newUseAcc(layers []algorithms.Rule, c Count, keys *keyTable) *useAcc {
 	if len(layers) != 1 {
 		return nil
 	}
-	return &useAcc{keys: keys, w: layers[0].W, accOnly: c == CountAccepted}
+	return &useAcc{keys: keys, w: layers[0].W, refusals: c == CountAccepted}
 }
 
 // useKey is what the offered use keeps of a key beside its refusals.
@@ -70,12 +69,13 @@ func (u *useAcc) place(b *algorithms.Block) { u.perKey.Place(b) }
 func (u *useAcc) grow(n int) { u.perKey.Grow(n) }
 
 // add counts a request of key id at t of cost, whose reference's sum
-// before it was exact (with fromAll, the count-all reference's) and
+// before it was exact (under count accepted, of the count-all reference
+// when the worker reads it there) and
 // decision ref.
 func (u *useAcc) add(id int32, t, cost, exact int64, ref bool) {
 	use := exact + cost
 	k := u.perKey.At(id)
-	if u.accOnly && !u.fromAll {
+	if u.refusals {
 		var r *smallWindow
 		if k.refWin != 0 { // else no refusal is in the window: nothing more is read
 			r = u.refWin.at(k.refWin)
@@ -124,7 +124,7 @@ func (u *useAcc) notePeak(id int32, use int64) {
 
 // idle reports whether key id holds no refusal in the window at now.
 func (u *useAcc) idle(id int32, now int64) bool {
-	if !u.accOnly || u.fromAll {
+	if !u.refusals {
 		return true
 	}
 	k := u.perKey.At(id)

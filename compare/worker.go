@@ -57,7 +57,7 @@ type group struct {
 	vsTokens    []*vsTokenAcc            // and the peers' and leaky buckets' against the token run's
 	win         windowGrid               // counts the state held per window of the rule
 	use         *useAcc                  // the rule's offered use, nil for layered rules (offered_use.go)
-	offeredFrom *group                   // under count accepted, the count-all group of the same rule, whose reference gives the offered use (useAcc.fromAll); nil if none
+	offeredFrom *group                   // under count accepted, the count-all group of the same rule, whose reference gives the offered use (its useAcc keeps no refusals); nil if none
 	base        int                      // the index of the group's reference among the engine's runs with rows
 	ownBase     int                      // and among those with a history of their own
 	scratch     keyRun                   // the row a companion's counts go to: no figure reads them
@@ -282,7 +282,7 @@ func orderGroups(groups []*group) []*group {
 		}
 		for _, a := range groups {
 			if a.use != nil && a.count == CountAll && a.rule == g.rule {
-				g.offeredFrom, g.use.fromAll = a, true
+				g.offeredFrom, g.use.refusals = a, false
 			}
 		}
 		if g.offeredFrom == nil {
