@@ -1,6 +1,9 @@
 package algorithms
 
-import "unsafe"
+import (
+	"iter"
+	"unsafe"
+)
 
 // KeyEntries holds, for each key, its window of entries (time, cost) in
 // time order, as a sliding log keeps them (the log's, and a product's own:
@@ -208,6 +211,20 @@ func (e Entries) Expire(cutoff int64) {
 	for e.n > 0 && e.at(e.head) <= cutoff {
 		e.head = e.slot(e.head + 1)
 		e.n--
+	}
+}
+
+// All yields the entries, time and cost, oldest first, as WindowSum.All.
+func (e Entries) All() iter.Seq2[int64, int64] {
+	if w := e.spill(); w != nil {
+		return w.All()
+	}
+	return func(yield func(t, cost int64) bool) {
+		for i := range e.n {
+			if !yield(e.at(e.slot(e.head+i)), 1) {
+				return
+			}
+		}
 	}
 }
 

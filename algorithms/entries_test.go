@@ -1,6 +1,7 @@
 package algorithms
 
 import (
+	"iter"
 	"math/rand/v2"
 	"testing"
 )
@@ -10,7 +11,8 @@ import (
 // other than 1, windows that span more than the ring's offsets reach
 // (entrySpan) and times that drift far past the ring's base (which moves
 // up to the oldest entry), every Sum, Len, Bytes, Newest, SumThrough and
-// coveredAt is the WindowSum's, for keys whose requests interleave.
+// coveredAt is the WindowSum's, for keys whose requests interleave, and
+// both yield the same entries (All), whose costs add up to their Sum.
 func TestEntriesAsWindowSum(t *testing.T) {
 	for _, c := range []struct {
 		name       string
@@ -72,6 +74,10 @@ func TestEntriesAsWindowSum(t *testing.T) {
 						c.name, ring, i, id, e.Sum(), e.Len(), e.Bytes(), e.Newest(), e.SumThrough(probe), gt, gok,
 						x.Sum(), x.Len(), x.Bytes(), x.Newest(), x.SumThrough(probe), wt, wok)
 				}
+				if !sameEntries(e, x) {
+					t.Fatalf("%s, ring %d, entry %d of key %d: the entries yield %v; the window sum %v (sum %d)", c.name, ring, i, id,
+						entryList(e.All()), entryList(x.All()), x.Sum())
+				}
 				if h.ext != 0 && e.Len() == 0 { // an emptied spill, dropped as a release would
 					e.Drop()
 					*x = WindowSum{}
@@ -85,6 +91,34 @@ func TestEntriesAsWindowSum(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sameEntries reports whether e and x yield the same entries, Len of
+// them, whose costs add up to x's Sum.
+func sameEntries(e Entries, x *WindowSum) bool {
+	a, b := entryList(e.All()), entryList(x.All())
+	if len(a) != len(b) || len(a) != 2*x.Len() {
+		return false
+	}
+	var sum int64
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+		if i%2 == 1 {
+			sum += a[i]
+		}
+	}
+	return sum == x.Sum()
+}
+
+// entryList lists what all yields, time then cost.
+func entryList(all iter.Seq2[int64, int64]) []int64 {
+	var out []int64
+	for t, c := range all {
+		out = append(out, t, c)
+	}
+	return out
 }
 
 // RingFor gives the least power of two at or above the limit, from 4 to

@@ -1,5 +1,7 @@
 package algorithms
 
+import "iter"
+
 // Log is the sliding window log, the exact reference (docs/definitions.md §4). The window
 // is the half-open span (t-W, t]: a request exactly W old has expired. With
 // A the cost recorded in that span, a request is admitted iff A+cost <= L.
@@ -55,6 +57,14 @@ func (l *Log) Estimate(id int32, t int64) Rational { return Whole(l.Sum(id)) }
 // Sum returns the cost recorded for key id in (t-W, t] as of its last
 // Decide: the exact count the other algorithms estimate.
 func (l *Log) Sum(id int32) int64 { return l.e.Key(id).Sum() }
+
+// Len returns the number of key id's entries, as of its last Decide or
+// Record.
+func (l *Log) Len(id int32) int { return l.e.Key(id).Len() }
+
+// All yields key id's entries, time and cost, oldest first, as of its
+// last Decide or Record: what Sum adds up.
+func (l *Log) All(id int32) iter.Seq2[int64, int64] { return l.e.Key(id).All() }
 
 // Memory returns the analytic memory the log's keys have held: the largest
 // size of one key and the sum over keys of each key's largest size (keys

@@ -1,5 +1,7 @@
 package algorithms
 
+import "iter"
+
 // WindowSum is the cost of the entries of one key that are still inside a
 // sliding window: a ring buffer of (time, cost) entries in time order and
 // their running sum. The zero value is empty and ready to use. The sliding
@@ -60,6 +62,23 @@ func (w *WindowSum) Expire(cutoff int64) {
 		w.head = 0
 	} else {
 		w.oldest = w.ts[w.head]
+	}
+}
+
+// All yields the entries, time and cost, oldest first.
+func (w *WindowSum) All() iter.Seq2[int64, int64] {
+	return func(yield func(t, cost int64) bool) {
+		mask := len(w.ts) - 1
+		for i := range w.n {
+			j := (w.head + i) & mask
+			c := int64(1)
+			if w.costs != nil {
+				c = w.costs[j]
+			}
+			if !yield(w.ts[j], c) {
+				return
+			}
+		}
 	}
 }
 

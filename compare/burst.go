@@ -22,9 +22,14 @@ import (
 //     disagreement has left it (most keys have none), so that a key none
 //     of whose disagreements is recent reads nothing more;
 //   - ref and all set: under count all the reference log records every
-//     request, so the span holds every request's cost, less what the run
-//     refused: the same window, of the run's refusals (- cost), as if the
-//     reference admitted everything;
+//     request, so while no refusal of the run is in the span, the span's
+//     admissions are the reference's whole sum. From a refusal on, the
+//     key's ownExtra holds the run's admissions in the span instead (made
+//     at the refusal from the reference's entries before it, all of them
+//     admitted), until an admission finds it holding the reference's whole
+//     sum (costs are at least 1: no refusal is left in the span). A busy
+//     key the run refuses thousands of times a window keeps only its
+//     admissions, and refusals cost nothing;
 //   - otherwise a sliding sum of the run's own admissions per key.
 type burstAcc struct {
 	rows *runRows // the run's: each key's peak and disagreements
@@ -58,10 +63,11 @@ func (b *burstAcc) observe(req *observation) {
 			return
 		}
 		span = b.log.Sum(id)
-	case b.ref != nil:
-		if b.all {
-			ref = true // the reference log holds every request
+	case b.all:
+		if span = b.admittedAll(h, id, t, cost, admit); span < 0 {
+			return
 		}
+	case b.ref != nil:
 		if admit != ref {
 			x, d := &b.rows.rows.extras, b.rows.needExtra(h)
 			d.expire(x, t-b.w)
@@ -90,6 +96,40 @@ func (b *burstAcc) observe(req *observation) {
 		span = ws.Sum()
 	}
 	b.rows.raisePeak(h, id, span)
+}
+
+// admittedAll returns the admitted cost of key id's span (t-W, t] at an
+// admission under count all, and -1 at a refusal (see burstAcc: the key's
+// ownExtra holds its admissions while a refusal is in the span).
+func (b *burstAcc) admittedAll(h *ownRun, id int32, t, cost int64, admit bool) int64 {
+	xs := &b.rows.rows.extras
+	x := b.rows.extra(h)
+	if !admit {
+		if x == nil { // every request of the span before this one was admitted: the reference's entries but its newest, this one
+			x = b.rows.needExtra(h)
+			n := b.ref.Len(id) - 1
+			for et, ec := range b.ref.All(id) {
+				if n == 0 {
+					break
+				}
+				x.add(xs, et, ec)
+				n--
+			}
+		}
+		return -1
+	}
+	all := b.ref.Sum(id)
+	if x == nil {
+		return all
+	}
+	x.expire(xs, t-b.w)
+	x.add(xs, t, cost)
+	s := x.sum(xs)
+	if s == all { // no refusal is left in the span
+		xs.drop(h.extra)
+		h.extra = 0
+	}
+	return s
 }
 
 // release forgets key id's window of its own admissions, if it has one

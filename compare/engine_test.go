@@ -498,7 +498,7 @@ func TestTokenKeepsItsBound(t *testing.T) {
 // (count accepted) or from every request and the run's refusals (count
 // all) equals the burst measured from a window of the run's own
 // admissions: for plain and layered rules, with the plain log and the log
-// behind a refusal cache as the reference.
+// behind a refusal cache as the reference, on clocks fine and coarse.
 func TestBurstByDifference(t *testing.T) {
 	t.Parallel()
 	cfg := Config{
@@ -512,8 +512,13 @@ func TestBurstByDifference(t *testing.T) {
 	blocked.Layered = nil
 	blocked.Reference = "log:block=10s"
 	for i, c := range []Config{cfg, blocked} {
-		for seed := uint64(10); seed < 14; seed++ {
+		for seed := uint64(10); seed < 16; seed++ {
 			reqs := randomTrace(seed, 20000, 25, 30*sec)
+			if seed >= 14 { // a clock of whole seconds: many requests of a key at one time, admitted and refused
+				for j := range reqs {
+					reqs[j].t -= reqs[j].t % sec
+				}
+			}
 			a, _ := replay(t, c, reqs).Marshal()
 			own := c
 			own.tuning.ownBurst = true
