@@ -41,7 +41,7 @@ func TestPageLayout(t *testing.T) {
 	if strings.Count(html, "<table>") != strings.Count(html, "<div class=\"scroll\">\n<table>") {
 		t.Error("a table is not in its own scrolling box")
 	}
-	for _, want := range []string{"td.r,td code{white-space:nowrap", "th{overflow-wrap:normal", ".scroll{overflow-x:auto", "font-variant-numeric:tabular-nums", "figure svg{width:100%;max-width:100%;height:auto"} {
+	for _, want := range []string{"td{overflow-wrap:break-word", "td.r,td code{white-space:nowrap", "th{overflow-wrap:normal", ".scroll{overflow-x:auto", "font-variant-numeric:tabular-nums", "figure svg{width:100%;max-width:100%;height:auto"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the style sheet lacks %q", want)
 		}

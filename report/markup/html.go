@@ -22,7 +22,7 @@ th,td{border:1px solid #d0d0d0;padding:.25em .55em;vertical-align:top}
 th{background:#f3f3f3;text-align:left}
 td.r,th.r{text-align:right}
 tr:nth-child(even) td{background:#fafafa}
-td{overflow-wrap:anywhere;max-width:28em}
+td{overflow-wrap:break-word;max-width:28em}
 td.r,td code{white-space:nowrap;overflow-wrap:normal}
 th{overflow-wrap:normal;vertical-align:bottom}
 .scroll{overflow-x:auto;max-width:100%;margin:.6em 0 1.2em}
