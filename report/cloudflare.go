@@ -100,7 +100,7 @@ func CloudflareREADME(w io.Writer, s *summary.Summary, timing, command string, s
 		"weigh sources or periods differently; it did not say.\n")
 	fmt.Fprintf(&b, "\nThe full metrics are in [summary.json](summary.json)")
 	if timing != "" {
-		fmt.Fprintf(&b, "; timings in [perf.json](perf.json)")
+		fmt.Fprintf(&b, "; the run writes its timings to perf.json beside it, which is kept out of the repository (they are one machine's)")
 	}
 	fmt.Fprintf(&b, ".\n")
 	if search != nil {
