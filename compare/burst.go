@@ -103,10 +103,9 @@ func (b *burstAcc) observe(req *observation) {
 // ownExtra holds its admissions while a refusal is in the span).
 func (b *burstAcc) admittedAll(h *ownRun, id int32, t, cost int64, admit bool) int64 {
 	xs := &b.rows.rows.extras
-	x := b.rows.extra(h)
 	if !admit {
-		if x == nil { // every request of the span before this one was admitted: the reference's entries but its newest, this one
-			x = b.rows.needExtra(h)
+		if h.extra == 0 { // every request of the span before this one was admitted: the reference's entries but its newest, this one
+			x := b.rows.needExtra(h)
 			n := b.ref.Len(id) - 1
 			for et, ec := range b.ref.All(id) {
 				if n == 0 {
@@ -119,6 +118,7 @@ func (b *burstAcc) admittedAll(h *ownRun, id int32, t, cost int64, admit bool) i
 		return -1
 	}
 	all := b.ref.Sum(id)
+	x := b.rows.extra(h)
 	if x == nil {
 		return all
 	}
@@ -126,8 +126,7 @@ func (b *burstAcc) admittedAll(h *ownRun, id int32, t, cost int64, admit bool) i
 	x.add(xs, t, cost)
 	s := x.sum(xs)
 	if s == all { // no refusal is left in the span
-		xs.drop(h.extra)
-		h.extra = 0
+		b.rows.dropExtra(h)
 	}
 	return s
 }

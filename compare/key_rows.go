@@ -270,9 +270,7 @@ func (r runRows) reset(id int32) {
 	r.restore(id, keptRun{}) // drops its wide counts
 	*r.at(id) = keyRun{}
 	if o := r.ownAt(id); o != nil {
-		if o.extra != 0 {
-			r.rows.extras.drop(o.extra)
-		}
+		r.dropExtra(o)
 		*o = ownRun{}
 	}
 }

@@ -1,10 +1,12 @@
 package compare
 
 // ownExtra is what a run with a history of its own keeps of a key only
-// for a while: its disagreements with the reference still in the window
-// (burstAcc), as signed costs (+cost over, -cost under) in time order, in
-// a smallWindow of keyRows.extras. A key holds one only while it has some,
-// as most keys, most of the time, have none: its ownRun keeps the handle.
+// for a while, for its burst (burstAcc): under count accepted its
+// disagreements with the reference still in the window, as signed costs
+// (+cost over, -cost under), under count all its admissions in the window
+// while one of its refusals is there; in time order, in a smallWindow of
+// keyRows.extras. A key holds one only while it needs it, as most keys,
+// most of the time, do not: its ownRun keeps the handle.
 type ownExtra = smallWindow
 
 // extra returns the ownExtra of the key whose row in the run is o, nil if
@@ -29,6 +31,14 @@ func (r runRows) needExtra(o *ownRun) *ownExtra {
 // holds nothing.
 func (r runRows) tidy(o *ownRun, x *ownExtra) {
 	if x.empty(&r.rows.extras) {
+		r.dropExtra(o)
+	}
+}
+
+// dropExtra frees the ownExtra of the key whose row in the run is o, if
+// it has one.
+func (r runRows) dropExtra(o *ownRun) {
+	if o.extra != 0 {
 		r.rows.extras.drop(o.extra)
 		o.extra = 0
 	}
